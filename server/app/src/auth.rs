@@ -1,0 +1,120 @@
+//! Request authentication: `--auth local` (the implicit local admin) or `--auth api-key`
+//! (`authorization: Bearer <token>`, looked up by sha256). Grants are cached for a short time so a
+//! busy client does not hit the database on every call; a revoked key stops working within
+//! [`CACHE_TTL`].
+
+use aware_core::auth::{Caller, Principal, Role, Source};
+use aware_core::ports::Users;
+use aware_core::{Error, Result};
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tonic::metadata::MetadataMap;
+
+use crate::config::AuthMode;
+
+/// How long a looked-up key is trusted before it is looked up again.
+pub const CACHE_TTL: Duration = Duration::from_secs(30);
+/// The header clients use to say where a request comes from (web, cli; default api).
+pub const SOURCE_HEADER: &str = "x-aware-source";
+
+/// A new bearer token: `aw_` and 64 hex characters (256 random bits).
+pub fn new_token() -> String {
+    format!("aw_{}", hex::encode(rand::random::<[u8; 32]>()))
+}
+
+/// The at-rest form of a token.
+pub fn token_sha256(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+#[derive(Clone)]
+struct Cached {
+    principal: Principal,
+    expires_at: Option<DateTime<Utc>>,
+    fetched: Instant,
+}
+
+/// Authenticates requests.
+#[derive(Clone)]
+pub struct Authenticator {
+    mode: AuthMode,
+    users: Arc<dyn Users>,
+    cache: Arc<Mutex<HashMap<String, Cached>>>,
+}
+
+impl Authenticator {
+    pub fn new(mode: AuthMode, users: Arc<dyn Users>) -> Self {
+        Self { mode, users, cache: Default::default() }
+    }
+
+    /// The caller of a request, or UNAUTHENTICATED.
+    pub async fn caller(&self, metadata: &MetadataMap) -> Result<Caller> {
+        let source = Source::from_client_header(metadata.get(SOURCE_HEADER).and_then(|v| v.to_str().ok()));
+        let principal = match self.mode {
+            AuthMode::Local => Principal::local(),
+            AuthMode::ApiKey => self.api_key_principal(metadata).await?,
+        };
+        Ok(Caller { principal, source })
+    }
+
+    async fn api_key_principal(&self, metadata: &MetadataMap) -> Result<Principal> {
+        let header = metadata
+            .get("authorization")
+            .ok_or_else(|| Error::unauthenticated("missing credentials: send `authorization: Bearer <token>`"))?;
+        let token = header
+            .to_str()
+            .ok()
+            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| Error::unauthenticated("the authorization header must be `Bearer <token>`"))?;
+        let hash = token_sha256(token);
+        let cached = {
+            let cache = self.cache.lock().expect("auth cache poisoned");
+            cache.get(&hash).filter(|c| c.fetched.elapsed() < CACHE_TTL).cloned()
+        };
+        let entry = match cached {
+            Some(c) => c,
+            None => {
+                let grant = self
+                    .users
+                    .find_api_key(&hash)
+                    .await?
+                    .filter(|g| !g.revoked)
+                    .ok_or_else(|| Error::unauthenticated("unknown or revoked API key"))?;
+                let entry = Cached { principal: grant.principal, expires_at: grant.expires_at, fetched: Instant::now() };
+                let mut cache = self.cache.lock().expect("auth cache poisoned");
+                cache.retain(|_, c| c.fetched.elapsed() < CACHE_TTL);
+                cache.insert(hash, entry.clone());
+                entry
+            }
+        };
+        if let Some(expired) = entry.expires_at.filter(|t| *t <= Utc::now()) {
+            return Err(Error::unauthenticated(format!(
+                "the API key expired at {}; ask for a new one",
+                expired.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )));
+        }
+        Ok(entry.principal)
+    }
+}
+
+/// Creates a user and their first API key; returns the user and the token (shown once).
+pub async fn add_user(
+    users: &dyn Users,
+    name: &str,
+    role: Role,
+    expires_at: Option<DateTime<Utc>>,
+) -> Result<(aware_core::ports::User, String)> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(Error::validation("name", "a user name of 1 to 100 printable characters is required"));
+    }
+    let user = users.create_user(name, role).await?;
+    let token = new_token();
+    users.add_api_key(&user.id, &token_sha256(&token), expires_at).await?;
+    Ok((user, token))
+}

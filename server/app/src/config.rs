@@ -1,0 +1,225 @@
+//! Layered configuration: defaults → `aware.toml` (or `--config FILE`) → `AWARE_*` environment
+//! variables (nested keys with `__`, e.g. `AWARE_LIMITS__MAX_UPLOAD_MB=64`) → command-line flags.
+//! Validated before anything starts. This is the only module that reads the environment.
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+/// How callers authenticate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum AuthMode {
+    /// One implicit local user (an admin); no token needed. For a person on their own machine.
+    Local,
+    /// `authorization: Bearer <token>` with keys made by `aware-server users add`.
+    ApiKey,
+}
+
+/// Where aware runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeploymentMode {
+    /// On the user's machine: file tools may reach approved local folders.
+    Local,
+    /// As a shared service: no file tools at all.
+    Connected,
+}
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Size limits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest accepted gRPC message, in MiB (uploads are streamed in chunks below this).
+    pub max_message_mb: u32,
+    /// Largest dataset file, in MiB.
+    pub max_upload_mb: u64,
+    /// Browser uploads open at once per user.
+    pub max_open_uploads_per_user: u64,
+    /// Seconds before an uncommitted browser upload is discarded.
+    pub upload_ttl_secs: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_message_mb: 8, max_upload_mb: 512, max_open_uploads_per_user: 8, upload_ttl_secs: 3600 }
+    }
+}
+
+/// Ingestion workers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Ingest {
+    /// DuckDB memory limit per ingestion worker, in MiB.
+    pub memory_mb: u64,
+    /// DuckDB threads per ingestion worker.
+    pub threads: u32,
+    /// Seconds before an ingestion worker is killed.
+    pub timeout_secs: u64,
+    /// Ingestions running at once.
+    pub concurrency: usize,
+}
+
+impl Default for Ingest {
+    fn default() -> Self {
+        Self { memory_mb: 1024, threads: 2, timeout_secs: 600, concurrency: 2 }
+    }
+}
+
+/// The server's configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `HOST:PORT` to serve gRPC, grpc-web, health and reflection on (port 0 picks a free port).
+    pub listen: String,
+    /// Folder for the metadata database, dataset files and upload staging. Created if missing.
+    pub data_dir: PathBuf,
+    /// `local` (one implicit admin user) or `api-key` (bearer tokens).
+    pub auth: AuthMode,
+    /// `local` or `connected` (no file tools).
+    pub mode: DeploymentMode,
+    /// `text` or `json` logs (on stderr).
+    pub log_format: LogFormat,
+    /// A tracing filter, e.g. `info` or `aware_server=debug,info`.
+    pub log_level: String,
+    /// Browser origins allowed to call the API (grpc-web). `*` allows any; a `:*` suffix allows
+    /// any port, e.g. `http://localhost:*`.
+    pub cors_origins: Vec<String>,
+    /// Seed three sample datasets for the local user when the data dir is new.
+    pub seed_samples: bool,
+    pub limits: Limits,
+    pub ingest: Ingest,
+    /// The executable that runs worker processes; defaults to this server binary.
+    pub worker_exe: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:50051".to_owned(),
+            data_dir: PathBuf::from("aware-data"),
+            auth: AuthMode::Local,
+            mode: DeploymentMode::Local,
+            log_format: LogFormat::Text,
+            log_level: "info".to_owned(),
+            cors_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
+            seed_samples: true,
+            limits: Limits::default(),
+            ingest: Ingest::default(),
+            worker_exe: None,
+        }
+    }
+}
+
+/// Values given on the command line (the last layer). Unset flags leave lower layers alone.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Overrides {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<DeploymentMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_format: Option<LogFormat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed_samples: Option<bool>,
+}
+
+impl Config {
+    /// Loads the layers. `file` defaults to `aware.toml` in the working directory (optional).
+    pub fn load(file: Option<&Path>, overrides: &Overrides) -> anyhow::Result<Self> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        figment = match file {
+            Some(path) => {
+                anyhow::ensure!(path.exists(), "config file {} does not exist", path.display());
+                figment.merge(Toml::file_exact(path))
+            }
+            None => figment.merge(Toml::file("aware.toml")),
+        };
+        let config: Config = figment
+            .merge(Env::prefixed("AWARE_").split("__"))
+            .merge(Serialized::defaults(overrides))
+            .extract()
+            .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks values that types alone cannot.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.listen_addr()?;
+        anyhow::ensure!(!self.data_dir.as_os_str().is_empty(), "data_dir must not be empty");
+        let l = &self.limits;
+        anyhow::ensure!((1..=256).contains(&l.max_message_mb), "limits.max_message_mb must be 1 to 256");
+        anyhow::ensure!(l.max_upload_mb >= 1, "limits.max_upload_mb must be at least 1");
+        anyhow::ensure!(l.upload_ttl_secs >= 60, "limits.upload_ttl_secs must be at least 60");
+        anyhow::ensure!(self.ingest.memory_mb >= 64, "ingest.memory_mb must be at least 64");
+        anyhow::ensure!((1..=64).contains(&self.ingest.threads), "ingest.threads must be 1 to 64");
+        anyhow::ensure!(self.ingest.timeout_secs >= 1, "ingest.timeout_secs must be at least 1");
+        anyhow::ensure!(self.ingest.concurrency >= 1, "ingest.concurrency must be at least 1");
+        tracing_subscriber::EnvFilter::try_new(&self.log_level)
+            .map_err(|e| anyhow::anyhow!("log_level {:?} is not a valid filter: {e}", self.log_level))?;
+        Ok(())
+    }
+
+    pub fn listen_addr(&self) -> anyhow::Result<SocketAddr> {
+        self.listen
+            .parse()
+            .map_err(|e| anyhow::anyhow!("listen {:?} is not HOST:PORT (e.g. 127.0.0.1:50051): {e}", self.listen))
+    }
+
+    pub fn max_message_bytes(&self) -> usize {
+        self.limits.max_message_mb as usize * 1024 * 1024
+    }
+
+    pub fn max_upload_bytes(&self) -> u64 {
+        self.limits.max_upload_mb * 1024 * 1024
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_apply_in_order_and_bad_values_are_refused() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("aware.toml", "listen = \"127.0.0.1:7000\"\nauth = \"api-key\"\n[limits]\nmax_upload_mb = 64\n")?;
+            jail.set_env("AWARE_LISTEN", "127.0.0.1:7001");
+            jail.set_env("AWARE_INGEST__THREADS", "3");
+            let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+            assert_eq!(c.listen, "127.0.0.1:7001", "env beats the file");
+            assert_eq!(c.auth, AuthMode::ApiKey, "the file beats defaults");
+            assert_eq!(c.limits.max_upload_mb, 64);
+            assert_eq!(c.ingest.threads, 3);
+            let flags = Overrides { listen: Some("127.0.0.1:0".into()), ..Overrides::default() };
+            let c = Config::load(None, &flags).map_err(|e| e.to_string())?;
+            assert_eq!(c.listen, "127.0.0.1:0", "flags beat env");
+
+            jail.set_env("AWARE_LISTEN", "nonsense");
+            let err = Config::load(None, &Overrides::default()).unwrap_err().to_string();
+            assert!(err.contains("HOST:PORT"), "{err}");
+            jail.set_env("AWARE_LISTEN", "127.0.0.1:1");
+            jail.set_env("AWARE_LIMITS__MAX_MESSAGE_MB", "0");
+            assert!(Config::load(None, &Overrides::default()).is_err());
+            jail.set_env("AWARE_LIMITS__MAX_MESSAGE_MB", "8");
+            jail.create_file("aware.toml", "unknown_key = 1\n")?;
+            let err = Config::load(None, &Overrides::default()).unwrap_err().to_string();
+            assert!(err.contains("unknown_key"), "typos are reported: {err}");
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,149 @@
+//! `aware.v1.DatasetsService`.
+
+use super::State;
+use crate::convert;
+use crate::status::to_status;
+use aware_core::datasets::UploadMeta;
+use aware_core::{Error, ErrorCode};
+use aware_proto::v1 as pb;
+use aware_proto::v1::datasets_service_server::DatasetsService;
+use bytes::Bytes;
+use futures::StreamExt;
+use tonic::{Code, Request, Response, Status, Streaming};
+
+pub struct Datasets {
+    pub state: State,
+}
+
+/// Sample rows GetDataset includes when the request does not say.
+const DEFAULT_SAMPLE_ROWS: u32 = 5;
+
+/// A broken upload stream: the client went away, or sent something the transport refused.
+fn broken_stream(status: Status, max_message_mb: u32) -> Error {
+    match status.code() {
+        Code::OutOfRange | Code::ResourceExhausted => Error::resource_exhausted(format!(
+            "an upload message was larger than the {max_message_mb} MiB message limit; send the file in smaller chunks (1 MiB is a good size)"
+        )),
+        _ => Error::new(ErrorCode::Cancelled, format!("the upload was interrupted: {}", status.message())),
+    }
+}
+
+#[tonic::async_trait]
+impl DatasetsService for Datasets {
+    async fn list_datasets(
+        &self,
+        request: Request<pb::ListDatasetsRequest>,
+    ) -> Result<Response<pb::ListDatasetsResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let filter = convert::status_filter(request.get_ref().status_filter).map_err(to_status)?;
+        let datasets = self.state.datasets.list(&caller, filter).await.map_err(to_status)?;
+        Ok(Response::new(pb::ListDatasetsResponse { datasets: datasets.iter().map(convert::dataset).collect() }))
+    }
+
+    async fn get_dataset(&self, request: Request<pb::GetDatasetRequest>) -> Result<Response<pb::GetDatasetResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let (dataset, sample) = self
+            .state
+            .datasets
+            .get_with_sample(&caller, &req.dataset_id, req.sample_rows.unwrap_or(DEFAULT_SAMPLE_ROWS))
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::GetDatasetResponse {
+            dataset: Some(convert::dataset(&dataset)),
+            sample: sample.as_ref().map(convert::table),
+        }))
+    }
+
+    async fn upload_dataset(
+        &self,
+        request: Request<Streaming<pb::UploadDatasetRequest>>,
+    ) -> Result<Response<pb::UploadDatasetResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let max_mb = self.state.config.limits.max_message_mb;
+        let mut inbound = request.into_inner();
+        let first = inbound
+            .message()
+            .await
+            .map_err(|s| to_status(broken_stream(s, max_mb)))?
+            .ok_or_else(|| {
+                to_status(Error::validation("filename", "the upload was empty: the first message must carry a filename"))
+            })?;
+        let meta = UploadMeta { filename: first.filename, format: first.format };
+        let chunks = futures::stream::once(async move { Ok::<Bytes, Error>(first.chunk) })
+            .chain(inbound.map(move |m| m.map(|m| m.chunk).map_err(|s| broken_stream(s, max_mb))));
+        let dataset = self.state.datasets.upload(&caller, meta, Box::pin(chunks)).await.map_err(to_status)?;
+        Ok(Response::new(pb::UploadDatasetResponse { dataset: Some(convert::dataset(&dataset)) }))
+    }
+
+    async fn create_upload(
+        &self,
+        request: Request<pb::CreateUploadRequest>,
+    ) -> Result<Response<pb::CreateUploadResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let meta = UploadMeta { filename: req.filename, format: req.format };
+        let session = self.state.datasets.create_upload(&caller, meta, req.size_bytes).await.map_err(to_status)?;
+        Ok(Response::new(pb::CreateUploadResponse {
+            upload_id: session.id.to_string(),
+            max_chunk_bytes: self.state.datasets.limits().max_chunk_bytes,
+        }))
+    }
+
+    async fn append_upload(
+        &self,
+        request: Request<pb::AppendUploadRequest>,
+    ) -> Result<Response<pb::AppendUploadResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let received = self
+            .state
+            .datasets
+            .append_upload(&caller, &req.upload_id, req.offset, &req.chunk)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::AppendUploadResponse { received_bytes: received }))
+    }
+
+    async fn commit_upload(
+        &self,
+        request: Request<pb::CommitUploadRequest>,
+    ) -> Result<Response<pb::CommitUploadResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let dataset = self.state.datasets.commit_upload(&caller, &request.get_ref().upload_id).await.map_err(to_status)?;
+        Ok(Response::new(pb::CommitUploadResponse { dataset: Some(convert::dataset(&dataset)) }))
+    }
+
+    async fn preview_rows(&self, request: Request<pb::PreviewRowsRequest>) -> Result<Response<pb::PreviewRowsResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.get_ref();
+        let table = self.state.datasets.preview(&caller, &req.dataset_id, req.limit).await.map_err(to_status)?;
+        Ok(Response::new(pb::PreviewRowsResponse { table: Some(convert::table(&table)) }))
+    }
+
+    async fn get_dataset_statistics(
+        &self,
+        request: Request<pb::GetDatasetStatisticsRequest>,
+    ) -> Result<Response<pb::GetDatasetStatisticsResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let stats = self.state.datasets.statistics(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
+        Ok(Response::new(pb::GetDatasetStatisticsResponse { statistics: Some(convert::statistics(&stats)) }))
+    }
+
+    async fn delete_dataset(
+        &self,
+        request: Request<pb::DeleteDatasetRequest>,
+    ) -> Result<Response<pb::DeleteDatasetResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let deleted = self.state.datasets.delete(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
+        Ok(Response::new(pb::DeleteDatasetResponse { dataset_id: deleted.id.to_string() }))
+    }
+
+    async fn search_datasets(
+        &self,
+        request: Request<pb::SearchDatasetsRequest>,
+    ) -> Result<Response<pb::SearchDatasetsResponse>, Status> {
+        self.state.caller(request.metadata()).await?;
+        Err(to_status(Error::unimplemented("semantic search over datasets is not available in this version yet")))
+    }
+}

@@ -1,0 +1,29 @@
+//! The tonic services. Handlers are thin: authenticate → convert the request → call a domain
+//! service → convert the answer. No business rules here.
+
+pub mod chat;
+pub mod datasets;
+pub mod unimplemented;
+
+use crate::auth::Authenticator;
+use crate::config::Config;
+use aware_core::auth::Caller;
+use aware_core::datasets::DatasetService;
+use std::sync::Arc;
+use tonic::Status;
+use tonic::metadata::MetadataMap;
+
+/// What every handler can reach.
+pub struct AppState {
+    pub config: Config,
+    pub auth: Authenticator,
+    pub datasets: DatasetService,
+}
+
+impl AppState {
+    pub async fn caller(&self, metadata: &MetadataMap) -> Result<Caller, Status> {
+        self.auth.caller(metadata).await.map_err(crate::status::to_status)
+    }
+}
+
+pub type State = Arc<AppState>;

@@ -1,0 +1,10 @@
+//! The aware server as a library: [`server::run`] serves gRPC, grpc-web, health and reflection on
+//! one listener until a shutdown future resolves. `main.rs` only parses arguments, sets up logging
+//! and waits for Ctrl-C/SIGTERM, so tests can run the same code on port 0.
+
+pub mod auth;
+pub mod config;
+pub mod convert;
+pub mod grpc;
+pub mod server;
+pub mod status;

@@ -1,0 +1,202 @@
+//! `aware-server`: `serve` runs the server; `users` manages users and API keys on a data dir
+//! (safe while a server runs on it); `worker` is the entry point of sandboxed worker processes.
+
+use anyhow::Context;
+use aware_core::auth::Role;
+use aware_server::config::{AuthMode, Config, DeploymentMode, LogFormat, Overrides};
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "aware-server", version, about = "aware: a situationally aware AI data assistant, served over gRPC")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server (gRPC, grpc-web, health and reflection on one port).
+    Serve(ServeArgs),
+    /// Manage users and their API keys.
+    Users {
+        #[command(subcommand)]
+        command: UsersCommand,
+    },
+    /// Internal: a sandboxed worker process started by the server.
+    #[command(hide = true)]
+    Worker {
+        #[arg(value_enum)]
+        kind: WorkerKind,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum WorkerKind {
+    Ingest,
+}
+
+#[derive(Args, Default)]
+struct Common {
+    /// Configuration file (default: ./aware.toml when present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Folder for the database, datasets and staging.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Address to listen on, HOST:PORT (port 0 picks a free port).
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: Option<String>,
+    /// How callers authenticate.
+    #[arg(long, value_enum)]
+    auth: Option<AuthMode>,
+    /// local (file tools allowed) or connected (no file tools).
+    #[arg(long, value_enum)]
+    mode: Option<DeploymentMode>,
+    /// Log format on stderr.
+    #[arg(long, value_enum)]
+    log_format: Option<LogFormat>,
+    /// Do not seed sample datasets into a new data dir.
+    #[arg(long)]
+    no_samples: bool,
+}
+
+#[derive(Subcommand)]
+enum UsersCommand {
+    /// Create a user and print their API token (once, as the last word of the output).
+    Add {
+        #[command(flatten)]
+        common: Common,
+        /// Display name.
+        #[arg(long)]
+        name: String,
+        /// viewer, analyst or admin.
+        #[arg(long)]
+        role: Role,
+        /// Make the token expire after this many days.
+        #[arg(long, value_name = "DAYS")]
+        expires_in_days: Option<u32>,
+    },
+    /// List users.
+    List {
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Command::Worker { kind: WorkerKind::Ingest } = cli.command {
+        // Workers are plain synchronous processes: no runtime, no logging setup, no config.
+        return ExitCode::from(u8::try_from(aware_sandbox::ingest::worker_main()).unwrap_or(1));
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("aware-server: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(dispatch(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("aware-server: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(common: &Common, mut overrides: Overrides) -> anyhow::Result<Config> {
+    overrides.data_dir = common.data_dir.clone();
+    Config::load(common.config.as_deref(), &overrides)
+}
+
+async fn dispatch(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Serve(args) => serve(args).await,
+        Command::Users { command: UsersCommand::Add { common, name, role, expires_in_days } } => {
+            let config = load(&common, Overrides::default())?;
+            let store = aware_server::server::open_store(&config).await?;
+            let expires_at = expires_in_days.map(|d| chrono::Utc::now() + chrono::Duration::days(d.into()));
+            let (user, token) = aware_server::auth::add_user(&store, &name, role, expires_at)
+                .await
+                .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+            println!("Created user {} ({}) with id {}.", user.name, user.role, user.id);
+            if let Some(t) = expires_at {
+                println!("The token expires at {}.", t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+            }
+            println!("Send it as `authorization: Bearer <token>`. It is shown only once:");
+            println!("{token}");
+            Ok(())
+        }
+        Command::Users { command: UsersCommand::List { common } } => {
+            let config = load(&common, Overrides::default())?;
+            let store = aware_server::server::open_store(&config).await?;
+            let users = aware_core::ports::Users::list_users(&store).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+            for u in users {
+                println!("{}\t{}\t{}\t{}", u.id, u.role, u.name, u.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+            }
+            Ok(())
+        }
+        Command::Worker { .. } => unreachable!("handled before the runtime starts"),
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let overrides = Overrides {
+        listen: args.listen,
+        auth: args.auth,
+        mode: args.mode,
+        log_format: args.log_format,
+        seed_samples: args.no_samples.then_some(false),
+        ..Overrides::default()
+    };
+    let config = load(&args.common, overrides)?;
+    init_tracing(&config);
+    let addr = config.listen_addr()?;
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    aware_server::server::run(config, listener, shutdown_signal(), |bound| {
+        println!("aware-server listening on {bound}");
+        let _ = std::io::stdout().flush();
+    })
+    .await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+fn init_tracing(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match config.log_format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,211 @@
+//! Wiring: storage, engine and services built from the configuration, then one tonic server with
+//! grpc-web + CORS, health, reflection (v1 and v1alpha, for grpcurl 1.8), message-size limits and
+//! HTTP/2 keepalive.
+
+use crate::auth::Authenticator;
+use crate::config::Config;
+use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, unimplemented};
+use anyhow::Context;
+use aware_core::auth::{Caller, Principal, Source};
+use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
+use aware_core::ports::Users;
+use aware_core::samples::sample_files;
+use aware_core::staging::Staging;
+use aware_proto::v1::{
+    FILE_DESCRIPTOR_SET, chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
+    files_service_server::FilesServiceServer, query_service_server::QueryServiceServer,
+    runs_service_server::RunsServiceServer,
+};
+use aware_sandbox::{DuckDbEngine, EngineConfig};
+use aware_store::SqliteStore;
+use bytes::Bytes;
+use http::{HeaderName, HeaderValue, Method};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::Server;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// HTTP/2 keepalive pings, so idle proxies and load balancers keep long streams open.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(20);
+const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
+/// How often abandoned browser uploads are swept.
+const UPLOAD_SWEEP_INTERVAL: Duration = Duration::from_secs(300);
+
+/// The metadata database inside the data dir.
+pub fn database_path(config: &Config) -> std::path::PathBuf {
+    config.data_dir.join("aware.db")
+}
+
+/// Opens the metadata store (creating the data dir and applying migrations).
+pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("cannot create data dir {}", config.data_dir.display()))?;
+    let path = database_path(config);
+    SqliteStore::open(&path).await.with_context(|| format!("cannot open {}", path.display()))
+}
+
+async fn build_state(config: &Config) -> anyhow::Result<State> {
+    let new_data_dir = !database_path(config).exists();
+    let store = Arc::new(open_store(config).await?);
+    store.ensure_user(&Principal::local()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let worker_exe = match &config.worker_exe {
+        Some(p) => p.clone(),
+        None => std::env::current_exe().context("cannot find the server executable for worker processes")?,
+    };
+    let engine = DuckDbEngine::new(EngineConfig {
+        datasets_dir: config.data_dir.join("datasets"),
+        worker_exe,
+        ingest_memory_mb: config.ingest.memory_mb,
+        ingest_threads: config.ingest.threads,
+        ingest_timeout: Duration::from_secs(config.ingest.timeout_secs),
+        max_dataset_bytes: config.max_upload_bytes().saturating_mul(4).max(1 << 30),
+        read_memory_mb: 512,
+    });
+    let limits = DatasetLimits {
+        max_upload_bytes: config.max_upload_bytes(),
+        // Leave room for the other fields of AppendUploadRequest under the message limit.
+        max_chunk_bytes: u32::try_from(config.max_message_bytes() - 64 * 1024).unwrap_or(u32::MAX),
+        max_open_uploads_per_user: config.limits.max_open_uploads_per_user,
+        upload_ttl: Duration::from_secs(config.limits.upload_ttl_secs),
+        max_concurrent_ingests: config.ingest.concurrency,
+    };
+    let datasets = DatasetService::new(
+        store.clone(),
+        Arc::new(engine),
+        store.clone(),
+        store.clone(),
+        Staging::new(config.data_dir.join("staging")),
+        limits,
+    );
+    datasets.recover().await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
+    if new_data_dir && config.seed_samples {
+        seed_samples(&datasets).await;
+    }
+    Ok(Arc::new(AppState {
+        config: config.clone(),
+        auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>),
+        datasets,
+    }))
+}
+
+/// Ingests the sample datasets for the local user through the normal upload path.
+async fn seed_samples(datasets: &DatasetService) {
+    let caller = Caller { principal: Principal::local(), source: Source::System };
+    for sample in sample_files() {
+        let meta = UploadMeta { filename: sample.filename.to_owned(), format: "csv".to_owned() };
+        let chunks = futures::stream::iter([Ok(Bytes::from(sample.content))]);
+        match datasets.upload(&caller, meta, chunks).await {
+            Ok(d) => tracing::info!(table = %d.table_name, rows = d.row_count, status = d.status.as_str(), "seeded sample dataset"),
+            Err(e) => tracing::warn!(file = sample.filename, error = %e, "could not seed a sample dataset"),
+        }
+    }
+}
+
+/// Browser origins allowed by the configuration (`*`, exact origins, or `scheme://host:*`).
+fn cors_layer(origins: &[String]) -> CorsLayer {
+    let patterns: Vec<String> = origins.to_vec();
+    let allow = if patterns.iter().any(|p| p == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::predicate(move |origin: &HeaderValue, _| {
+            let Ok(origin) = origin.to_str() else { return false };
+            patterns.iter().any(|p| match p.strip_suffix(":*") {
+                Some(prefix) => origin
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.is_empty() || rest.strip_prefix(':').is_some_and(|port| port.chars().all(|c| c.is_ascii_digit()))),
+                None => origin == p,
+            })
+        })
+    };
+    CorsLayer::new()
+        .allow_origin(allow)
+        .allow_methods([Method::POST, Method::OPTIONS])
+        .allow_headers([
+            http::header::CONTENT_TYPE,
+            http::header::AUTHORIZATION,
+            HeaderName::from_static("x-grpc-web"),
+            HeaderName::from_static("x-user-agent"),
+            HeaderName::from_static("grpc-timeout"),
+            HeaderName::from_static(crate::auth::SOURCE_HEADER),
+        ])
+        // Without these, browsers cannot read error statuses (they arrive as "missing trailer").
+        .expose_headers([
+            HeaderName::from_static("grpc-status"),
+            HeaderName::from_static("grpc-message"),
+            HeaderName::from_static("grpc-status-details-bin"),
+        ])
+        .max_age(Duration::from_secs(86_400))
+}
+
+/// Serves until `shutdown` resolves. `on_ready` is called with the bound address once everything
+/// is set up and requests are about to be accepted.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    on_ready: impl FnOnce(SocketAddr),
+) -> anyhow::Result<()> {
+    let addr = listener.local_addr()?;
+    let state = build_state(&config).await?;
+
+    let sweeper = {
+        let datasets = state.datasets.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(UPLOAD_SWEEP_INTERVAL);
+            loop {
+                tick.tick().await;
+                match datasets.sweep_expired_uploads().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(removed = n, "discarded expired browser uploads"),
+                    Err(e) => tracing::warn!(error = %e, "upload sweep failed"),
+                }
+            }
+        })
+    };
+
+    let max = config.max_message_bytes();
+    let datasets = DatasetsServiceServer::new(Datasets { state: state.clone() }).max_decoding_message_size(max);
+    let chat = ChatServiceServer::new(Chat { state: state.clone() }).max_decoding_message_size(max);
+    let runs = RunsServiceServer::new(unimplemented::Runs { state: state.clone() }).max_decoding_message_size(max);
+    let query = QueryServiceServer::new(unimplemented::Query { state: state.clone() }).max_decoding_message_size(max);
+    let files = FilesServiceServer::new(unimplemented::Files { state: state.clone() }).max_decoding_message_size(max);
+
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<DatasetsServiceServer<Datasets>>().await;
+    health.set_serving::<ChatServiceServer<Chat>>().await;
+    health.set_serving::<RunsServiceServer<unimplemented::Runs>>().await;
+    health.set_serving::<QueryServiceServer<unimplemented::Query>>().await;
+    health.set_serving::<FilesServiceServer<unimplemented::Files>>().await;
+
+    let reflection = |b: tonic_reflection::server::Builder<'static>| {
+        b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection(tonic_reflection::server::Builder::configure()).build_v1()?;
+    let reflection_v1alpha = reflection(tonic_reflection::server::Builder::configure()).build_v1alpha()?;
+
+    let router = Server::builder()
+        .accept_http1(true)
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        .tcp_nodelay(true)
+        .layer(cors_layer(&config.cors_origins))
+        .layer(tonic_web::GrpcWebLayer::new())
+        .add_service(datasets)
+        .add_service(chat)
+        .add_service(runs)
+        .add_service(query)
+        .add_service(files)
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha);
+
+    on_ready(addr);
+    let served = router.serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown).await;
+    sweeper.abort();
+    served.context("server failed")
+}

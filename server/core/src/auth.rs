@@ -1,0 +1,193 @@
+//! Who is calling and what they may do.
+
+use crate::error::{Error, Result};
+use crate::ids::UserId;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A user's role. Roles are ordered: each one may do everything the one before it may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Reads datasets and runs read-only queries.
+    Viewer,
+    /// Also uploads, imports and deletes their own datasets.
+    Analyst,
+    /// Also sees system internals.
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Viewer => "viewer",
+            Self::Analyst => "analyst",
+            Self::Admin => "admin",
+        }
+    }
+
+    pub fn allows(self, capability: Capability) -> bool {
+        self >= capability.minimum_role()
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Role {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "viewer" => Ok(Self::Viewer),
+            "analyst" => Ok(Self::Analyst),
+            "admin" => Ok(Self::Admin),
+            other => Err(Error::validation(
+                "role",
+                format!("unknown role {other:?}; expected viewer, analyst or admin"),
+            )),
+        }
+    }
+}
+
+/// Something a caller may be allowed to do. Tools and RPCs each require one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Capability {
+    DatasetRead,
+    Query,
+    DatasetWrite,
+    DatasetDelete,
+    FileRead,
+    FileImport,
+    SystemAdmin,
+}
+
+impl Capability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::DatasetRead => "dataset_read",
+            Self::Query => "query",
+            Self::DatasetWrite => "dataset_write",
+            Self::DatasetDelete => "dataset_delete",
+            Self::FileRead => "file_read",
+            Self::FileImport => "file_import",
+            Self::SystemAdmin => "system_admin",
+        }
+    }
+
+    fn minimum_role(self) -> Role {
+        match self {
+            Self::DatasetRead | Self::Query => Role::Viewer,
+            Self::DatasetWrite | Self::DatasetDelete | Self::FileRead | Self::FileImport => {
+                Role::Analyst
+            }
+            Self::SystemAdmin => Role::Admin,
+        }
+    }
+}
+
+/// Who caused an action, for the audit log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Api,
+    Web,
+    Cli,
+    AiAssistant,
+    /// The server itself (e.g. seeding sample datasets into a new data dir).
+    System,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::Web => "web",
+            Self::Cli => "cli",
+            Self::AiAssistant => "ai_assistant",
+            Self::System => "system",
+        }
+    }
+
+    /// The source a client may declare for itself (`x-aware-source`). Only the assistant acts as
+    /// `ai_assistant`; a client claiming it is recorded as `api`.
+    pub fn from_client_header(value: Option<&str>) -> Self {
+        match value.map(|v| v.trim().to_ascii_lowercase()) {
+            Some(v) if v == "web" => Self::Web,
+            Some(v) if v == "cli" => Self::Cli,
+            _ => Self::Api,
+        }
+    }
+}
+
+/// An authenticated caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Principal {
+    pub user_id: UserId,
+    pub name: String,
+    pub role: Role,
+}
+
+impl Principal {
+    /// The implicit user of `--auth local`: one person on their own machine, an admin.
+    pub fn local() -> Self {
+        Self { user_id: UserId::local(), name: "local".to_owned(), role: Role::Admin }
+    }
+
+    /// Fails with PERMISSION_DENIED unless the role allows `capability`.
+    pub fn require(&self, capability: Capability) -> Result<()> {
+        if self.role.allows(capability) {
+            Ok(())
+        } else {
+            Err(Error::permission_denied(format!(
+                "the {} role may not do this (needs {})",
+                self.role,
+                capability.as_str()
+            )))
+        }
+    }
+}
+
+/// A caller and where the request came from.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    pub principal: Principal,
+    pub source: Source,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewers_read_but_cannot_write_or_delete() {
+        let viewer = Principal { role: Role::Viewer, ..Principal::local() };
+        assert!(viewer.require(Capability::DatasetRead).is_ok());
+        assert!(viewer.require(Capability::Query).is_ok());
+        let denied = viewer.require(Capability::DatasetDelete).unwrap_err();
+        assert_eq!(denied.code, crate::ErrorCode::PermissionDenied);
+        assert!(denied.message.contains("viewer"), "{}", denied.message);
+        assert!(viewer.require(Capability::DatasetWrite).is_err());
+        assert!(Role::Analyst.allows(Capability::DatasetDelete));
+        assert!(!Role::Analyst.allows(Capability::SystemAdmin));
+        assert!(Role::Admin.allows(Capability::SystemAdmin));
+    }
+
+    #[test]
+    fn clients_cannot_claim_to_be_the_assistant() {
+        assert_eq!(Source::from_client_header(Some("ai_assistant")), Source::Api);
+        assert_eq!(Source::from_client_header(Some(" Web ")), Source::Web);
+        assert_eq!(Source::from_client_header(Some("cli")), Source::Cli);
+        assert_eq!(Source::from_client_header(None), Source::Api);
+    }
+
+    #[test]
+    fn roles_parse_case_insensitively_and_reject_unknowns() {
+        assert_eq!("ANALYST".parse::<Role>().unwrap(), Role::Analyst);
+        assert_eq!("superuser".parse::<Role>().unwrap_err().field.as_deref(), Some("role"));
+    }
+}

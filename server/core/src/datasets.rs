@@ -1,0 +1,390 @@
+//! The dataset service: upload (streamed or chunked), ingestion, reads and deletion, with the
+//! ownership, role and audit rules every entry point shares.
+
+use crate::auth::{Caller, Capability};
+use crate::dataset::{
+    Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, base_table_name, clean_filename,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{DatasetId, UploadId};
+use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewDataset, UploadSession, Uploads};
+use crate::staging::{FinishedUpload, Staging, too_large};
+use crate::value::Table;
+use bytes::Bytes;
+use chrono::Utc;
+use futures::{Stream, StreamExt};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// Preview rows: the default and the maximum.
+pub const PREVIEW_DEFAULT_ROWS: u32 = 10;
+pub const PREVIEW_MAX_ROWS: u32 = 50;
+
+/// Limits on uploads and ingestion.
+#[derive(Clone, Debug)]
+pub struct DatasetLimits {
+    pub max_upload_bytes: u64,
+    /// The largest chunk a browser upload may append at once.
+    pub max_chunk_bytes: u32,
+    pub max_open_uploads_per_user: u64,
+    /// Browser uploads not committed within this time are discarded.
+    pub upload_ttl: Duration,
+    /// Ingestions running at the same time (each uses a worker process and memory).
+    pub max_concurrent_ingests: usize,
+}
+
+impl Default for DatasetLimits {
+    fn default() -> Self {
+        Self {
+            max_upload_bytes: 512 * 1024 * 1024,
+            max_chunk_bytes: 4 * 1024 * 1024,
+            max_open_uploads_per_user: 8,
+            upload_ttl: Duration::from_secs(3600),
+            max_concurrent_ingests: 2,
+        }
+    }
+}
+
+/// How a client described a file it is about to upload.
+#[derive(Clone, Debug)]
+pub struct UploadMeta {
+    pub filename: String,
+    /// As the client sent it: empty, `csv`, `DATASET_FORMAT_CSV`, ….
+    pub format: String,
+}
+
+impl UploadMeta {
+    fn parse(&self) -> Result<(String, Option<DatasetFormat>)> {
+        Ok((clean_filename(&self.filename)?, DatasetFormat::parse_client(&self.format)?))
+    }
+}
+
+/// The dataset service. Cheap to clone.
+#[derive(Clone)]
+pub struct DatasetService {
+    catalog: Arc<dyn Catalog>,
+    engine: Arc<dyn DatasetEngine>,
+    uploads: Arc<dyn Uploads>,
+    audit: Arc<dyn AuditLog>,
+    staging: Staging,
+    limits: DatasetLimits,
+    ingest_slots: Arc<Semaphore>,
+    /// Serialises appends and commits of one browser upload.
+    upload_locks: Arc<Mutex<HashMap<UploadId, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl DatasetService {
+    pub fn new(
+        catalog: Arc<dyn Catalog>,
+        engine: Arc<dyn DatasetEngine>,
+        uploads: Arc<dyn Uploads>,
+        audit: Arc<dyn AuditLog>,
+        staging: Staging,
+        limits: DatasetLimits,
+    ) -> Self {
+        let ingest_slots = Arc::new(Semaphore::new(limits.max_concurrent_ingests.max(1)));
+        Self { catalog, engine, uploads, audit, staging, limits, ingest_slots, upload_locks: Default::default() }
+    }
+
+    pub fn limits(&self) -> &DatasetLimits {
+        &self.limits
+    }
+
+    pub async fn list(&self, caller: &Caller, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {
+        caller.principal.require(Capability::DatasetRead)?;
+        self.catalog.list(&caller.principal.user_id, status).await
+    }
+
+    pub async fn get(&self, caller: &Caller, id: &str) -> Result<Dataset> {
+        caller.principal.require(Capability::DatasetRead)?;
+        let id = DatasetId::parse(id).ok_or_else(|| Error::validation("dataset_id", "a dataset id is required"))?;
+        self.catalog
+            .get(&caller.principal.user_id, &id)
+            .await?
+            .ok_or_else(|| Error::not_found("dataset", &id).with_field("dataset_id"))
+    }
+
+    /// A dataset and, when it is READY, its first `sample_rows` rows.
+    pub async fn get_with_sample(&self, caller: &Caller, id: &str, sample_rows: u32) -> Result<(Dataset, Option<Table>)> {
+        let dataset = self.get(caller, id).await?;
+        if sample_rows > PREVIEW_MAX_ROWS {
+            return Err(Error::validation("sample_rows", format!("sample_rows must be at most {PREVIEW_MAX_ROWS}")));
+        }
+        let sample = if dataset.status == DatasetStatus::Ready && sample_rows > 0 {
+            Some(self.engine.preview(&dataset, sample_rows).await?)
+        } else {
+            None
+        };
+        Ok((dataset, sample))
+    }
+
+    /// The first rows: `limit` 1 to 50, 0 for the default 10.
+    pub async fn preview(&self, caller: &Caller, id: &str, limit: u32) -> Result<Table> {
+        let limit = match limit {
+            0 => PREVIEW_DEFAULT_ROWS,
+            n if n > PREVIEW_MAX_ROWS => {
+                return Err(Error::validation("limit", format!("limit must be between 1 and {PREVIEW_MAX_ROWS}")));
+            }
+            n => n,
+        };
+        let dataset = self.ready(caller, id).await?;
+        self.engine.preview(&dataset, limit).await
+    }
+
+    pub async fn statistics(&self, caller: &Caller, id: &str) -> Result<DatasetStatistics> {
+        let dataset = self.ready(caller, id).await?;
+        self.engine.statistics(&dataset).await
+    }
+
+    async fn ready(&self, caller: &Caller, id: &str) -> Result<Dataset> {
+        let dataset = self.get(caller, id).await?;
+        match dataset.status {
+            DatasetStatus::Ready => Ok(dataset),
+            DatasetStatus::Processing => Err(Error::new(
+                ErrorCode::NotReady,
+                format!("dataset {} is still being processed; try again in a moment", dataset.table_name),
+            )),
+            DatasetStatus::Error => Err(Error::new(
+                ErrorCode::NotReady,
+                format!(
+                    "dataset {} could not be ingested: {}",
+                    dataset.table_name,
+                    dataset.error.as_deref().unwrap_or("unknown reason")
+                ),
+            )),
+        }
+    }
+
+    /// Deletes a dataset: its catalog entry first (so it disappears at once), then its content.
+    pub async fn delete(&self, caller: &Caller, id: &str) -> Result<Dataset> {
+        caller.principal.require(Capability::DatasetDelete)?;
+        let dataset = self.get(caller, id).await?;
+        if !self.catalog.delete(&caller.principal.user_id, &dataset.id).await? {
+            return Err(Error::not_found("dataset", &dataset.id).with_field("dataset_id"));
+        }
+        if let Err(e) = self.engine.remove(&dataset).await {
+            tracing::warn!(dataset = %dataset.id, error = %e, "dataset content could not be removed");
+        }
+        self.audit(caller, "dataset.delete", &dataset, "succeeded").await;
+        Ok(dataset)
+    }
+
+    /// A streaming upload: the chunks are staged (hashed on the way), then ingested. If the stream
+    /// fails before its end, nothing is kept.
+    pub async fn upload<S>(&self, caller: &Caller, meta: UploadMeta, mut chunks: S) -> Result<Dataset>
+    where
+        S: Stream<Item = Result<Bytes>> + Unpin + Send,
+    {
+        caller.principal.require(Capability::DatasetWrite)?;
+        let (filename, format) = meta.parse()?;
+        let mut writer = self.staging.create(UploadId::generate().as_str(), self.limits.max_upload_bytes).await?;
+        while let Some(chunk) = chunks.next().await {
+            writer.write(&chunk?).await?;
+        }
+        let staged = writer.finish().await?;
+        self.ingest_detached(caller, filename, format, staged).await
+    }
+
+    /// Starts a browser upload.
+    pub async fn create_upload(&self, caller: &Caller, meta: UploadMeta, size_bytes: u64) -> Result<UploadSession> {
+        caller.principal.require(Capability::DatasetWrite)?;
+        let (filename, format) = meta.parse()?;
+        if size_bytes > self.limits.max_upload_bytes {
+            return Err(too_large(self.limits.max_upload_bytes));
+        }
+        let owner = &caller.principal.user_id;
+        if self.uploads.count_open(owner).await? >= self.limits.max_open_uploads_per_user {
+            return Err(Error::resource_exhausted(format!(
+                "at most {} uploads may be open at once; commit or wait for the others",
+                self.limits.max_open_uploads_per_user
+            )));
+        }
+        let session = UploadSession {
+            id: UploadId::generate(),
+            owner: owner.clone(),
+            filename,
+            format,
+            expected_bytes: (size_bytes > 0).then_some(size_bytes),
+            received_bytes: 0,
+            created_at: Utc::now(),
+        };
+        self.staging.create_persistent(session.id.as_str()).await?;
+        self.uploads.create(&session).await?;
+        Ok(session)
+    }
+
+    fn upload_lock(&self, id: &UploadId) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.upload_locks.lock().expect("upload lock map poisoned");
+        locks.retain(|_, l| Arc::strong_count(l) > 1);
+        locks.entry(id.clone()).or_default().clone()
+    }
+
+    async fn session(&self, caller: &Caller, upload_id: &str) -> Result<UploadSession> {
+        caller.principal.require(Capability::DatasetWrite)?;
+        let id = UploadId::parse(upload_id).ok_or_else(|| Error::validation("upload_id", "an upload id is required"))?;
+        self.uploads
+            .get(&caller.principal.user_id, &id)
+            .await?
+            .ok_or_else(|| Error::not_found("upload", &id).with_field("upload_id"))
+    }
+
+    /// Appends a chunk at `offset`; re-sending an already-applied chunk is a no-op.
+    pub async fn append_upload(&self, caller: &Caller, upload_id: &str, offset: u64, chunk: &[u8]) -> Result<u64> {
+        let session = self.session(caller, upload_id).await?;
+        let lock = self.upload_lock(&session.id);
+        let _guard = lock.lock().await;
+        let session = self.session(caller, upload_id).await?; // re-read under the lock
+        if chunk.len() > self.limits.max_chunk_bytes as usize {
+            return Err(Error::validation(
+                "chunk",
+                format!("chunks may be at most {} bytes", self.limits.max_chunk_bytes),
+            ));
+        }
+        if offset + chunk.len() as u64 <= session.received_bytes && offset < session.received_bytes {
+            return Ok(session.received_bytes); // a retry of a chunk we already have
+        }
+        let new_len = offset + chunk.len() as u64;
+        if new_len > self.limits.max_upload_bytes || session.expected_bytes.is_some_and(|e| new_len > e) {
+            return Err(too_large(self.limits.max_upload_bytes.min(session.expected_bytes.unwrap_or(u64::MAX))));
+        }
+        let received = self.staging.append(session.id.as_str(), offset, chunk).await?;
+        self.uploads.set_received(&session.id, received).await?;
+        Ok(received)
+    }
+
+    /// Ends a browser upload and ingests it.
+    pub async fn commit_upload(&self, caller: &Caller, upload_id: &str) -> Result<Dataset> {
+        let session = self.session(caller, upload_id).await?;
+        let lock = self.upload_lock(&session.id);
+        let _guard = lock.lock().await;
+        let session = self.session(caller, upload_id).await?;
+        if let Some(expected) = session.expected_bytes.filter(|&e| e != session.received_bytes) {
+            return Err(Error::validation(
+                "upload_id",
+                format!("the upload is incomplete: {} of {expected} bytes received", session.received_bytes),
+            ));
+        }
+        self.uploads.remove(&session.id).await?;
+        let staged = self.staging.finish_persistent(session.id.as_str()).await?;
+        self.ingest_detached(caller, session.filename, session.format, staged).await
+    }
+
+    /// Discards browser uploads older than the TTL. Returns how many were removed.
+    pub async fn sweep_expired_uploads(&self) -> Result<usize> {
+        let ttl = chrono::Duration::from_std(self.limits.upload_ttl).unwrap_or(chrono::Duration::hours(1));
+        let expired = self.uploads.take_expired(Utc::now() - ttl).await?;
+        for id in &expired {
+            self.staging.discard(id.as_str()).await;
+        }
+        Ok(expired.len())
+    }
+
+    /// Runs the ingestion on its own task: once the bytes are in, a client that goes away does
+    /// not leave a dataset stuck in PROCESSING.
+    async fn ingest_detached(
+        &self,
+        caller: &Caller,
+        filename: String,
+        format: Option<DatasetFormat>,
+        staged: FinishedUpload,
+    ) -> Result<Dataset> {
+        let this = self.clone();
+        let caller = caller.clone();
+        tokio::spawn(async move { this.ingest(&caller, filename, format, staged).await })
+            .await
+            .map_err(|e| Error::internal(format!("ingestion task failed: {e}")))?
+    }
+
+    async fn ingest(
+        &self,
+        caller: &Caller,
+        filename: String,
+        format: Option<DatasetFormat>,
+        staged: FinishedUpload,
+    ) -> Result<Dataset> {
+        let sniffed = format.or_else(|| DatasetFormat::sniff(&staged.head, &filename));
+        let new = NewDataset {
+            id: DatasetId::generate(),
+            owner: caller.principal.user_id.clone(),
+            base_table_name: base_table_name(&filename),
+            name: filename.clone(),
+            format: sniffed.or_else(|| DatasetFormat::from_filename(&filename)).unwrap_or(DatasetFormat::Csv),
+            size_bytes: staged.size_bytes,
+            version_hash: staged.sha256.clone(),
+        };
+        let dataset = self.catalog.insert_processing(new).await?;
+        let outcome = if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
+            Err(Error::new(ErrorCode::IngestError, "The file is empty."))
+        } else if let Some(format) = sniffed {
+            let _slot = self.ingest_slots.acquire().await.map_err(Error::internal)?;
+            self.engine.ingest(&dataset, staged.path(), format).await
+        } else {
+            Err(Error::new(
+                ErrorCode::IngestError,
+                "The file is not CSV, TSV, Parquet or JSON: it contains binary data.",
+            ))
+        };
+        drop(staged);
+        let (updated, outcome_label) = match outcome {
+            Ok(outcome) => (self.catalog.mark_ready(&dataset.id, &outcome).await?, "succeeded"),
+            Err(e) => {
+                if e.code != ErrorCode::IngestError {
+                    tracing::warn!(dataset = %dataset.id, error = %e, internal = ?e.internal, "ingestion failed");
+                }
+                let reason = match e.code {
+                    ErrorCode::IngestError | ErrorCode::RunnerResourceExceeded | ErrorCode::RunnerTimeout => e.message,
+                    _ => "The file could not be processed because of a server error; try again.".to_owned(),
+                };
+                self.engine.remove(&dataset).await.ok();
+                (self.catalog.mark_error(&dataset.id, &reason).await?, "failed")
+            }
+        };
+        let Some(updated) = updated else {
+            // Deleted while it was being ingested: drop whatever the engine wrote.
+            self.engine.remove(&dataset).await.ok();
+            return Err(Error::not_found("dataset", &dataset.id));
+        };
+        self.audit(caller, "dataset.upload", &updated, outcome_label).await;
+        Ok(updated)
+    }
+
+    /// After a restart: datasets left in PROCESSING were interrupted; say so, and remove leftovers
+    /// in the staging folder (browser uploads excepted: they can still be committed).
+    pub async fn recover(&self) -> Result<()> {
+        for dataset in self.catalog.list_processing().await? {
+            self.engine.remove(&dataset).await.ok();
+            self.catalog
+                .mark_error(&dataset.id, "Ingestion was interrupted by a server restart; upload the file again.")
+                .await?;
+        }
+        self.staging.clean(&|key| key.starts_with(UploadId::PREFIX)).await?;
+        self.sweep_expired_uploads().await?;
+        Ok(())
+    }
+
+    async fn audit(&self, caller: &Caller, action: &str, dataset: &Dataset, outcome: &str) {
+        let entry = AuditEntry {
+            user_id: caller.principal.user_id.clone(),
+            source: caller.source,
+            action: action.to_owned(),
+            resource_type: "dataset".to_owned(),
+            resource_id: dataset.id.to_string(),
+            outcome: outcome.to_owned(),
+            details: serde_json::json!({
+                "name": dataset.name,
+                "table_name": dataset.table_name,
+                "format": dataset.format.as_str(),
+                "size_bytes": dataset.size_bytes,
+                "version_hash": dataset.version_hash,
+                "status": dataset.status.as_str(),
+                "row_count": dataset.row_count,
+                "error": dataset.error,
+            }),
+        };
+        if let Err(e) = self.audit.record(entry).await {
+            tracing::error!(error = %e, internal = ?e.internal, action, "audit entry could not be written");
+        }
+    }
+}

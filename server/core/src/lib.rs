@@ -1,0 +1,17 @@
+//! aware's domain layer: identifiers, the data model, the error taxonomy, the ports (traits) that
+//! storage and the data engine implement, and the services that hold the business rules.
+//!
+//! This crate must not depend on tonic, prost, sqlx or duckdb: the gRPC layer converts its types at
+//! the boundary, and concrete storage/engines live in `aware-store` and `aware-sandbox`.
+
+pub mod auth;
+pub mod dataset;
+pub mod datasets;
+pub mod error;
+pub mod ids;
+pub mod ports;
+pub mod samples;
+pub mod staging;
+pub mod value;
+
+pub use error::{Error, ErrorCode, Result};

@@ -1,0 +1,136 @@
+//! Ports: the traits through which the domain reaches storage and the data engine. `aware-store`
+//! implements the storage ports with SQLite (and can gain a PostgreSQL twin without touching the
+//! domain); `aware-sandbox` implements [`DatasetEngine`] with DuckDB.
+
+use crate::auth::{Principal, Role, Source};
+use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, IngestOutcome};
+use crate::error::Result;
+use crate::ids::{ApiKeyId, DatasetId, UploadId, UserId};
+use crate::value::Table;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::path::Path;
+
+/// A dataset about to be ingested.
+#[derive(Clone, Debug)]
+pub struct NewDataset {
+    pub id: DatasetId,
+    pub owner: UserId,
+    pub name: String,
+    /// The preferred table name; the catalog appends `_2`, `_3`, … until it is unique per owner.
+    pub base_table_name: String,
+    pub format: DatasetFormat,
+    pub size_bytes: u64,
+    pub version_hash: String,
+}
+
+/// The dataset catalog. Every read is scoped to an owner.
+#[async_trait]
+pub trait Catalog: Send + Sync {
+    /// Records a dataset in PROCESSING with a unique table name.
+    async fn insert_processing(&self, new: NewDataset) -> Result<Dataset>;
+    async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>>;
+    /// Newest first.
+    async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>>;
+    /// PROCESSING → READY. `None` when the dataset was deleted meanwhile.
+    async fn mark_ready(&self, id: &DatasetId, outcome: &IngestOutcome) -> Result<Option<Dataset>>;
+    /// PROCESSING → ERROR. `None` when the dataset was deleted meanwhile.
+    async fn mark_error(&self, id: &DatasetId, reason: &str) -> Result<Option<Dataset>>;
+    /// Removes the catalog row; false when there was none for this owner.
+    async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool>;
+    /// Every dataset still PROCESSING (after a restart these were interrupted).
+    async fn list_processing(&self) -> Result<Vec<Dataset>>;
+    /// Whether the owner has any dataset at all (used to seed samples into a new data dir).
+    async fn count(&self, owner: &UserId) -> Result<u64>;
+}
+
+/// A stored user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct User {
+    pub id: UserId,
+    pub name: String,
+    pub role: Role,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An API key as authentication sees it.
+#[derive(Clone, Debug)]
+pub struct ApiKeyGrant {
+    pub key_id: ApiKeyId,
+    pub principal: Principal,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub revoked: bool,
+}
+
+/// Users and their API keys. Tokens are never stored, only their sha256.
+#[async_trait]
+pub trait Users: Send + Sync {
+    async fn create_user(&self, name: &str, role: Role) -> Result<User>;
+    /// Creates the user with this exact id if it does not exist yet (the local user).
+    async fn ensure_user(&self, principal: &Principal) -> Result<()>;
+    async fn add_api_key(
+        &self,
+        user: &UserId,
+        token_sha256: &str,
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Result<ApiKeyId>;
+    async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>>;
+    async fn list_users(&self) -> Result<Vec<User>>;
+}
+
+/// One audited action.
+#[derive(Clone, Debug)]
+pub struct AuditEntry {
+    pub user_id: UserId,
+    pub source: Source,
+    /// e.g. `dataset.upload`, `dataset.delete`.
+    pub action: String,
+    pub resource_type: String,
+    pub resource_id: String,
+    /// `succeeded`, `failed`, `denied`.
+    pub outcome: String,
+    pub details: serde_json::Value,
+}
+
+/// The append-only audit log.
+#[async_trait]
+pub trait AuditLog: Send + Sync {
+    async fn record(&self, entry: AuditEntry) -> Result<()>;
+}
+
+/// A browser upload in progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UploadSession {
+    pub id: UploadId,
+    pub owner: UserId,
+    pub filename: String,
+    pub format: Option<DatasetFormat>,
+    pub expected_bytes: Option<u64>,
+    pub received_bytes: u64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Chunked-upload bookkeeping (the bytes themselves live in the staging folder).
+#[async_trait]
+pub trait Uploads: Send + Sync {
+    async fn create(&self, session: &UploadSession) -> Result<()>;
+    async fn get(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>>;
+    async fn set_received(&self, id: &UploadId, received_bytes: u64) -> Result<()>;
+    async fn remove(&self, id: &UploadId) -> Result<()>;
+    async fn count_open(&self, owner: &UserId) -> Result<u64>;
+    /// Removes and returns the sessions created before `cutoff`.
+    async fn take_expired(&self, cutoff: DateTime<Utc>) -> Result<Vec<UploadId>>;
+}
+
+/// The columnar engine that stores dataset content and answers questions about it.
+#[async_trait]
+pub trait DatasetEngine: Send + Sync {
+    /// Ingests `source` (a staged upload) as the dataset's content. Content problems are
+    /// `ErrorCode::IngestError` with a reason a person understands.
+    async fn ingest(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome>;
+    /// The first `limit` rows.
+    async fn preview(&self, dataset: &Dataset, limit: u32) -> Result<Table>;
+    async fn statistics(&self, dataset: &Dataset) -> Result<DatasetStatistics>;
+    /// Removes the dataset's stored content (idempotent).
+    async fn remove(&self, dataset: &Dataset) -> Result<()>;
+}

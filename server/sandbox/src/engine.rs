@@ -1,0 +1,288 @@
+//! [`DuckDbEngine`]: one DuckDB file per dataset under `<data dir>/datasets/<owner>/<id>.duckdb`,
+//! holding one table `data`. A file per dataset keeps users apart on disk, makes deletion a file
+//! removal, and lets ingestion write without locking anyone else's reads.
+
+use crate::ingest::{IngestRequest, IngestResponse, content_paths};
+use crate::sql::ident;
+use crate::values::{to_f64, to_u64, to_value};
+use async_trait::async_trait;
+use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, IngestOutcome};
+use aware_core::ports::DatasetEngine;
+use aware_core::value::{Column, Table, Value, ValueKind};
+use aware_core::{Error, ErrorCode, Result};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::AsyncWriteExt;
+
+/// Engine settings.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub datasets_dir: PathBuf,
+    /// The executable that serves `worker ingest` (the server binary itself).
+    pub worker_exe: PathBuf,
+    pub ingest_memory_mb: u64,
+    pub ingest_threads: u32,
+    pub ingest_timeout: Duration,
+    /// The largest DuckDB file ingestion may write.
+    pub max_dataset_bytes: u64,
+    /// Memory for previews and statistics run in the server process.
+    pub read_memory_mb: u64,
+}
+
+/// The DuckDB dataset engine.
+#[derive(Clone, Debug)]
+pub struct DuckDbEngine {
+    config: EngineConfig,
+}
+
+/// Rows above which distinct counts are approximate (HyperLogLog) rather than exact.
+const EXACT_DISTINCT_MAX_ROWS: u64 = 1_000_000;
+
+impl DuckDbEngine {
+    pub fn new(config: EngineConfig) -> Self {
+        Self { config }
+    }
+
+    fn paths(&self, dataset: &Dataset) -> [PathBuf; 4] {
+        content_paths(&self.config.datasets_dir, dataset.owner.as_str(), dataset.id.as_str())
+    }
+
+    async fn run_worker(&self, request: &IngestRequest) -> Result<IngestResponse> {
+        let input = serde_json::to_vec(request).map_err(Error::internal)?;
+        let mut child = tokio::process::Command::new(&self.config.worker_exe)
+            .args(["worker", "ingest"])
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| Error::internal(format!("cannot start ingestion worker {:?}: {e}", self.config.worker_exe)))?;
+        let mut stdin = child.stdin.take().ok_or_else(|| Error::internal("worker stdin missing"))?;
+        stdin.write_all(&input).await?;
+        drop(stdin);
+        // Dropping the child on timeout kills it (kill_on_drop) and tokio reaps it.
+        let output = tokio::time::timeout(self.config.ingest_timeout, child.wait_with_output())
+            .await
+            .map_err(|_| {
+                Error::new(
+                    ErrorCode::RunnerTimeout,
+                    format!(
+                        "Ingestion took longer than {} s and was stopped.",
+                        self.config.ingest_timeout.as_secs()
+                    ),
+                )
+            })??;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            tracing::warn!(status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "ingestion worker failed");
+            return Err(Error::new(
+                ErrorCode::IngestError,
+                "The file could not be processed: the ingestion worker stopped while reading it \
+                 (it may be corrupt or need more resources than allowed).",
+            ));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|e| Error::internal(format!("ingestion worker answered garbage: {e}")))
+    }
+
+    /// Opens a dataset's file read-only for a query this crate wrote.
+    fn open_read_only(&self, path: &Path) -> Result<duckdb::Connection> {
+        let config = duckdb::Config::default()
+            .access_mode(duckdb::AccessMode::ReadOnly)
+            .and_then(|c| c.threads(2))
+            .and_then(|c| c.max_memory(&format!("{}MB", self.config.read_memory_mb)))
+            .and_then(|c| c.enable_autoload_extension(false))
+            .and_then(|c| c.enable_external_access(false))
+            .map_err(Error::internal)?;
+        duckdb::Connection::open_with_flags(path, config).map_err(|e| Error::internal(format!("open {path:?}: {e}")))
+    }
+
+    async fn blocking<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&DuckDbEngine) -> Result<T> + Send + 'static,
+    {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || f(&this)).await.map_err(Error::internal)?
+    }
+}
+
+fn db_err(e: duckdb::Error) -> Error {
+    Error::internal(format!("duckdb: {e}"))
+}
+
+#[async_trait]
+impl DatasetEngine for DuckDbEngine {
+    async fn ingest(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome> {
+        let [final_path, final_wal, tmp_path, tmp_wal] = self.paths(dataset);
+        if let Some(dir) = final_path.parent() {
+            tokio::fs::create_dir_all(dir).await?;
+        }
+        for p in [&tmp_path, &tmp_wal] {
+            let _ = tokio::fs::remove_file(p).await;
+        }
+        let request = IngestRequest {
+            source: source.to_owned(),
+            target: tmp_path.clone(),
+            format,
+            memory_limit_mb: self.config.ingest_memory_mb,
+            threads: self.config.ingest_threads,
+            cpu_seconds: self.config.ingest_timeout.as_secs().max(1) * 2,
+            max_file_bytes: self.config.max_dataset_bytes,
+        };
+        let response = self.run_worker(&request).await;
+        let outcome = match response {
+            Ok(IngestResponse::Ingested { row_count, columns }) => Ok(IngestOutcome {
+                row_count,
+                columns: columns.into_iter().map(|(name, ty)| Column::new(name, ty)).collect(),
+            }),
+            Ok(IngestResponse::Rejected { message }) => Err(Error::new(ErrorCode::IngestError, message)),
+            Ok(IngestResponse::TooBig { message }) => Err(Error::new(ErrorCode::RunnerResourceExceeded, message)),
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok(outcome) => {
+                let _ = tokio::fs::remove_file(&final_wal).await;
+                tokio::fs::rename(&tmp_path, &final_path).await?;
+                Ok(outcome)
+            }
+            Err(e) => {
+                for p in [&tmp_path, &tmp_wal] {
+                    let _ = tokio::fs::remove_file(p).await;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn preview(&self, dataset: &Dataset, limit: u32) -> Result<Table> {
+        let dataset = dataset.clone();
+        self.blocking(move |engine| {
+            let started = Instant::now();
+            let [path, ..] = engine.paths(&dataset);
+            let conn = engine.open_read_only(&path)?;
+            let mut stmt = conn.prepare(&format!("SELECT * FROM data LIMIT {}", limit + 1)).map_err(db_err)?;
+            let width = dataset.columns.len();
+            let mut rows = stmt.query([]).map_err(db_err)?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next().map_err(db_err)? {
+                let cells = (0..width)
+                    .map(|i| row.get::<_, duckdb::types::Value>(i).map(to_value))
+                    .collect::<duckdb::Result<Vec<_>>>()
+                    .map_err(db_err)?;
+                out.push(cells);
+            }
+            let truncated = out.len() > limit as usize;
+            out.truncate(limit as usize);
+            Ok(Table {
+                columns: dataset.columns.clone(),
+                rows: out,
+                truncated,
+                exec_time_ms: started.elapsed().as_millis() as u64,
+            })
+        })
+        .await
+    }
+
+    async fn statistics(&self, dataset: &Dataset) -> Result<DatasetStatistics> {
+        let dataset = dataset.clone();
+        self.blocking(move |engine| {
+            let started = Instant::now();
+            let [path, ..] = engine.paths(&dataset);
+            let conn = engine.open_read_only(&path)?;
+            let exact = dataset.row_count <= EXACT_DISTINCT_MAX_ROWS;
+            let mut exprs = vec!["count(*)".to_owned()];
+            for c in &dataset.columns {
+                exprs.extend(column_profile_exprs(c, exact));
+            }
+            let sql = format!("SELECT {} FROM data", exprs.join(", "));
+            let values: Vec<duckdb::types::Value> = conn
+                .query_row(&sql, [], |row| (0..exprs.len()).map(|i| row.get(i)).collect())
+                .map_err(db_err)?;
+            let mut it = values.into_iter();
+            let row_count = it.next().map(|v| to_u64(&v)).unwrap_or(0);
+            let columns = dataset
+                .columns
+                .iter()
+                .map(|c| {
+                    let mut next = || it.next().unwrap_or(duckdb::types::Value::Null);
+                    let non_null = to_u64(&next());
+                    let distinct_count = to_u64(&next());
+                    let (min, max) = if profiles_min_max(c.kind) { (to_value(next()), to_value(next())) } else { (Value::Null, Value::Null) };
+                    let (mean, median, stddev) = if c.kind.is_numeric() {
+                        (to_f64(&next()), to_f64(&next()), to_f64(&next()))
+                    } else {
+                        (None, None, None)
+                    };
+                    let (min_length, max_length) = if c.kind == ValueKind::String {
+                        (Some(to_u64(&next())).filter(|_| non_null > 0), Some(to_u64(&next())).filter(|_| non_null > 0))
+                    } else {
+                        (None, None)
+                    };
+                    ColumnStatistics {
+                        name: c.name.clone(),
+                        sql_type: c.sql_type.clone(),
+                        kind: c.kind,
+                        null_count: row_count.saturating_sub(non_null),
+                        distinct_count,
+                        min,
+                        max,
+                        mean,
+                        median,
+                        stddev,
+                        min_length,
+                        max_length,
+                    }
+                })
+                .collect();
+            Ok(DatasetStatistics {
+                dataset_id: dataset.id.clone(),
+                table_name: dataset.table_name.clone(),
+                row_count,
+                columns,
+                exec_time_ms: started.elapsed().as_millis() as u64,
+            })
+        })
+        .await
+    }
+
+    async fn remove(&self, dataset: &Dataset) -> Result<()> {
+        for path in self.paths(dataset) {
+            match tokio::fs::remove_file(&path).await {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn profiles_min_max(kind: ValueKind) -> bool {
+    !matches!(kind, ValueKind::Nested | ValueKind::Bytes | ValueKind::Interval)
+}
+
+/// The aggregate expressions profiling one column, in the order `statistics` reads them back.
+fn column_profile_exprs(c: &Column, exact_distinct: bool) -> Vec<String> {
+    let q = ident(&c.name);
+    let mut e = vec![
+        format!("count({q})"),
+        if exact_distinct { format!("count(DISTINCT {q})") } else { format!("approx_count_distinct({q})") },
+    ];
+    if profiles_min_max(c.kind) {
+        e.push(format!("min({q})"));
+        e.push(format!("max({q})"));
+    }
+    if c.kind.is_numeric() {
+        e.push(format!("avg({q})::DOUBLE"));
+        e.push(format!("median({q})::DOUBLE"));
+        e.push(format!("stddev_samp({q})::DOUBLE"));
+    }
+    if c.kind == ValueKind::String {
+        e.push(format!("min(length({q}))"));
+        e.push(format!("max(length({q}))"));
+    }
+    e
+}

@@ -1,0 +1,252 @@
+//! Ingestion in a worker process. The server stages an upload, then runs
+//! `aware-server worker ingest`, which reads one [`IngestRequest`] (JSON) on stdin, parses the
+//! file with DuckDB into a new database file, and writes one [`IngestResponse`] (JSON) on stdout.
+//!
+//! The worker is where hostile bytes meet a parser, so it runs with a DuckDB memory limit, few
+//! threads, no extension autoloading, OS resource limits (no core dumps, bounded CPU time, file
+//! size and address space), an empty environment, and a deadline after which the parent kills it.
+//! Anything unexpected (a crash, a signal, garbage on stdout) fails that one upload.
+
+use aware_core::dataset::DatasetFormat;
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::sql::literal;
+
+/// What the parent asks a worker to do.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct IngestRequest {
+    pub source: PathBuf,
+    /// A new DuckDB file to create; the dataset's content ends up in its table `data`.
+    pub target: PathBuf,
+    pub format: DatasetFormat,
+    pub memory_limit_mb: u64,
+    pub threads: u32,
+    pub cpu_seconds: u64,
+    pub max_file_bytes: u64,
+}
+
+/// What a worker answers.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum IngestResponse {
+    Ingested { row_count: u64, columns: Vec<(String, String)> },
+    /// The file's content is the problem; the message is for the person who uploaded it.
+    Rejected { message: String },
+    /// The file needed more than the limits allow.
+    TooBig { message: String },
+}
+
+/// Maximum number of columns a dataset may have.
+const MAX_COLUMNS: usize = 2000;
+
+/// The worker process's `main`: one request in, one response out. Returns the exit code.
+pub fn worker_main() -> i32 {
+    let mut input = String::new();
+    if std::io::stdin().take(1 << 20).read_to_string(&mut input).is_err() {
+        return 2;
+    }
+    let Ok(request) = serde_json::from_str::<IngestRequest>(&input) else { return 2 };
+    if let Err(e) = apply_limits(&request) {
+        eprintln!("could not apply resource limits: {e}");
+        return 3;
+    }
+    let response = ingest(&request);
+    let Ok(json) = serde_json::to_string(&response) else { return 4 };
+    let mut out = std::io::stdout().lock();
+    if out.write_all(json.as_bytes()).and_then(|()| out.flush()).is_err() {
+        return 5;
+    }
+    0
+}
+
+/// OS limits for the worker: no core dumps (they would hold user data), bounded CPU time and file
+/// size, and an address-space cap well above DuckDB's own memory limit (which is not a hard limit).
+fn apply_limits(req: &IngestRequest) -> std::io::Result<()> {
+    use rustix::process::{Resource, Rlimit, setrlimit};
+    let set = |resource, limit: u64| setrlimit(resource, Rlimit { current: Some(limit), maximum: Some(limit) });
+    set(Resource::Core, 0)?;
+    set(Resource::Cpu, req.cpu_seconds)?;
+    set(Resource::Fsize, req.max_file_bytes)?;
+    set(Resource::As, (req.memory_limit_mb * 4 + 2048) * 1024 * 1024)?;
+    Ok(())
+}
+
+fn reader(req: &IngestRequest, full_sample: bool) -> String {
+    let path = literal(&req.source.to_string_lossy());
+    let sample = if full_sample { ", sample_size = -1" } else { "" };
+    match req.format {
+        DatasetFormat::Csv => format!("read_csv({path}, auto_detect = true, strict_mode = true{sample})"),
+        DatasetFormat::Tsv => {
+            format!("read_csv({path}, delim = '\\t', auto_detect = true, strict_mode = true{sample})")
+        }
+        DatasetFormat::Parquet => format!("read_parquet({path})"),
+        DatasetFormat::Json => format!("read_json({path}, format = 'array'{sample})"),
+        DatasetFormat::Ndjson => format!("read_json({path}, format = 'newline_delimited'{sample})"),
+    }
+}
+
+fn ingest(req: &IngestRequest) -> IngestResponse {
+    match try_ingest(req) {
+        Ok(r) => r,
+        Err(e) => classify(&e.to_string(), req),
+    }
+}
+
+fn try_ingest(req: &IngestRequest) -> duckdb::Result<IngestResponse> {
+    let config = duckdb::Config::default()
+        .threads(i64::from(req.threads.max(1)))?
+        .max_memory(&format!("{}MB", req.memory_limit_mb))?
+        .enable_autoload_extension(false)?;
+    let conn = duckdb::Connection::open_with_flags(&req.target, config)?;
+    let create = |full_sample| conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM {}", reader(req, full_sample)));
+    if let Err(e) = create(false) {
+        // Type sniffing looks at the first rows only; a later row that does not fit the sniffed
+        // type deserves a second attempt that samples the whole file.
+        if !e.to_string().contains("Could not convert") {
+            return Err(e);
+        }
+        conn.execute_batch("DROP TABLE IF EXISTS data")?;
+        create(true)?;
+    }
+    let row_count: i64 = conn.query_row("SELECT count(*) FROM data", [], |r| r.get(0))?;
+    let mut stmt = conn.prepare(
+        "SELECT column_name, data_type FROM information_schema.columns
+         WHERE table_schema = 'main' AND table_name = 'data' ORDER BY ordinal_position",
+    )?;
+    let columns = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    if row_count == 0 {
+        return Ok(IngestResponse::Rejected { message: "The file contains no data rows.".to_owned() });
+    }
+    if columns.len() > MAX_COLUMNS {
+        return Ok(IngestResponse::Rejected {
+            message: format!("The file has {} columns; at most {MAX_COLUMNS} are supported.", columns.len()),
+        });
+    }
+    conn.execute_batch("CHECKPOINT")?;
+    Ok(IngestResponse::Ingested { row_count: row_count as u64, columns })
+}
+
+/// Turns a DuckDB error into a reason a person can act on, without leaking server paths.
+fn classify(raw: &str, req: &IngestRequest) -> IngestResponse {
+    let source = req.source.to_string_lossy();
+    let msg = raw.replace(source.as_ref(), "the file");
+    let line = line_number(&msg).map(|n| format!(" (line {n})")).unwrap_or_default();
+    let format = req.format.as_str().to_uppercase();
+    let rejected = |m: String| IngestResponse::Rejected { message: m };
+    if msg.contains("Out of Memory") || msg.contains("memory limit") || msg.contains("failed to allocate") {
+        return IngestResponse::TooBig {
+            message: format!(
+                "The file needs more memory to ingest than the limit of {} MB allows.",
+                req.memory_limit_mb
+            ),
+        };
+    }
+    if msg.contains("Invalid unicode") || msg.contains("byte sequence mismatch") || msg.contains("not valid UTF-8") {
+        return rejected(format!(
+            "The file is not valid UTF-8 text{line}. Save it with UTF-8 encoding and upload it again."
+        ));
+    }
+    if msg.contains("Expected Number of Columns") || msg.contains("too many columns") || msg.contains("Too many columns") {
+        return rejected(format!(
+            "Rows have different numbers of columns{line}: {}",
+            expectation(&msg).unwrap_or_else(|| "every row must have as many values as the header".to_owned())
+        ));
+    }
+    if msg.contains("Maximum line size") {
+        return rejected(format!("A line is longer than the maximum line size of 2 MB{line}."));
+    }
+    if msg.contains("Could not convert") {
+        return rejected(format!("A value does not match its column's type{line}: {}", first_sentence(&msg)));
+    }
+    if matches!(req.format, DatasetFormat::Parquet) && (msg.contains("magic") || msg.contains("Parquet")) {
+        return rejected("The file is not a valid Parquet file.".to_owned());
+    }
+    if matches!(req.format, DatasetFormat::Json | DatasetFormat::Ndjson) && msg.contains("JSON") {
+        return rejected(format!("The file is not valid {format}{line}: {}", first_sentence(&msg)));
+    }
+    rejected(format!("The file could not be read as {format}{line}: {}", first_sentence(&msg)))
+}
+
+/// DuckDB's `... Line: 17 ...` / `line 17` → 17.
+fn line_number(msg: &str) -> Option<u64> {
+    let lower = msg.to_ascii_lowercase();
+    let at = lower.find("line: ").map(|i| i + 6).or_else(|| lower.find("line ").map(|i| i + 5))?;
+    let digits: String = lower[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// `Expected Number of Columns: 3 Found: 4` → `expected 3 values, found 4`.
+fn expectation(msg: &str) -> Option<String> {
+    let after = &msg[msg.find("Expected Number of Columns: ")? + 28..];
+    let expected: String = after.chars().take_while(char::is_ascii_digit).collect();
+    let found_at = after.find("Found: ")? + 7;
+    let found: String = after[found_at..].chars().take_while(char::is_ascii_digit).collect();
+    Some(format!("expected {expected} values, found {found}"))
+}
+
+/// The first line of an error without DuckDB's category prefix, shortened.
+fn first_sentence(msg: &str) -> String {
+    let first = msg.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("unknown error");
+    let first = first.split_once("Error: ").map_or(first, |(_, rest)| rest);
+    let mut s: String = first.chars().take(200).collect();
+    if s.len() < first.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// Paths of a dataset's content.
+pub fn content_paths(datasets_dir: &Path, owner: &str, id: &str) -> [PathBuf; 4] {
+    let dir = datasets_dir.join(owner);
+    [
+        dir.join(format!("{id}.duckdb")),
+        dir.join(format!("{id}.duckdb.wal")),
+        dir.join(format!("{id}.ingest.duckdb")),
+        dir.join(format!("{id}.ingest.duckdb.wal")),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(format: DatasetFormat) -> IngestRequest {
+        IngestRequest {
+            source: "/srv/aware/uploads/up_1.part".into(),
+            target: "/tmp/x.duckdb".into(),
+            format,
+            memory_limit_mb: 1024,
+            threads: 2,
+            cpu_seconds: 60,
+            max_file_bytes: 1 << 30,
+        }
+    }
+
+    fn message(r: IngestResponse) -> String {
+        match r {
+            IngestResponse::Rejected { message } | IngestResponse::TooBig { message } => message,
+            IngestResponse::Ingested { .. } => panic!("not an error"),
+        }
+    }
+
+    #[test]
+    fn duckdb_errors_become_readable_reasons_without_paths() {
+        let r = req(DatasetFormat::Csv);
+        let m = message(classify(
+            "Invalid Input Error: CSV Error on Line: 7\nOriginal Line: a,b,c,d\nExpected Number of Columns: 3 Found: 4\nfile=/srv/aware/uploads/up_1.part",
+            &r,
+        ));
+        assert_eq!(m, "Rows have different numbers of columns (line 7): expected 3 values, found 4");
+        let m = message(classify("Invalid Input Error: Invalid unicode (byte sequence mismatch) detected in CSV file. Line: 2", &r));
+        assert!(m.starts_with("The file is not valid UTF-8 text (line 2)"), "{m}");
+        let m = message(classify("Some Error: failed reading /srv/aware/uploads/up_1.part", &r));
+        assert!(!m.contains("/srv"), "paths never leak: {m}");
+        assert!(m.starts_with("The file could not be read as CSV"), "{m}");
+        let m = message(classify("Invalid Input Error: No magic bytes found at end of file", &req(DatasetFormat::Parquet)));
+        assert_eq!(m, "The file is not a valid Parquet file.");
+        assert!(matches!(classify("Out of Memory Error: could not allocate", &r), IngestResponse::TooBig { .. }));
+    }
+}

@@ -1,0 +1,16 @@
+//! The data side of aware: DuckDB storage of dataset content, ingestion of uploaded files in
+//! supervised worker processes, previews and column statistics. Implements
+//! [`aware_core::ports::DatasetEngine`].
+//!
+//! Threat model for this crate: uploaded files are hostile (malformed, huge, crafted to crash a
+//! parser or exhaust memory). They are parsed only inside a short-lived worker process with a
+//! memory limit, resource limits and a deadline, killed and reaped if anything goes wrong, so a
+//! bad file can fail its own upload and nothing else. The server process only ever opens DuckDB
+//! files that a worker produced and runs SQL that this crate generated, with quoted identifiers.
+
+mod engine;
+pub mod ingest;
+mod sql;
+mod values;
+
+pub use engine::{DuckDbEngine, EngineConfig};

@@ -1,0 +1,104 @@
+//! DuckDB values → aware's typed cells.
+
+use aware_core::value::Value;
+use duckdb::types::{TimeUnit, Value as Db};
+
+pub fn to_value(v: Db) -> Value {
+    match v {
+        Db::Null => Value::Null,
+        Db::Boolean(b) => Value::Bool(b),
+        Db::TinyInt(n) => Value::Int(n.into()),
+        Db::SmallInt(n) => Value::Int(n.into()),
+        Db::Int(n) => Value::Int(n.into()),
+        Db::BigInt(n) => Value::Int(n),
+        Db::UTinyInt(n) => Value::Int(n.into()),
+        Db::USmallInt(n) => Value::Int(n.into()),
+        Db::UInt(n) => Value::Int(n.into()),
+        Db::UBigInt(n) => i64::try_from(n).map_or_else(|_| Value::Decimal(n.to_string()), Value::Int),
+        Db::HugeInt(n) => Value::Decimal(n.to_string()),
+        Db::UHugeInt(n) => Value::Decimal(n.to_string()),
+        Db::Float(x) => Value::Double(x.into()),
+        Db::Double(x) => Value::Double(x),
+        Db::Decimal(d) => Value::Decimal(d.to_string()),
+        Db::Timestamp(unit, n) => Value::Timestamp(unit.to_micros(n)),
+        Db::Text(s) => Value::String(s),
+        Db::Enum(s) => Value::String(s),
+        Db::Blob(b) | Db::Geometry(b) => Value::Bytes(b),
+        Db::Date32(d) => Value::Date(d),
+        Db::Time64(unit, n) => Value::Time(unit.to_micros(n)),
+        other => Value::Text(render(&other)),
+    }
+}
+
+/// Renders nested values (lists, structs, maps, unions) and intervals as compact text.
+fn render(v: &Db) -> String {
+    match v {
+        Db::Null => "NULL".to_owned(),
+        Db::Text(s) | Db::Enum(s) => format!("'{}'", s.replace('\'', "''")),
+        Db::List(items) | Db::Array(items) => {
+            format!("[{}]", items.iter().map(render).collect::<Vec<_>>().join(", "))
+        }
+        Db::Struct(fields) => format!(
+            "{{{}}}",
+            fields.iter().map(|(k, v)| format!("'{k}': {}", render(v))).collect::<Vec<_>>().join(", ")
+        ),
+        Db::Map(entries) => format!(
+            "{{{}}}",
+            entries.iter().map(|(k, v)| format!("{}={}", render(k), render(v))).collect::<Vec<_>>().join(", ")
+        ),
+        Db::Union(inner) => render(inner),
+        Db::Interval { months, days, nanos } => format!("{months} months {days} days {} us", nanos / 1000),
+        scalar => match to_value(scalar.clone()) {
+            Value::Bool(b) => b.to_string(),
+            Value::Int(n) => n.to_string(),
+            Value::Double(x) => x.to_string(),
+            Value::Decimal(s) | Value::String(s) | Value::Text(s) => s,
+            Value::Date(d) => format!("date {d}"),
+            Value::Timestamp(us) => format!("timestamp {us}"),
+            Value::Time(us) => format!("time {us}"),
+            Value::Bytes(b) => format!("blob({} bytes)", b.len()),
+            Value::Null => "NULL".to_owned(),
+        },
+    }
+}
+
+/// Reads a DuckDB value as f64, for aggregates that are cast to DOUBLE.
+pub fn to_f64(v: &Db) -> Option<f64> {
+    match v {
+        Db::Double(x) => Some(*x),
+        Db::Float(x) => Some((*x).into()),
+        Db::BigInt(n) => Some(*n as f64),
+        Db::Int(n) => Some((*n).into()),
+        _ => None,
+    }
+}
+
+/// Reads a DuckDB count as u64.
+pub fn to_u64(v: &Db) -> u64 {
+    match v {
+        Db::BigInt(n) => u64::try_from(*n).unwrap_or(0),
+        Db::UBigInt(n) => *n,
+        Db::Int(n) => u64::try_from(*n).unwrap_or(0),
+        Db::HugeInt(n) => u64::try_from(*n).unwrap_or(u64::MAX),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_and_nested_values_convert() {
+        assert_eq!(to_value(Db::BigInt(-5)), Value::Int(-5));
+        assert_eq!(to_value(Db::UBigInt(u64::MAX)), Value::Decimal(u64::MAX.to_string()));
+        assert_eq!(to_value(Db::Timestamp(TimeUnit::Millisecond, 2)), Value::Timestamp(2000));
+        assert_eq!(to_value(Db::Date32(19_723)), Value::Date(19_723));
+        assert_eq!(
+            to_value(Db::List(vec![Db::Int(1), Db::Null, Db::Text("a'b".into())])),
+            Value::Text("[1, NULL, 'a''b']".into())
+        );
+        assert_eq!(to_u64(&Db::BigInt(7)), 7);
+        assert_eq!(to_f64(&Db::Double(1.5)), Some(1.5));
+    }
+}

@@ -1,0 +1,572 @@
+//! SQLite implementations of aware-core's storage ports (catalog, users and API keys, audit log,
+//! chunked uploads), with embedded migrations. Only this crate knows SQL for the metadata store; a
+//! PostgreSQL twin would implement the same ports.
+//!
+//! SQLite runs in WAL mode with a busy timeout, so the CLI (`aware-server users add`) can write
+//! while a server is running on the same data dir.
+
+use async_trait::async_trait;
+use aware_core::auth::{Principal, Role};
+use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
+use aware_core::ids::{ApiKeyId, DatasetId, UploadId, UserId};
+use aware_core::ports::{
+    ApiKeyGrant, AuditEntry, AuditLog, Catalog, NewDataset, UploadSession, Uploads, User, Users,
+};
+use aware_core::value::Column;
+use aware_core::{Error, Result};
+use chrono::{DateTime, Utc};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::{Row, SqlitePool};
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Errors of this layer; they reach clients only as a generic internal error.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    #[error("stored data is malformed: {0}")]
+    Corrupt(String),
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Error::internal(e)
+    }
+}
+
+fn db(e: sqlx::Error) -> Error {
+    StoreError::Database(e).into()
+}
+
+/// The SQLite metadata store.
+#[derive(Clone, Debug)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+/// One row of the audit log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditRecord {
+    pub at: DateTime<Utc>,
+    pub user_id: String,
+    pub source: String,
+    pub action: String,
+    pub resource_type: String,
+    pub resource_id: String,
+    pub outcome: String,
+    pub details: serde_json::Value,
+}
+
+fn micros(t: DateTime<Utc>) -> i64 {
+    t.timestamp_micros()
+}
+
+fn from_micros(us: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(us).unwrap_or_default()
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file and applies pending migrations.
+    pub async fn open(path: &Path) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // WAL + NORMAL survives a process crash (kill -9); only an OS crash can lose the
+            // last commits.
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(10))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        MIGRATOR.run(&pool).await?;
+        Ok(Self { pool })
+    }
+
+    /// The audit trail of one user, oldest first.
+    pub async fn audit_trail(&self, user: &UserId) -> Result<Vec<AuditRecord>> {
+        let rows = sqlx::query(
+            "SELECT at, user_id, source, action, resource_type, resource_id, outcome, details_json
+             FROM audit_log WHERE user_id = ? ORDER BY id",
+        )
+        .bind(user.as_str())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                Ok(AuditRecord {
+                    at: from_micros(r.get("at")),
+                    user_id: r.get("user_id"),
+                    source: r.get("source"),
+                    action: r.get("action"),
+                    resource_type: r.get("resource_type"),
+                    resource_id: r.get("resource_id"),
+                    outcome: r.get("outcome"),
+                    details: serde_json::from_str(r.get("details_json"))
+                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                })
+            })
+            .collect()
+    }
+}
+
+fn parse_format(s: &str) -> Result<DatasetFormat> {
+    DatasetFormat::ALL
+        .into_iter()
+        .find(|f| f.as_str() == s)
+        .ok_or_else(|| StoreError::Corrupt(format!("dataset format {s:?}")).into())
+}
+
+fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
+    let status: String = r.get("status");
+    let columns: Vec<Column> = serde_json::from_str(r.get("columns_json"))
+        .map_err(|e| StoreError::Corrupt(format!("columns_json: {e}")))?;
+    Ok(Dataset {
+        id: DatasetId::parse(r.get("id")).ok_or_else(|| StoreError::Corrupt("dataset id".into()))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| StoreError::Corrupt("owner id".into()))?,
+        name: r.get("name"),
+        table_name: r.get("table_name"),
+        format: parse_format(r.get("format"))?,
+        status: DatasetStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(format!("status {status:?}")))?,
+        row_count: r.get::<i64, _>("row_count") as u64,
+        columns,
+        size_bytes: r.get::<i64, _>("size_bytes") as u64,
+        version_hash: r.get("version_hash"),
+        error: r.get("error"),
+        created_at: from_micros(r.get("created_at")),
+        updated_at: from_micros(r.get("updated_at")),
+    })
+}
+
+const DATASET_COLUMNS: &str = "id, owner_id, name, table_name, format, status, row_count, columns_json, \
+     size_bytes, version_hash, error, created_at, updated_at";
+
+impl SqliteStore {
+    async fn dataset_by_id(&self, id: &DatasetId) -> Result<Option<Dataset>> {
+        let row = sqlx::query(&format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE id = ?"))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.as_ref().map(dataset_from_row).transpose()
+    }
+}
+
+#[async_trait]
+impl Catalog for SqliteStore {
+    async fn insert_processing(&self, new: NewDataset) -> Result<Dataset> {
+        let now = micros(Utc::now());
+        for n in 1..=1000 {
+            let table_name = aware_core::dataset::table_name_candidate(&new.base_table_name, n);
+            let inserted = sqlx::query(
+                "INSERT INTO datasets (id, owner_id, name, table_name, format, status, size_bytes,
+                                       version_hash, created_at, updated_at)
+                 VALUES (?, ?, ?, ?, ?, 'processing', ?, ?, ?, ?)",
+            )
+            .bind(new.id.as_str())
+            .bind(new.owner.as_str())
+            .bind(&new.name)
+            .bind(&table_name)
+            .bind(new.format.as_str())
+            .bind(new.size_bytes as i64)
+            .bind(&new.version_hash)
+            .bind(now)
+            .bind(now)
+            .execute(&self.pool)
+            .await;
+            match inserted {
+                Ok(_) => {
+                    return self
+                        .dataset_by_id(&new.id)
+                        .await?
+                        .ok_or_else(|| Error::internal("dataset vanished right after insert"));
+                }
+                Err(sqlx::Error::Database(e)) if e.is_unique_violation() => continue,
+                Err(e) => return Err(db(e)),
+            }
+        }
+        Err(Error::resource_exhausted(format!(
+            "too many datasets are named like {}; delete some first",
+            new.base_table_name
+        )))
+    }
+
+    async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>> {
+        let row = sqlx::query(&format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE id = ? AND owner_id = ?"))
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.as_ref().map(dataset_from_row).transpose()
+    }
+
+    async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {DATASET_COLUMNS} FROM datasets
+             WHERE owner_id = ?1 AND (?2 IS NULL OR status = ?2)
+             ORDER BY created_at DESC, id DESC"
+        ))
+        .bind(owner.as_str())
+        .bind(status.map(DatasetStatus::as_str))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(dataset_from_row).collect()
+    }
+
+    async fn mark_ready(&self, id: &DatasetId, outcome: &IngestOutcome) -> Result<Option<Dataset>> {
+        let columns = serde_json::to_string(&outcome.columns).map_err(Error::internal)?;
+        let done = sqlx::query(
+            "UPDATE datasets SET status = 'ready', row_count = ?, columns_json = ?, error = NULL, updated_at = ?
+             WHERE id = ? AND status = 'processing'",
+        )
+        .bind(outcome.row_count as i64)
+        .bind(columns)
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        if done.rows_affected() == 0 {
+            return Ok(None);
+        }
+        self.dataset_by_id(id).await
+    }
+
+    async fn mark_error(&self, id: &DatasetId, reason: &str) -> Result<Option<Dataset>> {
+        let done = sqlx::query(
+            "UPDATE datasets SET status = 'error', error = ?, updated_at = ? WHERE id = ? AND status = 'processing'",
+        )
+        .bind(reason)
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        if done.rows_affected() == 0 {
+            return Ok(None);
+        }
+        self.dataset_by_id(id).await
+    }
+
+    async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM datasets WHERE id = ? AND owner_id = ?")
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn list_processing(&self) -> Result<Vec<Dataset>> {
+        let rows = sqlx::query(&format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE status = 'processing'"))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        rows.iter().map(dataset_from_row).collect()
+    }
+
+    async fn count(&self, owner: &UserId) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM datasets WHERE owner_id = ?")
+            .bind(owner.as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(n as u64)
+    }
+}
+
+fn user_from_row(r: &SqliteRow) -> Result<User> {
+    let role: String = r.get("role");
+    Ok(User {
+        id: UserId::parse(r.get("id")).ok_or_else(|| StoreError::Corrupt("user id".into()))?,
+        name: r.get("name"),
+        role: Role::from_str(&role)?,
+        created_at: from_micros(r.get("created_at")),
+    })
+}
+
+#[async_trait]
+impl Users for SqliteStore {
+    async fn create_user(&self, name: &str, role: Role) -> Result<User> {
+        let user = User { id: UserId::generate(), name: name.to_owned(), role, created_at: Utc::now() };
+        sqlx::query("INSERT INTO users (id, name, role, created_at) VALUES (?, ?, ?, ?)")
+            .bind(user.id.as_str())
+            .bind(name)
+            .bind(role.as_str())
+            .bind(micros(user.created_at))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(user)
+    }
+
+    async fn ensure_user(&self, principal: &Principal) -> Result<()> {
+        sqlx::query("INSERT OR IGNORE INTO users (id, name, role, created_at) VALUES (?, ?, ?, ?)")
+            .bind(principal.user_id.as_str())
+            .bind(&principal.name)
+            .bind(principal.role.as_str())
+            .bind(micros(Utc::now()))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn add_api_key(&self, user: &UserId, token_sha256: &str, expires_at: Option<DateTime<Utc>>) -> Result<ApiKeyId> {
+        let id = ApiKeyId::generate();
+        sqlx::query("INSERT INTO api_keys (id, user_id, token_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(id.as_str())
+            .bind(user.as_str())
+            .bind(token_sha256)
+            .bind(micros(Utc::now()))
+            .bind(expires_at.map(micros))
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(id)
+    }
+
+    async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>> {
+        let row = sqlx::query(
+            "SELECT k.id AS key_id, k.expires_at, k.revoked_at, u.id, u.name, u.role, u.created_at
+             FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.token_sha256 = ?",
+        )
+        .bind(token_sha256)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        let Some(r) = row else { return Ok(None) };
+        let user = user_from_row(&r)?;
+        Ok(Some(ApiKeyGrant {
+            key_id: ApiKeyId::parse(r.get("key_id")).ok_or_else(|| StoreError::Corrupt("key id".into()))?,
+            principal: Principal { user_id: user.id, name: user.name, role: user.role },
+            expires_at: r.get::<Option<i64>, _>("expires_at").map(from_micros),
+            revoked: r.get::<Option<i64>, _>("revoked_at").is_some(),
+        }))
+    }
+
+    async fn list_users(&self) -> Result<Vec<User>> {
+        let rows = sqlx::query("SELECT id, name, role, created_at FROM users ORDER BY created_at")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        rows.iter().map(user_from_row).collect()
+    }
+}
+
+#[async_trait]
+impl AuditLog for SqliteStore {
+    async fn record(&self, e: AuditEntry) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO audit_log (at, user_id, source, action, resource_type, resource_id, outcome, details_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(micros(Utc::now()))
+        .bind(e.user_id.as_str())
+        .bind(e.source.as_str())
+        .bind(&e.action)
+        .bind(&e.resource_type)
+        .bind(&e.resource_id)
+        .bind(&e.outcome)
+        .bind(e.details.to_string())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+}
+
+fn upload_from_row(r: &SqliteRow) -> Result<UploadSession> {
+    Ok(UploadSession {
+        id: UploadId::parse(r.get("id")).ok_or_else(|| StoreError::Corrupt("upload id".into()))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| StoreError::Corrupt("owner id".into()))?,
+        filename: r.get("filename"),
+        format: r.get::<Option<String>, _>("format").as_deref().map(parse_format).transpose()?,
+        expected_bytes: r.get::<Option<i64>, _>("expected_bytes").map(|n| n as u64),
+        received_bytes: r.get::<i64, _>("received_bytes") as u64,
+        created_at: from_micros(r.get("created_at")),
+    })
+}
+
+#[async_trait]
+impl Uploads for SqliteStore {
+    async fn create(&self, s: &UploadSession) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO uploads (id, owner_id, filename, format, expected_bytes, received_bytes, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(s.id.as_str())
+        .bind(s.owner.as_str())
+        .bind(&s.filename)
+        .bind(s.format.map(DatasetFormat::as_str))
+        .bind(s.expected_bytes.map(|n| n as i64))
+        .bind(s.received_bytes as i64)
+        .bind(micros(s.created_at))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn get(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>> {
+        let row = sqlx::query(
+            "SELECT id, owner_id, filename, format, expected_bytes, received_bytes, created_at
+             FROM uploads WHERE id = ? AND owner_id = ?",
+        )
+        .bind(id.as_str())
+        .bind(owner.as_str())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.as_ref().map(upload_from_row).transpose()
+    }
+
+    async fn set_received(&self, id: &UploadId, received_bytes: u64) -> Result<()> {
+        sqlx::query("UPDATE uploads SET received_bytes = ? WHERE id = ?")
+            .bind(received_bytes as i64)
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn remove(&self, id: &UploadId) -> Result<()> {
+        sqlx::query("DELETE FROM uploads WHERE id = ?").bind(id.as_str()).execute(&self.pool).await.map_err(db)?;
+        Ok(())
+    }
+
+    async fn count_open(&self, owner: &UserId) -> Result<u64> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM uploads WHERE owner_id = ?")
+            .bind(owner.as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(n as u64)
+    }
+
+    async fn take_expired(&self, cutoff: DateTime<Utc>) -> Result<Vec<UploadId>> {
+        let ids: Vec<String> = sqlx::query_scalar("DELETE FROM uploads WHERE created_at < ? RETURNING id")
+            .bind(micros(cutoff))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(ids.iter().filter_map(|id| UploadId::parse(id)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aware_core::auth::Source;
+
+    async fn store() -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
+        store.ensure_user(&Principal::local()).await.unwrap();
+        (dir, store)
+    }
+
+    fn new_dataset(owner: &UserId, base: &str) -> NewDataset {
+        NewDataset {
+            id: DatasetId::generate(),
+            owner: owner.clone(),
+            name: format!("{base}.csv"),
+            base_table_name: base.to_owned(),
+            format: DatasetFormat::Csv,
+            size_bytes: 10,
+            version_hash: "ab".repeat(32),
+        }
+    }
+
+    #[tokio::test]
+    async fn catalog_keeps_table_names_unique_per_owner_and_scopes_reads() {
+        let (_dir, store) = store().await;
+        let me = UserId::local();
+        let other = store.create_user("other", Role::Analyst).await.unwrap().id;
+
+        let a = store.insert_processing(new_dataset(&me, "sales")).await.unwrap();
+        let b = store.insert_processing(new_dataset(&me, "sales")).await.unwrap();
+        let c = store.insert_processing(new_dataset(&other, "sales")).await.unwrap();
+        assert_eq!((a.table_name.as_str(), b.table_name.as_str(), c.table_name.as_str()), ("sales", "sales_2", "sales"));
+        assert_eq!(a.status, DatasetStatus::Processing);
+
+        assert!(store.get(&other, &a.id).await.unwrap().is_none(), "another user's dataset is invisible");
+        assert!(!store.delete(&other, &a.id).await.unwrap(), "and cannot be deleted by them");
+
+        let outcome = IngestOutcome { row_count: 3, columns: vec![Column::new("x", "BIGINT")] };
+        let ready = store.mark_ready(&a.id, &outcome).await.unwrap().unwrap();
+        assert_eq!((ready.status, ready.row_count, ready.columns.clone()), (DatasetStatus::Ready, 3, outcome.columns.clone()));
+        assert!(store.mark_error(&a.id, "late").await.unwrap().is_none(), "only PROCESSING can change state");
+
+        let failed = store.mark_error(&b.id, "The file is empty.").await.unwrap().unwrap();
+        assert_eq!(failed.error.as_deref(), Some("The file is empty."));
+
+        let mine = store.list(&me, None).await.unwrap();
+        assert_eq!(mine.iter().map(|d| d.id.clone()).collect::<Vec<_>>(), vec![b.id.clone(), a.id.clone()]);
+        assert_eq!(store.list(&me, Some(DatasetStatus::Ready)).await.unwrap().len(), 1);
+        assert_eq!(store.list_processing().await.unwrap().len(), 1);
+
+        assert!(store.delete(&me, &a.id).await.unwrap());
+        assert_eq!(store.insert_processing(new_dataset(&me, "sales")).await.unwrap().table_name, "sales", "a freed name is reused");
+        assert!(store.mark_ready(&a.id, &outcome).await.unwrap().is_none(), "a deleted dataset stays deleted");
+    }
+
+    #[tokio::test]
+    async fn api_keys_resolve_to_their_user_and_audit_is_recorded() {
+        let (_dir, store) = store().await;
+        let user = store.create_user("ana", Role::Viewer).await.unwrap();
+        store.add_api_key(&user.id, "hash1", None).await.unwrap();
+        let grant = store.find_api_key("hash1").await.unwrap().unwrap();
+        assert_eq!(grant.principal.user_id, user.id);
+        assert_eq!(grant.principal.role, Role::Viewer);
+        assert!(!grant.revoked);
+        assert!(store.find_api_key("nope").await.unwrap().is_none());
+
+        store
+            .record(AuditEntry {
+                user_id: user.id.clone(),
+                source: Source::Web,
+                action: "dataset.delete".into(),
+                resource_type: "dataset".into(),
+                resource_id: "ds_1".into(),
+                outcome: "succeeded".into(),
+                details: serde_json::json!({"name": "x.csv"}),
+            })
+            .await
+            .unwrap();
+        let trail = store.audit_trail(&user.id).await.unwrap();
+        assert_eq!(trail.len(), 1);
+        assert_eq!((trail[0].source.as_str(), trail[0].action.as_str()), ("web", "dataset.delete"));
+        assert_eq!(trail[0].details["name"], "x.csv");
+    }
+
+    #[tokio::test]
+    async fn expired_uploads_are_taken_once() {
+        let (_dir, store) = store().await;
+        let session = UploadSession {
+            id: UploadId::generate(),
+            owner: UserId::local(),
+            filename: "a.csv".into(),
+            format: Some(DatasetFormat::Csv),
+            expected_bytes: Some(5),
+            received_bytes: 0,
+            created_at: Utc::now() - chrono::Duration::hours(2),
+        };
+        store.create(&session).await.unwrap();
+        store.set_received(&session.id, 3).await.unwrap();
+        assert_eq!(store.get(&UserId::local(), &session.id).await.unwrap().unwrap().received_bytes, 3);
+        assert_eq!(store.count_open(&UserId::local()).await.unwrap(), 1);
+        assert_eq!(store.take_expired(Utc::now() - chrono::Duration::hours(1)).await.unwrap(), vec![session.id.clone()]);
+        assert!(store.take_expired(Utc::now()).await.unwrap().is_empty());
+    }
+}

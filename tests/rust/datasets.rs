@@ -1,0 +1,428 @@
+//! End to end: the real server binary, every DatasetsService RPC, good and bad inputs.
+
+use aware_e2e::{TestServer, add_user, authed, bad_field, reason};
+use aware_proto::v1 as pb;
+use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use tonic::transport::Channel;
+use tonic::{Code, Request, Status};
+
+type Client = DatasetsServiceClient<Channel>;
+
+fn upload_messages(filename: &str, format: &str, content: &[u8], chunk: usize) -> Vec<pb::UploadDatasetRequest> {
+    let mut chunks: Vec<&[u8]> = content.chunks(chunk.max(1)).collect();
+    if chunks.is_empty() {
+        chunks.push(&[]);
+    }
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| pb::UploadDatasetRequest {
+            filename: if i == 0 { filename.to_owned() } else { String::new() },
+            format: if i == 0 { format.to_owned() } else { String::new() },
+            chunk: Bytes::copy_from_slice(c),
+        })
+        .collect()
+}
+
+async fn upload(client: &mut Client, filename: &str, format: &str, content: &[u8]) -> Result<pb::Dataset, Status> {
+    let msgs = upload_messages(filename, format, content, 64 * 1024);
+    Ok(client.upload_dataset(tokio_stream::iter(msgs)).await?.into_inner().dataset.expect("dataset"))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+fn columns(d: &pb::Dataset) -> BTreeMap<String, String> {
+    d.columns.iter().map(|c| (c.name.clone(), c.r#type.clone())).collect()
+}
+
+fn status_of(d: &pb::Dataset) -> pb::DatasetStatus {
+    pb::DatasetStatus::try_from(d.status).expect("known status")
+}
+
+fn cell(v: &pb::Value) -> String {
+    use pb::value::Kind;
+    match v.kind.as_ref().expect("cell") {
+        Kind::NullValue(_) => "NULL".into(),
+        Kind::BoolValue(b) => b.to_string(),
+        Kind::IntValue(n) => n.to_string(),
+        Kind::DoubleValue(x) => x.to_string(),
+        Kind::StringValue(s) | Kind::DecimalValue(s) | Kind::TextValue(s) => s.clone(),
+        Kind::DateValue(d) => format!("date:{d}"),
+        other => format!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_fresh_server_shows_samples_previews_and_profiles_them() {
+    let server = TestServer::start(&[]);
+    let mut client = server.datasets().await;
+
+    let list = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
+    let by_table: BTreeMap<_, _> = list.iter().map(|d| (d.table_name.as_str(), d)).collect();
+    assert_eq!(by_table.keys().copied().collect::<Vec<_>>(), ["barcelona_apartments", "customer_churn", "support_tickets"]);
+    for d in &list {
+        assert_eq!(status_of(d), pb::DatasetStatus::Ready, "{d:?}");
+        assert_eq!(d.version_hash.len(), 64);
+        assert_eq!(pb::DatasetFormat::try_from(d.format).unwrap(), pb::DatasetFormat::Csv);
+    }
+    let apartments = by_table["barcelona_apartments"];
+    assert_eq!((apartments.row_count, apartments.column_count), (240, 9));
+    assert_eq!(apartments.name, "barcelona_apartments.csv");
+    let cols = columns(apartments);
+    assert_eq!(cols["price_eur"], "BIGINT");
+    assert_eq!(cols["energy_rating"], "VARCHAR");
+    assert_eq!(cols["has_terrace"], "BOOLEAN");
+    assert_eq!(cols["listed_on"], "DATE");
+    assert_eq!((by_table["customer_churn"].row_count, by_table["support_tickets"].row_count), (500, 300));
+
+    // The numbers must match the generated CSV itself.
+    let csv = aware_core::samples::sample_files().remove(0).content;
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let prices: Vec<i64> = rows.iter().map(|r| r[5].parse().unwrap()).collect();
+    let missing_rating = rows.iter().filter(|r| r[6].is_empty()).count() as u64;
+    let mean = prices.iter().sum::<i64>() as f64 / prices.len() as f64;
+
+    let stats = client
+        .get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: apartments.id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .statistics
+        .unwrap();
+    assert_eq!(stats.row_count, 240);
+    let col = |name: &str| stats.columns.iter().find(|c| c.name == name).unwrap();
+    assert_eq!(col("energy_rating").null_count, missing_rating);
+    assert!(col("energy_rating").distinct_count <= 7);
+    assert_eq!(col("energy_rating").max_length, Some(1));
+    let price = col("price_eur");
+    assert_eq!(price.null_count, 0);
+    assert!((price.mean.unwrap() - mean).abs() < 1e-6, "{:?} vs {mean}", price.mean);
+    assert_eq!(cell(price.min.as_ref().unwrap()), prices.iter().min().unwrap().to_string());
+    assert_eq!(cell(price.max.as_ref().unwrap()), prices.iter().max().unwrap().to_string());
+    assert!(price.median.is_some() && price.stddev.is_some());
+    assert!(col("listed_on").mean.is_none(), "no mean for dates");
+
+    let preview = client
+        .preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 0 })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(preview.row_count, 10, "default preview is 10 rows");
+    assert!(preview.truncated);
+    assert_eq!(preview.columns.len(), 9);
+    assert_eq!(cell(&preview.rows[0].values[5]), rows[0][5], "first row's price as in the file");
+    let fifty = client.preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 50 }).await.unwrap();
+    assert_eq!(fifty.into_inner().table.unwrap().rows.len(), 50);
+    let err = client.preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 51 }).await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "limit"));
+
+    let detail = client
+        .get_dataset(pb::GetDatasetRequest { dataset_id: apartments.id.clone(), sample_rows: None })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(detail.dataset.unwrap().id, apartments.id);
+    assert_eq!(detail.sample.unwrap().rows.len(), 5);
+
+    let only_ready = client
+        .list_datasets(pb::ListDatasetsRequest { status_filter: pb::DatasetStatus::Error.into() })
+        .await
+        .unwrap();
+    assert!(only_ready.into_inner().datasets.is_empty());
+    let err = client.list_datasets(pb::ListDatasetsRequest { status_filter: 42 }).await.unwrap_err();
+    assert_eq!(bad_field(&err), "status_filter");
+}
+
+#[tokio::test]
+async fn uploads_ingest_every_format_with_types_counts_and_hashes() {
+    let server = TestServer::start(&["--no-samples"]);
+    let mut client = server.datasets().await;
+    assert!(client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty());
+
+    let csv = b"city,visits,score,day\nBarcelona,3,4.5,2024-03-01\nGirona,,3.25,2024-03-02\n\"Sant Cugat, del Valles\",7,1e3,2024-03-03\n";
+    let d = upload(&mut client, "My Cities (v2).csv", "", csv).await.unwrap();
+    assert_eq!(status_of(&d), pb::DatasetStatus::Ready, "{}", d.error);
+    assert_eq!((d.table_name.as_str(), d.row_count, d.column_count, d.size_bytes), ("my_cities_v2", 3, 4, csv.len() as u64));
+    assert_eq!(d.version_hash, sha256_hex(csv));
+    assert_eq!(
+        columns(&d),
+        BTreeMap::from([
+            ("city".into(), "VARCHAR".into()),
+            ("visits".into(), "BIGINT".into()),
+            ("score".into(), "DOUBLE".into()),
+            ("day".into(), "DATE".into())
+        ])
+    );
+    let again = upload(&mut client, "My Cities (v2).csv", "csv", csv).await.unwrap();
+    assert_eq!(again.table_name, "my_cities_v2_2", "table names stay unique per user");
+    assert_eq!(again.version_hash, d.version_hash, "same content, same version hash");
+
+    let tsv = b"id\tlabel\n1\talpha\n2\tbeta\n";
+    let d = upload(&mut client, "labels.txt", "", tsv).await.unwrap();
+    assert_eq!((pb::DatasetFormat::try_from(d.format).unwrap(), d.row_count), (pb::DatasetFormat::Tsv, 2), "sniffed as TSV");
+
+    let ndjson = b"{\"user\":\"ana\",\"n\":1}\n{\"user\":\"bo\",\"n\":2}\n{\"user\":\"cy\",\"n\":3}\n";
+    let d = upload(&mut client, "events.jsonl", "", ndjson).await.unwrap();
+    assert_eq!((pb::DatasetFormat::try_from(d.format).unwrap(), d.row_count, d.column_count), (pb::DatasetFormat::Ndjson, 3, 2));
+
+    let json = br#"[{"sku":"A1","price":9.5,"tags":["x","y"]},{"sku":"B2","price":12,"tags":[]}]"#;
+    let d = upload(&mut client, "products.json", "json", json).await.unwrap();
+    assert_eq!((status_of(&d), d.row_count), (pb::DatasetStatus::Ready, 2), "{}", d.error);
+    let preview = client.preview_rows(pb::PreviewRowsRequest { dataset_id: d.id.clone(), limit: 5 }).await.unwrap().into_inner().table.unwrap();
+    assert_eq!(cell(&preview.rows[0].values[2]), "['x', 'y']", "nested values render as text");
+    assert!(!preview.truncated);
+
+    let dir = tempfile::tempdir().unwrap();
+    let parquet_path = dir.path().join("scores.parquet");
+    duckdb::Connection::open_in_memory()
+        .unwrap()
+        .execute_batch(&format!(
+            "COPY (SELECT range AS id, 'name ' || range AS name, range * 1.5 AS score FROM range(1000)) TO '{}' (FORMAT parquet)",
+            parquet_path.display()
+        ))
+        .unwrap();
+    let parquet = std::fs::read(&parquet_path).unwrap();
+    let d = upload(&mut client, "scores.bin", "", &parquet).await.unwrap();
+    assert_eq!((pb::DatasetFormat::try_from(d.format).unwrap(), status_of(&d), d.row_count), (pb::DatasetFormat::Parquet, pb::DatasetStatus::Ready, 1000));
+    let stats = client.get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id }).await.unwrap().into_inner().statistics.unwrap();
+    let score = stats.columns.iter().find(|c| c.name == "score").unwrap();
+    assert!((score.mean.unwrap() - 749.25).abs() < 1e-9);
+    assert_eq!(stats.columns[0].distinct_count, 1000);
+
+    let all = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
+    assert_eq!(all.len(), 6);
+    assert_eq!(all[0].table_name, "scores", "newest first");
+}
+
+#[tokio::test]
+async fn bad_files_become_error_datasets_with_reasons_and_the_server_keeps_serving() {
+    let mut server = TestServer::start(&["--no-samples"]);
+    let mut client = server.datasets().await;
+    let cases: &[(&str, &str, &[u8], &str)] = &[
+        ("empty.csv", "", b"", "empty"),
+        ("blank.csv", "", b"  \n\n ", "empty"),
+        ("ragged.csv", "", b"a,b,c\n1,2,3\n4,5,6,7\n8,9,10\n", "different numbers of columns"),
+        ("latin1.csv", "csv", b"name,city\nJos\xe9,M\xe1laga\n", "UTF-8"),
+        ("sheet.xlsx", "", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00binary", "binary data"),
+        ("broken.parquet", "", b"PAR1 this is not really parquet PAR1", "not a valid Parquet file"),
+        ("broken.json", "json", b"[{\"a\": 1}, {\"a\": ", "JSON"),
+        ("header_only.csv", "csv", b"a,b,c\n", "no data rows"),
+    ];
+    for (name, format, content, expected) in cases {
+        let d = upload(&mut client, name, format, content).await.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(status_of(&d), pb::DatasetStatus::Error, "{name} should fail: {d:?}");
+        assert!(d.error.contains(expected), "{name}: reason {:?} should mention {expected:?}", d.error);
+        assert!(!d.error.contains(server.data_dir.to_str().unwrap()), "{name}: no server paths in {:?}", d.error);
+        let err = client.preview_rows(pb::PreviewRowsRequest { dataset_id: d.id.clone(), limit: 1 }).await.unwrap_err();
+        assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "NOT_READY"), "{name}");
+        let err = client.get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id.clone() }).await.unwrap_err();
+        assert_eq!(err.code(), Code::FailedPrecondition);
+    }
+    let ragged = client.list_datasets(pb::ListDatasetsRequest { status_filter: pb::DatasetStatus::Error.into() }).await.unwrap();
+    assert_eq!(ragged.into_inner().datasets.len(), cases.len());
+    let ok = upload(&mut client, "fine.csv", "", b"x\n1\n").await.unwrap();
+    assert_eq!(status_of(&ok), pb::DatasetStatus::Ready, "the server keeps working after bad files");
+    assert!(server.is_running());
+    let staged = std::fs::read_dir(server.data_dir.join("staging")).unwrap().count();
+    assert_eq!(staged, 0, "no staged bytes are left behind");
+}
+
+#[tokio::test]
+async fn bad_requests_get_clear_errors_and_leave_nothing_behind() {
+    let server = TestServer::start_with_env(&["--no-samples"], &[("AWARE_LIMITS__MAX_UPLOAD_MB", "1"), ("AWARE_LIMITS__MAX_MESSAGE_MB", "2")]);
+    let mut client = server.datasets().await;
+
+    let err = upload(&mut client, "", "", b"a\n1\n").await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str(), reason(&err).as_str()), (Code::InvalidArgument, "filename", "VALIDATION_ERROR"));
+    let err = upload(&mut client, "x.xlsx", "xlsx", b"a\n1\n").await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "format"));
+    assert!(err.message().contains("csv, tsv, parquet, json or ndjson"), "{}", err.message());
+    let err = upload(&mut client, "evil\u{202E}vsc.csv", "", b"a\n1\n").await.unwrap_err();
+    assert_eq!(bad_field(&err), "filename");
+    let err = client.upload_dataset(tokio_stream::iter(Vec::<pb::UploadDatasetRequest>::new())).await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "filename"));
+
+    let big = vec![b'1'; 1024 * 1024 + 10];
+    let mut csv = b"n\n".to_vec();
+    csv.extend(big.iter().enumerate().map(|(i, b)| if i % 5 == 4 { b'\n' } else { *b }));
+    let err = upload(&mut client, "big.csv", "", &csv).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::ResourceExhausted, "RESOURCE_EXHAUSTED"));
+    assert!(err.message().contains("1 MiB"), "{}", err.message());
+
+    let oversize = upload_messages("huge_message.csv", "", &vec![b'a'; 3 * 1024 * 1024], 3 * 1024 * 1024);
+    let err = client.upload_dataset(tokio_stream::iter(oversize)).await.unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+
+    for (id, code) in [("", Code::InvalidArgument), ("ds_doesnotexist", Code::NotFound), ("ds with spaces", Code::InvalidArgument)] {
+        let e = client.get_dataset(pb::GetDatasetRequest { dataset_id: id.into(), sample_rows: None }).await.unwrap_err();
+        assert_eq!(e.code(), code, "get {id:?}");
+        let e = client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: id.into() }).await.unwrap_err();
+        assert_eq!(e.code(), code, "delete {id:?}");
+        let e = client.preview_rows(pb::PreviewRowsRequest { dataset_id: id.into(), limit: 1 }).await.unwrap_err();
+        assert_eq!(e.code(), code, "preview {id:?}");
+    }
+    let e = client.get_dataset(pb::GetDatasetRequest { dataset_id: "ds_nope".into(), sample_rows: None }).await.unwrap_err();
+    assert_eq!(reason(&e), "NOT_FOUND");
+
+    assert!(client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty(), "refused uploads keep nothing");
+    assert_eq!(std::fs::read_dir(server.data_dir.join("staging")).map(|d| d.count()).unwrap_or(0), 0);
+}
+
+#[tokio::test]
+async fn an_interrupted_upload_leaves_nothing_behind() {
+    let server = TestServer::start(&["--no-samples"]);
+    let mut client = server.datasets().await;
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    let call = tokio::spawn(async move { client.upload_dataset(tokio_stream::wrappers::ReceiverStream::new(rx)).await });
+    tx.send(pb::UploadDatasetRequest { filename: "partial.csv".into(), format: String::new(), chunk: Bytes::from_static(b"a,b\n1,2\n") }).await.unwrap();
+    tx.send(pb::UploadDatasetRequest { chunk: Bytes::from(vec![b'3'; 200_000]), ..Default::default() }).await.unwrap();
+    // Wait until the server has started staging, then cut the connection mid-stream.
+    let staging = server.data_dir.join("staging");
+    for _ in 0..200 {
+        if std::fs::read_dir(&staging).map(|d| d.count()).unwrap_or(0) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    call.abort();
+    drop(tx);
+    let mut client = server.datasets().await;
+    for _ in 0..200 {
+        if std::fs::read_dir(&staging).map(|d| d.count()).unwrap_or(0) == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(std::fs::read_dir(&staging).unwrap().count(), 0, "staged bytes are removed");
+    assert!(client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty());
+}
+
+#[tokio::test]
+async fn browser_chunked_uploads_append_idempotently_and_commit() {
+    let server = TestServer::start(&["--no-samples"]);
+    let mut client = server.datasets().await;
+    let content = b"id,name\n1,alpha\n2,beta\n3,gamma\n";
+    let up = client
+        .create_upload(pb::CreateUploadRequest { filename: "chunks.csv".into(), format: String::new(), size_bytes: content.len() as u64 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(up.upload_id.starts_with("up_"));
+    assert!(up.max_chunk_bytes > 1024 * 1024);
+    let append = |offset: usize, end: usize| pb::AppendUploadRequest {
+        upload_id: up.upload_id.clone(),
+        offset: offset as u64,
+        chunk: Bytes::copy_from_slice(&content[offset..end]),
+    };
+    assert_eq!(client.append_upload(append(0, 10)).await.unwrap().into_inner().received_bytes, 10);
+    assert_eq!(client.append_upload(append(0, 10)).await.unwrap().into_inner().received_bytes, 10, "a retried chunk is harmless");
+    let err = client.append_upload(append(12, 20)).await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "offset"));
+    let err = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() }).await.unwrap_err();
+    assert!(err.message().contains("incomplete"), "{}", err.message());
+    assert_eq!(client.append_upload(append(10, content.len())).await.unwrap().into_inner().received_bytes, content.len() as u64);
+    let d = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() }).await.unwrap().into_inner().dataset.unwrap();
+    assert_eq!((status_of(&d), d.row_count, d.table_name.as_str()), (pb::DatasetStatus::Ready, 3, "chunks"));
+    assert_eq!(d.version_hash, sha256_hex(content));
+    let err = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() }).await.unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "a committed upload is gone");
+    let err = client.create_upload(pb::CreateUploadRequest { filename: "x.csv".into(), format: String::new(), size_bytes: 1 << 40 }).await.unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted);
+}
+
+#[tokio::test]
+async fn api_keys_scope_every_dataset_to_its_owner_and_roles_apply() {
+    let server = TestServer::start(&["--auth", "api-key"]);
+    let alice = add_user(&server.data_dir, "alice", "analyst", &[]);
+    let bob = add_user(&server.data_dir, "bob", "viewer", &[]);
+    let expired = add_user(&server.data_dir, "old", "admin", &["--expires-in-days", "0"]);
+    assert!(alice.starts_with("aw_") && alice.len() == 67);
+    let mut client = server.datasets().await;
+
+    let err = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::Unauthenticated, "UNAUTHENTICATED"));
+    let err = client.list_datasets(authed(pb::ListDatasetsRequest::default(), "aw_forged")).await.unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    let err = client.list_datasets(authed(pb::ListDatasetsRequest::default(), &expired)).await.unwrap_err();
+    assert_eq!(err.code(), Code::Unauthenticated);
+    assert!(err.message().contains("expired"), "{}", err.message());
+
+    let listed = client.list_datasets(authed(pb::ListDatasetsRequest::default(), &alice)).await.unwrap().into_inner();
+    assert!(listed.datasets.is_empty(), "the local user's samples are not alice's");
+
+    let msgs = upload_messages("private.csv", "", b"secret\n42\n", 1024);
+    let mine = client.upload_dataset(authed(tokio_stream::iter(msgs), &alice)).await.unwrap().into_inner().dataset.unwrap();
+    assert_eq!(status_of(&mine), pb::DatasetStatus::Ready);
+
+    let theirs = client.list_datasets(authed(pb::ListDatasetsRequest::default(), &bob)).await.unwrap().into_inner();
+    assert!(theirs.datasets.is_empty(), "bob cannot see alice's dataset");
+    for err in [
+        client.get_dataset(authed(pb::GetDatasetRequest { dataset_id: mine.id.clone(), sample_rows: None }, &bob)).await.unwrap_err(),
+        client.preview_rows(authed(pb::PreviewRowsRequest { dataset_id: mine.id.clone(), limit: 1 }, &bob)).await.unwrap_err(),
+        client.get_dataset_statistics(authed(pb::GetDatasetStatisticsRequest { dataset_id: mine.id.clone() }, &bob)).await.unwrap_err(),
+    ] {
+        assert_eq!(err.code(), Code::NotFound, "another user's dataset looks like no dataset");
+    }
+    let msgs = upload_messages("bob.csv", "", b"a\n1\n", 1024);
+    let err = client.upload_dataset(authed(tokio_stream::iter(msgs), &bob)).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::PermissionDenied, "PERMISSION_DENIED"));
+    let err = client.delete_dataset(authed(pb::DeleteDatasetRequest { dataset_id: mine.id.clone() }, &bob)).await.unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied, "a viewer cannot delete at all");
+
+    let mut req = authed(pb::DeleteDatasetRequest { dataset_id: mine.id.clone() }, &alice);
+    req.metadata_mut().insert("x-aware-source", "web".parse().unwrap());
+    client.delete_dataset(req).await.unwrap();
+
+    let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
+    let users = aware_core::ports::Users::list_users(&store).await.unwrap();
+    let alice_id = users.iter().find(|u| u.name == "alice").unwrap().id.clone();
+    let trail = store.audit_trail(&alice_id).await.unwrap();
+    let actions: Vec<(&str, &str, &str)> = trail.iter().map(|a| (a.action.as_str(), a.source.as_str(), a.outcome.as_str())).collect();
+    assert_eq!(actions, [("dataset.upload", "api", "succeeded"), ("dataset.delete", "web", "succeeded")]);
+    assert_eq!(trail[1].resource_id, mine.id);
+}
+
+#[tokio::test]
+async fn delete_removes_data_and_catalog_and_a_restart_keeps_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_dir = tmp.path().join("data");
+    let mut server = TestServer::start_in(&data_dir, &[], &[]);
+    let mut client = server.datasets().await;
+    let list = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
+    let churn = list.iter().find(|d| d.table_name == "customer_churn").unwrap().clone();
+    let file = data_dir.join("datasets").join("usr_local").join(format!("{}.duckdb", churn.id));
+    assert!(file.exists(), "content lives in {}", file.display());
+
+    let deleted = client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: churn.id.clone() }).await.unwrap().into_inner();
+    assert_eq!(deleted.dataset_id, churn.id);
+    assert!(!file.exists(), "the data file is removed");
+    let err = client.get_dataset(Request::new(pb::GetDatasetRequest { dataset_id: churn.id.clone(), sample_rows: None })).await.unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let err = client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: churn.id.clone() }).await.unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "deleting twice is NOT_FOUND");
+
+    assert!(server.stop(), "SIGTERM stops the server gracefully");
+    let server = TestServer::start_in(&data_dir, &[], &[]);
+    let mut client = server.datasets().await;
+    let after: Vec<String> = client
+        .list_datasets(pb::ListDatasetsRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .datasets
+        .into_iter()
+        .map(|d| d.table_name)
+        .collect();
+    assert_eq!(after, ["support_tickets", "barcelona_apartments"], "no re-seeding, deletion persisted");
+    let store = aware_store::SqliteStore::open(&data_dir.join("aware.db")).await.unwrap();
+    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let sources: Vec<(&str, &str)> = trail.iter().map(|a| (a.action.as_str(), a.source.as_str())).collect();
+    assert_eq!(sources, [("dataset.upload", "system"), ("dataset.upload", "system"), ("dataset.upload", "system"), ("dataset.delete", "api")]);
+}

@@ -1,0 +1,178 @@
+//! Test harness for the end-to-end suites: starts the real `aware-server` binary on port 0 with a
+//! fresh data dir, waits for its "listening" line, and stops it (SIGTERM, then SIGKILL) when
+//! dropped. Every test stops what it started.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
+use tonic::metadata::MetadataValue;
+use tonic::transport::Channel;
+
+/// The server binary: `$AWARE_SERVER_BIN`, or `aware-server` next to the test executable's
+/// `deps/` folder (where `cargo build -p aware-server` puts it).
+pub fn server_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("AWARE_SERVER_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe.parent().and_then(Path::parent).expect("target profile dir");
+    let bin = dir.join("aware-server");
+    assert!(bin.exists(), "{} is missing: run `cargo build -p aware-server` first (scripts/test does)", bin.display());
+    bin
+}
+
+/// A running server.
+pub struct TestServer {
+    child: Option<Child>,
+    pub addr: SocketAddr,
+    pub data_dir: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+    stderr_log: PathBuf,
+}
+
+impl TestServer {
+    /// Starts a server on a fresh data dir.
+    pub fn start(args: &[&str]) -> Self {
+        Self::start_with_env(args, &[])
+    }
+
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let data_dir = tmp.path().join("data");
+        let mut server = Self::start_in(&data_dir, args, env);
+        server._tmp = Some(tmp);
+        server
+    }
+
+    /// Starts a server on an existing (or new) data dir that the caller keeps.
+    pub fn start_in(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        std::fs::create_dir_all(data_dir).expect("data dir");
+        let stderr_log = data_dir.with_extension(format!("stderr.{}.log", std::process::id()));
+        let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
+        let mut cmd = Command::new(server_bin());
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .args(args)
+            .env_remove("AWARE_LISTEN")
+            .env("AWARE_LOG_LEVEL", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn aware-server");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(addr) = line.strip_prefix("aware-server listening on ") {
+                    let _ = tx.send(addr.trim().to_owned());
+                }
+            }
+        });
+        let addr = match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(a) => a.parse().expect("listening address"),
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("server did not start; stderr:\n{}", std::fs::read_to_string(&stderr_log).unwrap_or_default());
+            }
+        };
+        Self { child: Some(child), addr, data_dir: data_dir.to_owned(), _tmp: None, stderr_log }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(self.url()).expect("url").connect().await.expect("connect")
+    }
+
+    pub async fn datasets(&self) -> DatasetsServiceClient<Channel> {
+        DatasetsServiceClient::new(self.channel().await).max_decoding_message_size(64 << 20)
+    }
+
+    /// The server's stderr so far (its logs).
+    pub fn logs(&self) -> String {
+        std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
+    }
+
+    /// Whether the process is still running.
+    pub fn is_running(&mut self) -> bool {
+        self.child.as_mut().is_some_and(|c| matches!(c.try_wait(), Ok(None)))
+    }
+
+    /// SIGTERM, then waits for a graceful exit (SIGKILL after 20 s). Returns the exit success.
+    pub fn stop(&mut self) -> bool {
+        let Some(mut child) = self.child.take() else { return true };
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => return status.success(),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                _ => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_file(&self.stderr_log);
+    }
+}
+
+/// Runs `aware-server users add` and returns the printed token (the last word of its output).
+pub fn add_user(data_dir: &Path, name: &str, role: &str, extra: &[&str]) -> String {
+    let out = Command::new(server_bin())
+        .args(["users", "add", "--data-dir"])
+        .arg(data_dir)
+        .args(["--name", name, "--role", role])
+        .args(extra)
+        .output()
+        .expect("run users add");
+    assert!(out.status.success(), "users add failed: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).expect("utf-8 output");
+    stdout.split_whitespace().last().expect("a token").to_owned()
+}
+
+/// Wraps a message in a request carrying a bearer token (and optionally a source header).
+pub fn authed<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut req = tonic::Request::new(message);
+    let value: MetadataValue<_> = format!("Bearer {token}").parse().expect("header value");
+    req.metadata_mut().insert("authorization", value);
+    req
+}
+
+/// The `ErrorInfo.reason` of a failed call.
+pub fn reason(status: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    status.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
+}
+
+/// The field named by a failed call's `BadRequest` detail.
+pub fn bad_field(status: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .bad_request()
+        .and_then(|b| b.field_violations.first().map(|v| v.field.clone()))
+        .unwrap_or_default()
+}
