@@ -32,7 +32,7 @@ fn generate_csv(rows: usize) -> Vec<u8> {
             ((x >> 40) % 30) as f64 / 100.0,
             1 + (x >> 44) % 12,
             1 + (x >> 48) % 28,
-            (x >> 56) % 3 == 0
+            (x >> 56).is_multiple_of(3)
         );
     }
     out.into_bytes()
@@ -44,7 +44,8 @@ fn duckdb_baseline(path: &std::path::Path, threads: u32) -> (f64, i64) {
     let conn = duckdb::Connection::open(&db).expect("duckdb");
     conn.execute_batch(&format!("SET threads = {threads}")).expect("threads");
     let started = Instant::now();
-    conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM read_csv('{}')", path.display())).expect("read_csv");
+    conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM read_csv('{}')", path.display()))
+        .expect("read_csv");
     conn.execute_batch("CHECKPOINT").expect("checkpoint");
     let secs = started.elapsed().as_secs_f64();
     let n: i64 = conn.query_row("SELECT count(*) FROM data", [], |r| r.get(0)).expect("count");
@@ -92,8 +93,16 @@ async fn main() -> anyhow::Result<()> {
         assert_eq!(types, ["BIGINT", "VARCHAR", "VARCHAR", "BIGINT", "DOUBLE", "DOUBLE", "DATE", "BOOLEAN"]);
     }
     let aware_best = aware.iter().copied().fold(f64::INFINITY, f64::min);
-    println!("duckdb read_csv in-process (CREATE TABLE AS, 2 threads, best of 3): {:.3} s   runs: {:?}", duck_best, duck.iter().map(|d| format!("{:.3}", d.0)).collect::<Vec<_>>());
-    println!("aware UploadDataset end to end (1 MiB chunks, best of 3):          {:.3} s   runs: {:?}", aware_best, aware.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>());
+    println!(
+        "duckdb read_csv in-process (CREATE TABLE AS, 2 threads, best of 3): {:.3} s   runs: {:?}",
+        duck_best,
+        duck.iter().map(|d| format!("{:.3}", d.0)).collect::<Vec<_>>()
+    );
+    println!(
+        "aware UploadDataset end to end (1 MiB chunks, best of 3):          {:.3} s   runs: {:?}",
+        aware_best,
+        aware.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>()
+    );
     println!("ratio aware / duckdb: {:.2}x (target <= 2.0x)", aware_best / duck_best);
     println!("row count, column types and version hash: verified");
     Ok(())

@@ -1,5 +1,7 @@
 //! End to end: the real server binary, every DatasetsService RPC, good and bad inputs.
 
+#![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
+
 use aware_e2e::{TestServer, add_user, authed, bad_field, reason};
 use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
@@ -64,7 +66,10 @@ async fn a_fresh_server_shows_samples_previews_and_profiles_them() {
 
     let list = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
     let by_table: BTreeMap<_, _> = list.iter().map(|d| (d.table_name.as_str(), d)).collect();
-    assert_eq!(by_table.keys().copied().collect::<Vec<_>>(), ["barcelona_apartments", "customer_churn", "support_tickets"]);
+    assert_eq!(
+        by_table.keys().copied().collect::<Vec<_>>(),
+        ["barcelona_apartments", "customer_churn", "support_tickets"]
+    );
     for d in &list {
         assert_eq!(status_of(d), pb::DatasetStatus::Ready, "{d:?}");
         assert_eq!(d.version_hash.len(), 64);
@@ -118,9 +123,11 @@ async fn a_fresh_server_shows_samples_previews_and_profiles_them() {
     assert!(preview.truncated);
     assert_eq!(preview.columns.len(), 9);
     assert_eq!(cell(&preview.rows[0].values[5]), rows[0][5], "first row's price as in the file");
-    let fifty = client.preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 50 }).await.unwrap();
+    let fifty =
+        client.preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 50 }).await.unwrap();
     assert_eq!(fifty.into_inner().table.unwrap().rows.len(), 50);
-    let err = client.preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 51 }).await.unwrap_err();
+    let err =
+        client.preview_rows(pb::PreviewRowsRequest { dataset_id: apartments.id.clone(), limit: 51 }).await.unwrap_err();
     assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "limit"));
 
     let detail = client
@@ -131,10 +138,8 @@ async fn a_fresh_server_shows_samples_previews_and_profiles_them() {
     assert_eq!(detail.dataset.unwrap().id, apartments.id);
     assert_eq!(detail.sample.unwrap().rows.len(), 5);
 
-    let only_ready = client
-        .list_datasets(pb::ListDatasetsRequest { status_filter: pb::DatasetStatus::Error.into() })
-        .await
-        .unwrap();
+    let only_ready =
+        client.list_datasets(pb::ListDatasetsRequest { status_filter: pb::DatasetStatus::Error.into() }).await.unwrap();
     assert!(only_ready.into_inner().datasets.is_empty());
     let err = client.list_datasets(pb::ListDatasetsRequest { status_filter: 42 }).await.unwrap_err();
     assert_eq!(bad_field(&err), "status_filter");
@@ -149,7 +154,10 @@ async fn uploads_ingest_every_format_with_types_counts_and_hashes() {
     let csv = b"city,visits,score,day\nBarcelona,3,4.5,2024-03-01\nGirona,,3.25,2024-03-02\n\"Sant Cugat, del Valles\",7,1e3,2024-03-03\n";
     let d = upload(&mut client, "My Cities (v2).csv", "", csv).await.unwrap();
     assert_eq!(status_of(&d), pb::DatasetStatus::Ready, "{}", d.error);
-    assert_eq!((d.table_name.as_str(), d.row_count, d.column_count, d.size_bytes), ("my_cities_v2", 3, 4, csv.len() as u64));
+    assert_eq!(
+        (d.table_name.as_str(), d.row_count, d.column_count, d.size_bytes),
+        ("my_cities_v2", 3, 4, csv.len() as u64)
+    );
     assert_eq!(d.version_hash, sha256_hex(csv));
     assert_eq!(
         columns(&d),
@@ -166,16 +174,29 @@ async fn uploads_ingest_every_format_with_types_counts_and_hashes() {
 
     let tsv = b"id\tlabel\n1\talpha\n2\tbeta\n";
     let d = upload(&mut client, "labels.txt", "", tsv).await.unwrap();
-    assert_eq!((pb::DatasetFormat::try_from(d.format).unwrap(), d.row_count), (pb::DatasetFormat::Tsv, 2), "sniffed as TSV");
+    assert_eq!(
+        (pb::DatasetFormat::try_from(d.format).unwrap(), d.row_count),
+        (pb::DatasetFormat::Tsv, 2),
+        "sniffed as TSV"
+    );
 
     let ndjson = b"{\"user\":\"ana\",\"n\":1}\n{\"user\":\"bo\",\"n\":2}\n{\"user\":\"cy\",\"n\":3}\n";
     let d = upload(&mut client, "events.jsonl", "", ndjson).await.unwrap();
-    assert_eq!((pb::DatasetFormat::try_from(d.format).unwrap(), d.row_count, d.column_count), (pb::DatasetFormat::Ndjson, 3, 2));
+    assert_eq!(
+        (pb::DatasetFormat::try_from(d.format).unwrap(), d.row_count, d.column_count),
+        (pb::DatasetFormat::Ndjson, 3, 2)
+    );
 
     let json = br#"[{"sku":"A1","price":9.5,"tags":["x","y"]},{"sku":"B2","price":12,"tags":[]}]"#;
     let d = upload(&mut client, "products.json", "json", json).await.unwrap();
     assert_eq!((status_of(&d), d.row_count), (pb::DatasetStatus::Ready, 2), "{}", d.error);
-    let preview = client.preview_rows(pb::PreviewRowsRequest { dataset_id: d.id.clone(), limit: 5 }).await.unwrap().into_inner().table.unwrap();
+    let preview = client
+        .preview_rows(pb::PreviewRowsRequest { dataset_id: d.id.clone(), limit: 5 })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
     assert_eq!(cell(&preview.rows[0].values[2]), "['x', 'y']", "nested values render as text");
     assert!(!preview.truncated);
 
@@ -190,8 +211,17 @@ async fn uploads_ingest_every_format_with_types_counts_and_hashes() {
         .unwrap();
     let parquet = std::fs::read(&parquet_path).unwrap();
     let d = upload(&mut client, "scores.bin", "", &parquet).await.unwrap();
-    assert_eq!((pb::DatasetFormat::try_from(d.format).unwrap(), status_of(&d), d.row_count), (pb::DatasetFormat::Parquet, pb::DatasetStatus::Ready, 1000));
-    let stats = client.get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id }).await.unwrap().into_inner().statistics.unwrap();
+    assert_eq!(
+        (pb::DatasetFormat::try_from(d.format).unwrap(), status_of(&d), d.row_count),
+        (pb::DatasetFormat::Parquet, pb::DatasetStatus::Ready, 1000)
+    );
+    let stats = client
+        .get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id })
+        .await
+        .unwrap()
+        .into_inner()
+        .statistics
+        .unwrap();
     let score = stats.columns.iter().find(|c| c.name == "score").unwrap();
     assert!((score.mean.unwrap() - 749.25).abs() < 1e-9);
     assert_eq!(stats.columns[0].distinct_count, 1000);
@@ -222,10 +252,14 @@ async fn bad_files_become_error_datasets_with_reasons_and_the_server_keeps_servi
         assert!(!d.error.contains(server.data_dir.to_str().unwrap()), "{name}: no server paths in {:?}", d.error);
         let err = client.preview_rows(pb::PreviewRowsRequest { dataset_id: d.id.clone(), limit: 1 }).await.unwrap_err();
         assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "NOT_READY"), "{name}");
-        let err = client.get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id.clone() }).await.unwrap_err();
+        let err = client
+            .get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id.clone() })
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), Code::FailedPrecondition);
     }
-    let ragged = client.list_datasets(pb::ListDatasetsRequest { status_filter: pb::DatasetStatus::Error.into() }).await.unwrap();
+    let ragged =
+        client.list_datasets(pb::ListDatasetsRequest { status_filter: pb::DatasetStatus::Error.into() }).await.unwrap();
     assert_eq!(ragged.into_inner().datasets.len(), cases.len());
     let ok = upload(&mut client, "fine.csv", "", b"x\n1\n").await.unwrap();
     assert_eq!(status_of(&ok), pb::DatasetStatus::Ready, "the server keeps working after bad files");
@@ -236,11 +270,17 @@ async fn bad_files_become_error_datasets_with_reasons_and_the_server_keeps_servi
 
 #[tokio::test]
 async fn bad_requests_get_clear_errors_and_leave_nothing_behind() {
-    let server = TestServer::start_with_env(&["--no-samples"], &[("AWARE_LIMITS__MAX_UPLOAD_MB", "1"), ("AWARE_LIMITS__MAX_MESSAGE_MB", "2")]);
+    let server = TestServer::start_with_env(
+        &["--no-samples"],
+        &[("AWARE_LIMITS__MAX_UPLOAD_MB", "1"), ("AWARE_LIMITS__MAX_MESSAGE_MB", "2")],
+    );
     let mut client = server.datasets().await;
 
     let err = upload(&mut client, "", "", b"a\n1\n").await.unwrap_err();
-    assert_eq!((err.code(), bad_field(&err).as_str(), reason(&err).as_str()), (Code::InvalidArgument, "filename", "VALIDATION_ERROR"));
+    assert_eq!(
+        (err.code(), bad_field(&err).as_str(), reason(&err).as_str()),
+        (Code::InvalidArgument, "filename", "VALIDATION_ERROR")
+    );
     let err = upload(&mut client, "x.xlsx", "xlsx", b"a\n1\n").await.unwrap_err();
     assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "format"));
     assert!(err.message().contains("csv, tsv, parquet, json or ndjson"), "{}", err.message());
@@ -260,18 +300,27 @@ async fn bad_requests_get_clear_errors_and_leave_nothing_behind() {
     let err = client.upload_dataset(tokio_stream::iter(oversize)).await.unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
 
-    for (id, code) in [("", Code::InvalidArgument), ("ds_doesnotexist", Code::NotFound), ("ds with spaces", Code::InvalidArgument)] {
-        let e = client.get_dataset(pb::GetDatasetRequest { dataset_id: id.into(), sample_rows: None }).await.unwrap_err();
+    for (id, code) in
+        [("", Code::InvalidArgument), ("ds_doesnotexist", Code::NotFound), ("ds with spaces", Code::InvalidArgument)]
+    {
+        let e =
+            client.get_dataset(pb::GetDatasetRequest { dataset_id: id.into(), sample_rows: None }).await.unwrap_err();
         assert_eq!(e.code(), code, "get {id:?}");
         let e = client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: id.into() }).await.unwrap_err();
         assert_eq!(e.code(), code, "delete {id:?}");
         let e = client.preview_rows(pb::PreviewRowsRequest { dataset_id: id.into(), limit: 1 }).await.unwrap_err();
         assert_eq!(e.code(), code, "preview {id:?}");
     }
-    let e = client.get_dataset(pb::GetDatasetRequest { dataset_id: "ds_nope".into(), sample_rows: None }).await.unwrap_err();
+    let e = client
+        .get_dataset(pb::GetDatasetRequest { dataset_id: "ds_nope".into(), sample_rows: None })
+        .await
+        .unwrap_err();
     assert_eq!(reason(&e), "NOT_FOUND");
 
-    assert!(client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty(), "refused uploads keep nothing");
+    assert!(
+        client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty(),
+        "refused uploads keep nothing"
+    );
     assert_eq!(std::fs::read_dir(server.data_dir.join("staging")).map(|d| d.count()).unwrap_or(0), 0);
 }
 
@@ -280,8 +329,15 @@ async fn an_interrupted_upload_leaves_nothing_behind() {
     let server = TestServer::start(&["--no-samples"]);
     let mut client = server.datasets().await;
     let (tx, rx) = tokio::sync::mpsc::channel(4);
-    let call = tokio::spawn(async move { client.upload_dataset(tokio_stream::wrappers::ReceiverStream::new(rx)).await });
-    tx.send(pb::UploadDatasetRequest { filename: "partial.csv".into(), format: String::new(), chunk: Bytes::from_static(b"a,b\n1,2\n") }).await.unwrap();
+    let call =
+        tokio::spawn(async move { client.upload_dataset(tokio_stream::wrappers::ReceiverStream::new(rx)).await });
+    tx.send(pb::UploadDatasetRequest {
+        filename: "partial.csv".into(),
+        format: String::new(),
+        chunk: Bytes::from_static(b"a,b\n1,2\n"),
+    })
+    .await
+    .unwrap();
     tx.send(pb::UploadDatasetRequest { chunk: Bytes::from(vec![b'3'; 200_000]), ..Default::default() }).await.unwrap();
     // Wait until the server has started staging, then cut the connection mid-stream.
     let staging = server.data_dir.join("staging");
@@ -291,8 +347,9 @@ async fn an_interrupted_upload_leaves_nothing_behind() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    // Abort the call while the request stream is still open (never half-closed): the server sees
+    // the stream reset, not a finished upload.
     call.abort();
-    drop(tx);
     let mut client = server.datasets().await;
     for _ in 0..200 {
         if std::fs::read_dir(&staging).map(|d| d.count()).unwrap_or(0) == 0 {
@@ -302,6 +359,7 @@ async fn an_interrupted_upload_leaves_nothing_behind() {
     }
     assert_eq!(std::fs::read_dir(&staging).unwrap().count(), 0, "staged bytes are removed");
     assert!(client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty());
+    drop(tx);
 }
 
 #[tokio::test]
@@ -310,7 +368,11 @@ async fn browser_chunked_uploads_append_idempotently_and_commit() {
     let mut client = server.datasets().await;
     let content = b"id,name\n1,alpha\n2,beta\n3,gamma\n";
     let up = client
-        .create_upload(pb::CreateUploadRequest { filename: "chunks.csv".into(), format: String::new(), size_bytes: content.len() as u64 })
+        .create_upload(pb::CreateUploadRequest {
+            filename: "chunks.csv".into(),
+            format: String::new(),
+            size_bytes: content.len() as u64,
+        })
         .await
         .unwrap()
         .into_inner();
@@ -322,18 +384,34 @@ async fn browser_chunked_uploads_append_idempotently_and_commit() {
         chunk: Bytes::copy_from_slice(&content[offset..end]),
     };
     assert_eq!(client.append_upload(append(0, 10)).await.unwrap().into_inner().received_bytes, 10);
-    assert_eq!(client.append_upload(append(0, 10)).await.unwrap().into_inner().received_bytes, 10, "a retried chunk is harmless");
+    assert_eq!(
+        client.append_upload(append(0, 10)).await.unwrap().into_inner().received_bytes,
+        10,
+        "a retried chunk is harmless"
+    );
     let err = client.append_upload(append(12, 20)).await.unwrap_err();
     assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "offset"));
     let err = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() }).await.unwrap_err();
     assert!(err.message().contains("incomplete"), "{}", err.message());
-    assert_eq!(client.append_upload(append(10, content.len())).await.unwrap().into_inner().received_bytes, content.len() as u64);
-    let d = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() }).await.unwrap().into_inner().dataset.unwrap();
+    assert_eq!(
+        client.append_upload(append(10, content.len())).await.unwrap().into_inner().received_bytes,
+        content.len() as u64
+    );
+    let d = client
+        .commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .dataset
+        .unwrap();
     assert_eq!((status_of(&d), d.row_count, d.table_name.as_str()), (pb::DatasetStatus::Ready, 3, "chunks"));
     assert_eq!(d.version_hash, sha256_hex(content));
     let err = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id.clone() }).await.unwrap_err();
     assert_eq!(err.code(), Code::NotFound, "a committed upload is gone");
-    let err = client.create_upload(pb::CreateUploadRequest { filename: "x.csv".into(), format: String::new(), size_bytes: 1 << 40 }).await.unwrap_err();
+    let err = client
+        .create_upload(pb::CreateUploadRequest { filename: "x.csv".into(), format: String::new(), size_bytes: 1 << 40 })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted);
 }
 
@@ -358,22 +436,35 @@ async fn api_keys_scope_every_dataset_to_its_owner_and_roles_apply() {
     assert!(listed.datasets.is_empty(), "the local user's samples are not alice's");
 
     let msgs = upload_messages("private.csv", "", b"secret\n42\n", 1024);
-    let mine = client.upload_dataset(authed(tokio_stream::iter(msgs), &alice)).await.unwrap().into_inner().dataset.unwrap();
+    let mine =
+        client.upload_dataset(authed(tokio_stream::iter(msgs), &alice)).await.unwrap().into_inner().dataset.unwrap();
     assert_eq!(status_of(&mine), pb::DatasetStatus::Ready);
 
     let theirs = client.list_datasets(authed(pb::ListDatasetsRequest::default(), &bob)).await.unwrap().into_inner();
     assert!(theirs.datasets.is_empty(), "bob cannot see alice's dataset");
     for err in [
-        client.get_dataset(authed(pb::GetDatasetRequest { dataset_id: mine.id.clone(), sample_rows: None }, &bob)).await.unwrap_err(),
-        client.preview_rows(authed(pb::PreviewRowsRequest { dataset_id: mine.id.clone(), limit: 1 }, &bob)).await.unwrap_err(),
-        client.get_dataset_statistics(authed(pb::GetDatasetStatisticsRequest { dataset_id: mine.id.clone() }, &bob)).await.unwrap_err(),
+        client
+            .get_dataset(authed(pb::GetDatasetRequest { dataset_id: mine.id.clone(), sample_rows: None }, &bob))
+            .await
+            .unwrap_err(),
+        client
+            .preview_rows(authed(pb::PreviewRowsRequest { dataset_id: mine.id.clone(), limit: 1 }, &bob))
+            .await
+            .unwrap_err(),
+        client
+            .get_dataset_statistics(authed(pb::GetDatasetStatisticsRequest { dataset_id: mine.id.clone() }, &bob))
+            .await
+            .unwrap_err(),
     ] {
         assert_eq!(err.code(), Code::NotFound, "another user's dataset looks like no dataset");
     }
     let msgs = upload_messages("bob.csv", "", b"a\n1\n", 1024);
     let err = client.upload_dataset(authed(tokio_stream::iter(msgs), &bob)).await.unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::PermissionDenied, "PERMISSION_DENIED"));
-    let err = client.delete_dataset(authed(pb::DeleteDatasetRequest { dataset_id: mine.id.clone() }, &bob)).await.unwrap_err();
+    let err = client
+        .delete_dataset(authed(pb::DeleteDatasetRequest { dataset_id: mine.id.clone() }, &bob))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied, "a viewer cannot delete at all");
 
     let mut req = authed(pb::DeleteDatasetRequest { dataset_id: mine.id.clone() }, &alice);
@@ -384,7 +475,8 @@ async fn api_keys_scope_every_dataset_to_its_owner_and_roles_apply() {
     let users = aware_core::ports::Users::list_users(&store).await.unwrap();
     let alice_id = users.iter().find(|u| u.name == "alice").unwrap().id.clone();
     let trail = store.audit_trail(&alice_id).await.unwrap();
-    let actions: Vec<(&str, &str, &str)> = trail.iter().map(|a| (a.action.as_str(), a.source.as_str(), a.outcome.as_str())).collect();
+    let actions: Vec<(&str, &str, &str)> =
+        trail.iter().map(|a| (a.action.as_str(), a.source.as_str(), a.outcome.as_str())).collect();
     assert_eq!(actions, [("dataset.upload", "api", "succeeded"), ("dataset.delete", "web", "succeeded")]);
     assert_eq!(trail[1].resource_id, mine.id);
 }
@@ -400,14 +492,19 @@ async fn delete_removes_data_and_catalog_and_a_restart_keeps_the_rest() {
     let file = data_dir.join("datasets").join("usr_local").join(format!("{}.duckdb", churn.id));
     assert!(file.exists(), "content lives in {}", file.display());
 
-    let deleted = client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: churn.id.clone() }).await.unwrap().into_inner();
+    let deleted =
+        client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: churn.id.clone() }).await.unwrap().into_inner();
     assert_eq!(deleted.dataset_id, churn.id);
     assert!(!file.exists(), "the data file is removed");
-    let err = client.get_dataset(Request::new(pb::GetDatasetRequest { dataset_id: churn.id.clone(), sample_rows: None })).await.unwrap_err();
+    let err = client
+        .get_dataset(Request::new(pb::GetDatasetRequest { dataset_id: churn.id.clone(), sample_rows: None }))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
     let err = client.delete_dataset(pb::DeleteDatasetRequest { dataset_id: churn.id.clone() }).await.unwrap_err();
     assert_eq!(err.code(), Code::NotFound, "deleting twice is NOT_FOUND");
 
+    drop(client);
     assert!(server.stop(), "SIGTERM stops the server gracefully");
     let server = TestServer::start_in(&data_dir, &[], &[]);
     let mut client = server.datasets().await;
@@ -424,5 +521,58 @@ async fn delete_removes_data_and_catalog_and_a_restart_keeps_the_rest() {
     let store = aware_store::SqliteStore::open(&data_dir.join("aware.db")).await.unwrap();
     let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
     let sources: Vec<(&str, &str)> = trail.iter().map(|a| (a.action.as_str(), a.source.as_str())).collect();
-    assert_eq!(sources, [("dataset.upload", "system"), ("dataset.upload", "system"), ("dataset.upload", "system"), ("dataset.delete", "api")]);
+    assert_eq!(
+        sources,
+        [
+            ("dataset.upload", "system"),
+            ("dataset.upload", "system"),
+            ("dataset.upload", "system"),
+            ("dataset.delete", "api")
+        ]
+    );
+}
+
+/// One raw HTTP/1.1 exchange (the connection closes after it).
+fn http1(addr: std::net::SocketAddr, request: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    stream.write_all(request).unwrap();
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    response
+}
+
+#[test]
+fn browsers_reach_the_api_over_grpc_web_from_allowed_origins_only() {
+    let server = TestServer::start(&[]);
+    let host = server.addr;
+    let preflight = |origin: &str| {
+        let req = format!(
+            "OPTIONS /aware.v1.DatasetsService/ListDatasets HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n\
+             Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type,x-grpc-web,authorization\r\n\
+             Connection: close\r\n\r\n"
+        );
+        String::from_utf8_lossy(&http1(host, req.as_bytes())).to_ascii_lowercase()
+    };
+    let allowed = preflight("http://localhost:5173");
+    assert!(allowed.starts_with("http/1.1 200"), "{allowed}");
+    assert!(allowed.contains("access-control-allow-origin: http://localhost:5173"), "{allowed}");
+    assert!(allowed.contains("authorization"), "the bearer header may be sent: {allowed}");
+    let refused = preflight("http://evil.example");
+    assert!(!refused.contains("access-control-allow-origin"), "other sites may not call a local server: {refused}");
+
+    // A grpc-web call: one length-prefixed frame holding an empty ListDatasetsRequest.
+    let mut req = format!(
+        "POST /aware.v1.DatasetsService/ListDatasets HTTP/1.1\r\nHost: {host}\r\nOrigin: http://localhost:5173\r\n\
+         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+    )
+    .into_bytes();
+    req.extend_from_slice(&[0, 0, 0, 0, 0]);
+    let response = http1(host, &req);
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.to_ascii_lowercase().contains("access-control-expose-headers"), "{text}");
+    assert!(text.contains("barcelona_apartments"), "the datasets arrive in the body");
+    assert!(text.contains("grpc-status:0"), "the status arrives as a grpc-web trailer frame: {text}");
 }

@@ -2,6 +2,8 @@
 //! through server reflection only — no .proto files — as an operator would. It also runs the
 //! README's grpcurl examples verbatim, so the docs stay true.
 
+#![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
+
 use aware_e2e::{TestServer, add_user};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -56,7 +58,8 @@ impl Grpcurl {
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{method}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{method}: not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
     }
 
     /// Calls a method that must fail; returns grpcurl's exit code and stderr.
@@ -114,7 +117,8 @@ fn grpcurl_discovers_and_drives_every_dataset_rpc_through_reflection() {
     assert_eq!((caps["protocolVersion"].as_u64(), caps["role"].as_str()), (Some(1), Some("admin")));
 
     let listed = g.call("aware.v1.DatasetsService/ListDatasets", "{}");
-    let tables: Vec<&str> = listed["datasets"].as_array().unwrap().iter().map(|d| d["tableName"].as_str().unwrap()).collect();
+    let tables: Vec<&str> =
+        listed["datasets"].as_array().unwrap().iter().map(|d| d["tableName"].as_str().unwrap()).collect();
     assert_eq!(tables, ["support_tickets", "customer_churn", "barcelona_apartments"]);
 
     // A client-streaming upload from a file of JSON messages: filename first, then chunks.
@@ -143,11 +147,17 @@ fn grpcurl_discovers_and_drives_every_dataset_rpc_through_reflection() {
 
     let up = g.call("aware.v1.DatasetsService/CreateUpload", r#"{"filename":"b.csv"}"#);
     let upload_id = up["uploadId"].as_str().unwrap();
-    g.call("aware.v1.DatasetsService/AppendUpload", &format!(r#"{{"upload_id":"{upload_id}","offset":0,"chunk":"{}"}}"#, b64(b"k\n1\n")));
+    g.call(
+        "aware.v1.DatasetsService/AppendUpload",
+        &format!(r#"{{"upload_id":"{upload_id}","offset":0,"chunk":"{}"}}"#, b64(b"k\n1\n")),
+    );
     let committed = g.call("aware.v1.DatasetsService/CommitUpload", &format!(r#"{{"upload_id":"{upload_id}"}}"#));
     assert_eq!(committed["dataset"]["status"], "DATASET_STATUS_READY");
 
-    assert_eq!(g.call("aware.v1.DatasetsService/DeleteDataset", &format!(r#"{{"dataset_id":"{id}"}}"#))["datasetId"], id.as_str());
+    assert_eq!(
+        g.call("aware.v1.DatasetsService/DeleteDataset", &format!(r#"{{"dataset_id":"{id}"}}"#))["datasetId"],
+        id.as_str()
+    );
 
     // Bad input: clear errors with grpcurl's exit code 64 + the gRPC code.
     let (code, stderr) = g.fail("aware.v1.DatasetsService/GetDataset", &format!(r#"{{"dataset_id":"{id}"}}"#));
@@ -157,7 +167,16 @@ fn grpcurl_discovers_and_drives_every_dataset_rpc_through_reflection() {
     assert_eq!(code, 64 + 3, "InvalidArgument: {stderr}");
     let (code, _) = g.fail("aware.v1.DatasetsService/GetDataset", r#"{"no_such_field":1}"#);
     assert_ne!(code, 0, "grpcurl refuses unknown fields before sending");
-    let (code, stderr) = g.fail("aware.v1.QueryService/ExecuteSql", r#"{"sql":"SELECT 1"}"#);
+    let answer = g.call("aware.v1.QueryService/ExecuteSql", r#"{"sql":"SELECT count(*) AS n FROM customer_churn"}"#);
+    assert_eq!(answer["table"]["rows"][0]["values"][0]["intValue"], "500");
+    let run =
+        g.call("aware.v1.RunsService/GetRun", &format!(r#"{{"run_id":"{}"}}"#, answer["runId"].as_str().unwrap()));
+    assert_eq!(run["run"]["status"], "RUN_STATUS_SUCCEEDED");
+    let (code, stderr) =
+        g.fail("aware.v1.QueryService/ExecuteSql", r#"{"sql":"SELECT * FROM read_csv('/etc/passwd')"}"#);
+    assert_eq!(code, 64 + 3, "InvalidArgument: {stderr}");
+    assert!(stderr.contains("`read_csv` is not allowed"), "{stderr}");
+    let (code, stderr) = g.fail("aware.v1.FilesService/ListRoots", "{}");
     assert_eq!(code, 64 + 12, "Unimplemented: {stderr}");
     let (code, stderr) = g.fail("aware.v1.DatasetsService/SearchDatasets", r#"{"query":"login"}"#);
     assert_eq!(code, 64 + 12, "{stderr}");

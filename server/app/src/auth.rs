@@ -85,7 +85,8 @@ impl Authenticator {
                     .await?
                     .filter(|g| !g.revoked)
                     .ok_or_else(|| Error::unauthenticated("unknown or revoked API key"))?;
-                let entry = Cached { principal: grant.principal, expires_at: grant.expires_at, fetched: Instant::now() };
+                let entry =
+                    Cached { principal: grant.principal, expires_at: grant.expires_at, fetched: Instant::now() };
                 let mut cache = self.cache.lock().expect("auth cache poisoned");
                 cache.retain(|_, c| c.fetched.elapsed() < CACHE_TTL);
                 cache.insert(hash, entry.clone());

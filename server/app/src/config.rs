@@ -76,6 +76,40 @@ impl Default for Ingest {
     }
 }
 
+/// The SQL sandbox.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Sandbox {
+    /// Queries running at once (each in its own worker process).
+    pub workers: usize,
+    /// Worker processes kept started and waiting.
+    pub warm_workers: usize,
+    /// Milliseconds before a query is interrupted (and its worker killed shortly after).
+    pub timeout_ms: u64,
+    /// DuckDB memory limit per query, in MiB (the worker's address space is capped too).
+    pub memory_mb: u64,
+    /// DuckDB threads per query.
+    pub threads: u32,
+    /// Most rows a query returns.
+    pub max_rows: u32,
+    /// Most bytes of cell data a query returns, in MiB.
+    pub max_result_mb: u64,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self {
+            workers: 4,
+            warm_workers: 2,
+            timeout_ms: 5_000,
+            memory_mb: 256,
+            threads: 2,
+            max_rows: 10_000,
+            max_result_mb: 32,
+        }
+    }
+}
+
 /// The server's configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -97,8 +131,11 @@ pub struct Config {
     pub cors_origins: Vec<String>,
     /// Seed three sample datasets for the local user when the data dir is new.
     pub seed_samples: bool,
+    /// Seconds open connections get to finish after SIGTERM/Ctrl-C.
+    pub shutdown_grace_secs: u64,
     pub limits: Limits,
     pub ingest: Ingest,
+    pub sandbox: Sandbox,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
 }
@@ -114,8 +151,10 @@ impl Default for Config {
             log_level: "info".to_owned(),
             cors_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
             seed_samples: true,
+            shutdown_grace_secs: 10,
             limits: Limits::default(),
             ingest: Ingest::default(),
+            sandbox: Sandbox::default(),
             worker_exe: None,
         }
     }
@@ -170,6 +209,14 @@ impl Config {
         anyhow::ensure!((1..=64).contains(&self.ingest.threads), "ingest.threads must be 1 to 64");
         anyhow::ensure!(self.ingest.timeout_secs >= 1, "ingest.timeout_secs must be at least 1");
         anyhow::ensure!(self.ingest.concurrency >= 1, "ingest.concurrency must be at least 1");
+        let sb = &self.sandbox;
+        anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
+        anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");
+        anyhow::ensure!((100..=600_000).contains(&sb.timeout_ms), "sandbox.timeout_ms must be 100 to 600000");
+        anyhow::ensure!(sb.memory_mb >= 64, "sandbox.memory_mb must be at least 64");
+        anyhow::ensure!((1..=64).contains(&sb.threads), "sandbox.threads must be 1 to 64");
+        anyhow::ensure!((1..=1_000_000).contains(&sb.max_rows), "sandbox.max_rows must be 1 to 1000000");
+        anyhow::ensure!(sb.max_result_mb >= 1, "sandbox.max_result_mb must be at least 1");
         tracing_subscriber::EnvFilter::try_new(&self.log_level)
             .map_err(|e| anyhow::anyhow!("log_level {:?} is not a valid filter: {e}", self.log_level))?;
         Ok(())
@@ -195,9 +242,13 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::result_large_err)] // figment::Jail's own error type
     fn layers_apply_in_order_and_bad_values_are_refused() {
         figment::Jail::expect_with(|jail| {
-            jail.create_file("aware.toml", "listen = \"127.0.0.1:7000\"\nauth = \"api-key\"\n[limits]\nmax_upload_mb = 64\n")?;
+            jail.create_file(
+                "aware.toml",
+                "listen = \"127.0.0.1:7000\"\nauth = \"api-key\"\n[limits]\nmax_upload_mb = 64\n",
+            )?;
             jail.set_env("AWARE_LISTEN", "127.0.0.1:7001");
             jail.set_env("AWARE_INGEST__THREADS", "3");
             let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;

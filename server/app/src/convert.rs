@@ -2,6 +2,8 @@
 //! code never sees prost types; this is the boundary.
 
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
+use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem};
+use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, Result};
 use aware_proto::v1 as pb;
@@ -76,7 +78,7 @@ pub fn value(v: &Value) -> pb::Value {
         Value::Date(d) => Kind::DateValue(*d),
         Value::Timestamp(us) => Kind::TimestampValue(micros_timestamp(*us)),
         Value::Time(us) => Kind::TimeValue(*us),
-        Value::Bytes(b) => Kind::BytesValue(b.clone()),
+        Value::Bytes(b) => Kind::BytesValue(bytes::Bytes::copy_from_slice(b)),
         Value::Text(s) => Kind::TextValue(s.clone()),
     };
     pb::Value { kind: Some(kind) }
@@ -135,6 +137,207 @@ pub fn statistics(s: &DatasetStatistics) -> pb::DatasetStatistics {
         row_count: s.row_count,
         columns: s.columns.iter().map(column_statistics).collect(),
         exec_time_ms: s.exec_time_ms,
+    }
+}
+
+/// A typed cell from a request.
+pub fn value_in(v: &pb::Value, field: &str) -> Result<Value> {
+    use pb::value::Kind;
+    Ok(match &v.kind {
+        None | Some(Kind::NullValue(_)) => Value::Null,
+        Some(Kind::BoolValue(b)) => Value::Bool(*b),
+        Some(Kind::IntValue(n)) => Value::Int(*n),
+        Some(Kind::DoubleValue(x)) => Value::Double(*x),
+        Some(Kind::DecimalValue(s)) => Value::Decimal(s.clone()),
+        Some(Kind::StringValue(s)) => Value::String(s.clone()),
+        Some(Kind::DateValue(d)) => Value::Date(*d),
+        Some(Kind::TimestampValue(t)) => Value::Timestamp(t.seconds * 1_000_000 + i64::from(t.nanos) / 1000),
+        Some(Kind::TimeValue(us)) => Value::Time(*us),
+        Some(Kind::BytesValue(_) | Kind::TextValue(_)) => {
+            return Err(Error::validation(field, "bytes and nested values cannot be used in a plan"));
+        }
+    })
+}
+
+/// A QueryPlan from a request; enums are checked here, the schema later.
+pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
+    let select = p
+        .select
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let aggregate = match pb::Aggregate::try_from(s.aggregate) {
+                Ok(pb::Aggregate::Unspecified) => None,
+                Ok(pb::Aggregate::Count) => Some(Aggregate::Count),
+                Ok(pb::Aggregate::CountDistinct) => Some(Aggregate::CountDistinct),
+                Ok(pb::Aggregate::Sum) => Some(Aggregate::Sum),
+                Ok(pb::Aggregate::Avg) => Some(Aggregate::Avg),
+                Ok(pb::Aggregate::Min) => Some(Aggregate::Min),
+                Ok(pb::Aggregate::Max) => Some(Aggregate::Max),
+                Ok(pb::Aggregate::Median) => Some(Aggregate::Median),
+                Err(_) => return Err(Error::validation(&format!("plan.select[{i}].aggregate"), "unknown aggregate")),
+            };
+            Ok(SelectItem {
+                column: s.column.clone(),
+                aggregate,
+                alias: (!s.alias.is_empty()).then(|| s.alias.clone()),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let filters = p
+        .filters
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let field = format!("plan.filters[{i}]");
+            let op = match pb::FilterOp::try_from(f.op) {
+                Ok(pb::FilterOp::Eq) => FilterOp::Eq,
+                Ok(pb::FilterOp::Ne) => FilterOp::Ne,
+                Ok(pb::FilterOp::Lt) => FilterOp::Lt,
+                Ok(pb::FilterOp::Le) => FilterOp::Le,
+                Ok(pb::FilterOp::Gt) => FilterOp::Gt,
+                Ok(pb::FilterOp::Ge) => FilterOp::Ge,
+                Ok(pb::FilterOp::In) => FilterOp::In,
+                Ok(pb::FilterOp::NotIn) => FilterOp::NotIn,
+                Ok(pb::FilterOp::Contains) => FilterOp::Contains,
+                Ok(pb::FilterOp::IsNull) => FilterOp::IsNull,
+                Ok(pb::FilterOp::IsNotNull) => FilterOp::IsNotNull,
+                Ok(pb::FilterOp::Between) => FilterOp::Between,
+                Ok(pb::FilterOp::Unspecified) | Err(_) => {
+                    return Err(Error::validation(
+                        &format!("{field}.op"),
+                        "a filter needs an operator (eq, gt, in, …)",
+                    ));
+                }
+            };
+            Ok(Filter {
+                column: f.column.clone(),
+                op,
+                value: f.value.as_ref().map(|v| value_in(v, &format!("{field}.value"))).transpose()?,
+                values: f
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| value_in(v, &format!("{field}.values[{j}]")))
+                    .collect::<Result<_>>()?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(QueryPlan {
+        dataset: p.dataset.clone(),
+        select,
+        filters,
+        group_by: p.group_by.clone(),
+        order_by: p.order_by.iter().map(|o| OrderBy { column: o.column.clone(), descending: o.descending }).collect(),
+        limit: p.limit,
+    })
+}
+
+pub fn run_status(s: RunStatus) -> pb::RunStatus {
+    match s {
+        RunStatus::Queued => pb::RunStatus::Queued,
+        RunStatus::Running => pb::RunStatus::Running,
+        RunStatus::AwaitingConfirmation => pb::RunStatus::AwaitingConfirmation,
+        RunStatus::Succeeded => pb::RunStatus::Succeeded,
+        RunStatus::Failed => pb::RunStatus::Failed,
+        RunStatus::Cancelled => pb::RunStatus::Cancelled,
+        RunStatus::MaxIterations => pb::RunStatus::MaxIterations,
+    }
+}
+
+pub fn error_code(c: aware_core::ErrorCode) -> pb::ErrorCode {
+    use aware_core::ErrorCode as E;
+    match c {
+        E::ValidationError => pb::ErrorCode::ValidationError,
+        E::SqlPolicyViolation => pb::ErrorCode::SqlPolicyViolation,
+        E::RunnerTimeout => pb::ErrorCode::RunnerTimeout,
+        E::RunnerResourceExceeded => pb::ErrorCode::RunnerResourceExceeded,
+        E::RunnerInternalError => pb::ErrorCode::RunnerInternalError,
+        E::NotFound => pb::ErrorCode::NotFound,
+        E::PermissionDenied => pb::ErrorCode::PermissionDenied,
+        E::Unauthenticated => pb::ErrorCode::Unauthenticated,
+        E::ConfirmationExpired => pb::ErrorCode::ConfirmationExpired,
+        E::RunBusy => pb::ErrorCode::RunBusy,
+        E::UnknownRun => pb::ErrorCode::UnknownRun,
+        E::TokenExpired => pb::ErrorCode::TokenExpired,
+        E::AlreadyResolved => pb::ErrorCode::AlreadyResolved,
+        E::NotAuthorized => pb::ErrorCode::NotAuthorized,
+        E::BadRequest => pb::ErrorCode::BadRequest,
+        E::CursorAhead => pb::ErrorCode::CursorAhead,
+        E::ResourceExhausted => pb::ErrorCode::ResourceExhausted,
+        E::IngestError => pb::ErrorCode::IngestError,
+        E::ModelError => pb::ErrorCode::ModelError,
+        E::Cancelled => pb::ErrorCode::Cancelled,
+        E::AlreadyExists => pb::ErrorCode::AlreadyExists,
+        E::Unimplemented => pb::ErrorCode::Unimplemented,
+        E::Internal => pb::ErrorCode::Internal,
+        E::PathRefused => pb::ErrorCode::PathRefused,
+        E::NotReady => pb::ErrorCode::NotReady,
+    }
+}
+
+pub fn run_error(e: &RunError) -> pb::Error {
+    pb::Error {
+        code: error_code(e.code).into(),
+        message: e.message.clone(),
+        retryable: e.retryable,
+        field: String::new(),
+    }
+}
+
+pub fn usage(u: &Usage) -> pb::Usage {
+    pb::Usage {
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        cache_read_tokens: u.cache_read_tokens,
+        cache_write_tokens: u.cache_write_tokens,
+        model_calls: u.model_calls,
+        partial: u.partial,
+    }
+}
+
+/// A run capsule.
+pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
+    pb::Run {
+        run_id: r.id.to_string(),
+        thread_id: r.thread_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+        kind: match r.kind {
+            RunKind::Chat => pb::RunKind::Chat,
+            RunKind::Sql => pb::RunKind::Sql,
+            RunKind::QueryPlan => pb::RunKind::QueryPlan,
+        }
+        .into(),
+        status: run_status(r.status).into(),
+        question: r.question.clone(),
+        created_at: Some(timestamp(r.created_at)),
+        completed_at: r.completed_at.map(timestamp),
+        ui_state_version: r.ui_state_version,
+        datasets: c
+            .datasets
+            .iter()
+            .map(|d| pb::DatasetVersion {
+                dataset_id: d.dataset_id.to_string(),
+                table_name: d.table_name.clone(),
+                version_hash: d.version_hash.clone(),
+            })
+            .collect(),
+        query_mode: match c.query_mode {
+            QueryMode::None => pb::QueryMode::None,
+            QueryMode::Plan => pb::QueryMode::Plan,
+            QueryMode::Sql => pb::QueryMode::Sql,
+        }
+        .into(),
+        plan_json: c.plan_json.clone().unwrap_or_default(),
+        compiled_sql: c.compiled_sql.clone().unwrap_or_default(),
+        result_summary: c.result_summary.clone().unwrap_or_default(),
+        error: c.error.as_ref().or(r.error.as_ref()).map(run_error),
+        exec_time_ms: c.exec_time_ms.unwrap_or_default(),
+        usage: Some(usage(&r.usage)),
+        tool_calls: Vec::new(),
+        last_seq: r.last_seq,
+        final_text: String::new(),
+        model: r.model.clone().unwrap_or_default(),
+        iterations: r.iterations,
     }
 }
 

@@ -36,6 +36,7 @@ enum Command {
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum WorkerKind {
     Ingest,
+    Sql,
 }
 
 #[derive(Args, Default)]
@@ -94,9 +95,13 @@ enum UsersCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Worker { kind: WorkerKind::Ingest } = cli.command {
+    if let Command::Worker { kind } = cli.command {
         // Workers are plain synchronous processes: no runtime, no logging setup, no config.
-        return ExitCode::from(u8::try_from(aware_sandbox::ingest::worker_main()).unwrap_or(1));
+        let code = match kind {
+            WorkerKind::Ingest => aware_sandbox::ingest::worker_main(),
+            WorkerKind::Sql => aware_sandbox::sql_worker::worker_main(),
+        };
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -142,7 +147,13 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             let store = aware_server::server::open_store(&config).await?;
             let users = aware_core::ports::Users::list_users(&store).await.map_err(|e| anyhow::anyhow!("{e}"))?;
             for u in users {
-                println!("{}\t{}\t{}\t{}", u.id, u.role, u.name, u.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    u.id,
+                    u.role,
+                    u.name,
+                    u.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                );
             }
             Ok(())
         }

@@ -4,11 +4,13 @@
 
 use crate::auth::Authenticator;
 use crate::config::Config;
-use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, unimplemented};
+use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, query, unimplemented};
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
+use aware_core::history::RunHistory;
 use aware_core::ports::Users;
+use aware_core::query::QueryService;
 use aware_core::samples::sample_files;
 use aware_core::staging::Staging;
 use aware_proto::v1::{
@@ -16,7 +18,8 @@ use aware_proto::v1::{
     files_service_server::FilesServiceServer, query_service_server::QueryServiceServer,
     runs_service_server::RunsServiceServer,
 };
-use aware_sandbox::{DuckDbEngine, EngineConfig};
+use aware_sandbox::pool::{PoolConfig, SqlPool};
+use aware_sandbox::{DuckDbEngine, EngineConfig, SandboxSql, SqlLimits};
 use aware_store::SqliteStore;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method};
@@ -56,8 +59,28 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         Some(p) => p.clone(),
         None => std::env::current_exe().context("cannot find the server executable for worker processes")?,
     };
+    let datasets_dir = config.data_dir.join("datasets");
+    let sandbox = &config.sandbox;
+    let pool = SqlPool::start(PoolConfig {
+        worker_exe: worker_exe.clone(),
+        size: sandbox.workers,
+        warm: sandbox.warm_workers,
+        memory_mb: sandbox.memory_mb,
+        threads: sandbox.threads,
+        kill_grace: Duration::from_millis(1500),
+        max_queries_per_worker: 500,
+        test_hooks: false,
+    });
+    let sql = SandboxSql::new(
+        pool,
+        datasets_dir.clone(),
+        SqlLimits {
+            timeout: Duration::from_millis(sandbox.timeout_ms),
+            max_bytes: sandbox.max_result_mb * 1024 * 1024,
+        },
+    );
     let engine = DuckDbEngine::new(EngineConfig {
-        datasets_dir: config.data_dir.join("datasets"),
+        datasets_dir,
         worker_exe,
         ingest_memory_mb: config.ingest.memory_mb,
         ingest_threads: config.ingest.threads,
@@ -73,6 +96,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         upload_ttl: Duration::from_secs(config.limits.upload_ttl_secs),
         max_concurrent_ingests: config.ingest.concurrency,
     };
+    let query = QueryService::new(store.clone(), Arc::new(sql), store.clone(), sandbox.max_rows);
     let datasets = DatasetService::new(
         store.clone(),
         Arc::new(engine),
@@ -89,6 +113,8 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         config: config.clone(),
         auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>),
         datasets,
+        query,
+        history: RunHistory::new(store.clone()),
     }))
 }
 
@@ -99,7 +125,9 @@ async fn seed_samples(datasets: &DatasetService) {
         let meta = UploadMeta { filename: sample.filename.to_owned(), format: "csv".to_owned() };
         let chunks = futures::stream::iter([Ok(Bytes::from(sample.content))]);
         match datasets.upload(&caller, meta, chunks).await {
-            Ok(d) => tracing::info!(table = %d.table_name, rows = d.row_count, status = d.status.as_str(), "seeded sample dataset"),
+            Ok(d) => {
+                tracing::info!(table = %d.table_name, rows = d.row_count, status = d.status.as_str(), "seeded sample dataset")
+            }
             Err(e) => tracing::warn!(file = sample.filename, error = %e, "could not seed a sample dataset"),
         }
     }
@@ -114,9 +142,10 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
         AllowOrigin::predicate(move |origin: &HeaderValue, _| {
             let Ok(origin) = origin.to_str() else { return false };
             patterns.iter().any(|p| match p.strip_suffix(":*") {
-                Some(prefix) => origin
-                    .strip_prefix(prefix)
-                    .is_some_and(|rest| rest.is_empty() || rest.strip_prefix(':').is_some_and(|port| port.chars().all(|c| c.is_ascii_digit()))),
+                Some(prefix) => origin.strip_prefix(prefix).is_some_and(|rest| {
+                    rest.is_empty()
+                        || rest.strip_prefix(':').is_some_and(|port| port.chars().all(|c| c.is_ascii_digit()))
+                }),
                 None => origin == p,
             })
         })
@@ -170,15 +199,15 @@ pub async fn run(
     let max = config.max_message_bytes();
     let datasets = DatasetsServiceServer::new(Datasets { state: state.clone() }).max_decoding_message_size(max);
     let chat = ChatServiceServer::new(Chat { state: state.clone() }).max_decoding_message_size(max);
-    let runs = RunsServiceServer::new(unimplemented::Runs { state: state.clone() }).max_decoding_message_size(max);
-    let query = QueryServiceServer::new(unimplemented::Query { state: state.clone() }).max_decoding_message_size(max);
+    let runs = RunsServiceServer::new(query::Runs { state: state.clone() }).max_decoding_message_size(max);
+    let query = QueryServiceServer::new(query::Query { state: state.clone() }).max_decoding_message_size(max);
     let files = FilesServiceServer::new(unimplemented::Files { state: state.clone() }).max_decoding_message_size(max);
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DatasetsServiceServer<Datasets>>().await;
     health.set_serving::<ChatServiceServer<Chat>>().await;
-    health.set_serving::<RunsServiceServer<unimplemented::Runs>>().await;
-    health.set_serving::<QueryServiceServer<unimplemented::Query>>().await;
+    health.set_serving::<RunsServiceServer<query::Runs>>().await;
+    health.set_serving::<QueryServiceServer<query::Query>>().await;
     health.set_serving::<FilesServiceServer<unimplemented::Files>>().await;
 
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
@@ -204,8 +233,25 @@ pub async fn run(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha);
 
+    // Once shutdown starts, open connections get GOAWAY and a grace period to finish; a client
+    // that never lets go does not keep the process alive past it.
+    let draining = Arc::new(tokio::sync::Notify::new());
+    let signal = {
+        let draining = draining.clone();
+        async move {
+            shutdown.await;
+            draining.notify_one();
+        }
+    };
+    let grace = Duration::from_secs(config.shutdown_grace_secs);
     on_ready(addr);
-    let served = router.serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown).await;
+    let served = tokio::select! {
+        served = router.serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal) => served,
+        () = async { draining.notified().await; tokio::time::sleep(grace).await } => {
+            tracing::warn!(grace_secs = grace.as_secs(), "connections still open after the shutdown grace period; exiting");
+            Ok(())
+        }
+    };
     sweeper.abort();
     served.context("server failed")
 }

@@ -12,20 +12,18 @@ pub const ERROR_DOMAIN: &str = "aware.v1";
 
 pub fn grpc_code(code: ErrorCode) -> Code {
     match code {
-        ErrorCode::ValidationError
-        | ErrorCode::SqlPolicyViolation
-        | ErrorCode::BadRequest
-        | ErrorCode::IngestError => Code::InvalidArgument,
+        ErrorCode::ValidationError | ErrorCode::SqlPolicyViolation | ErrorCode::BadRequest | ErrorCode::IngestError => {
+            Code::InvalidArgument
+        }
         ErrorCode::RunnerTimeout => Code::DeadlineExceeded,
         ErrorCode::RunnerResourceExceeded | ErrorCode::ResourceExhausted => Code::ResourceExhausted,
         ErrorCode::RunnerInternalError | ErrorCode::Internal => Code::Internal,
         ErrorCode::NotFound | ErrorCode::UnknownRun => Code::NotFound,
         ErrorCode::PermissionDenied | ErrorCode::NotAuthorized | ErrorCode::PathRefused => Code::PermissionDenied,
         ErrorCode::Unauthenticated => Code::Unauthenticated,
-        ErrorCode::ConfirmationExpired
-        | ErrorCode::TokenExpired
-        | ErrorCode::AlreadyResolved
-        | ErrorCode::NotReady => Code::FailedPrecondition,
+        ErrorCode::ConfirmationExpired | ErrorCode::TokenExpired | ErrorCode::AlreadyResolved | ErrorCode::NotReady => {
+            Code::FailedPrecondition
+        }
         ErrorCode::RunBusy => Code::Aborted,
         ErrorCode::CursorAhead => Code::OutOfRange,
         ErrorCode::ModelError => Code::Unavailable,
@@ -44,9 +42,11 @@ pub fn to_status(e: Error) -> Status {
         }
         _ => tracing::info!(code = %e.code, message = %e.message, field = ?e.field, "request refused"),
     }
-    let mut details = ErrorDetails::with_error_info(e.code.as_str(), ERROR_DOMAIN, [
-        ("retryable".to_owned(), e.retryable().to_string()),
-    ]);
+    let mut details = ErrorDetails::with_error_info(
+        e.code.as_str(),
+        ERROR_DOMAIN,
+        [("retryable".to_owned(), e.retryable().to_string())],
+    );
     if let Some(field) = &e.field {
         details.add_bad_request_violation(field.clone(), e.message.clone());
     }

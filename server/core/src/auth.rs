@@ -45,10 +45,9 @@ impl FromStr for Role {
             "viewer" => Ok(Self::Viewer),
             "analyst" => Ok(Self::Analyst),
             "admin" => Ok(Self::Admin),
-            other => Err(Error::validation(
-                "role",
-                format!("unknown role {other:?}; expected viewer, analyst or admin"),
-            )),
+            other => {
+                Err(Error::validation("role", format!("unknown role {other:?}; expected viewer, analyst or admin")))
+            }
         }
     }
 }
@@ -82,9 +81,7 @@ impl Capability {
     fn minimum_role(self) -> Role {
         match self {
             Self::DatasetRead | Self::Query => Role::Viewer,
-            Self::DatasetWrite | Self::DatasetDelete | Self::FileRead | Self::FileImport => {
-                Role::Analyst
-            }
+            Self::DatasetWrite | Self::DatasetDelete | Self::FileRead | Self::FileImport => Role::Analyst,
             Self::SystemAdmin => Role::Admin,
         }
     }

@@ -196,14 +196,88 @@ const MAX_TABLE_NAME: usize = 63;
 /// Words that would need quoting in SQL; a table named like one gets a `_data` suffix, so the
 /// model and people can write `SELECT * FROM orders_data` without quotes.
 const RESERVED: &[&str] = &[
-    "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "between", "both", "case", "cast",
-    "check", "collate", "column", "constraint", "create", "cross", "default", "desc", "distinct", "do",
-    "else", "end", "except", "false", "fetch", "for", "foreign", "from", "full", "grant", "group",
-    "having", "in", "inner", "intersect", "into", "is", "join", "lateral", "leading", "left", "like",
-    "limit", "natural", "not", "null", "offset", "on", "only", "or", "order", "outer", "pivot",
-    "primary", "qualify", "references", "returning", "right", "select", "semi", "anti", "table",
-    "then", "to", "trailing", "true", "union", "unique", "unpivot", "using", "when", "where", "window",
-    "with", "data", "main", "temp", "system", "information_schema", "pg_catalog",
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "between",
+    "both",
+    "case",
+    "cast",
+    "check",
+    "collate",
+    "column",
+    "constraint",
+    "create",
+    "cross",
+    "default",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "false",
+    "fetch",
+    "for",
+    "foreign",
+    "from",
+    "full",
+    "grant",
+    "group",
+    "having",
+    "in",
+    "inner",
+    "intersect",
+    "into",
+    "is",
+    "join",
+    "lateral",
+    "leading",
+    "left",
+    "like",
+    "limit",
+    "natural",
+    "not",
+    "null",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "outer",
+    "pivot",
+    "primary",
+    "qualify",
+    "references",
+    "returning",
+    "right",
+    "select",
+    "semi",
+    "anti",
+    "table",
+    "then",
+    "to",
+    "trailing",
+    "true",
+    "union",
+    "unique",
+    "unpivot",
+    "using",
+    "when",
+    "where",
+    "window",
+    "with",
+    "data",
+    "main",
+    "temp",
+    "system",
+    "information_schema",
+    "pg_catalog",
 ];
 
 /// Derives the SQL table name from a filename: `Barcelona Apartments (2024).csv` →
@@ -231,7 +305,11 @@ pub fn base_table_name(filename: &str) -> String {
     }
     name.truncate(MAX_TABLE_NAME - 4); // room for a `_NNN` uniqueness suffix
     let name = name.trim_end_matches('_').to_owned();
-    if RESERVED.contains(&name.as_str()) || name.starts_with("duckdb_") || name.starts_with("sqlite_") || name.starts_with("pg_") {
+    if RESERVED.contains(&name.as_str())
+        || name.starts_with("duckdb_")
+        || name.starts_with("sqlite_")
+        || name.starts_with("pg_")
+    {
         format!("{name}_data")
     } else {
         name
@@ -269,10 +347,7 @@ pub fn clean_filename(raw: &str) -> Result<String> {
         return Err(Error::validation("filename", "the filename is longer than 255 characters"));
     }
     if last.chars().any(|c| c.is_control() || is_format_char(c)) {
-        return Err(Error::validation(
-            "filename",
-            "the filename contains control or invisible formatting characters",
-        ));
+        return Err(Error::validation("filename", "the filename contains control or invisible formatting characters"));
     }
     Ok(last.to_owned())
 }

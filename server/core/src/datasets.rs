@@ -2,9 +2,7 @@
 //! ownership, role and audit rules every entry point shares.
 
 use crate::auth::{Caller, Capability};
-use crate::dataset::{
-    Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, base_table_name, clean_filename,
-};
+use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, base_table_name, clean_filename};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{DatasetId, UploadId};
 use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewDataset, UploadSession, Uploads};
@@ -107,7 +105,12 @@ impl DatasetService {
     }
 
     /// A dataset and, when it is READY, its first `sample_rows` rows.
-    pub async fn get_with_sample(&self, caller: &Caller, id: &str, sample_rows: u32) -> Result<(Dataset, Option<Table>)> {
+    pub async fn get_with_sample(
+        &self,
+        caller: &Caller,
+        id: &str,
+        sample_rows: u32,
+    ) -> Result<(Dataset, Option<Table>)> {
         let dataset = self.get(caller, id).await?;
         if sample_rows > PREVIEW_MAX_ROWS {
             return Err(Error::validation("sample_rows", format!("sample_rows must be at most {PREVIEW_MAX_ROWS}")));
@@ -211,7 +214,7 @@ impl DatasetService {
             created_at: Utc::now(),
         };
         self.staging.create_persistent(session.id.as_str()).await?;
-        self.uploads.create(&session).await?;
+        self.uploads.create_session(&session).await?;
         Ok(session)
     }
 
@@ -223,9 +226,10 @@ impl DatasetService {
 
     async fn session(&self, caller: &Caller, upload_id: &str) -> Result<UploadSession> {
         caller.principal.require(Capability::DatasetWrite)?;
-        let id = UploadId::parse(upload_id).ok_or_else(|| Error::validation("upload_id", "an upload id is required"))?;
+        let id =
+            UploadId::parse(upload_id).ok_or_else(|| Error::validation("upload_id", "an upload id is required"))?;
         self.uploads
-            .get(&caller.principal.user_id, &id)
+            .session(&caller.principal.user_id, &id)
             .await?
             .ok_or_else(|| Error::not_found("upload", &id).with_field("upload_id"))
     }
@@ -266,7 +270,7 @@ impl DatasetService {
                 format!("the upload is incomplete: {} of {expected} bytes received", session.received_bytes),
             ));
         }
-        self.uploads.remove(&session.id).await?;
+        self.uploads.remove_session(&session.id).await?;
         let staged = self.staging.finish_persistent(session.id.as_str()).await?;
         self.ingest_detached(caller, session.filename, session.format, staged).await
     }

@@ -62,6 +62,27 @@ id_type!(
     "key_"
 );
 
+id_type!(
+    /// A conversation.
+    ThreadId,
+    "th_"
+);
+id_type!(
+    /// A run: one user message processed by the agent, or one QueryService call.
+    RunId,
+    "run_"
+);
+id_type!(
+    /// A confirmation a person must answer.
+    ConfirmationId,
+    "cf_"
+);
+id_type!(
+    /// A tool call within a run (also its idempotency key).
+    ToolCallId,
+    "call_"
+);
+
 impl UserId {
     /// The implicit single user of `--auth local`.
     pub fn local() -> Self {

@@ -5,7 +5,8 @@
 use crate::auth::{Principal, Role, Source};
 use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, IngestOutcome};
 use crate::error::Result;
-use crate::ids::{ApiKeyId, DatasetId, UploadId, UserId};
+use crate::ids::{ApiKeyId, DatasetId, RunId, ThreadId, UploadId, UserId};
+use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
 use crate::value::Table;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -113,10 +114,10 @@ pub struct UploadSession {
 /// Chunked-upload bookkeeping (the bytes themselves live in the staging folder).
 #[async_trait]
 pub trait Uploads: Send + Sync {
-    async fn create(&self, session: &UploadSession) -> Result<()>;
-    async fn get(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>>;
+    async fn create_session(&self, session: &UploadSession) -> Result<()>;
+    async fn session(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>>;
     async fn set_received(&self, id: &UploadId, received_bytes: u64) -> Result<()>;
-    async fn remove(&self, id: &UploadId) -> Result<()>;
+    async fn remove_session(&self, id: &UploadId) -> Result<()>;
     async fn count_open(&self, owner: &UserId) -> Result<u64>;
     /// Removes and returns the sessions created before `cutoff`.
     async fn take_expired(&self, cutoff: DateTime<Utc>) -> Result<Vec<UploadId>>;
@@ -133,4 +134,44 @@ pub trait DatasetEngine: Send + Sync {
     async fn statistics(&self, dataset: &Dataset) -> Result<DatasetStatistics>;
     /// Removes the dataset's stored content (idempotent).
     async fn remove(&self, dataset: &Dataset) -> Result<()>;
+}
+
+/// Where runs and their capsules are kept. (The run engine adds events, tool calls and
+/// confirmations to this port.)
+#[async_trait]
+pub trait RunStore: Send + Sync {
+    async fn insert_run(&self, run: &RunRecord) -> Result<()>;
+    /// Records the terminal state of a run.
+    async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()>;
+    async fn save_capsule(&self, id: &RunId, capsule: &Capsule) -> Result<()>;
+    /// A run of this owner, with its capsule.
+    async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>>;
+    /// The owner's runs (of one thread, or all), newest first, `before` a run id for paging.
+    async fn list_runs(
+        &self,
+        owner: &UserId,
+        thread: Option<&ThreadId>,
+        before: Option<&RunId>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>>;
+}
+
+/// A query over some of a user's tables, after validation and execution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SqlOutcome {
+    /// The canonical SQL that ran.
+    pub executed_sql: String,
+    /// The tables it read (lower-case SQL names).
+    pub tables_read: Vec<String>,
+    pub table: Table,
+}
+
+/// The SQL sandbox: validates untrusted SQL against the caller's tables and runs it isolated.
+/// Refusals are `SQL_POLICY_VIOLATION`; limits are `RUNNER_TIMEOUT` / `RUNNER_RESOURCE_EXCEEDED`;
+/// worker failures `RUNNER_INTERNAL_ERROR`; mistakes in valid SQL (unknown column)
+/// `VALIDATION_ERROR`.
+#[async_trait]
+pub trait SqlEngine: Send + Sync {
+    /// `tables` are the caller's READY datasets; only those the query names are made visible.
+    async fn run(&self, owner: &UserId, sql: &str, tables: &[Dataset], max_rows: u64) -> Result<SqlOutcome>;
 }

@@ -81,7 +81,8 @@ fn apartments() -> String {
     ];
     let ratings = ["A", "B", "C", "D", "E", "F", "G"];
     let mut rng = Rng(0xA9A2_7E57);
-    let mut out = String::from("listing_id,neighbourhood,bedrooms,bathrooms,sqm,price_eur,energy_rating,has_terrace,listed_on\n");
+    let mut out =
+        String::from("listing_id,neighbourhood,bedrooms,bathrooms,sqm,price_eur,energy_rating,has_terrace,listed_on\n");
     for i in 1..=240 {
         let (hood, per_sqm) = *rng.pick(&hoods);
         let bedrooms = rng.range(1, 5);
@@ -106,7 +107,7 @@ fn customer_churn() -> String {
     let plans = [("basic", 19.0), ("standard", 39.0), ("premium", 79.0)];
     let contracts = ["month-to-month", "one_year", "two_year"];
     let regions = ["north", "south", "east", "west"];
-    let mut rng = Rng(0xC4_0C4_0C4);
+    let mut rng = Rng(0xC40C_40C4);
     let mut out = String::from(
         "customer_id,region,plan,contract,tenure_months,monthly_charges,total_charges,support_calls,churned\n",
     );
@@ -117,9 +118,7 @@ fn customer_churn() -> String {
         let monthly = ((base * (0.9 + 0.25 * rng.unit())) * 100.0).round() / 100.0;
         let total = ((monthly * tenure as f64) * 100.0).round() / 100.0;
         let calls = rng.range(0, 9);
-        let risk = 0.08
-            + if contract == "month-to-month" { 0.25 } else { 0.0 }
-            + calls as f64 * 0.04
+        let risk = 0.08 + if contract == "month-to-month" { 0.25 } else { 0.0 } + calls as f64 * 0.04
             - (tenure as f64 / 72.0) * 0.15;
         let churned = rng.chance(risk.clamp(0.02, 0.9));
         out.push_str(&format!(
@@ -135,7 +134,12 @@ fn support_tickets() -> String {
     let topics: [(&str, &[&str], &[&str]); 6] = [
         (
             "login",
-            &["Cannot sign in", "Password reset link not working", "Locked out of my account", "Two-factor code rejected"],
+            &[
+                "Cannot sign in",
+                "Password reset link not working",
+                "Locked out of my account",
+                "Two-factor code rejected",
+            ],
             &[
                 "I cannot sign in to my account since yesterday, it keeps saying my credentials are wrong.",
                 "The password reset email arrives but the link says it has expired.",
@@ -193,19 +197,15 @@ fn support_tickets() -> String {
     let channels = ["email", "chat", "phone", "web_form"];
     let priorities = ["low", "medium", "high", "urgent"];
     let statuses = ["open", "pending", "closed", "closed", "closed"];
-    let mut rng = Rng(0x7_1C_CE75);
+    let mut rng = Rng(0x071C_CE75);
     let mut out = String::from(
         "ticket_id,created_at,customer_id,channel,priority,category,subject,body,status,resolution_hours\n",
     );
     for i in 1..=300 {
         let (category, subjects, bodies) = rng.pick(&topics);
         let k = (rng.next() % subjects.len().min(bodies.len()) as u64) as usize;
-        let created = format!(
-            "{} {:02}:{:02}:00",
-            date_after_2024(rng.range(300, 660)),
-            rng.range(7, 21),
-            rng.range(0, 59)
-        );
+        let created =
+            format!("{} {:02}:{:02}:00", date_after_2024(rng.range(300, 660)), rng.range(7, 21), rng.range(0, 59));
         let status = *rng.pick(&statuses);
         let hours = if status == "closed" { format!("{:.1}", 0.5 + rng.unit() * 96.0) } else { String::new() };
         out.push_str(&format!(

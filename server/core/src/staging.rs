@@ -164,10 +164,7 @@ impl StagedWriter {
 
 /// The error for an upload over the size cap.
 pub fn too_large(max_bytes: u64) -> Error {
-    Error::resource_exhausted(format!(
-        "the file is larger than the upload limit of {} MiB",
-        max_bytes / (1024 * 1024)
-    ))
+    Error::resource_exhausted(format!("the file is larger than the upload limit of {} MiB", max_bytes / (1024 * 1024)))
 }
 
 /// A complete staged upload, deleted when dropped.

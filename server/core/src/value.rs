@@ -23,14 +23,19 @@ impl ValueKind {
     /// Classifies a DuckDB type name (`BIGINT`, `DECIMAL(10,2)`, `TIMESTAMP WITH TIME ZONE`, …).
     pub fn from_sql_type(type_name: &str) -> Self {
         let t = type_name.trim().to_ascii_uppercase();
-        if t.ends_with("[]") || t.starts_with("STRUCT") || t.starts_with("MAP") || t.starts_with("UNION") || t.contains('[') {
+        if t.ends_with("[]")
+            || t.starts_with("STRUCT")
+            || t.starts_with("MAP")
+            || t.starts_with("UNION")
+            || t.contains('[')
+        {
             return Self::Nested;
         }
         let base = t.split('(').next().unwrap_or_default().trim();
         match base {
             "BOOLEAN" | "BOOL" => Self::Bool,
-            "TINYINT" | "SMALLINT" | "INTEGER" | "INT" | "BIGINT" | "UTINYINT" | "USMALLINT"
-            | "UINTEGER" | "UBIGINT" => Self::Int,
+            "TINYINT" | "SMALLINT" | "INTEGER" | "INT" | "BIGINT" | "UTINYINT" | "USMALLINT" | "UINTEGER"
+            | "UBIGINT" => Self::Int,
             "HUGEINT" | "UHUGEINT" | "DECIMAL" | "NUMERIC" => Self::Decimal,
             "FLOAT" | "REAL" | "DOUBLE" => Self::Double,
             "DATE" => Self::Date,

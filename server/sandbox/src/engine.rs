@@ -63,15 +63,11 @@ impl DuckDbEngine {
         stdin.write_all(&input).await?;
         drop(stdin);
         // Dropping the child on timeout kills it (kill_on_drop) and tokio reaps it.
-        let output = tokio::time::timeout(self.config.ingest_timeout, child.wait_with_output())
-            .await
-            .map_err(|_| {
+        let output =
+            tokio::time::timeout(self.config.ingest_timeout, child.wait_with_output()).await.map_err(|_| {
                 Error::new(
                     ErrorCode::RunnerTimeout,
-                    format!(
-                        "Ingestion took longer than {} s and was stopped.",
-                        self.config.ingest_timeout.as_secs()
-                    ),
+                    format!("Ingestion took longer than {} s and was stopped.", self.config.ingest_timeout.as_secs()),
                 )
             })??;
         if !output.status.success() {
@@ -198,9 +194,8 @@ impl DatasetEngine for DuckDbEngine {
                 exprs.extend(column_profile_exprs(c, exact));
             }
             let sql = format!("SELECT {} FROM data", exprs.join(", "));
-            let values: Vec<duckdb::types::Value> = conn
-                .query_row(&sql, [], |row| (0..exprs.len()).map(|i| row.get(i)).collect())
-                .map_err(db_err)?;
+            let values: Vec<duckdb::types::Value> =
+                conn.query_row(&sql, [], |row| (0..exprs.len()).map(|i| row.get(i)).collect()).map_err(db_err)?;
             let mut it = values.into_iter();
             let row_count = it.next().map(|v| to_u64(&v)).unwrap_or(0);
             let columns = dataset
@@ -210,7 +205,11 @@ impl DatasetEngine for DuckDbEngine {
                     let mut next = || it.next().unwrap_or(duckdb::types::Value::Null);
                     let non_null = to_u64(&next());
                     let distinct_count = to_u64(&next());
-                    let (min, max) = if profiles_min_max(c.kind) { (to_value(next()), to_value(next())) } else { (Value::Null, Value::Null) };
+                    let (min, max) = if profiles_min_max(c.kind) {
+                        (to_value(next()), to_value(next()))
+                    } else {
+                        (Value::Null, Value::Null)
+                    };
                     let (mean, median, stddev) = if c.kind.is_numeric() {
                         (to_f64(&next()), to_f64(&next()), to_f64(&next()))
                     } else {

@@ -30,11 +30,18 @@ pub struct IngestRequest {
 /// What a worker answers.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum IngestResponse {
-    Ingested { row_count: u64, columns: Vec<(String, String)> },
+    Ingested {
+        row_count: u64,
+        columns: Vec<(String, String)>,
+    },
     /// The file's content is the problem; the message is for the person who uploaded it.
-    Rejected { message: String },
+    Rejected {
+        message: String,
+    },
     /// The file needed more than the limits allow.
-    TooBig { message: String },
+    TooBig {
+        message: String,
+    },
 }
 
 /// Maximum number of columns a dataset may have.
@@ -72,11 +79,41 @@ fn apply_limits(req: &IngestRequest) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The delimiter of a delimited text file, read off its header line: the most frequent of `,`
+/// `;` `|` and tab outside double quotes. DuckDB's sniffer would otherwise fall back to "one
+/// column" for a file whose rows disagree, hiding ragged rows instead of reporting them.
+fn header_delimiter(path: &Path) -> Option<char> {
+    let mut head = vec![0u8; 64 * 1024];
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+    let text = String::from_utf8_lossy(&head[..n]);
+    let mut counts = [(',', 0usize), (';', 0), ('|', 0), ('\t', 0)];
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '\n' | '\r' if !quoted => break,
+            _ if !quoted => {
+                if let Some(slot) = counts.iter_mut().find(|(d, _)| *d == c) {
+                    slot.1 += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counts.into_iter().filter(|(_, n)| *n > 0).max_by_key(|(_, n)| *n).map(|(d, _)| d)
+}
+
 fn reader(req: &IngestRequest, full_sample: bool) -> String {
     let path = literal(&req.source.to_string_lossy());
     let sample = if full_sample { ", sample_size = -1" } else { "" };
     match req.format {
-        DatasetFormat::Csv => format!("read_csv({path}, auto_detect = true, strict_mode = true{sample})"),
+        DatasetFormat::Csv => match header_delimiter(&req.source) {
+            Some(d) => format!(
+                "read_csv({path}, delim = {}, auto_detect = true, strict_mode = true{sample})",
+                literal(&d.to_string())
+            ),
+            None => format!("read_csv({path}, auto_detect = true, strict_mode = true{sample})"),
+        },
         DatasetFormat::Tsv => {
             format!("read_csv({path}, delim = '\\t', auto_detect = true, strict_mode = true{sample})")
         }
@@ -89,7 +126,68 @@ fn reader(req: &IngestRequest, full_sample: bool) -> String {
 fn ingest(req: &IngestRequest) -> IngestResponse {
     match try_ingest(req) {
         Ok(r) => r,
-        Err(e) => classify(&e.to_string(), req),
+        Err(e) => {
+            // DuckDB's sniffer often gives up on ragged files with a generic message; find the
+            // first ragged row ourselves so the person knows what to fix.
+            if let Some(delim) = delimited(req).and_then(|d| ragged_row(&req.source, d)) {
+                return IngestResponse::Rejected {
+                    message: format!(
+                        "Rows have different numbers of columns (line {}): expected {} values, found {}",
+                        delim.0, delim.1, delim.2
+                    ),
+                };
+            }
+            classify(&e.to_string(), req)
+        }
+    }
+}
+
+/// The delimiter of a delimited-text request.
+fn delimited(req: &IngestRequest) -> Option<char> {
+    match req.format {
+        DatasetFormat::Csv => header_delimiter(&req.source),
+        DatasetFormat::Tsv => Some('\t'),
+        _ => None,
+    }
+}
+
+/// The first record whose field count differs from the header's: (line, expected, found).
+/// Quote-aware (a quoted field may hold delimiters, doubled quotes and newlines).
+fn ragged_row(path: &Path, delim: char) -> Option<(u64, usize, usize)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut expected = None;
+    let (mut fields, mut quoted, mut line, mut record_line, mut empty) = (1usize, false, 1u64, 1u64, true);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            '\n' => {
+                line += 1;
+                if quoted {
+                    continue;
+                }
+                if !empty {
+                    match expected {
+                        None => expected = Some(fields),
+                        Some(n) if n != fields => return Some((record_line, n, fields)),
+                        Some(_) => {}
+                    }
+                }
+                (fields, empty, record_line) = (1, true, line);
+                continue;
+            }
+            '\r' if !quoted => continue,
+            c if c == delim && !quoted => fields += 1,
+            _ => {}
+        }
+        empty = false;
+    }
+    match expected {
+        Some(n) if !empty && n != fields => Some((record_line, n, fields)),
+        _ => None,
     }
 }
 
@@ -99,7 +197,8 @@ fn try_ingest(req: &IngestRequest) -> duckdb::Result<IngestResponse> {
         .max_memory(&format!("{}MB", req.memory_limit_mb))?
         .enable_autoload_extension(false)?;
     let conn = duckdb::Connection::open_with_flags(&req.target, config)?;
-    let create = |full_sample| conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM {}", reader(req, full_sample)));
+    let create =
+        |full_sample| conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM {}", reader(req, full_sample)));
     if let Err(e) = create(false) {
         // Type sniffing looks at the first rows only; a later row that does not fit the sniffed
         // type deserves a second attempt that samples the whole file.
@@ -149,7 +248,10 @@ fn classify(raw: &str, req: &IngestRequest) -> IngestResponse {
             "The file is not valid UTF-8 text{line}. Save it with UTF-8 encoding and upload it again."
         ));
     }
-    if msg.contains("Expected Number of Columns") || msg.contains("too many columns") || msg.contains("Too many columns") {
+    if msg.contains("Expected Number of Columns")
+        || msg.contains("too many columns")
+        || msg.contains("Too many columns")
+    {
         return rejected(format!(
             "Rows have different numbers of columns{line}: {}",
             expectation(&msg).unwrap_or_else(|| "every row must have as many values as the header".to_owned())
@@ -161,8 +263,8 @@ fn classify(raw: &str, req: &IngestRequest) -> IngestResponse {
     if msg.contains("Could not convert") {
         return rejected(format!("A value does not match its column's type{line}: {}", first_sentence(&msg)));
     }
-    if matches!(req.format, DatasetFormat::Parquet) && (msg.contains("magic") || msg.contains("Parquet")) {
-        return rejected("The file is not a valid Parquet file.".to_owned());
+    if matches!(req.format, DatasetFormat::Parquet) {
+        return rejected(format!("The file is not a valid Parquet file: {}", first_sentence(&msg)));
     }
     if matches!(req.format, DatasetFormat::Json | DatasetFormat::Ndjson) && msg.contains("JSON") {
         return rejected(format!("The file is not valid {format}{line}: {}", first_sentence(&msg)));
@@ -233,6 +335,19 @@ mod tests {
     }
 
     #[test]
+    fn ragged_rows_are_found_quote_aware() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        std::fs::write(&path, "a,b,c\n1,\"x,y\",3\n\"multi\nline\",2,3\n\n4,5\n").unwrap();
+        assert_eq!(ragged_row(&path, ','), Some((6, 3, 2)));
+        std::fs::write(&path, "a,b\r\n1,\"say \"\"hi\"\"\"\r\n").unwrap();
+        assert_eq!(ragged_row(&path, ','), None);
+        assert_eq!(header_delimiter(&path), Some(','));
+        std::fs::write(&path, "a;b;\"c,d\"\n").unwrap();
+        assert_eq!(header_delimiter(&path), Some(';'));
+    }
+
+    #[test]
     fn duckdb_errors_become_readable_reasons_without_paths() {
         let r = req(DatasetFormat::Csv);
         let m = message(classify(
@@ -240,13 +355,17 @@ mod tests {
             &r,
         ));
         assert_eq!(m, "Rows have different numbers of columns (line 7): expected 3 values, found 4");
-        let m = message(classify("Invalid Input Error: Invalid unicode (byte sequence mismatch) detected in CSV file. Line: 2", &r));
+        let m = message(classify(
+            "Invalid Input Error: Invalid unicode (byte sequence mismatch) detected in CSV file. Line: 2",
+            &r,
+        ));
         assert!(m.starts_with("The file is not valid UTF-8 text (line 2)"), "{m}");
         let m = message(classify("Some Error: failed reading /srv/aware/uploads/up_1.part", &r));
         assert!(!m.contains("/srv"), "paths never leak: {m}");
         assert!(m.starts_with("The file could not be read as CSV"), "{m}");
-        let m = message(classify("Invalid Input Error: No magic bytes found at end of file", &req(DatasetFormat::Parquet)));
-        assert_eq!(m, "The file is not a valid Parquet file.");
+        let m =
+            message(classify("Invalid Input Error: No magic bytes found at end of file", &req(DatasetFormat::Parquet)));
+        assert!(m.starts_with("The file is not a valid Parquet file"), "{m}");
         assert!(matches!(classify("Out of Memory Error: could not allocate", &r), IngestResponse::TooBig { .. }));
     }
 }

@@ -1,6 +1,7 @@
 //! The data side of aware: DuckDB storage of dataset content, ingestion of uploaded files in
-//! supervised worker processes, previews and column statistics. Implements
-//! [`aware_core::ports::DatasetEngine`].
+//! supervised worker processes, previews and column statistics ([`DuckDbEngine`], the
+//! `DatasetEngine` port), and the SQL sandbox ([`SandboxSql`], the `SqlEngine` port): the
+//! validator, the worker pool and the worker process.
 //!
 //! Threat model for this crate: uploaded files are hostile (malformed, huge, crafted to crash a
 //! parser or exhaust memory). They are parsed only inside a short-lived worker process with a
@@ -10,7 +11,13 @@
 
 mod engine;
 pub mod ingest;
+pub mod pool;
+pub mod protocol;
 mod sql;
+mod sql_engine;
+pub mod sql_worker;
+pub mod validator;
 mod values;
 
 pub use engine::{DuckDbEngine, EngineConfig};
+pub use sql_engine::{SandboxSql, SqlLimits};

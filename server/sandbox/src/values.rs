@@ -1,7 +1,7 @@
 //! DuckDB values → aware's typed cells.
 
 use aware_core::value::Value;
-use duckdb::types::{TimeUnit, Value as Db};
+use duckdb::types::Value as Db;
 
 pub fn to_value(v: Db) -> Value {
     match v {
@@ -87,6 +87,7 @@ pub fn to_u64(v: &Db) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use duckdb::types::TimeUnit;
 
     #[test]
     fn scalars_and_nested_values_convert() {

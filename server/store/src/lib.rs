@@ -9,9 +9,11 @@ use async_trait::async_trait;
 use aware_core::auth::{Principal, Role};
 use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
 use aware_core::ids::{ApiKeyId, DatasetId, UploadId, UserId};
+use aware_core::ids::{RunId, ThreadId};
 use aware_core::ports::{
-    ApiKeyGrant, AuditEntry, AuditLog, Catalog, NewDataset, UploadSession, Uploads, User, Users,
+    ApiKeyGrant, AuditEntry, AuditLog, Catalog, NewDataset, RunStore, UploadSession, Uploads, User, Users,
 };
+use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::value::Column;
 use aware_core::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -125,8 +127,8 @@ fn parse_format(s: &str) -> Result<DatasetFormat> {
 
 fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
     let status: String = r.get("status");
-    let columns: Vec<Column> = serde_json::from_str(r.get("columns_json"))
-        .map_err(|e| StoreError::Corrupt(format!("columns_json: {e}")))?;
+    let columns: Vec<Column> =
+        serde_json::from_str(r.get("columns_json")).map_err(|e| StoreError::Corrupt(format!("columns_json: {e}")))?;
     Ok(Dataset {
         id: DatasetId::parse(r.get("id")).ok_or_else(|| StoreError::Corrupt("dataset id".into()))?,
         owner: UserId::parse(r.get("owner_id")).ok_or_else(|| StoreError::Corrupt("owner id".into()))?,
@@ -144,12 +146,21 @@ fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
     })
 }
 
-const DATASET_COLUMNS: &str = "id, owner_id, name, table_name, format, status, row_count, columns_json, \
-     size_bytes, version_hash, error, created_at, updated_at";
+/// `SELECT <every dataset column> FROM datasets <rest>`, as a static string (sqlx only takes
+/// audited, static SQL).
+macro_rules! select_datasets {
+    ($rest:literal) => {
+        concat!(
+            "SELECT id, owner_id, name, table_name, format, status, row_count, columns_json, size_bytes, ",
+            "version_hash, error, created_at, updated_at FROM datasets ",
+            $rest
+        )
+    };
+}
 
 impl SqliteStore {
     async fn dataset_by_id(&self, id: &DatasetId) -> Result<Option<Dataset>> {
-        let row = sqlx::query(&format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE id = ?"))
+        let row = sqlx::query(select_datasets!("WHERE id = ?"))
             .bind(id.as_str())
             .fetch_optional(&self.pool)
             .await
@@ -198,7 +209,7 @@ impl Catalog for SqliteStore {
     }
 
     async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>> {
-        let row = sqlx::query(&format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE id = ? AND owner_id = ?"))
+        let row = sqlx::query(select_datasets!("WHERE id = ? AND owner_id = ?"))
             .bind(id.as_str())
             .bind(owner.as_str())
             .fetch_optional(&self.pool)
@@ -208,10 +219,8 @@ impl Catalog for SqliteStore {
     }
 
     async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {DATASET_COLUMNS} FROM datasets
-             WHERE owner_id = ?1 AND (?2 IS NULL OR status = ?2)
-             ORDER BY created_at DESC, id DESC"
+        let rows = sqlx::query(select_datasets!(
+            "WHERE owner_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY created_at DESC, id DESC"
         ))
         .bind(owner.as_str())
         .bind(status.map(DatasetStatus::as_str))
@@ -267,10 +276,8 @@ impl Catalog for SqliteStore {
     }
 
     async fn list_processing(&self) -> Result<Vec<Dataset>> {
-        let rows = sqlx::query(&format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE status = 'processing'"))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(db)?;
+        let rows =
+            sqlx::query(select_datasets!("WHERE status = 'processing'")).fetch_all(&self.pool).await.map_err(db)?;
         rows.iter().map(dataset_from_row).collect()
     }
 
@@ -321,7 +328,12 @@ impl Users for SqliteStore {
         Ok(())
     }
 
-    async fn add_api_key(&self, user: &UserId, token_sha256: &str, expires_at: Option<DateTime<Utc>>) -> Result<ApiKeyId> {
+    async fn add_api_key(
+        &self,
+        user: &UserId,
+        token_sha256: &str,
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Result<ApiKeyId> {
         let id = ApiKeyId::generate();
         sqlx::query("INSERT INTO api_keys (id, user_id, token_sha256, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
             .bind(id.as_str())
@@ -399,7 +411,7 @@ fn upload_from_row(r: &SqliteRow) -> Result<UploadSession> {
 
 #[async_trait]
 impl Uploads for SqliteStore {
-    async fn create(&self, s: &UploadSession) -> Result<()> {
+    async fn create_session(&self, s: &UploadSession) -> Result<()> {
         sqlx::query(
             "INSERT INTO uploads (id, owner_id, filename, format, expected_bytes, received_bytes, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -417,7 +429,7 @@ impl Uploads for SqliteStore {
         Ok(())
     }
 
-    async fn get(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>> {
+    async fn session(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>> {
         let row = sqlx::query(
             "SELECT id, owner_id, filename, format, expected_bytes, received_bytes, created_at
              FROM uploads WHERE id = ? AND owner_id = ?",
@@ -440,7 +452,7 @@ impl Uploads for SqliteStore {
         Ok(())
     }
 
-    async fn remove(&self, id: &UploadId) -> Result<()> {
+    async fn remove_session(&self, id: &UploadId) -> Result<()> {
         sqlx::query("DELETE FROM uploads WHERE id = ?").bind(id.as_str()).execute(&self.pool).await.map_err(db)?;
         Ok(())
     }
@@ -461,6 +473,170 @@ impl Uploads for SqliteStore {
             .await
             .map_err(db)?;
         Ok(ids.iter().filter_map(|id| UploadId::parse(id)).collect())
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(Error::internal)
+}
+
+fn from_json<T: for<'de> serde::Deserialize<'de>>(column: &str, raw: Option<String>) -> Result<Option<T>> {
+    raw.map(|r| serde_json::from_str(&r).map_err(|e| StoreError::Corrupt(format!("{column}: {e}")).into())).transpose()
+}
+
+/// `SELECT <every run column> FROM runs <rest>`.
+macro_rules! select_runs {
+    ($rest:literal) => {
+        concat!(
+            "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at FROM runs ",
+            $rest
+        )
+    };
+}
+
+fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
+    let kind: String = r.get("kind");
+    let status: String = r.get("status");
+    let corrupt = |what: &str| -> Error { StoreError::Corrupt(what.to_owned()).into() };
+    Ok(RunRecord {
+        id: RunId::parse(r.get("id")).ok_or_else(|| corrupt("run id"))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
+        thread_id: r.get::<Option<String>, _>("thread_id").as_deref().and_then(ThreadId::parse),
+        kind: RunKind::parse(&kind).ok_or_else(|| corrupt("run kind"))?,
+        status: RunStatus::parse(&status).ok_or_else(|| corrupt("run status"))?,
+        question: r.get("question"),
+        client_msg_id: r.get("client_msg_id"),
+        parent_run_id: r.get::<Option<String>, _>("parent_run_id").as_deref().and_then(RunId::parse),
+        ui_state_version: r.get::<i64, _>("ui_state_version") as u64,
+        model: r.get("model"),
+        last_seq: r.get::<i64, _>("last_seq") as u64,
+        iterations: r.get::<i64, _>("iterations") as u32,
+        usage: from_json("usage_json", r.get("usage_json"))?.unwrap_or_default(),
+        error: from_json("error_json", r.get("error_json"))?,
+        created_at: from_micros(r.get("created_at")),
+        completed_at: r.get::<Option<i64>, _>("completed_at").map(from_micros),
+    })
+}
+
+#[async_trait]
+impl RunStore for SqliteStore {
+    async fn insert_run(&self, run: &RunRecord) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+                               ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at, completed_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(run.id.as_str())
+        .bind(run.owner.as_str())
+        .bind(run.thread_id.as_ref().map(ThreadId::as_str))
+        .bind(run.kind.as_str())
+        .bind(run.status.as_str())
+        .bind(run.client_msg_id.as_deref())
+        .bind(&run.question)
+        .bind(run.parent_run_id.as_ref().map(RunId::as_str))
+        .bind(run.ui_state_version as i64)
+        .bind(run.model.as_deref())
+        .bind(run.last_seq as i64)
+        .bind(i64::from(run.iterations))
+        .bind(json(&run.usage)?)
+        .bind(run.error.as_ref().map(json).transpose()?)
+        .bind(micros(run.created_at))
+        .bind(run.completed_at.map(micros))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {
+        sqlx::query("UPDATE runs SET status = ?, error_json = ?, usage_json = ?, completed_at = ? WHERE id = ?")
+            .bind(status.as_str())
+            .bind(error.map(json).transpose()?)
+            .bind(json(usage)?)
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn save_capsule(&self, id: &RunId, c: &Capsule) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (run_id) DO UPDATE SET datasets_json = excluded.datasets_json, query_mode = excluded.query_mode,
+                 plan_json = excluded.plan_json, compiled_sql = excluded.compiled_sql, result_summary = excluded.result_summary,
+                 error_json = excluded.error_json, exec_time_ms = excluded.exec_time_ms",
+        )
+        .bind(id.as_str())
+        .bind(json(&c.datasets)?)
+        .bind(c.query_mode.as_str())
+        .bind(c.plan_json.as_deref())
+        .bind(c.compiled_sql.as_deref())
+        .bind(c.result_summary.as_deref())
+        .bind(c.error.as_ref().map(json).transpose()?)
+        .bind(c.exec_time_ms.map(|n| n as i64))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>> {
+        let Some(row) = sqlx::query(select_runs!("WHERE id = ? AND owner_id = ?"))
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?
+        else {
+            return Ok(None);
+        };
+        let run = run_from_row(&row)?;
+        let capsule = match sqlx::query(
+            "SELECT datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms
+             FROM run_capsules WHERE run_id = ?",
+        )
+        .bind(id.as_str())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?
+        {
+            None => Capsule::default(),
+            Some(c) => Capsule {
+                datasets: from_json("datasets_json", c.get("datasets_json"))?.unwrap_or_default(),
+                query_mode: QueryMode::parse(&c.get::<String, _>("query_mode")).unwrap_or_default(),
+                plan_json: c.get("plan_json"),
+                compiled_sql: c.get("compiled_sql"),
+                result_summary: c.get("result_summary"),
+                error: from_json("error_json", c.get("error_json"))?,
+                exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
+            },
+        };
+        Ok(Some((run, capsule)))
+    }
+
+    async fn list_runs(
+        &self,
+        owner: &UserId,
+        thread: Option<&ThreadId>,
+        before: Option<&RunId>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>> {
+        // Run ids are time-ordered (UUIDv7), so paging by id is paging by creation time.
+        let rows = sqlx::query(select_runs!(
+            "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3) ORDER BY id DESC LIMIT ?4"
+        ))
+        .bind(owner.as_str())
+        .bind(thread.map(ThreadId::as_str))
+        .bind(before.map(RunId::as_str))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(run_from_row).collect()
     }
 }
 
@@ -497,7 +673,10 @@ mod tests {
         let a = store.insert_processing(new_dataset(&me, "sales")).await.unwrap();
         let b = store.insert_processing(new_dataset(&me, "sales")).await.unwrap();
         let c = store.insert_processing(new_dataset(&other, "sales")).await.unwrap();
-        assert_eq!((a.table_name.as_str(), b.table_name.as_str(), c.table_name.as_str()), ("sales", "sales_2", "sales"));
+        assert_eq!(
+            (a.table_name.as_str(), b.table_name.as_str(), c.table_name.as_str()),
+            ("sales", "sales_2", "sales")
+        );
         assert_eq!(a.status, DatasetStatus::Processing);
 
         assert!(store.get(&other, &a.id).await.unwrap().is_none(), "another user's dataset is invisible");
@@ -505,7 +684,10 @@ mod tests {
 
         let outcome = IngestOutcome { row_count: 3, columns: vec![Column::new("x", "BIGINT")] };
         let ready = store.mark_ready(&a.id, &outcome).await.unwrap().unwrap();
-        assert_eq!((ready.status, ready.row_count, ready.columns.clone()), (DatasetStatus::Ready, 3, outcome.columns.clone()));
+        assert_eq!(
+            (ready.status, ready.row_count, ready.columns.clone()),
+            (DatasetStatus::Ready, 3, outcome.columns.clone())
+        );
         assert!(store.mark_error(&a.id, "late").await.unwrap().is_none(), "only PROCESSING can change state");
 
         let failed = store.mark_error(&b.id, "The file is empty.").await.unwrap().unwrap();
@@ -517,7 +699,11 @@ mod tests {
         assert_eq!(store.list_processing().await.unwrap().len(), 1);
 
         assert!(store.delete(&me, &a.id).await.unwrap());
-        assert_eq!(store.insert_processing(new_dataset(&me, "sales")).await.unwrap().table_name, "sales", "a freed name is reused");
+        assert_eq!(
+            store.insert_processing(new_dataset(&me, "sales")).await.unwrap().table_name,
+            "sales",
+            "a freed name is reused"
+        );
         assert!(store.mark_ready(&a.id, &outcome).await.unwrap().is_none(), "a deleted dataset stays deleted");
     }
 
@@ -562,11 +748,14 @@ mod tests {
             received_bytes: 0,
             created_at: Utc::now() - chrono::Duration::hours(2),
         };
-        store.create(&session).await.unwrap();
+        store.create_session(&session).await.unwrap();
         store.set_received(&session.id, 3).await.unwrap();
-        assert_eq!(store.get(&UserId::local(), &session.id).await.unwrap().unwrap().received_bytes, 3);
+        assert_eq!(store.session(&UserId::local(), &session.id).await.unwrap().unwrap().received_bytes, 3);
         assert_eq!(store.count_open(&UserId::local()).await.unwrap(), 1);
-        assert_eq!(store.take_expired(Utc::now() - chrono::Duration::hours(1)).await.unwrap(), vec![session.id.clone()]);
+        assert_eq!(
+            store.take_expired(Utc::now() - chrono::Duration::hours(1)).await.unwrap(),
+            vec![session.id.clone()]
+        );
         assert!(store.take_expired(Utc::now()).await.unwrap().is_empty());
     }
 }

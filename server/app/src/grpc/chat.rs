@@ -31,17 +31,26 @@ impl ChatService for Chat {
         Err(not_yet("Chat"))
     }
 
-    async fn send_message(&self, request: Request<pb::SendMessageRequest>) -> Result<Response<pb::SendMessageResponse>, Status> {
+    async fn send_message(
+        &self,
+        request: Request<pb::SendMessageRequest>,
+    ) -> Result<Response<pb::SendMessageResponse>, Status> {
         self.state.caller(request.metadata()).await?;
         Err(not_yet("SendMessage"))
     }
 
-    async fn stream_run(&self, request: Request<pb::StreamRunRequest>) -> Result<Response<Self::StreamRunStream>, Status> {
+    async fn stream_run(
+        &self,
+        request: Request<pb::StreamRunRequest>,
+    ) -> Result<Response<Self::StreamRunStream>, Status> {
         self.state.caller(request.metadata()).await?;
         Err(not_yet("StreamRun"))
     }
 
-    async fn update_state(&self, request: Request<pb::UpdateStateRequest>) -> Result<Response<pb::UpdateStateResponse>, Status> {
+    async fn update_state(
+        &self,
+        request: Request<pb::UpdateStateRequest>,
+    ) -> Result<Response<pb::UpdateStateResponse>, Status> {
         self.state.caller(request.metadata()).await?;
         Err(not_yet("UpdateState"))
     }
@@ -54,7 +63,10 @@ impl ChatService for Chat {
         Err(not_yet("SubmitConfirmation"))
     }
 
-    async fn cancel_run(&self, request: Request<pb::CancelRunRequest>) -> Result<Response<pb::CancelRunResponse>, Status> {
+    async fn cancel_run(
+        &self,
+        request: Request<pb::CancelRunRequest>,
+    ) -> Result<Response<pb::CancelRunResponse>, Status> {
         self.state.caller(request.metadata()).await?;
         Err(not_yet("CancelRun"))
     }
@@ -73,11 +85,7 @@ impl ChatService for Chat {
             max_iterations: 5,
             max_tool_calls_per_message: 5,
             tool_timeout_ms: 10_000,
-            on_busy_modes: vec![
-                pb::OnBusy::Reject.into(),
-                pb::OnBusy::Enqueue.into(),
-                pb::OnBusy::Interrupt.into(),
-            ],
+            on_busy_modes: vec![pb::OnBusy::Reject.into(), pb::OnBusy::Enqueue.into(), pb::OnBusy::Interrupt.into()],
             tools: Vec::new(),
             mode: match config.mode {
                 DeploymentMode::Local => "local",
@@ -92,7 +100,8 @@ impl ChatService for Chat {
             model_provider: String::new(),
             role: caller.principal.role.as_str().to_owned(),
             max_upload_bytes: config.max_upload_bytes(),
-            max_message_bytes: u32::try_from(config.max_message_bytes()).map_err(|e| to_status(aware_core::Error::internal(e)))?,
+            max_message_bytes: u32::try_from(config.max_message_bytes())
+                .map_err(|e| to_status(aware_core::Error::internal(e)))?,
         }))
     }
 }

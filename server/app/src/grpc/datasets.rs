@@ -40,7 +40,10 @@ impl DatasetsService for Datasets {
         Ok(Response::new(pb::ListDatasetsResponse { datasets: datasets.iter().map(convert::dataset).collect() }))
     }
 
-    async fn get_dataset(&self, request: Request<pb::GetDatasetRequest>) -> Result<Response<pb::GetDatasetResponse>, Status> {
+    async fn get_dataset(
+        &self,
+        request: Request<pb::GetDatasetRequest>,
+    ) -> Result<Response<pb::GetDatasetResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
         let (dataset, sample) = self
@@ -62,13 +65,9 @@ impl DatasetsService for Datasets {
         let caller = self.state.caller(request.metadata()).await?;
         let max_mb = self.state.config.limits.max_message_mb;
         let mut inbound = request.into_inner();
-        let first = inbound
-            .message()
-            .await
-            .map_err(|s| to_status(broken_stream(s, max_mb)))?
-            .ok_or_else(|| {
-                to_status(Error::validation("filename", "the upload was empty: the first message must carry a filename"))
-            })?;
+        let first = inbound.message().await.map_err(|s| to_status(broken_stream(s, max_mb)))?.ok_or_else(|| {
+            to_status(Error::validation("filename", "the upload was empty: the first message must carry a filename"))
+        })?;
         let meta = UploadMeta { filename: first.filename, format: first.format };
         let chunks = futures::stream::once(async move { Ok::<Bytes, Error>(first.chunk) })
             .chain(inbound.map(move |m| m.map(|m| m.chunk).map_err(|s| broken_stream(s, max_mb))));
@@ -110,11 +109,15 @@ impl DatasetsService for Datasets {
         request: Request<pb::CommitUploadRequest>,
     ) -> Result<Response<pb::CommitUploadResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let dataset = self.state.datasets.commit_upload(&caller, &request.get_ref().upload_id).await.map_err(to_status)?;
+        let dataset =
+            self.state.datasets.commit_upload(&caller, &request.get_ref().upload_id).await.map_err(to_status)?;
         Ok(Response::new(pb::CommitUploadResponse { dataset: Some(convert::dataset(&dataset)) }))
     }
 
-    async fn preview_rows(&self, request: Request<pb::PreviewRowsRequest>) -> Result<Response<pb::PreviewRowsResponse>, Status> {
+    async fn preview_rows(
+        &self,
+        request: Request<pb::PreviewRowsRequest>,
+    ) -> Result<Response<pb::PreviewRowsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
         let table = self.state.datasets.preview(&caller, &req.dataset_id, req.limit).await.map_err(to_status)?;

@@ -3,12 +3,15 @@
 
 pub mod chat;
 pub mod datasets;
+pub mod query;
 pub mod unimplemented;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
 use aware_core::auth::Caller;
 use aware_core::datasets::DatasetService;
+use aware_core::history::RunHistory;
+use aware_core::query::QueryService;
 use std::sync::Arc;
 use tonic::Status;
 use tonic::metadata::MetadataMap;
@@ -18,6 +21,8 @@ pub struct AppState {
     pub config: Config,
     pub auth: Authenticator,
     pub datasets: DatasetService,
+    pub query: QueryService,
+    pub history: RunHistory,
 }
 
 impl AppState {

@@ -1,4 +1,4 @@
-//! Services whose capabilities arrive with later issues (runs, SQL sandbox, file jail). They are
+//! Services whose capabilities arrive with later issues (the file jail). They are
 //! registered now so reflection shows the whole contract; each RPC authenticates the caller and
 //! answers UNIMPLEMENTED with `ErrorInfo { reason: "UNIMPLEMENTED" }`.
 
@@ -6,19 +6,13 @@ use super::State;
 use crate::status::to_status;
 use aware_core::Error;
 use aware_proto::v1 as pb;
-use aware_proto::v1::{files_service_server::FilesService, query_service_server::QueryService, runs_service_server::RunsService};
+use aware_proto::v1::files_service_server::FilesService;
 use tonic::{Request, Response, Status};
 
 pub fn not_yet(rpc: &str) -> Status {
     to_status(Error::unimplemented(format!("{rpc} is not available in this version of aware yet")))
 }
 
-pub struct Runs {
-    pub state: State,
-}
-pub struct Query {
-    pub state: State,
-}
 pub struct Files {
     pub state: State,
 }
@@ -36,18 +30,6 @@ macro_rules! not_yet_rpcs {
         }
     };
 }
-
-not_yet_rpcs!(RunsService for Runs {
-    get_run(GetRunRequest) -> GetRunResponse = "GetRun";
-    list_runs(ListRunsRequest) -> ListRunsResponse = "ListRuns";
-    list_run_events(ListRunEventsRequest) -> ListRunEventsResponse = "ListRunEvents";
-    get_run_trace(GetRunTraceRequest) -> GetRunTraceResponse = "GetRunTrace";
-});
-
-not_yet_rpcs!(QueryService for Query {
-    execute_sql(ExecuteSqlRequest) -> ExecuteSqlResponse = "ExecuteSql";
-    execute_query_plan(ExecuteQueryPlanRequest) -> ExecuteQueryPlanResponse = "ExecuteQueryPlan";
-});
 
 not_yet_rpcs!(FilesService for Files {
     list_roots(ListRootsRequest) -> ListRootsResponse = "ListRoots";

@@ -1,0 +1,91 @@
+//! `aware.v1.QueryService` and `aware.v1.RunsService`.
+
+use super::State;
+use crate::convert;
+use crate::grpc::unimplemented::not_yet;
+use crate::status::to_status;
+use aware_core::Error;
+use aware_proto::v1 as pb;
+use aware_proto::v1::{query_service_server::QueryService, runs_service_server::RunsService};
+use tonic::{Request, Response, Status};
+
+pub struct Query {
+    pub state: State,
+}
+
+#[tonic::async_trait]
+impl QueryService for Query {
+    async fn execute_sql(
+        &self,
+        request: Request<pb::ExecuteSqlRequest>,
+    ) -> Result<Response<pb::ExecuteSqlResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.get_ref();
+        let answer = self.state.query.execute_sql(&caller, &req.sql, req.limit).await.map_err(to_status)?;
+        Ok(Response::new(pb::ExecuteSqlResponse {
+            table: Some(convert::table(&answer.table)),
+            run_id: answer.run_id.to_string(),
+            executed_sql: answer.executed_sql,
+        }))
+    }
+
+    async fn execute_query_plan(
+        &self,
+        request: Request<pb::ExecuteQueryPlanRequest>,
+    ) -> Result<Response<pb::ExecuteQueryPlanResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.get_ref();
+        let plan = req.plan.as_ref().ok_or_else(|| to_status(Error::validation("plan", "a plan is required")))?;
+        let plan = convert::plan_in(plan).map_err(to_status)?;
+        let answer = self.state.query.execute_plan(&caller, &plan, req.limit).await.map_err(to_status)?;
+        Ok(Response::new(pb::ExecuteQueryPlanResponse {
+            table: Some(convert::table(&answer.table)),
+            run_id: answer.run_id.to_string(),
+            compiled_sql: answer.compiled_sql,
+        }))
+    }
+}
+
+pub struct Runs {
+    pub state: State,
+}
+
+#[tonic::async_trait]
+impl RunsService for Runs {
+    async fn get_run(&self, request: Request<pb::GetRunRequest>) -> Result<Response<pb::GetRunResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let (run, capsule) = self.state.history.get(&caller, &request.get_ref().run_id).await.map_err(to_status)?;
+        Ok(Response::new(pb::GetRunResponse { run: Some(convert::run(&run, &capsule)) }))
+    }
+
+    async fn list_runs(&self, request: Request<pb::ListRunsRequest>) -> Result<Response<pb::ListRunsResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.get_ref();
+        let page = self
+            .state
+            .history
+            .list(&caller, &req.thread_id, req.page_size, &req.page_token)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::ListRunsResponse {
+            runs: page.runs.iter().map(|r| convert::run(r, &Default::default())).collect(),
+            next_page_token: page.next.map(|id| id.to_string()).unwrap_or_default(),
+        }))
+    }
+
+    async fn list_run_events(
+        &self,
+        request: Request<pb::ListRunEventsRequest>,
+    ) -> Result<Response<pb::ListRunEventsResponse>, Status> {
+        self.state.caller(request.metadata()).await?;
+        Err(not_yet("ListRunEvents"))
+    }
+
+    async fn get_run_trace(
+        &self,
+        request: Request<pb::GetRunTraceRequest>,
+    ) -> Result<Response<pb::GetRunTraceResponse>, Status> {
+        self.state.caller(request.metadata()).await?;
+        Err(not_yet("GetRunTrace"))
+    }
+}

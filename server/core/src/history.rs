@@ -1,0 +1,72 @@
+//! Reading runs after the fact (RunsService): capsules and paging, scoped to the caller.
+
+use crate::auth::{Caller, Capability};
+use crate::error::{Error, Result};
+use crate::ids::{RunId, ThreadId};
+use crate::ports::RunStore;
+use crate::run::{Capsule, RunRecord};
+use std::sync::Arc;
+
+/// Default and largest page of ListRuns.
+pub const DEFAULT_PAGE: u32 = 20;
+pub const MAX_PAGE: u32 = 100;
+
+#[derive(Clone)]
+pub struct RunHistory {
+    runs: Arc<dyn RunStore>,
+}
+
+/// One page of runs; `next` is the token for the following page.
+pub struct RunPage {
+    pub runs: Vec<RunRecord>,
+    pub next: Option<RunId>,
+}
+
+fn run_id(raw: &str) -> Result<RunId> {
+    RunId::parse(raw).ok_or_else(|| Error::validation("run_id", "a run id is required"))
+}
+
+impl RunHistory {
+    pub fn new(runs: Arc<dyn RunStore>) -> Self {
+        Self { runs }
+    }
+
+    /// A run with its capsule; another user's run is NOT_FOUND like a missing one.
+    pub async fn get(&self, caller: &Caller, id: &str) -> Result<(RunRecord, Capsule)> {
+        caller.principal.require(Capability::DatasetRead)?;
+        let id = run_id(id)?;
+        self.runs
+            .get_run(&caller.principal.user_id, &id)
+            .await?
+            .ok_or_else(|| Error::not_found("run", &id).with_field("run_id"))
+    }
+
+    /// The caller's runs, newest first; `thread` empty for all, `page_token` from the last page.
+    pub async fn list(&self, caller: &Caller, thread: &str, page_size: u32, page_token: &str) -> Result<RunPage> {
+        caller.principal.require(Capability::DatasetRead)?;
+        let size = match page_size {
+            0 => DEFAULT_PAGE,
+            n if n > MAX_PAGE => {
+                return Err(Error::validation("page_size", format!("page_size must be at most {MAX_PAGE}")));
+            }
+            n => n,
+        };
+        let thread = match thread.trim() {
+            "" => None,
+            t => Some(ThreadId::parse(t).ok_or_else(|| Error::validation("thread_id", "malformed thread id"))?),
+        };
+        let before = match page_token.trim() {
+            "" => None,
+            t => Some(RunId::parse(t).ok_or_else(|| Error::validation("page_token", "malformed page token"))?),
+        };
+        let mut runs =
+            self.runs.list_runs(&caller.principal.user_id, thread.as_ref(), before.as_ref(), size + 1).await?;
+        let next = if runs.len() > size as usize {
+            runs.truncate(size as usize);
+            runs.last().map(|r| r.id.clone())
+        } else {
+            None
+        };
+        Ok(RunPage { runs, next })
+    }
+}

@@ -1,0 +1,150 @@
+//! The query service: SQL and QueryPlans over a caller's datasets, through the SQL sandbox, each
+//! recorded as a run capsule. Used by `QueryService` (other backend services) and, with the same
+//! code path, by the assistant's query tools.
+
+use crate::auth::{Caller, Capability};
+use crate::dataset::{Dataset, DatasetStatus};
+use crate::error::{Error, Result};
+use crate::ids::RunId;
+use crate::ports::{Catalog, RunStore, SqlEngine, SqlOutcome};
+use crate::query_plan::{QueryPlan, compile};
+use crate::run::{Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use crate::value::Table;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The most rows a query returns (also the default).
+pub const DEFAULT_MAX_ROWS: u32 = 10_000;
+
+/// A query's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryAnswer {
+    pub run_id: RunId,
+    /// The SQL that ran: the validator's canonical text.
+    pub executed_sql: String,
+    /// For plans: the SQL the plan compiled to (before canonicalisation).
+    pub compiled_sql: String,
+    pub table: Table,
+}
+
+#[derive(Clone)]
+pub struct QueryService {
+    catalog: Arc<dyn Catalog>,
+    engine: Arc<dyn SqlEngine>,
+    runs: Arc<dyn RunStore>,
+    max_rows: u32,
+}
+
+/// A short description of a result, for capsules (never cell values).
+pub fn describe_result(table: &Table) -> String {
+    let names: Vec<&str> = table.columns.iter().map(|c| c.name.as_str()).take(12).collect();
+    format!(
+        "{} row{} × {} column{} ({}){}",
+        table.rows.len(),
+        if table.rows.len() == 1 { "" } else { "s" },
+        table.columns.len(),
+        if table.columns.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        if table.truncated { ", truncated" } else { "" }
+    )
+}
+
+impl QueryService {
+    pub fn new(catalog: Arc<dyn Catalog>, engine: Arc<dyn SqlEngine>, runs: Arc<dyn RunStore>, max_rows: u32) -> Self {
+        Self { catalog, engine, runs, max_rows }
+    }
+
+    fn limit(&self, limit: u32, field: &str) -> Result<u32> {
+        match limit {
+            0 => Ok(self.max_rows),
+            n if n > self.max_rows => Err(Error::validation(field, format!("limit must be at most {}", self.max_rows))),
+            n => Ok(n),
+        }
+    }
+
+    async fn ready_tables(&self, caller: &Caller) -> Result<Vec<Dataset>> {
+        self.catalog.list(&caller.principal.user_id, Some(DatasetStatus::Ready)).await
+    }
+
+    /// Runs SQL over the caller's datasets.
+    pub async fn execute_sql(&self, caller: &Caller, sql: &str, limit: u32) -> Result<QueryAnswer> {
+        caller.principal.require(Capability::Query)?;
+        let limit = self.limit(limit, "limit")?;
+        if sql.trim().is_empty() {
+            return Err(Error::validation("sql", "a SQL query is required"));
+        }
+        let tables = self.ready_tables(caller).await?;
+        let run = RunRecord::new(caller.principal.user_id.clone(), RunKind::Sql, sql, RunStatus::Running);
+        self.runs.insert_run(&run).await?;
+        let capsule = Capsule { query_mode: QueryMode::Sql, ..Capsule::default() };
+        self.run_and_record(caller, run, capsule, sql, &tables, limit, String::new()).await
+    }
+
+    /// Compiles a plan against its dataset's schema and runs the SQL it compiles to.
+    pub async fn execute_plan(&self, caller: &Caller, plan: &QueryPlan, limit: u32) -> Result<QueryAnswer> {
+        caller.principal.require(Capability::Query)?;
+        let limit = self.limit(limit, "limit")?;
+        let tables = self.ready_tables(caller).await?;
+        let wanted = plan.dataset.trim();
+        let dataset = tables
+            .iter()
+            .find(|d| d.id.as_str() == wanted || d.table_name.eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| Error::not_found("dataset", format!("{wanted:?}")).with_field("plan.dataset"))?
+            .clone();
+        let plan_json = serde_json::to_string(plan).map_err(Error::internal)?;
+        let compiled = compile(plan, &dataset, limit)?;
+        let run =
+            RunRecord::new(caller.principal.user_id.clone(), RunKind::QueryPlan, plan_json.clone(), RunStatus::Running);
+        self.runs.insert_run(&run).await?;
+        let capsule = Capsule { query_mode: QueryMode::Plan, plan_json: Some(plan_json), ..Capsule::default() };
+        self.run_and_record(caller, run, capsule, &compiled.clone(), &[dataset], limit, compiled).await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn run_and_record(
+        &self,
+        caller: &Caller,
+        run: RunRecord,
+        mut capsule: Capsule,
+        sql: &str,
+        tables: &[Dataset],
+        limit: u32,
+        compiled_sql: String,
+    ) -> Result<QueryAnswer> {
+        let started = Instant::now();
+        let outcome = self.engine.run(&caller.principal.user_id, sql, tables, u64::from(limit)).await;
+        capsule.exec_time_ms = Some(started.elapsed().as_millis() as u64);
+        let status = match &outcome {
+            Ok(SqlOutcome { executed_sql, tables_read, table }) => {
+                capsule.compiled_sql = Some(executed_sql.clone());
+                capsule.datasets = tables
+                    .iter()
+                    .filter(|d| tables_read.iter().any(|t| t.eq_ignore_ascii_case(&d.table_name)))
+                    .map(|d| DatasetVersion {
+                        dataset_id: d.id.clone(),
+                        table_name: d.table_name.clone(),
+                        version_hash: d.version_hash.clone(),
+                    })
+                    .collect();
+                capsule.result_summary = Some(describe_result(table));
+                RunStatus::Succeeded
+            }
+            Err(e) => {
+                capsule.error = Some(RunError::from(e));
+                if !compiled_sql.is_empty() {
+                    capsule.compiled_sql = Some(compiled_sql.clone());
+                }
+                RunStatus::Failed
+            }
+        };
+        self.runs.save_capsule(&run.id, &capsule).await?;
+        self.runs.finish_run(&run.id, status, capsule.error.as_ref(), &Usage::default()).await?;
+        let SqlOutcome { executed_sql, table, .. } = outcome?;
+        Ok(QueryAnswer {
+            run_id: run.id,
+            compiled_sql: if compiled_sql.is_empty() { executed_sql.clone() } else { compiled_sql },
+            executed_sql,
+            table,
+        })
+    }
+}

@@ -1,0 +1,441 @@
+//! QueryPlan: a typed query over one dataset, checked against the dataset's schema and compiled
+//! deterministically to SQL. The SQL then goes through the same validator and sandbox as any
+//! other query, so a plan can never do more than SQL could.
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::value::{Column, Value, ValueKind};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aggregate {
+    Count,
+    CountDistinct,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    Median,
+}
+
+impl Aggregate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Count => "count",
+            Self::CountDistinct => "count_distinct",
+            Self::Sum => "sum",
+            Self::Avg => "avg",
+            Self::Min => "min",
+            Self::Max => "max",
+            Self::Median => "median",
+        }
+    }
+
+    fn needs_numeric(self) -> bool {
+        matches!(self, Self::Sum | Self::Avg | Self::Median)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FilterOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    NotIn,
+    Contains,
+    IsNull,
+    IsNotNull,
+    Between,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelectItem {
+    /// Empty only for `count(*)`.
+    #[serde(default)]
+    pub column: String,
+    #[serde(default)]
+    pub aggregate: Option<Aggregate>,
+    #[serde(default)]
+    pub alias: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Filter {
+    pub column: String,
+    pub op: FilterOp,
+    #[serde(default)]
+    pub value: Option<Value>,
+    #[serde(default)]
+    pub values: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OrderBy {
+    pub column: String,
+    #[serde(default)]
+    pub descending: bool,
+}
+
+/// A plan over one dataset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueryPlan {
+    /// Dataset id or table name.
+    pub dataset: String,
+    #[serde(default)]
+    pub select: Vec<SelectItem>,
+    #[serde(default)]
+    pub filters: Vec<Filter>,
+    #[serde(default)]
+    pub group_by: Vec<String>,
+    #[serde(default)]
+    pub order_by: Vec<OrderBy>,
+    /// 0: the server's row cap.
+    #[serde(default)]
+    pub limit: u32,
+}
+
+/// Most values an IN list may hold.
+const MAX_IN_VALUES: usize = 1000;
+
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn find<'a>(dataset: &'a Dataset, name: &str, field: &str) -> Result<&'a Column> {
+    dataset.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name.trim())).ok_or_else(|| {
+        let names: Vec<&str> = dataset.columns.iter().map(|c| c.name.as_str()).take(30).collect();
+        Error::validation(
+            field,
+            format!("{} has no column {name:?}; its columns are {}", dataset.table_name, names.join(", ")),
+        )
+    })
+}
+
+fn check_alias(alias: &str, field: &str) -> Result<()> {
+    let ok =
+        !alias.is_empty() && alias.len() <= 64 && alias.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ' ');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::validation(field, "aliases are 1 to 64 letters, digits, spaces or underscores"))
+    }
+}
+
+/// Renders a literal for a column of `kind`, refusing values of the wrong type.
+fn literal(value: &Value, column: &Column, field: &str) -> Result<String> {
+    let mismatch = || {
+        Error::validation(field, format!("{:?} does not fit column {} of type {}", value, column.name, column.sql_type))
+    };
+    Ok(match (column.kind, value) {
+        (ValueKind::Int | ValueKind::Double | ValueKind::Decimal, Value::Int(n)) => n.to_string(),
+        (ValueKind::Int | ValueKind::Double | ValueKind::Decimal, Value::Double(x)) if x.is_finite() => {
+            format!("{x:?}")
+        }
+        (ValueKind::Int | ValueKind::Double | ValueKind::Decimal, Value::Decimal(s) | Value::String(s)) => {
+            let n: f64 = s.trim().parse().map_err(|_| mismatch())?;
+            if !n.is_finite() {
+                return Err(mismatch());
+            }
+            s.trim().to_owned()
+        }
+        (ValueKind::Bool, Value::Bool(b)) => b.to_string().to_uppercase(),
+        (ValueKind::String, Value::String(s)) => format!("'{}'", s.replace('\'', "''")),
+        (ValueKind::String, Value::Int(n)) => format!("'{n}'"),
+        (ValueKind::Date, Value::String(s)) if is_date(s) => format!("DATE '{s}'"),
+        (ValueKind::Timestamp, Value::String(s))
+            if is_date(s.get(..10).unwrap_or_default())
+                && s.chars().all(|c| c.is_ascii_digit() || "-: T.".contains(c)) =>
+        {
+            format!("TIMESTAMP '{s}'")
+        }
+        _ => return Err(mismatch()),
+    })
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// Compiles `plan` against `dataset` (its schema) into one SELECT. `max_rows` caps the limit.
+pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<String> {
+    let aggregated = !plan.group_by.is_empty() || plan.select.iter().any(|s| s.aggregate.is_some());
+    let mut group_cols = Vec::new();
+    for (i, g) in plan.group_by.iter().enumerate() {
+        group_cols.push(find(dataset, g, &format!("plan.group_by[{i}]"))?.name.clone());
+    }
+
+    let mut outputs: Vec<String> = Vec::new();
+    let mut projections = Vec::new();
+    for (i, item) in plan.select.iter().enumerate() {
+        let field = format!("plan.select[{i}]");
+        let (expr, default_alias) = match item.aggregate {
+            Some(Aggregate::Count) if item.column.trim().is_empty() => ("count(*)".to_owned(), "count".to_owned()),
+            Some(agg) => {
+                let col = find(dataset, &item.column, &format!("{field}.column"))?;
+                if agg.needs_numeric() && !col.kind.is_numeric() {
+                    return Err(Error::validation(
+                        &format!("{field}.aggregate"),
+                        format!("{} needs a numeric column; {} is {}", agg.as_str(), col.name, col.sql_type),
+                    ));
+                }
+                if matches!(col.kind, ValueKind::Nested | ValueKind::Bytes) && agg != Aggregate::Count {
+                    return Err(Error::validation(
+                        &format!("{field}.aggregate"),
+                        format!("{} cannot be applied to {}", agg.as_str(), col.name),
+                    ));
+                }
+                let q = quote(&col.name);
+                let expr = match agg {
+                    Aggregate::Count => format!("count({q})"),
+                    Aggregate::CountDistinct => format!("count(DISTINCT {q})"),
+                    Aggregate::Sum => format!("sum({q})"),
+                    Aggregate::Avg => format!("avg({q})"),
+                    Aggregate::Min => format!("min({q})"),
+                    Aggregate::Max => format!("max({q})"),
+                    Aggregate::Median => format!("median({q})"),
+                };
+                (expr, format!("{}_{}", agg.as_str(), col.name))
+            }
+            None => {
+                let col = find(dataset, &item.column, &format!("{field}.column"))?;
+                if aggregated && !group_cols.contains(&col.name) {
+                    return Err(Error::validation(
+                        &format!("{field}.column"),
+                        format!("{} must be in group_by (or aggregated) because the plan aggregates", col.name),
+                    ));
+                }
+                (quote(&col.name), col.name.clone())
+            }
+        };
+        let alias = match &item.alias {
+            Some(a) if !a.trim().is_empty() => {
+                check_alias(a.trim(), &format!("{field}.alias"))?;
+                a.trim().to_owned()
+            }
+            _ => default_alias,
+        };
+        if outputs.iter().any(|o| o.eq_ignore_ascii_case(&alias)) {
+            return Err(Error::validation(&format!("{field}.alias"), format!("two outputs are named {alias}")));
+        }
+        projections.push(format!("{expr} AS {}", quote(&alias)));
+        outputs.push(alias);
+    }
+    if projections.is_empty() {
+        if aggregated {
+            for g in &group_cols {
+                projections.push(quote(g));
+                outputs.push(g.clone());
+            }
+        } else {
+            projections.push("*".to_owned());
+            outputs.extend(dataset.columns.iter().map(|c| c.name.clone()));
+        }
+    }
+
+    let mut conditions = Vec::new();
+    for (i, f) in plan.filters.iter().enumerate() {
+        let field = format!("plan.filters[{i}]");
+        let col = find(dataset, &f.column, &format!("{field}.column"))?;
+        let q = quote(&col.name);
+        let one = || {
+            f.value
+                .as_ref()
+                .ok_or_else(|| Error::validation(&format!("{field}.value"), format!("{:?} needs a value", f.op)))
+        };
+        let comparable = !matches!(col.kind, ValueKind::Nested | ValueKind::Bytes);
+        let cond = match f.op {
+            FilterOp::IsNull => format!("{q} IS NULL"),
+            FilterOp::IsNotNull => format!("{q} IS NOT NULL"),
+            FilterOp::Contains => {
+                if col.kind != ValueKind::String {
+                    return Err(Error::validation(
+                        &format!("{field}.op"),
+                        format!("contains needs a text column; {} is {}", col.name, col.sql_type),
+                    ));
+                }
+                let Value::String(s) = one()? else {
+                    return Err(Error::validation(&format!("{field}.value"), "contains needs a text value"));
+                };
+                format!("contains(lower({q}), '{}')", s.to_lowercase().replace('\'', "''"))
+            }
+            _ if !comparable => {
+                return Err(Error::validation(&format!("{field}.op"), format!("{} cannot be compared", col.name)));
+            }
+            FilterOp::In | FilterOp::NotIn => {
+                if f.values.is_empty() || f.values.len() > MAX_IN_VALUES {
+                    return Err(Error::validation(
+                        &format!("{field}.values"),
+                        format!("in needs 1 to {MAX_IN_VALUES} values"),
+                    ));
+                }
+                let list = f
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| literal(v, col, &format!("{field}.values[{j}]")))
+                    .collect::<Result<Vec<_>>>()?;
+                let not = if f.op == FilterOp::NotIn { "NOT " } else { "" };
+                format!("{q} {not}IN ({})", list.join(", "))
+            }
+            FilterOp::Between => {
+                let [lo, hi] = f.values.as_slice() else {
+                    return Err(Error::validation(&format!("{field}.values"), "between needs exactly two values"));
+                };
+                format!(
+                    "{q} BETWEEN {} AND {}",
+                    literal(lo, col, &format!("{field}.values[0]"))?,
+                    literal(hi, col, &format!("{field}.values[1]"))?
+                )
+            }
+            op => {
+                let sym = match op {
+                    FilterOp::Eq => "=",
+                    FilterOp::Ne => "<>",
+                    FilterOp::Lt => "<",
+                    FilterOp::Le => "<=",
+                    FilterOp::Gt => ">",
+                    _ => ">=",
+                };
+                format!("{q} {sym} {}", literal(one()?, col, &format!("{field}.value"))?)
+            }
+        };
+        conditions.push(cond);
+    }
+
+    let mut order = Vec::new();
+    for (i, o) in plan.order_by.iter().enumerate() {
+        let target = match outputs.iter().find(|n| n.eq_ignore_ascii_case(o.column.trim())) {
+            Some(name) => name.clone(),
+            None if !aggregated => find(dataset, &o.column, &format!("plan.order_by[{i}].column"))?.name.clone(),
+            None => {
+                return Err(Error::validation(
+                    &format!("plan.order_by[{i}].column"),
+                    format!("order by {:?}: it is not one of the outputs ({})", o.column, outputs.join(", ")),
+                ));
+            }
+        };
+        order.push(format!("{} {}", quote(&target), if o.descending { "DESC" } else { "ASC" }));
+    }
+    if plan.limit > max_rows {
+        return Err(Error::validation("plan.limit", format!("limit must be at most {max_rows}")));
+    }
+
+    let mut sql = format!("SELECT {} FROM {}", projections.join(", "), quote(&dataset.table_name));
+    if !conditions.is_empty() {
+        sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
+    }
+    if !group_cols.is_empty() {
+        sql.push_str(&format!(" GROUP BY {}", group_cols.iter().map(|g| quote(g)).collect::<Vec<_>>().join(", ")));
+    }
+    if !order.is_empty() {
+        sql.push_str(&format!(" ORDER BY {}", order.join(", ")));
+    }
+    sql.push_str(&format!(" LIMIT {}", if plan.limit == 0 { max_rows } else { plan.limit }));
+    Ok(sql)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{DatasetFormat, DatasetStatus};
+    use crate::ids::{DatasetId, UserId};
+
+    fn apartments() -> Dataset {
+        Dataset {
+            id: DatasetId::parse("ds_1").unwrap(),
+            owner: UserId::local(),
+            name: "barcelona_apartments.csv".into(),
+            table_name: "barcelona_apartments".into(),
+            format: DatasetFormat::Csv,
+            status: DatasetStatus::Ready,
+            row_count: 240,
+            columns: vec![
+                Column::new("neighbourhood", "VARCHAR"),
+                Column::new("price_eur", "BIGINT"),
+                Column::new("listed_on", "DATE"),
+                Column::new("has_terrace", "BOOLEAN"),
+            ],
+            size_bytes: 1,
+            version_hash: String::new(),
+            error: None,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+        }
+    }
+
+    fn plan(json: serde_json::Value) -> QueryPlan {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn plans_compile_to_one_deterministic_select() {
+        let p = plan(serde_json::json!({
+            "dataset": "barcelona_apartments",
+            "select": [{"column": "Neighbourhood"}, {"column": "price_eur", "aggregate": "avg"}],
+            "filters": [
+                {"column": "price_eur", "op": "gt", "value": {"t": "int", "v": 300000}},
+                {"column": "listed_on", "op": "between", "values": [{"t": "string", "v": "2024-01-01"}, {"t": "string", "v": "2024-12-31"}]},
+                {"column": "neighbourhood", "op": "in", "values": [{"t": "string", "v": "Gràcia"}, {"t": "string", "v": "O'Hare"}]}
+            ],
+            "group_by": ["neighbourhood"],
+            "order_by": [{"column": "avg_price_eur", "descending": true}],
+            "limit": 5
+        }));
+        let sql = compile(&p, &apartments(), 10_000).unwrap();
+        assert_eq!(
+            sql,
+            "SELECT \"neighbourhood\" AS \"neighbourhood\", avg(\"price_eur\") AS \"avg_price_eur\" FROM \"barcelona_apartments\" \
+             WHERE \"price_eur\" > 300000 AND \"listed_on\" BETWEEN DATE '2024-01-01' AND DATE '2024-12-31' \
+             AND \"neighbourhood\" IN ('Gràcia', 'O''Hare') GROUP BY \"neighbourhood\" ORDER BY \"avg_price_eur\" DESC LIMIT 5"
+        );
+        assert_eq!(compile(&p, &apartments(), 10_000).unwrap(), sql, "deterministic");
+        let count = plan(serde_json::json!({"dataset": "x", "select": [{"aggregate": "count"}]}));
+        assert_eq!(
+            compile(&count, &apartments(), 100).unwrap(),
+            "SELECT count(*) AS \"count\" FROM \"barcelona_apartments\" LIMIT 100"
+        );
+    }
+
+    #[test]
+    fn bad_plans_name_the_field() {
+        let field = |json: serde_json::Value| compile(&plan(json), &apartments(), 100).unwrap_err().field.unwrap();
+        assert_eq!(field(serde_json::json!({"dataset": "x", "select": [{"column": "nope"}]})), "plan.select[0].column");
+        assert_eq!(
+            field(serde_json::json!({"dataset": "x", "select": [{"column": "neighbourhood", "aggregate": "avg"}]})),
+            "plan.select[0].aggregate"
+        );
+        assert_eq!(
+            field(
+                serde_json::json!({"dataset": "x", "filters": [{"column": "price_eur", "op": "eq", "value": {"t": "string", "v": "cheap"}}]})
+            ),
+            "plan.filters[0].value"
+        );
+        assert_eq!(
+            field(
+                serde_json::json!({"dataset": "x", "filters": [{"column": "price_eur", "op": "contains", "value": {"t": "string", "v": "1"}}]})
+            ),
+            "plan.filters[0].op"
+        );
+        assert_eq!(
+            field(
+                serde_json::json!({"dataset": "x", "select": [{"column": "neighbourhood"}, {"column": "price_eur", "aggregate": "sum"}]})
+            ),
+            "plan.select[0].column"
+        );
+        assert_eq!(field(serde_json::json!({"dataset": "x", "limit": 101})), "plan.limit");
+        assert_eq!(
+            field(serde_json::json!({"dataset": "x", "select": [{"column": "price_eur", "alias": "x\"; DROP"}]})),
+            "plan.select[0].alias"
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! Runs and run capsules: what was asked, over which data versions, what ran, what came out.
+
+use crate::error::{Error, ErrorCode};
+use crate::ids::{DatasetId, RunId, ThreadId, UserId};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    Chat,
+    Sql,
+    QueryPlan,
+}
+
+impl RunKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Chat => "chat",
+            Self::Sql => "sql",
+            Self::QueryPlan => "query_plan",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Chat, Self::Sql, Self::QueryPlan].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Queued,
+    Running,
+    AwaitingConfirmation,
+    Succeeded,
+    Failed,
+    Cancelled,
+    MaxIterations,
+}
+
+impl RunStatus {
+    pub const ALL: [Self; 7] = [
+        Self::Queued,
+        Self::Running,
+        Self::AwaitingConfirmation,
+        Self::Succeeded,
+        Self::Failed,
+        Self::Cancelled,
+        Self::MaxIterations,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::AwaitingConfirmation => "awaiting_confirmation",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+            Self::MaxIterations => "max_iterations",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Succeeded | Self::Failed | Self::Cancelled | Self::MaxIterations)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryMode {
+    #[default]
+    None,
+    Plan,
+    Sql,
+}
+
+impl QueryMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Plan => "plan",
+            Self::Sql => "sql",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::None, Self::Plan, Self::Sql].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Token usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub model_calls: u32,
+    /// An aborted call's usage is an estimate.
+    pub partial: bool,
+}
+
+/// An error as a run records it (and as clients see it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub retryable: bool,
+}
+
+impl From<&Error> for RunError {
+    fn from(e: &Error) -> Self {
+        Self { code: e.code, message: e.message.clone(), retryable: e.retryable() }
+    }
+}
+
+/// A dataset a run read, at the version it read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetVersion {
+    pub dataset_id: DatasetId,
+    pub table_name: String,
+    pub version_hash: String,
+}
+
+/// What a run asked and produced, beyond its status.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Capsule {
+    pub datasets: Vec<DatasetVersion>,
+    pub query_mode: QueryMode,
+    pub plan_json: Option<String>,
+    pub compiled_sql: Option<String>,
+    pub result_summary: Option<String>,
+    pub error: Option<RunError>,
+    pub exec_time_ms: Option<u64>,
+}
+
+/// A run as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRecord {
+    pub id: RunId,
+    pub owner: UserId,
+    pub thread_id: Option<ThreadId>,
+    pub kind: RunKind,
+    pub status: RunStatus,
+    pub question: String,
+    pub client_msg_id: Option<String>,
+    pub parent_run_id: Option<RunId>,
+    pub ui_state_version: u64,
+    pub model: Option<String>,
+    pub last_seq: u64,
+    pub iterations: u32,
+    pub usage: Usage,
+    pub error: Option<RunError>,
+    pub created_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+impl RunRecord {
+    /// A new run in `status`, created now.
+    pub fn new(owner: UserId, kind: RunKind, question: impl Into<String>, status: RunStatus) -> Self {
+        Self {
+            id: RunId::generate(),
+            owner,
+            thread_id: None,
+            kind,
+            status,
+            question: question.into(),
+            client_msg_id: None,
+            parent_run_id: None,
+            ui_state_version: 0,
+            model: None,
+            last_seq: 0,
+            iterations: 0,
+            usage: Usage::default(),
+            error: None,
+            created_at: Utc::now(),
+            completed_at: None,
+        }
+    }
+}

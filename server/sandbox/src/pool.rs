@@ -1,0 +1,275 @@
+//! The SQL worker pool, parent side. Workers are pre-started (unbound) so a query never waits for
+//! a process to boot; the first query binds a worker to its user for good (see `sql_worker`), and
+//! the worker then serves only that user. A worker is retired — killed and reaped — after any I/O
+//! error, timeout, limit breach or a set number of queries, and replacements start in the
+//! background.
+
+use crate::protocol::{QueryRequest, Request, Response, ResultTable, nonblocking};
+use crate::sql_worker::{MEMORY_ENV, TEST_HOOKS_ENV, THREADS_ENV};
+use aware_core::{Error, ErrorCode, Result};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::{Notify, Semaphore};
+
+/// Pool settings.
+#[derive(Clone, Debug)]
+pub struct PoolConfig {
+    /// The executable that serves `worker sql` (the server binary).
+    pub worker_exe: PathBuf,
+    /// Queries running at once (and the most workers alive at once).
+    pub size: usize,
+    /// Unbound workers kept started and waiting.
+    pub warm: usize,
+    pub memory_mb: u64,
+    pub threads: u32,
+    /// Extra time after a query's deadline before the parent kills the worker.
+    pub kill_grace: Duration,
+    /// Queries a worker serves before it is replaced (bounds any slow leak).
+    pub max_queries_per_worker: u32,
+    /// Enables test probes in workers. Never set by the server.
+    pub test_hooks: bool,
+}
+
+/// Counters for system status and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    pub alive: usize,
+    pub busy: usize,
+    pub warm: usize,
+    pub restarts: u64,
+}
+
+/// A running worker; killed and reaped when dropped.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    user: Option<String>,
+    queries: u32,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // kill_on_drop would also do it; start_kill makes the intent explicit and tokio reaps.
+        let _ = self.child.start_kill();
+    }
+}
+
+#[derive(Default)]
+struct Idle {
+    warm: Vec<Worker>,
+    /// Bound workers, least recently used first.
+    bound: VecDeque<Worker>,
+    alive: usize,
+    busy: usize,
+    restarts: u64,
+}
+
+/// A checked-out worker. Dropped without [`Lease::keep`], the worker is retired (killed and
+/// reaped) and the pool's books are updated, whatever path the query took.
+struct Lease<'a> {
+    pool: &'a SqlPool,
+    worker: Option<Worker>,
+}
+
+impl Lease<'_> {
+    /// Returns the worker to the pool for its user's next query.
+    fn keep(mut self) {
+        let worker = self.worker.take();
+        self.pool.checkin(worker);
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(worker) = self.worker.take() {
+            drop(worker);
+            self.pool.checkin(None);
+        }
+    }
+}
+
+/// The pool. Cheap to clone.
+#[derive(Clone)]
+pub struct SqlPool {
+    config: Arc<PoolConfig>,
+    idle: Arc<Mutex<Idle>>,
+    permits: Arc<Semaphore>,
+    refill: Arc<Notify>,
+}
+
+impl SqlPool {
+    /// Creates the pool and starts its background refiller.
+    pub fn start(config: PoolConfig) -> Self {
+        let pool = Self {
+            permits: Arc::new(Semaphore::new(config.size.max(1))),
+            config: Arc::new(config),
+            idle: Arc::default(),
+            refill: Arc::new(Notify::new()),
+        };
+        let weak = pool.clone();
+        tokio::spawn(async move { weak.refill_loop().await });
+        pool.refill.notify_one();
+        pool
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        let idle = self.idle.lock().expect("pool lock");
+        PoolStats { alive: idle.alive, busy: idle.busy, warm: idle.warm.len(), restarts: idle.restarts }
+    }
+
+    fn spawn_worker(&self) -> Result<Worker> {
+        let mut cmd = tokio::process::Command::new(&self.config.worker_exe);
+        cmd.args(["worker", "sql"])
+            .env_clear()
+            .env(MEMORY_ENV, self.config.memory_mb.to_string())
+            .env(THREADS_ENV, self.config.threads.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        if self.config.test_hooks {
+            cmd.env(TEST_HOOKS_ENV, "1");
+        }
+        let mut child = cmd.spawn().map_err(|e| Error::internal(format!("cannot start a SQL worker: {e}")))?;
+        let stdin = child.stdin.take().ok_or_else(|| Error::internal("worker stdin missing"))?;
+        let stdout = child.stdout.take().ok_or_else(|| Error::internal("worker stdout missing"))?;
+        Ok(Worker { child, stdin, stdout, user: None, queries: 0 })
+    }
+
+    async fn refill_loop(self) {
+        loop {
+            self.refill.notified().await;
+            loop {
+                let need = {
+                    let idle = self.idle.lock().expect("pool lock");
+                    idle.warm.len() < self.config.warm && idle.alive < self.config.size + self.config.warm
+                };
+                if !need {
+                    break;
+                }
+                match self.spawn_worker() {
+                    Ok(w) => {
+                        let mut idle = self.idle.lock().expect("pool lock");
+                        idle.alive += 1;
+                        idle.warm.push(w);
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, internal = ?e.internal, "SQL worker refill failed");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes a worker for `user`: one already bound to them, else a warm one, else a new one.
+    fn checkout(&self, user: &str) -> Result<Worker> {
+        let worker = {
+            let mut idle = self.idle.lock().expect("pool lock");
+            let found = match idle.bound.iter().position(|w| w.user.as_deref() == Some(user)) {
+                Some(i) => idle.bound.remove(i),
+                None => idle.warm.pop(),
+            };
+            if found.is_none() {
+                idle.alive += 1;
+            }
+            // Keep the number of processes bounded: the least recently used bound worker of
+            // someone else makes room.
+            if found.is_none() && idle.alive > self.config.size + self.config.warm && idle.bound.pop_front().is_some() {
+                idle.alive -= 1;
+            }
+            idle.busy += 1;
+            found
+        };
+        self.refill.notify_one();
+        match worker {
+            Some(w) => Ok(w),
+            None => self.spawn_worker().inspect_err(|_| {
+                let mut idle = self.idle.lock().expect("pool lock");
+                idle.alive -= 1;
+                idle.busy -= 1;
+            }),
+        }
+    }
+
+    fn checkin(&self, worker: Option<Worker>) {
+        let mut idle = self.idle.lock().expect("pool lock");
+        idle.busy -= 1;
+        match worker {
+            Some(w) if w.queries < self.config.max_queries_per_worker => idle.bound.push_back(w),
+            Some(w) => {
+                drop(w);
+                idle.alive -= 1;
+            }
+            None => {
+                idle.alive -= 1;
+                idle.restarts += 1;
+            }
+        }
+        drop(idle);
+        self.refill.notify_one();
+    }
+
+    /// Runs one validated query for `user` and returns its table. Cancellation-safe: if the
+    /// caller stops waiting (a cancelled run), the lease drops and the worker is killed.
+    pub async fn execute(&self, user: &str, request: QueryRequest) -> Result<ResultTable> {
+        let _permit = self.permits.acquire().await.map_err(|_| Error::internal("SQL pool closed"))?;
+        let mut lease = Lease { pool: self, worker: Some(self.checkout(user)?) };
+        let worker = lease.worker.as_mut().expect("a fresh lease holds its worker");
+        worker.user = Some(user.to_owned());
+        worker.queries += 1;
+        let deadline = Duration::from_millis(request.timeout_ms) + self.config.kill_grace;
+        let outcome = tokio::time::timeout(deadline, async {
+            nonblocking::write_frame(&mut worker.stdin, &Request::Query(request)).await?;
+            nonblocking::read_frame::<Response>(&mut worker.stdout).await
+        })
+        .await;
+        match outcome {
+            Ok(Ok(Response::Table(table))) => {
+                lease.keep();
+                Ok(table)
+            }
+            Ok(Ok(Response::Failed { code, message })) => {
+                // A breached limit may leave the worker in a bad state: retire it.
+                if !matches!(
+                    code,
+                    ErrorCode::RunnerTimeout | ErrorCode::RunnerResourceExceeded | ErrorCode::RunnerInternalError
+                ) {
+                    lease.keep();
+                }
+                Err(Error::new(code, message))
+            }
+            Ok(Ok(Response::Probed { .. })) => {
+                Err(Error::new(ErrorCode::RunnerInternalError, "the SQL worker answered out of turn"))
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "SQL worker failed; retiring it");
+                Err(Error::new(
+                    ErrorCode::RunnerInternalError,
+                    "the query worker stopped unexpectedly (the query may have exceeded a limit); try again",
+                ))
+            }
+            Err(_) => {
+                tracing::warn!("SQL worker missed its deadline; killing it");
+                Err(Error::new(ErrorCode::RunnerTimeout, "the query took too long and was stopped"))
+            }
+        }
+    }
+
+    /// Sends a test probe to a fresh worker (test hooks only).
+    pub async fn probe(&self, probe: crate::protocol::Probe) -> Result<Response> {
+        let mut worker = self.spawn_worker()?;
+        nonblocking::write_frame(&mut worker.stdin, &Request::Probe(probe)).await?;
+        let response =
+            tokio::time::timeout(Duration::from_secs(60), nonblocking::read_frame::<Response>(&mut worker.stdout))
+                .await
+                .map_err(|_| Error::new(ErrorCode::RunnerTimeout, "probe timed out"))?;
+        Ok(response.unwrap_or_else(|e| Response::Probed { ok: false, detail: format!("worker died: {e}") }))
+    }
+}

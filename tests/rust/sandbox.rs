@@ -1,0 +1,459 @@
+//! The SQL sandbox end to end: the attack corpus and the legitimate queries of
+//! `tests/corpus/sql.jsonl` through the public `ExecuteSql` RPC (answers checked against an
+//! in-process DuckDB oracle over the same files), QueryPlans, run capsules, and the OS limits of
+//! the worker shown with test probes that bypass the validator on purpose.
+
+#![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
+
+use aware_e2e::{TestServer, add_user, authed, bad_field, reason};
+use aware_proto::v1 as pb;
+use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
+use aware_proto::v1::query_service_client::QueryServiceClient;
+use aware_proto::v1::runs_service_client::RunsServiceClient;
+use aware_sandbox::pool::{PoolConfig, SqlPool};
+use aware_sandbox::protocol::{Probe, QueryRequest, Response, TableFile};
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+use tonic::Code;
+
+const SECRET: &str = "TOPSECRET-4242";
+
+#[derive(serde::Deserialize)]
+struct Case {
+    id: String,
+    expect: String,
+    #[serde(default)]
+    code: String,
+    category: String,
+    sql: String,
+    #[serde(default)]
+    ordered: bool,
+}
+
+fn corpus() -> Vec<Case> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/sql.jsonl");
+    std::fs::read_to_string(path)
+        .expect("corpus")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("corpus line"))
+        .collect()
+}
+
+async fn upload(
+    client: &mut DatasetsServiceClient<tonic::transport::Channel>,
+    token: &str,
+    name: &str,
+    content: &str,
+) -> pb::Dataset {
+    let msg = pb::UploadDatasetRequest {
+        filename: name.into(),
+        format: String::new(),
+        chunk: Bytes::from(content.to_owned()),
+    };
+    let d = client
+        .upload_dataset(authed(tokio_stream::iter([msg]), token))
+        .await
+        .expect("upload")
+        .into_inner()
+        .dataset
+        .unwrap();
+    assert_eq!(d.status, pb::DatasetStatus::Ready as i32, "{}", d.error);
+    d
+}
+
+/// One cell, normalised so the server's typed cells and DuckDB's values compare as text.
+fn norm_f64(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{:.6e}", x) }
+}
+
+fn norm_pb(v: &pb::Value) -> String {
+    use pb::value::Kind;
+    match v.kind.as_ref() {
+        None | Some(Kind::NullValue(_)) => "NULL".into(),
+        Some(Kind::BoolValue(b)) => b.to_string(),
+        Some(Kind::IntValue(n)) => n.to_string(),
+        Some(Kind::DoubleValue(x)) => norm_f64(*x),
+        Some(Kind::DecimalValue(s)) => s.parse::<f64>().map(norm_f64).unwrap_or_else(|_| s.clone()),
+        Some(Kind::StringValue(s) | Kind::TextValue(s)) => s.clone(),
+        Some(Kind::DateValue(d)) => format!("date:{d}"),
+        Some(Kind::TimestampValue(t)) => format!("ts:{}", t.seconds * 1_000_000 + i64::from(t.nanos) / 1000),
+        Some(Kind::TimeValue(t)) => format!("time:{t}"),
+        Some(Kind::BytesValue(b)) => format!("bytes:{}", b.len()),
+    }
+}
+
+fn norm_duck(v: duckdb::types::Value) -> String {
+    use duckdb::types::Value as D;
+    match v {
+        D::Null => "NULL".into(),
+        D::Boolean(b) => b.to_string(),
+        D::TinyInt(n) => n.to_string(),
+        D::SmallInt(n) => n.to_string(),
+        D::Int(n) => n.to_string(),
+        D::BigInt(n) => n.to_string(),
+        D::UTinyInt(n) => n.to_string(),
+        D::USmallInt(n) => n.to_string(),
+        D::UInt(n) => n.to_string(),
+        D::UBigInt(n) => n.to_string(),
+        D::HugeInt(n) => norm_f64(n as f64),
+        D::Float(x) => norm_f64(x.into()),
+        D::Double(x) => norm_f64(x),
+        D::Decimal(d) => d.to_string().parse::<f64>().map(norm_f64).unwrap_or_default(),
+        D::Text(s) | D::Enum(s) => s,
+        D::Date32(d) => format!("date:{d}"),
+        D::Timestamp(u, n) => format!("ts:{}", u.to_micros(n)),
+        D::Time64(u, n) => format!("time:{}", u.to_micros(n)),
+        D::Blob(b) => format!("bytes:{}", b.len()),
+        other => format!("{other:?}"),
+    }
+}
+
+fn oracle() -> duckdb::Connection {
+    let conn = duckdb::Connection::open_in_memory().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for s in aware_core::samples::sample_files() {
+        let path = dir.path().join(s.filename);
+        std::fs::write(&path, &s.content).unwrap();
+        let table = s.filename.trim_end_matches(".csv");
+        conn.execute_batch(&format!("CREATE TABLE {table} AS SELECT * FROM read_csv('{}')", path.display())).unwrap();
+    }
+    conn
+}
+
+fn oracle_rows(conn: &duckdb::Connection, sql: &str) -> Vec<Vec<String>> {
+    let mut stmt = conn.prepare(sql).unwrap_or_else(|e| panic!("oracle cannot run {sql}: {e}"));
+    let mut rows = stmt.query([]).unwrap();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().unwrap() {
+        let n = row.as_ref().column_count();
+        out.push((0..n).map(|i| norm_duck(row.get::<_, duckdb::types::Value>(i).unwrap())).collect());
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_corpus_is_refused_or_contained_and_analytics_are_answered_correctly() {
+    let server = TestServer::start(&["--auth", "api-key", "--no-samples"]);
+    let alice = add_user(&server.data_dir, "alice", "analyst", &[]);
+    let mallory = add_user(&server.data_dir, "mallory", "analyst", &[]);
+    let channel = server.channel().await;
+    let mut datasets = DatasetsServiceClient::new(channel.clone());
+    for s in aware_core::samples::sample_files() {
+        upload(&mut datasets, &alice, s.filename, &s.content).await;
+    }
+    upload(&mut datasets, &mallory, "other_secrets.csv", &format!("id,secret\n1,{SECRET}\n2,{SECRET}-2\n")).await;
+
+    let mut query = QueryServiceClient::new(channel.clone()).max_decoding_message_size(64 << 20);
+    let oracle = oracle();
+    let cases = corpus();
+    let (rejects, allows): (Vec<&Case>, Vec<&Case>) = cases.iter().partition(|c| c.expect == "reject");
+    assert!(rejects.len() >= 150 && allows.len() >= 40, "{} hostile, {} legitimate", rejects.len(), allows.len());
+
+    let mut failures = Vec::new();
+    for case in &cases {
+        let req = pb::ExecuteSqlRequest { sql: case.sql.clone(), limit: 0 };
+        let result = query.execute_sql(authed(req, &alice)).await;
+        match (case.expect.as_str(), result) {
+            ("reject", Ok(resp)) => {
+                failures.push(format!("{} [{}] ran: {:?}", case.id, case.category, resp.into_inner().executed_sql))
+            }
+            ("reject", Err(status)) => {
+                if reason(&status) != case.code {
+                    failures.push(format!(
+                        "{} [{}]: expected {}, got {} ({})",
+                        case.id,
+                        case.category,
+                        case.code,
+                        reason(&status),
+                        status.message()
+                    ));
+                }
+                if status.message().contains(SECRET) || status.message().contains("/data/") {
+                    failures.push(format!("{}: the error leaks: {}", case.id, status.message()));
+                }
+            }
+            (_, Err(status)) => failures.push(format!(
+                "{} [{}] refused: {} {}",
+                case.id,
+                case.category,
+                reason(&status),
+                status.message()
+            )),
+            (_, Ok(resp)) => {
+                let table = resp.into_inner().table.unwrap();
+                let mut got: Vec<Vec<String>> =
+                    table.rows.iter().map(|r| r.values.iter().map(norm_pb).collect()).collect();
+                let mut want = oracle_rows(&oracle, &case.sql);
+                if !case.ordered {
+                    got.sort();
+                    want.sort();
+                }
+                if got != want {
+                    failures.push(format!(
+                        "{} [{}] wrong answer:\n  got  {:?}\n  want {:?}",
+                        case.id,
+                        case.category,
+                        &got[..got.len().min(3)],
+                        &want[..want.len().min(3)]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} corpus failures:\n{}", failures.len(), failures.join("\n"));
+
+    // Mallory's own query works, and Alice's tables are invisible to her the same way.
+    let mine = query
+        .execute_sql(authed(
+            pb::ExecuteSqlRequest { sql: "SELECT count(*) FROM other_secrets".into(), limit: 0 },
+            &mallory,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(norm_pb(&mine.into_inner().table.unwrap().rows[0].values[0]), "2");
+    let err = query
+        .execute_sql(authed(pb::ExecuteSqlRequest { sql: "SELECT * FROM customer_churn".into(), limit: 0 }, &mallory))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&err), "SQL_POLICY_VIOLATION");
+    assert!(err.message().contains("other_secrets") && !err.message().contains("customer_churn,"), "{}", err.message());
+}
+
+#[tokio::test]
+async fn query_plans_compile_run_and_leave_capsules() {
+    let server = TestServer::start(&[]);
+    let channel = server.channel().await;
+    let mut query = QueryServiceClient::new(channel.clone());
+    let mut runs = RunsServiceClient::new(channel.clone());
+    let datasets = DatasetsServiceClient::new(channel.clone())
+        .list_datasets(pb::ListDatasetsRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .datasets;
+    let apartments = datasets.iter().find(|d| d.table_name == "barcelona_apartments").unwrap();
+
+    let plan = pb::QueryPlan {
+        dataset: "barcelona_apartments".into(),
+        select: vec![
+            pb::SelectItem { column: "neighbourhood".into(), aggregate: 0, alias: String::new() },
+            pb::SelectItem {
+                column: "price_eur".into(),
+                aggregate: pb::Aggregate::Avg.into(),
+                alias: "avg_price".into(),
+            },
+        ],
+        filters: vec![pb::Filter {
+            column: "bedrooms".into(),
+            op: pb::FilterOp::Ge.into(),
+            value: Some(pb::Value { kind: Some(pb::value::Kind::IntValue(2)) }),
+            values: vec![],
+        }],
+        group_by: vec!["neighbourhood".into()],
+        order_by: vec![pb::OrderBy { column: "avg_price".into(), descending: true }],
+        limit: 0,
+    };
+    let answer = query
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(plan.clone()), limit: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(answer.compiled_sql.contains("GROUP BY \"neighbourhood\""), "{}", answer.compiled_sql);
+    let got: Vec<Vec<String>> =
+        answer.table.as_ref().unwrap().rows.iter().map(|r| r.values.iter().map(norm_pb).collect()).collect();
+    let want = oracle_rows(
+        &oracle(),
+        "SELECT neighbourhood, avg(price_eur) FROM barcelona_apartments WHERE bedrooms >= 2 GROUP BY 1 ORDER BY 2 DESC",
+    );
+    assert_eq!(got, want);
+    let columns: Vec<&str> = answer.table.as_ref().unwrap().columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(columns, ["neighbourhood", "avg_price"]);
+
+    let capsule =
+        runs.get_run(pb::GetRunRequest { run_id: answer.run_id.clone() }).await.unwrap().into_inner().run.unwrap();
+    assert_eq!(capsule.status, pb::RunStatus::Succeeded as i32);
+    assert_eq!(capsule.kind, pb::RunKind::QueryPlan as i32);
+    assert_eq!(capsule.query_mode, pb::QueryMode::Plan as i32);
+    assert!(capsule.plan_json.contains("neighbourhood"));
+    assert_eq!(capsule.datasets.len(), 1);
+    assert_eq!(
+        (capsule.datasets[0].dataset_id.as_str(), capsule.datasets[0].version_hash.as_str()),
+        (apartments.id.as_str(), apartments.version_hash.as_str())
+    );
+    assert!(capsule.result_summary.starts_with("8 rows"), "{}", capsule.result_summary);
+
+    let mut bad = plan.clone();
+    bad.select[1].column = "price".into();
+    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "plan.select[1].column"));
+    assert!(err.message().contains("price_eur"), "the error lists the real columns: {}", err.message());
+    let mut bad = plan.clone();
+    bad.filters[0].op = 0;
+    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    assert_eq!(bad_field(&err), "plan.filters[0].op");
+    let mut bad = plan;
+    bad.dataset = "nope".into();
+    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+
+    let refused = query
+        .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT * FROM read_csv('/etc/passwd')".into(), limit: 0 })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.message(), "`read_csv` is not allowed: queries may only read your datasets");
+    let listed = runs
+        .list_runs(pb::ListRunsRequest { thread_id: String::new(), page_size: 1, page_token: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.runs.len(), 1);
+    let failed = &listed.runs[0];
+    assert_eq!(
+        (failed.kind, failed.status),
+        (pb::RunKind::Sql as i32, pb::RunStatus::Failed as i32),
+        "a refused query is recorded too"
+    );
+    let page2 = runs
+        .list_runs(pb::ListRunsRequest { thread_id: String::new(), page_size: 1, page_token: listed.next_page_token })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(page2.runs[0].run_id, answer.run_id);
+
+    let truncated = query
+        .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT * FROM customer_churn".into(), limit: 7 })
+        .await
+        .unwrap()
+        .into_inner();
+    let t = truncated.table.unwrap();
+    assert_eq!((t.rows.len(), t.truncated), (7, true));
+    let err = query
+        .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT nope FROM customer_churn".into(), limit: 0 })
+        .await
+        .unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "VALIDATION_ERROR"));
+    assert!(err.message().contains("nope"), "{}", err.message());
+}
+
+#[tokio::test]
+async fn slow_queries_time_out_and_the_pool_keeps_serving() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__TIMEOUT_MS", "400")]);
+    let mut query = QueryServiceClient::new(server.channel().await);
+    let slow = "SELECT sum(a.x * b.y) FROM range(1000000) a(x), range(99) b(y) WHERE (a.x + b.y) % 7 = 3";
+    let err = query.execute_sql(pb::ExecuteSqlRequest { sql: slow.into(), limit: 0 }).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::DeadlineExceeded, "RUNNER_TIMEOUT"), "{}", err.message());
+    for _ in 0..3 {
+        let ok = query
+            .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT count(*) FROM customer_churn".into(), limit: 0 })
+            .await
+            .unwrap();
+        assert_eq!(norm_pb(&ok.into_inner().table.unwrap().rows[0].values[0]), "500");
+    }
+}
+
+fn probe_pool() -> SqlPool {
+    SqlPool::start(PoolConfig {
+        worker_exe: aware_e2e::server_bin(),
+        size: 2,
+        warm: 0,
+        memory_mb: 256,
+        threads: 2,
+        kill_grace: Duration::from_secs(2),
+        max_queries_per_worker: 100,
+        test_hooks: true,
+    })
+}
+
+fn probed(r: Response) -> (bool, String) {
+    match r {
+        Response::Probed { ok, detail } => (ok, detail),
+        other => panic!("not a probe answer: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn os_limits_hold_even_when_the_validator_is_bypassed() {
+    let pool = probe_pool();
+    let dir = tempfile::tempdir().unwrap();
+    let user_dir = dir.path().join("usr_test");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    let table = user_dir.join("ds_1.duckdb");
+    let conn = duckdb::Connection::open(&table).unwrap();
+    conn.execute_batch("CREATE TABLE data AS SELECT range AS x FROM range(1000)").unwrap();
+    drop(conn);
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "do not read me").unwrap();
+
+    let (ok, detail) =
+        probed(pool.probe(Probe::ReadFile { user_dir: user_dir.clone(), path: outside.clone() }).await.unwrap());
+    assert!(!ok, "a file outside the user's folder is unreadable: {detail}");
+    let (ok, detail) =
+        probed(pool.probe(Probe::ReadFile { user_dir: user_dir.clone(), path: "/etc/passwd".into() }).await.unwrap());
+    assert!(!ok, "/etc/passwd is unreadable: {detail}");
+    let (ok, _) =
+        probed(pool.probe(Probe::ReadFile { user_dir: user_dir.clone(), path: table.clone() }).await.unwrap());
+    assert!(ok, "the user's own files stay readable");
+
+    let sql = format!("SELECT * FROM read_text('{}')", outside.display());
+    let (ok, detail) = probed(pool.probe(Probe::RawSql { user_dir: user_dir.clone(), sql }).await.unwrap());
+    assert!(!ok, "DuckDB with external access on still cannot read outside: {detail}");
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (ok, detail) = probed(pool.probe(Probe::Connect { user_dir: user_dir.clone(), addr }).await.unwrap());
+    assert!(!ok, "no network from the worker: {detail}");
+
+    let bomb = "SELECT list_sum(range(400000000))".to_owned();
+    let (ok, detail) = probed(pool.probe(Probe::RawSql { user_dir: user_dir.clone(), sql: bomb }).await.unwrap());
+    assert!(!ok, "a memory bomb fails inside the worker: {detail}");
+
+    // The pool still serves real queries after all of that.
+    let request = QueryRequest {
+        user_dir: user_dir.clone(),
+        tables: vec![TableFile { name: "numbers".into(), path: table }],
+        sql: "SELECT sum(x) FROM numbers".into(),
+        max_rows: 10,
+        max_bytes: 1 << 20,
+        timeout_ms: 5000,
+    };
+    let result = pool.execute("usr_test", request.clone()).await.unwrap();
+    assert_eq!(result.rows[0][0], aware_core::value::Value::Decimal("499500".into()));
+    let other = QueryRequest { user_dir: dir.path().join("usr_other"), ..request };
+    std::fs::create_dir_all(&other.user_dir).unwrap();
+    let stats = pool.stats();
+    assert!(stats.alive <= 2, "{stats:?}");
+    let answer = pool.execute("usr_other", other).await;
+    assert!(answer.is_err(), "another user's worker cannot open the first user's file");
+}
+
+#[test]
+fn the_corpus_has_every_required_category() {
+    let cases = corpus();
+    let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &cases {
+        *by.entry(c.category.as_str()).or_default() += 1;
+    }
+    for cat in [
+        "file_read",
+        "network",
+        "extension",
+        "admin",
+        "metadata",
+        "cross_user",
+        "parser_differential",
+        "resource_exhaustion",
+        "non_select",
+        "replacement_scan",
+        "aggregate",
+        "window",
+        "cte",
+        "join",
+        "qualify",
+        "date",
+    ] {
+        assert!(by.get(cat).copied().unwrap_or(0) >= 1, "category {cat} missing: {by:?}");
+    }
+}
