@@ -13,14 +13,18 @@ use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
 use tonic::metadata::MetadataValue;
 use tonic::transport::Channel;
 
-/// The server binary: `$AWARE_SERVER_BIN`, or `aware-server` next to the test executable's
-/// `deps/` folder (where `cargo build -p aware-server` puts it).
+/// The server binary: `$AWARE_SERVER_BIN`, or `aware-server` in the profile directory of the running
+/// executable (a test in `debug/deps/` or a bench binary in `debug/`), where `cargo build -p
+/// aware-server` puts it.
 pub fn server_bin() -> PathBuf {
     if let Some(p) = std::env::var_os("AWARE_SERVER_BIN") {
         return PathBuf::from(p);
     }
     let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().and_then(Path::parent).expect("target profile dir");
+    let mut dir = exe.parent().expect("target profile dir");
+    if dir.ends_with("deps") {
+        dir = dir.parent().expect("target profile dir");
+    }
     let bin = dir.join("aware-server");
     assert!(bin.exists(), "{} is missing: run `cargo build -p aware-server` first (scripts/test does)", bin.display());
     bin

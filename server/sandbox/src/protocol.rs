@@ -43,6 +43,9 @@ pub enum Probe {
     Connect { user_dir: PathBuf, addr: String },
     /// Reads a file from the worker.
     ReadFile { user_dir: PathBuf, path: PathBuf },
+    /// Arms the CPU limit as for a query with this deadline on one thread, then spins without a
+    /// watchdog: only the kernel can stop it.
+    CpuSpin { user_dir: PathBuf, timeout_ms: u64 },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
