@@ -74,6 +74,7 @@ async fn main() -> anyhow::Result<()> {
     let expected_hash = hex::encode(sha2::Sha256::digest(&csv));
     let mut aware = Vec::new();
     for round in 0..3 {
+        let bytes_len = csv.len() as u64;
         let msgs: Vec<pb::UploadDatasetRequest> = csv
             .chunks(1 << 20)
             .enumerate()
@@ -81,6 +82,7 @@ async fn main() -> anyhow::Result<()> {
                 filename: if i == 0 { format!("orders_{round}.csv") } else { String::new() },
                 format: String::new(),
                 chunk: Bytes::copy_from_slice(c),
+                size_bytes: if i == 0 { bytes_len } else { 0 },
             })
             .collect();
         let started = Instant::now();

@@ -24,6 +24,7 @@ fn upload_messages(filename: &str, format: &str, content: &[u8], chunk: usize) -
             filename: if i == 0 { filename.to_owned() } else { String::new() },
             format: if i == 0 { format.to_owned() } else { String::new() },
             chunk: Bytes::copy_from_slice(c),
+            size_bytes: if i == 0 { content.len() as u64 } else { 0 },
         })
         .collect()
 }
@@ -331,10 +332,13 @@ async fn an_interrupted_upload_leaves_nothing_behind() {
     let (tx, rx) = tokio::sync::mpsc::channel(4);
     let call =
         tokio::spawn(async move { client.upload_dataset(tokio_stream::wrappers::ReceiverStream::new(rx)).await });
+    // The client announces the size, so a stream that some client library ends cleanly on abort
+    // is still recognised as truncated.
     tx.send(pb::UploadDatasetRequest {
         filename: "partial.csv".into(),
         format: String::new(),
         chunk: Bytes::from_static(b"a,b\n1,2\n"),
+        size_bytes: 1_000_000,
     })
     .await
     .unwrap();
@@ -358,7 +362,8 @@ async fn an_interrupted_upload_leaves_nothing_behind() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     assert_eq!(std::fs::read_dir(&staging).unwrap().count(), 0, "staged bytes are removed");
-    assert!(client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets.is_empty());
+    let left = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
+    assert!(left.is_empty(), "{left:?}");
     drop(tx);
 }
 

@@ -52,6 +52,7 @@ async fn upload(
         filename: name.into(),
         format: String::new(),
         chunk: Bytes::from(content.to_owned()),
+        size_bytes: content.len() as u64,
     };
     let d = client
         .upload_dataset(authed(tokio_stream::iter([msg]), token))
@@ -409,6 +410,12 @@ async fn os_limits_hold_even_when_the_validator_is_bypassed() {
     let bomb = "SELECT list_sum(range(400000000))".to_owned();
     let (ok, detail) = probed(pool.probe(Probe::RawSql { user_dir: user_dir.clone(), sql: bomb }).await.unwrap());
     assert!(!ok, "a memory bomb fails inside the worker: {detail}");
+
+    // A query the watchdog cannot stop is ended by the kernel's CPU limit (deadline 1 s on one
+    // thread: about 4 s of CPU) instead of spinning forever.
+    let (ok, detail) =
+        probed(pool.probe(Probe::CpuSpin { user_dir: user_dir.clone(), timeout_ms: 1000 }).await.unwrap());
+    assert!(!ok && detail.contains("worker died"), "the kernel stops a runaway worker: {detail}");
 
     // The pool still serves real queries after all of that.
     let request = QueryRequest {

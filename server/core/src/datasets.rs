@@ -51,6 +51,8 @@ pub struct UploadMeta {
     pub filename: String,
     /// As the client sent it: empty, `csv`, `DATASET_FORMAT_CSV`, ….
     pub format: String,
+    /// The total size the client announced (streamed uploads); 0 = unknown.
+    pub size_bytes: u64,
 }
 
 impl UploadMeta {
@@ -182,11 +184,23 @@ impl DatasetService {
     {
         caller.principal.require(Capability::DatasetWrite)?;
         let (filename, format) = meta.parse()?;
+        if meta.size_bytes > self.limits.max_upload_bytes {
+            return Err(too_large(self.limits.max_upload_bytes));
+        }
         let mut writer = self.staging.create(UploadId::generate().as_str(), self.limits.max_upload_bytes).await?;
         while let Some(chunk) = chunks.next().await {
             writer.write(&chunk?).await?;
         }
         let staged = writer.finish().await?;
+        if meta.size_bytes != 0 && staged.size_bytes != meta.size_bytes {
+            return Err(Error::validation(
+                "size_bytes",
+                format!(
+                    "the upload ended after {} of the announced {} bytes; nothing was kept",
+                    staged.size_bytes, meta.size_bytes
+                ),
+            ));
+        }
         self.ingest_detached(caller, filename, format, staged).await
     }
 

@@ -68,7 +68,7 @@ impl DatasetsService for Datasets {
         let first = inbound.message().await.map_err(|s| to_status(broken_stream(s, max_mb)))?.ok_or_else(|| {
             to_status(Error::validation("filename", "the upload was empty: the first message must carry a filename"))
         })?;
-        let meta = UploadMeta { filename: first.filename, format: first.format };
+        let meta = UploadMeta { filename: first.filename, format: first.format, size_bytes: first.size_bytes };
         let chunks = futures::stream::once(async move { Ok::<Bytes, Error>(first.chunk) })
             .chain(inbound.map(move |m| m.map(|m| m.chunk).map_err(|s| broken_stream(s, max_mb))));
         let dataset = self.state.datasets.upload(&caller, meta, Box::pin(chunks)).await.map_err(to_status)?;
@@ -81,7 +81,7 @@ impl DatasetsService for Datasets {
     ) -> Result<Response<pb::CreateUploadResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
-        let meta = UploadMeta { filename: req.filename, format: req.format };
+        let meta = UploadMeta { filename: req.filename, format: req.format, size_bytes: 0 };
         let session = self.state.datasets.create_upload(&caller, meta, req.size_bytes).await.map_err(to_status)?;
         Ok(Response::new(pb::CreateUploadResponse {
             upload_id: session.id.to_string(),
