@@ -110,6 +110,54 @@ impl Default for Sandbox {
     }
 }
 
+/// Which language model drives runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// The deterministic offline planner (no network).
+    Offline,
+    /// Replies read from `agent.script` (tests and demos).
+    Script,
+}
+
+/// The agent and its runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Agent {
+    pub model: ModelKind,
+    /// The JSON script of the scripted model.
+    pub script: Option<PathBuf>,
+    /// Model calls per run.
+    pub max_iterations: u32,
+    /// Tool calls per message.
+    pub max_tool_calls: u32,
+    pub tool_timeout_ms: u64,
+    /// How long a confirmation waits for a person before it expires (denied).
+    pub confirmation_ttl_secs: u64,
+    /// Heartbeats on every open stream.
+    pub heartbeat_ms: u64,
+    /// Runs active or queued at once per user.
+    pub max_active_runs_per_user: u32,
+    /// Testing aid: every tool waits this long between its intent row and its side effect.
+    pub tool_delay_ms: u64,
+}
+
+impl Default for Agent {
+    fn default() -> Self {
+        Self {
+            model: ModelKind::Offline,
+            script: None,
+            max_iterations: 5,
+            max_tool_calls: 5,
+            tool_timeout_ms: 10_000,
+            confirmation_ttl_secs: 60,
+            heartbeat_ms: 5_000,
+            max_active_runs_per_user: 8,
+            tool_delay_ms: 0,
+        }
+    }
+}
+
 /// The server's configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -136,6 +184,7 @@ pub struct Config {
     pub limits: Limits,
     pub ingest: Ingest,
     pub sandbox: Sandbox,
+    pub agent: Agent,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
 }
@@ -155,6 +204,7 @@ impl Default for Config {
             limits: Limits::default(),
             ingest: Ingest::default(),
             sandbox: Sandbox::default(),
+            agent: Agent::default(),
             worker_exe: None,
         }
     }
@@ -209,6 +259,20 @@ impl Config {
         anyhow::ensure!((1..=64).contains(&self.ingest.threads), "ingest.threads must be 1 to 64");
         anyhow::ensure!(self.ingest.timeout_secs >= 1, "ingest.timeout_secs must be at least 1");
         anyhow::ensure!(self.ingest.concurrency >= 1, "ingest.concurrency must be at least 1");
+        let ag = &self.agent;
+        anyhow::ensure!((1..=50).contains(&ag.max_iterations), "agent.max_iterations must be 1 to 50");
+        anyhow::ensure!((1..=50).contains(&ag.max_tool_calls), "agent.max_tool_calls must be 1 to 50");
+        anyhow::ensure!((100..=600_000).contains(&ag.tool_timeout_ms), "agent.tool_timeout_ms must be 100 to 600000");
+        anyhow::ensure!(
+            (1..=86_400).contains(&ag.confirmation_ttl_secs),
+            "agent.confirmation_ttl_secs must be 1 to 86400"
+        );
+        anyhow::ensure!((50..=60_000).contains(&ag.heartbeat_ms), "agent.heartbeat_ms must be 50 to 60000");
+        anyhow::ensure!(ag.max_active_runs_per_user >= 1, "agent.max_active_runs_per_user must be at least 1");
+        anyhow::ensure!(
+            ag.model != ModelKind::Script || ag.script.is_some(),
+            "agent.model = \"script\" needs agent.script (a JSON file)"
+        );
         let sb = &self.sandbox;
         anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
         anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");

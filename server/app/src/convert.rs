@@ -4,6 +4,8 @@
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem};
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use aware_core::runs::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk};
+use aware_core::runs::store::SpanRecord;
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, Result};
 use aware_proto::v1 as pb;
@@ -338,6 +340,186 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         final_text: String::new(),
         model: r.model.clone().unwrap_or_default(),
         iterations: r.iterations,
+    }
+}
+
+fn tool_phase(p: ToolPhase) -> pb::ToolPhase {
+    match p {
+        ToolPhase::Queued => pb::ToolPhase::Queued,
+        ToolPhase::AwaitingConfirmation => pb::ToolPhase::AwaitingConfirmation,
+        ToolPhase::Running => pb::ToolPhase::Running,
+        ToolPhase::Succeeded => pb::ToolPhase::Succeeded,
+        ToolPhase::Failed => pb::ToolPhase::Failed,
+        ToolPhase::Denied => pb::ToolPhase::Denied,
+        ToolPhase::Expired => pb::ToolPhase::Expired,
+        ToolPhase::Cancelled => pb::ToolPhase::Cancelled,
+    }
+}
+
+fn tier(t: Tier) -> pb::ConfirmationTier {
+    match t {
+        Tier::Standard => pb::ConfirmationTier::Standard,
+        Tier::Elevated => pb::ConfirmationTier::Elevated,
+    }
+}
+
+pub fn resolution(r: Resolution) -> pb::ConfirmationResolution {
+    match r {
+        Resolution::Pending => pb::ConfirmationResolution::Unspecified,
+        Resolution::Approved => pb::ConfirmationResolution::Approved,
+        Resolution::Denied => pb::ConfirmationResolution::Denied,
+        Resolution::Expired => pb::ConfirmationResolution::Expired,
+        Resolution::Cancelled => pb::ConfirmationResolution::Cancelled,
+        Resolution::Superseded => pb::ConfirmationResolution::Superseded,
+    }
+}
+
+pub fn run_phase(p: RunPhase) -> pb::RunPhase {
+    match p {
+        RunPhase::Queued => pb::RunPhase::Queued,
+        RunPhase::WaitingModel => pb::RunPhase::WaitingModel,
+        RunPhase::Streaming => pb::RunPhase::Streaming,
+        RunPhase::ExecutingTool => pb::RunPhase::ExecutingTool,
+        RunPhase::AwaitingConfirmation => pb::RunPhase::AwaitingConfirmation,
+    }
+}
+
+pub fn tool_risk(r: ToolRisk) -> pb::ToolRisk {
+    pb::ToolRisk {
+        read_only: r.read_only,
+        destructive: r.destructive,
+        requires_confirmation: r.confirmation.is_some(),
+        tier: r.confirmation.map_or(pb::ConfirmationTier::Unspecified, tier).into(),
+    }
+}
+
+fn rich(r: &RichResult) -> pb::tool_result::Rich {
+    match r {
+        RichResult::DatasetList { datasets } => {
+            pb::tool_result::Rich::DatasetList(pb::DatasetList { datasets: datasets.iter().map(dataset).collect() })
+        }
+        RichResult::DeletedDataset { dataset: d } => pb::tool_result::Rich::DeletedDataset(dataset(d)),
+    }
+}
+
+/// A sequenced run event as clients see it.
+pub fn event(e: &RunEvent) -> pb::ServerEvent {
+    use pb::server_event::Payload as P;
+    let payload = match &e.payload {
+        EventPayload::RunStarted {
+            user_text,
+            ui_state_version,
+            max_iterations,
+            parent_run_id,
+            model,
+            client_msg_id,
+        } => P::RunStarted(pb::RunStarted {
+            thread_id: e.thread_id.to_string(),
+            user_text: user_text.clone(),
+            ui_state_version: *ui_state_version,
+            max_iterations: *max_iterations,
+            parent_run_id: parent_run_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+            model: model.clone(),
+            client_msg_id: client_msg_id.clone(),
+        }),
+        EventPayload::TextStarted { message_id } => P::TextStarted(pb::TextStarted { message_id: message_id.clone() }),
+        EventPayload::TextDelta { message_id, delta } => {
+            P::TextDelta(pb::TextDelta { message_id: message_id.clone(), delta: delta.clone() })
+        }
+        EventPayload::TextEnded { message_id } => P::TextEnded(pb::TextEnded { message_id: message_id.clone() }),
+        EventPayload::ToolCallStarted { tool_call_id, tool_name, arguments_json, risk, title } => {
+            P::ToolCallStarted(pb::ToolCallStarted {
+                tool_call_id: tool_call_id.to_string(),
+                tool_name: tool_name.clone(),
+                arguments_json: arguments_json.clone(),
+                risk: Some(tool_risk(*risk)),
+                title: title.clone(),
+            })
+        }
+        EventPayload::ToolStatus { tool_call_id, phase, message } => P::ToolStatus(pb::ToolStatus {
+            tool_call_id: tool_call_id.to_string(),
+            phase: tool_phase(*phase).into(),
+            message: message.clone(),
+        }),
+        EventPayload::ToolResult { tool_call_id, tool_name, is_error, llm_summary, error, duration_ms, rich: r } => {
+            P::ToolResult(pb::ToolResult {
+                tool_call_id: tool_call_id.to_string(),
+                tool_name: tool_name.clone(),
+                is_error: *is_error,
+                llm_summary: llm_summary.clone(),
+                error: error.as_ref().map(run_error),
+                duration_ms: *duration_ms,
+                executed_sql: String::new(),
+                rich: r.as_ref().map(rich),
+            })
+        }
+        EventPayload::ToolDenied { tool_call_id, tool_name, reason } => P::ToolDenied(pb::ToolDenied {
+            tool_call_id: tool_call_id.to_string(),
+            tool_name: tool_name.clone(),
+            reason: reason.clone(),
+        }),
+        EventPayload::ConfirmationRequired {
+            confirmation_id,
+            tool_call_id,
+            tool_name,
+            resource,
+            description,
+            tier: t,
+            expires_at,
+            arguments_json,
+        } => P::ConfirmationRequired(pb::ConfirmationRequired {
+            confirmation_id: confirmation_id.to_string(),
+            tool_call_id: tool_call_id.to_string(),
+            tool_name: tool_name.clone(),
+            resource: Some(pb::ResourceRef {
+                r#type: resource.kind.clone(),
+                id: resource.id.clone(),
+                display_name: resource.display_name.clone(),
+            }),
+            description: description.clone(),
+            tier: tier(*t).into(),
+            expires_at: Some(timestamp(*expires_at)),
+            arguments_json: arguments_json.clone(),
+        }),
+        EventPayload::ConfirmationResolved { confirmation_id, tool_call_id, resolution: r } => {
+            P::ConfirmationResolved(pb::ConfirmationResolved {
+                confirmation_id: confirmation_id.to_string(),
+                tool_call_id: tool_call_id.to_string(),
+                resolution: resolution(*r).into(),
+            })
+        }
+        EventPayload::RunCompleted { status, error, usage: u, final_text } => P::RunCompleted(pb::RunCompleted {
+            status: run_status(*status).into(),
+            error: error.as_ref().map(run_error),
+            usage: Some(usage(u)),
+            final_text: final_text.clone(),
+        }),
+    };
+    pb::ServerEvent {
+        run_id: e.run_id.to_string(),
+        seq: e.seq,
+        time: Some(timestamp(e.time)),
+        iteration: e.iteration,
+        thread_id: e.thread_id.to_string(),
+        payload: Some(payload),
+    }
+}
+
+/// A span of a run's trace.
+pub fn span(s: &SpanRecord) -> pb::Span {
+    pb::Span {
+        span_id: s.span_id.clone(),
+        parent_span_id: s.parent_span_id.clone().unwrap_or_default(),
+        kind: s.kind.clone(),
+        name: s.name.clone(),
+        start_time: Some(timestamp(s.start)),
+        end_time: Some(timestamp(s.end)),
+        duration_ms: u64::try_from((s.end - s.start).num_milliseconds()).unwrap_or(0),
+        attributes: s
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+            .collect(),
     }
 }
 

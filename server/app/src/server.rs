@@ -3,7 +3,7 @@
 //! HTTP/2 keepalive.
 
 use crate::auth::Authenticator;
-use crate::config::Config;
+use crate::config::{Config, ModelKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, query, unimplemented};
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
@@ -11,6 +11,10 @@ use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::history::RunHistory;
 use aware_core::ports::Users;
 use aware_core::query::QueryService;
+use aware_core::runs::model::LanguageModel;
+use aware_core::runs::planner::{OfflinePlanner, Script};
+use aware_core::runs::tools::ToolRegistry;
+use aware_core::runs::{EngineConfig as RunsConfig, RunEngine};
 use aware_core::samples::sample_files;
 use aware_core::staging::Staging;
 use aware_proto::v1::{
@@ -109,12 +113,41 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
+    let model: Arc<dyn LanguageModel> = match (&config.agent.model, &config.agent.script) {
+        (ModelKind::Script, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the model script {}", path.display()))?;
+            Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
+        }
+        _ => Arc::new(OfflinePlanner),
+    };
+    let agent = &config.agent;
+    let runs = RunEngine::new(
+        store.clone(),
+        model,
+        ToolRegistry::standard(),
+        datasets.clone(),
+        RunsConfig {
+            max_iterations: agent.max_iterations,
+            max_tool_calls: agent.max_tool_calls,
+            tool_timeout: Duration::from_millis(agent.tool_timeout_ms),
+            confirmation_ttl: Duration::from_secs(agent.confirmation_ttl_secs),
+            max_active_runs_per_user: agent.max_active_runs_per_user,
+            tool_delay: Duration::from_millis(agent.tool_delay_ms),
+            ..RunsConfig::default()
+        },
+    );
+    let recovered = runs.recover().await.map_err(|e| anyhow::anyhow!("run recovery after restart failed: {e}"))?;
+    if recovered > 0 {
+        tracing::info!(runs = recovered, "continuing runs that were unfinished at the last stop");
+    }
     Ok(Arc::new(AppState {
         config: config.clone(),
         auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>),
         datasets,
         query,
         history: RunHistory::new(store.clone()),
+        runs,
     }))
 }
 

@@ -14,6 +14,7 @@ pub mod ports;
 pub mod query;
 pub mod query_plan;
 pub mod run;
+pub mod runs;
 pub mod samples;
 pub mod staging;
 pub mod value;

@@ -23,6 +23,8 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+mod runs;
+
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// Errors of this layer; they reach clients only as a generic internal error.

@@ -12,6 +12,7 @@ use aware_core::auth::Caller;
 use aware_core::datasets::DatasetService;
 use aware_core::history::RunHistory;
 use aware_core::query::QueryService;
+use aware_core::runs::RunEngine;
 use std::sync::Arc;
 use tonic::Status;
 use tonic::metadata::MetadataMap;
@@ -23,6 +24,7 @@ pub struct AppState {
     pub datasets: DatasetService,
     pub query: QueryService,
     pub history: RunHistory,
+    pub runs: RunEngine,
 }
 
 impl AppState {

@@ -2,7 +2,6 @@
 
 use super::State;
 use crate::convert;
-use crate::grpc::unimplemented::not_yet;
 use crate::status::to_status;
 use aware_core::Error;
 use aware_proto::v1 as pb;
@@ -77,15 +76,27 @@ impl RunsService for Runs {
         &self,
         request: Request<pb::ListRunEventsRequest>,
     ) -> Result<Response<pb::ListRunEventsResponse>, Status> {
-        self.state.caller(request.metadata()).await?;
-        Err(not_yet("ListRunEvents"))
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let limit = match req.limit {
+            0 => 1_000,
+            n @ 1..=10_000 => n,
+            _ => return Err(to_status(Error::validation("limit", "limit must be 0 to 10000"))),
+        };
+        let page = self.state.runs.events(&caller, &req.run_id, req.after_seq, limit).await.map_err(to_status)?;
+        Ok(Response::new(pb::ListRunEventsResponse {
+            events: page.events.iter().map(convert::event).collect(),
+            status: convert::run_status(page.status).into(),
+            last_seq: page.last_seq,
+        }))
     }
 
     async fn get_run_trace(
         &self,
         request: Request<pb::GetRunTraceRequest>,
     ) -> Result<Response<pb::GetRunTraceResponse>, Status> {
-        self.state.caller(request.metadata()).await?;
-        Err(not_yet("GetRunTrace"))
+        let caller = self.state.caller(request.metadata()).await?;
+        let spans = self.state.runs.trace(&caller, &request.into_inner().run_id).await.map_err(to_status)?;
+        Ok(Response::new(pb::GetRunTraceResponse { spans: spans.iter().map(convert::span).collect() }))
     }
 }

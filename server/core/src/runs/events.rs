@@ -1,0 +1,226 @@
+//! The sequenced events of a run: what is appended to the durable log and streamed to clients.
+
+use crate::dataset::Dataset;
+use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
+use crate::run::{RunError, RunStatus, Usage};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// One sequenced event. `seq` starts at 1 and grows by one per event of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEvent {
+    pub run_id: RunId,
+    pub seq: u64,
+    pub time: DateTime<Utc>,
+    pub iteration: u32,
+    pub thread_id: ThreadId,
+    pub payload: EventPayload,
+}
+
+impl RunEvent {
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.payload, EventPayload::RunCompleted { .. })
+    }
+}
+
+/// Where a tool call is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolPhase {
+    Queued,
+    AwaitingConfirmation,
+    Running,
+    Succeeded,
+    Failed,
+    Denied,
+    Expired,
+    Cancelled,
+}
+
+impl ToolPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::AwaitingConfirmation => "awaiting_confirmation",
+            Self::Running => "running",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Denied => "denied",
+            Self::Expired => "expired",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Queued,
+            Self::AwaitingConfirmation,
+            Self::Running,
+            Self::Succeeded,
+            Self::Failed,
+            Self::Denied,
+            Self::Expired,
+            Self::Cancelled,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
+    }
+}
+
+/// How strongly a person must confirm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Standard,
+    Elevated,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Standard => "standard",
+            Self::Elevated => "elevated",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Standard, Self::Elevated].into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// What a tool may do, shown to clients before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolRisk {
+    pub read_only: bool,
+    pub destructive: bool,
+    /// `Some` when a person must approve each call.
+    pub confirmation: Option<Tier>,
+}
+
+/// The state of a confirmation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    Pending,
+    Approved,
+    Denied,
+    Expired,
+    Cancelled,
+    Superseded,
+}
+
+impl Resolution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+            Self::Expired => "expired",
+            Self::Cancelled => "cancelled",
+            Self::Superseded => "superseded",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Pending, Self::Approved, Self::Denied, Self::Expired, Self::Cancelled, Self::Superseded]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+/// A thing a tool acts on.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ResourceRef {
+    pub kind: String,
+    pub id: String,
+    pub display_name: String,
+}
+
+/// The rich, typed result a client renders (the model never sees it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RichResult {
+    DatasetList { datasets: Vec<Dataset> },
+    DeletedDataset { dataset: Dataset },
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventPayload {
+    RunStarted {
+        user_text: String,
+        ui_state_version: u64,
+        max_iterations: u32,
+        parent_run_id: Option<RunId>,
+        model: String,
+        client_msg_id: String,
+    },
+    TextStarted {
+        message_id: String,
+    },
+    TextDelta {
+        message_id: String,
+        delta: String,
+    },
+    TextEnded {
+        message_id: String,
+    },
+    ToolCallStarted {
+        tool_call_id: ToolCallId,
+        tool_name: String,
+        arguments_json: String,
+        risk: ToolRisk,
+        title: String,
+    },
+    ToolStatus {
+        tool_call_id: ToolCallId,
+        phase: ToolPhase,
+        message: String,
+    },
+    ToolResult {
+        tool_call_id: ToolCallId,
+        tool_name: String,
+        is_error: bool,
+        llm_summary: String,
+        error: Option<RunError>,
+        duration_ms: u64,
+        rich: Option<RichResult>,
+    },
+    ToolDenied {
+        tool_call_id: ToolCallId,
+        tool_name: String,
+        reason: String,
+    },
+    ConfirmationRequired {
+        confirmation_id: ConfirmationId,
+        tool_call_id: ToolCallId,
+        tool_name: String,
+        resource: ResourceRef,
+        description: String,
+        tier: Tier,
+        expires_at: DateTime<Utc>,
+        arguments_json: String,
+    },
+    ConfirmationResolved {
+        confirmation_id: ConfirmationId,
+        tool_call_id: ToolCallId,
+        resolution: Resolution,
+    },
+    RunCompleted {
+        status: RunStatus,
+        error: Option<RunError>,
+        usage: Usage,
+        final_text: String,
+    },
+}
+
+/// What a run is doing right now (for heartbeats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunPhase {
+    Queued,
+    WaitingModel,
+    Streaming,
+    ExecutingTool,
+    AwaitingConfirmation,
+}

@@ -1,0 +1,108 @@
+//! The `LanguageModel` port and the transcript it is given.
+
+use crate::Result;
+use crate::dataset::Dataset;
+use crate::ids::ToolCallId;
+use crate::run::Usage;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// A tool call the model asked for. The engine gives it its id before anything runs, and the
+/// transcript keeps it, so a restart sees the same id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRequest {
+    pub id: ToolCallId,
+    pub name: String,
+    pub arguments: serde_json::Value,
+}
+
+/// One entry of the model-facing transcript.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    User { text: String },
+    Assistant { text: String, tool_calls: Vec<ToolCallRequest> },
+    Tool { tool_call_id: ToolCallId, name: String, content: String, is_error: bool },
+}
+
+/// A tool as the model sees it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: serde_json::Value,
+}
+
+/// What the agent knows about where the user is and what they have ("eyes").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunContext {
+    pub current_route: String,
+    pub active_dataset_id: String,
+    pub ui_state_version: u64,
+    /// The user's real datasets, from the catalog.
+    pub datasets: Vec<Dataset>,
+}
+
+/// One model call.
+pub struct ModelRequest<'a> {
+    pub system: String,
+    /// Earlier runs of the thread, then this run's transcript.
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSpec],
+    pub context: &'a RunContext,
+    /// How many model calls this run has made before this one.
+    pub turn: u32,
+}
+
+/// What one model call produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelTurn {
+    pub text: String,
+    pub tool_calls: Vec<(String, serde_json::Value)>,
+    pub usage: Usage,
+}
+
+/// A language model: streams text deltas into `deltas` and returns the whole turn. Dropping the
+/// future aborts the call.
+#[async_trait]
+pub trait LanguageModel: Send + Sync {
+    /// A short name for run records ("offline-planner", "script", a model id).
+    fn name(&self) -> &str;
+    async fn complete(&self, request: ModelRequest<'_>, deltas: UnboundedSender<String>) -> Result<ModelTurn>;
+}
+
+/// Splits `text` into word-sized deltas (each keeps its trailing whitespace).
+pub fn word_deltas(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        if c.is_whitespace() && !current.trim().is_empty() {
+            current.push(c);
+            out.push(std::mem::take(&mut current));
+        } else {
+            current.push(c);
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// A rough token estimate (about four characters a token) for usage of aborted calls.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_deltas_reassemble_the_text() {
+        let text = "You have 3 datasets:\n- a (10 rows)  \n- b";
+        assert_eq!(word_deltas(text).concat(), text);
+        assert_eq!(word_deltas("one two"), ["one ", "two"]);
+    }
+}

@@ -1,0 +1,499 @@
+//! SQLite implementation of the run engine's storage port: threads, snapshots, the event log,
+//! transcripts, tool-call intents/results, confirmations (compare-and-set) and spans.
+
+use super::{SqliteStore, StoreError, db, from_json, from_micros, json, micros, run_from_row};
+use async_trait::async_trait;
+use aware_core::Result;
+use aware_core::auth::Role;
+use aware_core::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
+use aware_core::run::{RunError, RunStatus, Usage};
+use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
+use aware_core::runs::model::Message;
+use aware_core::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
+use chrono::Utc;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+use std::str::FromStr;
+
+fn corrupt(what: &str) -> aware_core::Error {
+    StoreError::Corrupt(what.to_owned()).into()
+}
+
+/// Every run column plus the engine's.
+macro_rules! select_chat_runs {
+    ($rest:literal) => {
+        concat!(
+            "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, role, cancel_requested ",
+            "FROM runs ",
+            $rest
+        )
+    };
+}
+
+fn chat_run_from_row(r: &SqliteRow) -> Result<ChatRun> {
+    let role: Option<String> = r.get("role");
+    Ok(ChatRun {
+        record: run_from_row(r)?,
+        role: role.as_deref().map(Role::from_str).transpose()?.unwrap_or(Role::Viewer),
+        cancel_requested: r.get::<i64, _>("cancel_requested") != 0,
+    })
+}
+
+fn tool_row(r: &SqliteRow) -> Result<ToolCallRow> {
+    let status: String = r.get("status");
+    Ok(ToolCallRow {
+        id: ToolCallId::parse(r.get("id")).ok_or_else(|| corrupt("tool call id"))?,
+        run_id: RunId::parse(r.get("run_id")).ok_or_else(|| corrupt("run id"))?,
+        iteration: r.get::<i64, _>("iteration") as u32,
+        tool_name: r.get("tool_name"),
+        arguments_json: r.get("arguments_json"),
+        phase: ToolPhase::parse(&status).ok_or_else(|| corrupt("tool status"))?,
+        llm_summary: r.get("llm_summary"),
+        result_json: r.get("result_json"),
+        duration_ms: r.get::<Option<i64>, _>("duration_ms").map(|n| n as u64),
+    })
+}
+
+fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
+    let tier: String = r.get("tier");
+    let status: String = r.get("status");
+    Ok(Confirmation {
+        id: ConfirmationId::parse(r.get("id")).ok_or_else(|| corrupt("confirmation id"))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
+        run_id: RunId::parse(r.get("run_id")).ok_or_else(|| corrupt("run id"))?,
+        tool_call_id: ToolCallId::parse(r.get("tool_call_id")).ok_or_else(|| corrupt("tool call id"))?,
+        tool_name: r.get("tool_name"),
+        resource: ResourceRef {
+            kind: r.get("resource_type"),
+            id: r.get("resource_id"),
+            display_name: r.get("resource_name"),
+        },
+        args_sha256: r.get("args_sha256"),
+        tier: Tier::parse(&tier).ok_or_else(|| corrupt("tier"))?,
+        status: Resolution::parse(&status).ok_or_else(|| corrupt("confirmation status"))?,
+        created_at: from_micros(r.get("created_at")),
+        expires_at: from_micros(r.get("expires_at")),
+    })
+}
+
+macro_rules! select_confirmations {
+    ($rest:literal) => {
+        concat!(
+            "SELECT id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id, resource_name, ",
+            "args_sha256, tier, status, created_at, expires_at FROM confirmations ",
+            $rest
+        )
+    };
+}
+
+#[async_trait]
+impl RunLog for SqliteStore {
+    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
+        let now = micros(Utc::now());
+        sqlx::query("INSERT OR IGNORE INTO threads (id, owner_id, created_at, updated_at) VALUES (?, ?, ?, ?)")
+            .bind(thread.as_str())
+            .bind(owner.as_str())
+            .bind(now)
+            .bind(now)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        let stored: Option<String> = sqlx::query_scalar("SELECT owner_id FROM threads WHERE id = ?")
+            .bind(thread.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(stored.as_deref() == Some(owner.as_str()))
+    }
+
+    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
+        sqlx::query(
+            "INSERT INTO state_snapshots (thread_id, ui_state_version, snapshot_json, updated_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (thread_id) DO UPDATE SET ui_state_version = excluded.ui_state_version,
+                 snapshot_json = excluded.snapshot_json, updated_at = excluded.updated_at
+             WHERE excluded.ui_state_version >= state_snapshots.ui_state_version",
+        )
+        .bind(thread.as_str())
+        .bind(snapshot.ui_state_version as i64)
+        .bind(json(snapshot)?)
+        .bind(micros(Utc::now()))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        let v: i64 = sqlx::query_scalar("SELECT ui_state_version FROM state_snapshots WHERE thread_id = ?")
+            .bind(thread.as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(v as u64)
+    }
+
+    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
+        let raw: Option<String> = sqlx::query_scalar("SELECT snapshot_json FROM state_snapshots WHERE thread_id = ?")
+            .bind(thread.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        from_json("snapshot_json", raw)
+    }
+
+    async fn create_chat_run(&self, run: &ChatRun) -> Result<Created> {
+        let r = &run.record;
+        let inserted = sqlx::query(
+            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+                               ui_state_version, model, last_seq, iterations, usage_json, created_at, role)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(r.id.as_str())
+        .bind(r.owner.as_str())
+        .bind(r.thread_id.as_ref().map(ThreadId::as_str))
+        .bind(r.kind.as_str())
+        .bind(r.status.as_str())
+        .bind(r.client_msg_id.as_deref())
+        .bind(&r.question)
+        .bind(r.parent_run_id.as_ref().map(RunId::as_str))
+        .bind(r.ui_state_version as i64)
+        .bind(r.model.as_deref())
+        .bind(json(&r.usage)?)
+        .bind(micros(r.created_at))
+        .bind(run.role.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        if inserted == 1 {
+            return Ok(Created::New);
+        }
+        match r.client_msg_id.as_deref() {
+            Some(key) => {
+                self.run_by_client_msg(&r.owner, key).await?.map(Created::Existing).ok_or_else(|| corrupt("run"))
+            }
+            None => Err(corrupt("duplicate run id")),
+        }
+    }
+
+    async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
+        let id: Option<String> = sqlx::query_scalar("SELECT id FROM runs WHERE owner_id = ? AND client_msg_id = ?")
+            .bind(owner.as_str())
+            .bind(client_msg_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(id.as_deref().and_then(RunId::parse))
+    }
+
+    async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
+        let row = sqlx::query(select_chat_runs!("WHERE id = ? AND kind = 'chat'"))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.as_ref().map(chat_run_from_row).transpose()
+    }
+
+    async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()> {
+        sqlx::query(
+            "UPDATE runs SET status = ?, started_at = coalesce(started_at, ?)
+             WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')",
+        )
+        .bind(status.as_str())
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
+        sqlx::query("UPDATE runs SET iterations = ?, usage_json = ? WHERE id = ?")
+            .bind(i64::from(iterations))
+            .bind(json(usage)?)
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn finish_chat_run(
+        &self,
+        id: &RunId,
+        status: RunStatus,
+        error: Option<&RunError>,
+        usage: &Usage,
+        final_text: &str,
+        last_seq: u64,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, last_seq = ?, completed_at = ?
+             WHERE id = ?",
+        )
+        .bind(status.as_str())
+        .bind(error.map(json).transpose()?)
+        .bind(json(usage)?)
+        .bind(final_text)
+        .bind(last_seq as i64)
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn request_cancel(&self, id: &RunId) -> Result<()> {
+        sqlx::query("UPDATE runs SET cancel_requested = 1 WHERE id = ?")
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>> {
+        let rows = sqlx::query(select_chat_runs!(
+            "WHERE kind = 'chat' AND status IN ('queued', 'running', 'awaiting_confirmation') ORDER BY id"
+        ))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(chat_run_from_row).collect()
+    }
+
+    async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {
+        let rows = sqlx::query(
+            "SELECT m.message_json FROM run_messages m
+             JOIN (SELECT id FROM runs WHERE thread_id = ? AND id < ? AND kind = 'chat'
+                     AND status NOT IN ('queued', 'running', 'awaiting_confirmation')
+                   ORDER BY id DESC LIMIT ?) r ON r.id = m.run_id
+             ORDER BY m.run_id, m.idx",
+        )
+        .bind(thread.as_str())
+        .bind(before.as_str())
+        .bind(i64::from(runs))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| from_json("message_json", Some(r.get("message_json")))?.ok_or_else(|| corrupt("message")))
+            .collect()
+    }
+
+    async fn append_event(&self, event: &RunEvent) -> Result<()> {
+        sqlx::query("INSERT INTO run_events (run_id, seq, created_at, payload) VALUES (?, ?, ?, ?)")
+            .bind(event.run_id.as_str())
+            .bind(event.seq as i64)
+            .bind(micros(event.time))
+            .bind(serde_json::to_vec(event).map_err(aware_core::Error::internal)?)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
+        let rows = sqlx::query("SELECT payload FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?")
+            .bind(run.as_str())
+            .bind(after_seq as i64)
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                serde_json::from_slice(r.get::<&[u8], _>("payload"))
+                    .map_err(|e| StoreError::Corrupt(format!("event: {e}")).into())
+            })
+            .collect()
+    }
+
+    async fn last_seq(&self, run: &RunId) -> Result<u64> {
+        let n: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM run_events WHERE run_id = ?")
+            .bind(run.as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(n.unwrap_or(0) as u64)
+    }
+
+    async fn append_message(&self, run: &RunId, idx: u32, message: &Message) -> Result<()> {
+        sqlx::query("INSERT INTO run_messages (run_id, idx, message_json) VALUES (?, ?, ?)")
+            .bind(run.as_str())
+            .bind(i64::from(idx))
+            .bind(json(message)?)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
+        let rows = sqlx::query("SELECT message_json FROM run_messages WHERE run_id = ? ORDER BY idx")
+            .bind(run.as_str())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| from_json("message_json", Some(r.get("message_json")))?.ok_or_else(|| corrupt("message")))
+            .collect()
+    }
+
+    async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, intent_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(row.id.as_str())
+        .bind(row.run_id.as_str())
+        .bind(i64::from(row.iteration))
+        .bind(&row.tool_name)
+        .bind(&row.arguments_json)
+        .bind(row.phase.as_str())
+        .bind(micros(Utc::now()))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn record_tool_result(&self, row: &ToolCallRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, completed_at,
+                                     llm_summary, result_json, duration_ms)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, completed_at = excluded.completed_at,
+                 llm_summary = excluded.llm_summary, result_json = excluded.result_json,
+                 duration_ms = excluded.duration_ms",
+        )
+        .bind(row.id.as_str())
+        .bind(row.run_id.as_str())
+        .bind(i64::from(row.iteration))
+        .bind(&row.tool_name)
+        .bind(&row.arguments_json)
+        .bind(row.phase.as_str())
+        .bind(micros(Utc::now()))
+        .bind(row.llm_summary.as_deref())
+        .bind(row.result_json.as_deref())
+        .bind(row.duration_ms.map(|n| n as i64))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>> {
+        let rows = sqlx::query(
+            "SELECT id, run_id, iteration, tool_name, arguments_json, status, llm_summary, result_json, duration_ms
+             FROM tool_calls WHERE run_id = ? ORDER BY coalesce(intent_at, completed_at)",
+        )
+        .bind(run.as_str())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(tool_row).collect()
+    }
+
+    async fn create_confirmation(&self, c: &Confirmation) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
+                                        resource_name, args_sha256, tier, status, created_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(c.id.as_str())
+        .bind(c.owner.as_str())
+        .bind(c.run_id.as_str())
+        .bind(c.tool_call_id.as_str())
+        .bind(&c.tool_name)
+        .bind(&c.resource.kind)
+        .bind(&c.resource.id)
+        .bind(&c.resource.display_name)
+        .bind(&c.args_sha256)
+        .bind(c.tier.as_str())
+        .bind(c.status.as_str())
+        .bind(micros(c.created_at))
+        .bind(micros(c.expires_at))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>> {
+        let row = sqlx::query(select_confirmations!("WHERE id = ?"))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.as_ref().map(confirmation_row).transpose()
+    }
+
+    async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>> {
+        let row = sqlx::query(select_confirmations!("WHERE tool_call_id = ?"))
+            .bind(call.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.as_ref().map(confirmation_row).transpose()
+    }
+
+    async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, by: Option<&UserId>) -> Result<bool> {
+        let changed = sqlx::query(
+            "UPDATE confirmations SET status = ?, resolved_at = ?, resolved_by = ? WHERE id = ? AND status = 'pending'",
+        )
+        .bind(to.as_str())
+        .bind(micros(Utc::now()))
+        .bind(by.map(UserId::as_str))
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        Ok(changed == 1)
+    }
+
+    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
+        sqlx::query(
+            "INSERT OR REPLACE INTO run_spans (run_id, span_id, parent_span_id, kind, name, start_us, end_us, attributes_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(run.as_str())
+        .bind(&span.span_id)
+        .bind(span.parent_span_id.as_deref())
+        .bind(&span.kind)
+        .bind(&span.name)
+        .bind(micros(span.start))
+        .bind(micros(span.end))
+        .bind(json(&span.attributes)?)
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
+        let rows = sqlx::query(
+            "SELECT span_id, parent_span_id, kind, name, start_us, end_us, attributes_json
+             FROM run_spans WHERE run_id = ? ORDER BY start_us, span_id",
+        )
+        .bind(run.as_str())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                Ok(SpanRecord {
+                    span_id: r.get("span_id"),
+                    parent_span_id: r.get("parent_span_id"),
+                    kind: r.get("kind"),
+                    name: r.get("name"),
+                    start: from_micros(r.get("start_us")),
+                    end: from_micros(r.get::<Option<i64>, _>("end_us").unwrap_or_else(|| r.get("start_us"))),
+                    attributes: from_json("attributes_json", Some(r.get("attributes_json")))?.unwrap_or_default(),
+                })
+            })
+            .collect()
+    }
+}
