@@ -335,9 +335,20 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         error: c.error.as_ref().or(r.error.as_ref()).map(run_error),
         exec_time_ms: c.exec_time_ms.unwrap_or_default(),
         usage: Some(usage(&r.usage)),
-        tool_calls: Vec::new(),
+        tool_calls: c
+            .tool_calls
+            .iter()
+            .map(|t| pb::ToolCallRecord {
+                tool_call_id: t.id.to_string(),
+                tool_name: t.tool_name.clone(),
+                arguments_json: t.arguments_json.clone(),
+                phase: tool_phase(t.phase).into(),
+                llm_summary: t.llm_summary.clone().unwrap_or_default(),
+                duration_ms: t.duration_ms.unwrap_or(0),
+            })
+            .collect(),
         last_seq: r.last_seq,
-        final_text: String::new(),
+        final_text: r.final_text.clone(),
         model: r.model.clone().unwrap_or_default(),
         iterations: r.iterations,
     }

@@ -138,6 +138,9 @@ pub struct Capsule {
     pub result_summary: Option<String>,
     pub error: Option<RunError>,
     pub exec_time_ms: Option<u64>,
+    /// The tool calls of a chat run, in order.
+    #[serde(skip)]
+    pub tool_calls: Vec<crate::runs::store::ToolCallRow>,
 }
 
 /// A run as stored.
@@ -157,6 +160,8 @@ pub struct RunRecord {
     pub iterations: u32,
     pub usage: Usage,
     pub error: Option<RunError>,
+    /// The assistant's last text (chat runs).
+    pub final_text: String,
     pub created_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
 }
@@ -179,6 +184,7 @@ impl RunRecord {
             iterations: 0,
             usage: Usage::default(),
             error: None,
+            final_text: String::new(),
             created_at: Utc::now(),
             completed_at: None,
         }

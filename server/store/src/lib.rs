@@ -491,7 +491,7 @@ macro_rules! select_runs {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
-            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at FROM runs ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text FROM runs ",
             $rest
         )
     };
@@ -516,6 +516,7 @@ fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
         iterations: r.get::<i64, _>("iterations") as u32,
         usage: from_json("usage_json", r.get("usage_json"))?.unwrap_or_default(),
         error: from_json("error_json", r.get("error_json"))?,
+        final_text: r.get::<Option<String>, _>("final_text").unwrap_or_default(),
         created_at: from_micros(r.get("created_at")),
         completed_at: r.get::<Option<i64>, _>("completed_at").map(from_micros),
     })
@@ -615,8 +616,13 @@ impl RunStore for SqliteStore {
                 result_summary: c.get("result_summary"),
                 error: from_json("error_json", c.get("error_json"))?,
                 exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
+                tool_calls: Vec::new(),
             },
         };
+        let mut capsule = capsule;
+        if run.kind == RunKind::Chat {
+            capsule.tool_calls = aware_core::runs::store::RunLog::tool_calls(self, id).await?;
+        }
         Ok(Some((run, capsule)))
     }
 

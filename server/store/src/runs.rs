@@ -24,7 +24,8 @@ macro_rules! select_chat_runs {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
-            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, role, cancel_requested ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, ",
+            "cancel_requested ",
             "FROM runs ",
             $rest
         )
@@ -218,15 +219,37 @@ impl RunLog for SqliteStore {
         Ok(())
     }
 
-    async fn finish_chat_run(
+    async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
+        sqlx::query(
+            "UPDATE runs SET status = 'running', ui_state_version = ?, started_at = coalesce(started_at, ?)
+             WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')",
+        )
+        .bind(ui_state_version as i64)
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn complete_chat_run(
         &self,
-        id: &RunId,
+        last: &RunEvent,
         status: RunStatus,
         error: Option<&RunError>,
         usage: &Usage,
         final_text: &str,
-        last_seq: u64,
     ) -> Result<()> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        sqlx::query("INSERT INTO run_events (run_id, seq, created_at, payload) VALUES (?, ?, ?, ?)")
+            .bind(last.run_id.as_str())
+            .bind(last.seq as i64)
+            .bind(micros(last.time))
+            .bind(serde_json::to_vec(last).map_err(aware_core::Error::internal)?)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
         sqlx::query(
             "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, last_seq = ?, completed_at = ?
              WHERE id = ?",
@@ -235,12 +258,13 @@ impl RunLog for SqliteStore {
         .bind(error.map(json).transpose()?)
         .bind(json(usage)?)
         .bind(final_text)
-        .bind(last_seq as i64)
+        .bind(last.seq as i64)
         .bind(micros(Utc::now()))
-        .bind(id.as_str())
-        .execute(&self.pool)
+        .bind(last.run_id.as_str())
+        .execute(&mut *tx)
         .await
         .map_err(db)?;
+        tx.commit().await.map_err(db)?;
         Ok(())
     }
 

@@ -21,8 +21,7 @@ use tokio::sync::mpsc;
 pub(crate) const DENIED: &str = "Action denied by user.";
 const EXPIRED: &str = "Action not taken: the confirmation expired before anyone approved it.";
 const CANCELLED: &str = "Action not taken: the run was cancelled.";
-const UNKNOWN_OUTCOME: &str =
-    "The tool was interrupted by a server restart; its outcome is unknown and it was not run again.";
+const UNKNOWN_OUTCOME: &str = "Outcome unknown: the tool was interrupted by a server restart and was not run again.";
 
 /// Why the loop stopped early.
 enum Stop {
@@ -66,6 +65,9 @@ fn event_key(p: &EventPayload) -> Option<String> {
         EventPayload::ConfirmationResolved { confirmation_id, .. } => key("resolved", confirmation_id.as_str()),
         EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::Running, .. } => {
             key("running", tool_call_id.as_str())
+        }
+        EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::AwaitingConfirmation, .. } => {
+            key("awaiting", tool_call_id.as_str())
         }
         _ => return None,
     })
@@ -134,7 +136,7 @@ impl Driver {
             messages,
             emitted,
             open_text,
-            run_span: "run".to_owned(),
+            run_span: format!("run-{id}"),
         })
     }
 
@@ -153,6 +155,23 @@ impl Driver {
         let _ = rx.wait_for(Option::is_some).await;
     }
 
+    fn next_event(&self, payload: EventPayload) -> RunEvent {
+        RunEvent {
+            run_id: self.run.record.id.clone(),
+            seq: self.last_seq + 1,
+            time: Utc::now(),
+            iteration: self.iteration,
+            thread_id: self.thread_id.clone(),
+            payload,
+        }
+    }
+
+    fn sent(&mut self, event: RunEvent) {
+        self.last_seq = event.seq;
+        self.live.last_seq.store(event.seq, Ordering::Relaxed);
+        let _ = self.live.tx.send(Arc::new(event));
+    }
+
     /// Appends an event to the log, then fans it out.
     async fn emit(&mut self, payload: EventPayload) -> Result<()> {
         if let Some(k) = event_key(&payload)
@@ -160,18 +179,9 @@ impl Driver {
         {
             return Ok(());
         }
-        let event = RunEvent {
-            run_id: self.run.record.id.clone(),
-            seq: self.last_seq + 1,
-            time: Utc::now(),
-            iteration: self.iteration,
-            thread_id: self.thread_id.clone(),
-            payload,
-        };
+        let event = self.next_event(payload);
         self.inner.log.append_event(&event).await?;
-        self.last_seq = event.seq;
-        self.live.last_seq.store(event.seq, Ordering::Relaxed);
-        let _ = self.live.tx.send(Arc::new(event));
+        self.sent(event);
         Ok(())
     }
 
@@ -184,7 +194,11 @@ impl Driver {
 
     async fn span(&self, kind: &str, name: &str, start: DateTime<Utc>, attributes: serde_json::Value) {
         let span = SpanRecord {
-            span_id: format!("{kind}-{}", uuid::Uuid::now_v7().simple()),
+            span_id: if kind == "run" {
+                self.run_span.clone()
+            } else {
+                format!("{kind}-{}", uuid::Uuid::now_v7().simple())
+            },
             parent_span_id: (kind != "run").then(|| self.run_span.clone()),
             kind: kind.to_owned(),
             name: name.to_owned(),
@@ -216,6 +230,7 @@ impl Driver {
         let (context, ui_version) = self.context().await?;
         if self.last_seq == 0 {
             self.run.record.ui_state_version = ui_version;
+            self.inner.log.mark_run_started(&self.run.record.id, ui_version).await?;
             self.emit(EventPayload::RunStarted {
                 user_text: self.run.record.question.clone(),
                 ui_state_version: ui_version,
@@ -733,18 +748,17 @@ impl Driver {
                 _ => None,
             })
             .unwrap_or_default();
-        self.emit(EventPayload::RunCompleted {
+        self.span("run", "run", self.started, serde_json::json!({"status": status.as_str()})).await;
+        let last = self.next_event(EventPayload::RunCompleted {
             status,
             error: error.clone(),
             usage: self.usage,
             final_text: final_text.clone(),
-        })
-        .await?;
-        self.inner
-            .log
-            .finish_chat_run(&self.run.record.id, status, error.as_ref(), &self.usage, &final_text, self.last_seq)
-            .await?;
-        self.span("run", "run", self.started, serde_json::json!({"status": status.as_str()})).await;
+        });
+        self.inner.log.complete_chat_run(&last, status, error.as_ref(), &self.usage, &final_text).await?;
+        // The thread is free before anyone hears the run is over.
+        Inner::release(&self.inner, &self.run.record.id);
+        self.sent(last);
         Ok(())
     }
 }

@@ -137,6 +137,44 @@ pub(crate) struct Inner {
     admission: tokio::sync::Mutex<()>,
 }
 
+/// Starts the driver task of a run.
+pub(crate) fn spawn_driver(inner: Arc<Inner>, run_id: RunId) {
+    tokio::spawn(async move {
+        let live = inner.live.lock().expect("live map").get(&run_id).cloned();
+        if let Some(live) = live {
+            driver::drive(inner.clone(), run_id.clone(), live).await;
+        }
+        // Normally done by the driver before `RunCompleted` goes out; this covers a driver
+        // that could not finish.
+        Inner::release(&inner, &run_id);
+    });
+}
+
+impl Inner {
+    /// A run is over: it leaves the live map and its thread, and the thread's next queued run
+    /// starts. Idempotent. Called before `RunCompleted` is broadcast, so a client that sees the
+    /// event can send the thread's next message at once.
+    pub(crate) fn release(inner: &Arc<Inner>, run_id: &RunId) {
+        inner.live.lock().expect("live map").remove(run_id);
+        let next = {
+            let mut threads = inner.threads.lock().expect("thread map");
+            let mut next = None;
+            for state in threads.values_mut() {
+                if state.active.as_ref() == Some(run_id) {
+                    state.active = state.queue.pop_front();
+                    next.clone_from(&state.active);
+                    break;
+                }
+            }
+            threads.retain(|_, s| s.active.is_some() || !s.queue.is_empty());
+            next
+        };
+        if let Some(next) = next {
+            spawn_driver(inner.clone(), next);
+        }
+    }
+}
+
 /// The run engine. Cheap to clone.
 #[derive(Clone)]
 pub struct RunEngine {
@@ -222,39 +260,11 @@ impl RunEngine {
     }
 
     fn spawn_driver(&self, run_id: RunId) {
-        let engine = self.clone();
-        tokio::spawn(async move {
-            let live = engine.live(&run_id);
-            if let Some(live) = live {
-                driver::drive(engine.inner.clone(), run_id.clone(), live).await;
-            }
-            engine.run_finished(&run_id).await;
-        });
+        spawn_driver(self.inner.clone(), run_id);
     }
 
     pub(crate) fn live(&self, run_id: &RunId) -> Option<Arc<Live>> {
         self.inner.live.lock().expect("live map").get(run_id).cloned()
-    }
-
-    /// Called when a driver ends: the next queued run of the thread starts.
-    async fn run_finished(&self, run_id: &RunId) {
-        self.inner.live.lock().expect("live map").remove(run_id);
-        let next = {
-            let mut threads = self.inner.threads.lock().expect("thread map");
-            let mut next = None;
-            for state in threads.values_mut() {
-                if state.active.as_ref() == Some(run_id) {
-                    state.active = state.queue.pop_front();
-                    next.clone_from(&state.active);
-                    break;
-                }
-            }
-            threads.retain(|_, s| s.active.is_some() || !s.queue.is_empty());
-            next
-        };
-        if let Some(next) = next {
-            self.spawn_driver(next);
-        }
     }
 
     async fn owned_run(&self, caller: &Caller, run_id: &str) -> Result<ChatRun> {
@@ -338,22 +348,34 @@ impl RunEngine {
         }
         let run_id = run.record.id.clone();
         self.inner.live.lock().expect("live map").insert(run_id.clone(), Live::new(owner.clone(), None));
-        {
+        // Decide under the thread lock: the active run may have finished since it was read.
+        // A queued run is started by `release` of the run before it; this call starts it only
+        // when the thread is free now.
+        let (started_now, interrupt) = {
             let mut threads = self.inner.threads.lock().expect("thread map");
             let state = threads.entry(thread.clone()).or_default();
-            match (&state.active, message.on_busy) {
-                (None, _) => state.active = Some(run_id.clone()),
-                (Some(_), OnBusy::Interrupt) => state.queue.push_front(run_id.clone()),
-                (Some(_), _) => state.queue.push_back(run_id.clone()),
+            match (state.active.clone(), message.on_busy) {
+                (None, _) => {
+                    state.active = Some(run_id.clone());
+                    (true, None)
+                }
+                (Some(active), OnBusy::Interrupt) => {
+                    state.queue.push_front(run_id.clone());
+                    (false, Some(active))
+                }
+                (Some(_), _) => {
+                    state.queue.push_back(run_id.clone());
+                    (false, None)
+                }
             }
-        }
-        if let Some(active) = active.filter(|_| message.on_busy == OnBusy::Interrupt) {
+        };
+        if let Some(active) = interrupt {
             self.cancel_run(&active, Resolution::Superseded).await?;
         }
-        if !queued {
+        if started_now {
             self.spawn_driver(run_id.clone());
         }
-        Ok(Admission::Started { run_id, thread_id: thread, queued })
+        Ok(Admission::Started { run_id, thread_id: thread, queued: !started_now })
     }
 
     async fn cancel_run(&self, run_id: &RunId, why: Resolution) -> Result<()> {

@@ -101,14 +101,16 @@ pub trait RunLog: Send + Sync {
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>>;
     async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()>;
     async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()>;
-    async fn finish_chat_run(
+    /// Records the start of a run: status running and the UI state version it used.
+    async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()>;
+    /// Appends the terminal event and records the run's end, in one transaction.
+    async fn complete_chat_run(
         &self,
-        id: &RunId,
+        last: &RunEvent,
         status: RunStatus,
         error: Option<&RunError>,
         usage: &Usage,
         final_text: &str,
-        last_seq: u64,
     ) -> Result<()>;
     async fn request_cancel(&self, id: &RunId) -> Result<()>;
     /// Chat runs not yet terminal, oldest first.
