@@ -108,6 +108,11 @@ impl TestServer {
         std::fs::read_to_string(&self.stderr_log).unwrap_or_default()
     }
 
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Whether the process is still running.
     pub fn is_running(&mut self) -> bool {
         self.child.as_mut().is_some_and(|c| matches!(c.try_wait(), Ok(None)))
@@ -179,4 +184,43 @@ pub fn bad_field(status: &tonic::Status) -> String {
         .bad_request()
         .and_then(|b| b.field_violations.first().map(|v| v.field.clone()))
         .unwrap_or_default()
+}
+
+impl TestServer {
+    /// A ChatService client on a new connection.
+    pub async fn chat(&self) -> aware_proto::v1::chat_service_client::ChatServiceClient<Channel> {
+        aware_proto::v1::chat_service_client::ChatServiceClient::new(self.channel().await)
+            .max_decoding_message_size(64 << 20)
+    }
+
+    /// A RunsService client on a new connection.
+    pub async fn runs(&self) -> aware_proto::v1::runs_service_client::RunsServiceClient<Channel> {
+        aware_proto::v1::runs_service_client::RunsServiceClient::new(self.channel().await)
+            .max_decoding_message_size(64 << 20)
+    }
+
+    /// A QueryService client on a new connection.
+    pub async fn query(&self) -> aware_proto::v1::query_service_client::QueryServiceClient<Channel> {
+        aware_proto::v1::query_service_client::QueryServiceClient::new(self.channel().await)
+            .max_decoding_message_size(64 << 20)
+    }
+
+    /// SIGKILL, then waits for the process to be gone: a crash, with no chance to flush or clean up.
+    pub fn kill9(&mut self) {
+        let Some(mut child) = self.child.take() else { return };
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        let _ = child.wait();
+    }
+
+    /// Starts a new server process on this server's data dir after `stop` or `kill9` (the temp dir
+    /// it owns, if any, stays alive). The address changes: make new clients.
+    pub fn restart(&mut self, args: &[&str], env: &[(&str, &str)]) {
+        assert!(self.child.is_none(), "stop or kill9 the server before restarting it");
+        let mut next = Self::start_in(&self.data_dir, args, env);
+        next._tmp = self._tmp.take();
+        // The new process writes the same log file: the old handle must not remove it when dropped.
+        self.stderr_log = PathBuf::new();
+        *self = next;
+    }
 }

@@ -1,0 +1,1860 @@
+//! End to end: the run engine behind ChatService and RunsService, on the real server binary —
+//! the event-log contract (seq order, exactly one terminal event, replay identical to the log),
+//! disconnect and resume, confirmations, cancel, `on_busy`, heartbeats, half-close, crash recovery
+//! after `kill -9`, and the offline planner.
+
+#![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
+
+use aware_e2e::{TestServer, add_user, authed, reason};
+use aware_proto::v1 as pb;
+use futures::StreamExt;
+use pb::chat_request::Kind;
+use pb::server_event::Payload as P;
+use prost::Message as _;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Code, Request};
+
+// ---------------------------------------------------------------------------------------------
+// Harness
+
+/// Hang guard: every wait in this file is bounded, so a broken server fails the test instead of
+/// hanging it. Never a timing assertion.
+async fn guard<F: Future>(what: &str, f: F) -> F::Output {
+    match tokio::time::timeout(Duration::from_secs(30), f).await {
+        Ok(v) => v,
+        Err(_) => panic!("hang guard: {what} took more than 30 s"),
+    }
+}
+
+/// A model script on disk (kept alive as long as the servers that read it).
+struct Script {
+    _dir: tempfile::TempDir,
+    path: String,
+}
+
+fn script(value: Value) -> Script {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.json");
+    std::fs::write(&path, value.to_string()).unwrap();
+    Script { path: path.to_str().unwrap().to_owned(), _dir: dir }
+}
+
+impl Script {
+    fn env<'a>(&'a self, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut env = vec![("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", self.path.as_str())];
+        env.extend_from_slice(extra);
+        env
+    }
+
+    fn start(&self, args: &[&str], extra: &[(&str, &str)]) -> TestServer {
+        TestServer::start_with_env(args, &self.env(extra))
+    }
+}
+
+/// A reply that asks to delete `dataset` (turn 0), then answers in text (turn 1).
+fn delete_reply(when: &str, dataset: &str) -> Value {
+    json!({"when": when, "turns": [
+        {"chunks": ["I will delete ", dataset, " once you approve."], "delay_ms": 2,
+         "tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": dataset}}],
+         "input_tokens": 40, "output_tokens": 12},
+        {"chunks": ["Done with ", dataset, "."], "delay_ms": 2, "input_tokens": 60, "output_tokens": 6}
+    ]})
+}
+
+/// A one-turn text reply.
+fn hello_reply() -> Value {
+    json!({"when": "hello", "turns": [{"chunks": ["Hi", " there."], "delay_ms": 2, "input_tokens": 10, "output_tokens": 3}]})
+}
+
+fn payload(e: &pb::ServerEvent) -> &P {
+    e.payload.as_ref().expect("every event has a payload")
+}
+
+fn name(e: &pb::ServerEvent) -> &'static str {
+    match payload(e) {
+        P::RunStarted(_) => "run_started",
+        P::TextStarted(_) => "text_started",
+        P::TextDelta(_) => "text_delta",
+        P::TextEnded(_) => "text_ended",
+        P::ToolCallStarted(_) => "tool_call_started",
+        P::ToolStatus(_) => "tool_status",
+        P::ToolResult(_) => "tool_result",
+        P::ToolDenied(_) => "tool_denied",
+        P::ConfirmationRequired(_) => "confirmation_required",
+        P::ConfirmationResolved(_) => "confirmation_resolved",
+        P::RunCompleted(_) => "run_completed",
+        P::Heartbeat(_) => "heartbeat",
+        P::ReplayStarted(_) => "replay_started",
+        P::ReplayFinished(_) => "replay_finished",
+        P::Rejected(_) => "rejected",
+        P::Accepted(_) => "accepted",
+        P::StateApplied(_) => "state_applied",
+    }
+}
+
+fn names(events: &[pb::ServerEvent]) -> Vec<&'static str> {
+    events.iter().map(name).collect()
+}
+
+fn is_heartbeat(e: &pb::ServerEvent) -> bool {
+    matches!(payload(e), P::Heartbeat(_))
+}
+
+fn is_completed(e: &pb::ServerEvent) -> bool {
+    matches!(payload(e), P::RunCompleted(_))
+}
+
+/// The payloads of one kind, in order.
+macro_rules! pick {
+    ($events:expr, $variant:ident) => {
+        $events
+            .iter()
+            .filter_map(|e| match e.payload.as_ref() {
+                Some(P::$variant(x)) => Some(x),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+}
+
+/// The run's sequenced events (seq > 0) among `events`.
+fn of_run(events: &[pb::ServerEvent], run_id: &str) -> Vec<pb::ServerEvent> {
+    events.iter().filter(|e| e.seq > 0 && e.run_id == run_id).cloned().collect()
+}
+
+fn completed(events: &[pb::ServerEvent]) -> pb::RunCompleted {
+    let all = pick!(events, RunCompleted);
+    assert_eq!(all.len(), 1, "exactly one run_completed: {:?}", names(events));
+    all[0].clone()
+}
+
+fn status_of(events: &[pb::ServerEvent]) -> pb::RunStatus {
+    pb::RunStatus::try_from(completed(events).status).unwrap()
+}
+
+fn tool_phases(events: &[pb::ServerEvent]) -> Vec<pb::ToolPhase> {
+    pick!(events, ToolStatus).iter().map(|s| pb::ToolPhase::try_from(s.phase).unwrap()).collect()
+}
+
+fn resolutions(events: &[pb::ServerEvent]) -> Vec<pb::ConfirmationResolution> {
+    pick!(events, ConfirmationResolved)
+        .iter()
+        .map(|r| pb::ConfirmationResolution::try_from(r.resolution).unwrap())
+        .collect()
+}
+
+fn the_confirmation(events: &[pb::ServerEvent]) -> pb::ConfirmationRequired {
+    let all = pick!(events, ConfirmationRequired);
+    assert_eq!(all.len(), 1, "exactly one confirmation_required: {:?}", names(events));
+    all[0].clone()
+}
+
+fn the_tool_result(events: &[pb::ServerEvent]) -> pb::ToolResult {
+    let all = pick!(events, ToolResult);
+    assert_eq!(all.len(), 1, "exactly one tool_result: {:?}", names(events));
+    all[0].clone()
+}
+
+fn streamed_text(events: &[pb::ServerEvent]) -> String {
+    pick!(events, TextDelta).iter().map(|d| d.delta.as_str()).collect()
+}
+
+/// (seconds, nanos) of a timestamp field.
+macro_rules! instant {
+    ($t:expr) => {{
+        let t = $t.as_ref().expect("a timestamp");
+        (t.seconds, t.nanos)
+    }};
+}
+
+/// The contract of a complete log of one run: seq 1, 2, … with no gap, `run_started` first,
+/// exactly one `run_completed` and it is last, one run, usage always present, every text
+/// message opened and closed.
+fn assert_well_formed(events: &[pb::ServerEvent]) {
+    assert!(!events.is_empty(), "a run's log is never empty");
+    let run_id = &events[0].run_id;
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e.seq, i as u64 + 1, "seq is 1, 2, 3, … with no gap or duplicate: {:?}", names(events));
+        assert_eq!(&e.run_id, run_id, "one run");
+        assert!(e.time.is_some(), "every event has a time");
+    }
+    assert!(matches!(payload(&events[0]), P::RunStarted(_)), "run_started is seq 1: {:?}", names(events));
+    assert!(is_completed(events.last().unwrap()), "run_completed is last: {:?}", names(events));
+    assert!(completed(events).usage.is_some(), "run_completed always carries usage");
+    let started: Vec<&str> = pick!(events, TextStarted).iter().map(|t| t.message_id.as_str()).collect();
+    let ended: Vec<&str> = pick!(events, TextEnded).iter().map(|t| t.message_id.as_str()).collect();
+    assert_eq!(started, ended, "every text message is closed: {:?}", names(events));
+}
+
+/// Asserts two event lists are the same bytes on the wire, event by event.
+fn assert_same_bytes(a: &[pb::ServerEvent], b: &[pb::ServerEvent], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: {:?} vs {:?}", names(a), names(b));
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x.encode_to_vec(), y.encode_to_vec(), "{what}: seq {} differs:\n{x:?}\n{y:?}", x.seq);
+    }
+}
+
+/// Checks replay framing — `replay_started{after}`, stored events, `replay_finished`, live events —
+/// and returns the sequenced events.
+fn unframe(stream: &[pb::ServerEvent], after: u64) -> Vec<pb::ServerEvent> {
+    let Some(P::ReplayStarted(start)) = stream.first().map(payload) else {
+        panic!("a replay opens with replay_started: {:?}", names(stream))
+    };
+    assert_eq!(start.after_seq, after, "replay_started echoes the cursor");
+    let fin: Vec<usize> =
+        stream.iter().enumerate().filter(|(_, e)| matches!(payload(e), P::ReplayFinished(_))).map(|(i, _)| i).collect();
+    assert_eq!(fin.len(), 1, "one replay_finished: {:?}", names(stream));
+    let P::ReplayFinished(finished) = payload(&stream[fin[0]]) else { unreachable!() };
+    let (replayed, live) = (&stream[1..fin[0]], &stream[fin[0] + 1..]);
+    assert!(replayed.iter().chain(live).all(|e| e.seq > 0), "only sequenced events inside: {:?}", names(stream));
+    let replay_end = replayed.last().map_or(after, |e| e.seq);
+    assert_eq!(finished.last_seq, replay_end, "replay_finished names the last replayed seq");
+    assert_eq!(start.last_seq_at_start, replay_end, "the replay covers the log as it was at the start");
+    if finished.live {
+        assert!(replayed.iter().all(|e| !is_completed(e)), "live after a replay means the run had not completed");
+    } else {
+        assert!(live.is_empty(), "nothing follows replay_finished{{live: false}}: {:?}", names(stream));
+    }
+    replayed.iter().chain(live).cloned().collect()
+}
+
+/// One `Chat` stream. Events skipped while looking for an answer are kept and returned first.
+struct Session {
+    tx: Option<mpsc::Sender<pb::ChatRequest>>,
+    rx: tonic::Streaming<pb::ChatResponse>,
+    pending: VecDeque<pb::ServerEvent>,
+}
+
+impl Session {
+    async fn open(server: &TestServer) -> Self {
+        Self::open_with(server, None).await
+    }
+
+    async fn open_as(server: &TestServer, token: &str) -> Self {
+        Self::open_with(server, Some(token)).await
+    }
+
+    async fn open_with(server: &TestServer, token: Option<&str>) -> Self {
+        let (tx, rx) = mpsc::channel(64);
+        let requests = ReceiverStream::new(rx);
+        let request = match token {
+            Some(t) => authed(requests, t),
+            None => Request::new(requests),
+        };
+        let mut client = server.chat().await;
+        let rx = guard("opening a Chat stream", client.chat(request)).await.unwrap().into_inner();
+        Self { tx: Some(tx), rx, pending: VecDeque::new() }
+    }
+
+    async fn send(&self, client_msg_id: &str, kind: Kind) {
+        let tx = self.tx.as_ref().expect("the session is half-closed");
+        tx.send(pb::ChatRequest { client_msg_id: client_msg_id.to_owned(), kind: Some(kind) }).await.unwrap();
+    }
+
+    async fn say(&self, client_msg_id: &str, thread_id: &str, text: &str, on_busy: pb::OnBusy) {
+        let m = pb::UserMessage { thread_id: thread_id.to_owned(), text: text.to_owned(), on_busy: on_busy.into() };
+        self.send(client_msg_id, Kind::Message(m)).await;
+    }
+
+    async fn resume(&self, client_msg_id: &str, run_id: &str, last_event_seq: u64) {
+        self.send(client_msg_id, Kind::Resume(pb::Resume { run_id: run_id.to_owned(), last_event_seq })).await;
+    }
+
+    async fn confirm(&self, client_msg_id: &str, confirmation_id: &str, approved: bool) {
+        let c = pb::ConfirmationResponse { confirmation_id: confirmation_id.to_owned(), approved };
+        self.send(client_msg_id, Kind::Confirmation(c)).await;
+    }
+
+    async fn cancel(&self, client_msg_id: &str, run_id: &str) {
+        self.send(client_msg_id, Kind::Cancel(pb::Cancel { run_id: run_id.to_owned() })).await;
+    }
+
+    /// Drops the request sender: the client half-closes.
+    fn half_close(&mut self) {
+        self.tx = None;
+    }
+
+    /// The next event on the wire, heartbeats included; `None` when the server ended the stream.
+    async fn next_any(&mut self) -> Option<pb::ServerEvent> {
+        if let Some(e) = self.pending.pop_front() {
+            return Some(e);
+        }
+        let message = guard("the next Chat event", self.rx.message()).await.expect("the Chat stream failed");
+        message.map(|m| m.event.expect("a ChatResponse carries an event"))
+    }
+
+    /// The next event that is not a heartbeat.
+    async fn next(&mut self) -> pb::ServerEvent {
+        loop {
+            let e = self.next_any().await.expect("the Chat stream ended early");
+            if !is_heartbeat(&e) {
+                return e;
+            }
+        }
+    }
+
+    /// Events (no heartbeats) up to and including the first one that matches.
+    async fn until(&mut self, what: &str, matches: impl Fn(&pb::ServerEvent) -> bool) -> Vec<pb::ServerEvent> {
+        let mut out = Vec::new();
+        loop {
+            let e = guard(what, self.next()).await;
+            let done = matches(&e);
+            out.push(e);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    async fn until_completed(&mut self, run_id: &str) -> Vec<pb::ServerEvent> {
+        self.until("run_completed", |e| e.run_id == run_id && is_completed(e)).await
+    }
+
+    /// The answer (accepted, rejected or state_applied) to one client message; other events stay
+    /// queued for `next`.
+    async fn answer(&mut self, client_msg_id: &str) -> pb::ServerEvent {
+        let mut skipped = Vec::new();
+        loop {
+            let e = self.next_any().await.expect("the Chat stream ended before answering");
+            let id = match payload(&e) {
+                P::Accepted(a) => Some(a.client_msg_id.as_str()),
+                P::Rejected(r) => Some(r.client_msg_id.as_str()),
+                P::StateApplied(s) => Some(s.client_msg_id.as_str()),
+                _ => None,
+            };
+            if id == Some(client_msg_id) {
+                self.pending.extend(skipped);
+                return e;
+            }
+            if !is_heartbeat(&e) {
+                skipped.push(e);
+            }
+        }
+    }
+
+    /// Sends a message and returns `(run_id, thread_id)` from its `accepted`.
+    async fn start(&mut self, client_msg_id: &str, thread_id: &str, text: &str) -> (String, String) {
+        self.say(client_msg_id, thread_id, text, pb::OnBusy::Reject).await;
+        let e = self.answer(client_msg_id).await;
+        let P::Accepted(a) = payload(&e) else { panic!("a message to a free thread is accepted: {e:?}") };
+        assert!(!e.run_id.is_empty(), "accepted names the run");
+        (e.run_id.clone(), a.thread_id.clone())
+    }
+}
+
+fn accepted(e: &pb::ServerEvent) -> &pb::Accepted {
+    match payload(e) {
+        P::Accepted(a) => a,
+        _ => panic!("expected accepted, got {e:?}"),
+    }
+}
+
+fn rejected(e: &pb::ServerEvent) -> (&pb::Rejected, pb::ErrorCode) {
+    match payload(e) {
+        P::Rejected(r) => (r, pb::ErrorCode::try_from(r.code).unwrap()),
+        _ => panic!("expected rejected, got {e:?}"),
+    }
+}
+
+async fn send_message(
+    server: &TestServer,
+    client_msg_id: &str,
+    thread_id: &str,
+    text: &str,
+    on_busy: pb::OnBusy,
+) -> Result<pb::SendMessageResponse, tonic::Status> {
+    let message = pb::UserMessage { thread_id: thread_id.to_owned(), text: text.to_owned(), on_busy: on_busy.into() };
+    let req = pb::SendMessageRequest { client_msg_id: client_msg_id.to_owned(), message: Some(message) };
+    server.chat().await.send_message(req).await.map(tonic::Response::into_inner)
+}
+
+async fn open_stream_run(server: &TestServer, run_id: &str, after_seq: u64) -> tonic::Streaming<pb::StreamRunResponse> {
+    let req = pb::StreamRunRequest { run_id: run_id.to_owned(), after_seq };
+    guard("opening StreamRun", server.chat().await.stream_run(req)).await.unwrap().into_inner()
+}
+
+async fn next_of(stream: &mut tonic::Streaming<pb::StreamRunResponse>) -> Option<pb::ServerEvent> {
+    let m = guard("the next StreamRun event", stream.message()).await.expect("StreamRun failed");
+    m.map(|m| m.event.expect("a StreamRunResponse carries an event"))
+}
+
+/// Everything StreamRun sends (heartbeats aside) until it ends the stream.
+async fn stream_run(server: &TestServer, run_id: &str, after_seq: u64) -> Vec<pb::ServerEvent> {
+    let mut stream = open_stream_run(server, run_id, after_seq).await;
+    let mut out = Vec::new();
+    while let Some(e) = next_of(&mut stream).await {
+        if !is_heartbeat(&e) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// StreamRun events (heartbeats aside) up to and including the first that matches.
+async fn stream_until(
+    stream: &mut tonic::Streaming<pb::StreamRunResponse>,
+    matches: impl Fn(&pb::ServerEvent) -> bool,
+) -> Vec<pb::ServerEvent> {
+    let mut out = Vec::new();
+    loop {
+        let e = next_of(stream).await.expect("StreamRun ended early");
+        if is_heartbeat(&e) {
+            continue;
+        }
+        let done = matches(&e);
+        out.push(e);
+        if done {
+            return out;
+        }
+    }
+}
+
+async fn log(server: &TestServer, run_id: &str) -> pb::ListRunEventsResponse {
+    let req = pb::ListRunEventsRequest { run_id: run_id.to_owned(), after_seq: 0, limit: 0 };
+    server.runs().await.list_run_events(req).await.unwrap().into_inner()
+}
+
+async fn get_run(server: &TestServer, run_id: &str) -> pb::Run {
+    let req = pb::GetRunRequest { run_id: run_id.to_owned() };
+    server.runs().await.get_run(req).await.unwrap().into_inner().run.unwrap()
+}
+
+async fn submit(
+    server: &TestServer,
+    confirmation_id: &str,
+    approved: bool,
+) -> Result<pb::SubmitConfirmationResponse, tonic::Status> {
+    let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.to_owned(), approved };
+    server.chat().await.submit_confirmation(req).await.map(tonic::Response::into_inner)
+}
+
+async fn cancel_run(server: &TestServer, run_id: &str) -> pb::RunStatus {
+    let req = pb::CancelRunRequest { run_id: run_id.to_owned() };
+    let status = server.chat().await.cancel_run(req).await.unwrap().into_inner().status;
+    pb::RunStatus::try_from(status).unwrap()
+}
+
+async fn datasets_as(server: &TestServer, token: Option<&str>) -> Vec<pb::Dataset> {
+    let req = match token {
+        Some(t) => authed(pb::ListDatasetsRequest::default(), t),
+        None => Request::new(pb::ListDatasetsRequest::default()),
+    };
+    server.datasets().await.list_datasets(req).await.unwrap().into_inner().datasets
+}
+
+/// The table names of the (local) user's datasets, sorted.
+async fn tables(server: &TestServer) -> Vec<String> {
+    let mut t: Vec<String> = datasets_as(server, None).await.into_iter().map(|d| d.table_name).collect();
+    t.sort();
+    t
+}
+
+async fn upload_csv(server: &TestServer, token: Option<&str>, filename: &str, content: &str) -> pb::Dataset {
+    let message = pb::UploadDatasetRequest {
+        filename: filename.to_owned(),
+        format: String::new(),
+        chunk: bytes::Bytes::from(content.to_owned()),
+        size_bytes: content.len() as u64,
+    };
+    let stream = tokio_stream::iter(vec![message]);
+    let req = match token {
+        Some(t) => authed(stream, t),
+        None => Request::new(stream),
+    };
+    let d = server.datasets().await.upload_dataset(req).await.unwrap().into_inner().dataset.unwrap();
+    assert_eq!(d.status, pb::DatasetStatus::Ready as i32, "{d:?}");
+    d
+}
+
+const SAMPLES: [&str; 3] = ["barcelona_apartments", "customer_churn", "support_tickets"];
+
+// ---------------------------------------------------------------------------------------------
+// 1. Order and the stored log
+
+/// A scripted run over Chat answers `accepted`, then streams seq 1 `run_started` … `run_completed`
+/// live, contiguous and in the documented order; the same run over SendMessage + StreamRun arrives
+/// framed by replay markers; both are byte-identical to ListRunEvents, and the run capsule and
+/// trace describe the same run.
+#[tokio::test]
+async fn a_run_streams_seq_1_to_run_completed_without_gaps_identical_to_its_stored_log() {
+    let script = script(json!({"replies": [{"when": "hello", "turns": [
+        {"chunks": ["Hel", "lo", " there."], "delay_ms": 5,
+         "tool_calls": [{"name": "list_datasets", "arguments": {}}], "input_tokens": 100, "output_tokens": 20},
+        {"chunks": ["You have ", "3 datasets."], "delay_ms": 5, "input_tokens": 150, "output_tokens": 10}
+    ]}]}));
+    let server = script.start(&[], &[]);
+    let expected = [
+        "run_started",
+        "text_started",
+        "text_delta",
+        "text_delta",
+        "text_delta",
+        "text_ended",
+        "tool_call_started",
+        "tool_status",
+        "tool_status",
+        "tool_result",
+        "text_started",
+        "text_delta",
+        "text_delta",
+        "text_ended",
+        "run_completed",
+    ];
+
+    let mut chat = Session::open(&server).await;
+    chat.say("m1", "", "hello, what do I have?", pb::OnBusy::Reject).await;
+    let first = chat.next().await;
+    let acc = accepted(&first);
+    assert_eq!((first.seq, acc.client_msg_id.as_str(), acc.queued), (0, "m1", false), "{first:?}");
+    assert!(acc.thread_id.starts_with("th_"), "a new thread gets a server-made id: {acc:?}");
+    assert!(first.run_id.starts_with("run_"), "accepted names the run: {first:?}");
+    let (run_id, thread_id) = (first.run_id.clone(), acc.thread_id.clone());
+    let over_chat = chat.until_completed(&run_id).await;
+    assert!(over_chat.iter().all(|e| e.seq > 0), "a new run streams live, no replay markers: {:?}", names(&over_chat));
+    assert_well_formed(&over_chat);
+    assert_eq!(names(&over_chat), expected);
+    assert!(over_chat.iter().all(|e| e.thread_id == thread_id), "every event names the thread");
+
+    let P::RunStarted(started) = payload(&over_chat[0]) else { unreachable!() };
+    assert_eq!(
+        (started.thread_id.as_str(), started.user_text.as_str(), started.client_msg_id.as_str()),
+        (thread_id.as_str(), "hello, what do I have?", "m1")
+    );
+    assert_eq!((started.model.as_str(), started.max_iterations, started.ui_state_version), ("script", 5, 0));
+    assert!(started.parent_run_id.is_empty());
+    assert_eq!(streamed_text(&over_chat), "Hello there.You have 3 datasets.");
+    let call = pick!(over_chat, ToolCallStarted)[0].clone();
+    assert_eq!(call.tool_name, "list_datasets");
+    assert!(call.risk.unwrap().read_only);
+    assert_eq!(tool_phases(&over_chat), [pb::ToolPhase::Running, pb::ToolPhase::Succeeded]);
+    let result = the_tool_result(&over_chat);
+    assert_eq!((result.tool_call_id.as_str(), result.is_error), (call.tool_call_id.as_str(), false));
+    assert!(result.llm_summary.contains("customer_churn"), "{}", result.llm_summary);
+    let Some(pb::tool_result::Rich::DatasetList(list)) = &result.rich else { panic!("a dataset list: {result:?}") };
+    assert_eq!(list.datasets.len(), 3);
+    let done = completed(&over_chat);
+    assert_eq!(status_of(&over_chat), pb::RunStatus::Succeeded);
+    assert_eq!(done.final_text, "You have 3 datasets.");
+    let usage = done.usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens, usage.model_calls, usage.partial), (250, 30, 2, false));
+    assert!(over_chat[11].iteration > over_chat[2].iteration, "the second model call is a later iteration");
+
+    let stored = log(&server, &run_id).await;
+    assert_eq!((stored.status, stored.last_seq), (pb::RunStatus::Succeeded as i32, 15));
+    assert_same_bytes(&stored.events, &over_chat, "ListRunEvents vs Chat");
+    let tail = server
+        .runs()
+        .await
+        .list_run_events(pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 12, limit: 2 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_same_bytes(&tail.events, &over_chat[12..14], "ListRunEvents after 12, limit 2");
+
+    // The same over the browser companions.
+    let sent = send_message(&server, "m2", "", "hello again", pb::OnBusy::Reject).await.unwrap();
+    assert!(sent.thread_id.starts_with("th_") && sent.thread_id != thread_id && !sent.queued, "{sent:?}");
+    let streamed = stream_run(&server, &sent.run_id, 0).await;
+    let streamed = unframe(&streamed, 0);
+    assert_well_formed(&streamed);
+    assert_eq!(names(&streamed), expected);
+    assert!(streamed.iter().all(|e| e.run_id == sent.run_id && e.thread_id == sent.thread_id));
+    assert_same_bytes(&log(&server, &sent.run_id).await.events, &streamed, "ListRunEvents vs StreamRun");
+
+    // The trace, then the capsule.
+    let spans = server
+        .runs()
+        .await
+        .get_run_trace(pb::GetRunTraceRequest { run_id: run_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .spans;
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &spans {
+        *kinds.entry(s.kind.as_str()).or_default() += 1;
+    }
+    assert_eq!(kinds, BTreeMap::from([("model_call", 2), ("run", 1), ("tool_call", 1)]), "{spans:?}");
+    let root = spans.iter().find(|s| s.kind == "run").unwrap();
+    assert!(root.parent_span_id.is_empty());
+    for s in spans.iter().filter(|s| s.kind != "run") {
+        assert_eq!(s.parent_span_id, root.span_id, "every step hangs under the run span: {s:?}");
+    }
+    let run = get_run(&server, &run_id).await;
+    assert_eq!((run.status, run.last_seq), (pb::RunStatus::Succeeded as i32, 15));
+    assert_eq!((run.thread_id.as_str(), run.question.as_str()), (thread_id.as_str(), "hello, what do I have?"));
+    assert_eq!((run.kind, run.model.as_str()), (pb::RunKind::Chat as i32, "script"));
+    assert_eq!(run.usage.unwrap().input_tokens, 250);
+    assert_eq!(run.final_text, "You have 3 datasets.", "the capsule keeps the answer");
+    assert_eq!(
+        run.tool_calls.iter().map(|c| (c.tool_name.as_str(), c.phase)).collect::<Vec<_>>(),
+        [("list_datasets", pb::ToolPhase::Succeeded as i32)],
+        "the capsule lists the tool calls"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Disconnect and resume, randomised
+
+/// splitmix64: a small deterministic PRNG (trial i always makes the same choices).
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0xA076_1D64_78BD_642F) ^ 0xE703_7ED1_A0B4_28DB)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One connection of a trial: a Chat stream or a StreamRun.
+enum Conn {
+    Chat(Session),
+    Stream(tonic::Streaming<pb::StreamRunResponse>),
+}
+
+impl Conn {
+    async fn next_any(&mut self) -> Option<pb::ServerEvent> {
+        match self {
+            Self::Chat(s) => s.next_any().await,
+            Self::Stream(s) => next_of(s).await,
+        }
+    }
+}
+
+/// What a trial exercised.
+#[derive(Default, Debug)]
+struct Coverage {
+    connections: usize,
+    cuts_mid_text: usize,
+    cuts_awaiting_confirmation: usize,
+    approvals_while_disconnected: usize,
+    chat_resumes: usize,
+    stream_run_resumes: usize,
+}
+
+const TRIALS: usize = 200;
+const IN_FLIGHT: usize = 16;
+
+fn is_confirmation_trial(i: usize) -> bool {
+    i % 4 == 1
+}
+
+fn trial_script() -> Value {
+    let chunks = |n: usize, tag: &str| (0..n).map(|i| format!("{tag}{i} ")).collect::<Vec<_>>();
+    let mut replies: Vec<Value> = (0..TRIALS)
+        .filter(|&i| is_confirmation_trial(i))
+        .map(|i| {
+            json!({"when": format!("confirm [trial-{i}]"), "turns": [
+                {"chunks": chunks(12, "c"), "delay_ms": 1, "input_tokens": 30, "output_tokens": 12,
+                 "tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": format!("trial_{i}")}}]},
+                {"chunks": chunks(10, "d"), "delay_ms": 1, "input_tokens": 50, "output_tokens": 10}
+            ]})
+        })
+        .collect();
+    replies.push(json!({"when": "stream", "turns": [
+        {"chunks": chunks(18, "w"), "delay_ms": 1, "input_tokens": 20, "output_tokens": 18,
+         "tool_calls": [{"name": "list_datasets", "arguments": {}}]},
+        {"chunks": chunks(12, "v"), "delay_ms": 1, "input_tokens": 40, "output_tokens": 12}
+    ]}));
+    json!({ "replies": replies })
+}
+
+/// One trial: start a run, cut the connection after a random number of sequenced events (again
+/// and again), reconnect from the last seen seq, and reassemble the run.
+async fn disconnect_trial(server: &TestServer, i: usize) -> Coverage {
+    let confirm = is_confirmation_trial(i);
+    let mut rng = Rng::new(i as u64);
+    let mut cov = Coverage::default();
+    let text = if confirm { format!("confirm [trial-{i}]") } else { format!("stream [trial-{i}]") };
+    let ctx = format!("trial {i}");
+
+    let mut got: Vec<pb::ServerEvent> = Vec::new();
+    let mut confirmation: Option<String> = None;
+    let mut approved = false;
+    let mut done = false;
+    let mut use_chat = rng.below(2) == 0;
+    let (run_id, mut conn) = if use_chat {
+        let mut s = Session::open(server).await;
+        s.say(&format!("trial-{i}"), "", &text, pb::OnBusy::Reject).await;
+        let e = s.next().await;
+        assert!(matches!(payload(&e), P::Accepted(_)), "{ctx}: {e:?}");
+        (e.run_id.clone(), Conn::Chat(s))
+    } else {
+        let sent = send_message(server, &format!("trial-{i}"), "", &text, pb::OnBusy::Reject).await.unwrap();
+        let stream = open_stream_run(server, &sent.run_id, 0).await;
+        (sent.run_id, Conn::Stream(stream))
+    };
+    let mut framed = !use_chat;
+    loop {
+        cov.connections += 1;
+        let cursor_at_connect = got.last().map_or(0, |e| e.seq);
+        let budget = if cov.connections > 12 { usize::MAX } else { rng.below(16) as usize };
+        let mut taken = 0;
+        let mut expect_start = framed;
+        let mut in_replay = false;
+        let mut cut_awaiting = false;
+        while !done && taken < budget {
+            let Some(e) = conn.next_any().await else { panic!("{ctx}: the stream ended before run_completed") };
+            let cursor = got.last().map_or(0, |e| e.seq);
+            match payload(&e) {
+                P::Heartbeat(_) => continue,
+                P::ReplayStarted(s) => {
+                    assert!(expect_start, "{ctx}: unexpected replay_started");
+                    assert_eq!(s.after_seq, cursor_at_connect, "{ctx}: replay_started echoes the cursor");
+                    expect_start = false;
+                    in_replay = true;
+                    continue;
+                }
+                P::ReplayFinished(f) => {
+                    assert!(in_replay, "{ctx}: replay_finished without replay_started");
+                    assert_eq!(f.last_seq, cursor, "{ctx}: replay_finished names the last replayed seq");
+                    assert!(f.live, "{ctx}: the run had not completed, so live events follow");
+                    in_replay = false;
+                    continue;
+                }
+                _ if e.seq == 0 => panic!("{ctx}: unexpected {e:?}"),
+                _ => {}
+            }
+            assert!(!expect_start, "{ctx}: a resume starts with replay_started, got {e:?}");
+            assert_eq!(e.run_id, run_id, "{ctx}");
+            assert_eq!(e.seq, cursor + 1, "{ctx}: after seq {cursor} came seq {} (gap or duplicate)", e.seq);
+            taken += 1;
+            if let P::ConfirmationRequired(c) = payload(&e) {
+                confirmation = Some(c.confirmation_id.clone());
+            }
+            done = is_completed(&e);
+            got.push(e);
+            if done && in_replay {
+                // A replay of a completed run closes with replay_finished{live: false}.
+                let f = loop {
+                    let f = conn.next_any().await.expect("replay_finished follows");
+                    if !is_heartbeat(&f) {
+                        break f;
+                    }
+                };
+                let Some(P::ReplayFinished(f)) = f.payload.as_ref() else { panic!("{ctx}: got {f:?}") };
+                assert_eq!((f.last_seq, f.live), (got.last().unwrap().seq, false), "{ctx}");
+            }
+            if let (Some(id), false, false) = (&confirmation, approved, done) {
+                // The run now waits for a person: approve while connected, or cut and approve.
+                if rng.below(2) == 0 {
+                    let r = submit(server, id, true).await.unwrap();
+                    assert_eq!(r.resolution, pb::ConfirmationResolution::Approved as i32, "{ctx}");
+                    approved = true;
+                } else {
+                    cut_awaiting = true;
+                    break;
+                }
+            }
+        }
+        if done {
+            if let Conn::Stream(s) = &mut conn {
+                while let Some(e) = next_of(s).await {
+                    assert!(is_heartbeat(&e), "{ctx}: StreamRun ends after run_completed, got {e:?}");
+                }
+            }
+            break;
+        }
+        // Cut.
+        if matches!(got.last().map(payload), Some(P::TextDelta(_))) {
+            cov.cuts_mid_text += 1;
+        }
+        drop(conn);
+        if cut_awaiting {
+            cov.cuts_awaiting_confirmation += 1;
+            let r = submit(server, confirmation.as_deref().unwrap(), true).await.unwrap();
+            assert_eq!(r.resolution, pb::ConfirmationResolution::Approved as i32, "{ctx}");
+            approved = true;
+            cov.approvals_while_disconnected += 1;
+        }
+        // Reconnect from the last seen seq, alternating the two ways.
+        use_chat = !use_chat;
+        let cursor = got.last().map_or(0, |e| e.seq);
+        conn = if use_chat {
+            cov.chat_resumes += 1;
+            let s = Session::open(server).await;
+            s.resume(&format!("resume-{i}-{}", cov.connections), &run_id, cursor).await;
+            Conn::Chat(s)
+        } else {
+            cov.stream_run_resumes += 1;
+            Conn::Stream(open_stream_run(server, &run_id, cursor).await)
+        };
+        framed = true;
+    }
+
+    assert_well_formed(&got);
+    assert_eq!(status_of(&got), pb::RunStatus::Succeeded, "{ctx}");
+    let stored = log(server, &run_id).await;
+    assert_same_bytes(&stored.events, &got, &format!("{ctx}: reassembled vs ListRunEvents"));
+    assert_eq!(stored.last_seq, got.len() as u64, "{ctx}");
+    // (ListRunEvents' status right after run_completed is checked under load by
+    // a_thread_takes_the_next_message_as_soon_as_run_completed_arrives.)
+    let result = the_tool_result(&got);
+    assert!(!result.is_error, "{ctx}: {result:?}");
+    if confirm {
+        assert_eq!(resolutions(&got), [pb::ConfirmationResolution::Approved], "{ctx}");
+        let Some(pb::tool_result::Rich::DeletedDataset(d)) = &result.rich else { panic!("{ctx}: {result:?}") };
+        assert_eq!(d.table_name, format!("trial_{i}"), "{ctx}");
+    }
+    if i.is_multiple_of(8) {
+        // Resuming a completed run at its end: an empty replay, and the stream ends.
+        let end = got.len() as u64;
+        let tail = stream_run(server, &run_id, end).await;
+        assert_eq!(names(&tail), ["replay_started", "replay_finished"], "{ctx}");
+        assert!(unframe(&tail, end).is_empty());
+    }
+    cov
+}
+
+/// 200 runs, each cut off again and again at a random number of received events — mid-text,
+/// between tool events, while awaiting a confirmation that is then approved from elsewhere — and
+/// resumed from the last seen seq through StreamRun or Chat `Resume` in turn: every reassembled run
+/// is byte-identical to its stored log, with no gap and no duplicate at any seam.
+#[tokio::test]
+async fn random_disconnects_and_resumes_reassemble_every_run_exactly_as_stored() {
+    let script = script(trial_script());
+    let server = script.start(&["--no-samples"], &[("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "64")]);
+    let confirm_trials: Vec<usize> = (0..TRIALS).filter(|&i| is_confirmation_trial(i)).collect();
+    futures::stream::iter(&confirm_trials)
+        .map(|i| {
+            let server = &server;
+            async move { upload_csv(server, None, &format!("trial_{i}.csv"), "id,label\n1,a\n2,b\n").await }
+        })
+        .buffer_unordered(4)
+        .collect::<Vec<_>>()
+        .await;
+    assert_eq!(tables(&server).await.len(), confirm_trials.len());
+
+    let all: Vec<Coverage> = futures::stream::iter(0..TRIALS)
+        .map(|i| disconnect_trial(&server, i))
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
+    assert_eq!(all.len(), TRIALS);
+    let sum = |f: fn(&Coverage) -> usize| all.iter().map(f).sum::<usize>();
+    let total = Coverage {
+        connections: sum(|c| c.connections),
+        cuts_mid_text: sum(|c| c.cuts_mid_text),
+        cuts_awaiting_confirmation: sum(|c| c.cuts_awaiting_confirmation),
+        approvals_while_disconnected: sum(|c| c.approvals_while_disconnected),
+        chat_resumes: sum(|c| c.chat_resumes),
+        stream_run_resumes: sum(|c| c.stream_run_resumes),
+    };
+    eprintln!("disconnect trials: {total:?}");
+    assert!(total.connections >= 2 * TRIALS, "most trials were cut at least once: {total:?}");
+    assert!(total.cuts_mid_text >= 20, "{total:?}");
+    assert!(total.cuts_awaiting_confirmation >= 10, "{total:?}");
+    assert!(total.chat_resumes >= 50 && total.stream_run_resumes >= 50, "{total:?}");
+    assert!(tables(&server).await.is_empty(), "every approved deletion happened");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Confirmations
+
+/// The documented order up to the pause for a person.
+const UNTIL_CONFIRMATION: [&str; 9] = [
+    "run_started",
+    "text_started",
+    "text_delta",
+    "text_delta",
+    "text_delta",
+    "text_ended",
+    "tool_call_started",
+    "tool_status",
+    "confirmation_required",
+];
+
+fn confirm_script() -> Script {
+    script(json!({"replies": [
+        delete_reply("delete churn", "customer_churn"),
+        delete_reply("delete apartments", "barcelona_apartments"),
+        delete_reply("delete tickets", "support_tickets"),
+        hello_reply(),
+    ]}))
+}
+
+/// Approving (over Chat) runs the delete exactly once, in the documented order; the same answer
+/// again is idempotent on both transports and the opposite one is ALREADY_RESOLVED.
+#[tokio::test]
+async fn approving_a_confirmation_runs_the_tool_once_and_repeated_answers_are_idempotent() {
+    let script = confirm_script();
+    let server = script.start(&[], &[]);
+    let churn_id = datasets_as(&server, None).await.into_iter().find(|d| d.table_name == "customer_churn").unwrap().id;
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "please delete churn").await;
+    let mut events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    assert_eq!(names(&events), UNTIL_CONFIRMATION);
+    let call = pick!(events, ToolCallStarted)[0].clone();
+    let risk = call.risk.unwrap();
+    assert_eq!(call.tool_name, "delete_dataset");
+    assert!(risk.destructive && risk.requires_confirmation && !risk.read_only, "{risk:?}");
+    assert_eq!(risk.tier, pb::ConfirmationTier::Elevated as i32);
+    assert_eq!(tool_phases(&events), [pb::ToolPhase::AwaitingConfirmation]);
+    let conf = the_confirmation(&events);
+    assert_eq!((conf.tool_call_id.as_str(), conf.tool_name.as_str()), (call.tool_call_id.as_str(), "delete_dataset"));
+    assert_eq!(conf.tier, pb::ConfirmationTier::Elevated as i32);
+    let resource = conf.resource.clone().unwrap();
+    assert_eq!((resource.r#type.as_str(), resource.id.as_str()), ("dataset", churn_id.as_str()));
+    let (sent_at, expires) = (instant!(events.last().unwrap().time), instant!(conf.expires_at));
+    assert!(expires > sent_at && expires.0 <= sent_at.0 + 61, "expires 60 s after issue: {expires:?} vs {sent_at:?}");
+    assert_eq!(tables(&server).await, SAMPLES, "nothing is deleted before approval");
+
+    chat.confirm("a1", &conf.confirmation_id, true).await;
+    let answer = chat.answer("a1").await;
+    accepted(&answer);
+    assert_eq!(answer.run_id, run_id);
+    events.extend(chat.until_completed(&run_id).await);
+    assert_well_formed(&events);
+    assert_eq!(
+        names(&events[9..]),
+        [
+            "confirmation_resolved",
+            "tool_status",
+            "tool_status",
+            "tool_result",
+            "text_started",
+            "text_delta",
+            "text_delta",
+            "text_delta",
+            "text_ended",
+            "run_completed"
+        ]
+    );
+    assert_eq!(resolutions(&events), [pb::ConfirmationResolution::Approved]);
+    assert_eq!(
+        tool_phases(&events),
+        [pb::ToolPhase::AwaitingConfirmation, pb::ToolPhase::Running, pb::ToolPhase::Succeeded]
+    );
+    let result = the_tool_result(&events);
+    assert!(!result.is_error, "{result:?}");
+    let Some(pb::tool_result::Rich::DeletedDataset(d)) = &result.rich else { panic!("{result:?}") };
+    assert_eq!(d.table_name, "customer_churn");
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(completed(&events).final_text, "Done with customer_churn.");
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"]);
+
+    // The same decision again: idempotent. The opposite: ALREADY_RESOLVED.
+    let again = submit(&server, &conf.confirmation_id, true).await.unwrap();
+    assert_eq!(
+        (again.run_id.as_str(), again.resolution),
+        (run_id.as_str(), pb::ConfirmationResolution::Approved as i32)
+    );
+    chat.confirm("a2", &conf.confirmation_id, true).await;
+    assert_eq!(chat.answer("a2").await.run_id, run_id);
+    let err = submit(&server, &conf.confirmation_id, false).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "ALREADY_RESOLVED"));
+    chat.confirm("a3", &conf.confirmation_id, false).await;
+    assert_eq!(rejected(&chat.answer("a3").await).1, pb::ErrorCode::AlreadyResolved);
+
+    let stored = log(&server, &run_id).await;
+    assert_same_bytes(&stored.events, &events, "ListRunEvents vs Chat");
+    let req = pb::GetRunTraceRequest { run_id: run_id.clone() };
+    let trace = server.runs().await.get_run_trace(req).await.unwrap().into_inner();
+    assert_eq!(trace.spans.iter().filter(|s| s.kind == "confirmation_wait").count(), 1, "{:?}", trace.spans);
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"], "deleted once, nothing else");
+    let run = get_run(&server, &run_id).await;
+    assert_eq!(
+        run.tool_calls.iter().map(|c| (c.tool_name.as_str(), c.phase)).collect::<Vec<_>>(),
+        [("delete_dataset", pb::ToolPhase::Succeeded as i32)],
+        "the capsule lists the tool call"
+    );
+}
+
+/// Denying keeps the dataset: the tool ends DENIED with "Action denied by user." as the model's
+/// result, the run still finishes, and a later approval is ALREADY_RESOLVED.
+#[tokio::test]
+async fn denying_a_confirmation_keeps_the_dataset_and_the_model_hears_action_denied() {
+    let script = confirm_script();
+    let server = script.start(&[], &[]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "please delete apartments").await;
+    let mut events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf = the_confirmation(&events);
+
+    let denied = submit(&server, &conf.confirmation_id, false).await.unwrap();
+    assert_eq!(
+        (denied.run_id.as_str(), denied.resolution),
+        (run_id.as_str(), pb::ConfirmationResolution::Denied as i32)
+    );
+    events.extend(chat.until_completed(&run_id).await);
+    assert_well_formed(&events);
+    assert_eq!(names(&events[9..12]), ["confirmation_resolved", "tool_status", "tool_result"]);
+    assert_eq!(resolutions(&events), [pb::ConfirmationResolution::Denied]);
+    assert_eq!(tool_phases(&events), [pb::ToolPhase::AwaitingConfirmation, pb::ToolPhase::Denied]);
+    let result = the_tool_result(&events);
+    assert!(result.is_error);
+    assert_eq!(result.llm_summary, "Action denied by user.");
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(tables(&server).await, SAMPLES);
+
+    chat.confirm("d2", &conf.confirmation_id, false).await;
+    assert_eq!(chat.answer("d2").await.run_id, run_id, "the same denial again is accepted");
+    assert_eq!(submit(&server, &conf.confirmation_id, false).await.unwrap().resolution, denied.resolution);
+    let err = submit(&server, &conf.confirmation_id, true).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "ALREADY_RESOLVED"));
+    chat.confirm("d3", &conf.confirmation_id, true).await;
+    assert_eq!(rejected(&chat.answer("d3").await).1, pb::ErrorCode::AlreadyResolved);
+    assert_eq!(tables(&server).await, SAMPLES, "a late approval deletes nothing");
+    assert_same_bytes(&log(&server, &run_id).await.events, &events, "ListRunEvents vs Chat");
+}
+
+/// With a 1 s TTL an unanswered confirmation expires: the tool ends EXPIRED, never runs, the model
+/// hears "confirmation expired", and answering afterwards is CONFIRMATION_EXPIRED.
+#[tokio::test]
+async fn an_unanswered_confirmation_expires_and_the_tool_never_runs() {
+    let script = confirm_script();
+    let server = script.start(&[], &[("AWARE_AGENT__CONFIRMATION_TTL_SECS", "1")]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "please delete churn").await;
+    let events = chat.until_completed(&run_id).await;
+    assert_well_formed(&events);
+    let conf = the_confirmation(&events);
+    let (started_at, expires) = (instant!(events[0].time), instant!(conf.expires_at));
+    let issued_by = pick!(events, ConfirmationRequired).len(); // keeps the borrow simple
+    assert_eq!(issued_by, 1);
+    let sent_at = instant!(events.iter().find(|e| matches!(payload(e), P::ConfirmationRequired(_))).unwrap().time);
+    assert!(expires > started_at && expires.0 <= sent_at.0 + 2, "a 1 s expiry: {expires:?} vs {sent_at:?}");
+    assert_eq!(resolutions(&events), [pb::ConfirmationResolution::Expired]);
+    assert_eq!(tool_phases(&events), [pb::ToolPhase::AwaitingConfirmation, pb::ToolPhase::Expired]);
+    let result = the_tool_result(&events);
+    assert!(result.is_error);
+    assert!(result.llm_summary.contains("confirmation expired"), "{}", result.llm_summary);
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(tables(&server).await, SAMPLES, "an expired confirmation deletes nothing");
+
+    for approved in [true, false] {
+        let err = submit(&server, &conf.confirmation_id, approved).await.unwrap_err();
+        assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "CONFIRMATION_EXPIRED"));
+    }
+    chat.confirm("late", &conf.confirmation_id, true).await;
+    assert_eq!(rejected(&chat.answer("late").await).1, pb::ErrorCode::ConfirmationExpired);
+    assert_eq!(tables(&server).await, SAMPLES);
+}
+
+/// With API keys, another user can neither answer, see, resume nor cancel a run: every attempt
+/// looks like nothing exists (NOT_FOUND / UNKNOWN_RUN), and nothing executes.
+#[tokio::test]
+async fn another_user_cannot_answer_see_or_cancel_a_run_and_nothing_executes() {
+    let script = script(json!({"replies": [delete_reply("delete secret", "secret"), hello_reply()]}));
+    let server = script.start(&["--auth", "api-key"], &[]);
+    let alice = add_user(&server.data_dir, "alice", "analyst", &[]);
+    let bob = add_user(&server.data_dir, "bob", "analyst", &[]);
+    upload_csv(&server, Some(&alice), "secret.csv", "k,v\n1,2\n").await;
+
+    let mut chat = Session::open_as(&server, &alice).await;
+    let (run_id, thread_id) = chat.start("m1", "", "please delete secret").await;
+    let before = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf = the_confirmation(&before);
+
+    let mut client = server.chat().await;
+    for approved in [true, false] {
+        let req = pb::SubmitConfirmationRequest { confirmation_id: conf.confirmation_id.clone(), approved };
+        let err = client.submit_confirmation(authed(req, &bob)).await.unwrap_err();
+        assert_eq!((err.code(), reason(&err).as_str()), (Code::NotFound, "NOT_FOUND"), "{err:?}");
+    }
+    let req = pb::SubmitConfirmationRequest { confirmation_id: conf.confirmation_id.clone(), approved: true };
+    assert_eq!(client.submit_confirmation(req).await.unwrap_err().code(), Code::Unauthenticated);
+    let req = pb::CancelRunRequest { run_id: run_id.clone() };
+    assert_eq!(client.cancel_run(authed(req, &bob)).await.unwrap_err().code(), Code::NotFound);
+    let message = pb::UserMessage { thread_id: thread_id.clone(), text: "hello".into(), on_busy: 0 };
+    let req = pb::SendMessageRequest { client_msg_id: "b0".into(), message: Some(message) };
+    assert_eq!(client.send_message(authed(req, &bob)).await.unwrap_err().code(), Code::NotFound, "alice's thread");
+    let mut stream = client
+        .stream_run(authed(pb::StreamRunRequest { run_id: run_id.clone(), after_seq: 0 }, &bob))
+        .await
+        .unwrap()
+        .into_inner();
+    let only = next_of(&mut stream).await.unwrap();
+    assert_eq!(rejected(&only).1, pb::ErrorCode::UnknownRun);
+    assert!(next_of(&mut stream).await.is_none(), "StreamRun ends after rejecting");
+    let mut runs = server.runs().await;
+    let req = pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 0, limit: 0 };
+    assert_eq!(runs.list_run_events(authed(req, &bob)).await.unwrap_err().code(), Code::NotFound);
+    let req = pb::GetRunRequest { run_id: run_id.clone() };
+    assert_eq!(runs.get_run(authed(req, &bob)).await.unwrap_err().code(), Code::NotFound);
+
+    let mut mallory = Session::open_as(&server, &bob).await;
+    mallory.confirm("b1", &conf.confirmation_id, true).await;
+    let answer = mallory.answer("b1").await;
+    let (r, code) = rejected(&answer);
+    assert_eq!((code, r.client_msg_id.as_str()), (pb::ErrorCode::NotFound, "b1"));
+    mallory.resume("b2", &run_id, 0).await;
+    assert_eq!(rejected(&mallory.answer("b2").await).1, pb::ErrorCode::UnknownRun);
+    mallory.cancel("b3", &run_id).await;
+    rejected(&mallory.answer("b3").await);
+
+    // Nothing moved: the run still waits, the dataset is there.
+    let req = pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 0, limit: 0 };
+    let stored = runs.list_run_events(authed(req, &alice)).await.unwrap().into_inner();
+    assert_same_bytes(&stored.events, &before, "alice's log after bob's attempts");
+    let tables: Vec<String> = datasets_as(&server, Some(&alice)).await.into_iter().map(|d| d.table_name).collect();
+    assert_eq!(tables, ["secret"]);
+
+    let req = pb::SubmitConfirmationRequest { confirmation_id: conf.confirmation_id.clone(), approved: false };
+    client.submit_confirmation(authed(req, &alice)).await.unwrap();
+    let after = chat.until_completed(&run_id).await;
+    assert_eq!(resolutions(&after), [pb::ConfirmationResolution::Denied]);
+    assert_eq!(status_of(&after), pb::RunStatus::Succeeded);
+    assert_eq!(datasets_as(&server, Some(&alice)).await.len(), 1);
+}
+
+/// Two approvals racing — SubmitConfirmation and Chat at the same moment, six times over — each
+/// get a success answer, and each dataset is deleted by exactly one tool execution.
+#[tokio::test]
+async fn two_concurrent_approvals_execute_the_tool_exactly_once() {
+    const RACES: usize = 6;
+    let replies: Vec<Value> =
+        (0..RACES).map(|k| delete_reply(&format!("delete race [{k}]"), &format!("race_{k}"))).collect();
+    let script = script(json!({ "replies": replies }));
+    let server = script.start(&["--no-samples"], &[]);
+    for k in 0..RACES {
+        upload_csv(&server, None, &format!("race_{k}.csv"), "a\n1\n").await;
+    }
+    let race = |k: usize| {
+        let server = &server;
+        async move {
+            let mut chat = Session::open(server).await;
+            let (run_id, _) = chat.start(&format!("m{k}"), "", &format!("please delete race [{k}]")).await;
+            let mut events =
+                chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+            let id = the_confirmation(&events).confirmation_id;
+            let (unary, ()) = tokio::join!(submit(server, &id, true), chat.confirm("c", &id, true));
+            let unary = unary.unwrap();
+            assert_eq!(
+                (unary.run_id.as_str(), unary.resolution),
+                (run_id.as_str(), pb::ConfirmationResolution::Approved as i32)
+            );
+            let answer = chat.answer("c").await;
+            assert_eq!(accepted(&answer).client_msg_id, "c", "the Chat approval is accepted too");
+            events.extend(chat.until_completed(&run_id).await);
+            assert_well_formed(&events);
+            assert_eq!(resolutions(&events), [pb::ConfirmationResolution::Approved]);
+            assert_eq!(tool_phases(&events).iter().filter(|p| **p == pb::ToolPhase::Running).count(), 1);
+            assert!(!the_tool_result(&events).is_error);
+            assert_same_bytes(&log(server, &run_id).await.events, &events, "ListRunEvents vs Chat");
+        }
+    };
+    futures::future::join_all((0..RACES).map(race)).await;
+    assert!(tables(&server).await.is_empty(), "every dataset deleted once");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Crash safety
+
+/// A run awaiting confirmation survives `kill -9`: after restart, resuming replays the very same
+/// confirmation (id, expiry, bytes) without issuing a new one, and approving it then deletes the
+/// dataset exactly once.
+#[tokio::test]
+async fn a_pending_confirmation_survives_kill_9_and_approving_after_restart_runs_once() {
+    let script = confirm_script();
+    let mut server = script.start(&[], &[]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "please delete churn").await;
+    let before = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf = the_confirmation(&before);
+    let n = before.last().unwrap().seq;
+    drop(chat);
+    server.kill9();
+    server.restart(&[], &script.env(&[]));
+
+    // StreamRun from the last seen seq: nothing new was issued, the run is live.
+    let mut watcher = open_stream_run(&server, &run_id, n).await;
+    let head = stream_until(&mut watcher, |e| matches!(payload(e), P::ReplayFinished(_))).await;
+    assert_eq!(names(&head), ["replay_started", "replay_finished"], "no event re-emitted after a restart");
+    let Some(P::ReplayFinished(f)) = head[1].payload.as_ref() else { unreachable!() };
+    assert_eq!((f.last_seq, f.live), (n, true));
+    // Chat Resume from just before it: the same confirmation, byte for byte.
+    let mut chat = Session::open(&server).await;
+    chat.resume("r1", &run_id, n - 1).await;
+    let replay = chat.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;
+    assert_eq!(names(&replay), ["replay_started", "confirmation_required", "replay_finished"]);
+    assert_same_bytes(&replay[1..2], &before[before.len() - 1..], "the confirmation after restart");
+    let stored = log(&server, &run_id).await;
+    assert_same_bytes(&stored.events, &before, "the log after restart");
+
+    chat.confirm("a1", &conf.confirmation_id, true).await;
+    assert_eq!(accepted(&chat.answer("a1").await).client_msg_id, "a1");
+    let live = chat.until_completed(&run_id).await;
+    let rest = stream_until(&mut watcher, is_completed).await;
+    assert!(next_of(&mut watcher).await.is_none(), "StreamRun ends after run_completed");
+    assert_same_bytes(&live, &rest, "Chat vs StreamRun after restart");
+    let all: Vec<pb::ServerEvent> = before.iter().chain(&rest).cloned().collect();
+    assert_well_formed(&all);
+    assert_eq!(names(&rest[..4]), ["confirmation_resolved", "tool_status", "tool_status", "tool_result"]);
+    assert_eq!(resolutions(&all), [pb::ConfirmationResolution::Approved]);
+    assert_eq!(the_confirmation(&all).expires_at, conf.expires_at, "the original expiry");
+    assert!(!the_tool_result(&all).is_error);
+    assert_eq!(status_of(&all), pb::RunStatus::Succeeded);
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"]);
+    assert_same_bytes(&log(&server, &run_id).await.events, &all, "ListRunEvents vs streams");
+}
+
+/// `kill -9` while a tool runs (intent stored, side effect not yet done): after restart the call
+/// is reported FAILED "Outcome unknown…", it is never run again (the dataset is still there), and
+/// the run completes.
+#[tokio::test]
+async fn a_tool_cut_off_by_kill_9_is_reported_outcome_unknown_and_never_run_again() {
+    let script = confirm_script();
+    let mut server = script.start(&[], &[("AWARE_AGENT__TOOL_DELAY_MS", "3000")]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "please delete churn").await;
+    let mut before = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    submit(&server, &the_confirmation(&before).confirmation_id, true).await.unwrap();
+    before.extend(
+        chat.until(
+            "tool_status RUNNING",
+            |e| matches!(payload(e), P::ToolStatus(s) if s.phase == pb::ToolPhase::Running as i32),
+        )
+        .await,
+    );
+    server.kill9();
+    drop(chat);
+    let n = before.last().unwrap().seq;
+    server.restart(&[], &script.env(&[]));
+
+    let rest = unframe(&stream_run(&server, &run_id, n).await, n);
+    assert_eq!(
+        names(&rest),
+        [
+            "tool_status",
+            "tool_result",
+            "text_started",
+            "text_delta",
+            "text_delta",
+            "text_delta",
+            "text_ended",
+            "run_completed"
+        ]
+    );
+    let all: Vec<pb::ServerEvent> = before.iter().chain(&rest).cloned().collect();
+    assert_well_formed(&all);
+    assert_eq!(
+        tool_phases(&all),
+        [pb::ToolPhase::AwaitingConfirmation, pb::ToolPhase::Running, pb::ToolPhase::Failed],
+        "never RUNNING twice"
+    );
+    let result = the_tool_result(&all);
+    assert!(result.is_error);
+    assert!(result.llm_summary.starts_with("Outcome unknown"), "{}", result.llm_summary);
+    assert_eq!(status_of(&all), pb::RunStatus::Succeeded);
+    assert_eq!(tables(&server).await, SAMPLES, "the interrupted delete was not run again");
+    assert_same_bytes(&log(&server, &run_id).await.events, &all, "ListRunEvents vs streams");
+    let run = get_run(&server, &run_id).await;
+    assert_eq!(
+        run.tool_calls.iter().map(|c| (c.tool_name.as_str(), c.phase)).collect::<Vec<_>>(),
+        [("delete_dataset", pb::ToolPhase::Failed as i32)],
+        "the capsule shows the call FAILED"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Cancel
+
+fn cancel_script() -> Script {
+    let slow: Vec<String> = (0..300).map(|i| format!("w{i} ")).collect();
+    script(json!({"replies": [
+        {"when": "slow", "turns": [{"chunks": slow, "delay_ms": 30, "input_tokens": 70, "output_tokens": 300}]},
+        {"when": "list", "turns": [
+            {"chunks": ["Looking."], "tool_calls": [{"name": "list_datasets", "arguments": {}}], "input_tokens": 40, "output_tokens": 2},
+            {"chunks": ["Listed."], "input_tokens": 50, "output_tokens": 2}
+        ]},
+        delete_reply("delete churn", "customer_churn"),
+        hello_reply(),
+    ]}))
+}
+
+/// After a cancelled run, the next message in the same thread runs to SUCCEEDED.
+async fn next_message_succeeds(chat: &mut Session, thread_id: &str) {
+    chat.say("next", thread_id, "hello", pb::OnBusy::Reject).await;
+    let answer = chat.answer("next").await;
+    let P::Accepted(a) = payload(&answer) else { panic!("the thread is free after run_completed: {answer:?}") };
+    assert_eq!(a.thread_id, thread_id);
+    let events = chat.until_completed(&answer.run_id).await;
+    assert_well_formed(&events);
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+}
+
+/// Cancel while the model streams: the open text is closed, the run ends CANCELLED with partial
+/// usage, cancel stays idempotent on both transports, and the thread takes the next message.
+#[tokio::test]
+async fn cancel_during_model_streaming_ends_the_run_cancelled_with_usage() {
+    let script = cancel_script();
+    let server = script.start(&[], &[]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, thread_id) = chat.start("m1", "", "slow please").await;
+    let mut events = chat.until("three deltas", |e| matches!(payload(e), P::TextDelta(d) if d.delta == "w2 ")).await;
+    chat.cancel("x1", &run_id).await;
+    let answer = chat.answer("x1").await;
+    assert_eq!((accepted(&answer).client_msg_id.as_str(), answer.run_id.as_str()), ("x1", run_id.as_str()));
+    events.extend(chat.until_completed(&run_id).await);
+    assert_well_formed(&events);
+    assert_eq!(status_of(&events), pb::RunStatus::Cancelled);
+    assert!(pick!(events, TextDelta).len() < 300, "the stream was cut short");
+    let usage = completed(&events).usage.unwrap();
+    assert!(usage.partial && usage.model_calls == 1 && usage.output_tokens > 0, "{usage:?}");
+
+    assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Cancelled, "idempotent");
+    chat.cancel("x2", &run_id).await;
+    accepted(&chat.answer("x2").await);
+    assert_eq!(get_run(&server, &run_id).await.status, pb::RunStatus::Cancelled as i32);
+    assert_same_bytes(&log(&server, &run_id).await.events, &events, "ListRunEvents vs Chat");
+    next_message_succeeds(&mut chat, &thread_id).await;
+}
+
+/// Cancel while a tool runs (it sleeps before its side effect): the tool ends CANCELLED with a
+/// result, the run ends CANCELLED with usage, and the thread takes the next message.
+#[tokio::test]
+async fn cancel_during_a_tool_ends_the_tool_and_the_run_cancelled() {
+    let script = cancel_script();
+    let server = script.start(&[], &[("AWARE_AGENT__TOOL_DELAY_MS", "2000")]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, thread_id) = chat.start("m1", "", "list them").await;
+    let mut events = chat
+        .until(
+            "tool_status RUNNING",
+            |e| matches!(payload(e), P::ToolStatus(s) if s.phase == pb::ToolPhase::Running as i32),
+        )
+        .await;
+    assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Cancelled);
+    events.extend(chat.until_completed(&run_id).await);
+    assert_well_formed(&events);
+    assert_eq!(tool_phases(&events), [pb::ToolPhase::Running, pb::ToolPhase::Cancelled]);
+    assert!(the_tool_result(&events).is_error);
+    assert_eq!(status_of(&events), pb::RunStatus::Cancelled);
+    let usage = completed(&events).usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.model_calls), (40, 1), "usage so far");
+    assert_same_bytes(&log(&server, &run_id).await.events, &events, "ListRunEvents vs Chat");
+    next_message_succeeds(&mut chat, &thread_id).await;
+}
+
+/// Cancel while awaiting confirmation: the confirmation resolves CANCELLED, the tool gets a
+/// CANCELLED result, nothing is deleted, a late approval is refused, and the thread moves on.
+#[tokio::test]
+async fn cancel_while_awaiting_confirmation_resolves_it_cancelled_and_deletes_nothing() {
+    let script = cancel_script();
+    let server = script.start(&[], &[]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, thread_id) = chat.start("m1", "", "please delete churn").await;
+    let mut events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf = the_confirmation(&events);
+    chat.cancel("x1", &run_id).await;
+    assert_eq!(chat.answer("x1").await.run_id, run_id);
+    events.extend(chat.until_completed(&run_id).await);
+    assert_well_formed(&events);
+    assert_eq!(resolutions(&events), [pb::ConfirmationResolution::Cancelled]);
+    assert_eq!(tool_phases(&events), [pb::ToolPhase::AwaitingConfirmation, pb::ToolPhase::Cancelled]);
+    assert!(the_tool_result(&events).is_error);
+    assert_eq!(status_of(&events), pb::RunStatus::Cancelled);
+    assert_eq!(completed(&events).usage.unwrap().input_tokens, 40);
+    let err = submit(&server, &conf.confirmation_id, true).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "ALREADY_RESOLVED"));
+    assert_eq!(tables(&server).await, SAMPLES);
+    assert_same_bytes(&log(&server, &run_id).await.events, &events, "ListRunEvents vs Chat");
+    next_message_succeeds(&mut chat, &thread_id).await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. One active run per thread, idempotent messages, bad resumes
+
+/// A second message to a busy thread: REJECT (and UNSPECIFIED, and SendMessage) answer RUN_BUSY with
+/// the active run; ENQUEUE waits its turn; INTERRUPT supersedes the pending confirmation, cancels
+/// the active run and starts the new one with it as parent.
+#[tokio::test]
+async fn on_busy_reject_enqueue_and_interrupt_do_what_they_say() {
+    let script = confirm_script();
+    let server = script.start(&[], &[]);
+    let mut chat = Session::open(&server).await;
+    let (a, thread) = chat.start("a", "", "please delete churn").await;
+    let mut seen = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf_a = the_confirmation(&seen);
+
+    for (id, on_busy) in [("b1", pb::OnBusy::Reject), ("b2", pb::OnBusy::Unspecified)] {
+        chat.say(id, &thread, "hello", on_busy).await;
+        let answer = chat.answer(id).await;
+        let (r, code) = rejected(&answer);
+        assert_eq!(
+            (code, r.active_run_id.as_str(), r.client_msg_id.as_str()),
+            (pb::ErrorCode::RunBusy, a.as_str(), id)
+        );
+    }
+    let err = send_message(&server, "b3", &thread, "hello", pb::OnBusy::Reject).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::Aborted, "RUN_BUSY"));
+
+    // ENQUEUE: runs after A ends.
+    chat.say("c", &thread, "hello", pb::OnBusy::Enqueue).await;
+    let answer = chat.answer("c").await;
+    assert!(accepted(&answer).queued, "{answer:?}");
+    let c = answer.run_id.clone();
+    assert_ne!(c, a);
+    assert_eq!(get_run(&server, &c).await.status, pb::RunStatus::Queued as i32);
+    assert!(log(&server, &c).await.events.is_empty(), "a queued run has not started");
+    submit(&server, &conf_a.confirmation_id, true).await.unwrap();
+    let mut c_done = false;
+    while !c_done || !seen.iter().any(|e| e.run_id == a && is_completed(e)) {
+        let e = chat.next().await;
+        c_done |= e.run_id == c && is_completed(&e);
+        seen.push(e);
+    }
+    let (run_a, run_c) = (of_run(&seen, &a), of_run(&seen, &c));
+    assert_well_formed(&run_a);
+    assert_well_formed(&run_c);
+    assert_eq!((status_of(&run_a), status_of(&run_c)), (pb::RunStatus::Succeeded, pb::RunStatus::Succeeded));
+    assert!(
+        instant!(run_c[0].time) >= instant!(run_a.last().unwrap().time),
+        "the queued run starts after the active one completes"
+    );
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"]);
+
+    // INTERRUPT (in a second thread).
+    let (d, thread2) = chat.start("d", "", "please delete apartments").await;
+    let mut seen = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf_d = the_confirmation(&seen);
+    chat.say("e", &thread2, "hello", pb::OnBusy::Interrupt).await;
+    let answer = chat.answer("e").await;
+    assert_eq!(accepted(&answer).thread_id, thread2);
+    let e_run = answer.run_id.clone();
+    let mut e_done = false;
+    while !e_done || !seen.iter().any(|e| e.run_id == d && is_completed(e)) {
+        let e = chat.next().await;
+        e_done |= e.run_id == e_run && is_completed(&e);
+        seen.push(e);
+    }
+    let (run_d, run_e) = (of_run(&seen, &d), of_run(&seen, &e_run));
+    assert_well_formed(&run_d);
+    assert_well_formed(&run_e);
+    assert_eq!(resolutions(&run_d), [pb::ConfirmationResolution::Superseded]);
+    assert_eq!(tool_phases(&run_d), [pb::ToolPhase::AwaitingConfirmation, pb::ToolPhase::Cancelled]);
+    assert_eq!(status_of(&run_d), pb::RunStatus::Cancelled);
+    let P::RunStarted(started) = payload(&run_e[0]) else { unreachable!() };
+    assert_eq!(started.parent_run_id, d, "the interrupting run names the run it superseded");
+    assert_eq!(status_of(&run_e), pb::RunStatus::Succeeded);
+    assert!(instant!(run_e[0].time) >= instant!(run_d.last().unwrap().time));
+    let err = submit(&server, &conf_d.confirmation_id, true).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "ALREADY_RESOLVED"));
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"], "the superseded delete never ran");
+}
+
+/// A client that sends its next message the moment `run_completed` arrives finds the thread
+/// free (no RUN_BUSY), and ListRunEvents already reports the run's terminal status — for eight
+/// conversations going back and forth at once.
+#[tokio::test]
+async fn a_thread_takes_the_next_message_as_soon_as_run_completed_arrives() {
+    let script = script(json!({"replies": [hello_reply()]}));
+    let server = script.start(&["--no-samples"], &[("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "64")]);
+    let conversation = |w: usize| {
+        let server = &server;
+        async move {
+            let mut chat = Session::open(server).await;
+            let mut runs = server.runs().await;
+            let (mut busy, mut stale) = (0, 0);
+            let mut thread = String::new();
+            for k in 0..20_u32 {
+                let id = format!("c{w}-{k}");
+                chat.say(&id, &thread, "hello", pb::OnBusy::Reject).await;
+                let answer = chat.answer(&id).await;
+                let P::Accepted(a) = payload(&answer) else {
+                    assert_eq!(rejected(&answer).1, pb::ErrorCode::RunBusy, "{answer:?}");
+                    busy += 1;
+                    continue;
+                };
+                thread.clone_from(&a.thread_id);
+                let events = chat.until_completed(&answer.run_id).await;
+                assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+                if k.is_multiple_of(2) {
+                    let req = pb::ListRunEventsRequest { run_id: answer.run_id.clone(), after_seq: 0, limit: 0 };
+                    let stored = runs.list_run_events(req).await.unwrap().into_inner();
+                    assert!(stored.events.last().is_some_and(is_completed));
+                    if stored.status != pb::RunStatus::Succeeded as i32 {
+                        stale += 1;
+                    }
+                }
+            }
+            (busy, stale)
+        }
+    };
+    let counts = futures::future::join_all((0..8).map(conversation)).await;
+    let busy: usize = counts.iter().map(|c| c.0).sum();
+    let stale: usize = counts.iter().map(|c| c.1).sum();
+    assert_eq!(
+        (busy, stale),
+        (0, 0),
+        "of 160 messages sent right after the previous run_completed, {busy} were refused RUN_BUSY; of 80 \
+         ListRunEvents read right after run_completed, {stale} still reported a non-terminal status"
+    );
+}
+
+/// A message ENQUEUEd just as the thread's previous run completes still runs: it either starts
+/// at once or after that run — it is never left QUEUED forever with the thread blocked behind it.
+#[tokio::test]
+async fn a_message_enqueued_as_the_previous_run_completes_still_runs() {
+    let script = script(json!({"replies": [hello_reply()]}));
+    let server = script.start(&["--no-samples"], &[("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "64")]);
+    let conversation = |w: usize| {
+        let server = &server;
+        async move {
+            let mut chat = Session::open(server).await;
+            let mut thread = String::new();
+            for k in 0..20 {
+                let id = format!("q{w}-{k}");
+                chat.say(&id, &thread, "hello", pb::OnBusy::Enqueue).await;
+                let answer = chat.answer(&id).await;
+                let queued = accepted(&answer).queued;
+                thread.clone_from(&accepted(&answer).thread_id);
+                // A hello run takes milliseconds; 10 s only bounds a run that never starts.
+                let wait = tokio::time::timeout(Duration::from_secs(10), chat.until_completed(&answer.run_id)).await;
+                if wait.is_err() {
+                    let run = get_run(server, &answer.run_id).await;
+                    let stored = log(server, &answer.run_id).await;
+                    chat.say("probe", &thread, "hello", pb::OnBusy::Reject).await;
+                    let probe = chat.answer("probe").await;
+                    panic!(
+                        "message {k} of conversation {w} (accepted, queued: {queued}) never ran: GetRun status {:?}, \
+                         {} events; a new message to the thread gets {:?}",
+                        pb::RunStatus::try_from(run.status).unwrap(),
+                        stored.events.len(),
+                        probe.payload
+                    );
+                }
+            }
+        }
+    };
+    futures::future::join_all((0..12).map(conversation)).await;
+}
+
+/// Repeating a client_msg_id — on another Chat stream while the run waits, over SendMessage, and
+/// after it completed — returns the original run (and replays it) and never starts a second run.
+#[tokio::test]
+async fn a_repeated_client_msg_id_returns_the_original_run_and_never_starts_another() {
+    let script = confirm_script();
+    let server = script.start(&[], &[]);
+    let mut first = Session::open(&server).await;
+    let (run_id, thread) = first.start("dup-1", "", "please delete churn").await;
+    let mut original = first.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let n = original.last().unwrap().seq;
+
+    let mut second = Session::open(&server).await;
+    second.say("dup-1", "", "hello", pb::OnBusy::Reject).await;
+    let answer = second.answer("dup-1").await;
+    assert_eq!((answer.run_id.as_str(), accepted(&answer).thread_id.as_str()), (run_id.as_str(), thread.as_str()));
+    let head = second.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;
+    let Some(P::ReplayFinished(f)) = head.last().unwrap().payload.as_ref() else { unreachable!() };
+    assert_eq!((f.last_seq, f.live), (n, true));
+    let sent = send_message(&server, "dup-1", "", "hello", pb::OnBusy::Reject).await.unwrap();
+    assert_eq!((sent.run_id.as_str(), sent.thread_id.as_str(), sent.queued), (run_id.as_str(), thread.as_str(), false));
+
+    submit(&server, &the_confirmation(&original).confirmation_id, true).await.unwrap();
+    original.extend(first.until_completed(&run_id).await);
+    let mut replayed = head.clone();
+    replayed.extend(second.until_completed(&run_id).await);
+    assert_well_formed(&original);
+    assert_same_bytes(&unframe(&replayed, 0), &original, "the repeat's replay + live vs the original stream");
+
+    let mut third = Session::open(&server).await;
+    third.say("dup-1", "", "please delete churn", pb::OnBusy::Reject).await;
+    assert_eq!(third.answer("dup-1").await.run_id, run_id);
+    let again = third.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;
+    assert_eq!(again.len(), original.len() + 2, "{:?}", names(&again));
+    assert_same_bytes(&unframe(&again, 0), &original, "replay of a completed run");
+
+    let listed = server
+        .runs()
+        .await
+        .list_runs(pb::ListRunsRequest { thread_id: thread.clone(), page_size: 0, page_token: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.runs.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(), [run_id.as_str()]);
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"], "deleted once");
+
+    // Unary twice.
+    let one = send_message(&server, "uni-1", "", "hello", pb::OnBusy::Reject).await.unwrap();
+    let two = send_message(&server, "uni-1", "", "hello", pb::OnBusy::Reject).await.unwrap();
+    assert_eq!((one.run_id.as_str(), one.thread_id.as_str()), (two.run_id.as_str(), two.thread_id.as_str()));
+    let listed = server
+        .runs()
+        .await
+        .list_runs(pb::ListRunsRequest { thread_id: one.thread_id.clone(), page_size: 0, page_token: String::new() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.runs.len(), 1, "one run for the thread: {:?}", listed.runs);
+    let all = server.runs().await.list_runs(pb::ListRunsRequest::default()).await.unwrap().into_inner();
+    assert_eq!(all.runs.len(), 2, "two messages, two runs in all");
+}
+
+/// Resuming an unknown run answers UNKNOWN_RUN, a cursor past the log answers CURSOR_AHEAD with
+/// the last seq, StreamRun answers the same once and ends, an unknown confirmation is NOT_FOUND,
+/// cancelling a finished run reports its status — and the Chat stream keeps serving.
+#[tokio::test]
+async fn bad_resumes_are_rejected_in_band_and_the_stream_keeps_serving() {
+    let script = script(json!({"replies": [hello_reply()]}));
+    let server = script.start(&["--no-samples"], &[]);
+    let mut chat = Session::open(&server).await;
+    chat.resume("r1", "run_0000000000000000000000nonexistent", 0).await;
+    let answer = chat.answer("r1").await;
+    let (r, code) = rejected(&answer);
+    assert_eq!((code, r.client_msg_id.as_str()), (pb::ErrorCode::UnknownRun, "r1"));
+    chat.resume("r2", "", 0).await;
+    assert_eq!(rejected(&chat.answer("r2").await).1, pb::ErrorCode::UnknownRun);
+
+    let (run_id, _) = chat.start("h1", "", "hello").await;
+    let events = chat.until_completed(&run_id).await;
+    let last = events.last().unwrap().seq;
+    chat.resume("r3", &run_id, last + 5).await;
+    let answer = chat.answer("r3").await;
+    let (r, code) = rejected(&answer);
+    assert_eq!((code, r.last_seq), (pb::ErrorCode::CursorAhead, last));
+
+    let unknown = stream_run(&server, "run_0000000000000000000000nonexistent", 0).await;
+    assert_eq!(names(&unknown), ["rejected"]);
+    assert_eq!(rejected(&unknown[0]).1, pb::ErrorCode::UnknownRun);
+    let ahead = stream_run(&server, &run_id, last + 1).await;
+    assert_eq!(names(&ahead), ["rejected"]);
+    let (r, code) = rejected(&ahead[0]);
+    assert_eq!((code, r.last_seq), (pb::ErrorCode::CursorAhead, last));
+
+    chat.send(
+        "bad",
+        Kind::Confirmation(pb::ConfirmationResponse { confirmation_id: "cf_nope".into(), approved: true }),
+    )
+    .await;
+    assert_eq!(rejected(&chat.answer("bad").await).1, pb::ErrorCode::NotFound);
+    let err = submit(&server, "cf_nope", true).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::NotFound, "NOT_FOUND"));
+    assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Succeeded, "cancelling a finished run is a no-op");
+    chat.resume("r4", &run_id, last).await;
+    let tail = chat.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;
+    assert!(unframe(&tail, last).is_empty(), "resuming at the end of a completed run replays nothing");
+
+    let (second, _) = chat.start("h2", "", "hello again").await;
+    let events = chat.until_completed(&second).await;
+    assert_well_formed(&events);
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Heartbeats and half-close
+
+/// An idle Chat stream gets unsequenced heartbeats every HEARTBEAT_MS; once it carries a run, they
+/// report it (phase, last seq, confirmation time left), and StreamRun gets them too.
+#[tokio::test]
+async fn idle_chat_streams_get_unsequenced_heartbeats_that_report_active_runs() {
+    let script = confirm_script();
+    let server = script.start(&[], &[("AWARE_AGENT__HEARTBEAT_MS", "200")]);
+    let mut chat = Session::open(&server).await;
+    for _ in 0..3 {
+        let e = chat.next_any().await.unwrap();
+        let P::Heartbeat(hb) = payload(&e) else { panic!("an idle stream only gets heartbeats: {e:?}") };
+        assert_eq!((e.seq, e.run_id.as_str()), (0, ""));
+        assert!(hb.server_time.is_some() && hb.active_runs.is_empty(), "{hb:?}");
+    }
+    let (run_id, _) = chat.start("m1", "", "please delete churn").await;
+    let events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let n = events.last().unwrap().seq;
+    let awaiting = |e: &pb::ServerEvent| matches!(payload(e), P::Heartbeat(hb) if hb.active_runs.iter().any(|r| r.phase == pb::RunPhase::AwaitingConfirmation as i32));
+    let hb = loop {
+        let e = chat.next_any().await.unwrap();
+        assert_eq!(e.seq, 0, "nothing sequenced while waiting: {e:?}");
+        if awaiting(&e) {
+            break e;
+        }
+    };
+    let P::Heartbeat(hb) = payload(&hb) else { unreachable!() };
+    assert_eq!(hb.active_runs.len(), 1);
+    let active = &hb.active_runs[0];
+    assert_eq!((active.run_id.as_str(), active.last_seq), (run_id.as_str(), n));
+    assert!((1..=60_000).contains(&active.confirmation_ms_left), "{active:?}");
+
+    let mut watcher = open_stream_run(&server, &run_id, n).await;
+    loop {
+        let e = next_of(&mut watcher).await.unwrap();
+        if let P::Heartbeat(hb) = payload(&e) {
+            assert_eq!(hb.active_runs.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(), [run_id.as_str()]);
+            break;
+        }
+    }
+    assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Cancelled);
+    chat.until_completed(&run_id).await;
+    loop {
+        let e = chat.next_any().await.unwrap();
+        if let P::Heartbeat(hb) = payload(&e)
+            && hb.active_runs.is_empty()
+        {
+            break;
+        }
+    }
+}
+
+/// Half-closing a Chat stream: with no runs it ends at once; otherwise the server streams until
+/// every run started or resumed on it has sent run_completed, then ends the stream. Dropping a
+/// stream does not cancel its run.
+#[tokio::test]
+async fn half_closing_a_chat_stream_ends_it_right_after_its_runs_complete() {
+    let script = script(json!({"replies": [
+        {"when": "hello", "turns": [{"chunks": ["a ", "b ", "c ", "d ", "e ", "f ", "g ", "h "], "delay_ms": 20}]},
+        delete_reply("delete churn", "customer_churn"),
+    ]}));
+    let server = script.start(&[], &[]);
+
+    let mut empty = Session::open(&server).await;
+    empty.half_close();
+    assert!(empty.next_any().await.is_none(), "a stream without runs ends right away");
+
+    let mut state_only = Session::open(&server).await;
+    let snapshot = pb::StateSnapshot { ui_state_version: 1, ..Default::default() };
+    state_only.send("s1", Kind::Snapshot(snapshot)).await;
+    state_only.half_close();
+    assert_eq!(names(&[state_only.next().await]), ["state_applied"]);
+    assert!(state_only.next_any().await.is_none());
+
+    let mut one = Session::open(&server).await;
+    one.say("m1", "", "hello", pb::OnBusy::Reject).await;
+    one.half_close();
+    let mut got = Vec::new();
+    while let Some(e) = one.next_any().await {
+        got.push(e);
+    }
+    assert_eq!(name(&got[0]), "accepted");
+    let run = of_run(&got, &got[0].run_id);
+    assert_well_formed(&run);
+    assert_eq!(status_of(&run), pb::RunStatus::Succeeded);
+    assert!(is_completed(got.last().unwrap()), "the stream ends right after run_completed: {:?}", names(&got));
+
+    // A run started elsewhere, its stream dropped, then resumed here and half-closed.
+    let mut elsewhere = Session::open(&server).await;
+    let (run_id, _) = elsewhere.start("m2", "", "please delete churn").await;
+    let before = elsewhere.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    drop(elsewhere);
+    let mut resumed = Session::open(&server).await;
+    resumed.resume("r1", &run_id, 0).await;
+    resumed.half_close();
+    let head = resumed.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;
+    submit(&server, &the_confirmation(&before).confirmation_id, true).await.unwrap();
+    let mut got = head;
+    while let Some(e) = resumed.next_any().await {
+        got.push(e);
+    }
+    assert!(is_completed(got.last().unwrap()), "the stream ends right after run_completed: {:?}", names(&got));
+    let run = unframe(&got, 0);
+    assert_well_formed(&run);
+    assert_eq!(status_of(&run), pb::RunStatus::Succeeded, "dropping the first stream did not cancel the run");
+    assert_same_bytes(&run[..before.len()], &before, "the replay vs the first stream");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. The offline planner
+
+/// With no model configured, the offline planner answers "what are my files?" from the
+/// list_datasets tool, and "delete the customer churn dataset" asks for an ELEVATED confirmation
+/// and deletes it once approved.
+#[tokio::test]
+async fn the_offline_planner_lists_files_and_deletes_a_dataset_after_approval() {
+    let server = TestServer::start(&[]);
+    let churn = datasets_as(&server, None).await.into_iter().find(|d| d.table_name == "customer_churn").unwrap();
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "what are my files?").await;
+    let events = chat.until_completed(&run_id).await;
+    assert_well_formed(&events);
+    let P::RunStarted(started) = payload(&events[0]) else { unreachable!() };
+    assert_eq!(started.model, "offline-planner");
+    assert_eq!(
+        pick!(events, ToolCallStarted).iter().map(|c| c.tool_name.as_str()).collect::<Vec<_>>(),
+        ["list_datasets"]
+    );
+    let result = the_tool_result(&events);
+    let Some(pb::tool_result::Rich::DatasetList(list)) = &result.rich else { panic!("{result:?}") };
+    assert_eq!(list.datasets.len(), 3);
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    let answer = completed(&events).final_text;
+    for table in SAMPLES {
+        assert!(answer.contains(table), "the answer names {table}: {answer}");
+    }
+    assert_eq!(streamed_text(&events), answer, "the final text was streamed as deltas");
+
+    let (run_id, _) = chat.start("m2", "", "delete the customer churn dataset").await;
+    let mut events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let conf = the_confirmation(&events);
+    assert_eq!((conf.tool_name.as_str(), conf.tier), ("delete_dataset", pb::ConfirmationTier::Elevated as i32));
+    assert_eq!(conf.resource.as_ref().unwrap().id, churn.id);
+    assert!(conf.description.contains("customer_churn"), "{}", conf.description);
+    assert_eq!(tables(&server).await, SAMPLES);
+    let approved = submit(&server, &conf.confirmation_id, true).await.unwrap();
+    assert_eq!(
+        (approved.run_id.as_str(), approved.resolution),
+        (run_id.as_str(), pb::ConfirmationResolution::Approved as i32)
+    );
+    events.extend(chat.until_completed(&run_id).await);
+    assert_well_formed(&events);
+    let result = the_tool_result(&events);
+    let Some(pb::tool_result::Rich::DeletedDataset(d)) = &result.rich else { panic!("{result:?}") };
+    assert_eq!(d.id, churn.id);
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. UI state
+
+/// UpdateState stores a thread's snapshot (a stale version never replaces a newer one) and a Chat
+/// snapshot answers state_applied; a run echoes the version stored for its thread in run_started
+/// and keeps it in its capsule, and a thread without a snapshot runs with version 0.
+#[tokio::test]
+async fn a_run_echoes_the_ui_state_version_stored_for_its_thread() {
+    let script = script(json!({"replies": [hello_reply()]}));
+    let server = script.start(&["--no-samples"], &[]);
+    let mut client = server.chat().await;
+    let update = |thread_id: &str, version: u64| pb::UpdateStateRequest {
+        snapshot: Some(pb::StateSnapshot {
+            thread_id: thread_id.to_owned(),
+            ui_state_version: version,
+            current_route: "/datasets".into(),
+            ..Default::default()
+        }),
+    };
+    let stored = client.update_state(update("", 7)).await.unwrap().into_inner();
+    assert!(stored.thread_id.starts_with("th_"));
+    assert_eq!(stored.ui_state_version, 7);
+    let stale = client.update_state(update(&stored.thread_id, 3)).await.unwrap().into_inner();
+    assert_eq!((stale.thread_id.as_str(), stale.ui_state_version), (stored.thread_id.as_str(), 7), "stale is ignored");
+
+    let mut chat = Session::open(&server).await;
+    let (run_id, thread) = chat.start("m1", &stored.thread_id, "hello").await;
+    assert_eq!(thread, stored.thread_id);
+    let events = chat.until_completed(&run_id).await;
+    let P::RunStarted(started) = payload(&events[0]) else { unreachable!() };
+    assert_eq!(started.ui_state_version, 7);
+
+    // A Chat snapshot for a new thread: the thread's first run uses it.
+    let snapshot = pb::StateSnapshot { ui_state_version: 9, current_route: "/".into(), ..Default::default() };
+    chat.send("s1", Kind::Snapshot(snapshot)).await;
+    let applied = chat.answer("s1").await;
+    let P::StateApplied(a) = payload(&applied) else { panic!("{applied:?}") };
+    assert!(a.thread_id.starts_with("th_") && a.thread_id != thread, "{a:?}");
+    assert_eq!((a.client_msg_id.as_str(), a.ui_state_version, applied.seq), ("s1", 9, 0));
+    let (next, _) = chat.start("m2", &a.thread_id, "hello").await;
+    let events = chat.until_completed(&next).await;
+    let P::RunStarted(started) = payload(&events[0]) else { unreachable!() };
+    assert_eq!(started.ui_state_version, 9);
+
+    let (other, _) = chat.start("m3", "", "hello").await;
+    let events = chat.until_completed(&other).await;
+    let P::RunStarted(started) = payload(&events[0]) else { unreachable!() };
+    assert_eq!(started.ui_state_version, 0, "a thread without a snapshot");
+    assert_eq!(get_run(&server, &run_id).await.ui_state_version, 7, "the capsule keeps the version the run used");
+}
