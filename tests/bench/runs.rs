@@ -1,0 +1,192 @@
+//! Run engine bench, against a real server with the scripted model. Prints:
+//! - events/s through one `Chat` stream (a run streaming ~10,000 text deltas),
+//! - p50/p99 from sending a `UserMessage` to receiving its `RunStarted`, with 1, 64 and 1,000
+//!   concurrent streams (each its own thread),
+//! - server RSS with 10,000 idle open `Chat` streams,
+//! - replay time of a 10,000-event run through `StreamRun` and `ListRunEvents`.
+//!
+//! Run: `scripts/bench runs`.
+
+use aware_e2e::TestServer;
+use aware_proto::v1 as pb;
+use aware_proto::v1::chat_service_client::ChatServiceClient;
+use aware_proto::v1::runs_service_client::RunsServiceClient;
+use pb::server_event::Payload;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+
+const BIG: usize = 9_997;
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn script(path: &std::path::Path) {
+    let chunks: Vec<String> = (0..BIG).map(|i| format!("w{i} ")).collect();
+    let script = serde_json::json!({"replies": [
+        {"when": "big", "turns": [{"chunks": chunks}]},
+        {"when": "ping", "turns": [{"chunks": ["pong"]}]}
+    ]});
+    std::fs::write(path, script.to_string()).expect("script");
+}
+
+fn message(id: &str, thread: &str, text: &str) -> pb::ChatRequest {
+    pb::ChatRequest {
+        client_msg_id: id.to_owned(),
+        kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
+            thread_id: thread.to_owned(),
+            text: text.to_owned(),
+            on_busy: 0,
+        })),
+    }
+}
+
+/// Opens a Chat stream, sends one message, and returns the time to its `RunStarted`; then
+/// drains the run to its end.
+async fn time_to_run_started(channel: Channel, n: usize) -> f64 {
+    let (tx, rx) = mpsc::channel(4);
+    let mut client = ChatServiceClient::new(channel);
+    let started = Instant::now();
+    tx.send(message(&format!("lat-{n}-{}", uuid_like()), &format!("bench-{n}-{}", uuid_like()), "ping"))
+        .await
+        .expect("send");
+    drop(tx);
+    let mut stream = client.chat(ReceiverStream::new(rx)).await.expect("chat").into_inner();
+    let mut first = None;
+    while let Some(r) = stream.message().await.expect("event") {
+        if let Some(Payload::RunStarted(_)) = r.event.and_then(|e| e.payload) {
+            first.get_or_insert(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    first.expect("run started")
+}
+
+fn uuid_like() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        .unwrap_or(0)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let script_path = dir.path().join("script.json");
+    script(&script_path);
+    let env = [
+        ("AWARE_AGENT__MODEL", "script"),
+        ("AWARE_AGENT__SCRIPT", script_path.to_str().expect("utf-8 path")),
+        ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "5000"),
+    ];
+    let server = TestServer::start_with_env(&["--no-samples"], &env);
+
+    // 1. Events/s through one stream.
+    let channel = server.channel().await;
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(message("big-1", "big", "big run")).await?;
+    drop(tx);
+    let mut stream = ChatServiceClient::new(channel.clone()).chat(ReceiverStream::new(rx)).await?.into_inner();
+    let (mut first, mut count, mut last_seq, mut run_id) = (None, 0u64, 0, String::new());
+    while let Some(r) = stream.message().await? {
+        let e = r.event.expect("event");
+        if e.seq > 0 {
+            first.get_or_insert_with(Instant::now);
+            count += 1;
+            last_seq = e.seq;
+            run_id.clone_from(&e.run_id);
+        }
+    }
+    let secs = first.expect("events").elapsed().as_secs_f64();
+    println!(
+        "one Chat stream: {count} events in {:.3} s = {:.0} events/s (each appended to SQLite before it is sent)",
+        secs,
+        count as f64 / secs
+    );
+    assert_eq!(count, last_seq);
+
+    // 2. SendMessage → RunStarted latency under concurrency.
+    for streams in [1usize, 64, 1000] {
+        // Spread streams over a few connections, as many clients would.
+        let mut channels = Vec::new();
+        for _ in 0..streams.div_ceil(100) {
+            channels.push(server.channel().await);
+        }
+        let tasks: Vec<_> =
+            (0..streams).map(|i| tokio::spawn(time_to_run_started(channels[i % channels.len()].clone(), i))).collect();
+        let mut lat = Vec::new();
+        for t in tasks {
+            lat.push(t.await?);
+        }
+        lat.sort_by(f64::total_cmp);
+        println!(
+            "message → RunStarted with {streams:>4} concurrent streams: p50 {:.2} ms, p99 {:.2} ms",
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.99)
+        );
+    }
+
+    // 3. Replay of a 10,000-event run.
+    let mut runs = RunsServiceClient::new(channel.clone()).max_decoding_message_size(256 << 20);
+    let t = Instant::now();
+    let page = runs
+        .list_run_events(pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 0, limit: 10_000 })
+        .await?
+        .into_inner();
+    println!("ListRunEvents of a {}-event run: {:.1} ms", page.events.len(), t.elapsed().as_secs_f64() * 1e3);
+    let t = Instant::now();
+    let mut replay = ChatServiceClient::new(channel.clone())
+        .stream_run(pb::StreamRunRequest { run_id: run_id.clone(), after_seq: 0 })
+        .await?
+        .into_inner();
+    let mut replayed = 0;
+    while let Some(r) = replay.message().await? {
+        if r.event.is_some_and(|e| e.seq > 0) {
+            replayed += 1;
+        }
+    }
+    println!("StreamRun replay of a {replayed}-event run: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+
+    // 4. Memory with 10,000 idle open streams.
+    let pid = server.pid().expect("server pid");
+    let before = rss_kib(pid);
+    let mut channels = Vec::new();
+    for _ in 0..100 {
+        channels.push(server.channel().await);
+    }
+    let mut held = Vec::new();
+    for i in 0..10_000usize {
+        let (tx, rx) = mpsc::channel(1);
+        tx.send(pb::ChatRequest {
+            client_msg_id: format!("hello-{i}"),
+            kind: Some(pb::chat_request::Kind::Hello(pb::Hello {
+                protocol_version: 1,
+                client_instance_id: String::new(),
+                resume: vec![],
+            })),
+        })
+        .await?;
+        let mut client = ChatServiceClient::new(channels[i % channels.len()].clone());
+        let mut s = client.chat(ReceiverStream::new(rx)).await?.into_inner();
+        s.message().await?.expect("accepted");
+        held.push((tx, s));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = rss_kib(pid);
+    println!(
+        "RSS with 10000 idle Chat streams: {:.1} MiB (before: {:.1} MiB, {:.1} KiB per stream)",
+        after as f64 / 1024.0,
+        before as f64 / 1024.0,
+        (after.saturating_sub(before)) as f64 / 10_000.0
+    );
+    drop(held);
+    Ok(())
+}
