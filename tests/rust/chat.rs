@@ -1858,3 +1858,61 @@ async fn a_run_echoes_the_ui_state_version_stored_for_its_thread() {
     assert_eq!(started.ui_state_version, 0, "a thread without a snapshot");
     assert_eq!(get_run(&server, &run_id).await.ui_state_version, 7, "the capsule keeps the version the run used");
 }
+
+/// A model that keeps calling tools is stopped: at most `max_iterations` model calls, then
+/// `RunCompleted{MAX_ITERATIONS}` with the partial answer; tool calls beyond the per-message cap
+/// are refused with `ToolDenied`, never executed.
+#[tokio::test]
+async fn a_model_that_never_stops_calling_tools_hits_the_limits() {
+    let listing = json!({"name": "list_datasets", "arguments": {}});
+    let turn = json!({"chunks": ["step "], "tool_calls": [listing.clone(), listing]});
+    let script = script(json!({"replies": [{"when": "loop", "turns": vec![turn; 8]}]}));
+    let server = script.start(&["--no-samples"], &[("AWARE_AGENT__MAX_ITERATIONS", "3")]);
+    let sent = send_message(&server, "l1", "t-loop", "loop forever", pb::OnBusy::Reject).await.unwrap();
+    let events = stream_run(&server, &sent.run_id, 0).await;
+    let done = completed(&events);
+    assert_eq!(done.status(), pb::RunStatus::MaxIterations);
+    assert_eq!(done.final_text, "step ", "the partial answer");
+    assert_eq!(done.usage.unwrap().model_calls, 3);
+    let executed = events.iter().filter(|e| matches!(payload(e), P::ToolResult(r) if !r.is_error)).count();
+    let denied = events.iter().filter(|e| matches!(payload(e), P::ToolDenied(_))).count();
+    assert_eq!((executed, denied), (5, 1), "5 tool calls per message, the 6th refused");
+}
+
+/// Garbage from the model — an unknown tool, arguments of the wrong type — becomes a tool
+/// result the model can read; nothing runs and the run still ends properly.
+#[tokio::test]
+async fn garbage_tool_calls_become_errors_the_model_sees() {
+    let script = script(json!({"replies": [{"when": "garbage", "turns": [
+        {"tool_calls": [
+            {"name": "rm_rf", "arguments": {"path": "/"}},
+            {"name": "delete_dataset", "arguments": {"dataset": 42}},
+            {"name": "delete_dataset", "arguments": {"dataset": "no_such_table"}}
+        ]},
+        {"chunks": ["Sorry."]}
+    ]}]}));
+    let server = script.start(&[], &[]);
+    let sent = send_message(&server, "g1", "t-garbage", "garbage please", pb::OnBusy::Reject).await.unwrap();
+    let events = stream_run(&server, &sent.run_id, 0).await;
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    let denied: Vec<&pb::ToolDenied> = events
+        .iter()
+        .filter_map(|e| match payload(e) {
+            P::ToolDenied(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(denied.len(), 1);
+    assert!(denied[0].reason.contains("no tool named rm_rf"), "{denied:?}");
+    let results: Vec<&pb::ToolResult> = events
+        .iter()
+        .filter_map(|e| match payload(e) {
+            P::ToolResult(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r.is_error && r.llm_summary.starts_with("Invalid call")), "{results:?}");
+    assert!(events.iter().all(|e| !matches!(payload(e), P::ConfirmationRequired(_))), "nothing to confirm");
+    assert_eq!(tables(&server).await.len(), SAMPLES.len(), "nothing was deleted");
+}
