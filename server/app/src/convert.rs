@@ -410,6 +410,21 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
             pb::tool_result::Rich::DatasetList(pb::DatasetList { datasets: datasets.iter().map(dataset).collect() })
         }
         RichResult::DeletedDataset { dataset: d } => pb::tool_result::Rich::DeletedDataset(dataset(d)),
+        RichResult::DatasetDetail { dataset: d, sample } => pb::tool_result::Rich::DatasetDetail(pb::DatasetDetail {
+            dataset: Some(dataset(d)),
+            sample: sample.as_ref().map(table),
+        }),
+        RichResult::Table { table: t, .. } => pb::tool_result::Rich::Table(table(t)),
+        RichResult::Statistics { statistics: s } => pb::tool_result::Rich::Statistics(statistics(s)),
+        RichResult::SystemStatus { status } => pb::tool_result::Rich::SystemStatus(pb::SystemStatus {
+            version: status.version.clone(),
+            mode: status.mode.clone(),
+            model_provider: status.model_provider.clone(),
+            storage: status.storage.clone(),
+            dataset_count: status.dataset_count,
+            dataset_bytes: status.dataset_bytes,
+            ..Default::default()
+        }),
     }
 }
 
@@ -460,7 +475,10 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
                 llm_summary: llm_summary.clone(),
                 error: error.as_ref().map(run_error),
                 duration_ms: *duration_ms,
-                executed_sql: String::new(),
+                executed_sql: match r {
+                    Some(RichResult::Table { executed_sql, .. }) => executed_sql.clone(),
+                    _ => String::new(),
+                },
                 rich: r.as_ref().map(rich),
             })
         }

@@ -13,7 +13,7 @@ use aware_core::ports::Users;
 use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
 use aware_core::runs::planner::{OfflinePlanner, Script};
-use aware_core::runs::tools::ToolRegistry;
+use aware_core::runs::tools::{SystemInfo, ToolRegistry};
 use aware_core::runs::{EngineConfig as RunsConfig, RunEngine};
 use aware_core::samples::sample_files;
 use aware_core::staging::Staging;
@@ -122,11 +122,22 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         _ => Arc::new(OfflinePlanner),
     };
     let agent = &config.agent;
+    let model_name = model.name().to_owned();
     let runs = RunEngine::new(
         store.clone(),
         model,
         ToolRegistry::standard(),
-        datasets.clone(),
+        (datasets.clone(), query.clone()),
+        SystemInfo {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            mode: match config.mode {
+                crate::config::DeploymentMode::Local => "local",
+                crate::config::DeploymentMode::Connected => "connected",
+            }
+            .to_owned(),
+            model_provider: model_name.clone(),
+            storage: "SQLite".to_owned(),
+        },
         RunsConfig {
             max_iterations: agent.max_iterations,
             max_tool_calls: agent.max_tool_calls,

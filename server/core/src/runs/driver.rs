@@ -120,8 +120,12 @@ impl Driver {
         live.last_seq.store(last_seq, Ordering::Relaxed);
         let messages = inner.log.messages(&id).await?;
         let principal = Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role };
-        let ctx =
-            ToolContext { caller: Caller { principal, source: Source::AiAssistant }, datasets: inner.datasets.clone() };
+        let ctx = ToolContext {
+            caller: Caller { principal, source: Source::AiAssistant },
+            datasets: inner.datasets.clone(),
+            query: inner.query.clone(),
+            system: inner.system.clone(),
+        };
         let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);
         Ok(Self {
             usage: run.record.usage,

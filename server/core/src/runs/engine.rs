@@ -6,10 +6,11 @@ use super::driver;
 use super::events::{Resolution, RunEvent, RunPhase};
 use super::model::LanguageModel;
 use super::store::{ChatRun, Created, RunLog, Snapshot};
-use super::tools::ToolRegistry;
+use super::tools::{SystemInfo, ToolRegistry};
 use crate::auth::Caller;
 use crate::datasets::DatasetService;
 use crate::ids::{ConfirmationId, RunId, ThreadId, UserId};
+use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
 use crate::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -131,6 +132,8 @@ pub(crate) struct Inner {
     pub model: Arc<dyn LanguageModel>,
     pub tools: ToolRegistry,
     pub datasets: DatasetService,
+    pub query: QueryService,
+    pub system: SystemInfo,
     pub config: EngineConfig,
     live: Mutex<HashMap<RunId, Arc<Live>>>,
     threads: Mutex<HashMap<ThreadId, ThreadState>>,
@@ -190,15 +193,19 @@ impl RunEngine {
         log: Arc<dyn RunLog>,
         model: Arc<dyn LanguageModel>,
         tools: ToolRegistry,
-        datasets: DatasetService,
+        services: (DatasetService, QueryService),
+        system: SystemInfo,
         config: EngineConfig,
     ) -> Self {
+        let (datasets, query) = services;
         Self {
             inner: Arc::new(Inner {
                 log,
                 model,
                 tools,
                 datasets,
+                query,
+                system,
                 config,
                 live: Mutex::new(HashMap::new()),
                 threads: Mutex::new(HashMap::new()),

@@ -1,8 +1,9 @@
 //! The sequenced events of a run: what is appended to the durable log and streamed to clients.
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, DatasetStatistics};
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
 use crate::run::{RunError, RunStatus, Usage};
+use crate::value::Table;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +143,21 @@ pub struct ResourceRef {
 pub enum RichResult {
     DatasetList { datasets: Vec<Dataset> },
     DeletedDataset { dataset: Dataset },
+    DatasetDetail { dataset: Dataset, sample: Option<Table> },
+    Table { table: Table, executed_sql: String },
+    Statistics { statistics: DatasetStatistics },
+    SystemStatus { status: SystemStatus },
+}
+
+/// What `get_system_status` reports.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct SystemStatus {
+    pub version: String,
+    pub mode: String,
+    pub model_provider: String,
+    pub storage: String,
+    pub dataset_count: u32,
+    pub dataset_bytes: u64,
 }
 
 /// What happened.

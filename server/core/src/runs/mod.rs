@@ -8,6 +8,7 @@ pub mod events;
 pub mod model;
 pub mod planner;
 pub mod store;
+pub mod summary;
 pub mod tools;
 
 pub use engine::{Admission, EngineConfig, NewMessage, OnBusy, RunEngine, Subscription};

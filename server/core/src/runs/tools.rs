@@ -2,22 +2,37 @@
 //! it will touch (for confirmations), and returns two tracks: a rich result for the client and a
 //! short summary for the model (names, counts, ranges — never raw row values).
 
+use super::events::SystemStatus;
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::model::ToolSpec;
+use super::summary;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::datasets::DatasetService;
+use crate::query::QueryService;
+use crate::query_plan::QueryPlan;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// Facts about this server for `get_system_status`.
+#[derive(Clone, Debug, Default)]
+pub struct SystemInfo {
+    pub version: String,
+    pub mode: String,
+    pub model_provider: String,
+    pub storage: String,
+}
+
 /// What a tool needs to act for the run's user.
 #[derive(Clone)]
 pub struct ToolContext {
     pub caller: Caller,
     pub datasets: DatasetService,
+    pub query: QueryService,
+    pub system: SystemInfo,
 }
 
 /// A tool call's arguments, checked, with what it will act on.
@@ -56,7 +71,16 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
-        let tools: [Arc<dyn Tool>; 2] = [Arc::new(ListDatasets), Arc::new(DeleteDataset)];
+        let tools: [Arc<dyn Tool>; 8] = [
+            Arc::new(ListDatasets),
+            Arc::new(GetDatasetDetail),
+            Arc::new(PreviewRows),
+            Arc::new(RunSqlQuery),
+            Arc::new(ExecuteQueryPlan),
+            Arc::new(GetDatasetStatistics),
+            Arc::new(GetSystemStatus),
+            Arc::new(DeleteDataset),
+        ];
         Self { tools: tools.into_iter().map(|t| (t.name(), t)).collect() }
     }
 
@@ -142,23 +166,361 @@ impl Tool for ListDatasets {
 
 struct DeleteDataset;
 
-impl DeleteDataset {
-    async fn resolve(&self, ctx: &ToolContext, args: &Value) -> Result<Dataset> {
-        let wanted = args
-            .get("dataset")
+/// The dataset an argument names: its id, table name or file name (case-insensitive).
+async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> {
+    let wanted = args
+        .get("dataset")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| Error::validation("dataset", "name the dataset (its id or table name)"))?;
+    let datasets = ctx.datasets.list(&ctx.caller, None).await?;
+    datasets
+        .into_iter()
+        .find(|d| {
+            d.id.as_str() == wanted || d.table_name.eq_ignore_ascii_case(wanted) || d.name.eq_ignore_ascii_case(wanted)
+        })
+        .ok_or_else(|| Error::not_found("dataset", wanted).with_field("dataset"))
+}
+
+fn dataset_arg_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"dataset": {"type": "string", "description": "the dataset id or table name"}},
+        "required": ["dataset"],
+        "additionalProperties": false
+    })
+}
+
+fn prepared_for(d: &Dataset, what: &str) -> Prepared {
+    Prepared {
+        resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name.clone() },
+        description: format!("{what} {}", d.name),
+    }
+}
+
+struct GetDatasetDetail;
+
+#[async_trait]
+impl Tool for GetDatasetDetail {
+    fn name(&self) -> &'static str {
+        "get_dataset_detail"
+    }
+    fn title(&self) -> &'static str {
+        "Dataset details"
+    }
+    fn description(&self) -> &'static str {
+        "The schema of one dataset (column names and types), its row count, size, format and status."
+    }
+    fn input_schema(&self) -> Value {
+        dataset_arg_schema()
+    }
+    fn risk(&self) -> ToolRisk {
+        ToolRisk { read_only: true, destructive: false, confirmation: None }
+    }
+    fn capability(&self) -> Capability {
+        Capability::DatasetRead
+    }
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        Ok(prepared_for(&resolve(ctx, args).await?, "Describe"))
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let d = resolve(ctx, args).await?;
+        let (dataset, sample) = ctx.datasets.get_with_sample(&ctx.caller, d.id.as_str(), 5).await?;
+        let columns: Vec<String> =
+            dataset.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
+        let llm_summary = format!(
+            "{}: table `{}`, {}, {}, {} rows, {} bytes. Columns: {}{}.",
+            dataset.name,
+            dataset.table_name,
+            dataset.format.as_str(),
+            dataset.status.as_str(),
+            dataset.row_count,
+            dataset.size_bytes,
+            columns.join(", "),
+            if dataset.columns.len() > 30 {
+                format!(" and {} more", dataset.columns.len() - 30)
+            } else {
+                String::new()
+            }
+        );
+        Ok(ToolOutput { llm_summary, rich: Some(RichResult::DatasetDetail { dataset, sample }) })
+    }
+}
+
+struct PreviewRows;
+
+#[async_trait]
+impl Tool for PreviewRows {
+    fn name(&self) -> &'static str {
+        "preview_rows"
+    }
+    fn title(&self) -> &'static str {
+        "Preview rows"
+    }
+    fn description(&self) -> &'static str {
+        "Show the user the first rows of a dataset (1 to 50, default 10). You get a summary, not the rows."
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "dataset": {"type": "string", "description": "the dataset id or table name"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50}
+            },
+            "required": ["dataset"],
+            "additionalProperties": false
+        })
+    }
+    fn risk(&self) -> ToolRisk {
+        ToolRisk { read_only: true, destructive: false, confirmation: None }
+    }
+    fn capability(&self) -> Capability {
+        Capability::DatasetRead
+    }
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        limit_arg(args, 50)?;
+        Ok(prepared_for(&resolve(ctx, args).await?, "Preview"))
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let d = resolve(ctx, args).await?;
+        let table = ctx.datasets.preview(&ctx.caller, d.id.as_str(), limit_arg(args, 50)?.unwrap_or(10)).await?;
+        let llm_summary = format!(
+            "Displayed {} row(s) of {} (table `{}`, {} rows in all) to the user. {}",
+            table.rows.len(),
+            d.name,
+            d.table_name,
+            d.row_count,
+            summary::describe_table(&table)
+        );
+        Ok(ToolOutput { llm_summary, rich: Some(RichResult::Table { table, executed_sql: String::new() }) })
+    }
+}
+
+fn limit_arg(args: &Value, max: u64) -> Result<Option<u32>> {
+    match args.get("limit") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if (1..=max).contains(&n) => Ok(Some(n as u32)),
+            _ => Err(Error::validation("limit", format!("limit must be an integer from 1 to {max}"))),
+        },
+    }
+}
+
+struct RunSqlQuery;
+
+#[async_trait]
+impl Tool for RunSqlQuery {
+    fn name(&self) -> &'static str {
+        "run_sql_query"
+    }
+    fn title(&self) -> &'static str {
+        "Run SQL"
+    }
+    fn description(&self) -> &'static str {
+        "Run one read-only SELECT (DuckDB SQL) over the user's datasets by table name, in a sandbox. \
+         The user sees the result table; you get its row count, columns and numeric ranges."
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "sql": {"type": "string", "description": "one SELECT or WITH … SELECT"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000}
+            },
+            "required": ["sql"],
+            "additionalProperties": false
+        })
+    }
+    fn risk(&self) -> ToolRisk {
+        ToolRisk { read_only: true, destructive: false, confirmation: None }
+    }
+    fn capability(&self) -> Capability {
+        Capability::Query
+    }
+    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        args.get("sql")
             .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| Error::validation("dataset", "name the dataset to delete (its id or table name)"))?;
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| Error::validation("sql", "a SQL query is required"))?;
+        limit_arg(args, 1000)?;
+        Ok(Prepared { resource: ResourceRef::default(), description: "Run a read-only query".to_owned() })
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let sql = args.get("sql").and_then(Value::as_str).unwrap_or_default();
+        let answer = ctx.query.execute_sql(&ctx.caller, sql, limit_arg(args, 1000)?.unwrap_or(200)).await?;
+        Ok(ToolOutput {
+            llm_summary: summary::query_result(&answer.table),
+            rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.executed_sql }),
+        })
+    }
+}
+
+struct ExecuteQueryPlan;
+
+#[async_trait]
+impl Tool for ExecuteQueryPlan {
+    fn name(&self) -> &'static str {
+        "execute_query_plan"
+    }
+    fn title(&self) -> &'static str {
+        "Run a query plan"
+    }
+    fn description(&self) -> &'static str {
+        "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
+         min, max, median), filters (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, \
+         between), group_by, order_by, limit. Checked against the schema, compiled to SQL, run in the sandbox."
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "dataset": {"type": "string"},
+                "select": {"type": "array", "items": {"type": "object", "properties": {
+                    "column": {"type": "string"}, "aggregate": {"type": "string"}, "alias": {"type": "string"}}}},
+                "filters": {"type": "array", "items": {"type": "object", "properties": {
+                    "column": {"type": "string"}, "op": {"type": "string"}, "value": {}, "values": {"type": "array"}},
+                    "required": ["column", "op"]}},
+                "group_by": {"type": "array", "items": {"type": "string"}},
+                "order_by": {"type": "array", "items": {"type": "object", "properties": {
+                    "column": {"type": "string"}, "descending": {"type": "boolean"}}}},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000}
+            },
+            "required": ["dataset"]
+        })
+    }
+    fn risk(&self) -> ToolRisk {
+        ToolRisk { read_only: true, destructive: false, confirmation: None }
+    }
+    fn capability(&self) -> Capability {
+        Capability::Query
+    }
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        plan_from_json(args)?;
+        Ok(prepared_for(&resolve(ctx, args).await?, "Query"))
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let plan = plan_from_json(args)?;
+        let answer = ctx.query.execute_plan(&ctx.caller, &plan, plan.limit).await?;
+        Ok(ToolOutput {
+            llm_summary: summary::query_result(&answer.table),
+            rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.compiled_sql }),
+        })
+    }
+}
+
+/// A plan from a model's JSON: filter values are plain JSON scalars.
+fn plan_from_json(args: &Value) -> Result<QueryPlan> {
+    fn scalar(v: &Value, field: &str) -> Result<crate::value::Value> {
+        use crate::value::Value as V;
+        Ok(match v {
+            Value::Null => V::Null,
+            Value::Bool(b) => V::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => V::Int(i),
+                None => V::Double(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => V::String(s.clone()),
+            _ => return Err(Error::validation(field, "filter values are numbers, strings, booleans or null")),
+        })
+    }
+    let mut args = args.clone();
+    if let Some(filters) = args.get_mut("filters").and_then(Value::as_array_mut) {
+        for (i, f) in filters.iter_mut().enumerate() {
+            if let Some(v) = f.get("value").cloned() {
+                f["value"] =
+                    serde_json::to_value(scalar(&v, &format!("filters[{i}].value"))?).map_err(Error::internal)?;
+            }
+            if let Some(vs) = f.get("values").and_then(Value::as_array).cloned() {
+                let converted: Result<Vec<_>> = vs.iter().map(|v| scalar(v, &format!("filters[{i}].values"))).collect();
+                f["values"] = serde_json::to_value(converted?).map_err(Error::internal)?;
+            }
+        }
+    }
+    serde_json::from_value(args).map_err(|e| Error::validation("plan", format!("not a valid query plan: {e}")))
+}
+
+struct GetDatasetStatistics;
+
+#[async_trait]
+impl Tool for GetDatasetStatistics {
+    fn name(&self) -> &'static str {
+        "get_dataset_statistics"
+    }
+    fn title(&self) -> &'static str {
+        "Dataset statistics"
+    }
+    fn description(&self) -> &'static str {
+        "Profile every column of a dataset: type, missing and distinct values, and for numbers the range, mean \
+         and median."
+    }
+    fn input_schema(&self) -> Value {
+        dataset_arg_schema()
+    }
+    fn risk(&self) -> ToolRisk {
+        ToolRisk { read_only: true, destructive: false, confirmation: None }
+    }
+    fn capability(&self) -> Capability {
+        Capability::DatasetRead
+    }
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        Ok(prepared_for(&resolve(ctx, args).await?, "Profile"))
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let d = resolve(ctx, args).await?;
+        let statistics = ctx.datasets.statistics(&ctx.caller, d.id.as_str()).await?;
+        Ok(ToolOutput {
+            llm_summary: summary::statistics(&statistics),
+            rich: Some(RichResult::Statistics { statistics }),
+        })
+    }
+}
+
+struct GetSystemStatus;
+
+#[async_trait]
+impl Tool for GetSystemStatus {
+    fn name(&self) -> &'static str {
+        "get_system_status"
+    }
+    fn title(&self) -> &'static str {
+        "System status"
+    }
+    fn description(&self) -> &'static str {
+        "The state of aware itself: version, mode, model provider, storage, and the user's dataset totals."
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+    fn risk(&self) -> ToolRisk {
+        ToolRisk { read_only: true, destructive: false, confirmation: None }
+    }
+    fn capability(&self) -> Capability {
+        Capability::DatasetRead
+    }
+    async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
+        Ok(Prepared { resource: ResourceRef::default(), description: "Report the system status".to_owned() })
+    }
+    async fn execute(&self, ctx: &ToolContext, _args: &Value) -> Result<ToolOutput> {
         let datasets = ctx.datasets.list(&ctx.caller, None).await?;
-        datasets
-            .into_iter()
-            .find(|d| {
-                d.id.as_str() == wanted
-                    || d.table_name.eq_ignore_ascii_case(wanted)
-                    || d.name.eq_ignore_ascii_case(wanted)
-            })
-            .ok_or_else(|| Error::not_found("dataset", wanted).with_field("dataset"))
+        let status = SystemStatus {
+            version: ctx.system.version.clone(),
+            mode: ctx.system.mode.clone(),
+            model_provider: ctx.system.model_provider.clone(),
+            storage: ctx.system.storage.clone(),
+            dataset_count: u32::try_from(datasets.len()).unwrap_or(u32::MAX),
+            dataset_bytes: datasets.iter().map(|d| d.size_bytes).sum(),
+        };
+        let llm_summary = format!(
+            "aware {} is running in {} mode with the {} model and {} storage. The user has {} dataset(s), {} bytes in all.",
+            status.version,
+            status.mode,
+            status.model_provider,
+            status.storage,
+            status.dataset_count,
+            status.dataset_bytes
+        );
+        Ok(ToolOutput { llm_summary, rich: Some(RichResult::SystemStatus { status }) })
     }
 }
 
@@ -174,12 +536,7 @@ impl Tool for DeleteDataset {
         "Delete one of the user's datasets (data and catalog entry). A person must approve it first."
     }
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {"dataset": {"type": "string", "description": "the dataset id or table name"}},
-            "required": ["dataset"],
-            "additionalProperties": false
-        })
+        dataset_arg_schema()
     }
     fn risk(&self) -> ToolRisk {
         ToolRisk { read_only: false, destructive: true, confirmation: Some(Tier::Elevated) }
@@ -188,7 +545,7 @@ impl Tool for DeleteDataset {
         Capability::DatasetDelete
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
-        let d = self.resolve(ctx, args).await?;
+        let d = resolve(ctx, args).await?;
         Ok(Prepared {
             description: format!(
                 "Delete the dataset “{}” (table `{}`, {} rows). Its data is removed for good.",
@@ -198,7 +555,7 @@ impl Tool for DeleteDataset {
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
-        let d = self.resolve(ctx, args).await?;
+        let d = resolve(ctx, args).await?;
         let deleted = ctx.datasets.delete(&ctx.caller, d.id.as_str()).await?;
         Ok(ToolOutput {
             llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
