@@ -1,9 +1,10 @@
 //! Two deterministic `LanguageModel`s that need no network: the offline planner (the default
 //! when no provider is configured) and the scripted model (tests and demos, from a JSON file).
 
-use super::model::{LanguageModel, Message, ModelRequest, ModelTurn, estimate_tokens, word_deltas};
+use super::model::{LanguageModel, Message, ModelRequest, ModelTurn, RunContext, estimate_tokens, word_deltas};
 use crate::dataset::Dataset;
 use crate::run::Usage;
+use crate::value::ValueKind;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -11,8 +12,10 @@ use serde_json::json;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
-const HELP: &str = "I can list your datasets (try “what are my files?”) and delete one after you approve it \
-                    (try “delete the customer churn dataset”).";
+const HELP: &str = "I can list your datasets, show or profile one, answer counts, sums, averages, minimums and \
+                    maximums with filters and groups (try “average price by neighbourhood”), report the system \
+                    status, and delete a dataset after you approve it. I cannot do that one yet: try rephrasing \
+                    it along those lines.";
 
 /// The offline planner: routes common requests to tool calls with keyword rules, and writes the
 /// answer from the tools' summaries.
@@ -22,19 +25,25 @@ fn words(s: &str) -> Vec<String> {
     s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
 }
 
-/// The dataset the text names best: every word of its table name (or file stem) appears in the
-/// text; the longest such name wins.
+/// The dataset the text names best: the most words of its table name (or file stem) appear in
+/// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one.
 fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset> {
-    let said = words(text);
+    let said: Vec<String> =
+        words(text).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
     datasets
         .iter()
         .filter_map(|d| {
             let stem = d.name.rsplit_once('.').map_or(d.name.as_str(), |(s, _)| s);
             [d.table_name.as_str(), stem]
                 .into_iter()
-                .map(words)
-                .filter(|w| !w.is_empty() && w.iter().all(|w| said.contains(w)))
-                .map(|w| w.len())
+                .map(|name| {
+                    let parts: Vec<String> =
+                        words(name).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
+                    let hits = parts.iter().filter(|p| p.len() > 2 && said.contains(p)).count();
+                    (hits * 2 + usize::from(hits == parts.len()), hits)
+                })
+                .filter(|(_, hits)| *hits > 0)
+                .map(|(score, _)| score)
                 .max()
                 .map(|score| (score, d))
         })
@@ -42,41 +51,112 @@ fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset>
         .map(|(_, d)| d)
 }
 
+/// The dataset a request is about: named in the text, else the active one, else the only one.
+/// The dataset a request is about: named in the text, else the active one, else the one whose
+/// columns the text names ("average price by neighbourhood"), else the only one.
+fn target<'a>(text: &str, context: &'a RunContext) -> Option<&'a Dataset> {
+    let said = words(text);
+    let by_columns = || {
+        context
+            .datasets
+            .iter()
+            .map(|d| (said.iter().filter(|w| w.len() > 2 && column_named(w, d, false).is_some()).count(), d))
+            .filter(|(n, _)| *n > 0)
+            .max_by_key(|(n, _)| *n)
+            .map(|(_, d)| d)
+    };
+    named_dataset(text, &context.datasets)
+        .or_else(|| context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id))
+        .or_else(by_columns)
+        .or_else(|| (context.datasets.len() == 1).then(|| &context.datasets[0]))
+}
+
+/// The column a word names: its full name, or the first part of a snake_case name
+/// ("price" → `price_eur`), numeric columns first when `numeric`.
+fn column_named<'a>(word: &str, d: &'a Dataset, numeric: bool) -> Option<&'a str> {
+    let is_num = |c: &&crate::value::Column| matches!(c.kind, ValueKind::Int | ValueKind::Double | ValueKind::Decimal);
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    let matches = |c: &&crate::value::Column| {
+        let name = c.name.to_lowercase();
+        name == word || name == singular || name.split('_').next().is_some_and(|p| p == word || p == singular)
+    };
+    let mut candidates: Vec<&crate::value::Column> = d.columns.iter().filter(matches).collect();
+    if numeric {
+        candidates.sort_by_key(|c| !is_num(c));
+    }
+    candidates.first().map(|c| c.name.as_str())
+}
+
+/// Parses "… <column> > 500000", "over 500000", "below 3", … into a filter.
+fn filter_in(said: &[String], d: &Dataset) -> Option<serde_json::Value> {
+    let ops: [(&[&str], &str); 4] = [
+        (&["over", "above", "greater", "more", "exceeds", "gt"], "gt"),
+        (&["under", "below", "less", "lt"], "lt"),
+        (&["least", "ge"], "ge"),
+        (&["most", "le"], "le"),
+    ];
+    for (i, w) in said.iter().enumerate() {
+        let Some(op) = ops.iter().find(|(words, _)| words.contains(&w.as_str())).map(|(_, op)| *op) else {
+            continue;
+        };
+        let number = said[i + 1..].iter().take(3).find_map(|n| n.parse::<f64>().ok())?;
+        let column = said[..i].iter().rev().find_map(|w| column_named(w, d, true))?;
+        let value = if number.fract() == 0.0 { json!(number as i64) } else { json!(number) };
+        return Some(json!({"column": column, "op": op, "value": value}));
+    }
+    None
+}
+
+/// The text with comparison symbols spelled out, so "price > 500000" reads as words.
+fn normalise(text: &str) -> String {
+    text.replace(">=", " ge ").replace("<=", " le ").replace('>', " gt ").replace('<', " lt ")
+}
+
 impl OfflinePlanner {
+    fn answer(run_tail: &[&Message]) -> String {
+        let mut parts = Vec::new();
+        for m in run_tail.iter().rev() {
+            if let Message::Tool { name, content, is_error, .. } = m {
+                parts.push(match (name.as_str(), is_error) {
+                    ("list_datasets", false) => content.replacen("The user has", "You have", 1),
+                    ("execute_query_plan" | "run_sql_query", false) => query_answer(content),
+                    (_, false) => content.clone(),
+                    (_, true) if content.starts_with("Action denied") => "Understood — I did not do it.".to_owned(),
+                    (_, true) => format!("That did not work: {content}"),
+                });
+            }
+        }
+        parts.join("\n\n")
+    }
+
     fn plan(request: &ModelRequest<'_>) -> ModelTurn {
         let allowed = |name: &str| request.tools.iter().any(|t| t.name == name);
         // After tools ran: answer from their summaries.
         let run_tail: Vec<&Message> =
             request.messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).collect();
         if let Some(Message::Tool { .. }) = run_tail.first() {
-            let mut parts = Vec::new();
-            for m in run_tail.iter().rev() {
-                if let Message::Tool { name, content, is_error, .. } = m {
-                    parts.push(match (name.as_str(), is_error) {
-                        ("list_datasets", false) => content.replacen("The user has", "You have", 1),
-                        (_, false) => content.clone(),
-                        (_, true) if content.starts_with("Action denied") => "Understood — I did not do it.".to_owned(),
-                        (_, true) => format!("That did not work: {content}"),
-                    });
-                }
-            }
-            return ModelTurn { text: parts.join("\n\n"), ..ModelTurn::default() };
+            return ModelTurn { text: Self::answer(&run_tail), ..ModelTurn::default() };
         }
         let text = match request.messages.last() {
-            Some(Message::User { text }) => text.as_str(),
-            _ => "",
+            Some(Message::User { text }) => normalise(text),
+            _ => String::new(),
         };
-        let said = words(text);
+        let said = words(&text);
         let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
+        let context = request.context;
+        let call = |name: &str, args: serde_json::Value| ModelTurn {
+            tool_calls: vec![(name.to_owned(), args)],
+            ..ModelTurn::default()
+        };
         if has(&["delete", "remove", "drop", "erase"]) && allowed("delete_dataset") {
-            return match named_dataset(text, &request.context.datasets) {
+            return match named_dataset(&text, &context.datasets) {
                 Some(d) => ModelTurn {
                     text: format!("I will delete {} once you approve.", d.name),
                     tool_calls: vec![("delete_dataset".to_owned(), json!({"dataset": d.table_name}))],
                     ..ModelTurn::default()
                 },
                 None => {
-                    let names: Vec<&str> = request.context.datasets.iter().map(|d| d.table_name.as_str()).collect();
+                    let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
                     ModelTurn {
                         text: format!("Which dataset should I delete? You have: {}.", names.join(", ")),
                         ..ModelTurn::default()
@@ -84,12 +164,111 @@ impl OfflinePlanner {
                 }
             };
         }
+        if has(&["status", "health", "version", "system"]) && allowed("get_system_status") {
+            return call("get_system_status", json!({}));
+        }
+        let aggregate = [
+            (&["average", "avg", "mean"][..], "avg"),
+            (&["sum", "total"][..], "sum"),
+            (&["minimum", "min", "lowest", "smallest", "cheapest"][..], "min"),
+            (&["maximum", "max", "highest", "largest", "biggest"][..], "max"),
+            (&["median"][..], "median"),
+            (&["many", "count", "number"][..], "count"),
+        ]
+        .into_iter()
+        .find(|(w, _)| has(w))
+        .map(|(_, a)| a);
+        if let (Some(agg), Some(d)) = (aggregate, target(&text, context))
+            && allowed("execute_query_plan")
+        {
+            let by = said.iter().position(|w| w == "by" || w == "per").and_then(|i| said.get(i + 1));
+            let group = by.and_then(|w| column_named(w, d, false));
+            let filter = filter_in(&said, d);
+            let mut select = Vec::new();
+            if let Some(g) = group {
+                select.push(json!({"column": g}));
+            }
+            if agg == "count" {
+                select.push(json!({"aggregate": "count", "alias": "rows"}));
+            } else {
+                let after = said.iter().position(|w| {
+                    [
+                        "average", "avg", "mean", "sum", "total", "minimum", "min", "lowest", "smallest", "cheapest",
+                        "maximum", "max", "highest", "largest", "biggest", "median",
+                    ]
+                    .contains(&w.as_str())
+                });
+                let measure = after
+                    .map(|i| &said[i + 1..])
+                    .into_iter()
+                    .flatten()
+                    .chain(said.iter())
+                    .filter(|w| Some(w.as_str()) != by.map(String::as_str))
+                    .find_map(|w| column_named(w, d, true));
+                let Some(measure) = measure else {
+                    return ModelTurn {
+                        text: format!(
+                            "Which column of {} should I use? It has: {}.",
+                            d.table_name,
+                            d.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                        ..ModelTurn::default()
+                    };
+                };
+                let word = match agg {
+                    "avg" => "average",
+                    "sum" => "total",
+                    other => other,
+                };
+                select.push(json!({"column": measure, "aggregate": agg, "alias": format!("{word}_{measure}")}));
+            }
+            let mut plan = json!({"dataset": d.table_name, "select": select});
+            if let Some(g) = group {
+                plan["group_by"] = json!([g]);
+                plan["order_by"] = json!([{"column": g}]);
+            }
+            if let Some(f) = filter {
+                plan["filters"] = json!([f]);
+            }
+            return call("execute_query_plan", plan);
+        }
+        if has(&["statistics", "stats", "profile", "summary", "summarize", "summarise", "describe", "distribution"])
+            && let Some(d) = target(&text, context)
+            && allowed("get_dataset_statistics")
+        {
+            return call("get_dataset_statistics", json!({"dataset": d.table_name}));
+        }
+        if has(&["columns", "schema", "fields", "structure"])
+            && let Some(d) = target(&text, context)
+            && allowed("get_dataset_detail")
+        {
+            return call("get_dataset_detail", json!({"dataset": d.table_name}));
+        }
+        if has(&["show", "preview", "rows", "look", "see", "open", "display", "sample", "first"])
+            && let Some(d) = named_dataset(&text, &context.datasets).or_else(|| target(&text, context))
+            && allowed("preview_rows")
+        {
+            return call("preview_rows", json!({"dataset": d.table_name, "limit": 10}));
+        }
         if has(&["files", "file", "datasets", "dataset", "data", "tables", "uploads", "have"])
             && allowed("list_datasets")
         {
-            return ModelTurn { tool_calls: vec![("list_datasets".to_owned(), json!({}))], ..ModelTurn::default() };
+            return call("list_datasets", json!({}));
         }
         ModelTurn { text: HELP.to_owned(), ..ModelTurn::default() }
+    }
+}
+
+/// A sentence from a query summary: a single value reads "The average price_eur is 412345.5.".
+fn query_answer(summary: &str) -> String {
+    let single = summary
+        .split(". ")
+        .find(|p| p.contains(" = ") && !p.contains(';'))
+        .and_then(|p| p.trim_end_matches('.').split_once(" = "));
+    match single {
+        Some(("rows", n)) => format!("There are {n} matching rows."),
+        Some((name, value)) => format!("The {} is {value}.", name.replacen('_', " ", 1)),
+        None => format!("Here is the result. {summary}"),
     }
 }
 
@@ -234,5 +413,7 @@ mod tests {
         assert_eq!(named_dataset("delete the customer churn dataset", &ds).unwrap().table_name, "customer_churn");
         assert_eq!(named_dataset("please remove churn", &ds).unwrap().table_name, "churn");
         assert!(named_dataset("delete the apartments", &ds).is_none());
+        let ds = [dataset("barcelona_apartments.csv", "barcelona_apartments")];
+        assert_eq!(named_dataset("show me the apartment", &ds).unwrap().table_name, "barcelona_apartments");
     }
 }
