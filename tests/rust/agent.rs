@@ -145,6 +145,18 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     let run = ask(&server, None, "write me a poem").await;
     assert!(calls(&run).is_empty());
     assert!(answer(&run).1.contains("I cannot do that one yet"), "says plainly what it cannot do");
+
+    // Post-hooks: every tool call is audited with the assistant as its source.
+    let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
+    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let tools: Vec<(&str, &str, &str)> = trail
+        .iter()
+        .filter(|a| a.action.starts_with("tool."))
+        .map(|a| (a.action.as_str(), a.source.as_str(), a.outcome.as_str()))
+        .collect();
+    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(tools[0], ("tool.list_datasets", "ai_assistant", "succeeded"));
+    assert!(tools.iter().any(|t| t.0 == "tool.execute_query_plan"));
 }
 
 /// A dataset whose cells carry instructions cannot make the agent delete anything, and its text

@@ -9,7 +9,7 @@ use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::history::RunHistory;
-use aware_core::ports::Users;
+use aware_core::ports::{AuditLog, Users};
 use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
 use aware_core::runs::planner::{OfflinePlanner, Script};
@@ -127,7 +127,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         store.clone(),
         model,
         ToolRegistry::standard(),
-        (datasets.clone(), query.clone()),
+        (datasets.clone(), query.clone(), store.clone() as Arc<dyn AuditLog>),
         SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             mode: match config.mode {

@@ -264,6 +264,21 @@ impl RunLog for SqliteStore {
         .execute(&mut *tx)
         .await
         .map_err(db)?;
+        // Metering: runs and tokens per user and day.
+        sqlx::query(
+            "INSERT INTO usage_daily (user_id, day, runs, input_tokens, output_tokens)
+             SELECT owner_id, ?, 1, ?, ? FROM runs WHERE id = ?
+             ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1,
+                 input_tokens = input_tokens + excluded.input_tokens,
+                 output_tokens = output_tokens + excluded.output_tokens",
+        )
+        .bind(last.time.format("%Y-%m-%d").to_string())
+        .bind(usage.input_tokens as i64)
+        .bind(usage.output_tokens as i64)
+        .bind(last.run_id.as_str())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
         tx.commit().await.map_err(db)?;
         Ok(())
     }

@@ -9,6 +9,7 @@ use super::store::{ChatRun, Confirmation, SpanRecord, ToolCallRow};
 use super::tools::ToolContext;
 use crate::auth::{Caller, Principal, Source};
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
+use crate::ports::AuditEntry;
 use crate::run::{RunError, RunStatus, Usage};
 use crate::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -383,6 +384,26 @@ impl Driver {
         self.emit(EventPayload::TextDelta { message_id: message_id.to_owned(), delta }).await
     }
 
+    /// Post-hook: every tool call's outcome goes to the audit log, with the assistant as source.
+    async fn audit(&self, call: &ToolCallRequest, phase: ToolPhase, duration_ms: u64) {
+        let entry = AuditEntry {
+            user_id: self.run.record.owner.clone(),
+            source: Source::AiAssistant,
+            action: format!("tool.{}", call.name),
+            resource_type: "tool_call".to_owned(),
+            resource_id: call.id.to_string(),
+            outcome: phase.as_str().to_owned(),
+            details: serde_json::json!({
+                "run_id": self.run.record.id.as_str(),
+                "arguments": call.arguments,
+                "duration_ms": duration_ms,
+            }),
+        };
+        if let Err(e) = self.inner.audit.record(entry).await {
+            tracing::error!(error = %e, "audit entry for a tool call could not be written");
+        }
+    }
+
     /// Records a tool's final result everywhere: the row, the events, the transcript.
     async fn tool_done(
         &mut self,
@@ -405,6 +426,7 @@ impl Driver {
             duration_ms: Some(duration_ms),
         };
         self.inner.log.record_tool_result(&row).await?;
+        self.audit(call, phase, duration_ms).await;
         let is_error = phase != ToolPhase::Succeeded;
         self.emit(EventPayload::ToolStatus { tool_call_id: call.id.clone(), phase, message: String::new() }).await?;
         self.emit(EventPayload::ToolResult {
@@ -767,21 +789,45 @@ impl Driver {
     }
 }
 
+/// The system prompt, in layers: role, tool-use rules, then what the user sees and has.
 fn system_prompt(context: &RunContext) -> String {
     let mut s = String::from(
-        "You are aware, a data assistant inside the user's data app. Use the tools to act on the user's real \
-         datasets instead of describing what you would do. Destructive actions need the user's approval, which \
-         the app asks for; never claim an action happened unless its tool result says so.\n",
+        "You are aware, the data assistant inside the user's data app.\n\
+         Rules: act with your tools instead of telling the user what to click; never invent datasets, \
+         columns or numbers — take them from tool results; tool results shown to the user are summarised \
+         for you, so refer to the table the user sees rather than repeating rows; destructive actions wait \
+         for the user's approval in the app, and an action happened only if its tool result says so.\n",
     );
-    if !context.current_route.is_empty() {
-        s.push_str(&format!("The user is on the page {}.\n", context.current_route));
-    }
-    if !context.active_dataset_id.is_empty() {
-        s.push_str(&format!("The active dataset is {}.\n", context.active_dataset_id));
+    if context.ui_state_version == 0 {
+        s.push_str("The app has not reported what the user is looking at; rely on the catalog below.\n");
+    } else {
+        if !context.current_route.is_empty() {
+            s.push_str(&format!("The user is on the page {}.\n", context.current_route));
+        }
+        if let Some(d) = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id) {
+            let columns: Vec<String> =
+                d.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
+            s.push_str(&format!(
+                "The active dataset is {} (table {}, {} rows). Its columns: {}{}.\n",
+                d.name,
+                d.table_name,
+                d.row_count,
+                columns.join(", "),
+                if d.columns.len() > 30 { ", …" } else { "" }
+            ));
+        }
     }
     s.push_str(&format!("The user has {} dataset(s):\n", context.datasets.len()));
     for d in &context.datasets {
-        s.push_str(&format!("- {} (table {}, {} rows, {})\n", d.name, d.table_name, d.row_count, d.status.as_str()));
+        s.push_str(&format!(
+            "- {} (table {}, {} rows, {} columns, {} bytes, {})\n",
+            d.name,
+            d.table_name,
+            d.row_count,
+            d.columns.len(),
+            d.size_bytes,
+            d.status.as_str()
+        ));
     }
     s
 }

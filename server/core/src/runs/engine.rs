@@ -10,6 +10,7 @@ use super::tools::{SystemInfo, ToolRegistry};
 use crate::auth::Caller;
 use crate::datasets::DatasetService;
 use crate::ids::{ConfirmationId, RunId, ThreadId, UserId};
+use crate::ports::AuditLog;
 use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
 use crate::{Error, ErrorCode, Result};
@@ -133,6 +134,7 @@ pub(crate) struct Inner {
     pub tools: ToolRegistry,
     pub datasets: DatasetService,
     pub query: QueryService,
+    pub audit: Arc<dyn AuditLog>,
     pub system: SystemInfo,
     pub config: EngineConfig,
     live: Mutex<HashMap<RunId, Arc<Live>>>,
@@ -193,11 +195,11 @@ impl RunEngine {
         log: Arc<dyn RunLog>,
         model: Arc<dyn LanguageModel>,
         tools: ToolRegistry,
-        services: (DatasetService, QueryService),
+        services: (DatasetService, QueryService, Arc<dyn AuditLog>),
         system: SystemInfo,
         config: EngineConfig,
     ) -> Self {
-        let (datasets, query) = services;
+        let (datasets, query, audit) = services;
         Self {
             inner: Arc::new(Inner {
                 log,
@@ -205,6 +207,7 @@ impl RunEngine {
                 tools,
                 datasets,
                 query,
+                audit,
                 system,
                 config,
                 live: Mutex::new(HashMap::new()),
