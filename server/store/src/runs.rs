@@ -78,6 +78,24 @@ fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
     })
 }
 
+async fn insert_event<'e>(db_: impl sqlx::SqliteExecutor<'e>, event: &RunEvent) -> Result<()> {
+    sqlx::query("INSERT INTO run_events (run_id, seq, created_at, payload) VALUES (?, ?, ?, ?)")
+        .bind(event.run_id.as_str())
+        .bind(event.seq as i64)
+        .bind(micros(event.time))
+        .bind(serde_json::to_vec(event).map_err(aware_core::Error::internal)?)
+        .execute(db_)
+        .await
+        .map_err(db)?;
+    Ok(())
+}
+
+fn decode_messages(rows: &[SqliteRow]) -> Result<Vec<Message>> {
+    rows.iter()
+        .map(|r| from_json("message_json", Some(r.get("message_json")))?.ok_or_else(|| corrupt("message")))
+        .collect()
+}
+
 macro_rules! select_confirmations {
     ($rest:literal) => {
         concat!(
@@ -242,14 +260,7 @@ impl RunLog for SqliteStore {
         final_text: &str,
     ) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(db)?;
-        sqlx::query("INSERT INTO run_events (run_id, seq, created_at, payload) VALUES (?, ?, ?, ?)")
-            .bind(last.run_id.as_str())
-            .bind(last.seq as i64)
-            .bind(micros(last.time))
-            .bind(serde_json::to_vec(last).map_err(aware_core::Error::internal)?)
-            .execute(&mut *tx)
-            .await
-            .map_err(db)?;
+        insert_event(&mut *tx, last).await?;
         sqlx::query(
             "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, last_seq = ?, completed_at = ?
              WHERE id = ?",
@@ -316,21 +327,11 @@ impl RunLog for SqliteStore {
         .fetch_all(&self.pool)
         .await
         .map_err(db)?;
-        rows.iter()
-            .map(|r| from_json("message_json", Some(r.get("message_json")))?.ok_or_else(|| corrupt("message")))
-            .collect()
+        decode_messages(&rows)
     }
 
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
-        sqlx::query("INSERT INTO run_events (run_id, seq, created_at, payload) VALUES (?, ?, ?, ?)")
-            .bind(event.run_id.as_str())
-            .bind(event.seq as i64)
-            .bind(micros(event.time))
-            .bind(serde_json::to_vec(event).map_err(aware_core::Error::internal)?)
-            .execute(&self.pool)
-            .await
-            .map_err(db)?;
-        Ok(())
+        insert_event(&self.pool, event).await
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
@@ -375,9 +376,7 @@ impl RunLog for SqliteStore {
             .fetch_all(&self.pool)
             .await
             .map_err(db)?;
-        rows.iter()
-            .map(|r| from_json("message_json", Some(r.get("message_json")))?.ok_or_else(|| corrupt("message")))
-            .collect()
+        decode_messages(&rows)
     }
 
     async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {

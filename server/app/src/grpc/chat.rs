@@ -494,12 +494,12 @@ impl ChatService for Chat {
             .allowed(&caller)
             .into_iter()
             .map(|t| pb::ToolInfo {
-                name: t.name().to_owned(),
-                title: t.title().to_owned(),
-                description: t.description().to_owned(),
+                name: t.meta().name.to_owned(),
+                title: t.meta().title.to_owned(),
+                description: t.meta().description.to_owned(),
                 input_schema_json: t.input_schema().to_string(),
-                risk: Some(convert::tool_risk(t.risk())),
-                capability: t.capability().as_str().to_owned(),
+                risk: Some(convert::tool_risk(t.meta().risk)),
+                capability: t.meta().capability.as_str().to_owned(),
             })
             .collect();
         let ms = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);

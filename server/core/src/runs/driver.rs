@@ -384,6 +384,21 @@ impl Driver {
         self.emit(EventPayload::TextDelta { message_id: message_id.to_owned(), delta }).await
     }
 
+    /// A tool-call row without a result yet.
+    fn row(&self, call: &ToolCallRequest, phase: ToolPhase) -> ToolCallRow {
+        ToolCallRow {
+            id: call.id.clone(),
+            run_id: self.run.record.id.clone(),
+            iteration: self.iteration,
+            tool_name: call.name.clone(),
+            arguments_json: call.arguments.to_string(),
+            phase,
+            llm_summary: None,
+            result_json: None,
+            duration_ms: None,
+        }
+    }
+
     /// Post-hook: every tool call's outcome goes to the audit log, with the assistant as source.
     async fn audit(&self, call: &ToolCallRequest, phase: ToolPhase, duration_ms: u64) {
         let entry = AuditEntry {
@@ -415,15 +430,10 @@ impl Driver {
         duration_ms: u64,
     ) -> Result<()> {
         let row = ToolCallRow {
-            id: call.id.clone(),
-            run_id: self.run.record.id.clone(),
-            iteration: self.iteration,
-            tool_name: call.name.clone(),
-            arguments_json: call.arguments.to_string(),
-            phase,
             llm_summary: Some(summary.clone()),
             result_json: rich.as_ref().and_then(|r| serde_json::to_string(r).ok()),
             duration_ms: Some(duration_ms),
+            ..self.row(call, phase)
         };
         self.inner.log.record_tool_result(&row).await?;
         self.audit(call, phase, duration_ms).await;
@@ -492,13 +502,13 @@ impl Driver {
             return Err(Stop::Cancelled);
         }
         let tool = self.inner.tools.get(&call.name).cloned();
-        let risk = tool.as_ref().map(|t| t.risk()).unwrap_or_default();
+        let risk = tool.as_ref().map(|t| t.meta().risk).unwrap_or_default();
         self.emit(EventPayload::ToolCallStarted {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             arguments_json: call.arguments.to_string(),
             risk,
-            title: tool.as_ref().map_or_else(|| call.name.clone(), |t| t.title().to_owned()),
+            title: tool.as_ref().map_or_else(|| call.name.clone(), |t| t.meta().title.to_owned()),
         })
         .await?;
         let calls_so_far = self
@@ -511,8 +521,8 @@ impl Driver {
             .count();
         let refusal = match &tool {
             None => Some(format!("There is no tool named {}.", call.name)),
-            Some(t) if !self.ctx.caller.principal.role.allows(t.capability()) => {
-                Some(format!("{} is not allowed for your role.", t.name()))
+            Some(t) if !self.ctx.caller.principal.role.allows(t.meta().capability) => {
+                Some(format!("{} is not allowed for your role.", t.meta().name))
             }
             Some(_) if calls_so_far as u32 >= self.inner.config.max_tool_calls => {
                 Some(format!("The limit of {} tool calls per message is reached.", self.inner.config.max_tool_calls))
@@ -528,15 +538,9 @@ impl Driver {
             })
             .await?;
             let row = ToolCallRow {
-                id: call.id.clone(),
-                run_id: self.run.record.id.clone(),
-                iteration: self.iteration,
-                tool_name: call.name.clone(),
-                arguments_json: call.arguments.to_string(),
-                phase: ToolPhase::Denied,
                 llm_summary: Some(reason.clone()),
-                result_json: None,
                 duration_ms: Some(0),
+                ..self.row(&call, ToolPhase::Denied)
             };
             self.inner.log.record_tool_result(&row).await?;
             self.push_message(Message::Tool {
@@ -598,17 +602,7 @@ impl Driver {
             }
         }
         // The intent row, then the side effect.
-        let intent = ToolCallRow {
-            id: call.id.clone(),
-            run_id: self.run.record.id.clone(),
-            iteration: self.iteration,
-            tool_name: call.name.clone(),
-            arguments_json: call.arguments.to_string(),
-            phase: ToolPhase::Running,
-            llm_summary: None,
-            result_json: None,
-            duration_ms: None,
-        };
+        let intent = self.row(&call, ToolPhase::Running);
         self.inner.log.record_tool_intent(&intent).await?;
         self.set_phase(RunPhase::ExecutingTool, None);
         self.emit(EventPayload::ToolStatus {
@@ -759,7 +753,7 @@ impl Driver {
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 arguments_json: call.arguments.to_string(),
-                risk: self.inner.tools.get(&call.name).map(|t| t.risk()).unwrap_or_default(),
+                risk: self.inner.tools.get(&call.name).map(|t| t.meta().risk).unwrap_or_default(),
                 title: call.name.clone(),
             })
             .await?;

@@ -48,15 +48,22 @@ pub struct ToolOutput {
     pub rich: Option<RichResult>,
 }
 
+/// What a tool is, for the model, clients and the policy gate.
+pub struct ToolMeta {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub risk: ToolRisk,
+    /// The capability a caller needs for this tool to be offered at all.
+    pub capability: Capability,
+}
+
+const READ_ONLY: ToolRisk = ToolRisk { read_only: true, destructive: false, confirmation: None };
+
 #[async_trait]
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn title(&self) -> &'static str;
-    fn description(&self) -> &'static str;
+    fn meta(&self) -> &'static ToolMeta;
     fn input_schema(&self) -> Value;
-    fn risk(&self) -> ToolRisk;
-    /// The capability a caller needs for this tool to be offered at all.
-    fn capability(&self) -> Capability;
     /// Checks the arguments and names the resource, without side effects.
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared>;
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput>;
@@ -81,7 +88,7 @@ impl ToolRegistry {
             Arc::new(GetSystemStatus),
             Arc::new(DeleteDataset),
         ];
-        Self { tools: tools.into_iter().map(|t| (t.name(), t)).collect() }
+        Self { tools: tools.into_iter().map(|t| (t.meta().name, t)).collect() }
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -95,15 +102,15 @@ impl ToolRegistry {
     /// The policy gate: the tools this caller may use (a tool not allowed is not shown, and a
     /// call to it anyway is refused).
     pub fn allowed(&self, caller: &Caller) -> Vec<&Arc<dyn Tool>> {
-        self.tools.values().filter(|t| caller.principal.role.allows(t.capability())).collect()
+        self.tools.values().filter(|t| caller.principal.role.allows(t.meta().capability)).collect()
     }
 
     pub fn specs(&self, caller: &Caller) -> Vec<ToolSpec> {
         self.allowed(caller)
             .into_iter()
             .map(|t| ToolSpec {
-                name: t.name().to_owned(),
-                description: t.description().to_owned(),
+                name: t.meta().name.to_owned(),
+                description: t.meta().description.to_owned(),
                 input_schema: t.input_schema(),
             })
             .collect()
@@ -129,25 +136,21 @@ fn describe(d: &Dataset) -> String {
 
 struct ListDatasets;
 
+static LISTDATASETS: ToolMeta = ToolMeta {
+    name: "list_datasets",
+    title: "List datasets",
+    description: "List the user's datasets with their table names, formats, row and column counts and status.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
 #[async_trait]
 impl Tool for ListDatasets {
-    fn name(&self) -> &'static str {
-        "list_datasets"
-    }
-    fn title(&self) -> &'static str {
-        "List datasets"
-    }
-    fn description(&self) -> &'static str {
-        "List the user's datasets with their table names, formats, row and column counts and status."
+    fn meta(&self) -> &'static ToolMeta {
+        &LISTDATASETS
     }
     fn input_schema(&self) -> Value {
         json!({"type": "object", "properties": {}, "additionalProperties": false})
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::DatasetRead
     }
     async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
         Ok(Prepared { resource: ResourceRef::default(), description: "List your datasets".to_owned() })
@@ -201,25 +204,21 @@ fn prepared_for(d: &Dataset, what: &str) -> Prepared {
 
 struct GetDatasetDetail;
 
+static GETDATASETDETAIL: ToolMeta = ToolMeta {
+    name: "get_dataset_detail",
+    title: "Dataset details",
+    description: "The schema of one dataset (column names and types), its row count, size, format and status.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
 #[async_trait]
 impl Tool for GetDatasetDetail {
-    fn name(&self) -> &'static str {
-        "get_dataset_detail"
-    }
-    fn title(&self) -> &'static str {
-        "Dataset details"
-    }
-    fn description(&self) -> &'static str {
-        "The schema of one dataset (column names and types), its row count, size, format and status."
+    fn meta(&self) -> &'static ToolMeta {
+        &GETDATASETDETAIL
     }
     fn input_schema(&self) -> Value {
         dataset_arg_schema()
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::DatasetRead
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         Ok(prepared_for(&resolve(ctx, args).await?, "Describe"))
@@ -250,16 +249,18 @@ impl Tool for GetDatasetDetail {
 
 struct PreviewRows;
 
+static PREVIEWROWS: ToolMeta = ToolMeta {
+    name: "preview_rows",
+    title: "Preview rows",
+    description: "Show the user the first rows of a dataset (1 to 50, default 10). You get a summary, not the rows.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
 #[async_trait]
 impl Tool for PreviewRows {
-    fn name(&self) -> &'static str {
-        "preview_rows"
-    }
-    fn title(&self) -> &'static str {
-        "Preview rows"
-    }
-    fn description(&self) -> &'static str {
-        "Show the user the first rows of a dataset (1 to 50, default 10). You get a summary, not the rows."
+    fn meta(&self) -> &'static ToolMeta {
+        &PREVIEWROWS
     }
     fn input_schema(&self) -> Value {
         json!({
@@ -271,12 +272,6 @@ impl Tool for PreviewRows {
             "required": ["dataset"],
             "additionalProperties": false
         })
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::DatasetRead
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         limit_arg(args, 50)?;
@@ -309,17 +304,19 @@ fn limit_arg(args: &Value, max: u64) -> Result<Option<u32>> {
 
 struct RunSqlQuery;
 
+static RUNSQLQUERY: ToolMeta = ToolMeta {
+    name: "run_sql_query",
+    title: "Run SQL",
+    description: "Run one read-only SELECT (DuckDB SQL) over the user's datasets by table name, in a sandbox. \
+         The user sees the result table; you get its row count, columns and numeric ranges.",
+    risk: READ_ONLY,
+    capability: Capability::Query,
+};
+
 #[async_trait]
 impl Tool for RunSqlQuery {
-    fn name(&self) -> &'static str {
-        "run_sql_query"
-    }
-    fn title(&self) -> &'static str {
-        "Run SQL"
-    }
-    fn description(&self) -> &'static str {
-        "Run one read-only SELECT (DuckDB SQL) over the user's datasets by table name, in a sandbox. \
-         The user sees the result table; you get its row count, columns and numeric ranges."
+    fn meta(&self) -> &'static ToolMeta {
+        &RUNSQLQUERY
     }
     fn input_schema(&self) -> Value {
         json!({
@@ -331,12 +328,6 @@ impl Tool for RunSqlQuery {
             "required": ["sql"],
             "additionalProperties": false
         })
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::Query
     }
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         args.get("sql")
@@ -358,18 +349,20 @@ impl Tool for RunSqlQuery {
 
 struct ExecuteQueryPlan;
 
+static EXECUTEQUERYPLAN: ToolMeta = ToolMeta {
+    name: "execute_query_plan",
+    title: "Run a query plan",
+    description: "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
+         min, max, median), filters (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, \
+         between), group_by, order_by, limit. Checked against the schema, compiled to SQL, run in the sandbox.",
+    risk: READ_ONLY,
+    capability: Capability::Query,
+};
+
 #[async_trait]
 impl Tool for ExecuteQueryPlan {
-    fn name(&self) -> &'static str {
-        "execute_query_plan"
-    }
-    fn title(&self) -> &'static str {
-        "Run a query plan"
-    }
-    fn description(&self) -> &'static str {
-        "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
-         min, max, median), filters (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, \
-         between), group_by, order_by, limit. Checked against the schema, compiled to SQL, run in the sandbox."
+    fn meta(&self) -> &'static ToolMeta {
+        &EXECUTEQUERYPLAN
     }
     fn input_schema(&self) -> Value {
         json!({
@@ -388,12 +381,6 @@ impl Tool for ExecuteQueryPlan {
             },
             "required": ["dataset"]
         })
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::Query
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         plan_from_json(args)?;
@@ -442,26 +429,22 @@ fn plan_from_json(args: &Value) -> Result<QueryPlan> {
 
 struct GetDatasetStatistics;
 
+static GETDATASETSTATISTICS: ToolMeta = ToolMeta {
+    name: "get_dataset_statistics",
+    title: "Dataset statistics",
+    description: "Profile every column of a dataset: type, missing and distinct values, and for numbers the range, mean \
+         and median.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
 #[async_trait]
 impl Tool for GetDatasetStatistics {
-    fn name(&self) -> &'static str {
-        "get_dataset_statistics"
-    }
-    fn title(&self) -> &'static str {
-        "Dataset statistics"
-    }
-    fn description(&self) -> &'static str {
-        "Profile every column of a dataset: type, missing and distinct values, and for numbers the range, mean \
-         and median."
+    fn meta(&self) -> &'static ToolMeta {
+        &GETDATASETSTATISTICS
     }
     fn input_schema(&self) -> Value {
         dataset_arg_schema()
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::DatasetRead
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         Ok(prepared_for(&resolve(ctx, args).await?, "Profile"))
@@ -478,25 +461,21 @@ impl Tool for GetDatasetStatistics {
 
 struct GetSystemStatus;
 
+static GETSYSTEMSTATUS: ToolMeta = ToolMeta {
+    name: "get_system_status",
+    title: "System status",
+    description: "The state of aware itself: version, mode, model provider, storage, and the user's dataset totals.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
 #[async_trait]
 impl Tool for GetSystemStatus {
-    fn name(&self) -> &'static str {
-        "get_system_status"
-    }
-    fn title(&self) -> &'static str {
-        "System status"
-    }
-    fn description(&self) -> &'static str {
-        "The state of aware itself: version, mode, model provider, storage, and the user's dataset totals."
+    fn meta(&self) -> &'static ToolMeta {
+        &GETSYSTEMSTATUS
     }
     fn input_schema(&self) -> Value {
         json!({"type": "object", "properties": {}, "additionalProperties": false})
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: true, destructive: false, confirmation: None }
-    }
-    fn capability(&self) -> Capability {
-        Capability::DatasetRead
     }
     async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
         Ok(Prepared { resource: ResourceRef::default(), description: "Report the system status".to_owned() })
@@ -524,25 +503,21 @@ impl Tool for GetSystemStatus {
     }
 }
 
+static DELETEDATASET: ToolMeta = ToolMeta {
+    name: "delete_dataset",
+    title: "Delete a dataset",
+    description: "Delete one of the user's datasets (data and catalog entry). A person must approve it first.",
+    risk: ToolRisk { read_only: false, destructive: true, confirmation: Some(Tier::Elevated) },
+    capability: Capability::DatasetDelete,
+};
+
 #[async_trait]
 impl Tool for DeleteDataset {
-    fn name(&self) -> &'static str {
-        "delete_dataset"
-    }
-    fn title(&self) -> &'static str {
-        "Delete a dataset"
-    }
-    fn description(&self) -> &'static str {
-        "Delete one of the user's datasets (data and catalog entry). A person must approve it first."
+    fn meta(&self) -> &'static ToolMeta {
+        &DELETEDATASET
     }
     fn input_schema(&self) -> Value {
         dataset_arg_schema()
-    }
-    fn risk(&self) -> ToolRisk {
-        ToolRisk { read_only: false, destructive: true, confirmation: Some(Tier::Elevated) }
-    }
-    fn capability(&self) -> Capability {
-        Capability::DatasetDelete
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let d = resolve(ctx, args).await?;
