@@ -142,6 +142,12 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     assert_eq!(calls(&run)[0].0, "get_system_status");
     assert!(answer(&run).1.contains("offline-planner"), "{}", answer(&run).1);
 
+    let earlier = run[0].run_id.clone();
+    let run = ask(&server, None, &format!("what happened in {earlier}?")).await;
+    assert_eq!(calls(&run)[0], ("get_run_status".into(), serde_json::json!({"run_id": earlier})));
+    let (_, text) = answer(&run);
+    assert!(text.contains("is succeeded: 1 tool call(s)"), "{text}");
+
     let run = ask(&server, None, "write me a poem").await;
     assert!(calls(&run).is_empty());
     assert!(answer(&run).1.contains("I cannot do that one yet"), "says plainly what it cannot do");
@@ -154,7 +160,7 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
         .filter(|a| a.action.starts_with("tool."))
         .map(|a| (a.action.as_str(), a.source.as_str(), a.outcome.as_str()))
         .collect();
-    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(tools.len(), 9, "{tools:?}");
     assert_eq!(tools[0], ("tool.list_datasets", "ai_assistant", "succeeded"));
     assert!(tools.iter().any(|t| t.0 == "tool.execute_query_plan"));
 }

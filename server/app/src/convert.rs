@@ -415,6 +415,7 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
             sample: sample.as_ref().map(table),
         }),
         RichResult::Table { table: t, .. } => pb::tool_result::Rich::Table(table(t)),
+        RichResult::Run { run: r, capsule } => pb::tool_result::Rich::Run(run(r, capsule)),
         RichResult::Statistics { statistics: s } => pb::tool_result::Rich::Statistics(statistics(s)),
         RichResult::SystemStatus { status } => pb::tool_result::Rich::SystemStatus(pb::SystemStatus {
             version: status.version.clone(),

@@ -14,7 +14,7 @@ use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
 use aware_core::runs::planner::{OfflinePlanner, Script};
 use aware_core::runs::tools::{SystemInfo, ToolRegistry};
-use aware_core::runs::{EngineConfig as RunsConfig, RunEngine};
+use aware_core::runs::{EngineConfig as RunsConfig, RunEngine, Services};
 use aware_core::samples::sample_files;
 use aware_core::staging::Staging;
 use aware_proto::v1::{
@@ -127,7 +127,12 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         store.clone(),
         model,
         ToolRegistry::standard(),
-        (datasets.clone(), query.clone(), store.clone() as Arc<dyn AuditLog>),
+        Services {
+            datasets: datasets.clone(),
+            query: query.clone(),
+            history: RunHistory::new(store.clone()),
+            audit: store.clone() as Arc<dyn AuditLog>,
+        },
         SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             mode: match config.mode {

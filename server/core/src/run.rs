@@ -144,7 +144,7 @@ pub struct Capsule {
 }
 
 /// A run as stored.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub id: RunId,
     pub owner: UserId,

@@ -125,6 +125,7 @@ impl Driver {
             caller: Caller { principal, source: Source::AiAssistant },
             datasets: inner.datasets.clone(),
             query: inner.query.clone(),
+            history: inner.history.clone(),
             system: inner.system.clone(),
         };
         let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);

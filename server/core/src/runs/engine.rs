@@ -9,6 +9,7 @@ use super::store::{ChatRun, Created, RunLog, Snapshot};
 use super::tools::{SystemInfo, ToolRegistry};
 use crate::auth::Caller;
 use crate::datasets::DatasetService;
+use crate::history::RunHistory;
 use crate::ids::{ConfirmationId, RunId, ThreadId, UserId};
 use crate::ports::AuditLog;
 use crate::query::QueryService;
@@ -134,6 +135,7 @@ pub(crate) struct Inner {
     pub tools: ToolRegistry,
     pub datasets: DatasetService,
     pub query: QueryService,
+    pub history: RunHistory,
     pub audit: Arc<dyn AuditLog>,
     pub system: SystemInfo,
     pub config: EngineConfig,
@@ -180,6 +182,14 @@ impl Inner {
     }
 }
 
+/// The domain services tools act through.
+pub struct Services {
+    pub datasets: DatasetService,
+    pub query: QueryService,
+    pub history: RunHistory,
+    pub audit: Arc<dyn AuditLog>,
+}
+
 /// The run engine. Cheap to clone.
 #[derive(Clone)]
 pub struct RunEngine {
@@ -195,11 +205,11 @@ impl RunEngine {
         log: Arc<dyn RunLog>,
         model: Arc<dyn LanguageModel>,
         tools: ToolRegistry,
-        services: (DatasetService, QueryService, Arc<dyn AuditLog>),
+        services: Services,
         system: SystemInfo,
         config: EngineConfig,
     ) -> Self {
-        let (datasets, query, audit) = services;
+        let Services { datasets, query, history, audit } = services;
         Self {
             inner: Arc::new(Inner {
                 log,
@@ -207,6 +217,7 @@ impl RunEngine {
                 tools,
                 datasets,
                 query,
+                history,
                 audit,
                 system,
                 config,

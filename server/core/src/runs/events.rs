@@ -2,7 +2,7 @@
 
 use crate::dataset::{Dataset, DatasetStatistics};
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
-use crate::run::{RunError, RunStatus, Usage};
+use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
 use crate::value::Table;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -147,6 +147,7 @@ pub enum RichResult {
     Table { table: Table, executed_sql: String },
     Statistics { statistics: DatasetStatistics },
     SystemStatus { status: SystemStatus },
+    Run { run: Box<RunRecord>, capsule: Box<Capsule> },
 }
 
 /// What `get_system_status` reports.

@@ -11,4 +11,4 @@ pub mod store;
 pub mod summary;
 pub mod tools;
 
-pub use engine::{Admission, EngineConfig, NewMessage, OnBusy, RunEngine, Subscription};
+pub use engine::{Admission, EngineConfig, NewMessage, OnBusy, RunEngine, Services, Subscription};

@@ -164,6 +164,15 @@ impl OfflinePlanner {
                 }
             };
         }
+        let run_id = text
+            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '?' | '!' | '"' | '\'' | '`'))
+            .find(|w| w.starts_with("run_") && w.len() > 4)
+            .map(|w| w.trim_end_matches('.'));
+        if let Some(run_id) = run_id
+            && allowed("get_run_status")
+        {
+            return call("get_run_status", json!({"run_id": run_id}));
+        }
         if has(&["status", "health", "version", "system"]) && allowed("get_system_status") {
             return call("get_system_status", json!({}));
         }

@@ -9,6 +9,7 @@ use super::summary;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::datasets::DatasetService;
+use crate::history::RunHistory;
 use crate::query::QueryService;
 use crate::query_plan::QueryPlan;
 use crate::{Error, Result};
@@ -32,6 +33,7 @@ pub struct ToolContext {
     pub caller: Caller,
     pub datasets: DatasetService,
     pub query: QueryService,
+    pub history: RunHistory,
     pub system: SystemInfo,
 }
 
@@ -78,7 +80,7 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
-        let tools: [Arc<dyn Tool>; 8] = [
+        let tools: [Arc<dyn Tool>; 9] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -86,6 +88,7 @@ impl ToolRegistry {
             Arc::new(ExecuteQueryPlan),
             Arc::new(GetDatasetStatistics),
             Arc::new(GetSystemStatus),
+            Arc::new(GetRunStatus),
             Arc::new(DeleteDataset),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name, t)).collect() }
@@ -150,13 +153,18 @@ impl Tool for ListDatasets {
         &LISTDATASETS
     }
     fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {}, "additionalProperties": false})
+        json!({
+            "type": "object",
+            "properties": {"status": {"type": "string", "enum": ["processing", "ready", "error"]}},
+            "additionalProperties": false
+        })
     }
-    async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
+    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        status_arg(args)?;
         Ok(Prepared { resource: ResourceRef::default(), description: "List your datasets".to_owned() })
     }
-    async fn execute(&self, ctx: &ToolContext, _args: &Value) -> Result<ToolOutput> {
-        let datasets = ctx.datasets.list(&ctx.caller, None).await?;
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let datasets = ctx.datasets.list(&ctx.caller, status_arg(args)?).await?;
         let llm_summary = if datasets.is_empty() {
             "The user has no datasets.".to_owned()
         } else {
@@ -164,6 +172,67 @@ impl Tool for ListDatasets {
             format!("The user has {} dataset(s):\n{}", datasets.len(), lines.join("\n"))
         };
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::DatasetList { datasets }) })
+    }
+}
+
+fn status_arg(args: &Value) -> Result<Option<DatasetStatus>> {
+    match args.get("status") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_str()
+            .and_then(DatasetStatus::parse)
+            .map(Some)
+            .ok_or_else(|| Error::validation("status", "status is processing, ready or error")),
+    }
+}
+
+struct GetRunStatus;
+
+static GETRUNSTATUS: ToolMeta = ToolMeta {
+    name: "get_run_status",
+    title: "Run status",
+    description: "The status of one of the user's runs (an assistant run or a query): what was asked, \
+                  status, datasets read, tool calls, timings and token usage.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
+#[async_trait]
+impl Tool for GetRunStatus {
+    fn meta(&self) -> &'static ToolMeta {
+        &GETRUNSTATUS
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"run_id": {"type": "string"}},
+            "required": ["run_id"],
+            "additionalProperties": false
+        })
+    }
+    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        let id = args.get("run_id").and_then(Value::as_str).filter(|s| !s.trim().is_empty());
+        let id = id.ok_or_else(|| Error::validation("run_id", "a run id is required"))?;
+        Ok(Prepared {
+            resource: ResourceRef { kind: "run".to_owned(), id: id.to_owned(), display_name: String::new() },
+            description: "Report a run's status".to_owned(),
+        })
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let id = args.get("run_id").and_then(Value::as_str).unwrap_or_default();
+        let (run, capsule) = ctx.history.get(&ctx.caller, id).await?;
+        let llm_summary = format!(
+            "Run {} ({}) is {}: {} tool call(s), {} dataset(s) read, {} input and {} output tokens{}.",
+            run.id,
+            run.kind.as_str(),
+            run.status.as_str(),
+            capsule.tool_calls.len(),
+            capsule.datasets.len(),
+            run.usage.input_tokens,
+            run.usage.output_tokens,
+            run.error.as_ref().map(|e| format!(", error {}: {}", e.code.as_str(), e.message)).unwrap_or_default()
+        );
+        Ok(ToolOutput { llm_summary, rich: Some(RichResult::Run { run: Box::new(run), capsule: Box::new(capsule) }) })
     }
 }
 
