@@ -74,7 +74,9 @@ fn event_key(p: &EventPayload) -> Option<String> {
     })
 }
 
-pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>) {
+/// Drives a run to its end. `fresh`: the run was never driven (no events, no transcript), so
+/// nothing needs restoring.
+pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fresh: bool) {
     let run = match inner.log.chat_run(&run_id).await {
         Ok(Some(run)) => run,
         Ok(None) => return,
@@ -86,7 +88,7 @@ pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>) {
     if run.record.status.is_terminal() {
         return;
     }
-    let mut driver = match Driver::load(inner, live, run).await {
+    let mut driver = match Driver::load(inner, live, run, fresh).await {
         Ok(d) => d,
         Err(e) => {
             tracing::error!(run = %run_id, error = %e, "cannot restore run");
@@ -100,9 +102,9 @@ pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>) {
 }
 
 impl Driver {
-    async fn load(inner: Arc<Inner>, live: Arc<Live>, run: ChatRun) -> Result<Self> {
+    async fn load(inner: Arc<Inner>, live: Arc<Live>, run: ChatRun, fresh: bool) -> Result<Self> {
         let id = run.record.id.clone();
-        let events = inner.log.events(&id, 0, u32::MAX).await?;
+        let events = if fresh { Vec::new() } else { inner.log.events(&id, 0, u32::MAX).await? };
         let mut emitted = HashSet::new();
         let mut open_text = None;
         let mut iteration = 0;
@@ -119,7 +121,7 @@ impl Driver {
         }
         let last_seq = events.last().map_or(0, |e| e.seq);
         live.last_seq.store(last_seq, Ordering::Relaxed);
-        let messages = inner.log.messages(&id).await?;
+        let messages = if fresh { Vec::new() } else { inner.log.messages(&id).await? };
         let principal = Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role };
         let ctx = ToolContext {
             caller: Caller { principal, source: Source::AiAssistant },
@@ -217,40 +219,34 @@ impl Driver {
         }
     }
 
-    async fn context(&self) -> Result<(RunContext, u64)> {
-        let snapshot = self.inner.log.snapshot(&self.thread_id).await?.unwrap_or_default();
-        let datasets = self.inner.datasets.list(&self.ctx.caller, None).await.unwrap_or_default();
-        let version = if self.last_seq == 0 { snapshot.ui_state_version } else { self.run.record.ui_state_version };
-        Ok((
-            RunContext {
-                current_route: snapshot.current_route,
-                active_dataset_id: snapshot.active_dataset_id,
-                ui_state_version: version,
-                datasets,
-            },
-            version,
-        ))
-    }
-
     async fn run_loop(&mut self) -> std::result::Result<(), Stop> {
-        let (context, ui_version) = self.context().await?;
+        let snapshot = self.inner.log.snapshot(&self.thread_id).await?.unwrap_or_default();
         if self.last_seq == 0 {
-            self.run.record.ui_state_version = ui_version;
-            self.inner.log.mark_run_started(&self.run.record.id, ui_version).await?;
+            // RunStarted goes out first; the catalog for the prompt is read after it.
+            let version = snapshot.ui_state_version;
+            self.run.record.ui_state_version = version;
+            self.inner.log.mark_run_started(&self.run.record.id, version).await?;
             self.emit(EventPayload::RunStarted {
                 user_text: self.run.record.question.clone(),
-                ui_state_version: ui_version,
+                ui_state_version: version,
                 max_iterations: self.inner.config.max_iterations,
                 parent_run_id: self.run.record.parent_run_id.clone(),
                 model: self.inner.model.name().to_owned(),
                 client_msg_id: self.run.record.client_msg_id.clone().unwrap_or_default(),
             })
             .await?;
+        } else {
+            self.inner.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
         }
         if self.cancel_reason().is_some() {
             return Err(Stop::Cancelled);
         }
-        self.inner.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
+        let context = RunContext {
+            current_route: snapshot.current_route,
+            active_dataset_id: snapshot.active_dataset_id,
+            ui_state_version: self.run.record.ui_state_version,
+            datasets: self.inner.datasets.list(&self.ctx.caller, None).await.unwrap_or_default(),
+        };
         if let Some(id) = self.open_text.take() {
             // A model call was cut off by a restart: close its text before anything else.
             self.emit(EventPayload::TextEnded { message_id: id }).await?;

@@ -144,12 +144,12 @@ pub(crate) struct Inner {
     admission: tokio::sync::Mutex<()>,
 }
 
-/// Starts the driver task of a run.
-pub(crate) fn spawn_driver(inner: Arc<Inner>, run_id: RunId) {
+/// Starts the driver task of a run; `fresh` when it was never driven before (not a recovery).
+pub(crate) fn spawn_driver(inner: Arc<Inner>, run_id: RunId, fresh: bool) {
     tokio::spawn(async move {
         let live = inner.live.lock().expect("live map").get(&run_id).cloned();
         if let Some(live) = live {
-            driver::drive(inner.clone(), run_id.clone(), live).await;
+            driver::drive(inner.clone(), run_id.clone(), live, fresh).await;
         }
         // Normally done by the driver before `RunCompleted` goes out; this covers a driver
         // that could not finish.
@@ -177,7 +177,8 @@ impl Inner {
             next
         };
         if let Some(next) = next {
-            spawn_driver(inner.clone(), next);
+            // Only runs never driven wait in a queue (status queued), so there is nothing to restore.
+            spawn_driver(inner.clone(), next, true);
         }
     }
 }
@@ -275,13 +276,13 @@ impl RunEngine {
             }
         }
         for id in to_start {
-            self.spawn_driver(id);
+            self.spawn_driver(id, false);
         }
         Ok(n)
     }
 
-    fn spawn_driver(&self, run_id: RunId) {
-        spawn_driver(self.inner.clone(), run_id);
+    fn spawn_driver(&self, run_id: RunId, fresh: bool) {
+        spawn_driver(self.inner.clone(), run_id, fresh);
     }
 
     pub(crate) fn live(&self, run_id: &RunId) -> Option<Arc<Live>> {
@@ -394,7 +395,7 @@ impl RunEngine {
             self.cancel_run(&active, Resolution::Superseded).await?;
         }
         if started_now {
-            self.spawn_driver(run_id.clone());
+            self.spawn_driver(run_id.clone(), true);
         }
         Ok(Admission::Started { run_id, thread_id: thread, queued: !started_now })
     }
@@ -418,7 +419,7 @@ impl RunEngine {
         }
         if queued_cancel {
             // A queued run never started: its driver runs now, sees the cancel and ends it.
-            self.spawn_driver(run_id.clone());
+            self.spawn_driver(run_id.clone(), true);
         }
         Ok(())
     }
