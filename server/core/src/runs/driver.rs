@@ -5,6 +5,7 @@
 use super::engine::{Inner, Live};
 use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolPhase};
 use super::model::{Message, ModelRequest, RunContext, ToolCallRequest, estimate_tokens};
+use super::router::{Route, route};
 use super::store::{ChatRun, Confirmation, SpanRecord, ToolCallRow};
 use super::tools::ToolContext;
 use crate::auth::{Caller, Principal, Source};
@@ -51,6 +52,8 @@ struct Driver {
     open_text: Option<String>,
     run_span: String,
     started: DateTime<Utc>,
+    /// The router's reading of the question (pure, so a restart reads it the same way).
+    route: Route,
 }
 
 fn key(kind: &str, id: &str) -> String {
@@ -131,6 +134,7 @@ impl Driver {
             system: inner.system.clone(),
         };
         let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);
+        let question_route = route(&run.record.question);
         Ok(Self {
             usage: run.record.usage,
             started: run.record.created_at,
@@ -145,7 +149,12 @@ impl Driver {
             emitted,
             open_text,
             run_span: format!("run-{id}"),
+            route: question_route,
         })
+    }
+
+    fn local_mode(&self) -> bool {
+        self.inner.system.mode == "local"
     }
 
     fn set_phase(&self, phase: RunPhase, confirmation_expires: Option<DateTime<Utc>>) {
@@ -305,7 +314,7 @@ impl Driver {
     ) -> std::result::Result<(), Stop> {
         let started = Utc::now();
         self.set_phase(RunPhase::WaitingModel, None);
-        let specs = self.inner.tools.specs(&self.ctx.caller);
+        let specs = self.inner.tools.specs(&self.ctx.caller, &self.route, self.local_mode());
         let system = system_prompt(context);
         let request = ModelRequest { system, messages, tools: &specs, context, turn };
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
@@ -520,6 +529,16 @@ impl Driver {
             None => Some(format!("There is no tool named {}.", call.name)),
             Some(t) if !self.ctx.caller.principal.role.allows(t.meta().capability) => {
                 Some(format!("{} is not allowed for your role.", t.meta().name))
+            }
+            Some(t)
+                if !self
+                    .inner
+                    .tools
+                    .gated(&self.ctx.caller, &self.route, self.local_mode())
+                    .iter()
+                    .any(|g| g.meta().name == t.meta().name) =>
+            {
+                Some(format!("{} is not available for this request.", t.meta().name))
             }
             Some(_) if calls_so_far as u32 >= self.inner.config.max_tool_calls => {
                 Some(format!("The limit of {} tool calls per message is reached.", self.inner.config.max_tool_calls))
@@ -765,7 +784,8 @@ impl Driver {
                 _ => None,
             })
             .unwrap_or_default();
-        self.span("run", "run", self.started, serde_json::json!({"status": status.as_str()})).await;
+        let route = serde_json::to_value(self.route).unwrap_or_default();
+        self.span("run", "run", self.started, serde_json::json!({"status": status.as_str(), "route": route})).await;
         let last = self.next_event(EventPayload::RunCompleted {
             status,
             error: error.clone(),

@@ -5,6 +5,7 @@
 use super::events::SystemStatus;
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::model::ToolSpec;
+use super::router::{Route, gate};
 use super::summary;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
@@ -108,8 +109,16 @@ impl ToolRegistry {
         self.tools.values().filter(|t| caller.principal.role.allows(t.meta().capability)).collect()
     }
 
-    pub fn specs(&self, caller: &Caller) -> Vec<ToolSpec> {
-        self.allowed(caller)
+    /// The full gate: the role's tools, narrowed by the route and the deployment mode.
+    pub fn gated(&self, caller: &Caller, route: &Route, local_mode: bool) -> Vec<&Arc<dyn Tool>> {
+        let allowed = self.allowed(caller);
+        let names: Vec<&str> = allowed.iter().map(|t| t.meta().name).collect();
+        let kept = gate(route, local_mode, &names);
+        allowed.into_iter().filter(|t| kept.contains(&t.meta().name)).collect()
+    }
+
+    pub fn specs(&self, caller: &Caller, route: &Route, local_mode: bool) -> Vec<ToolSpec> {
+        self.gated(caller, route, local_mode)
             .into_iter()
             .map(|t| ToolSpec {
                 name: t.meta().name.to_owned(),

@@ -1,0 +1,215 @@
+//! The router and the policy gate — deterministic, no model involved. The router reads the user's
+//! message into an intent with a confidence; the gate turns intent × role × deployment mode into
+//! the tools the model may see and call. A guess never blocks the model: below
+//! [`CONFIDENT`], every tool the role and mode allow stays available.
+
+use serde::Serialize;
+
+/// What a message asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intent {
+    ChatOnly,
+    DatasetLookup,
+    Preview,
+    Query,
+    Statistics,
+    Search,
+    DatasetAdmin,
+    FileBrowse,
+    FileImport,
+    SystemStatus,
+    RunLookup,
+}
+
+/// How far a request may reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    Read,
+    Write,
+    Destructive,
+}
+
+/// The router's output.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Route {
+    pub intent: Intent,
+    pub confidence: f32,
+    pub needs_dataset: bool,
+    pub risk: Risk,
+}
+
+/// Below this, the gate does not narrow the tools.
+pub const CONFIDENT: f32 = 0.5;
+
+pub(crate) const AGGREGATE_WORDS: [&str; 20] = [
+    "average",
+    "avg",
+    "mean",
+    "sum",
+    "total",
+    "minimum",
+    "min",
+    "lowest",
+    "smallest",
+    "cheapest",
+    "maximum",
+    "max",
+    "highest",
+    "largest",
+    "biggest",
+    "median",
+    "many",
+    "count",
+    "number",
+    "percentage",
+];
+
+/// Lower-case words of a text (letters and digits).
+pub(crate) fn words(s: &str) -> Vec<String> {
+    s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+}
+
+/// A run id written in the text (`run_…`).
+pub(crate) fn run_id_in(text: &str) -> Option<&str> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | '?' | '!' | '"' | '\'' | '`'))
+        .find(|w| w.starts_with("run_") && w.len() > 4)
+        .map(|w| w.trim_end_matches('.'))
+}
+
+/// Reads a message into a route, with keyword rules in priority order.
+pub fn route(text: &str) -> Route {
+    let said = words(text);
+    let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
+    let r = |intent, confidence, needs_dataset, risk| Route { intent, confidence, needs_dataset, risk };
+    if has(&["delete", "remove", "drop", "erase"]) {
+        return r(Intent::DatasetAdmin, 0.9, true, Risk::Destructive);
+    }
+    if run_id_in(text).is_some() {
+        return r(Intent::RunLookup, 0.9, false, Risk::Read);
+    }
+    if has(&["import", "ingest"]) {
+        return r(Intent::FileImport, 0.7, false, Risk::Write);
+    }
+    if has(&["folder", "folders", "directory", "directories", "disk"]) {
+        return r(Intent::FileBrowse, 0.7, false, Risk::Read);
+    }
+    if has(&["status", "health", "version", "system"]) {
+        return r(Intent::SystemStatus, 0.8, false, Risk::Read);
+    }
+    if has(&AGGREGATE_WORDS) {
+        return r(Intent::Query, 0.8, true, Risk::Read);
+    }
+    if has(&["statistics", "stats", "profile", "summary", "summarize", "summarise", "describe", "distribution"]) {
+        return r(Intent::Statistics, 0.8, true, Risk::Read);
+    }
+    if has(&["search", "mention", "mentions", "mentioning"]) {
+        return r(Intent::Search, 0.6, false, Risk::Read);
+    }
+    if has(&["columns", "schema", "fields", "structure"]) {
+        return r(Intent::DatasetLookup, 0.7, true, Risk::Read);
+    }
+    if has(&["show", "preview", "rows", "look", "see", "open", "display", "sample", "first"]) {
+        return r(Intent::Preview, 0.7, true, Risk::Read);
+    }
+    if has(&["files", "file", "datasets", "dataset", "data", "tables", "uploads", "have"]) {
+        return r(Intent::DatasetLookup, 0.7, false, Risk::Read);
+    }
+    // Small talk is chat-only, but never confidently so: taking tools away on a guess would stop
+    // a model that reads more into the message than these rules do.
+    let small_talk = has(&["hello", "hi", "hey", "thanks", "thank", "bye"]);
+    r(Intent::ChatOnly, if small_talk { 0.4 } else { 0.3 }, false, Risk::Read)
+}
+
+/// The tools an intent needs (before role and mode are applied).
+fn tools_for(intent: Intent) -> &'static [&'static str] {
+    match intent {
+        Intent::ChatOnly => &[],
+        Intent::DatasetLookup => &["list_datasets", "get_dataset_detail"],
+        Intent::Preview => &["preview_rows", "get_dataset_detail", "list_datasets"],
+        Intent::Query => &["execute_query_plan", "run_sql_query", "get_dataset_detail", "list_datasets"],
+        Intent::Statistics => &["get_dataset_statistics", "get_dataset_detail", "list_datasets"],
+        Intent::Search => &["search_datasets", "list_datasets", "get_dataset_detail"],
+        Intent::DatasetAdmin => &["delete_dataset", "list_datasets", "get_dataset_detail"],
+        Intent::FileBrowse => &["list_directory"],
+        Intent::FileImport => &["import_files", "list_directory"],
+        Intent::SystemStatus => &["get_system_status"],
+        Intent::RunLookup => &["get_run_status"],
+    }
+}
+
+/// Tools that touch the server's file system: local mode only.
+const FILE_TOOLS: [&str; 2] = ["list_directory", "import_files"];
+
+/// The policy gate: of `candidates` (the tools the role allows), those this route may use in
+/// this mode. A confident route narrows to its intent's tools.
+pub fn gate<'a>(route: &Route, local_mode: bool, candidates: &[&'a str]) -> Vec<&'a str> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|t| local_mode || !FILE_TOOLS.contains(t))
+        .filter(|t| route.confidence < CONFIDENT || tools_for(route.intent).contains(t))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [&str; 11] = [
+        "list_datasets",
+        "get_dataset_detail",
+        "preview_rows",
+        "run_sql_query",
+        "execute_query_plan",
+        "get_dataset_statistics",
+        "get_system_status",
+        "get_run_status",
+        "delete_dataset",
+        "list_directory",
+        "import_files",
+    ];
+
+    #[test]
+    fn each_intent_gets_exactly_its_tools() {
+        let cases: [(&str, Intent, &[&str]); 8] = [
+            ("what are my files?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
+            ("show me the apartments", Intent::Preview, &["list_datasets", "get_dataset_detail", "preview_rows"]),
+            (
+                "average price by neighbourhood",
+                Intent::Query,
+                &["list_datasets", "get_dataset_detail", "run_sql_query", "execute_query_plan"],
+            ),
+            (
+                "profile customer churn",
+                Intent::Statistics,
+                &["list_datasets", "get_dataset_detail", "get_dataset_statistics"],
+            ),
+            (
+                "delete the churn dataset",
+                Intent::DatasetAdmin,
+                &["list_datasets", "get_dataset_detail", "delete_dataset"],
+            ),
+            ("system status", Intent::SystemStatus, &["get_system_status"]),
+            ("what happened in run_01ab?", Intent::RunLookup, &["get_run_status"]),
+            ("what is in the downloads folder", Intent::FileBrowse, &["list_directory"]),
+        ];
+        for (text, intent, tools) in cases {
+            let r = route(text);
+            assert_eq!(r.intent, intent, "{text}");
+            assert_eq!(gate(&r, true, &ALL), tools, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_guess_does_not_narrow_and_connected_mode_has_no_file_tools() {
+        assert_eq!(route("hello there").intent, Intent::ChatOnly);
+        let r = route("zxq blorp");
+        assert!(r.confidence < CONFIDENT);
+        assert_eq!(gate(&r, true, &ALL).len(), ALL.len());
+        let connected = gate(&r, false, &ALL);
+        assert!(!connected.contains(&"list_directory") && !connected.contains(&"import_files"));
+        assert!(gate(&route("import the files in my folder"), false, &ALL).is_empty());
+    }
+}
