@@ -228,3 +228,43 @@ async fn a_viewer_is_never_offered_or_allowed_a_delete() {
     assert!(run.iter().all(|e| !matches!(e.payload, Some(P::ConfirmationRequired(_)))), "not even a confirmation");
     assert_eq!(answer(&run).0, pb::RunStatus::Succeeded);
 }
+
+/// The gate follows the intent too: a model asked only to list files that tries to delete is
+/// refused with `ToolDenied` — no confirmation is even requested — while the listing runs.
+#[tokio::test]
+async fn a_tool_outside_the_requests_intent_is_denied() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let reply = serde_json::json!({"replies": [{"when": "files", "turns": [
+        {"tool_calls": [
+            {"name": "list_datasets", "arguments": {}},
+            {"name": "delete_dataset", "arguments": {"dataset": "customer_churn"}}
+        ]},
+        {"chunks": ["Listed."]}
+    ]}]});
+    std::fs::write(&script, reply.to_string()).unwrap();
+    let server = TestServer::start_with_env(
+        &[],
+        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())],
+    );
+    let run = ask(&server, None, "what are my files?").await;
+    let denied: Vec<String> = run
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Some(P::ToolDenied(d)) => Some(format!("{}: {}", d.tool_name, d.reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(denied, ["delete_dataset: delete_dataset is not available for this request."]);
+    assert_eq!(results(&run).len(), 1, "the listing ran");
+    assert!(run.iter().all(|e| !matches!(e.payload, Some(P::ConfirmationRequired(_)))));
+    let left = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    assert_eq!(left.into_inner().datasets.len(), 3);
+    let trace = aware_proto::v1::runs_service_client::RunsServiceClient::new(server.channel().await)
+        .get_run_trace(pb::GetRunTraceRequest { run_id: run[0].run_id.clone() })
+        .await
+        .unwrap()
+        .into_inner();
+    let run_span = trace.spans.iter().find(|s| s.kind == "run").unwrap();
+    assert!(run_span.attributes["route"].contains("dataset_lookup"), "{:?}", run_span.attributes);
+}

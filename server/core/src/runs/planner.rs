@@ -2,6 +2,7 @@
 //! when no provider is configured) and the scripted model (tests and demos, from a JSON file).
 
 use super::model::{LanguageModel, Message, ModelRequest, ModelTurn, RunContext, estimate_tokens, word_deltas};
+use super::router::{AGGREGATE_WORDS, Intent, route, run_id_in, words};
 use crate::dataset::Dataset;
 use crate::run::Usage;
 use crate::value::ValueKind;
@@ -20,10 +21,6 @@ const HELP: &str = "I can list your datasets, show or profile one, answer counts
 /// The offline planner: routes common requests to tool calls with keyword rules, and writes the
 /// answer from the tools' summaries.
 pub struct OfflinePlanner;
-
-fn words(s: &str) -> Vec<String> {
-    s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
-}
 
 /// The dataset the text names best: the most words of its table name (or file stem) appear in
 /// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one.
@@ -143,12 +140,13 @@ impl OfflinePlanner {
         };
         let said = words(&text);
         let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
+        let intent = route(&text).intent;
         let context = request.context;
         let call = |name: &str, args: serde_json::Value| ModelTurn {
             tool_calls: vec![(name.to_owned(), args)],
             ..ModelTurn::default()
         };
-        if has(&["delete", "remove", "drop", "erase"]) && allowed("delete_dataset") {
+        if intent == Intent::DatasetAdmin && allowed("delete_dataset") {
             return match named_dataset(&text, &context.datasets) {
                 Some(d) => ModelTurn {
                     text: format!("I will delete {} once you approve.", d.name),
@@ -164,16 +162,12 @@ impl OfflinePlanner {
                 }
             };
         }
-        let run_id = text
-            .split(|c: char| c.is_whitespace() || matches!(c, ',' | '?' | '!' | '"' | '\'' | '`'))
-            .find(|w| w.starts_with("run_") && w.len() > 4)
-            .map(|w| w.trim_end_matches('.'));
-        if let Some(run_id) = run_id
+        if let Some(run_id) = run_id_in(&text).filter(|_| intent == Intent::RunLookup)
             && allowed("get_run_status")
         {
             return call("get_run_status", json!({"run_id": run_id}));
         }
-        if has(&["status", "health", "version", "system"]) && allowed("get_system_status") {
+        if intent == Intent::SystemStatus && allowed("get_system_status") {
             return call("get_system_status", json!({}));
         }
         let aggregate = [
@@ -187,7 +181,7 @@ impl OfflinePlanner {
         .into_iter()
         .find(|(w, _)| has(w))
         .map(|(_, a)| a);
-        if let (Some(agg), Some(d)) = (aggregate, target(&text, context))
+        if let (Intent::Query, Some(agg), Some(d)) = (intent, aggregate, target(&text, context))
             && allowed("execute_query_plan")
         {
             let by = said.iter().position(|w| w == "by" || w == "per").and_then(|i| said.get(i + 1));
@@ -200,13 +194,7 @@ impl OfflinePlanner {
             if agg == "count" {
                 select.push(json!({"aggregate": "count", "alias": "rows"}));
             } else {
-                let after = said.iter().position(|w| {
-                    [
-                        "average", "avg", "mean", "sum", "total", "minimum", "min", "lowest", "smallest", "cheapest",
-                        "maximum", "max", "highest", "largest", "biggest", "median",
-                    ]
-                    .contains(&w.as_str())
-                });
+                let after = said.iter().position(|w| AGGREGATE_WORDS.contains(&w.as_str()));
                 let measure = after
                     .map(|i| &said[i + 1..])
                     .into_iter()
@@ -241,27 +229,26 @@ impl OfflinePlanner {
             }
             return call("execute_query_plan", plan);
         }
-        if has(&["statistics", "stats", "profile", "summary", "summarize", "summarise", "describe", "distribution"])
+        if intent == Intent::Statistics
             && let Some(d) = target(&text, context)
             && allowed("get_dataset_statistics")
         {
             return call("get_dataset_statistics", json!({"dataset": d.table_name}));
         }
-        if has(&["columns", "schema", "fields", "structure"])
+        if intent == Intent::DatasetLookup
+            && has(&["columns", "schema", "fields", "structure"])
             && let Some(d) = target(&text, context)
             && allowed("get_dataset_detail")
         {
             return call("get_dataset_detail", json!({"dataset": d.table_name}));
         }
-        if has(&["show", "preview", "rows", "look", "see", "open", "display", "sample", "first"])
+        if intent == Intent::Preview
             && let Some(d) = named_dataset(&text, &context.datasets).or_else(|| target(&text, context))
             && allowed("preview_rows")
         {
             return call("preview_rows", json!({"dataset": d.table_name, "limit": 10}));
         }
-        if has(&["files", "file", "datasets", "dataset", "data", "tables", "uploads", "have"])
-            && allowed("list_datasets")
-        {
+        if intent == Intent::DatasetLookup && allowed("list_datasets") {
             return call("list_datasets", json!({}));
         }
         ModelTurn { text: HELP.to_owned(), ..ModelTurn::default() }
