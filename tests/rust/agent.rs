@@ -268,3 +268,16 @@ async fn a_tool_outside_the_requests_intent_is_denied() {
     let run_span = trace.spans.iter().find(|s| s.kind == "run").unwrap();
     assert!(run_span.attributes["route"].contains("dataset_lookup"), "{:?}", run_span.attributes);
 }
+
+/// With `agent.debug_routing`, each run says how it was routed and what the gate allowed, right
+/// after `RunStarted`.
+#[tokio::test]
+async fn debug_routing_shows_the_route_and_the_gate() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_AGENT__DEBUG_ROUTING", "true")]);
+    let run = ask(&server, None, "what are my files?").await;
+    let Some(P::RoutingDecided(r)) = &run[1].payload else { panic!("RoutingDecided at seq 2: {:?}", run[1]) };
+    assert_eq!((r.intent.as_str(), r.risk.as_str()), ("dataset_lookup", "read"));
+    assert_eq!(r.tools, ["get_dataset_detail", "list_datasets"]);
+    assert!(r.withheld_tools.contains(&"delete_dataset".to_owned()), "{:?}", r.withheld_tools);
+    assert_eq!(answer(&run).0, pb::RunStatus::Succeeded);
+}

@@ -88,6 +88,7 @@ fn name(e: &pb::ServerEvent) -> &'static str {
         P::ConfirmationRequired(_) => "confirmation_required",
         P::ConfirmationResolved(_) => "confirmation_resolved",
         P::RunCompleted(_) => "run_completed",
+        P::RoutingDecided(_) => "routing_decided",
         P::Heartbeat(_) => "heartbeat",
         P::ReplayStarted(_) => "replay_started",
         P::ReplayFinished(_) => "replay_finished",

@@ -140,6 +140,8 @@ pub struct Agent {
     pub max_active_runs_per_user: u32,
     /// Testing aid: every tool waits this long between its intent row and its side effect.
     pub tool_delay_ms: u64,
+    /// Send the router's output and the policy decision as a `RoutingDecided` event in each run.
+    pub debug_routing: bool,
 }
 
 impl Default for Agent {
@@ -154,6 +156,7 @@ impl Default for Agent {
             heartbeat_ms: 5_000,
             max_active_runs_per_user: 8,
             tool_delay_ms: 0,
+            debug_routing: false,
         }
     }
 }

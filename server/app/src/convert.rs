@@ -518,6 +518,15 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
                 resolution: resolution(*r).into(),
             })
         }
+        EventPayload::RoutingDecided { intent, confidence, risk, tools, withheld_tools } => {
+            P::RoutingDecided(pb::RoutingDecided {
+                intent: intent.clone(),
+                confidence: *confidence,
+                risk: risk.clone(),
+                tools: tools.clone(),
+                withheld_tools: withheld_tools.clone(),
+            })
+        }
         EventPayload::RunCompleted { status, error, usage: u, final_text } => P::RunCompleted(pb::RunCompleted {
             status: run_status(*status).into(),
             error: error.as_ref().map(run_error),

@@ -150,6 +150,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
             confirmation_ttl: Duration::from_secs(agent.confirmation_ttl_secs),
             max_active_runs_per_user: agent.max_active_runs_per_user,
             tool_delay: Duration::from_millis(agent.tool_delay_ms),
+            debug_routing: agent.debug_routing,
             ..RunsConfig::default()
         },
     );

@@ -153,6 +153,33 @@ impl Driver {
         })
     }
 
+    /// The router's output and the gate's decision, as an event.
+    fn routing_decided(&self) -> EventPayload {
+        let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+        let tools: Vec<String> = self
+            .inner
+            .tools
+            .gated(&self.ctx.caller, &self.route, self.local_mode())
+            .iter()
+            .map(|t| t.meta().name.to_owned())
+            .collect();
+        let withheld_tools = self
+            .inner
+            .tools
+            .allowed(&self.ctx.caller)
+            .iter()
+            .map(|t| t.meta().name.to_owned())
+            .filter(|t| !tools.contains(t))
+            .collect();
+        EventPayload::RoutingDecided {
+            intent: name(serde_json::to_value(self.route.intent).unwrap_or_default()),
+            confidence: self.route.confidence,
+            risk: name(serde_json::to_value(self.route.risk).unwrap_or_default()),
+            tools,
+            withheld_tools,
+        }
+    }
+
     fn local_mode(&self) -> bool {
         self.inner.system.mode == "local"
     }
@@ -244,6 +271,9 @@ impl Driver {
                 client_msg_id: self.run.record.client_msg_id.clone().unwrap_or_default(),
             })
             .await?;
+            if self.inner.config.debug_routing {
+                self.emit(self.routing_decided()).await?;
+            }
         } else {
             self.inner.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
         }

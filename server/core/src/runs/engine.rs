@@ -34,6 +34,8 @@ pub struct EngineConfig {
     pub tool_delay: Duration,
     /// How many earlier runs of the thread the model sees.
     pub history_runs: u32,
+    /// Emit the router's output and the gate's decision as a `RoutingDecided` event.
+    pub debug_routing: bool,
 }
 
 impl Default for EngineConfig {
@@ -46,6 +48,7 @@ impl Default for EngineConfig {
             max_active_runs_per_user: 8,
             tool_delay: Duration::ZERO,
             history_runs: 10,
+            debug_routing: false,
         }
     }
 }

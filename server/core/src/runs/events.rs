@@ -224,6 +224,13 @@ pub enum EventPayload {
         tool_call_id: ToolCallId,
         resolution: Resolution,
     },
+    RoutingDecided {
+        intent: String,
+        confidence: f32,
+        risk: String,
+        tools: Vec<String>,
+        withheld_tools: Vec<String>,
+    },
     RunCompleted {
         status: RunStatus,
         error: Option<RunError>,
