@@ -76,6 +76,39 @@ fn from_micros(us: i64) -> DateTime<Utc> {
 }
 
 impl SqliteStore {
+    /// Inserts a run row unless one with its id (or its owner's client message id) exists; returns
+    /// the rows inserted (0 or 1). `role` is set for chat runs, which a restart continues as it.
+    pub(crate) async fn insert_run_row(&self, run: &RunRecord, role: Option<Role>) -> Result<u64> {
+        let inserted = sqlx::query(
+            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+                               ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
+                               completed_at, role)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(run.id.as_str())
+        .bind(run.owner.as_str())
+        .bind(run.thread_id.as_ref().map(ThreadId::as_str))
+        .bind(run.kind.as_str())
+        .bind(run.status.as_str())
+        .bind(run.client_msg_id.as_deref())
+        .bind(&run.question)
+        .bind(run.parent_run_id.as_ref().map(RunId::as_str))
+        .bind(run.ui_state_version as i64)
+        .bind(run.model.as_deref())
+        .bind(run.last_seq as i64)
+        .bind(i64::from(run.iterations))
+        .bind(json(&run.usage)?)
+        .bind(run.error.as_ref().map(json).transpose()?)
+        .bind(micros(run.created_at))
+        .bind(run.completed_at.map(micros))
+        .bind(role.map(Role::as_str))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(inserted.rows_affected())
+    }
+
     /// Opens (creating if needed) the database file and applies pending migrations.
     pub async fn open(path: &Path) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::new()
@@ -525,31 +558,10 @@ fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
 #[async_trait]
 impl RunStore for SqliteStore {
     async fn insert_run(&self, run: &RunRecord) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
-                               ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at, completed_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(run.id.as_str())
-        .bind(run.owner.as_str())
-        .bind(run.thread_id.as_ref().map(ThreadId::as_str))
-        .bind(run.kind.as_str())
-        .bind(run.status.as_str())
-        .bind(run.client_msg_id.as_deref())
-        .bind(&run.question)
-        .bind(run.parent_run_id.as_ref().map(RunId::as_str))
-        .bind(run.ui_state_version as i64)
-        .bind(run.model.as_deref())
-        .bind(run.last_seq as i64)
-        .bind(i64::from(run.iterations))
-        .bind(json(&run.usage)?)
-        .bind(run.error.as_ref().map(json).transpose()?)
-        .bind(micros(run.created_at))
-        .bind(run.completed_at.map(micros))
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        Ok(())
+        match self.insert_run_row(run, None).await? {
+            1 => Ok(()),
+            _ => Err(StoreError::Corrupt(format!("run {} exists already", run.id)).into()),
+        }
     }
 
     async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {

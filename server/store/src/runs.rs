@@ -159,29 +159,7 @@ impl RunLog for SqliteStore {
 
     async fn create_chat_run(&self, run: &ChatRun) -> Result<Created> {
         let r = &run.record;
-        let inserted = sqlx::query(
-            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
-                               ui_state_version, model, last_seq, iterations, usage_json, created_at, role)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?)
-             ON CONFLICT DO NOTHING",
-        )
-        .bind(r.id.as_str())
-        .bind(r.owner.as_str())
-        .bind(r.thread_id.as_ref().map(ThreadId::as_str))
-        .bind(r.kind.as_str())
-        .bind(r.status.as_str())
-        .bind(r.client_msg_id.as_deref())
-        .bind(&r.question)
-        .bind(r.parent_run_id.as_ref().map(RunId::as_str))
-        .bind(r.ui_state_version as i64)
-        .bind(r.model.as_deref())
-        .bind(json(&r.usage)?)
-        .bind(micros(r.created_at))
-        .bind(run.role.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?
-        .rows_affected();
+        let inserted = self.insert_run_row(r, Some(run.role)).await?;
         if inserted == 1 {
             return Ok(Created::New);
         }
