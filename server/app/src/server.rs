@@ -121,6 +121,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         }
         _ => Arc::new(OfflinePlanner),
     };
+    let history = RunHistory::new(store.clone());
     let agent = &config.agent;
     let model_name = model.name().to_owned();
     let runs = RunEngine::new(
@@ -130,7 +131,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         Services {
             datasets: datasets.clone(),
             query: query.clone(),
-            history: RunHistory::new(store.clone()),
+            history: history.clone(),
             audit: store.clone() as Arc<dyn AuditLog>,
         },
         SystemInfo {
@@ -163,7 +164,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>),
         datasets,
         query,
-        history: RunHistory::new(store.clone()),
+        history,
         runs,
     }))
 }

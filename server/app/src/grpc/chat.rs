@@ -68,6 +68,22 @@ fn rejected(client_msg_id: &str, run_id: &str, e: &Error, active_run_id: &str, l
     )
 }
 
+/// The in-band answer to a resume that cannot be served; a cursor beyond the log is told where
+/// the log ends.
+async fn resume_rejected(
+    state: &State,
+    caller: &Caller,
+    client_msg_id: &str,
+    run_id: &str,
+    e: &Error,
+) -> pb::ServerEvent {
+    let last_seq = match e.code {
+        ErrorCode::CursorAhead => state.runs.last_seq(caller, run_id).await.unwrap_or(0),
+        _ => 0,
+    };
+    rejected(client_msg_id, run_id, e, "", last_seq)
+}
+
 fn accepted(client_msg_id: &str, run_id: &str, thread_id: &str, queued: bool) -> pb::ServerEvent {
     unsequenced(
         run_id,
@@ -195,14 +211,7 @@ impl Session {
     async fn resume(&mut self, client_msg_id: &str, run_id: &str, after_seq: u64) {
         match self.state.runs.subscribe(&self.caller, run_id, after_seq).await {
             Ok(sub) => self.watch(sub, Some(after_seq)),
-            Err(e) => {
-                let last_seq = if e.code == ErrorCode::CursorAhead {
-                    self.state.runs.events(&self.caller, run_id, u64::MAX, 1).await.map_or(0, |p| p.last_seq)
-                } else {
-                    0
-                };
-                self.send(rejected(client_msg_id, run_id, &e, "", last_seq)).await;
-            }
+            Err(e) => self.send(resume_rejected(&self.state, &self.caller, client_msg_id, run_id, &e).await).await,
         }
     }
 
@@ -428,12 +437,8 @@ impl ChatService for Chat {
                 });
             }
             Err(e) => {
-                let last_seq = if e.code == ErrorCode::CursorAhead {
-                    self.state.runs.events(&caller, &req.run_id, u64::MAX, 1).await.map_or(0, |p| p.last_seq)
-                } else {
-                    0
-                };
-                let _ = tx.send(Ok(stream_run_response(rejected("", &req.run_id, &e, "", last_seq)))).await;
+                let answer = resume_rejected(&self.state, &caller, "", &req.run_id, &e).await;
+                let _ = tx.send(Ok(stream_run_response(answer))).await;
             }
         }
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))

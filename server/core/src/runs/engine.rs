@@ -261,11 +261,12 @@ impl RunEngine {
                 let state = threads.entry(thread).or_default();
                 if run.record.status == RunStatus::Queued && !run.cancel_requested {
                     state.queue.push_back(id);
-                } else if state.active.is_none() {
-                    state.active = Some(id.clone());
-                    to_start.push(id);
                 } else {
-                    // Two active runs in one thread cannot happen; finish the extra one anyway.
+                    // A second active run in one thread cannot happen; if it did, it is driven to
+                    // its end anyway, without holding the thread.
+                    if state.active.is_none() {
+                        state.active = Some(id.clone());
+                    }
                     to_start.push(id);
                 }
             }
@@ -534,6 +535,12 @@ impl RunEngine {
         let last_seq = self.inner.log.last_seq(&run.record.id).await?;
         let status = self.inner.log.chat_run(&run.record.id).await?.map_or(run.record.status, |r| r.record.status);
         Ok(RunLogPage { events, status, last_seq })
+    }
+
+    /// The last seq in a run's log.
+    pub async fn last_seq(&self, caller: &Caller, run_id: &str) -> Result<u64> {
+        let run = self.owned_run(caller, run_id).await?;
+        self.inner.log.last_seq(&run.record.id).await
     }
 
     /// The spans of a run.
