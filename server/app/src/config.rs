@@ -118,6 +118,71 @@ pub enum ModelKind {
     Offline,
     /// Replies read from `agent.script` (tests and demos).
     Script,
+    /// Anthropic Messages (`[llm]` says where and which model).
+    Anthropic,
+    /// An OpenAI-compatible chat-completions server: OpenAI, a proxy, vLLM, llama.cpp, Ollama.
+    Openai,
+}
+
+/// Who reads a message into an intent for the policy gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RouterKind {
+    /// Keyword heuristics (no model call).
+    Heuristic,
+    /// The configured provider refines the heuristics; an unusable answer keeps them.
+    Llm,
+}
+
+/// Where the language model is, when `agent.model` names a provider.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Llm {
+    /// Anthropic: the host (`/v1/messages` is appended), default `https://api.anthropic.com`.
+    /// OpenAI-compatible: up to the version (`/chat/completions` is appended), default
+    /// `https://api.openai.com/v1`, e.g. `http://localhost:11434/v1` for Ollama.
+    pub base_url: Option<String>,
+    /// The key; when unset, `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` from the environment.
+    pub api_key: Option<String>,
+    /// The model id; defaults to `claude-sonnet-4-5` / `gpt-4.1-mini`.
+    pub model: Option<String>,
+    /// Output tokens per call (Anthropic: 2048 when unset; OpenAI-compatible: sent only when set).
+    pub max_tokens: Option<u32>,
+    /// One model call, retries included.
+    pub timeout_secs: u64,
+    /// Silence allowed while waiting for the response or between stream chunks.
+    pub idle_timeout_secs: u64,
+    /// Extra attempts for a call that failed before anything was streamed.
+    pub max_retries: u32,
+}
+
+impl Default for Llm {
+    fn default() -> Self {
+        Self {
+            base_url: None,
+            api_key: None,
+            model: None,
+            max_tokens: None,
+            timeout_secs: 120,
+            idle_timeout_secs: 30,
+            max_retries: 2,
+        }
+    }
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for Llm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Llm")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("timeout_secs", &self.timeout_secs)
+            .field("idle_timeout_secs", &self.idle_timeout_secs)
+            .field("max_retries", &self.max_retries)
+            .finish()
+    }
 }
 
 /// The agent and its runs.
@@ -142,6 +207,8 @@ pub struct Agent {
     pub tool_delay_ms: u64,
     /// Send the router's output and the policy decision as a `RoutingDecided` event in each run.
     pub debug_routing: bool,
+    /// `heuristic` or `llm` (needs a provider model).
+    pub router: RouterKind,
 }
 
 impl Default for Agent {
@@ -157,6 +224,7 @@ impl Default for Agent {
             max_active_runs_per_user: 8,
             tool_delay_ms: 0,
             debug_routing: false,
+            router: RouterKind::Heuristic,
         }
     }
 }
@@ -188,6 +256,7 @@ pub struct Config {
     pub ingest: Ingest,
     pub sandbox: Sandbox,
     pub agent: Agent,
+    pub llm: Llm,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
 }
@@ -208,6 +277,7 @@ impl Default for Config {
             ingest: Ingest::default(),
             sandbox: Sandbox::default(),
             agent: Agent::default(),
+            llm: Llm::default(),
             worker_exe: None,
         }
     }
@@ -241,11 +311,19 @@ impl Config {
             }
             None => figment.merge(Toml::file("aware.toml")),
         };
-        let config: Config = figment
+        let mut config: Config = figment
             .merge(Env::prefixed("AWARE_").split("__"))
             .merge(Serialized::defaults(overrides))
             .extract()
             .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+        if config.llm.api_key.is_none() {
+            let var = match config.agent.model {
+                ModelKind::Anthropic => Some("ANTHROPIC_API_KEY"),
+                ModelKind::Openai => Some("OPENAI_API_KEY"),
+                ModelKind::Offline | ModelKind::Script => None,
+            };
+            config.llm.api_key = var.and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
+        }
         config.validate()?;
         Ok(config)
     }
@@ -276,6 +354,25 @@ impl Config {
             ag.model != ModelKind::Script || ag.script.is_some(),
             "agent.model = \"script\" needs agent.script (a JSON file)"
         );
+        anyhow::ensure!(
+            ag.router == RouterKind::Heuristic || matches!(ag.model, ModelKind::Anthropic | ModelKind::Openai),
+            "agent.router = \"llm\" needs agent.model = \"anthropic\" or \"openai\""
+        );
+        let llm = &self.llm;
+        anyhow::ensure!(
+            ag.model != ModelKind::Anthropic || llm.api_key.is_some(),
+            "agent.model = \"anthropic\" needs llm.api_key (or ANTHROPIC_API_KEY in the environment)"
+        );
+        if let Some(url) = &llm.base_url {
+            anyhow::ensure!(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "llm.base_url {url:?} must start with http:// or https://"
+            );
+        }
+        anyhow::ensure!((1..=3_600).contains(&llm.timeout_secs), "llm.timeout_secs must be 1 to 3600");
+        anyhow::ensure!((1..=600).contains(&llm.idle_timeout_secs), "llm.idle_timeout_secs must be 1 to 600");
+        anyhow::ensure!(llm.max_retries <= 10, "llm.max_retries must be at most 10");
+        anyhow::ensure!(llm.max_tokens.is_none_or(|n| n >= 1), "llm.max_tokens must be at least 1");
         let sb = &self.sandbox;
         anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
         anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");

@@ -3,7 +3,7 @@
 //! HTTP/2 keepalive.
 
 use crate::auth::Authenticator;
-use crate::config::{Config, ModelKind};
+use crate::config::{Config, ModelKind, RouterKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, query, unimplemented};
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
@@ -17,6 +17,7 @@ use aware_core::runs::tools::{SystemInfo, ToolRegistry};
 use aware_core::runs::{EngineConfig as RunsConfig, RunEngine, Services};
 use aware_core::samples::sample_files;
 use aware_core::staging::Staging;
+use aware_llm::{Provider, ProviderConfig, ProviderKind};
 use aware_proto::v1::{
     FILE_DESCRIPTOR_SET, chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
     files_service_server::FilesServiceServer, query_service_server::QueryServiceServer,
@@ -119,6 +120,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
                 .with_context(|| format!("cannot read the model script {}", path.display()))?;
             Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
         }
+        (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
         _ => Arc::new(OfflinePlanner),
     };
     let history = RunHistory::new(store.clone());
@@ -152,6 +154,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
             max_active_runs_per_user: agent.max_active_runs_per_user,
             tool_delay: Duration::from_millis(agent.tool_delay_ms),
             debug_routing: agent.debug_routing,
+            llm_router: agent.router == RouterKind::Llm,
             ..RunsConfig::default()
         },
     );
@@ -306,4 +309,30 @@ pub async fn run(
     };
     sweeper.abort();
     served.context("server failed")
+}
+
+/// The language-model provider `agent.model` names, configured from `[llm]`.
+fn provider(config: &Config) -> anyhow::Result<Provider> {
+    let kind = match config.agent.model {
+        ModelKind::Anthropic => ProviderKind::Anthropic,
+        _ => ProviderKind::OpenAi,
+    };
+    let llm = &config.llm;
+    let default_model = match kind {
+        ProviderKind::Anthropic => "claude-sonnet-4-5",
+        ProviderKind::OpenAi => "gpt-4.1-mini",
+    };
+    let provider = Provider::new(ProviderConfig {
+        kind,
+        base_url: llm.base_url.clone().unwrap_or_else(|| kind.default_base_url().to_owned()),
+        api_key: llm.api_key.clone().unwrap_or_default(),
+        model: llm.model.clone().unwrap_or_else(|| default_model.to_owned()),
+        max_tokens: llm.max_tokens,
+        timeout: Duration::from_secs(llm.timeout_secs),
+        idle_timeout: Duration::from_secs(llm.idle_timeout_secs),
+        max_retries: llm.max_retries,
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    tracing::info!(model = provider.name(), "runs use a language-model provider");
+    Ok(provider)
 }

@@ -204,6 +204,25 @@ impl RunLog for SqliteStore {
         Ok(())
     }
 
+    async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()> {
+        sqlx::query("UPDATE runs SET route_json = ? WHERE id = ?")
+            .bind(route_json)
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn run_route(&self, id: &RunId) -> Result<Option<String>> {
+        let row: Option<(Option<String>,)> = sqlx::query_as("SELECT route_json FROM runs WHERE id = ?")
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(row.and_then(|r| r.0))
+    }
+
     async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
         sqlx::query("UPDATE runs SET iterations = ?, usage_json = ? WHERE id = ?")
             .bind(i64::from(iterations))

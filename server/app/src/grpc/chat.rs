@@ -4,7 +4,7 @@
 //! envelopes (heartbeats, replay markers, accepted/rejected answers).
 
 use super::State;
-use crate::config::{AuthMode, DeploymentMode, ModelKind};
+use crate::config::{AuthMode, DeploymentMode};
 use crate::convert;
 use crate::status::to_status;
 use aware_core::auth::Caller;
@@ -528,11 +528,7 @@ impl ChatService for Chat {
                 AuthMode::ApiKey => "api-key",
             }
             .to_owned(),
-            model_provider: match agent.model {
-                ModelKind::Offline => "offline-planner",
-                ModelKind::Script => "script",
-            }
-            .to_owned(),
+            model_provider: self.state.runs.model_name().to_owned(),
             role: caller.principal.role.as_str().to_owned(),
             max_upload_bytes: config.max_upload_bytes(),
             max_message_bytes: u32::try_from(config.max_message_bytes())

@@ -5,7 +5,7 @@
 use super::engine::{Inner, Live};
 use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolPhase};
 use super::model::{Message, ModelRequest, RunContext, ToolCallRequest, estimate_tokens};
-use super::router::{Route, route};
+use super::router::{ROUTER_PROMPT, Route, parse_model_route, route};
 use super::store::{ChatRun, Confirmation, SpanRecord, ToolCallRow};
 use super::tools::ToolContext;
 use crate::auth::{Caller, Principal, Source};
@@ -271,11 +271,17 @@ impl Driver {
                 client_msg_id: self.run.record.client_msg_id.clone().unwrap_or_default(),
             })
             .await?;
+            if self.inner.config.llm_router {
+                self.refine_route().await?;
+            }
             if self.inner.config.debug_routing {
                 self.emit(self.routing_decided()).await?;
             }
         } else {
             self.inner.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
+            if let Some(json) = self.inner.log.run_route(&self.run.record.id).await? {
+                self.route = serde_json::from_str(&json).unwrap_or(self.route);
+            }
         }
         if self.cancel_reason().is_some() {
             return Err(Stop::Cancelled);
@@ -318,6 +324,48 @@ impl Driver {
                 }
             }
         }
+    }
+
+    /// `agent.router = "llm"`: the model reads the question into a route (no tools, nothing
+    /// streamed to the user); a malformed or unconfident answer, or a failed call, keeps the
+    /// heuristic route. The route is stored so a restart gates the run the same way.
+    async fn refine_route(&mut self) -> std::result::Result<(), Stop> {
+        let started = Utc::now();
+        let messages = [Message::User { text: self.run.record.question.clone() }];
+        let context = RunContext::default();
+        let request = ModelRequest {
+            system: ROUTER_PROMPT.to_owned(),
+            messages: &messages,
+            tools: &[],
+            context: &context,
+            turn: 0,
+        };
+        let (tx, _unheard) = mpsc::unbounded_channel::<String>();
+        let model = self.inner.model.clone();
+        let answer = tokio::select! {
+            biased;
+            () = self.cancelled() => return Err(Stop::Cancelled),
+            r = model.complete(request, tx) => r,
+        };
+        let (refined, outcome) = match &answer {
+            Ok(turn) => {
+                self.usage.input_tokens += turn.usage.input_tokens;
+                self.usage.output_tokens += turn.usage.output_tokens;
+                self.usage.model_calls += 1;
+                match parse_model_route(&turn.text) {
+                    Some(r) => (r, "model".to_owned()),
+                    None => (self.route, "heuristic: the model's answer was not a confident route".to_owned()),
+                }
+            }
+            Err(e) => (self.route, format!("heuristic: the routing call failed: {}", e.message)),
+        };
+        self.route = refined;
+        let json = serde_json::to_string(&self.route).map_err(|e| Stop::Failed(Error::internal(e)))?;
+        self.inner.log.set_run_route(&self.run.record.id, &json).await?;
+        let route = serde_json::to_value(self.route).unwrap_or_default();
+        self.span("router", self.inner.model.name(), started, serde_json::json!({"route": route, "source": outcome}))
+            .await;
+        Ok(())
     }
 
     /// Tool calls of the last assistant message that have no tool message yet.
@@ -381,6 +429,10 @@ impl Driver {
         let turn = match result {
             Ok(t) => t,
             Err(e) => {
+                // What streamed before the failure was paid for: count it as an estimate.
+                self.usage.output_tokens += estimate_tokens(&streamed);
+                self.usage.model_calls += 1;
+                self.usage.partial = true;
                 let e = if e.code == ErrorCode::ModelError { e } else { Error::new(ErrorCode::ModelError, e.message) };
                 return Err(Stop::Failed(e));
             }
@@ -393,7 +445,12 @@ impl Driver {
         let tool_calls: Vec<ToolCallRequest> = turn
             .tool_calls
             .into_iter()
-            .map(|(name, arguments)| ToolCallRequest { id: ToolCallId::generate(), name, arguments })
+            .map(|c| ToolCallRequest {
+                id: ToolCallId::generate(),
+                provider_id: c.provider_id,
+                name: c.name,
+                arguments: c.arguments,
+            })
             .collect();
         self.push_message(Message::Assistant { text: turn.text, tool_calls }).await?;
         self.inner.log.set_run_progress(&self.run.record.id, self.iteration, &self.usage).await?;
@@ -598,6 +655,16 @@ impl Driver {
             .await?;
             return Ok(());
         };
+        if !call.arguments.is_object() {
+            let shown: String = match &call.arguments {
+                serde_json::Value::String(raw) => raw.chars().take(200).collect(),
+                other => other.to_string().chars().take(200).collect(),
+            };
+            let e = Error::validation("arguments", format!("the arguments must be a JSON object; got {shown}"));
+            let summary = format!("Invalid call: {}", e.message);
+            self.tool_done(&call, ToolPhase::Failed, summary, Some(RunError::from(&e)), None, 0).await?;
+            return Ok(());
+        }
         let prepared = match tool.prepare(&self.ctx, &call.arguments).await {
             Ok(p) => p,
             Err(e) => {

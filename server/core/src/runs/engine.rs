@@ -36,6 +36,8 @@ pub struct EngineConfig {
     pub history_runs: u32,
     /// Emit the router's output and the gate's decision as a `RoutingDecided` event.
     pub debug_routing: bool,
+    /// Let the model refine the heuristic route (one extra, tool-less model call per run).
+    pub llm_router: bool,
 }
 
 impl Default for EngineConfig {
@@ -49,6 +51,7 @@ impl Default for EngineConfig {
             tool_delay: Duration::ZERO,
             history_runs: 10,
             debug_routing: false,
+            llm_router: false,
         }
     }
 }

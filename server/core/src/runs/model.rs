@@ -13,8 +13,27 @@ use tokio::sync::mpsc::UnboundedSender;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRequest {
     pub id: ToolCallId,
+    /// The id the provider gave the call (`toolu_…`, `call_…`), sent back with its result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_id: Option<String>,
+    pub name: String,
+    /// A JSON object; anything else (e.g. a string holding JSON that did not parse) is refused with
+    /// an error result.
+    pub arguments: serde_json::Value,
+}
+
+/// A tool call as the model produced it, before the engine gives it an id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelToolCall {
+    pub provider_id: Option<String>,
     pub name: String,
     pub arguments: serde_json::Value,
+}
+
+impl ModelToolCall {
+    pub fn new(name: impl Into<String>, arguments: serde_json::Value) -> Self {
+        Self { provider_id: None, name: name.into(), arguments }
+    }
 }
 
 /// One entry of the model-facing transcript.
@@ -59,7 +78,7 @@ pub struct ModelRequest<'a> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelTurn {
     pub text: String,
-    pub tool_calls: Vec<(String, serde_json::Value)>,
+    pub tool_calls: Vec<ModelToolCall>,
     pub usage: Usage,
 }
 

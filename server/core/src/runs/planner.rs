@@ -1,7 +1,9 @@
 //! Two deterministic `LanguageModel`s that need no network: the offline planner (the default
 //! when no provider is configured) and the scripted model (tests and demos, from a JSON file).
 
-use super::model::{LanguageModel, Message, ModelRequest, ModelTurn, RunContext, estimate_tokens, word_deltas};
+use super::model::{
+    LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, estimate_tokens, word_deltas,
+};
 use super::router::{AGGREGATE_WORDS, Intent, route, run_id_in, words};
 use crate::dataset::Dataset;
 use crate::run::Usage;
@@ -143,14 +145,14 @@ impl OfflinePlanner {
         let intent = route(&text).intent;
         let context = request.context;
         let call = |name: &str, args: serde_json::Value| ModelTurn {
-            tool_calls: vec![(name.to_owned(), args)],
+            tool_calls: vec![ModelToolCall::new(name, args)],
             ..ModelTurn::default()
         };
         if intent == Intent::DatasetAdmin && allowed("delete_dataset") {
             return match named_dataset(&text, &context.datasets) {
                 Some(d) => ModelTurn {
                     text: format!("I will delete {} once you approve.", d.name),
-                    tool_calls: vec![("delete_dataset".to_owned(), json!({"dataset": d.table_name}))],
+                    tool_calls: vec![ModelToolCall::new("delete_dataset", json!({"dataset": d.table_name}))],
                     ..ModelTurn::default()
                 },
                 None => {
@@ -368,7 +370,7 @@ impl LanguageModel for Script {
         }
         Ok(ModelTurn {
             text,
-            tool_calls: turn.tool_calls.iter().map(|c| (c.name.clone(), c.arguments.clone())).collect(),
+            tool_calls: turn.tool_calls.iter().map(|c| ModelToolCall::new(&c.name, c.arguments.clone())).collect(),
             usage: Usage {
                 input_tokens: turn.input_tokens,
                 output_tokens: turn.output_tokens,

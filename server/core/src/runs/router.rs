@@ -1,12 +1,14 @@
-//! The router and the policy gate — deterministic, no model involved. The router reads the user's
-//! message into an intent with a confidence; the gate turns intent × role × deployment mode into
-//! the tools the model may see and call. A guess never blocks the model: below
-//! [`CONFIDENT`], every tool the role and mode allow stays available.
+//! The router and the policy gate. The router reads the user's message into an intent with a
+//! confidence — keyword heuristics first; with `agent.router = "llm"` the model's structured reading
+//! ([`ROUTER_PROMPT`], [`parse_model_route`]) replaces it when it is well-formed and confident. The
+//! gate is a pure function (no model involved) that turns intent × role × deployment mode into the
+//! tools the model may see and call. A guess never blocks the model: below [`CONFIDENT`], every
+//! tool the role and mode allow stays available.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a message asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Intent {
     ChatOnly,
@@ -23,7 +25,7 @@ pub enum Intent {
 }
 
 /// How far a request may reach.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
     Read,
@@ -32,7 +34,7 @@ pub enum Risk {
 }
 
 /// The router's output.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Route {
     pub intent: Intent,
     pub confidence: f32,
@@ -122,6 +124,37 @@ pub fn route(text: &str) -> Route {
     r(Intent::ChatOnly, if small_talk { 0.4 } else { 0.3 }, false, Risk::Read)
 }
 
+/// What the model is told when it routes (`agent.router = "llm"`): the taxonomy and the one JSON
+/// object it must answer with.
+pub const ROUTER_PROMPT: &str = "You classify one message a user sent to a data assistant. The assistant can list, \
+describe, preview, query, profile, search and delete the user's datasets, browse and import files from approved \
+folders, report system status and look up earlier runs. Answer with exactly one JSON object and nothing else: \
+{\"intent\": one of \"chat_only\", \"dataset_lookup\", \"preview\", \"query\", \"statistics\", \"search\", \
+\"dataset_admin\", \"file_browse\", \"file_import\", \"system_status\", \"run_lookup\"; \"needs_dataset\": true if \
+it is about one dataset; \"risk\": \"read\", \"write\" or \"destructive\"; \"confidence\": 0 to 1}.";
+
+/// The least risk an intent carries, whatever a model says.
+fn least_risk(intent: Intent) -> Risk {
+    match intent {
+        Intent::DatasetAdmin => Risk::Destructive,
+        Intent::FileImport => Risk::Write,
+        _ => Risk::Read,
+    }
+}
+
+/// The model's routing answer, if it is one JSON object of the right shape with a confidence the
+/// gate may act on; `None` means "keep the heuristic route".
+pub fn parse_model_route(text: &str) -> Option<Route> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let mut r: Route = serde_json::from_str(text.get(start..=end)?).ok()?;
+    if !(CONFIDENT..=1.0).contains(&r.confidence) {
+        return None;
+    }
+    r.risk = r.risk.max(least_risk(r.intent));
+    Some(r)
+}
+
 /// The tools an intent needs (before role and mode are applied).
 fn tools_for(intent: Intent) -> &'static [&'static str] {
     match intent {
@@ -199,6 +232,24 @@ mod tests {
             let r = route(text);
             assert_eq!(r.intent, intent, "{text}");
             assert_eq!(gate(&r, true, &ALL), tools, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_model_route_counts_only_when_well_formed_and_confident() {
+        let r = parse_model_route(
+            "Sure: {\"intent\": \"dataset_admin\", \"needs_dataset\": true, \"risk\": \"read\", \"confidence\": 0.8}",
+        )
+        .unwrap();
+        assert_eq!((r.intent, r.risk), (Intent::DatasetAdmin, Risk::Destructive), "risk is never below the intent's");
+        for bad in [
+            "no json here",
+            "{\"intent\": \"query\", \"needs_dataset\": true, \"risk\": \"read\", \"confidence\": 0.2}",
+            "{\"intent\": \"nuke\", \"needs_dataset\": true, \"risk\": \"read\", \"confidence\": 0.9}",
+            "{\"intent\": \"query\", \"confidence\": 0.9}",
+            "{\"intent\": \"query\", \"needs_dataset\": true, \"risk\": \"read\", \"confidence\": 7}",
+        ] {
+            assert_eq!(parse_model_route(bad), None, "{bad}");
         }
     }
 

@@ -101,6 +101,9 @@ pub trait RunLog: Send + Sync {
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>>;
     async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()>;
     async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()>;
+    /// The router's reading of the run's question (JSON), kept for restarts.
+    async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()>;
+    async fn run_route(&self, id: &RunId) -> Result<Option<String>>;
     /// Records the start of a run: status running and the UI state version it used.
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()>;
     /// Appends the terminal event and records the run's end, in one transaction.
