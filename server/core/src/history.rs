@@ -2,9 +2,10 @@
 
 use crate::auth::{Caller, Capability};
 use crate::error::{Error, Result};
-use crate::ids::{RunId, ThreadId};
+use crate::ids::{RunId, ThreadId, UserId};
 use crate::ports::RunStore;
-use crate::run::{Capsule, RunRecord};
+use crate::run::{Capsule, RunRecord, Usage};
+use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 /// Default and largest page of ListRuns.
@@ -68,5 +69,27 @@ impl RunHistory {
             None
         };
         Ok(RunPage { runs, next })
+    }
+
+    /// Model usage metered per user: the caller's own, or (admins only) another user's.
+    pub async fn usage(
+        &self,
+        caller: &Caller,
+        user: &str,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<(UserId, Usage, u32)> {
+        caller.principal.require(Capability::DatasetRead)?;
+        let user = match user.trim() {
+            "" => caller.principal.user_id.clone(),
+            u => {
+                let id = UserId::parse(u).ok_or_else(|| Error::validation("user_id", "malformed user id"))?;
+                if id != caller.principal.user_id {
+                    caller.principal.require(Capability::SystemAdmin)?;
+                }
+                id
+            }
+        };
+        let (usage, runs) = self.runs.usage_since(&user, since).await?;
+        Ok((user, usage, runs))
     }
 }

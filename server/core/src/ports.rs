@@ -154,6 +154,8 @@ pub trait RunStore: Send + Sync {
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>>;
+    /// The owner's model usage summed over runs created at or after `since`, and how many runs.
+    async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)>;
 }
 
 /// A query over some of a user's tables, after validation and execution.

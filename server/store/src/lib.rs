@@ -658,6 +658,34 @@ impl RunStore for SqliteStore {
         .map_err(db)?;
         rows.iter().map(run_from_row).collect()
     }
+
+    async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)> {
+        let row = sqlx::query(
+            "SELECT count(*) AS runs,
+                    coalesce(sum(json_extract(usage_json, '$.input_tokens')), 0) AS input,
+                    coalesce(sum(json_extract(usage_json, '$.output_tokens')), 0) AS output,
+                    coalesce(sum(json_extract(usage_json, '$.cache_read_tokens')), 0) AS cache_read,
+                    coalesce(sum(json_extract(usage_json, '$.cache_write_tokens')), 0) AS cache_write,
+                    coalesce(sum(json_extract(usage_json, '$.model_calls')), 0) AS calls,
+                    coalesce(max(json_extract(usage_json, '$.partial')), 0) AS partial
+             FROM runs WHERE owner_id = ?1 AND created_at >= ?2",
+        )
+        .bind(owner.as_str())
+        .bind(since.map_or(i64::MIN, micros))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        let n = |c: &str| u64::try_from(row.get::<i64, _>(c)).unwrap_or(0);
+        let usage = Usage {
+            input_tokens: n("input"),
+            output_tokens: n("output"),
+            cache_read_tokens: n("cache_read"),
+            cache_write_tokens: n("cache_write"),
+            model_calls: u32::try_from(n("calls")).unwrap_or(u32::MAX),
+            partial: n("partial") > 0,
+        };
+        Ok((usage, u32::try_from(n("runs")).unwrap_or(u32::MAX)))
+    }
 }
 
 #[cfg(test)]

@@ -99,4 +99,12 @@ impl RunsService for Runs {
         let spans = self.state.runs.trace(&caller, &request.into_inner().run_id).await.map_err(to_status)?;
         Ok(Response::new(pb::GetRunTraceResponse { spans: spans.iter().map(convert::span).collect() }))
     }
+
+    async fn get_usage(&self, request: Request<pb::GetUsageRequest>) -> Result<Response<pb::GetUsageResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let since = req.since.map(|t| convert::timestamp_in(&t, "since")).transpose().map_err(to_status)?;
+        let (user, usage, runs) = self.state.history.usage(&caller, &req.user_id, since).await.map_err(to_status)?;
+        Ok(Response::new(pb::GetUsageResponse { user_id: user.to_string(), usage: Some(convert::usage(&usage)), runs }))
+    }
 }
