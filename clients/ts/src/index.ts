@@ -1,0 +1,227 @@
+// @aware/client — the TypeScript client for aware over grpc-web (browsers and Node 20).
+//
+// The generated code (src/gen, from proto/ by `npm run generate`) gives typed messages and service
+// descriptors; this layer adds what every app needs on top: a client bound to a server and a token,
+// and `runStream`, which follows a run to its end across disconnects — it resumes from the last
+// sequence number it delivered, drops duplicates, watches heartbeats, and says when it is
+// reconnecting.
+
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { ChatService, OnBusy, type StateSnapshot } from "./gen/aware/v1/chat_pb.js";
+import { DatasetsService, type Dataset } from "./gen/aware/v1/datasets_pb.js";
+import { FilesService } from "./gen/aware/v1/files_pb.js";
+import { QueryService } from "./gen/aware/v1/query_pb.js";
+import { RunsService } from "./gen/aware/v1/runs_pb.js";
+import type { ServerEvent } from "./gen/aware/v1/events_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { StateSnapshotSchema } from "./gen/aware/v1/chat_pb.js";
+
+export * from "./gen/aware/v1/chat_pb.js";
+export * from "./gen/aware/v1/common_pb.js";
+export * from "./gen/aware/v1/datasets_pb.js";
+export * from "./gen/aware/v1/events_pb.js";
+export * from "./gen/aware/v1/files_pb.js";
+export * from "./gen/aware/v1/query_pb.js";
+export * from "./gen/aware/v1/run_pb.js";
+export * from "./gen/aware/v1/runs_pb.js";
+export { Code, ConnectError };
+
+export interface AwareClientOptions {
+  /** e.g. "http://127.0.0.1:50051" — the server's one port serves grpc-web too. */
+  baseUrl: string;
+  /** An API key (`aware-server users add`); not needed in local auth mode. */
+  token?: string;
+  /** Recorded in the audit log as who acted: "web", "cli" or "api" (the server's default). */
+  source?: "web" | "cli" | "api";
+  /** A fetch to use instead of the global one (tests, proxies). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What `runStream` yields: every sequenced event once, in order, plus connection news. */
+export type StreamItem =
+  | { kind: "event"; event: ServerEvent }
+  | { kind: "heartbeat"; event: ServerEvent }
+  | { kind: "reconnecting"; attempt: number; afterSeq: bigint; error: string }
+  | { kind: "connected"; afterSeq: bigint };
+
+export interface RunStreamOptions {
+  /** Deliver events with seq greater than this (0: from the start). */
+  afterSeq?: bigint;
+  /** Silence (no event, no heartbeat) after which the connection is presumed dead. */
+  heartbeatTimeoutMs?: number;
+  /** Reconnect attempts in a row before giving up (each doubles the wait, up to maxBackoffMs). */
+  maxAttempts?: number;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Stops following the run. */
+  signal?: AbortSignal;
+}
+
+/** Codes that no retry can fix: the run is not there, or not ours, or the request is wrong. */
+const FINAL_CODES = new Set([
+  Code.NotFound,
+  Code.PermissionDenied,
+  Code.Unauthenticated,
+  Code.InvalidArgument,
+  Code.FailedPrecondition,
+]);
+
+export class AwareClient {
+  readonly chat: Client<typeof ChatService>;
+  readonly datasets: Client<typeof DatasetsService>;
+  readonly query: Client<typeof QueryService>;
+  readonly runs: Client<typeof RunsService>;
+  readonly files: Client<typeof FilesService>;
+
+  constructor(options: AwareClientOptions) {
+    const headers: Interceptor = (next) => async (req) => {
+      if (options.token) req.header.set("authorization", `Bearer ${options.token}`);
+      if (options.source) req.header.set("x-aware-source", options.source);
+      return next(req);
+    };
+    const transport = createGrpcWebTransport({
+      baseUrl: options.baseUrl,
+      interceptors: [headers],
+      fetch: options.fetch,
+    });
+    this.chat = createClient(ChatService, transport);
+    this.datasets = createClient(DatasetsService, transport);
+    this.query = createClient(QueryService, transport);
+    this.runs = createClient(RunsService, transport);
+    this.files = createClient(FilesService, transport);
+  }
+
+  /** Starts a run. `clientMsgId` makes a retried send idempotent (the same run comes back). */
+  async sendMessage(
+    text: string,
+    opts: { threadId?: string; clientMsgId?: string; onBusy?: OnBusy } = {},
+  ): Promise<{ runId: string; threadId: string; queued: boolean }> {
+    const r = await this.chat.sendMessage({
+      clientMsgId: opts.clientMsgId ?? "",
+      message: { threadId: opts.threadId ?? "", text, onBusy: opts.onBusy ?? OnBusy.UNSPECIFIED },
+    });
+    return { runId: r.runId, threadId: r.threadId, queued: r.queued };
+  }
+
+  /** Tells aware where the user is (route, active dataset): send it on every route change. */
+  async updateState(snapshot: MessageInitShape<typeof StateSnapshotSchema>): Promise<{ threadId: string; uiStateVersion: bigint }> {
+    const r = await this.chat.updateState({ snapshot });
+    return { threadId: r.threadId, uiStateVersion: r.uiStateVersion };
+  }
+
+  /** Approves or denies a confirmation; the answer says how it was resolved (first decision wins). */
+  async confirm(confirmationId: string, approved: boolean) {
+    return this.chat.submitConfirmation({ confirmationId, approved });
+  }
+
+  async cancel(runId: string) {
+    return this.chat.cancelRun({ runId });
+  }
+
+  /** Uploads a file in chunks (the browser path: unary calls only), reporting progress. */
+  async uploadFile(
+    filename: string,
+    bytes: Uint8Array,
+    opts: { format?: string; onProgress?: (sent: number, total: number) => void } = {},
+  ): Promise<Dataset> {
+    const created = await this.datasets.createUpload({
+      filename,
+      format: opts.format ?? "",
+      sizeBytes: BigInt(bytes.length),
+    });
+    const step = Math.max(1, created.maxChunkBytes);
+    for (let offset = 0; offset < bytes.length; offset += step) {
+      const chunk = bytes.subarray(offset, Math.min(bytes.length, offset + step));
+      await this.datasets.appendUpload({ uploadId: created.uploadId, offset: BigInt(offset), chunk });
+      opts.onProgress?.(offset + chunk.length, bytes.length);
+    }
+    const committed = await this.datasets.commitUpload({ uploadId: created.uploadId });
+    if (!committed.dataset) throw new Error("the server committed the upload but returned no dataset");
+    return committed.dataset;
+  }
+
+  /**
+   * Follows a run until `RunCompleted`, across disconnects: each sequenced event is yielded exactly
+   * once and in order; a broken or silent connection is reopened from the last delivered seq
+   * (with backoff), announced by a `reconnecting` item.
+   */
+  async *runStream(runId: string, opts: RunStreamOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
+    let lastSeq = opts.afterSeq ?? 0n;
+    const heartbeatTimeout = opts.heartbeatTimeoutMs ?? 15_000;
+    const maxAttempts = opts.maxAttempts ?? 8;
+    const initial = opts.initialBackoffMs ?? 100;
+    const maxBackoff = opts.maxBackoffMs ?? 5_000;
+    let failures = 0;
+    for (;;) {
+      const attempt = new AbortController();
+      const stopFromCaller = () => attempt.abort(opts.signal?.reason);
+      opts.signal?.addEventListener("abort", stopFromCaller, { once: true });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => attempt.abort(new Error(`no event or heartbeat for ${heartbeatTimeout} ms`)), heartbeatTimeout);
+      };
+      let error = "the stream ended before the run did";
+      try {
+        arm();
+        const stream = this.chat.streamRun({ runId, afterSeq: lastSeq }, { signal: attempt.signal });
+        yield { kind: "connected", afterSeq: lastSeq };
+        for await (const response of stream) {
+          arm();
+          const event = response.event;
+          if (!event) continue;
+          if (event.seq === 0n) {
+            if (event.payload.case === "heartbeat") yield { kind: "heartbeat", event };
+            continue; // replay markers and other unsequenced news
+          }
+          if (event.seq <= lastSeq) continue; // already delivered before a reconnect
+          lastSeq = event.seq;
+          failures = 0;
+          yield { kind: "event", event };
+          if (event.payload.case === "runCompleted") return;
+        }
+      } catch (e) {
+        if (opts.signal?.aborted) return;
+        const err = ConnectError.from(e);
+        if (FINAL_CODES.has(err.code)) throw err;
+        error = err.message;
+      } finally {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener("abort", stopFromCaller);
+        attempt.abort();
+      }
+      if (opts.signal?.aborted) return;
+      failures += 1;
+      if (failures > maxAttempts) {
+        throw new ConnectError(`gave up following run ${runId} after ${maxAttempts} reconnects: ${error}`, Code.Unavailable);
+      }
+      yield { kind: "reconnecting", attempt: failures, afterSeq: lastSeq, error };
+      const wait = Math.min(maxBackoff, initial * 2 ** (failures - 1));
+      await sleep(wait * (0.5 + Math.random() / 2), opts.signal);
+    }
+  }
+}
+
+export function createAwareClient(options: AwareClientOptions): AwareClient {
+  return new AwareClient(options);
+}
+
+/** The text of a run: the concatenated `TextDelta`s of the events given. */
+export function textOf(events: Iterable<ServerEvent>): string {
+  let text = "";
+  for (const e of events) if (e.payload.case === "textDelta") text += e.payload.value.delta;
+  return text;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+export type { ServerEvent, StateSnapshot };
