@@ -281,3 +281,43 @@ async fn debug_routing_shows_the_route_and_the_gate() {
     assert!(r.withheld_tools.contains(&"delete_dataset".to_owned()), "{:?}", r.withheld_tools);
     assert_eq!(answer(&run).0, pb::RunStatus::Succeeded);
 }
+
+/// Model usage is metered per user: `GetUsage` sums the tokens of a user's runs (optionally since a
+/// time); a user sees their own, and only an admin may ask for someone else's.
+#[tokio::test]
+async fn usage_is_metered_per_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let reply = serde_json::json!({"replies": [{"when": "files", "turns": [
+        {"tool_calls": [{"name": "list_datasets", "arguments": {}}], "input_tokens": 300, "output_tokens": 20},
+        {"chunks": ["Listed."], "input_tokens": 400, "output_tokens": 30}
+    ]}]});
+    std::fs::write(&script, reply.to_string()).unwrap();
+    let server = TestServer::start_with_env(
+        &["--auth", "api-key"],
+        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())],
+    );
+    let ana = add_user(&server.data_dir, "ana", "analyst", &[]);
+    let bo = add_user(&server.data_dir, "bo", "analyst", &[]);
+    let root = add_user(&server.data_dir, "root", "admin", &[]);
+    for _ in 0..2 {
+        assert_eq!(answer(&ask(&server, Some(&ana), "what are my files?").await).0, pb::RunStatus::Succeeded);
+    }
+    let mut runs = aware_proto::v1::runs_service_client::RunsServiceClient::new(server.channel().await);
+    let usage = |token: &str, user_id: &str, since: Option<prost_types::Timestamp>| {
+        authed(pb::GetUsageRequest { since, user_id: user_id.into() }, token)
+    };
+    let mine = runs.get_usage(usage(&ana, "", None)).await.unwrap().into_inner();
+    let u = mine.usage.unwrap();
+    assert_eq!((mine.runs, u.input_tokens, u.output_tokens, u.model_calls), (2, 1400, 100, 4));
+    let later = prost_types::Timestamp { seconds: 4_102_444_800, nanos: 0 }; // 2100-01-01
+    let none = runs.get_usage(usage(&ana, "", Some(later))).await.unwrap().into_inner();
+    assert_eq!((none.runs, none.usage.unwrap().input_tokens), (0, 0));
+
+    let err = runs.get_usage(usage(&bo, &mine.user_id, None)).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::PermissionDenied, "another analyst cannot read ana's usage");
+    let by_admin = runs.get_usage(usage(&root, &mine.user_id, None)).await.unwrap().into_inner();
+    assert_eq!(by_admin.usage.unwrap().input_tokens, 1400);
+    let bos = runs.get_usage(usage(&bo, "", None)).await.unwrap().into_inner();
+    assert_eq!((bos.runs, bos.usage.unwrap().input_tokens), (0, 0));
+}

@@ -2,6 +2,8 @@
 //! fresh data dir, waits for its "listening" line, and stops it (SIGTERM, then SIGKILL) when
 //! dropped. Every test stops what it started.
 
+pub mod fake_llm;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
