@@ -321,3 +321,32 @@ async fn usage_is_metered_per_user() {
     let bos = runs.get_usage(usage(&bo, "", None)).await.unwrap().into_inner();
     assert_eq!((bos.runs, bos.usage.unwrap().input_tokens), (0, 0));
 }
+
+/// A chat run's capsule says what its answer rests on: the dataset version its query read, the
+/// plan, the SQL that ran, the result summary and the time it took — as `GetRun` returns it.
+#[tokio::test]
+async fn a_chat_runs_capsule_names_its_data_versions_plan_and_sql() {
+    let server = TestServer::start(&[]);
+    let run = ask(&server, None, "average price by neighbourhood").await;
+    assert_eq!(answer(&run).0, pb::RunStatus::Succeeded);
+    let capsule = aware_proto::v1::runs_service_client::RunsServiceClient::new(server.channel().await)
+        .get_run(pb::GetRunRequest { run_id: run[0].run_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .run
+        .unwrap();
+    let listed = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
+    let apartments = listed.datasets.iter().find(|d| d.table_name == "barcelona_apartments").unwrap();
+    assert_eq!(capsule.datasets.len(), 1, "{:?}", capsule.datasets);
+    assert_eq!(
+        (capsule.datasets[0].table_name.as_str(), capsule.datasets[0].version_hash.as_str()),
+        ("barcelona_apartments", apartments.version_hash.as_str())
+    );
+    assert_eq!(capsule.query_mode(), pb::QueryMode::Plan);
+    assert!(capsule.plan_json.contains("neighbourhood"), "{}", capsule.plan_json);
+    assert!(capsule.compiled_sql.to_lowercase().contains("avg("), "{}", capsule.compiled_sql);
+    assert!(!capsule.result_summary.is_empty());
+    assert_eq!(capsule.tool_calls.len(), 1);
+    assert_eq!(capsule.question, "average price by neighbourhood");
+}

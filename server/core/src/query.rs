@@ -67,21 +67,35 @@ impl QueryService {
     }
 
     /// Runs SQL over the caller's datasets.
-    pub async fn execute_sql(&self, caller: &Caller, sql: &str, limit: u32) -> Result<QueryAnswer> {
+    /// `parent` is the chat run whose tool asked (its capsule gathers its queries').
+    pub async fn execute_sql(
+        &self,
+        caller: &Caller,
+        sql: &str,
+        limit: u32,
+        parent: Option<&RunId>,
+    ) -> Result<QueryAnswer> {
         caller.principal.require(Capability::Query)?;
         let limit = self.limit(limit, "limit")?;
         if sql.trim().is_empty() {
             return Err(Error::validation("sql", "a SQL query is required"));
         }
         let tables = self.ready_tables(caller).await?;
-        let run = RunRecord::new(caller.principal.user_id.clone(), RunKind::Sql, sql, RunStatus::Running);
+        let mut run = RunRecord::new(caller.principal.user_id.clone(), RunKind::Sql, sql, RunStatus::Running);
+        run.parent_run_id = parent.cloned();
         self.runs.insert_run(&run).await?;
         let capsule = Capsule { query_mode: QueryMode::Sql, ..Capsule::default() };
         self.run_and_record(caller, run, capsule, sql, &tables, limit, String::new()).await
     }
 
     /// Compiles a plan against its dataset's schema and runs the SQL it compiles to.
-    pub async fn execute_plan(&self, caller: &Caller, plan: &QueryPlan, limit: u32) -> Result<QueryAnswer> {
+    pub async fn execute_plan(
+        &self,
+        caller: &Caller,
+        plan: &QueryPlan,
+        limit: u32,
+        parent: Option<&RunId>,
+    ) -> Result<QueryAnswer> {
         caller.principal.require(Capability::Query)?;
         let limit = self.limit(limit, "limit")?;
         let tables = self.ready_tables(caller).await?;
@@ -93,8 +107,9 @@ impl QueryService {
             .clone();
         let plan_json = serde_json::to_string(plan).map_err(Error::internal)?;
         let compiled = compile(plan, &dataset, limit)?;
-        let run =
+        let mut run =
             RunRecord::new(caller.principal.user_id.clone(), RunKind::QueryPlan, plan_json.clone(), RunStatus::Running);
+        run.parent_run_id = parent.cloned();
         self.runs.insert_run(&run).await?;
         let capsule = Capsule { query_mode: QueryMode::Plan, plan_json: Some(plan_json), ..Capsule::default() };
         self.run_and_record(caller, run, capsule, &compiled.clone(), &[dataset], limit, compiled).await

@@ -530,6 +530,30 @@ macro_rules! select_runs {
     };
 }
 
+/// `SELECT` of run capsules (alias `c`) with the given tail.
+macro_rules! select_capsules {
+    ($tail:literal) => {
+        concat!(
+            "SELECT c.datasets_json, c.query_mode, c.plan_json, c.compiled_sql, c.result_summary, c.error_json, ",
+            "c.exec_time_ms FROM run_capsules c ",
+            $tail
+        )
+    };
+}
+
+fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
+    Ok(Capsule {
+        datasets: from_json("datasets_json", c.get("datasets_json"))?.unwrap_or_default(),
+        query_mode: QueryMode::parse(&c.get::<String, _>("query_mode")).unwrap_or_default(),
+        plan_json: c.get("plan_json"),
+        compiled_sql: c.get("compiled_sql"),
+        result_summary: c.get("result_summary"),
+        error: from_json("error_json", c.get("error_json"))?,
+        exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
+        tool_calls: Vec::new(),
+    })
+}
+
 fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
     let kind: String = r.get("kind");
     let status: String = r.get("status");
@@ -610,29 +634,39 @@ impl RunStore for SqliteStore {
             return Ok(None);
         };
         let run = run_from_row(&row)?;
-        let capsule = match sqlx::query(
-            "SELECT datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms
-             FROM run_capsules WHERE run_id = ?",
-        )
-        .bind(id.as_str())
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(db)?
+        let mut capsule = match sqlx::query(select_capsules!("WHERE c.run_id = ?"))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?
         {
             None => Capsule::default(),
-            Some(c) => Capsule {
-                datasets: from_json("datasets_json", c.get("datasets_json"))?.unwrap_or_default(),
-                query_mode: QueryMode::parse(&c.get::<String, _>("query_mode")).unwrap_or_default(),
-                plan_json: c.get("plan_json"),
-                compiled_sql: c.get("compiled_sql"),
-                result_summary: c.get("result_summary"),
-                error: from_json("error_json", c.get("error_json"))?,
-                exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
-                tool_calls: Vec::new(),
-            },
+            Some(c) => capsule_from_row(&c)?,
         };
-        let mut capsule = capsule;
         if run.kind == RunKind::Chat {
+            // A chat run's capsule gathers the queries its tools ran: every dataset version they
+            // read, and the last query's mode, plan, SQL, summary; exec time adds up.
+            let children = sqlx::query(select_capsules!(
+                "JOIN runs r ON r.id = c.run_id WHERE r.parent_run_id = ? AND r.kind IN ('sql', 'query_plan') ORDER BY r.id"
+            ))
+            .bind(id.as_str())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            for c in &children {
+                let child = capsule_from_row(c)?;
+                for d in child.datasets {
+                    if !capsule.datasets.contains(&d) {
+                        capsule.datasets.push(d);
+                    }
+                }
+                capsule.query_mode = child.query_mode;
+                capsule.plan_json = child.plan_json;
+                capsule.compiled_sql = child.compiled_sql;
+                capsule.result_summary = child.result_summary;
+                capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
+            }
+            capsule.error = run.error.clone();
             capsule.tool_calls = aware_core::runs::store::RunLog::tool_calls(self, id).await?;
         }
         Ok(Some((run, capsule)))

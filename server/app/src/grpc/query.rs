@@ -20,7 +20,7 @@ impl QueryService for Query {
     ) -> Result<Response<pb::ExecuteSqlResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
-        let answer = self.state.query.execute_sql(&caller, &req.sql, req.limit).await.map_err(to_status)?;
+        let answer = self.state.query.execute_sql(&caller, &req.sql, req.limit, None).await.map_err(to_status)?;
         Ok(Response::new(pb::ExecuteSqlResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
@@ -36,7 +36,7 @@ impl QueryService for Query {
         let req = request.get_ref();
         let plan = req.plan.as_ref().ok_or_else(|| to_status(Error::validation("plan", "a plan is required")))?;
         let plan = convert::plan_in(plan).map_err(to_status)?;
-        let answer = self.state.query.execute_plan(&caller, &plan, req.limit).await.map_err(to_status)?;
+        let answer = self.state.query.execute_plan(&caller, &plan, req.limit, None).await.map_err(to_status)?;
         Ok(Response::new(pb::ExecuteQueryPlanResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),

@@ -132,6 +132,7 @@ impl Driver {
             query: inner.query.clone(),
             history: inner.history.clone(),
             system: inner.system.clone(),
+            run_id: Some(run.record.id.clone()),
         };
         let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);
         let question_route = route(&run.record.question);

@@ -11,6 +11,7 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::datasets::DatasetService;
 use crate::history::RunHistory;
+use crate::ids::RunId;
 use crate::query::QueryService;
 use crate::query_plan::QueryPlan;
 use crate::{Error, Result};
@@ -36,6 +37,8 @@ pub struct ToolContext {
     pub query: QueryService,
     pub history: RunHistory,
     pub system: SystemInfo,
+    /// The chat run the tools act for (query runs they start name it as their parent).
+    pub run_id: Option<RunId>,
 }
 
 /// A tool call's arguments, checked, with what it will act on.
@@ -417,7 +420,8 @@ impl Tool for RunSqlQuery {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let sql = args.get("sql").and_then(Value::as_str).unwrap_or_default();
-        let answer = ctx.query.execute_sql(&ctx.caller, sql, limit_arg(args, 1000)?.unwrap_or(200)).await?;
+        let answer =
+            ctx.query.execute_sql(&ctx.caller, sql, limit_arg(args, 1000)?.unwrap_or(200), ctx.run_id.as_ref()).await?;
         Ok(ToolOutput {
             llm_summary: summary::query_result(&answer.table),
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.executed_sql }),
@@ -466,7 +470,7 @@ impl Tool for ExecuteQueryPlan {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let plan = plan_from_json(args)?;
-        let answer = ctx.query.execute_plan(&ctx.caller, &plan, plan.limit).await?;
+        let answer = ctx.query.execute_plan(&ctx.caller, &plan, plan.limit, ctx.run_id.as_ref()).await?;
         Ok(ToolOutput {
             llm_summary: summary::query_result(&answer.table),
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.compiled_sql }),

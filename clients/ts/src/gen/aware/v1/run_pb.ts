@@ -140,6 +140,9 @@ export type Run = Message<"aware.v1.Run"> & {
   uiStateVersion: bigint;
 
   /**
+   * For a chat run, the dataset versions, mode, plan, SQL and summary come from the queries its
+   * tools ran (the last one's plan, SQL and summary; every dataset read; the summed exec time).
+   *
    * @generated from field: repeated aware.v1.DatasetVersion datasets = 9;
    */
   datasets: DatasetVersion[];
