@@ -1,0 +1,298 @@
+import datetime
+
+from aware.v1 import common_pb2 as _common_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class DatasetStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DATASET_STATUS_UNSPECIFIED: _ClassVar[DatasetStatus]
+    DATASET_STATUS_PROCESSING: _ClassVar[DatasetStatus]
+    DATASET_STATUS_READY: _ClassVar[DatasetStatus]
+    DATASET_STATUS_ERROR: _ClassVar[DatasetStatus]
+
+class DatasetFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DATASET_FORMAT_UNSPECIFIED: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_CSV: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_TSV: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_PARQUET: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_JSON: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_NDJSON: _ClassVar[DatasetFormat]
+DATASET_STATUS_UNSPECIFIED: DatasetStatus
+DATASET_STATUS_PROCESSING: DatasetStatus
+DATASET_STATUS_READY: DatasetStatus
+DATASET_STATUS_ERROR: DatasetStatus
+DATASET_FORMAT_UNSPECIFIED: DatasetFormat
+DATASET_FORMAT_CSV: DatasetFormat
+DATASET_FORMAT_TSV: DatasetFormat
+DATASET_FORMAT_PARQUET: DatasetFormat
+DATASET_FORMAT_JSON: DatasetFormat
+DATASET_FORMAT_NDJSON: DatasetFormat
+
+class Dataset(_message.Message):
+    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ROW_COUNT_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    VERSION_HASH_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    table_name: str
+    format: DatasetFormat
+    status: DatasetStatus
+    row_count: int
+    column_count: int
+    size_bytes: int
+    version_hash: str
+    created_at: _timestamp_pb2.Timestamp
+    columns: _containers.RepeatedCompositeFieldContainer[_common_pb2.Column]
+    error: str
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class DatasetList(_message.Message):
+    __slots__ = ("datasets",)
+    DATASETS_FIELD_NUMBER: _ClassVar[int]
+    datasets: _containers.RepeatedCompositeFieldContainer[Dataset]
+    def __init__(self, datasets: _Optional[_Iterable[_Union[Dataset, _Mapping]]] = ...) -> None: ...
+
+class DatasetDetail(_message.Message):
+    __slots__ = ("dataset", "sample")
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    sample: _common_pb2.Table
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ..., sample: _Optional[_Union[_common_pb2.Table, _Mapping]] = ...) -> None: ...
+
+class ColumnStatistics(_message.Message):
+    __slots__ = ("name", "type", "kind", "null_count", "distinct_count", "min", "max", "mean", "median", "stddev", "min_length", "max_length")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NULL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    DISTINCT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    MEAN_FIELD_NUMBER: _ClassVar[int]
+    MEDIAN_FIELD_NUMBER: _ClassVar[int]
+    STDDEV_FIELD_NUMBER: _ClassVar[int]
+    MIN_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    MAX_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: str
+    kind: _common_pb2.ValueKind
+    null_count: int
+    distinct_count: int
+    min: _common_pb2.Value
+    max: _common_pb2.Value
+    mean: float
+    median: float
+    stddev: float
+    min_length: int
+    max_length: int
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., kind: _Optional[_Union[_common_pb2.ValueKind, str]] = ..., null_count: _Optional[int] = ..., distinct_count: _Optional[int] = ..., min: _Optional[_Union[_common_pb2.Value, _Mapping]] = ..., max: _Optional[_Union[_common_pb2.Value, _Mapping]] = ..., mean: _Optional[float] = ..., median: _Optional[float] = ..., stddev: _Optional[float] = ..., min_length: _Optional[int] = ..., max_length: _Optional[int] = ...) -> None: ...
+
+class DatasetStatistics(_message.Message):
+    __slots__ = ("dataset_id", "table_name", "row_count", "columns", "exec_time_ms")
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    ROW_COUNT_FIELD_NUMBER: _ClassVar[int]
+    COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    EXEC_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    table_name: str
+    row_count: int
+    columns: _containers.RepeatedCompositeFieldContainer[ColumnStatistics]
+    exec_time_ms: int
+    def __init__(self, dataset_id: _Optional[str] = ..., table_name: _Optional[str] = ..., row_count: _Optional[int] = ..., columns: _Optional[_Iterable[_Union[ColumnStatistics, _Mapping]]] = ..., exec_time_ms: _Optional[int] = ...) -> None: ...
+
+class SearchHit(_message.Message):
+    __slots__ = ("dataset_id", "table_name", "row_id", "column", "text", "snippet", "score")
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    ROW_ID_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SNIPPET_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    table_name: str
+    row_id: int
+    column: str
+    text: str
+    snippet: str
+    score: float
+    def __init__(self, dataset_id: _Optional[str] = ..., table_name: _Optional[str] = ..., row_id: _Optional[int] = ..., column: _Optional[str] = ..., text: _Optional[str] = ..., snippet: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class SearchHits(_message.Message):
+    __slots__ = ("hits", "mode")
+    HITS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
+    mode: str
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...
+
+class ListDatasetsRequest(_message.Message):
+    __slots__ = ("status_filter",)
+    STATUS_FILTER_FIELD_NUMBER: _ClassVar[int]
+    status_filter: DatasetStatus
+    def __init__(self, status_filter: _Optional[_Union[DatasetStatus, str]] = ...) -> None: ...
+
+class ListDatasetsResponse(_message.Message):
+    __slots__ = ("datasets",)
+    DATASETS_FIELD_NUMBER: _ClassVar[int]
+    datasets: _containers.RepeatedCompositeFieldContainer[Dataset]
+    def __init__(self, datasets: _Optional[_Iterable[_Union[Dataset, _Mapping]]] = ...) -> None: ...
+
+class GetDatasetRequest(_message.Message):
+    __slots__ = ("dataset_id", "sample_rows")
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_ROWS_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    sample_rows: int
+    def __init__(self, dataset_id: _Optional[str] = ..., sample_rows: _Optional[int] = ...) -> None: ...
+
+class GetDatasetResponse(_message.Message):
+    __slots__ = ("dataset", "sample")
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    sample: _common_pb2.Table
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ..., sample: _Optional[_Union[_common_pb2.Table, _Mapping]] = ...) -> None: ...
+
+class UploadDatasetRequest(_message.Message):
+    __slots__ = ("filename", "format", "chunk", "size_bytes")
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    filename: str
+    format: str
+    chunk: bytes
+    size_bytes: int
+    def __init__(self, filename: _Optional[str] = ..., format: _Optional[str] = ..., chunk: _Optional[bytes] = ..., size_bytes: _Optional[int] = ...) -> None: ...
+
+class UploadDatasetResponse(_message.Message):
+    __slots__ = ("dataset",)
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ...) -> None: ...
+
+class CreateUploadRequest(_message.Message):
+    __slots__ = ("filename", "format", "size_bytes")
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    filename: str
+    format: str
+    size_bytes: int
+    def __init__(self, filename: _Optional[str] = ..., format: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...
+
+class CreateUploadResponse(_message.Message):
+    __slots__ = ("upload_id", "max_chunk_bytes")
+    UPLOAD_ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_CHUNK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    upload_id: str
+    max_chunk_bytes: int
+    def __init__(self, upload_id: _Optional[str] = ..., max_chunk_bytes: _Optional[int] = ...) -> None: ...
+
+class AppendUploadRequest(_message.Message):
+    __slots__ = ("upload_id", "offset", "chunk")
+    UPLOAD_ID_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    upload_id: str
+    offset: int
+    chunk: bytes
+    def __init__(self, upload_id: _Optional[str] = ..., offset: _Optional[int] = ..., chunk: _Optional[bytes] = ...) -> None: ...
+
+class AppendUploadResponse(_message.Message):
+    __slots__ = ("received_bytes",)
+    RECEIVED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    received_bytes: int
+    def __init__(self, received_bytes: _Optional[int] = ...) -> None: ...
+
+class CommitUploadRequest(_message.Message):
+    __slots__ = ("upload_id",)
+    UPLOAD_ID_FIELD_NUMBER: _ClassVar[int]
+    upload_id: str
+    def __init__(self, upload_id: _Optional[str] = ...) -> None: ...
+
+class CommitUploadResponse(_message.Message):
+    __slots__ = ("dataset",)
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ...) -> None: ...
+
+class PreviewRowsRequest(_message.Message):
+    __slots__ = ("dataset_id", "limit")
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    limit: int
+    def __init__(self, dataset_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class PreviewRowsResponse(_message.Message):
+    __slots__ = ("table",)
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    table: _common_pb2.Table
+    def __init__(self, table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ...) -> None: ...
+
+class GetDatasetStatisticsRequest(_message.Message):
+    __slots__ = ("dataset_id",)
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    def __init__(self, dataset_id: _Optional[str] = ...) -> None: ...
+
+class GetDatasetStatisticsResponse(_message.Message):
+    __slots__ = ("statistics",)
+    STATISTICS_FIELD_NUMBER: _ClassVar[int]
+    statistics: DatasetStatistics
+    def __init__(self, statistics: _Optional[_Union[DatasetStatistics, _Mapping]] = ...) -> None: ...
+
+class DeleteDatasetRequest(_message.Message):
+    __slots__ = ("dataset_id",)
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    def __init__(self, dataset_id: _Optional[str] = ...) -> None: ...
+
+class DeleteDatasetResponse(_message.Message):
+    __slots__ = ("dataset_id",)
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    def __init__(self, dataset_id: _Optional[str] = ...) -> None: ...
+
+class SearchDatasetsRequest(_message.Message):
+    __slots__ = ("query", "dataset_id", "limit")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    dataset_id: str
+    limit: int
+    def __init__(self, query: _Optional[str] = ..., dataset_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class SearchDatasetsResponse(_message.Message):
+    __slots__ = ("hits", "mode")
+    HITS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
+    mode: str
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...

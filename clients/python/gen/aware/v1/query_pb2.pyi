@@ -1,0 +1,139 @@
+from aware.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Aggregate(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AGGREGATE_UNSPECIFIED: _ClassVar[Aggregate]
+    AGGREGATE_COUNT: _ClassVar[Aggregate]
+    AGGREGATE_COUNT_DISTINCT: _ClassVar[Aggregate]
+    AGGREGATE_SUM: _ClassVar[Aggregate]
+    AGGREGATE_AVG: _ClassVar[Aggregate]
+    AGGREGATE_MIN: _ClassVar[Aggregate]
+    AGGREGATE_MAX: _ClassVar[Aggregate]
+    AGGREGATE_MEDIAN: _ClassVar[Aggregate]
+
+class FilterOp(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FILTER_OP_UNSPECIFIED: _ClassVar[FilterOp]
+    FILTER_OP_EQ: _ClassVar[FilterOp]
+    FILTER_OP_NE: _ClassVar[FilterOp]
+    FILTER_OP_LT: _ClassVar[FilterOp]
+    FILTER_OP_LE: _ClassVar[FilterOp]
+    FILTER_OP_GT: _ClassVar[FilterOp]
+    FILTER_OP_GE: _ClassVar[FilterOp]
+    FILTER_OP_IN: _ClassVar[FilterOp]
+    FILTER_OP_NOT_IN: _ClassVar[FilterOp]
+    FILTER_OP_CONTAINS: _ClassVar[FilterOp]
+    FILTER_OP_IS_NULL: _ClassVar[FilterOp]
+    FILTER_OP_IS_NOT_NULL: _ClassVar[FilterOp]
+    FILTER_OP_BETWEEN: _ClassVar[FilterOp]
+AGGREGATE_UNSPECIFIED: Aggregate
+AGGREGATE_COUNT: Aggregate
+AGGREGATE_COUNT_DISTINCT: Aggregate
+AGGREGATE_SUM: Aggregate
+AGGREGATE_AVG: Aggregate
+AGGREGATE_MIN: Aggregate
+AGGREGATE_MAX: Aggregate
+AGGREGATE_MEDIAN: Aggregate
+FILTER_OP_UNSPECIFIED: FilterOp
+FILTER_OP_EQ: FilterOp
+FILTER_OP_NE: FilterOp
+FILTER_OP_LT: FilterOp
+FILTER_OP_LE: FilterOp
+FILTER_OP_GT: FilterOp
+FILTER_OP_GE: FilterOp
+FILTER_OP_IN: FilterOp
+FILTER_OP_NOT_IN: FilterOp
+FILTER_OP_CONTAINS: FilterOp
+FILTER_OP_IS_NULL: FilterOp
+FILTER_OP_IS_NOT_NULL: FilterOp
+FILTER_OP_BETWEEN: FilterOp
+
+class SelectItem(_message.Message):
+    __slots__ = ("column", "aggregate", "alias")
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    AGGREGATE_FIELD_NUMBER: _ClassVar[int]
+    ALIAS_FIELD_NUMBER: _ClassVar[int]
+    column: str
+    aggregate: Aggregate
+    alias: str
+    def __init__(self, column: _Optional[str] = ..., aggregate: _Optional[_Union[Aggregate, str]] = ..., alias: _Optional[str] = ...) -> None: ...
+
+class Filter(_message.Message):
+    __slots__ = ("column", "op", "value", "values")
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    OP_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    column: str
+    op: FilterOp
+    value: _common_pb2.Value
+    values: _containers.RepeatedCompositeFieldContainer[_common_pb2.Value]
+    def __init__(self, column: _Optional[str] = ..., op: _Optional[_Union[FilterOp, str]] = ..., value: _Optional[_Union[_common_pb2.Value, _Mapping]] = ..., values: _Optional[_Iterable[_Union[_common_pb2.Value, _Mapping]]] = ...) -> None: ...
+
+class OrderBy(_message.Message):
+    __slots__ = ("column", "descending")
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    DESCENDING_FIELD_NUMBER: _ClassVar[int]
+    column: str
+    descending: bool
+    def __init__(self, column: _Optional[str] = ..., descending: _Optional[bool] = ...) -> None: ...
+
+class QueryPlan(_message.Message):
+    __slots__ = ("dataset", "select", "filters", "group_by", "order_by", "limit")
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    SELECT_FIELD_NUMBER: _ClassVar[int]
+    FILTERS_FIELD_NUMBER: _ClassVar[int]
+    GROUP_BY_FIELD_NUMBER: _ClassVar[int]
+    ORDER_BY_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    dataset: str
+    select: _containers.RepeatedCompositeFieldContainer[SelectItem]
+    filters: _containers.RepeatedCompositeFieldContainer[Filter]
+    group_by: _containers.RepeatedScalarFieldContainer[str]
+    order_by: _containers.RepeatedCompositeFieldContainer[OrderBy]
+    limit: int
+    def __init__(self, dataset: _Optional[str] = ..., select: _Optional[_Iterable[_Union[SelectItem, _Mapping]]] = ..., filters: _Optional[_Iterable[_Union[Filter, _Mapping]]] = ..., group_by: _Optional[_Iterable[str]] = ..., order_by: _Optional[_Iterable[_Union[OrderBy, _Mapping]]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExecuteSqlRequest(_message.Message):
+    __slots__ = ("sql", "limit")
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    sql: str
+    limit: int
+    def __init__(self, sql: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExecuteSqlResponse(_message.Message):
+    __slots__ = ("table", "run_id", "executed_sql")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    EXECUTED_SQL_FIELD_NUMBER: _ClassVar[int]
+    table: _common_pb2.Table
+    run_id: str
+    executed_sql: str
+    def __init__(self, table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., run_id: _Optional[str] = ..., executed_sql: _Optional[str] = ...) -> None: ...
+
+class ExecuteQueryPlanRequest(_message.Message):
+    __slots__ = ("plan", "limit")
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    plan: QueryPlan
+    limit: int
+    def __init__(self, plan: _Optional[_Union[QueryPlan, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExecuteQueryPlanResponse(_message.Message):
+    __slots__ = ("table", "run_id", "compiled_sql")
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    COMPILED_SQL_FIELD_NUMBER: _ClassVar[int]
+    table: _common_pb2.Table
+    run_id: str
+    compiled_sql: str
+    def __init__(self, table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., run_id: _Optional[str] = ..., compiled_sql: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,173 @@
+import datetime
+
+from aware.v1 import common_pb2 as _common_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ToolPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOOL_PHASE_UNSPECIFIED: _ClassVar[ToolPhase]
+    TOOL_PHASE_QUEUED: _ClassVar[ToolPhase]
+    TOOL_PHASE_AWAITING_CONFIRMATION: _ClassVar[ToolPhase]
+    TOOL_PHASE_RUNNING: _ClassVar[ToolPhase]
+    TOOL_PHASE_SUCCEEDED: _ClassVar[ToolPhase]
+    TOOL_PHASE_FAILED: _ClassVar[ToolPhase]
+    TOOL_PHASE_DENIED: _ClassVar[ToolPhase]
+    TOOL_PHASE_EXPIRED: _ClassVar[ToolPhase]
+    TOOL_PHASE_CANCELLED: _ClassVar[ToolPhase]
+
+class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RUN_STATUS_UNSPECIFIED: _ClassVar[RunStatus]
+    RUN_STATUS_QUEUED: _ClassVar[RunStatus]
+    RUN_STATUS_RUNNING: _ClassVar[RunStatus]
+    RUN_STATUS_AWAITING_CONFIRMATION: _ClassVar[RunStatus]
+    RUN_STATUS_SUCCEEDED: _ClassVar[RunStatus]
+    RUN_STATUS_FAILED: _ClassVar[RunStatus]
+    RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
+    RUN_STATUS_MAX_ITERATIONS: _ClassVar[RunStatus]
+
+class RunKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RUN_KIND_UNSPECIFIED: _ClassVar[RunKind]
+    RUN_KIND_CHAT: _ClassVar[RunKind]
+    RUN_KIND_SQL: _ClassVar[RunKind]
+    RUN_KIND_QUERY_PLAN: _ClassVar[RunKind]
+
+class QueryMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    QUERY_MODE_UNSPECIFIED: _ClassVar[QueryMode]
+    QUERY_MODE_NONE: _ClassVar[QueryMode]
+    QUERY_MODE_PLAN: _ClassVar[QueryMode]
+    QUERY_MODE_SQL: _ClassVar[QueryMode]
+TOOL_PHASE_UNSPECIFIED: ToolPhase
+TOOL_PHASE_QUEUED: ToolPhase
+TOOL_PHASE_AWAITING_CONFIRMATION: ToolPhase
+TOOL_PHASE_RUNNING: ToolPhase
+TOOL_PHASE_SUCCEEDED: ToolPhase
+TOOL_PHASE_FAILED: ToolPhase
+TOOL_PHASE_DENIED: ToolPhase
+TOOL_PHASE_EXPIRED: ToolPhase
+TOOL_PHASE_CANCELLED: ToolPhase
+RUN_STATUS_UNSPECIFIED: RunStatus
+RUN_STATUS_QUEUED: RunStatus
+RUN_STATUS_RUNNING: RunStatus
+RUN_STATUS_AWAITING_CONFIRMATION: RunStatus
+RUN_STATUS_SUCCEEDED: RunStatus
+RUN_STATUS_FAILED: RunStatus
+RUN_STATUS_CANCELLED: RunStatus
+RUN_STATUS_MAX_ITERATIONS: RunStatus
+RUN_KIND_UNSPECIFIED: RunKind
+RUN_KIND_CHAT: RunKind
+RUN_KIND_SQL: RunKind
+RUN_KIND_QUERY_PLAN: RunKind
+QUERY_MODE_UNSPECIFIED: QueryMode
+QUERY_MODE_NONE: QueryMode
+QUERY_MODE_PLAN: QueryMode
+QUERY_MODE_SQL: QueryMode
+
+class DatasetVersion(_message.Message):
+    __slots__ = ("dataset_id", "table_name", "version_hash")
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_HASH_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    table_name: str
+    version_hash: str
+    def __init__(self, dataset_id: _Optional[str] = ..., table_name: _Optional[str] = ..., version_hash: _Optional[str] = ...) -> None: ...
+
+class ToolCallRecord(_message.Message):
+    __slots__ = ("tool_call_id", "tool_name", "arguments_json", "phase", "llm_summary", "duration_ms")
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    LLM_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    tool_call_id: str
+    tool_name: str
+    arguments_json: str
+    phase: ToolPhase
+    llm_summary: str
+    duration_ms: int
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., phase: _Optional[_Union[ToolPhase, str]] = ..., llm_summary: _Optional[str] = ..., duration_ms: _Optional[int] = ...) -> None: ...
+
+class Run(_message.Message):
+    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
+    UI_STATE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    DATASETS_FIELD_NUMBER: _ClassVar[int]
+    QUERY_MODE_FIELD_NUMBER: _ClassVar[int]
+    PLAN_JSON_FIELD_NUMBER: _ClassVar[int]
+    COMPILED_SQL_FIELD_NUMBER: _ClassVar[int]
+    RESULT_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    EXEC_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    FINAL_TEXT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    thread_id: str
+    kind: RunKind
+    status: RunStatus
+    question: str
+    created_at: _timestamp_pb2.Timestamp
+    completed_at: _timestamp_pb2.Timestamp
+    ui_state_version: int
+    datasets: _containers.RepeatedCompositeFieldContainer[DatasetVersion]
+    query_mode: QueryMode
+    plan_json: str
+    compiled_sql: str
+    result_summary: str
+    error: _common_pb2.Error
+    exec_time_ms: int
+    usage: _common_pb2.Usage
+    tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCallRecord]
+    last_seq: int
+    final_text: str
+    model: str
+    iterations: int
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ...) -> None: ...
+
+class Span(_message.Message):
+    __slots__ = ("span_id", "parent_span_id", "kind", "name", "start_time", "end_time", "duration_ms", "attributes")
+    class AttributesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    SPAN_ID_FIELD_NUMBER: _ClassVar[int]
+    PARENT_SPAN_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    span_id: str
+    parent_span_id: str
+    kind: str
+    name: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    duration_ms: int
+    attributes: _containers.ScalarMap[str, str]
+    def __init__(self, span_id: _Optional[str] = ..., parent_span_id: _Optional[str] = ..., kind: _Optional[str] = ..., name: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., attributes: _Optional[_Mapping[str, str]] = ...) -> None: ...
