@@ -57,11 +57,16 @@ impl TestServer {
 
     /// Starts a server on an existing (or new) data dir that the caller keeps.
     pub fn start_in(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::start_at(data_dir, "127.0.0.1:0", args, env)
+    }
+
+    /// Starts a server listening on `listen` (`127.0.0.1:0` picks a free port).
+    pub fn start_at(data_dir: &Path, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         std::fs::create_dir_all(data_dir).expect("data dir");
         let stderr_log = data_dir.with_extension(format!("stderr.{}.log", std::process::id()));
         let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
         let mut cmd = Command::new(server_bin());
-        cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        cmd.args(["serve", "--listen", listen, "--data-dir"])
             .arg(data_dir)
             .args(args)
             .env_remove("AWARE_LISTEN")
@@ -218,8 +223,13 @@ impl TestServer {
     /// Starts a new server process on this server's data dir after `stop` or `kill9` (the temp dir
     /// it owns, if any, stays alive). The address changes: make new clients.
     pub fn restart(&mut self, args: &[&str], env: &[(&str, &str)]) {
+        self.restart_on("127.0.0.1:0", args, env);
+    }
+
+    /// As `restart`, on `listen` — e.g. the old address, so clients that reconnect find it.
+    pub fn restart_on(&mut self, listen: &str, args: &[&str], env: &[(&str, &str)]) {
         assert!(self.child.is_none(), "stop or kill9 the server before restarting it");
-        let mut next = Self::start_in(&self.data_dir, args, env);
+        let mut next = Self::start_at(&self.data_dir, listen, args, env);
         next._tmp = self._tmp.take();
         // The new process writes the same log file: the old handle must not remove it when dropped.
         self.stderr_log = PathBuf::new();

@@ -1,0 +1,277 @@
+//! Text and JSON renderings of aware's results for the terminal.
+
+use aware_client::v1 as pb;
+use pb::value::Kind;
+use serde_json::{Value as Json, json};
+
+/// Widest a table cell is printed before it is cut with `…`.
+const MAX_CELL: usize = 40;
+
+pub fn value_text(v: &pb::Value) -> String {
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => "NULL".to_owned(),
+        Some(Kind::BoolValue(b)) => b.to_string(),
+        Some(Kind::IntValue(i)) => i.to_string(),
+        Some(Kind::DoubleValue(d)) => {
+            let s = format!("{d:.4}");
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        }
+        Some(Kind::DecimalValue(s) | Kind::StringValue(s) | Kind::TextValue(s)) => s.clone(),
+        Some(Kind::DateValue(days)) => chrono_date(*days),
+        Some(Kind::TimestampValue(t)) => {
+            let days = i32::try_from(t.seconds.div_euclid(86_400)).unwrap_or(i32::MAX);
+            let s = t.seconds.rem_euclid(86_400);
+            format!("{} {:02}:{:02}:{:02}", chrono_date(days), s / 3600, (s / 60) % 60, s % 60)
+        }
+        Some(Kind::TimeValue(us)) => {
+            let s = us / 1_000_000;
+            format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+        }
+        Some(Kind::BytesValue(b)) => format!("<{} bytes>", b.len()),
+    }
+}
+
+/// Days since 1970-01-01 as YYYY-MM-DD (civil-from-days, proleptic Gregorian).
+fn chrono_date(days: i32) -> String {
+    let z = i64::from(days) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+pub fn value_json(v: &pb::Value) -> Json {
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => Json::Null,
+        Some(Kind::BoolValue(b)) => json!(b),
+        Some(Kind::IntValue(i)) => json!(i),
+        Some(Kind::DoubleValue(d)) => json!(d),
+        _ => Json::String(value_text(v)),
+    }
+}
+
+fn cut(s: &str) -> String {
+    let one_line = s.replace(['\n', '\r', '\t'], " ");
+    if one_line.chars().count() <= MAX_CELL {
+        one_line
+    } else {
+        let mut t: String = one_line.chars().take(MAX_CELL - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Aligned columns with a header rule; numbers right-aligned.
+pub fn grid(header: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(|c| cut(c)).collect()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate() {
+            if let Some(w) = widths.get_mut(i) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+    }
+    let line = |cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let w = widths.get(i).copied().unwrap_or(0);
+                if numeric.get(i).copied().unwrap_or(false) { format!("{c:>w$}") } else { format!("{c:<w$}") }
+            })
+            .collect();
+        parts.join("  ").trim_end().to_owned()
+    };
+    let mut out = vec![line(header)];
+    out.push(widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>().join("  "));
+    out.extend(rows.iter().map(|r| line(r)));
+    out.join("\n")
+}
+
+pub fn table_text(t: &pb::Table) -> String {
+    let header: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+    let numeric: Vec<bool> = t
+        .columns
+        .iter()
+        .map(|c| matches!(c.kind(), pb::ValueKind::Int | pb::ValueKind::Double | pb::ValueKind::Decimal))
+        .collect();
+    let rows: Vec<Vec<String>> = t.rows.iter().map(|r| r.values.iter().map(value_text).collect()).collect();
+    let mut s = grid(&header, &rows, &numeric);
+    s.push_str(&format!(
+        "\n({} row{}{})",
+        t.rows.len(),
+        if t.rows.len() == 1 { "" } else { "s" },
+        if t.truncated { ", more were cut off" } else { "" }
+    ));
+    s
+}
+
+pub fn table_json(t: &pb::Table) -> Json {
+    Json::Array(
+        t.rows
+            .iter()
+            .map(|r| {
+                let obj = t.columns.iter().zip(&r.values).map(|(c, v)| (c.name.clone(), value_json(v))).collect();
+                Json::Object(obj)
+            })
+            .collect(),
+    )
+}
+
+pub fn bytes_text(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut x = n as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u < UNITS.len() - 1 {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 { format!("{n} B") } else { format!("{x:.1} {}", UNITS[u]) }
+}
+
+fn status_text(d: &pb::Dataset) -> &'static str {
+    match d.status() {
+        pb::DatasetStatus::Ready => "ready",
+        pb::DatasetStatus::Processing => "processing",
+        pb::DatasetStatus::Error => "error",
+        pb::DatasetStatus::Unspecified => "?",
+    }
+}
+
+pub fn datasets_text(ds: &[pb::Dataset]) -> String {
+    if ds.is_empty() {
+        return "No datasets yet: `aware datasets upload FILE` adds one.".to_owned();
+    }
+    let header = ["table", "file", "status", "rows", "columns", "size"].map(str::to_owned);
+    let rows: Vec<Vec<String>> = ds
+        .iter()
+        .map(|d| {
+            vec![
+                d.table_name.clone(),
+                d.name.clone(),
+                status_text(d).to_owned(),
+                d.row_count.to_string(),
+                d.column_count.to_string(),
+                bytes_text(d.size_bytes),
+            ]
+        })
+        .collect();
+    grid(&header, &rows, &[false, false, false, true, true, true])
+}
+
+pub fn dataset_json(d: &pb::Dataset) -> Json {
+    json!({
+        "id": d.id, "name": d.name, "table_name": d.table_name, "status": status_text(d),
+        "rows": d.row_count, "columns": d.column_count, "size_bytes": d.size_bytes,
+        "version_hash": d.version_hash, "error": d.error,
+        "schema": d.columns.iter().map(|c| json!({"name": c.name, "type": c.r#type})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn statistics_text(s: &pb::DatasetStatistics) -> String {
+    let header = ["column", "type", "missing", "distinct", "min", "max", "mean"].map(str::to_owned);
+    let rows: Vec<Vec<String>> = s
+        .columns
+        .iter()
+        .map(|c| {
+            vec![
+                c.name.clone(),
+                c.r#type.clone(),
+                c.null_count.to_string(),
+                c.distinct_count.to_string(),
+                c.min.as_ref().map(value_text).unwrap_or_default(),
+                c.max.as_ref().map(value_text).unwrap_or_default(),
+                c.mean.map(|m| format!("{m:.2}")).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    format!("{} rows\n{}", s.row_count, grid(&header, &rows, &[false, false, true, true, false, false, true]))
+}
+
+pub fn statistics_json(s: &pb::DatasetStatistics) -> Json {
+    json!({
+        "table_name": s.table_name, "rows": s.row_count,
+        "columns": s.columns.iter().map(|c| json!({
+            "name": c.name, "type": c.r#type, "missing": c.null_count, "distinct": c.distinct_count,
+            "min": c.min.as_ref().map(value_json), "max": c.max.as_ref().map(value_json), "mean": c.mean,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A tool's rich result as the terminal shows it (nothing for results the text already says).
+pub fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
+    use pb::tool_result::Rich;
+    match r {
+        Rich::Table(t) => Some(table_text(t)),
+        Rich::DatasetList(l) => Some(datasets_text(&l.datasets)),
+        Rich::DatasetDetail(d) => {
+            let ds = d.dataset.as_ref()?;
+            let schema: Vec<String> = ds.columns.iter().map(|c| format!("{} {}", c.name, c.r#type)).collect();
+            let mut s = format!("{} — {} rows; columns: {}", ds.table_name, ds.row_count, schema.join(", "));
+            if let Some(sample) = &d.sample {
+                s.push('\n');
+                s.push_str(&table_text(sample));
+            }
+            Some(s)
+        }
+        Rich::Statistics(st) => Some(statistics_text(st)),
+        Rich::DeletedDataset(d) => Some(format!("Deleted {} ({} rows).", d.table_name, d.row_count)),
+        Rich::SystemStatus(st) => Some(format!(
+            "aware {} · mode {} · model {} · storage {} · {} datasets ({}) · {} active runs",
+            st.version,
+            st.mode,
+            st.model_provider,
+            st.storage,
+            st.dataset_count,
+            bytes_text(st.dataset_bytes),
+            st.active_runs
+        )),
+        _ => None,
+    }
+}
+
+/// One event as `kind: detail` (for `aware runs events`).
+pub fn event_line(e: &pb::ServerEvent) -> (String, String) {
+    use pb::server_event::Payload as P;
+    let (kind, detail) = match &e.payload {
+        Some(P::RunStarted(s)) => ("run_started", s.user_text.clone()),
+        Some(P::TextStarted(_)) => ("text_started", String::new()),
+        Some(P::TextDelta(d)) => ("text_delta", d.delta.clone()),
+        Some(P::TextEnded(_)) => ("text_ended", String::new()),
+        Some(P::ToolCallStarted(c)) => ("tool_call_started", format!("{} {}", c.tool_name, c.arguments_json)),
+        Some(P::ToolStatus(s)) => ("tool_status", format!("{:?}", s.phase())),
+        Some(P::ToolResult(r)) => ("tool_result", format!("{}: {}", r.tool_name, r.llm_summary)),
+        Some(P::ToolDenied(d)) => ("tool_denied", format!("{}: {}", d.tool_name, d.reason)),
+        Some(P::ConfirmationRequired(c)) => ("confirmation_required", c.description.clone()),
+        Some(P::ConfirmationResolved(r)) => ("confirmation_resolved", format!("{:?}", r.resolution())),
+        Some(P::RunCompleted(c)) => ("run_completed", format!("{:?}", c.status())),
+        Some(P::RoutingDecided(r)) => ("routing_decided", format!("{} ({:.2})", r.intent, r.confidence)),
+        Some(other) => return ("other".to_owned(), format!("{other:?}")),
+        None => ("empty", String::new()),
+    };
+    (kind.to_owned(), detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_grids_read_like_a_person_would_write_them() {
+        assert_eq!(chrono_date(0), "1970-01-01");
+        assert_eq!(chrono_date(19_723), "2024-01-01");
+        assert_eq!(chrono_date(-1), "1969-12-31");
+        let g = grid(
+            &["a".into(), "n".into()],
+            &[vec!["x".into(), "5".into()], vec!["yy".into(), "10".into()]],
+            &[false, true],
+        );
+        assert_eq!(g, "a    n\n──  ──\nx    5\nyy  10");
+    }
+}

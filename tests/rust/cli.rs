@@ -1,0 +1,191 @@
+#![allow(clippy::unwrap_used)]
+//! `aware-client` and the `aware` CLI against the real server: datasets, SQL, runs and scripted
+//! chats with confirmations (`--yes` / `--no`), and the client's run stream surviving a server
+//! crash mid-run.
+
+use aware_client::{AwareClient, StreamItem, StreamOptions};
+use aware_e2e::{TestServer, server_bin};
+use aware_proto::v1 as pb;
+use futures::StreamExt;
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+/// Runs `aware --server URL ARGS…` with `stdin` piped in (never a terminal).
+fn aware(server: &TestServer, args: &[&str], stdin: &str) -> Output {
+    let bin = server_bin().with_file_name("aware");
+    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
+    let mut child = Command::new(bin)
+        .arg("--server")
+        .arg(server.url())
+        .args(args)
+        .env_remove("AWARECLI_SERVER")
+        .env_remove("AWARECLI_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {stdout}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_str(ok(out).trim()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn tables(server: &TestServer) -> Vec<String> {
+    json(&aware(server, &["--json", "datasets", "list"], ""))
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["table_name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Datasets from the terminal: list, upload, preview, profile and delete — a delete asks first
+/// and, with no terminal to ask on, does nothing without `--yes`; unknown names get a clear error.
+#[test]
+fn the_cli_manages_datasets() {
+    let server = TestServer::start(&[]);
+    let listed = ok(&aware(&server, &["datasets", "list"], ""));
+    assert!(listed.contains("barcelona_apartments") && listed.contains("240"), "{listed}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("Team Scores.csv");
+    std::fs::write(&file, "player,score\nana,7\nbo,9\ncy,4\n").unwrap();
+    let up = json(&aware(&server, &["--json", "datasets", "upload", file.to_str().unwrap()], ""));
+    assert_eq!(
+        (up["table_name"].as_str(), up["rows"].as_u64(), up["status"].as_str()),
+        (Some("team_scores"), Some(3), Some("ready"))
+    );
+
+    let rows = json(&aware(&server, &["--json", "datasets", "preview", "Team Scores.csv", "--limit", "2"], ""));
+    assert_eq!(rows, serde_json::json!([{"player": "ana", "score": 7}, {"player": "bo", "score": 9}]));
+    let text = ok(&aware(&server, &["datasets", "preview", "team_scores"], ""));
+    assert!(text.contains("player") && text.contains("cy") && text.contains("(3 rows)"), "{text}");
+
+    let stats = json(&aware(&server, &["--json", "datasets", "stats", "team_scores"], ""));
+    let score = stats["columns"].as_array().unwrap().iter().find(|c| c["name"] == "score").unwrap();
+    assert_eq!((score["min"].as_i64(), score["max"].as_i64()), (Some(4), Some(9)));
+
+    let refused = aware(&server, &["datasets", "delete", "team_scores"], "y\n");
+    assert!(!refused.status.success() && stderr(&refused).contains("not deleted"), "{}", stderr(&refused));
+    assert!(tables(&server).contains(&"team_scores".to_owned()), "nothing deleted without --yes");
+    ok(&aware(&server, &["datasets", "delete", "team_scores", "--yes"], ""));
+    assert!(!tables(&server).contains(&"team_scores".to_owned()));
+
+    let missing = aware(&server, &["datasets", "stats", "nope"], "");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("no dataset named \"nope\"; you have: "), "{}", stderr(&missing));
+}
+
+/// SQL from the terminal returns the true answer; hostile SQL is refused with its reason.
+#[test]
+fn the_cli_runs_sql() {
+    let server = TestServer::start(&[]);
+    let out = json(&aware(
+        &server,
+        &["--json", "sql", "SELECT count(*) AS n, max(price_eur) AS top FROM barcelona_apartments"],
+        "",
+    ));
+    assert_eq!(out["rows"][0]["n"].as_i64(), Some(240));
+    assert!(out["run_id"].as_str().unwrap().starts_with("run_"));
+    let text =
+        ok(&aware(&server, &["sql", "SELECT plan, count(*) AS n FROM customer_churn GROUP BY 1 ORDER BY 1"], ""));
+    assert!(text.lines().count() >= 4 && text.contains("plan"), "{text}");
+    let hostile = aware(&server, &["sql", "SELECT * FROM read_csv('/etc/passwd')"], "");
+    assert_eq!(hostile.status.code(), Some(2));
+    assert!(stderr(&hostile).contains("read_csv"), "{}", stderr(&hostile));
+}
+
+/// A scripted chat: answers stream to stdout, tool activity to stderr; `--no` denies the delete
+/// (nothing happens), `--yes` approves it; without either and without a terminal, it is denied.
+/// Several lines on stdin are one conversation; `runs show` and `runs events` explain a run.
+#[test]
+fn the_cli_chats_and_answers_confirmations() {
+    let server = TestServer::start(&[]);
+    let files = aware(&server, &["chat", "what are my files?"], "");
+    let out = ok(&files);
+    assert!(out.contains("barcelona_apartments") && out.contains("240 rows"), "{out}");
+    assert!(stderr(&files).contains("✓ list_datasets"), "{}", stderr(&files));
+
+    let denied = aware(&server, &["chat", "--no", "delete the customer churn dataset"], "");
+    ok(&denied);
+    assert!(stderr(&denied).contains("CAUTION") && stderr(&denied).contains("→ denied"), "{}", stderr(&denied));
+    let unasked = aware(&server, &["chat", "delete the customer churn dataset"], "y\n");
+    assert!(stderr(&unasked).contains("treated as no"), "{}", stderr(&unasked));
+    assert!(tables(&server).contains(&"customer_churn".to_owned()), "denied twice: still there");
+    ok(&aware(&server, &["chat", "--yes", "delete the customer churn dataset"], ""));
+    assert!(!tables(&server).contains(&"customer_churn".to_owned()), "approved: gone");
+
+    let session = ok(&aware(&server, &["chat"], "what are my files?\nsystem status\n"));
+    assert!(session.contains("support_tickets") && session.contains("mode local"), "{session}");
+
+    let events = ok(&aware(&server, &["--json", "chat", "average price by neighbourhood"], ""));
+    let first: Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    let run_id = first["run_id"].as_str().unwrap();
+    assert_eq!(first["kind"], "run_started");
+    let shown = json(&aware(&server, &["--json", "runs", "show", run_id], ""));
+    assert_eq!(shown["question"], "average price by neighbourhood");
+    assert!(shown["compiled_sql"].as_str().unwrap().to_lowercase().contains("avg("), "{shown}");
+    let log = ok(&aware(&server, &["runs", "events", run_id], ""));
+    assert_eq!(log.lines().count(), events.lines().count(), "the log is what the chat streamed");
+}
+
+/// `AwareClient::run_stream` follows a run through a server crash: it reconnects to the restarted
+/// server, resumes after the last seq it delivered, and ends with the server's whole log, each
+/// event exactly once.
+#[tokio::test]
+async fn the_rust_clients_run_stream_survives_a_server_crash() {
+    let env = [("AWARE_AGENT__TOOL_DELAY_MS", "1500")];
+    let mut server = TestServer::start_with_env(&[], &env);
+    let addr = server.addr.to_string();
+    let client = AwareClient::connect(&server.url(), None, "api").await.unwrap();
+    let sent = client.send_message("", "what are my files?", "").await.unwrap();
+    let options = StreamOptions { initial_backoff: Duration::from_millis(200), max_attempts: 30, ..Default::default() };
+    let mut stream = client.run_stream(&sent.run_id, options);
+    let mut events = Vec::new();
+    let mut reconnects = 0;
+    while let Some(item) = tokio::time::timeout(Duration::from_secs(60), stream.next()).await.unwrap() {
+        match item.unwrap() {
+            StreamItem::Event(e) => {
+                let tool_started = matches!(e.payload, Some(pb::server_event::Payload::ToolCallStarted(_)));
+                events.push(e);
+                if tool_started && reconnects == 0 {
+                    server.kill9(); // mid-tool
+                    server.restart_on(&addr, &[], &env);
+                }
+            }
+            StreamItem::Reconnecting { .. } => reconnects += 1,
+            StreamItem::Heartbeat(_) => {}
+        }
+    }
+    assert!(reconnects >= 1, "the crash was noticed");
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "every seq once, in order");
+    assert!(matches!(events.last().unwrap().payload, Some(pb::server_event::Payload::RunCompleted(_))));
+    let log = client
+        .runs()
+        .list_run_events(pb::ListRunEventsRequest { run_id: sent.run_id.clone(), after_seq: 0, limit: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(events, log.events, "exactly the server's log");
+}
