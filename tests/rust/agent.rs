@@ -3,35 +3,23 @@
 //! prompts with real tool calls and the right numbers (checked against `ExecuteSql`), tool results
 //! go two-track (the model never sees a text cell), and the policy gate follows the user's role.
 
+use aware_client::{StreamItem, StreamOptions};
 use aware_e2e::{TestServer, add_user, authed};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
 use aware_proto::v1::query_service_client::QueryServiceClient;
+use futures::StreamExt;
 use pb::server_event::Payload as P;
 use std::time::Duration;
 
-/// Sends `text` with the unary companion and returns the whole run once it has completed.
+/// Sends `text` and follows its run to the end with `aware-client`'s resumable stream.
 async fn ask(server: &TestServer, token: Option<&str>, text: &str) -> Vec<pb::ServerEvent> {
-    let message = pb::UserMessage { thread_id: String::new(), text: text.into(), on_busy: 0 };
-    let req = pb::SendMessageRequest { client_msg_id: String::new(), message: Some(message) };
-    let mut chat = ChatServiceClient::new(server.channel().await).max_decoding_message_size(64 << 20);
-    let sent = match token {
-        Some(t) => chat.send_message(authed(req, t)).await,
-        None => chat.send_message(req).await,
-    }
-    .unwrap()
-    .into_inner();
-    let req = pb::StreamRunRequest { run_id: sent.run_id, after_seq: 0 };
-    let mut stream = match token {
-        Some(t) => chat.stream_run(authed(req, t)).await,
-        None => chat.stream_run(req).await,
-    }
-    .unwrap()
-    .into_inner();
+    let client = server.client(token).await;
+    let sent = client.send_message("", text, "").await.unwrap();
+    let mut stream = client.run_stream(&sent.run_id, StreamOptions::default());
     let mut events = Vec::new();
-    while let Some(m) = tokio::time::timeout(Duration::from_secs(30), stream.message()).await.unwrap().unwrap() {
-        let e = m.event.unwrap();
-        if e.seq > 0 {
+    while let Some(item) = tokio::time::timeout(Duration::from_secs(30), stream.next()).await.unwrap() {
+        if let StreamItem::Event(e) = item.unwrap() {
             events.push(e);
         }
     }
