@@ -250,6 +250,22 @@ impl OfflinePlanner {
         {
             return call("preview_rows", json!({"dataset": d.table_name, "limit": 10}));
         }
+        // About what is on screen: the dataset the user has open, else the page they are on.
+        if intent == Intent::DatasetLookup && has(&["looking", "this", "here", "screen", "page"]) {
+            let open = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id);
+            if let Some(d) = open.filter(|_| allowed("get_dataset_detail")) {
+                return call("get_dataset_detail", json!({"dataset": d.table_name}));
+            }
+            if !context.current_route.is_empty() {
+                return ModelTurn {
+                    text: format!(
+                        "You are on the page {} and have no dataset open. Open one and ask again, or ask \"what are my files?\".",
+                        context.current_route
+                    ),
+                    ..ModelTurn::default()
+                };
+            }
+        }
         if intent == Intent::DatasetLookup && allowed("list_datasets") {
             return call("list_datasets", json!({}));
         }

@@ -115,6 +115,10 @@ pub fn route(text: &str) -> Route {
     if has(&["show", "preview", "rows", "look", "see", "open", "display", "sample", "first"]) {
         return r(Intent::Preview, 0.7, true, Risk::Read);
     }
+    // "What am I looking at?", "what is this?": about what is on the user's screen.
+    if has(&["looking", "this", "here", "screen", "page"]) {
+        return r(Intent::DatasetLookup, 0.6, true, Risk::Read);
+    }
     if has(&["files", "file", "datasets", "dataset", "data", "tables", "uploads", "have"]) {
         return r(Intent::DatasetLookup, 0.7, false, Risk::Read);
     }
@@ -206,7 +210,8 @@ mod tests {
 
     #[test]
     fn each_intent_gets_exactly_its_tools() {
-        let cases: [(&str, Intent, &[&str]); 8] = [
+        let cases: [(&str, Intent, &[&str]); 9] = [
+            ("what am I looking at?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
             ("what are my files?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
             ("show me the apartments", Intent::Preview, &["list_datasets", "get_dataset_detail", "preview_rows"]),
             (
