@@ -32,3 +32,42 @@ fn the_python_example_lists_datasets_and_streams_a_run() {
     assert!(stdout.contains("customer_churn.csv (table `customer_churn`"), "the streamed answer: {stdout}");
     assert!(stdout.trim_end().ends_with("RUN_STATUS_SUCCEEDED"), "{stdout}");
 }
+
+/// A plain `GET` over HTTP/1.1 to the server's one port; returns the status line and the body.
+fn http_get(server: &TestServer, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
+    write!(conn, "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr).unwrap();
+    let mut raw = String::new();
+    conn.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_owned(), body.to_owned())
+}
+
+/// The web UI is served on the API's port: files from `--web-dir`, the app's own routes get
+/// `index.html`; without a built UI, a page request says how to get one — and gRPC is untouched.
+#[test]
+fn the_web_ui_is_served_on_the_api_port() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), "<title>aware</title>").unwrap();
+    std::fs::create_dir(dir.path().join("assets")).unwrap();
+    std::fs::write(dir.path().join("assets/app.js"), "console.log(1)").unwrap();
+    let server = TestServer::start(&["--web-dir", dir.path().to_str().unwrap()]);
+    let (status, body) = http_get(&server, "/");
+    assert!(status.contains("200") && body.contains("<title>aware</title>"), "{status} {body}");
+    let (status, body) = http_get(&server, "/assets/app.js");
+    assert!(status.contains("200") && body.contains("console.log(1)"), "{status} {body}");
+    let (status, body) = http_get(&server, "/runs/run_123");
+    assert!(status.contains("200") && body.contains("<title>aware</title>"), "an app route: {status}");
+
+    let bare = TestServer::start(&[]);
+    let (status, body) = http_get(&bare, "/");
+    assert!(status.contains("404") && body.contains("scripts/serve"), "{status} {body}");
+
+    let missing = Command::new(aware_e2e::server_bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--web-dir", "/nonexistent/ui"])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("has no index.html"));
+}

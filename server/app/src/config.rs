@@ -259,6 +259,8 @@ pub struct Config {
     pub llm: Llm,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
+    /// The built web UI (a folder with `index.html`), served on the same port; unset: no UI.
+    pub web_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -279,6 +281,7 @@ impl Default for Config {
             agent: Agent::default(),
             llm: Llm::default(),
             worker_exe: None,
+            web_dir: None,
         }
     }
 }
@@ -298,6 +301,8 @@ pub struct Overrides {
     pub log_format: Option<LogFormat>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed_samples: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web_dir: Option<PathBuf>,
 }
 
 impl Config {
@@ -358,6 +363,13 @@ impl Config {
             ag.router == RouterKind::Heuristic || matches!(ag.model, ModelKind::Anthropic | ModelKind::Openai),
             "agent.router = \"llm\" needs agent.model = \"anthropic\" or \"openai\""
         );
+        if let Some(dir) = &self.web_dir {
+            anyhow::ensure!(
+                dir.join("index.html").is_file(),
+                "web_dir {} has no index.html (build the UI with scripts/serve or npm run build in web-client)",
+                dir.display()
+            );
+        }
         let llm = &self.llm;
         anyhow::ensure!(
             ag.model != ModelKind::Anthropic || llm.api_key.is_some(),

@@ -8,3 +8,4 @@ pub mod convert;
 pub mod grpc;
 pub mod server;
 pub mod status;
+pub mod web;

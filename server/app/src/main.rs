@@ -68,6 +68,9 @@ struct ServeArgs {
     /// Do not seed sample datasets into a new data dir.
     #[arg(long)]
     no_samples: bool,
+    /// Serve the built web UI from this folder on the same port.
+    #[arg(long)]
+    web_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -168,6 +171,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         mode: args.mode,
         log_format: args.log_format,
         seed_samples: args.no_samples.then_some(false),
+        web_dir: args.web_dir,
         ..Overrides::default()
     };
     let config = load(&args.common, overrides)?;

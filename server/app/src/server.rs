@@ -5,6 +5,7 @@
 use crate::auth::Authenticator;
 use crate::config::{Config, ModelKind, RouterKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, query, unimplemented};
+use crate::web::WebLayer;
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
@@ -275,6 +276,7 @@ pub async fn run(
         .accept_http1(true)
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        .layer(WebLayer::new(config.web_dir.as_deref()))
         .layer(cors_layer(&config.cors_origins))
         .layer(tonic_web::GrpcWebLayer::new())
         .add_service(datasets)
