@@ -26,6 +26,7 @@ export * from "./gen/aware/v1/query_pb.js";
 export * from "./gen/aware/v1/run_pb.js";
 export * from "./gen/aware/v1/runs_pb.js";
 export { Code, ConnectError };
+export { timestampDate } from "@bufbuild/protobuf/wkt";
 
 export interface AwareClientOptions {
   /** e.g. "http://127.0.0.1:50051" — the server's one port serves grpc-web too. */
