@@ -195,3 +195,18 @@ test("on a dataset's page, 'what am I looking at?' is answered about that datase
   await page.screenshot({ path: join(shots, "7-looking-at.png") });
   await context.close();
 });
+
+test("a file uploads from the page, the list updates, and a grouped aggregate gets a chart", async () => {
+  const { context, page } = await open();
+  const csv = "team,points\nred,3\nblue,7\nred,5\ngreen,2\n";
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "league.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.locator("main table.datasets").getByText("league.csv").waitFor();
+  const turn = await ask(page, "total points by team in league");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+  await turn.getByRole("img", { name: /Bar chart of total_points by team/ }).waitFor();
+  const cells = await turn.locator("table td").allInnerTexts();
+  assert.deepEqual(cells, ["blue", "7", "green", "2", "red", "8"]);
+  await page.screenshot({ path: join(shots, "8-upload-and-chart.png") });
+  await context.close();
+});

@@ -282,7 +282,11 @@ fn query_answer(summary: &str) -> String {
     match single {
         Some(("rows", n)) => format!("There are {n} matching rows."),
         Some((name, value)) => format!("The {} is {value}.", name.replacen('_', " ", 1)),
-        None => format!("Here is the result. {summary}"),
+        // The model's track says where the rows went; the person is looking at them.
+        None => format!(
+            "Here is the result. {}",
+            summary.replace(" and they are shown to the user as a table", ", shown in the table above")
+        ),
     }
 }
 
