@@ -4,10 +4,10 @@
 //! go two-track (the model never sees a text cell), and the policy gate follows the user's role.
 
 use aware_client::{StreamItem, StreamOptions};
+use aware_e2e::events::{calls, number, results};
 use aware_e2e::{TestServer, add_user, authed};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
-use aware_proto::v1::query_service_client::QueryServiceClient;
 use futures::StreamExt;
 use pb::server_event::Payload as P;
 use std::time::Duration;
@@ -26,52 +26,10 @@ async fn ask(server: &TestServer, token: Option<&str>, text: &str) -> Vec<pb::Se
     events
 }
 
-fn calls(events: &[pb::ServerEvent]) -> Vec<(String, serde_json::Value)> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            Some(P::ToolCallStarted(c)) => {
-                Some((c.tool_name.clone(), serde_json::from_str(&c.arguments_json).unwrap()))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-fn results(events: &[pb::ServerEvent]) -> Vec<pb::ToolResult> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            Some(P::ToolResult(r)) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn answer(events: &[pb::ServerEvent]) -> (pb::RunStatus, String) {
     match &events.last().unwrap().payload {
         Some(P::RunCompleted(c)) => (c.status(), c.final_text.clone()),
         other => panic!("the run did not complete: {other:?}"),
-    }
-}
-
-/// One number from `ExecuteSql`, as the planner would print it.
-async fn number(server: &TestServer, sql: &str) -> String {
-    let table = QueryServiceClient::new(server.channel().await)
-        .execute_sql(pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
-    match table.rows[0].values[0].kind.clone().unwrap() {
-        pb::value::Kind::IntValue(i) => i.to_string(),
-        pb::value::Kind::DecimalValue(d) => d,
-        pb::value::Kind::DoubleValue(d) => {
-            let s = format!("{d:.2}");
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        }
-        other => panic!("not a number: {other:?}"),
     }
 }
 

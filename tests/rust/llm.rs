@@ -7,6 +7,7 @@
 //! `MODEL_ERROR` and the thread goes on; text cells never reach the provider.
 
 use aware_e2e::TestServer;
+use aware_e2e::events::{calls, denials, number, resolutions, results};
 use aware_e2e::fake_llm::{self as fake, FakeLlm, Kind, Recorded, Reply, Turn, Usage};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
@@ -121,48 +122,6 @@ fn status(events: &[pb::ServerEvent]) -> pb::RunStatus {
     completed(events).status()
 }
 
-fn calls(events: &[pb::ServerEvent]) -> Vec<(String, Value)> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            Some(P::ToolCallStarted(c)) => {
-                Some((c.tool_name.clone(), serde_json::from_str(&c.arguments_json).unwrap()))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-fn results(events: &[pb::ServerEvent]) -> Vec<pb::ToolResult> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            Some(P::ToolResult(r)) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn denials(events: &[pb::ServerEvent]) -> Vec<pb::ToolDenied> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            Some(P::ToolDenied(d)) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn resolutions(events: &[pb::ServerEvent]) -> Vec<pb::ConfirmationResolution> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            Some(P::ConfirmationResolved(r)) => Some(r.resolution()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The streamed text of each assistant message, in order (its deltas joined).
 fn texts(events: &[pb::ServerEvent]) -> Vec<String> {
     let mut out: Vec<(String, String)> = Vec::new();
@@ -207,21 +166,6 @@ async fn table_names(server: &TestServer) -> Vec<String> {
         .unwrap()
         .into_inner();
     list.datasets.into_iter().map(|d| d.table_name).collect()
-}
-
-/// One number from `ExecuteSql`, as a tool summary prints it.
-async fn number(server: &TestServer, sql: &str) -> String {
-    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };
-    let table = guard("ExecuteSql", server.query().await.execute_sql(req)).await.unwrap().into_inner().table.unwrap();
-    match table.rows[0].values[0].kind.clone().unwrap() {
-        pb::value::Kind::IntValue(i) => i.to_string(),
-        pb::value::Kind::DecimalValue(d) => d,
-        pb::value::Kind::DoubleValue(d) => {
-            let s = format!("{d:.2}");
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        }
-        other => panic!("not a number: {other:?}"),
-    }
 }
 
 /// The run failed with `MODEL_ERROR`, its message naming the problem with one of `words`.

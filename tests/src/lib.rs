@@ -2,6 +2,7 @@
 //! fresh data dir, waits for its "listening" line, and stops it (SIGTERM, then SIGKILL) when
 //! dropped. Every test stops what it started.
 
+pub mod events;
 pub mod fake_llm;
 
 use std::io::{BufRead, BufReader};

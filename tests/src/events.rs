@@ -1,0 +1,61 @@
+//! Reading a run's events in the suites: the tool calls, results and refusals it holds, and a
+//! number from `ExecuteSql` printed the way tool summaries print it.
+
+use crate::TestServer;
+use aware_proto::v1 as pb;
+use pb::server_event::Payload as P;
+
+/// The payloads `pick` selects, in order.
+fn pick<T>(events: &[pb::ServerEvent], pick: impl Fn(&P) -> Option<T>) -> Vec<T> {
+    events.iter().filter_map(|e| e.payload.as_ref().and_then(&pick)).collect()
+}
+
+/// Each tool call as (name, arguments).
+pub fn calls(events: &[pb::ServerEvent]) -> Vec<(String, serde_json::Value)> {
+    pick(events, |p| match p {
+        P::ToolCallStarted(c) => {
+            Some((c.tool_name.clone(), serde_json::from_str(&c.arguments_json).expect("arguments are JSON")))
+        }
+        _ => None,
+    })
+}
+
+pub fn results(events: &[pb::ServerEvent]) -> Vec<pb::ToolResult> {
+    pick(events, |p| match p {
+        P::ToolResult(r) => Some(r.clone()),
+        _ => None,
+    })
+}
+
+pub fn denials(events: &[pb::ServerEvent]) -> Vec<pb::ToolDenied> {
+    pick(events, |p| match p {
+        P::ToolDenied(d) => Some(d.clone()),
+        _ => None,
+    })
+}
+
+pub fn resolutions(events: &[pb::ServerEvent]) -> Vec<pb::ConfirmationResolution> {
+    pick(events, |p| match p {
+        P::ConfirmationResolved(r) => Some(r.resolution()),
+        _ => None,
+    })
+}
+
+/// The first cell of `sql`'s answer, as a tool summary prints a number (two decimals at most).
+pub async fn number(server: &TestServer, sql: &str) -> String {
+    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(30), server.query().await.execute_sql(req))
+        .await
+        .expect("ExecuteSql answers within 30 s")
+        .expect("ExecuteSql succeeds");
+    let table = answer.into_inner().table.expect("a table");
+    match table.rows[0].values[0].kind.clone().expect("a value") {
+        pb::value::Kind::IntValue(i) => i.to_string(),
+        pb::value::Kind::DecimalValue(d) => d,
+        pb::value::Kind::DoubleValue(d) => {
+            let s = format!("{d:.2}");
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        }
+        other => panic!("not a number: {other:?}"),
+    }
+}
