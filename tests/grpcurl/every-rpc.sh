@@ -77,10 +77,13 @@ expect "$(call RunsService/ListRuns '{"thread_id":"recipe","page_size":2}' | jso
 expect "$(call RunsService/GetRunTrace "{\"run_id\":\"$run\"}" | json 'sorted({s["kind"] for s in d["spans"]})')" "['confirmation_wait', 'model_call', 'run']" GetRunTrace
 expect "$(call RunsService/GetUsage '{}' | json 'd["runs"] >= 4')" True GetUsage
 
-# FilesService arrives with its issue; until then every method says so.
-expect_code 76 -d '{}' "$addr" aware.v1.FilesService/ListRoots
-expect_code 76 -d '{"root":"downloads"}' "$addr" aware.v1.FilesService/ListDirectory
-expect_code 76 -d '{"paths":["a.csv"]}' "$addr" aware.v1.FilesService/ImportFiles
+# FilesService: the import staging folder is always an approved root; the jail refuses escapes
+# (PERMISSION_DENIED = 64 + 7) and reports each file of an import on its own.
+expect "$(call FilesService/ListRoots '{}' | json '"staging" in [r["name"] for r in d["roots"]]')" True ListRoots
+expect "$(call FilesService/ListDirectory '{"root":"staging"}' | json 'd["listing"]["root"]')" staging ListDirectory
+expect_code 71 -d '{"root":"staging","path":"../"}' "$addr" aware.v1.FilesService/ListDirectory
+expect_code 69 -d '{"root":"nowhere"}' "$addr" aware.v1.FilesService/ListDirectory
+expect "$(call FilesService/ImportFiles '{"root":"staging","paths":["missing.csv","/etc/passwd"]}' | json '[f["error"]["code"] for f in d["report"]["files"]]')" "['ERROR_CODE_NOT_FOUND', 'ERROR_CODE_PATH_REFUSED']" ImportFiles
 
 # The dataset is still there (denied, then cancelled), and goes with a plain delete.
 call DatasetsService/DeleteDataset "{\"dataset_id\":\"$ds\"}" >/dev/null

@@ -176,8 +176,9 @@ fn grpcurl_discovers_and_drives_every_dataset_rpc_through_reflection() {
         g.fail("aware.v1.QueryService/ExecuteSql", r#"{"sql":"SELECT * FROM read_csv('/etc/passwd')"}"#);
     assert_eq!(code, 64 + 3, "InvalidArgument: {stderr}");
     assert!(stderr.contains("`read_csv` is not allowed"), "{stderr}");
-    let (code, stderr) = g.fail("aware.v1.FilesService/ListRoots", "{}");
-    assert_eq!(code, 64 + 12, "Unimplemented: {stderr}");
+    let (code, stderr) = g.fail("aware.v1.FilesService/ListDirectory", r#"{"root":"staging","path":"/etc"}"#);
+    assert_eq!(code, 64 + 7, "PermissionDenied: {stderr}");
+    assert!(stderr.contains("absolute paths are refused"), "{stderr}");
     let (code, stderr) = g.fail("aware.v1.DatasetsService/SearchDatasets", r#"{"query":"login"}"#);
     assert_eq!(code, 64 + 12, "{stderr}");
 }

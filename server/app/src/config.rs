@@ -124,6 +124,22 @@ pub enum ModelKind {
     Openai,
 }
 
+/// An approved folder the file tools may read (local mode only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesRoot {
+    /// How users and the model name it, e.g. `downloads`.
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// Approved folders. The import staging folder (`<data_dir>/import`, root `staging`) is always one.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Files {
+    pub roots: Vec<FilesRoot>,
+}
+
 /// Who reads a message into an intent for the policy gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -257,6 +273,7 @@ pub struct Config {
     pub sandbox: Sandbox,
     pub agent: Agent,
     pub llm: Llm,
+    pub files: Files,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
     /// The built web UI (a folder with `index.html`), served on the same port; unset: no UI.
@@ -280,6 +297,7 @@ impl Default for Config {
             sandbox: Sandbox::default(),
             agent: Agent::default(),
             llm: Llm::default(),
+            files: Files::default(),
             worker_exe: None,
             web_dir: None,
         }
@@ -303,6 +321,9 @@ pub struct Overrides {
     pub seed_samples: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web_dir: Option<PathBuf>,
+    /// `--files-root NAME=PATH`: added to the configured roots.
+    #[serde(skip)]
+    pub files_roots: Vec<FilesRoot>,
 }
 
 impl Config {
@@ -321,6 +342,7 @@ impl Config {
             .merge(Serialized::defaults(overrides))
             .extract()
             .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
+        config.files.roots.extend(overrides.files_roots.iter().cloned());
         if config.llm.api_key.is_none() {
             let var = match config.agent.model {
                 ModelKind::Anthropic => Some("ANTHROPIC_API_KEY"),
@@ -369,6 +391,22 @@ impl Config {
                 "web_dir {} has no index.html (build the UI with scripts/serve or npm run build in web-client)",
                 dir.display()
             );
+        }
+        let mut names = std::collections::HashSet::new();
+        for r in &self.files.roots {
+            anyhow::ensure!(
+                !r.name.is_empty()
+                    && r.name.len() <= 40
+                    && r.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'),
+                "files root name {:?} must be 1-40 characters of a-z, 0-9, _ and -",
+                r.name
+            );
+            anyhow::ensure!(
+                r.name != "staging",
+                "files root name \"staging\" is reserved for the import staging folder"
+            );
+            anyhow::ensure!(names.insert(r.name.as_str()), "files root {:?} is given twice", r.name);
+            anyhow::ensure!(r.path.is_dir(), "files root {} = {} is not an existing folder", r.name, r.path.display());
         }
         let llm = &self.llm;
         anyhow::ensure!(

@@ -2,6 +2,7 @@
 //! code never sees prost types; this is the boundary.
 
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
+use aware_core::files::{EntryKind, ImportReport, Listing};
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem};
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk};
@@ -412,6 +413,46 @@ pub fn tool_risk(r: ToolRisk) -> pb::ToolRisk {
     }
 }
 
+pub fn listing(l: &Listing) -> pb::DirectoryListing {
+    pb::DirectoryListing {
+        root: l.root.clone(),
+        path: l.path.clone(),
+        entries: l
+            .entries
+            .iter()
+            .map(|e| pb::DirectoryEntry {
+                name: e.name.clone(),
+                path: e.path.clone(),
+                kind: match e.kind {
+                    EntryKind::File => pb::EntryKind::File,
+                    EntryKind::Directory => pb::EntryKind::Directory,
+                    EntryKind::Other => pb::EntryKind::Other,
+                }
+                .into(),
+                size_bytes: e.size_bytes,
+                modified_at: Some(timestamp(e.modified)),
+                importable_format: e.format.map_or(pb::DatasetFormat::Unspecified, format).into(),
+            })
+            .collect(),
+        truncated: l.truncated,
+    }
+}
+
+pub fn import_report(r: &ImportReport) -> pb::ImportReport {
+    pb::ImportReport {
+        root: r.root.clone(),
+        files: r
+            .files
+            .iter()
+            .map(|f| pb::ImportedFile {
+                path: f.path.clone(),
+                dataset: f.dataset.as_ref().map(dataset),
+                error: f.error.as_ref().map(run_error),
+            })
+            .collect(),
+    }
+}
+
 fn rich(r: &RichResult) -> pb::tool_result::Rich {
     match r {
         RichResult::DatasetList { datasets } => {
@@ -425,6 +466,8 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
         RichResult::Table { table: t, .. } => pb::tool_result::Rich::Table(table(t)),
         RichResult::Run { run: r, capsule } => pb::tool_result::Rich::Run(run(r, capsule)),
         RichResult::Statistics { statistics: s } => pb::tool_result::Rich::Statistics(statistics(s)),
+        RichResult::DirectoryListing { listing: l } => pb::tool_result::Rich::DirectoryListing(listing(l)),
+        RichResult::ImportReport { report } => pb::tool_result::Rich::ImportReport(import_report(report)),
         RichResult::SystemStatus { status } => pb::tool_result::Rich::SystemStatus(pb::SystemStatus {
             version: status.version.clone(),
             mode: status.mode.clone(),

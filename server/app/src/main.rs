@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use aware_core::auth::Role;
-use aware_server::config::{AuthMode, Config, DeploymentMode, LogFormat, Overrides};
+use aware_server::config::{AuthMode, Config, DeploymentMode, FilesRoot, LogFormat, Overrides};
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -37,6 +37,7 @@ enum Command {
 enum WorkerKind {
     Ingest,
     Sql,
+    Files,
 }
 
 #[derive(Args, Default)]
@@ -71,6 +72,14 @@ struct ServeArgs {
     /// Serve the built web UI from this folder on the same port.
     #[arg(long)]
     web_dir: Option<PathBuf>,
+    /// Approve a folder for the file tools, as NAME=PATH (repeatable; local mode only).
+    #[arg(long = "files-root", value_name = "NAME=PATH", value_parser = files_root)]
+    files_roots: Vec<FilesRoot>,
+}
+
+fn files_root(raw: &str) -> Result<FilesRoot, String> {
+    let (name, path) = raw.split_once('=').ok_or("expected NAME=PATH, e.g. downloads=/home/ana/Downloads")?;
+    Ok(FilesRoot { name: name.trim().to_owned(), path: PathBuf::from(path) })
 }
 
 #[derive(Subcommand)]
@@ -103,6 +112,7 @@ fn main() -> ExitCode {
         let code = match kind {
             WorkerKind::Ingest => aware_sandbox::ingest::worker_main(),
             WorkerKind::Sql => aware_sandbox::sql_worker::worker_main(),
+            WorkerKind::Files => aware_sandbox::files::worker_main(),
         };
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
@@ -172,6 +182,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         log_format: args.log_format,
         seed_samples: args.no_samples.then_some(false),
         web_dir: args.web_dir,
+        files_roots: args.files_roots,
         ..Overrides::default()
     };
     let config = load(&args.common, overrides)?;

@@ -4,11 +4,12 @@
 
 use crate::auth::Authenticator;
 use crate::config::{Config, ModelKind, RouterKind};
-use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, query, unimplemented};
+use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query};
 use crate::web::WebLayer;
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
+use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
 use aware_core::ports::{AuditLog, Users};
 use aware_core::query::QueryService;
@@ -24,6 +25,7 @@ use aware_proto::v1::{
     files_service_server::FilesServiceServer, query_service_server::QueryServiceServer,
     runs_service_server::RunsServiceServer,
 };
+use aware_sandbox::files::FileJail;
 use aware_sandbox::pool::{PoolConfig, SqlPool};
 use aware_sandbox::{DuckDbEngine, EngineConfig, SandboxSql, SqlLimits};
 use aware_store::SqliteStore;
@@ -31,6 +33,7 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method};
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -87,7 +90,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     );
     let engine = DuckDbEngine::new(EngineConfig {
         datasets_dir,
-        worker_exe,
+        worker_exe: worker_exe.clone(),
         ingest_memory_mb: config.ingest.memory_mb,
         ingest_threads: config.ingest.threads,
         ingest_timeout: Duration::from_secs(config.ingest.timeout_secs),
@@ -112,6 +115,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         limits,
     );
     datasets.recover().await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
+    let files = file_service(config, &worker_exe, &datasets)?;
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
@@ -133,6 +137,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         ToolRegistry::standard(),
         Services {
             datasets: datasets.clone(),
+            files: files.clone(),
             query: query.clone(),
             history: history.clone(),
             audit: store.clone() as Arc<dyn AuditLog>,
@@ -167,10 +172,32 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         config: config.clone(),
         auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>),
         datasets,
+        files,
         query,
         history,
         runs,
     }))
+}
+
+/// The approved folders (the import staging folder first) behind the file jail; off in connected
+/// mode.
+fn file_service(config: &Config, worker_exe: &Path, datasets: &DatasetService) -> anyhow::Result<FileService> {
+    let staging = config.data_dir.join("import");
+    std::fs::create_dir_all(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
+    let mut roots = vec![FileRoot { name: "staging".to_owned(), path: staging.canonicalize()? }];
+    for r in &config.files.roots {
+        let path = r.path.canonicalize().with_context(|| format!("files root {}", r.path.display()))?;
+        roots.push(FileRoot { name: r.name.clone(), path });
+    }
+    let jail = FileJail { worker_exe: worker_exe.to_owned(), timeout: Duration::from_secs(120) };
+    let enabled = config.mode == crate::config::DeploymentMode::Local;
+    Ok(FileService::new(
+        roots,
+        Arc::new(jail),
+        datasets.clone(),
+        config.data_dir.join("staging").join("files"),
+        enabled,
+    ))
 }
 
 /// Ingests the sample datasets for the local user through the normal upload path.
@@ -256,14 +283,14 @@ pub async fn run(
     let chat = ChatServiceServer::new(Chat { state: state.clone() }).max_decoding_message_size(max);
     let runs = RunsServiceServer::new(query::Runs { state: state.clone() }).max_decoding_message_size(max);
     let query = QueryServiceServer::new(query::Query { state: state.clone() }).max_decoding_message_size(max);
-    let files = FilesServiceServer::new(unimplemented::Files { state: state.clone() }).max_decoding_message_size(max);
+    let files = FilesServiceServer::new(files::Files { state: state.clone() }).max_decoding_message_size(max);
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DatasetsServiceServer<Datasets>>().await;
     health.set_serving::<ChatServiceServer<Chat>>().await;
     health.set_serving::<RunsServiceServer<query::Runs>>().await;
     health.set_serving::<QueryServiceServer<query::Query>>().await;
-    health.set_serving::<FilesServiceServer<unimplemented::Files>>().await;
+    health.set_serving::<FilesServiceServer<files::Files>>().await;
 
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
         b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)

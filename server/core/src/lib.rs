@@ -8,6 +8,7 @@ pub mod auth;
 pub mod dataset;
 pub mod datasets;
 pub mod error;
+pub mod files;
 pub mod history;
 pub mod ids;
 pub mod ports;

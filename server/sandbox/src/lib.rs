@@ -1,7 +1,8 @@
 //! The data side of aware: DuckDB storage of dataset content, ingestion of uploaded files in
 //! supervised worker processes, previews and column statistics ([`DuckDbEngine`], the
 //! `DatasetEngine` port), and the SQL sandbox ([`SandboxSql`], the `SqlEngine` port): the
-//! validator, the worker pool and the worker process.
+//! validator, the worker pool and the worker process; and the file jail ([`files`]) for approved
+//! folders.
 //!
 //! Threat model for this crate: uploaded files are hostile (malformed, huge, crafted to crash a
 //! parser or exhaust memory). They are parsed only inside a short-lived worker process with a
@@ -10,6 +11,7 @@
 //! files that a worker produced and runs SQL that this crate generated, with quoted identifiers.
 
 mod engine;
+pub mod files;
 pub mod ingest;
 pub mod pool;
 pub mod protocol;

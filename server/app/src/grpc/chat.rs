@@ -496,7 +496,7 @@ impl ChatService for Chat {
             .state
             .runs
             .tools()
-            .allowed(&caller)
+            .available(&caller, config.mode == DeploymentMode::Local)
             .into_iter()
             .map(|t| pb::ToolInfo {
                 name: t.meta().name.to_owned(),

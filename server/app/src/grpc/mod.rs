@@ -3,13 +3,14 @@
 
 pub mod chat;
 pub mod datasets;
+pub mod files;
 pub mod query;
-pub mod unimplemented;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
 use aware_core::auth::Caller;
 use aware_core::datasets::DatasetService;
+use aware_core::files::FileService;
 use aware_core::history::RunHistory;
 use aware_core::query::QueryService;
 use aware_core::runs::RunEngine;
@@ -22,6 +23,7 @@ pub struct AppState {
     pub config: Config,
     pub auth: Authenticator,
     pub datasets: DatasetService,
+    pub files: FileService,
     pub query: QueryService,
     pub history: RunHistory,
     pub runs: RunEngine,

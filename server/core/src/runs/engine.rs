@@ -9,6 +9,7 @@ use super::store::{ChatRun, Created, RunLog, Snapshot};
 use super::tools::{SystemInfo, ToolRegistry};
 use crate::auth::Caller;
 use crate::datasets::DatasetService;
+use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::ids::{ConfirmationId, RunId, ThreadId, UserId};
 use crate::ports::AuditLog;
@@ -140,6 +141,7 @@ pub(crate) struct Inner {
     pub model: Arc<dyn LanguageModel>,
     pub tools: ToolRegistry,
     pub datasets: DatasetService,
+    pub files: FileService,
     pub query: QueryService,
     pub history: RunHistory,
     pub audit: Arc<dyn AuditLog>,
@@ -192,6 +194,7 @@ impl Inner {
 /// The domain services tools act through.
 pub struct Services {
     pub datasets: DatasetService,
+    pub files: FileService,
     pub query: QueryService,
     pub history: RunHistory,
     pub audit: Arc<dyn AuditLog>,
@@ -216,13 +219,14 @@ impl RunEngine {
         system: SystemInfo,
         config: EngineConfig,
     ) -> Self {
-        let Services { datasets, query, history, audit } = services;
+        let Services { datasets, files, query, history, audit } = services;
         Self {
             inner: Arc::new(Inner {
                 log,
                 model,
                 tools,
                 datasets,
+                files,
                 query,
                 history,
                 audit,

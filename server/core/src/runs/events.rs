@@ -1,6 +1,7 @@
 //! The sequenced events of a run: what is appended to the durable log and streamed to clients.
 
 use crate::dataset::{Dataset, DatasetStatistics};
+use crate::files::{ImportReport, Listing};
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
 use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
 use crate::value::Table;
@@ -147,6 +148,8 @@ pub enum RichResult {
     Table { table: Table, executed_sql: String },
     Statistics { statistics: DatasetStatistics },
     SystemStatus { status: SystemStatus },
+    DirectoryListing { listing: Listing },
+    ImportReport { report: ImportReport },
     Run { run: Box<RunRecord>, capsule: Box<Capsule> },
 }
 
