@@ -4,6 +4,8 @@ import { useEffect, useRef, useState } from "react";
 import {
   ConfirmationResolution,
   ConfirmationTier,
+  DatasetFormat,
+  EntryKind,
   RunStatus,
   timestampDate,
   type ConfirmationRequired,
@@ -40,6 +42,8 @@ const ACTIVITY: Record<string, string> = {
   get_system_status: "Checking the system…",
   get_run_status: "Looking up the run…",
   delete_dataset: "Deleting the dataset…",
+  list_directory: "Looking in the folder…",
+  import_files: "Importing files…",
 };
 
 function apply(turn: Turn, e: ServerEvent): Turn {
@@ -235,6 +239,34 @@ function RichResult({ result, openDataset }: { result: ToolResult; openDataset: 
             </tbody>
           </table>
         </div>
+      );
+    case "directoryListing":
+      return (
+        <div className="table-scroll">
+          <table className="listing-result">
+            <thead><tr><th>Name</th><th>Kind</th><th className="num">Size</th><th>Imports as</th></tr></thead>
+            <tbody>
+              {r.value.entries.map((e) => (
+                <tr key={e.path}>
+                  <td>{e.path}</td>
+                  <td>{EntryKind[e.kind].toLowerCase()}</td>
+                  <td className="num">{e.kind === EntryKind.FILE ? formatBytes(e.sizeBytes) : ""}</td>
+                  <td>{e.importableFormat ? DatasetFormat[e.importableFormat].toLowerCase() : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      );
+    case "importReport":
+      return (
+        <ul className="import-report">
+          {r.value.files.map((f) => (
+            <li key={f.path} className={f.error ? "error" : ""}>
+              {f.dataset ? <>✓ {f.path} → <button type="button" className="link" onClick={() => openDataset(f.dataset!.id)}>{f.dataset.tableName}</button> ({f.dataset.rowCount.toLocaleString()} rows)</> : <>✗ {f.path}: {f.error?.message}</>}
+            </li>
+          ))}
+        </ul>
       );
     case "deletedDataset":
       return <p className="muted">Deleted {r.value.tableName} ({statusText(r.value)}, {formatBytes(r.value.sizeBytes)}).</p>;

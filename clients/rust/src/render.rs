@@ -222,6 +222,38 @@ pub fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
         }
         Rich::Statistics(st) => Some(statistics_text(st)),
         Rich::DeletedDataset(d) => Some(format!("Deleted {} ({} rows).", d.table_name, d.row_count)),
+        Rich::DirectoryListing(l) => {
+            let header = ["name", "kind", "size", "imports as"].map(str::to_owned);
+            let rows: Vec<Vec<String>> = l
+                .entries
+                .iter()
+                .map(|e| {
+                    let kind = match e.kind() {
+                        pb::EntryKind::File => "file",
+                        pb::EntryKind::Directory => "folder",
+                        _ => "other",
+                    };
+                    let format = match e.importable_format() {
+                        pb::DatasetFormat::Unspecified => String::new(),
+                        f => f.as_str_name().trim_start_matches("DATASET_FORMAT_").to_lowercase(),
+                    };
+                    vec![e.path.clone(), kind.to_owned(), bytes_text(e.size_bytes), format]
+                })
+                .collect();
+            let more = if l.truncated { "\n(more entries than shown)" } else { "" };
+            Some(format!("{}{more}", grid(&header, &rows, &[false, false, true, false])))
+        }
+        Rich::ImportReport(r) => Some(
+            r.files
+                .iter()
+                .map(|f| match (&f.dataset, &f.error) {
+                    (Some(d), _) => format!("✓ {} → table {} ({} rows)", f.path, d.table_name, d.row_count),
+                    (None, Some(e)) => format!("✗ {}: {}", f.path, e.message),
+                    (None, None) => format!("? {}", f.path),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
         Rich::SystemStatus(st) => Some(format!(
             "aware {} · mode {} · model {} · storage {} · {} datasets ({}) · {} active runs",
             st.version,

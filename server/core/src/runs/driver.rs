@@ -129,6 +129,7 @@ impl Driver {
         let ctx = ToolContext {
             caller: Caller { principal, source: Source::AiAssistant },
             datasets: inner.datasets.clone(),
+            files: inner.files.clone(),
             query: inner.query.clone(),
             history: inner.history.clone(),
             system: inner.system.clone(),
@@ -292,6 +293,7 @@ impl Driver {
             active_dataset_id: snapshot.active_dataset_id,
             ui_state_version: self.run.record.ui_state_version,
             datasets: self.inner.datasets.list(&self.ctx.caller, None).await.unwrap_or_default(),
+            file_roots: self.inner.files.root_names(),
         };
         if let Some(id) = self.open_text.take() {
             // A model call was cut off by a restart: close its text before anything else.
@@ -936,6 +938,12 @@ fn system_prompt(context: &RunContext) -> String {
             d.columns.len(),
             d.size_bytes,
             d.status.as_str()
+        ));
+    }
+    if !context.file_roots.is_empty() {
+        s.push_str(&format!(
+            "Approved folders for list_directory and import_files: {}.\n",
+            context.file_roots.join(", ")
         ));
     }
     s

@@ -61,6 +61,8 @@ pub struct RunContext {
     pub ui_state_version: u64,
     /// The user's real datasets, from the catalog.
     pub datasets: Vec<Dataset>,
+    /// The approved folders the file tools may read (none in connected mode).
+    pub file_roots: Vec<String>,
 }
 
 /// One model call.

@@ -128,6 +128,64 @@ impl OfflinePlanner {
         parts.join("\n\n")
     }
 
+    /// Folders: "what CSV files are in my downloads?" lists the named approved folder (filtered by
+    /// a format word); "import those" imports what the thread's last listing showed.
+    fn files(
+        request: &ModelRequest<'_>,
+        text: &str,
+        intent: Intent,
+        allowed: &dyn Fn(&str) -> bool,
+    ) -> Option<ModelTurn> {
+        let roots = &request.context.file_roots;
+        let said = words(text);
+        let named = roots.iter().find(|r| said.iter().any(|w| w == *r || w.strip_suffix('s') == Some(r.as_str())));
+        let pattern = ["csv", "tsv", "parquet", "json", "ndjson", "jsonl"]
+            .iter()
+            .find(|f| said.iter().any(|w| w == *f))
+            .map(|f| format!("*.{f}"))
+            .unwrap_or_default();
+        let call = |name: &str, args: serde_json::Value| ModelTurn {
+            tool_calls: vec![ModelToolCall::new(name, args)],
+            ..ModelTurn::default()
+        };
+        match intent {
+            Intent::FileBrowse if allowed("list_directory") => {
+                let Some(root) = named.or_else(|| roots.iter().find(|r| *r != "staging")).or(roots.first()) else {
+                    return Some(ModelTurn {
+                        text: "No folders are approved for me to look in.".into(),
+                        ..ModelTurn::default()
+                    });
+                };
+                Some(call("list_directory", json!({"root": root, "path": "", "pattern": pattern})))
+            }
+            Intent::FileImport if allowed("import_files") => {
+                // "those": the arguments of the thread's last listing.
+                let last_listing = request.messages.iter().rev().find_map(|m| match m {
+                    Message::Assistant { tool_calls, .. } => {
+                        tool_calls.iter().rev().find(|c| c.name == "list_directory").map(|c| c.arguments.clone())
+                    }
+                    _ => None,
+                });
+                let args = match (named, last_listing) {
+                    (None, Some(listed)) => json!({
+                        "root": listed.get("root").cloned().unwrap_or_default(),
+                        "path": listed.get("path").cloned().unwrap_or_default(),
+                        "pattern": listed.get("pattern").cloned().unwrap_or_default(),
+                    }),
+                    (Some(root), _) => json!({"root": root, "path": "", "pattern": pattern}),
+                    (None, None) => {
+                        return Some(ModelTurn {
+                            text: format!("Which folder should I import from? Approved folders: {}.", roots.join(", ")),
+                            ..ModelTurn::default()
+                        });
+                    }
+                };
+                Some(ModelTurn { text: "I will import them once you approve.".into(), ..call("import_files", args) })
+            }
+            _ => None,
+        }
+    }
+
     fn plan(request: &ModelRequest<'_>) -> ModelTurn {
         let allowed = |name: &str| request.tools.iter().any(|t| t.name == name);
         // After tools ran: answer from their summaries.
@@ -163,6 +221,9 @@ impl OfflinePlanner {
                     }
                 }
             };
+        }
+        if let Some(turn) = Self::files(request, &text, intent, &allowed) {
+            return turn;
         }
         if let Some(run_id) = run_id_in(&text).filter(|_| intent == Intent::RunLookup)
             && allowed("get_run_status")

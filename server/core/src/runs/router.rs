@@ -94,7 +94,7 @@ pub fn route(text: &str) -> Route {
     if has(&["import", "ingest"]) {
         return r(Intent::FileImport, 0.7, false, Risk::Write);
     }
-    if has(&["folder", "folders", "directory", "directories", "disk"]) {
+    if has(&["folder", "folders", "directory", "directories", "disk", "downloads", "desktop", "documents"]) {
         return r(Intent::FileBrowse, 0.7, false, Risk::Read);
     }
     if has(&["status", "health", "version", "system"]) {
@@ -210,7 +210,9 @@ mod tests {
 
     #[test]
     fn each_intent_gets_exactly_its_tools() {
-        let cases: [(&str, Intent, &[&str]); 9] = [
+        let cases: [(&str, Intent, &[&str]); 11] = [
+            ("what CSV files are in my downloads?", Intent::FileBrowse, &["list_directory"]),
+            ("import those", Intent::FileImport, &["list_directory", "import_files"]),
             ("what am I looking at?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
             ("what are my files?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
             ("show me the apartments", Intent::Preview, &["list_datasets", "get_dataset_detail", "preview_rows"]),

@@ -74,6 +74,54 @@ pub fn query_result(table: &Table) -> String {
 
 /// The summary of dataset statistics: per column, type, missing and distinct counts, and for
 /// numbers their range and mean.
+/// A folder listing for the model: counts by kind and format, never file contents.
+pub fn listing(l: &crate::files::Listing) -> String {
+    use crate::files::EntryKind;
+    let count = |k: EntryKind| l.entries.iter().filter(|e| e.kind == k).count();
+    let mut formats: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for e in &l.entries {
+        if let Some(f) = e.format {
+            *formats.entry(f.as_str()).or_default() += 1;
+        }
+    }
+    let formats: Vec<String> = formats.iter().map(|(f, n)| format!("{n} {}", f.to_uppercase())).collect();
+    let place = if l.path.is_empty() {
+        format!("the folder “{}”", l.root)
+    } else {
+        format!("“{}” in “{}”", l.path, l.root)
+    };
+    format!(
+        "Listed {place} for the user: {} file(s), {} folder(s), {} other entr{}; {} can be imported{}.{}",
+        count(EntryKind::File),
+        count(EntryKind::Directory),
+        count(EntryKind::Other),
+        if count(EntryKind::Other) == 1 { "y" } else { "ies" },
+        l.entries.iter().filter(|e| e.format.is_some()).count(),
+        if formats.is_empty() { String::new() } else { format!(" ({})", formats.join(", ")) },
+        if l.truncated { " The listing was cut at 1,000 entries." } else { "" }
+    )
+}
+
+/// An import's outcome for the model: which datasets it made, which files failed and why.
+pub fn import_report(r: &crate::files::ImportReport) -> String {
+    let made: Vec<String> = r
+        .files
+        .iter()
+        .filter_map(|f| f.dataset.as_ref().map(|d| format!("`{}` ({} rows)", d.table_name, d.row_count)))
+        .collect();
+    let failed: Vec<String> =
+        r.files.iter().filter_map(|f| f.error.as_ref().map(|e| format!("{}: {}", f.path, e.message))).collect();
+    let mut s = format!("Imported {} of {} file(s) from “{}”", made.len(), r.files.len(), r.root);
+    if !made.is_empty() {
+        s.push_str(&format!(" as datasets {}", made.join(", ")));
+    }
+    s.push('.');
+    if !failed.is_empty() {
+        s.push_str(&format!(" Not imported: {}.", failed.join("; ")));
+    }
+    s
+}
+
 pub fn statistics(s: &DatasetStatistics) -> String {
     let mut lines = vec![format!(
         "Statistics of {} ({} rows, {} columns), shown to the user:",

@@ -5,11 +5,12 @@
 use super::events::SystemStatus;
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::model::ToolSpec;
-use super::router::{Route, gate};
+use super::router::{Route, gate, route};
 use super::summary;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::datasets::DatasetService;
+use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::ids::RunId;
 use crate::query::QueryService;
@@ -34,6 +35,7 @@ pub struct SystemInfo {
 pub struct ToolContext {
     pub caller: Caller,
     pub datasets: DatasetService,
+    pub files: FileService,
     pub query: QueryService,
     pub history: RunHistory,
     pub system: SystemInfo,
@@ -84,7 +86,7 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
-        let tools: [Arc<dyn Tool>; 9] = [
+        let tools: [Arc<dyn Tool>; 11] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -94,6 +96,8 @@ impl ToolRegistry {
             Arc::new(GetSystemStatus),
             Arc::new(GetRunStatus),
             Arc::new(DeleteDataset),
+            Arc::new(ListDirectory),
+            Arc::new(ImportFiles),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name, t)).collect() }
     }
@@ -110,6 +114,12 @@ impl ToolRegistry {
     /// call to it anyway is refused).
     pub fn allowed(&self, caller: &Caller) -> Vec<&Arc<dyn Tool>> {
         self.tools.values().filter(|t| caller.principal.role.allows(t.meta().capability)).collect()
+    }
+
+    /// The tools a caller may use in this deployment mode, whatever the request (capabilities).
+    pub fn available(&self, caller: &Caller, local_mode: bool) -> Vec<&Arc<dyn Tool>> {
+        let confident_about_nothing = Route { confidence: 0.0, ..route("") };
+        self.gated(caller, &confident_about_nothing, local_mode)
     }
 
     /// The full gate: the role's tools, narrowed by the route and the deployment mode.
@@ -618,5 +628,138 @@ impl Tool for DeleteDataset {
             llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
             rich: Some(RichResult::DeletedDataset { dataset: deleted }),
         })
+    }
+}
+
+fn string_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(""),
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(Error::validation(name, format!("{name} must be a string"))),
+    }
+}
+
+fn root_arg(args: &Value) -> Result<&str> {
+    let root = string_arg(args, "root")?;
+    if root.trim().is_empty() {
+        return Err(Error::validation("root", "root (the approved folder's name) is required"));
+    }
+    Ok(root)
+}
+
+struct ListDirectory;
+
+static LISTDIRECTORY: ToolMeta = ToolMeta {
+    name: "list_directory",
+    title: "List a folder",
+    description: "List one folder inside an approved folder (a root, e.g. `downloads`; `staging` always exists): \
+         each entry's name, kind, size, modified time and whether it can be imported. The user sees the listing; \
+         you get counts by kind and format.",
+    risk: READ_ONLY,
+    capability: Capability::FileRead,
+};
+
+#[async_trait]
+impl Tool for ListDirectory {
+    fn meta(&self) -> &'static ToolMeta {
+        &LISTDIRECTORY
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "root": {"type": "string", "description": "the approved folder's name"},
+                "path": {"type": "string", "description": "a folder inside it, `/`-separated; empty for the root"},
+                "pattern": {"type": "string", "description": "a file-name glob such as *.csv; empty for all"}
+            },
+            "required": ["root"]
+        })
+    }
+    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        let root = root_arg(args)?;
+        let path = string_arg(args, "path")?;
+        string_arg(args, "pattern")?;
+        Ok(Prepared {
+            resource: ResourceRef {
+                kind: "folder".to_owned(),
+                id: format!("{root}/{path}"),
+                display_name: root.to_owned(),
+            },
+            description: "List a folder".to_owned(),
+        })
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let listing = ctx
+            .files
+            .list(&ctx.caller, root_arg(args)?, string_arg(args, "path")?, string_arg(args, "pattern")?)
+            .await?;
+        Ok(ToolOutput { llm_summary: summary::listing(&listing), rich: Some(RichResult::DirectoryListing { listing }) })
+    }
+}
+
+struct ImportFiles;
+
+static IMPORTFILES: ToolMeta = ToolMeta {
+    name: "import_files",
+    title: "Import files",
+    description: "Import files from an approved folder as datasets: either `paths` (up to 20, relative to the root) or \
+         `path` + `pattern` for every importable file a listing with them shows. Files are copied, never moved. A \
+         person must approve the list first.",
+    risk: ToolRisk { read_only: false, destructive: false, confirmation: Some(Tier::Standard) },
+    capability: Capability::FileImport,
+};
+
+/// The files an import names: its `paths`, or what its folder and pattern list.
+async fn import_paths(ctx: &ToolContext, args: &Value) -> Result<Vec<String>> {
+    let root = root_arg(args)?;
+    match args.get("paths") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|p| p.as_str().map(str::to_owned).ok_or_else(|| Error::validation("paths", "paths must be strings")))
+            .collect(),
+        Some(_) => Err(Error::validation("paths", "paths must be a list of file paths")),
+        None => ctx.files.importable(&ctx.caller, root, string_arg(args, "path")?, string_arg(args, "pattern")?).await,
+    }
+}
+
+#[async_trait]
+impl Tool for ImportFiles {
+    fn meta(&self) -> &'static ToolMeta {
+        &IMPORTFILES
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "root": {"type": "string", "description": "the approved folder's name"},
+                "paths": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
+                "path": {"type": "string", "description": "with pattern: the folder whose matching files to import"},
+                "pattern": {"type": "string", "description": "with path: a file-name glob such as *.csv"}
+            },
+            "required": ["root"]
+        })
+    }
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        let root = root_arg(args)?;
+        let paths = import_paths(ctx, args).await?;
+        ctx.files.check_import(&ctx.caller, root, &paths)?;
+        Ok(Prepared {
+            description: format!(
+                "Import {} file{} from “{root}” as datasets: {}. They are copied; the originals stay where they are.",
+                paths.len(),
+                if paths.len() == 1 { "" } else { "s" },
+                paths.join(", ")
+            ),
+            resource: ResourceRef {
+                kind: "files".to_owned(),
+                id: format!("{root}:{}", paths.join(",")),
+                display_name: root.to_owned(),
+            },
+        })
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let paths = import_paths(ctx, args).await?;
+        let report = ctx.files.import(&ctx.caller, root_arg(args)?, &paths).await?;
+        Ok(ToolOutput { llm_summary: summary::import_report(&report), rich: Some(RichResult::ImportReport { report }) })
     }
 }
