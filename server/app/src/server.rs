@@ -191,13 +191,15 @@ fn file_service(config: &Config, worker_exe: &Path, datasets: &DatasetService) -
     }
     let jail = FileJail { worker_exe: worker_exe.to_owned(), timeout: Duration::from_secs(120) };
     let enabled = config.mode == crate::config::DeploymentMode::Local;
-    Ok(FileService::new(
-        roots,
-        Arc::new(jail),
-        datasets.clone(),
-        config.data_dir.join("staging").join("files"),
-        enabled,
-    ))
+    // Copies live only while one import runs; any left here were cut off by a crash.
+    let copies = config.data_dir.join("staging").join("files");
+    match std::fs::remove_dir_all(&copies) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(anyhow::anyhow!("cannot clear {}: {e}", copies.display()));
+        }
+        _ => {}
+    }
+    Ok(FileService::new(roots, Arc::new(jail), datasets.clone(), audit, copies, enabled))
 }
 
 /// Ingests the sample datasets for the local user through the normal upload path.

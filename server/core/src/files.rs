@@ -7,6 +7,7 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetFormat};
 use crate::datasets::{DatasetService, UploadMeta};
 use crate::error::{Error, ErrorCode, Result};
+use crate::ports::{AuditEntry, AuditLog};
 use crate::run::RunError;
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -95,6 +96,7 @@ pub struct FileService {
     roots: Arc<Vec<FileRoot>>,
     access: Arc<dyn FileAccess>,
     datasets: DatasetService,
+    audit: Arc<dyn AuditLog>,
     /// Where copies wait for ingestion (private to the server).
     copies: PathBuf,
     enabled: bool,
@@ -109,10 +111,11 @@ impl FileService {
         roots: Vec<FileRoot>,
         access: Arc<dyn FileAccess>,
         datasets: DatasetService,
+        audit: Arc<dyn AuditLog>,
         copies: PathBuf,
         enabled: bool,
     ) -> Self {
-        Self { roots: Arc::new(roots), access, datasets, copies, enabled }
+        Self { roots: Arc::new(roots), access, datasets, audit, copies, enabled }
     }
 
     /// The approved folders' names (none in connected mode), for the model's context.
@@ -192,12 +195,33 @@ impl FileService {
         let mut files = Vec::new();
         for path in paths {
             let outcome = self.import_one(caller, &r, path).await;
+            self.audit_import(caller, &r, path, &outcome).await;
             files.push(match outcome {
                 Ok(dataset) => ImportedFile { path: path.clone(), dataset: Some(dataset), error: None },
                 Err(e) => ImportedFile { path: path.clone(), dataset: None, error: Some(RunError::from(&e)) },
             });
         }
         Ok(ImportReport { root: r.name, files })
+    }
+
+    /// One audit entry per file asked for, refused ones included: who reached for what, from where.
+    async fn audit_import(&self, caller: &Caller, root: &FileRoot, path: &str, outcome: &Result<Dataset>) {
+        let (result, details) = match outcome {
+            Ok(d) => ("succeeded", serde_json::json!({"dataset_id": d.id.as_str(), "table_name": d.table_name})),
+            Err(e) => ("failed", serde_json::json!({"code": e.code.as_str(), "message": e.message})),
+        };
+        let entry = AuditEntry {
+            user_id: caller.principal.user_id.clone(),
+            source: caller.source,
+            action: "files.import".to_owned(),
+            resource_type: "file".to_owned(),
+            resource_id: format!("{}:{path}", root.name),
+            outcome: result.to_owned(),
+            details,
+        };
+        if let Err(e) = self.audit.record(entry).await {
+            tracing::error!(error = %e, "audit entry could not be written");
+        }
     }
 
     async fn import_one(&self, caller: &Caller, root: &FileRoot, path: &str) -> Result<Dataset> {

@@ -15,7 +15,7 @@
 use async_trait::async_trait;
 use aware_core::files::{EntryKind, FileAccess, RawEntry};
 use aware_core::{Error, ErrorCode, Result};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
@@ -159,9 +159,15 @@ pub fn components(raw: &str, allow_empty: bool) -> Answer<Vec<&str>> {
 }
 
 /// Opens `comps` beneath `root` without following any symlink or leaving the root's file system.
+/// `flags` is `PATH` (a handle that reads nothing, for inspecting what is there) or a read mode.
 fn open_beneath(root: &OwnedFd, comps: &[&str], flags: OFlags) -> Answer<OwnedFd> {
     let rel = if comps.is_empty() { ".".to_owned() } else { comps.join("/") };
-    let flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    // openat2 refuses any flag beside these with O_PATH.
+    let flags = if flags.contains(OFlags::PATH) {
+        flags | OFlags::CLOEXEC | OFlags::NOFOLLOW
+    } else {
+        flags | OFlags::CLOEXEC | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY
+    };
     let resolve =
         ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_XDEV;
     let mut attempts = 0;
@@ -193,6 +199,31 @@ fn open_beneath(root: &OwnedFd, comps: &[&str], flags: OFlags) -> Answer<OwnedFd
     }
 }
 
+/// Looks at what `comps` names through an `O_PATH` handle, which opens nothing: a device or
+/// FIFO is inspected without its driver ever seeing an open. A symbolic link as the last part
+/// is refused here (one earlier in the path already failed the walk).
+fn inspect(root: &OwnedFd, comps: &[&str]) -> Answer<Stat> {
+    let probe = open_beneath(root, comps, OFlags::PATH)?;
+    let st = rustix::fs::fstat(&probe).or_else(|e| refused(format!("cannot inspect {:?}: {e}", comps.join("/"))))?;
+    if FileType::from_raw_mode(st.st_mode) == FileType::Symlink {
+        return refused(format!("{:?} is a symbolic link; links are never followed", comps.join("/")));
+    }
+    Ok(st)
+}
+
+/// Opens for reading what [`inspect`] saw — the same walk again — and checks that it is still
+/// the very same file, or something was swapped in between.
+fn reopen(root: &OwnedFd, comps: &[&str], flags: OFlags, seen: &Stat) -> Answer<OwnedFd> {
+    let fd = open_beneath(root, comps, flags)?;
+    let now = rustix::fs::fstat(&fd).or_else(|e| refused(format!("cannot inspect {:?}: {e}", comps.join("/"))))?;
+    // A file's link count too (a hard link added meanwhile); a folder's changes with its subfolders.
+    let links_matter = FileType::from_raw_mode(seen.st_mode) != FileType::Directory;
+    if (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino) || (links_matter && now.st_nlink != seen.st_nlink) {
+        return refused(format!("{:?} changed while it was being opened; try again", comps.join("/")));
+    }
+    Ok(fd)
+}
+
 fn open_root(root: &Path) -> Answer<OwnedFd> {
     rustix::fs::open(root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
         .or_else(|e| refused(format!("the approved folder cannot be opened: {e}")))
@@ -220,14 +251,15 @@ pub fn list(root: &Path, path: &str, pattern: &str, max_entries: usize) -> Answe
         return Err(FilesResponse::Invalid { message: "the pattern must be a file-name glob such as *.csv".into() });
     }
     let root_fd = open_root(root)?;
-    let dir = open_beneath(&root_fd, &comps, OFlags::RDONLY | OFlags::DIRECTORY).map_err(|e| match e {
-        FilesResponse::NotFound { message } if message.contains("not a folder") => FilesResponse::Invalid { message },
+    let not_a_folder = |message| FilesResponse::Invalid { message };
+    let st = inspect(&root_fd, &comps).map_err(|e| match e {
+        FilesResponse::NotFound { message } if message.contains("not a folder") => not_a_folder(message),
         other => other,
     })?;
-    let stat = rustix::fs::fstat(&dir).or_else(|e| refused(format!("cannot inspect the folder: {e}")))?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
-        return Err(FilesResponse::Invalid { message: format!("{path:?} is a file, not a folder") });
+    if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+        return Err(not_a_folder(format!("{path:?} is not a folder")));
     }
+    let dir = reopen(&root_fd, &comps, OFlags::RDONLY | OFlags::DIRECTORY, &st)?;
     let prefix = comps.join("/");
     let mut entries = Vec::new();
     let mut truncated = false;
@@ -270,8 +302,7 @@ pub fn list(root: &Path, path: &str, pattern: &str, max_entries: usize) -> Answe
 pub fn copy(root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Answer<u64> {
     let comps = components(path, false)?;
     let root_fd = open_root(root)?;
-    let fd = open_beneath(&root_fd, &comps, OFlags::RDONLY)?;
-    let st = rustix::fs::fstat(&fd).or_else(|e| refused(format!("cannot inspect the file: {e}")))?;
+    let st = inspect(&root_fd, &comps)?;
     match FileType::from_raw_mode(st.st_mode) {
         FileType::RegularFile => {}
         FileType::Directory => return refused(format!("{path:?} is a folder, not a file")),
@@ -285,6 +316,7 @@ pub fn copy(root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Answer<u64>
             message: format!("{path:?} is larger than the {} MiB import limit", max_bytes >> 20),
         });
     }
+    let fd = reopen(&root_fd, &comps, OFlags::RDONLY, &st)?;
     let mut source = std::fs::File::from(fd).take(max_bytes + 1);
     let mut target = std::fs::OpenOptions::new()
         .write(true)

@@ -700,8 +700,23 @@ impl Driver {
                     c
                 }
             };
-            let resolution = self.await_confirmation(&call, conf, prepared.description).await?;
+            let approved_resource = conf.resource.clone();
+            let resolution = self.await_confirmation(&call, conf, prepared.description.clone()).await?;
             match resolution {
+                // After a restart the call is prepared anew; if the names now point at something
+                // else than what the person approved, nothing is done.
+                Resolution::Approved if approved_resource != prepared.resource => {
+                    let e = Error::new(
+                        ErrorCode::ConfirmationExpired,
+                        format!(
+                            "What was approved ({}) has changed since; nothing was done. Ask again to act on what is there now.",
+                            approved_resource.display_name
+                        ),
+                    );
+                    let summary = format!("Not done: {}", e.message);
+                    self.tool_done(&call, ToolPhase::Failed, summary, Some(RunError::from(&e)), None, 0).await?;
+                    return Ok(());
+                }
                 Resolution::Approved => {}
                 Resolution::Denied => {
                     self.tool_done(&call, ToolPhase::Denied, DENIED.into(), None, None, 0).await?;
@@ -731,11 +746,12 @@ impl Driver {
         let delay = self.inner.config.tool_delay;
         let timeout = self.inner.config.tool_timeout + delay;
         let ctx = self.ctx.clone();
+        let args = prepared.pinned.unwrap_or_else(|| call.arguments.clone());
         let work = async {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
-            tool.execute(&ctx, &call.arguments).await
+            tool.execute(&ctx, &args).await
         };
         let outcome = tokio::select! {
             biased;

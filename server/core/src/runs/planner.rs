@@ -25,7 +25,8 @@ const HELP: &str = "I can list your datasets, show or profile one, answer counts
 pub struct OfflinePlanner;
 
 /// The dataset the text names best: the most words of its table name (or file stem) appear in
-/// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one.
+/// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one. Short
+/// words count only when they carry a digit ("sales q1" → `sales_q1`, not `sales_q2`).
 fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset> {
     let said: Vec<String> =
         words(text).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
@@ -38,7 +39,8 @@ fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset>
                 .map(|name| {
                     let parts: Vec<String> =
                         words(name).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
-                    let hits = parts.iter().filter(|p| p.len() > 2 && said.contains(p)).count();
+                    let telling = |p: &&String| p.len() > 2 || p.chars().any(|c| c.is_ascii_digit());
+                    let hits = parts.iter().filter(telling).filter(|p| said.contains(p)).count();
                     (hits * 2 + usize::from(hits == parts.len()), hits)
                 })
                 .filter(|(_, hits)| *hits > 0)
@@ -50,7 +52,6 @@ fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset>
         .map(|(_, d)| d)
 }
 
-/// The dataset a request is about: named in the text, else the active one, else the only one.
 /// The dataset a request is about: named in the text, else the active one, else the one whose
 /// columns the text names ("average price by neighbourhood"), else the only one.
 fn target<'a>(text: &str, context: &'a RunContext) -> Option<&'a Dataset> {

@@ -72,8 +72,6 @@ pub fn query_result(table: &Table) -> String {
     )
 }
 
-/// The summary of dataset statistics: per column, type, missing and distinct counts, and for
-/// numbers their range and mean.
 /// A folder listing for the model: counts by kind and format, never file contents.
 pub fn listing(l: &crate::files::Listing) -> String {
     use crate::files::EntryKind;
@@ -122,6 +120,8 @@ pub fn import_report(r: &crate::files::ImportReport) -> String {
     s
 }
 
+/// The summary of dataset statistics: per column, type, missing and distinct counts, and for
+/// numbers their range and mean.
 pub fn statistics(s: &DatasetStatistics) -> String {
     let mut lines = vec![format!(
         "Statistics of {} ({} rows, {} columns), shown to the user:",

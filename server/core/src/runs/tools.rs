@@ -48,6 +48,10 @@ pub struct Prepared {
     pub resource: ResourceRef,
     /// Plain English, shown in a confirmation prompt.
     pub description: String,
+    /// The model's arguments resolved to exactly what will be touched (a dataset name to its id,
+    /// a folder and pattern to the files they list). `execute` receives these instead of the
+    /// model's, so what runs is what a person approved, even if the names change meanwhile.
+    pub pinned: Option<Value>,
 }
 
 /// The two tracks of a tool's result.
@@ -183,7 +187,7 @@ impl Tool for ListDatasets {
     }
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         status_arg(args)?;
-        Ok(Prepared { resource: ResourceRef::default(), description: "List your datasets".to_owned() })
+        Ok(Prepared { resource: ResourceRef::default(), description: "List your datasets".to_owned(), pinned: None })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let datasets = ctx.datasets.list(&ctx.caller, status_arg(args)?).await?;
@@ -238,6 +242,7 @@ impl Tool for GetRunStatus {
         Ok(Prepared {
             resource: ResourceRef { kind: "run".to_owned(), id: id.to_owned(), display_name: String::new() },
             description: "Report a run's status".to_owned(),
+            pinned: None,
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
@@ -290,6 +295,7 @@ fn prepared_for(d: &Dataset, what: &str) -> Prepared {
     Prepared {
         resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name.clone() },
         description: format!("{what} {}", d.name),
+        pinned: None,
     }
 }
 
@@ -426,7 +432,7 @@ impl Tool for RunSqlQuery {
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| Error::validation("sql", "a SQL query is required"))?;
         limit_arg(args, 1000)?;
-        Ok(Prepared { resource: ResourceRef::default(), description: "Run a read-only query".to_owned() })
+        Ok(Prepared { resource: ResourceRef::default(), description: "Run a read-only query".to_owned(), pinned: None })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let sql = args.get("sql").and_then(Value::as_str).unwrap_or_default();
@@ -570,7 +576,11 @@ impl Tool for GetSystemStatus {
         json!({"type": "object", "properties": {}, "additionalProperties": false})
     }
     async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
-        Ok(Prepared { resource: ResourceRef::default(), description: "Report the system status".to_owned() })
+        Ok(Prepared {
+            resource: ResourceRef::default(),
+            description: "Report the system status".to_owned(),
+            pinned: None,
+        })
     }
     async fn execute(&self, ctx: &ToolContext, _args: &Value) -> Result<ToolOutput> {
         let datasets = ctx.datasets.list(&ctx.caller, None).await?;
@@ -618,6 +628,7 @@ impl Tool for DeleteDataset {
                 "Delete the dataset “{}” (table `{}`, {} rows). Its data is removed for good.",
                 d.name, d.table_name, d.row_count
             ),
+            pinned: Some(json!({"dataset": d.id.as_str()})),
             resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name },
         })
     }
@@ -686,6 +697,7 @@ impl Tool for ListDirectory {
                 display_name: root.to_owned(),
             },
             description: "List a folder".to_owned(),
+            pinned: None,
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
@@ -755,6 +767,9 @@ impl Tool for ImportFiles {
                 id: format!("{root}:{}", paths.join(",")),
                 display_name: root.to_owned(),
             },
+            // A folder and pattern become the files they list now: a file that appears after the
+            // approval is not imported with it.
+            pinned: Some(json!({"root": root, "paths": paths})),
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {

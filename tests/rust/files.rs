@@ -1,0 +1,421 @@
+#![allow(clippy::unwrap_used)]
+//! Files from approved folders through the real binary: the escape corpus
+//! (`tests/corpus/paths.jsonl`) run through `FilesService` against a folder full of traps —
+//! symlinks out, chains, a symlinked folder, `/proc/self/root`, a hard link to a file outside, a
+//! FIFO, a socket, a device, hidden and key files — every case refused with a clear error and the
+//! server unaffected; listings, partial imports, a file swapped for a link between listing and
+//! import, the caps; the assistant listing a folder, importing three files after approval and
+//! querying one; and connected mode, where the file tools do not exist.
+
+use aware_client::{StreamItem, StreamOptions};
+use aware_e2e::TestServer;
+use aware_e2e::events::{calls, results};
+use aware_e2e::fake_llm::{FakeLlm, Kind, Turn, Usage};
+use aware_proto::v1 as pb;
+use aware_proto::v1::files_service_client::FilesServiceClient;
+use futures::StreamExt;
+use pb::server_event::Payload as P;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tonic::transport::Channel;
+
+const SECRET: &str = "id,secret\n1,TOP SECRET OUTSIDE THE ROOT\n";
+
+/// An approved folder full of traps, beside a folder that must stay out of reach.
+struct Folder {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    outside: PathBuf,
+    /// Whether this process could make a device node (needs CAP_MKNOD).
+    has_device: bool,
+    _socket: std::os::unix::net::UnixListener,
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn hostile_folder() -> Folder {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let outside = tmp.path().join("outside");
+    write(&outside.join("secret.csv"), SECRET);
+    write(&root.join("data.csv"), "city,visits\nBarcelona,3\nGirona,5\n");
+    write(&root.join("sub/d.csv"), "k,v\na,1\n");
+    write(&root.join("sub/.hidden.csv"), SECRET);
+    write(&root.join("notes.txt"), "not a dataset\n");
+    for hidden in [".env", ".ssh/id_rsa", ".git/config", "id_rsa", "id_ed25519.pub", "server.pem", "tls.key"] {
+        write(&root.join(hidden), SECRET);
+    }
+    write(&root.join("secrets.csv"), SECRET);
+    symlink(outside.join("secret.csv"), root.join("link_out.csv")).unwrap();
+    symlink("/etc/passwd", root.join("link_abs.csv")).unwrap();
+    symlink("data.csv", root.join("link_in.csv")).unwrap();
+    symlink("chain2.csv", root.join("chain1.csv")).unwrap();
+    symlink("../outside/secret.csv", root.join("chain2.csv")).unwrap();
+    symlink(&outside, root.join("dirlink")).unwrap();
+    symlink("/proc/self/root", root.join("proc_link")).unwrap();
+    std::fs::hard_link(outside.join("secret.csv"), root.join("hard.csv")).unwrap();
+    rustix::fs::mknodat(rustix::fs::CWD, root.join("fifo.csv"), rustix::fs::FileType::Fifo, 0o644.into(), 0).unwrap();
+    let socket = std::os::unix::net::UnixListener::bind(root.join("sock.csv")).unwrap();
+    let has_device = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join("dev_null.csv"),
+        rustix::fs::FileType::CharacterDevice,
+        0o666.into(),
+        rustix::fs::makedev(1, 3),
+    )
+    .is_ok();
+    // Sparse: 501 MiB on paper, nothing on disk.
+    std::fs::File::create(root.join("big.csv")).unwrap().set_len(501 << 20).unwrap();
+    Folder { _tmp: tmp, root, outside, has_device, _socket: socket }
+}
+
+fn serve(folder: &Folder, extra: &[&str]) -> TestServer {
+    let root = format!("downloads={}", folder.root.display());
+    let mut args = vec!["--files-root", root.as_str()];
+    args.extend_from_slice(extra);
+    TestServer::start(&args)
+}
+
+async fn files(server: &TestServer) -> FilesServiceClient<Channel> {
+    FilesServiceClient::new(server.channel().await)
+}
+
+/// The error code's name without its prefix (`PATH_REFUSED`).
+fn code_name(code: pb::ErrorCode) -> String {
+    code.as_str_name().trim_start_matches("ERROR_CODE_").to_owned()
+}
+
+/// One corpus case's outcome: `Ok(listing or dataset)` when it got through, or the error code
+/// and message it was refused with (an RPC error, or the import report's error for its file).
+async fn attempt(client: &mut FilesServiceClient<Channel>, case: &Value) -> Result<String, (String, String)> {
+    let path = case["path"].as_str().unwrap().repeat(case["repeat"].as_u64().unwrap_or(1) as usize);
+    let root = case["root"].as_str().unwrap().to_owned();
+    let rpc = |s: tonic::Status| (aware_e2e::reason(&s), s.message().to_owned());
+    match case["op"].as_str().unwrap() {
+        "list" => {
+            let pattern = case["pattern"].as_str().unwrap_or_default().to_owned();
+            let req = pb::ListDirectoryRequest { root, path, pattern };
+            let listing = client.list_directory(req).await.map_err(rpc)?.into_inner().listing.unwrap();
+            Ok(format!("listed {} entries", listing.entries.len()))
+        }
+        "import" => {
+            let req = pb::ImportFilesRequest { root, paths: vec![path] };
+            let report = client.import_files(req).await.map_err(rpc)?.into_inner().report.unwrap();
+            let file = &report.files[0];
+            match (&file.dataset, &file.error) {
+                (Some(d), _) => Ok(format!("imported as {}", d.table_name)),
+                (None, Some(e)) => Err((code_name(e.code()), e.message.clone())),
+                (None, None) => panic!("an import report entry with neither a dataset nor an error"),
+            }
+        }
+        other => panic!("unknown op {other}"),
+    }
+}
+
+/// Every case of the escape corpus is refused with the code it names and a message a person can
+/// act on (never the host's paths), through the public RPCs; afterwards the server still serves,
+/// nothing from outside became a dataset, the approved folder is as it was, and every refused
+/// import is in the audit log.
+#[tokio::test]
+async fn the_escape_corpus_is_refused_through_files_service() {
+    let folder = hostile_folder();
+    let mut server = serve(&folder, &[]);
+    let mut client = files(&server).await;
+    let corpus = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/paths.jsonl")).unwrap();
+    let cases: Vec<Value> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(cases.len() >= 40, "the corpus holds {} cases", cases.len());
+    let host_dir = folder.root.parent().unwrap().display().to_string();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in &cases {
+        if case["path"] == "dev_null.csv" && !folder.has_device {
+            eprintln!("skipped the device case: this process cannot make device nodes (no CAP_MKNOD)");
+            continue;
+        }
+        ran += 1;
+        let expected = case["expect"].as_str().unwrap();
+        match attempt(&mut client, case).await {
+            Ok(what) => failures.push(format!("{case}: got through ({what})")),
+            Err((code, message)) => {
+                if code != expected {
+                    failures.push(format!("{case}: {code} ({message}), expected {expected}"));
+                } else if message.trim().len() < 10 || message.contains(&host_dir) {
+                    failures.push(format!("{case}: unclear or leaking message {message:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {ran} cases failed:\n{}", failures.len(), failures.join("\n"));
+
+    assert!(server.is_running(), "the server is unaffected");
+    let listing = client
+        .list_directory(pb::ListDirectoryRequest { root: "downloads".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .listing
+        .unwrap();
+    assert!(listing.entries.iter().any(|e| e.name == "data.csv"), "listings still work");
+    let datasets = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    let names: Vec<String> = datasets.into_inner().datasets.into_iter().map(|d| d.table_name).collect();
+    assert_eq!(names.len(), 3, "only the three samples: nothing was imported ({names:?})");
+    assert_eq!(std::fs::read_to_string(folder.outside.join("secret.csv")).unwrap(), SECRET);
+    assert!(folder.root.join("data.csv").exists() && folder.root.join("link_out.csv").symlink_metadata().is_ok());
+
+    let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
+    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let refused = trail.iter().filter(|a| a.action == "files.import" && a.outcome == "failed").count();
+    let imports = cases.iter().filter(|c| c["op"] == "import" && c["root"] == "downloads").count();
+    let skipped = usize::from(!folder.has_device);
+    assert_eq!(refused, imports - skipped, "every refused import is audited");
+    let link = trail.iter().find(|a| a.resource_id == "downloads:link_out.csv").unwrap();
+    assert_eq!((link.source.as_str(), link.details["code"].as_str()), ("api", Some("PATH_REFUSED")));
+    assert!(server.stop(), "a clean shutdown after the corpus");
+}
+
+/// Listings show what can be imported and hide what may not be read; imports copy (originals
+/// stay), report each file on its own, and refuse a file that was swapped for a link or a hard
+/// link after it was listed; the caps hold.
+#[tokio::test]
+async fn listings_and_imports_report_each_file_and_refuse_swaps() {
+    let folder = hostile_folder();
+    let server = serve(&folder, &[]);
+    let mut client = files(&server).await;
+
+    let roots = client.list_roots(pb::ListRootsRequest {}).await.unwrap().into_inner().roots;
+    let names: Vec<&str> = roots.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["staging", "downloads"]);
+
+    let list = |path: &str, pattern: &str| pb::ListDirectoryRequest {
+        root: "downloads".into(),
+        path: path.into(),
+        pattern: pattern.into(),
+    };
+    let listing = client.list_directory(list("", "")).await.unwrap().into_inner().listing.unwrap();
+    let entry = |name: &str| listing.entries.iter().find(|e| e.name == name);
+    let data = entry("data.csv").unwrap();
+    assert_eq!(
+        (data.kind(), data.importable_format(), data.size_bytes),
+        (pb::EntryKind::File, pb::DatasetFormat::Csv, 33)
+    );
+    assert!(data.modified_at.is_some());
+    assert_eq!(entry("sub").unwrap().kind(), pb::EntryKind::Directory);
+    assert_eq!(entry("notes.txt").unwrap().importable_format(), pb::DatasetFormat::Unspecified);
+    for other in ["link_out.csv", "fifo.csv", "sock.csv", "dirlink"] {
+        let e = entry(other).unwrap();
+        assert_eq!(
+            (e.kind(), e.importable_format()),
+            (pb::EntryKind::Other, pb::DatasetFormat::Unspecified),
+            "{other}"
+        );
+    }
+    for never in [".env", ".ssh", ".git", "id_rsa", "server.pem", "secrets.csv", "tls.key"] {
+        assert!(entry(never).is_none(), "{never} is never shown");
+    }
+    let csvs = client.list_directory(list("sub", "*.CSV")).await.unwrap().into_inner().listing.unwrap();
+    let names: Vec<&str> = csvs.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(names, ["sub/d.csv"], "the pattern is case-insensitive and hidden files stay hidden");
+
+    // Each file succeeds or fails on its own; the good ones become datasets, nothing moves.
+    let req = pb::ImportFilesRequest {
+        root: "downloads".into(),
+        paths: vec!["data.csv".into(), "link_out.csv".into(), "nope.csv".into(), "sub/d.csv".into()],
+    };
+    let report = client.import_files(req).await.unwrap().into_inner().report.unwrap();
+    let outcome: Vec<(String, String)> = report
+        .files
+        .iter()
+        .map(|f| match (&f.dataset, &f.error) {
+            (Some(d), _) => (f.path.clone(), format!("{} {:?} {}", d.table_name, d.status(), d.row_count)),
+            (_, Some(e)) => (f.path.clone(), code_name(e.code())),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(
+        outcome,
+        [
+            ("data.csv".to_owned(), "data_data Ready 2".to_owned()),
+            ("link_out.csv".to_owned(), "PATH_REFUSED".to_owned()),
+            ("nope.csv".to_owned(), "NOT_FOUND".to_owned()),
+            ("sub/d.csv".to_owned(), "d Ready 1".to_owned()),
+        ]
+    );
+    assert!(folder.root.join("data.csv").exists() && folder.root.join("sub/d.csv").exists(), "copies, never moves");
+    let copies = server.data_dir.join("staging/files");
+    assert_eq!(std::fs::read_dir(&copies).map(|d| d.count()).unwrap_or(0), 0, "no copy is left behind");
+
+    // Listed as a plain file, then swapped for a link to the secret before the import.
+    for swap in ["symlink", "hard link"] {
+        let path = folder.root.join("swap.csv");
+        write(&path, "a\n1\n");
+        let listing = client.list_directory(list("", "swap*")).await.unwrap().into_inner().listing.unwrap();
+        assert_eq!(listing.entries[0].kind(), pb::EntryKind::File);
+        std::fs::remove_file(&path).unwrap();
+        if swap == "symlink" {
+            std::os::unix::fs::symlink(folder.outside.join("secret.csv"), &path).unwrap();
+        } else {
+            std::fs::hard_link(folder.outside.join("secret.csv"), &path).unwrap();
+        }
+        let req = pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["swap.csv".into()] };
+        let report = client.import_files(req).await.unwrap().into_inner().report.unwrap();
+        let error = report.files[0].error.clone().unwrap_or_else(|| panic!("the {swap} swap got through"));
+        assert_eq!(code_name(error.code()), "PATH_REFUSED", "{swap}: {}", error.message);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    // Caps: 20 files per import, 1,000 entries per listing.
+    let req = pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["data.csv".into(); 21] };
+    let status = client.import_files(req).await.unwrap_err();
+    assert_eq!((status.code(), aware_e2e::reason(&status)), (tonic::Code::InvalidArgument, "VALIDATION_ERROR".into()));
+    let many = folder.root.join("many");
+    std::fs::create_dir(&many).unwrap();
+    for i in 0..1005 {
+        std::fs::write(many.join(format!("f{i:04}.csv")), "x\n1\n").unwrap();
+    }
+    let listing = client.list_directory(list("many", "")).await.unwrap().into_inner().listing.unwrap();
+    assert_eq!((listing.entries.len(), listing.truncated), (1000, true));
+
+    let datasets = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    let names: Vec<String> = datasets.into_inner().datasets.into_iter().map(|d| d.table_name).collect();
+    assert!(!names.iter().any(|n| n.contains("swap") || n.contains("secret")), "{names:?}");
+}
+
+/// Follows a run to its end, answering its confirmation with `approve` after running `before`.
+async fn follow(
+    client: &aware_client::AwareClient,
+    run_id: &str,
+    before_approving: impl Fn(&pb::ConfirmationRequired),
+) -> Vec<pb::ServerEvent> {
+    let mut stream = client.run_stream(run_id, StreamOptions::default());
+    let mut events = Vec::new();
+    while let Some(item) = tokio::time::timeout(Duration::from_secs(60), stream.next()).await.unwrap() {
+        if let StreamItem::Event(e) = item.unwrap() {
+            if let Some(P::ConfirmationRequired(c)) = &e.payload {
+                before_approving(c);
+                client.confirm(&c.confirmation_id, true).await.unwrap();
+            }
+            events.push(e);
+        }
+    }
+    events
+}
+
+fn final_text(events: &[pb::ServerEvent]) -> String {
+    match &events.last().unwrap().payload {
+        Some(P::RunCompleted(c)) => {
+            assert_eq!(c.status(), pb::RunStatus::Succeeded, "{c:?}");
+            c.final_text.clone()
+        }
+        other => panic!("the run did not complete: {other:?}"),
+    }
+}
+
+/// "What CSV files are in my downloads?" → a listing (the model sees counts, never names);
+/// "import those" → one STANDARD confirmation listing every file; a file that appears while the
+/// person reads it is not imported with them; after approval the three become datasets, and one
+/// of them answers a question.
+#[tokio::test]
+async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_queries_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let downloads = tmp.path().join("Downloads");
+    write(&downloads.join("sales_q1.csv"), "region,amount\nnorth,120\nsouth,80\neast,100\n");
+    write(&downloads.join("sales_q2.csv"), "region,amount\nnorth,90\nwest,60\n");
+    write(&downloads.join("customers.csv"), "id,name\n1,Ana\n2,Joan\n");
+    write(&downloads.join("readme.txt"), "hello\n");
+    write(&downloads.join(".env"), "TOKEN=1\n");
+    let root = format!("downloads={}", downloads.display());
+    let server = TestServer::start(&["--files-root", &root]);
+    let client = server.client(None).await;
+
+    let sent = client.send_message("", "what CSV files are in my downloads?", "").await.unwrap();
+    let listed = follow(&client, &sent.run_id, |_| panic!("a listing needs no confirmation")).await;
+    assert_eq!(
+        calls(&listed)[0],
+        ("list_directory".into(), serde_json::json!({"root": "downloads", "path": "", "pattern": "*.csv"}))
+    );
+    let result = &results(&listed)[0];
+    let Some(pb::tool_result::Rich::DirectoryListing(listing)) = result.rich.clone() else { panic!("a listing") };
+    let mut names: Vec<String> = listing.entries.iter().map(|e| e.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["customers.csv", "sales_q1.csv", "sales_q2.csv"]);
+    assert!(result.llm_summary.contains("3 file(s)") && result.llm_summary.contains("3 CSV"), "{}", result.llm_summary);
+    assert!(!result.llm_summary.contains("sales"), "the model gets counts, not names: {}", result.llm_summary);
+    assert!(final_text(&listed).contains('3'));
+
+    let sent = client.send_message(&sent.thread_id, "import those", "").await.unwrap();
+    let late = downloads.join("sales_q3.csv");
+    let imported = follow(&client, &sent.run_id, |c| {
+        assert_eq!((c.tool_name.as_str(), c.tier()), ("import_files", pb::ConfirmationTier::Standard));
+        for f in ["customers.csv", "sales_q1.csv", "sales_q2.csv"] {
+            assert!(c.description.contains(f), "the confirmation lists {f}: {}", c.description);
+        }
+        write(&late, "region,amount\nnowhere,1\n");
+    })
+    .await;
+    let Some(pb::tool_result::Rich::ImportReport(report)) = results(&imported)[0].rich.clone() else {
+        panic!("a report")
+    };
+    let mut tables: Vec<String> = report.files.iter().map(|f| f.dataset.clone().unwrap().table_name).collect();
+    tables.sort();
+    assert_eq!(tables, ["customers", "sales_q1", "sales_q2"], "exactly what was approved");
+    assert!(final_text(&imported).contains("Imported 3 of 3"), "{}", final_text(&imported));
+    assert!(late.exists() && downloads.join("sales_q1.csv").exists(), "originals stay");
+
+    let sent = client.send_message("", "what is the total amount in sales q1?", "").await.unwrap();
+    let asked = follow(&client, &sent.run_id, |_| panic!("no confirmation")).await;
+    assert_eq!(calls(&asked)[0].0, "execute_query_plan");
+    assert_eq!(final_text(&asked), "The total amount is 300.");
+}
+
+/// Connected mode: the file tools are not in `GetCapabilities`, not offered to the model (nor
+/// named in its prompt), refused if the model calls one anyway, and `FilesService` is off.
+#[tokio::test]
+async fn connected_mode_has_no_file_tools() {
+    let folder = hostile_folder();
+    let kind = Kind::OpenAi;
+    let fake = FakeLlm::start(move |req, _| {
+        if req.last_user_text().is_some() {
+            Turn::default()
+                .call("call_1", "list_directory", [r#"{"root":"downloads"}"#])
+                .usage(Usage::new(10, 5))
+                .reply(kind)
+        } else {
+            Turn::default().say("I cannot look at folders here.").usage(Usage::new(10, 5)).reply(kind)
+        }
+    })
+    .await;
+    let base = fake.base_url(kind);
+    let root = format!("downloads={}", folder.root.display());
+    let env = [
+        ("AWARE_AGENT__MODEL", kind.model()),
+        ("AWARE_LLM__BASE_URL", base.as_str()),
+        ("AWARE_LLM__API_KEY", "k"),
+        ("NO_PROXY", "127.0.0.1"),
+    ];
+    let server = TestServer::start_with_env(&["--mode", "connected", "--files-root", &root], &env);
+
+    let caps = server.chat().await.get_capabilities(pb::GetCapabilitiesRequest {}).await.unwrap().into_inner();
+    assert_eq!(caps.mode, "connected");
+    let tools: Vec<&str> = caps.tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(tools.contains(&"list_datasets"), "{tools:?}");
+    assert!(!tools.contains(&"list_directory") && !tools.contains(&"import_files"), "{tools:?}");
+
+    let status = files(&server).await.list_roots(pb::ListRootsRequest {}).await.unwrap_err();
+    assert_eq!((status.code(), aware_e2e::reason(&status)), (tonic::Code::Unimplemented, "UNIMPLEMENTED".into()));
+    let req = pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["data.csv".into()] };
+    assert_eq!(files(&server).await.import_files(req).await.unwrap_err().code(), tonic::Code::Unimplemented);
+
+    let client = server.client(None).await;
+    let sent = client.send_message("", "what files are in my downloads folder?", "").await.unwrap();
+    let events = follow(&client, &sent.run_id, |_| panic!("no confirmation")).await;
+    let denied: Vec<String> = aware_e2e::events::denials(&events).into_iter().map(|d| d.tool_name).collect();
+    assert_eq!(denied, ["list_directory"], "a call to a file tool is refused");
+    let offered: Vec<String> = fake.requests().iter().flat_map(|r| r.tool_names()).collect();
+    assert!(!offered.iter().any(|t| t == "list_directory" || t == "import_files"), "{offered:?}");
+    assert!(!fake.requests()[0].system().contains("Approved folders"));
+}
