@@ -140,6 +140,73 @@ pub struct Files {
     pub roots: Vec<FilesRoot>,
 }
 
+/// Where search vectors come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmbeddingsKind {
+    /// all-MiniLM-L6-v2 in-process, from `search.model_dir`; lexical only when it is not there.
+    Local,
+    /// An OpenAI-compatible `/v1/embeddings` server (`search.embeddings_url`).
+    Openai,
+    /// No vectors: search matches words only.
+    Off,
+}
+
+/// Search over the text in datasets.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Search {
+    pub embeddings: EmbeddingsKind,
+    /// The local model's folder (`config.json`, `tokenizer.json`, `model.safetensors`); default
+    /// `<data_dir>/models/all-minilm-l6-v2`. Given explicitly, it must exist.
+    pub model_dir: Option<PathBuf>,
+    /// `embeddings = "openai"`: the server up to the version, e.g. `http://localhost:11434/v1`
+    /// (`/embeddings` is appended).
+    pub embeddings_url: Option<String>,
+    /// `embeddings = "openai"`: the model id, e.g. `text-embedding-3-small`.
+    pub embeddings_model: Option<String>,
+    /// `embeddings = "openai"`: the key, when the server needs one (default `$OPENAI_API_KEY`).
+    pub embeddings_api_key: Option<String>,
+    /// Datasets with more vectors than this are searched through an HNSW graph; smaller ones
+    /// exactly.
+    pub hnsw_threshold: usize,
+    /// Most rows of one dataset indexed for words.
+    pub max_rows: u64,
+    /// Most rows of one dataset given vectors (the rest are found by words only).
+    pub max_vector_rows: u64,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Self {
+            embeddings: EmbeddingsKind::Local,
+            model_dir: None,
+            embeddings_url: None,
+            embeddings_model: None,
+            embeddings_api_key: None,
+            hnsw_threshold: 20_000,
+            max_rows: 2_000_000,
+            max_vector_rows: 200_000,
+        }
+    }
+}
+
+/// Never prints the key.
+impl std::fmt::Debug for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Search")
+            .field("embeddings", &self.embeddings)
+            .field("model_dir", &self.model_dir)
+            .field("embeddings_url", &self.embeddings_url)
+            .field("embeddings_model", &self.embeddings_model)
+            .field("embeddings_api_key", &self.embeddings_api_key.as_ref().map(|_| "<set>"))
+            .field("hnsw_threshold", &self.hnsw_threshold)
+            .field("max_rows", &self.max_rows)
+            .field("max_vector_rows", &self.max_vector_rows)
+            .finish()
+    }
+}
+
 /// Who reads a message into an intent for the policy gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -274,6 +341,7 @@ pub struct Config {
     pub agent: Agent,
     pub llm: Llm,
     pub files: Files,
+    pub search: Search,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
     /// The built web UI (a folder with `index.html`), served on the same port; unset: no UI.
@@ -298,6 +366,7 @@ impl Default for Config {
             agent: Agent::default(),
             llm: Llm::default(),
             files: Files::default(),
+            search: Search::default(),
             worker_exe: None,
             web_dir: None,
         }
@@ -343,6 +412,9 @@ impl Config {
             .extract()
             .map_err(|e| anyhow::anyhow!("invalid configuration: {e}"))?;
         config.files.roots.extend(overrides.files_roots.iter().cloned());
+        if config.search.embeddings == EmbeddingsKind::Openai && config.search.embeddings_api_key.is_none() {
+            config.search.embeddings_api_key = std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty());
+        }
         if config.llm.api_key.is_none() {
             let var = match config.agent.model {
                 ModelKind::Anthropic => Some("ANTHROPIC_API_KEY"),
@@ -423,6 +495,27 @@ impl Config {
         anyhow::ensure!((1..=600).contains(&llm.idle_timeout_secs), "llm.idle_timeout_secs must be 1 to 600");
         anyhow::ensure!(llm.max_retries <= 10, "llm.max_retries must be at most 10");
         anyhow::ensure!(llm.max_tokens.is_none_or(|n| n >= 1), "llm.max_tokens must be at least 1");
+        let se = &self.search;
+        if let Some(dir) = &se.model_dir {
+            anyhow::ensure!(
+                se.embeddings != EmbeddingsKind::Local || dir.join("model.safetensors").is_file(),
+                "search.model_dir {} has no model.safetensors (scripts/install-tools fetches all-MiniLM-L6-v2)",
+                dir.display()
+            );
+        }
+        if se.embeddings == EmbeddingsKind::Openai {
+            let url = se.embeddings_url.as_deref().unwrap_or_default();
+            anyhow::ensure!(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "search.embeddings = \"openai\" needs search.embeddings_url (http:// or https://)"
+            );
+            anyhow::ensure!(
+                se.embeddings_model.as_deref().is_some_and(|m| !m.is_empty()),
+                "search.embeddings = \"openai\" needs search.embeddings_model"
+            );
+        }
+        anyhow::ensure!(se.hnsw_threshold >= 100, "search.hnsw_threshold must be at least 100");
+        anyhow::ensure!(se.max_rows >= 1, "search.max_rows must be at least 1");
         let sb = &self.sandbox;
         anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
         anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");

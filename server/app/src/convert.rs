@@ -7,6 +7,7 @@ use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, Se
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk};
 use aware_core::runs::store::SpanRecord;
+use aware_core::search::{IndexState, IndexStatus, SearchHit, SearchResults};
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, Result};
 use aware_proto::v1 as pb;
@@ -120,6 +121,59 @@ pub fn dataset(d: &Dataset) -> pb::Dataset {
         columns: d.columns.iter().map(column).collect(),
         error: d.error.clone().unwrap_or_default(),
         updated_at: Some(timestamp(d.updated_at)),
+        search_index: None,
+    }
+}
+
+/// A dataset with its search index's status (for `ListDatasets` and `GetDataset`).
+pub fn dataset_with_index(d: &Dataset, index: Option<IndexStatus>) -> pb::Dataset {
+    pb::Dataset { search_index: index.as_ref().map(search_index), ..dataset(d) }
+}
+
+fn search_index(s: &IndexStatus) -> pb::SearchIndex {
+    use pb::SearchIndexState as S;
+    let state = match s.state {
+        IndexState::Indexing => S::Indexing,
+        IndexState::NoText => S::NoText,
+        IndexState::Embedding => S::Embedding,
+        IndexState::Lexical => S::Lexical,
+        IndexState::Ready => S::Ready,
+        IndexState::Failed => S::Failed,
+    };
+    pb::SearchIndex {
+        state: state.into(),
+        text_columns: s.text_columns.clone(),
+        rows: s.rows,
+        vector_rows: s.vector_rows,
+        embedding_model: s.model.clone(),
+        vector_index: s.vector_index.clone(),
+        error: s.error.clone().unwrap_or_default(),
+    }
+}
+
+pub fn search_hits(r: &SearchResults) -> pb::SearchHits {
+    pb::SearchHits {
+        hits: r.hits.iter().map(search_hit).collect(),
+        mode: r.mode.as_str().to_owned(),
+        query: r.query.clone(),
+        datasets_searched: r.datasets_searched,
+        note: r.note.clone(),
+    }
+}
+
+fn search_hit(h: &SearchHit) -> pb::SearchHit {
+    pb::SearchHit {
+        dataset_id: h.dataset_id.to_string(),
+        table_name: h.table_name.clone(),
+        row_id: h.row_id,
+        column: h.column.clone(),
+        text: h.text.clone(),
+        snippet: h.snippet.clone(),
+        score: h.score,
+        dataset_name: h.dataset_name.clone(),
+        lexical_rank: h.lexical_rank,
+        vector_rank: h.vector_rank,
+        same_text_rows: h.same_text_rows,
     }
 }
 
@@ -468,6 +522,7 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
         RichResult::Statistics { statistics: s } => pb::tool_result::Rich::Statistics(statistics(s)),
         RichResult::DirectoryListing { listing: l } => pb::tool_result::Rich::DirectoryListing(listing(l)),
         RichResult::ImportReport { report } => pb::tool_result::Rich::ImportReport(import_report(report)),
+        RichResult::SearchHits { results } => pb::tool_result::Rich::SearchHits(search_hits(results)),
         RichResult::SystemStatus { status } => pb::tool_result::Rich::SystemStatus(pb::SystemStatus {
             version: status.version.clone(),
             mode: status.mode.clone(),
@@ -475,6 +530,7 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
             storage: status.storage.clone(),
             dataset_count: status.dataset_count,
             dataset_bytes: status.dataset_bytes,
+            search_index: status.search.clone(),
             ..Default::default()
         }),
     }

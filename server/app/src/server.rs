@@ -3,7 +3,7 @@
 //! HTTP/2 keepalive.
 
 use crate::auth::Authenticator;
-use crate::config::{Config, ModelKind, RouterKind};
+use crate::config::{Config, EmbeddingsKind, ModelKind, RouterKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query};
 use crate::web::WebLayer;
 use anyhow::Context;
@@ -11,14 +11,16 @@ use aware_core::auth::{Caller, Principal, Source};
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
-use aware_core::ports::{AuditLog, Users};
+use aware_core::ports::{AuditLog, Catalog, DatasetEngine, Users};
 use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
 use aware_core::runs::planner::{OfflinePlanner, Script};
 use aware_core::runs::tools::{SystemInfo, ToolRegistry};
 use aware_core::runs::{EngineConfig as RunsConfig, RunEngine, Services};
 use aware_core::samples::sample_files;
+use aware_core::search::{Embedder, SearchConfig, SearchService};
 use aware_core::staging::Staging;
+use aware_llm::embeddings::{EmbeddingsConfig, OpenAiEmbeddings};
 use aware_llm::{Provider, ProviderConfig, ProviderKind};
 use aware_proto::v1::{
     FILE_DESCRIPTOR_SET, chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
@@ -28,6 +30,7 @@ use aware_proto::v1::{
 use aware_sandbox::files::FileJail;
 use aware_sandbox::pool::{PoolConfig, SqlPool};
 use aware_sandbox::{DuckDbEngine, EngineConfig, SandboxSql, SqlLimits};
+use aware_search::{DiskStore, MiniLm};
 use aware_store::SqliteStore;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method};
@@ -88,7 +91,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
             max_bytes: sandbox.max_result_mb * 1024 * 1024,
         },
     );
-    let engine = DuckDbEngine::new(EngineConfig {
+    let engine: Arc<dyn DatasetEngine> = Arc::new(DuckDbEngine::new(EngineConfig {
         datasets_dir,
         worker_exe: worker_exe.clone(),
         ingest_memory_mb: config.ingest.memory_mb,
@@ -96,7 +99,8 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         ingest_timeout: Duration::from_secs(config.ingest.timeout_secs),
         max_dataset_bytes: config.max_upload_bytes().saturating_mul(4).max(1 << 30),
         read_memory_mb: 512,
-    });
+    }));
+    let search = search_service(config, engine.clone(), store.clone())?;
     let limits = DatasetLimits {
         max_upload_bytes: config.max_upload_bytes(),
         // Leave room for the other fields of AppendUploadRequest under the message limit.
@@ -108,14 +112,16 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     let query = QueryService::new(store.clone(), Arc::new(sql), store.clone(), sandbox.max_rows);
     let datasets = DatasetService::new(
         store.clone(),
-        Arc::new(engine),
+        engine,
         store.clone(),
         store.clone(),
         Staging::new(config.data_dir.join("staging")),
         limits,
+        search.clone(),
     );
     datasets.recover().await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
-    let files = file_service(config, &worker_exe, &datasets)?;
+    search.resume(store.as_ref()).await.map_err(|e| anyhow::anyhow!("search indexes could not be resumed: {e}"))?;
+    let files = file_service(config, &worker_exe, &datasets, store.clone())?;
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
@@ -179,9 +185,54 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     }))
 }
 
+/// Search indexes under `<data_dir>/search`, with vectors from the configured embedder: the local
+/// model when its files are there (lexical only otherwise, said once in the log).
+fn search_service(
+    config: &Config,
+    engine: Arc<dyn DatasetEngine>,
+    catalog: Arc<dyn Catalog>,
+) -> anyhow::Result<SearchService> {
+    let se = &config.search;
+    let store = DiskStore::new(config.data_dir.join("search"), se.hnsw_threshold)
+        .map_err(|e| anyhow::anyhow!("cannot open the search indexes: {e}"))?;
+    let embedder: Option<Arc<dyn Embedder>> = match se.embeddings {
+        EmbeddingsKind::Off => None,
+        EmbeddingsKind::Openai => Some(Arc::new(
+            OpenAiEmbeddings::new(EmbeddingsConfig {
+                base_url: se.embeddings_url.clone().unwrap_or_default(),
+                api_key: se.embeddings_api_key.clone().unwrap_or_default(),
+                model: se.embeddings_model.clone().unwrap_or_default(),
+                timeout: Duration::from_secs(60),
+            })
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+        )),
+        EmbeddingsKind::Local => {
+            let dir = se.model_dir.clone().unwrap_or_else(|| config.data_dir.join("models").join("all-minilm-l6-v2"));
+            match MiniLm::open(&dir) {
+                Ok(model) => Some(Arc::new(model)),
+                Err(e) if se.model_dir.is_some() => return Err(anyhow::anyhow!("{e}")),
+                Err(_) => {
+                    tracing::info!(
+                        dir = %dir.display(),
+                        "no local embedding model: search matches words only (scripts/install-tools fetches all-MiniLM-L6-v2)"
+                    );
+                    None
+                }
+            }
+        }
+    };
+    let limits = SearchConfig { max_rows: se.max_rows, max_vector_rows: se.max_vector_rows };
+    Ok(SearchService::new(Arc::new(store), embedder, engine, catalog, limits))
+}
+
 /// The approved folders (the import staging folder first) behind the file jail; off in connected
 /// mode.
-fn file_service(config: &Config, worker_exe: &Path, datasets: &DatasetService) -> anyhow::Result<FileService> {
+fn file_service(
+    config: &Config,
+    worker_exe: &Path,
+    datasets: &DatasetService,
+    audit: Arc<dyn AuditLog>,
+) -> anyhow::Result<FileService> {
     let staging = config.data_dir.join("import");
     std::fs::create_dir_all(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
     let mut roots = vec![FileRoot { name: "staging".to_owned(), path: staging.canonicalize()? }];

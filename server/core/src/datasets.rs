@@ -6,6 +6,7 @@ use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, b
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::{DatasetId, UploadId};
 use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewDataset, UploadSession, Uploads};
+use crate::search::SearchService;
 use crate::staging::{FinishedUpload, Staging, too_large};
 use crate::value::Table;
 use bytes::Bytes;
@@ -73,6 +74,8 @@ pub struct DatasetService {
     ingest_slots: Arc<Semaphore>,
     /// Serialises appends and commits of one browser upload.
     upload_locks: Arc<Mutex<HashMap<UploadId, Arc<tokio::sync::Mutex<()>>>>>,
+    /// Indexes each dataset that becomes ready, and forgets deleted ones.
+    search: SearchService,
 }
 
 impl DatasetService {
@@ -83,9 +86,25 @@ impl DatasetService {
         audit: Arc<dyn AuditLog>,
         staging: Staging,
         limits: DatasetLimits,
+        search: SearchService,
     ) -> Self {
         let ingest_slots = Arc::new(Semaphore::new(limits.max_concurrent_ingests.max(1)));
-        Self { catalog, engine, uploads, audit, staging, limits, ingest_slots, upload_locks: Default::default() }
+        Self {
+            catalog,
+            engine,
+            uploads,
+            audit,
+            staging,
+            limits,
+            ingest_slots,
+            upload_locks: Default::default(),
+            search,
+        }
+    }
+
+    /// The search over these datasets.
+    pub fn search(&self) -> &SearchService {
+        &self.search
     }
 
     pub fn limits(&self) -> &DatasetLimits {
@@ -172,6 +191,7 @@ impl DatasetService {
         if let Err(e) = self.engine.remove(&dataset).await {
             tracing::warn!(dataset = %dataset.id, error = %e, "dataset content could not be removed");
         }
+        self.search.forget(&dataset.id).await;
         self.audit(caller, "dataset.delete", &dataset, "succeeded").await;
         Ok(dataset)
     }
@@ -365,6 +385,9 @@ impl DatasetService {
             return Err(Error::not_found("dataset", &dataset.id));
         };
         self.audit(caller, "dataset.upload", &updated, outcome_label).await;
+        if updated.status == DatasetStatus::Ready {
+            self.search.index(updated.clone());
+        }
         Ok(updated)
     }
 

@@ -17,6 +17,7 @@ pub mod query_plan;
 pub mod run;
 pub mod runs;
 pub mod samples;
+pub mod search;
 pub mod staging;
 pub mod value;
 

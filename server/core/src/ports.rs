@@ -7,6 +7,7 @@ use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, I
 use crate::error::Result;
 use crate::ids::{ApiKeyId, DatasetId, RunId, ThreadId, UploadId, UserId};
 use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
+use crate::search::{TextColumnProfile, TextDoc};
 use crate::value::Table;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -134,6 +135,10 @@ pub trait DatasetEngine: Send + Sync {
     async fn statistics(&self, dataset: &Dataset) -> Result<DatasetStatistics>;
     /// Removes the dataset's stored content (idempotent).
     async fn remove(&self, dataset: &Dataset) -> Result<()>;
+    /// How each string column reads (for choosing the columns search indexes).
+    async fn text_profile(&self, dataset: &Dataset) -> Result<Vec<TextColumnProfile>>;
+    /// The values of `columns` for each row (0-based row ids, in order), at most `max_rows`.
+    async fn text_rows(&self, dataset: &Dataset, columns: &[String], max_rows: u64) -> Result<Vec<TextDoc>>;
 }
 
 /// Where runs and their capsules are kept. (The run engine adds events, tool calls and

@@ -6,6 +6,7 @@
 //! nothing has been streamed to the user. HTTP and TLS live here so the core stays free of them.
 
 mod anthropic;
+pub mod embeddings;
 mod openai;
 pub mod sse;
 pub mod transcript;

@@ -8,6 +8,7 @@ use crate::values::{to_f64, to_u64, to_value};
 use async_trait::async_trait;
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, IngestOutcome};
 use aware_core::ports::DatasetEngine;
+use aware_core::search::{TextColumnProfile, TextDoc};
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, ErrorCode, Result};
 use std::path::{Path, PathBuf};
@@ -247,6 +248,64 @@ impl DatasetEngine for DuckDbEngine {
         .await
     }
 
+    async fn text_profile(&self, dataset: &Dataset) -> Result<Vec<TextColumnProfile>> {
+        let dataset = dataset.clone();
+        self.blocking(move |engine| {
+            let strings: Vec<&Column> = dataset.columns.iter().filter(|c| c.kind == ValueKind::String).collect();
+            if strings.is_empty() {
+                return Ok(Vec::new());
+            }
+            let exprs: Vec<String> = strings
+                .iter()
+                .flat_map(|c| {
+                    let q = ident(&c.name);
+                    [
+                        format!("count({q})"),
+                        format!("coalesce(avg(length({q})), 0)::DOUBLE"),
+                        format!("coalesce(avg(CASE WHEN contains({q}, ' ') THEN 1.0 ELSE 0.0 END), 0)::DOUBLE"),
+                    ]
+                })
+                .collect();
+            let sql = format!("SELECT {} FROM (SELECT * FROM data LIMIT {TEXT_PROFILE_ROWS})", exprs.join(", "));
+            let [path, ..] = engine.paths(&dataset);
+            let conn = engine.open_read_only(&path)?;
+            let values: Vec<duckdb::types::Value> =
+                conn.query_row(&sql, [], |row| (0..exprs.len()).map(|i| row.get(i)).collect()).map_err(db_err)?;
+            Ok(strings
+                .iter()
+                .zip(values.chunks(3))
+                .map(|(c, v)| TextColumnProfile {
+                    name: c.name.clone(),
+                    non_null: to_u64(&v[0]),
+                    avg_chars: to_f64(&v[1]).unwrap_or(0.0),
+                    with_space: to_f64(&v[2]).unwrap_or(0.0),
+                })
+                .collect())
+        })
+        .await
+    }
+
+    async fn text_rows(&self, dataset: &Dataset, columns: &[String], max_rows: u64) -> Result<Vec<TextDoc>> {
+        let dataset = dataset.clone();
+        let columns = columns.to_vec();
+        self.blocking(move |engine| {
+            let cols: Vec<String> = columns.iter().map(|c| format!("coalesce({}::VARCHAR, '')", ident(c))).collect();
+            let sql = format!("SELECT rowid, {} FROM data ORDER BY rowid LIMIT {max_rows}", cols.join(", "));
+            let [path, ..] = engine.paths(&dataset);
+            let conn = engine.open_read_only(&path)?;
+            let mut stmt = conn.prepare(&sql).map_err(db_err)?;
+            let mut rows = stmt.query([]).map_err(db_err)?;
+            let mut docs = Vec::new();
+            while let Some(row) = rows.next().map_err(db_err)? {
+                let row_id: i64 = row.get(0).map_err(db_err)?;
+                let fields = (1..=columns.len()).map(|i| row.get::<_, String>(i)).collect::<duckdb::Result<_>>();
+                docs.push(TextDoc { row_id: row_id as u64, fields: fields.map_err(db_err)? });
+            }
+            Ok(docs)
+        })
+        .await
+    }
+
     async fn remove(&self, dataset: &Dataset) -> Result<()> {
         for path in self.paths(dataset) {
             match tokio::fs::remove_file(&path).await {
@@ -258,6 +317,9 @@ impl DatasetEngine for DuckDbEngine {
         Ok(())
     }
 }
+
+/// Rows read to profile text columns: the first ones are enough to tell prose from codes.
+const TEXT_PROFILE_ROWS: u64 = 10_000;
 
 fn profiles_min_max(kind: ValueKind) -> bool {
     !matches!(kind, ValueKind::Nested | ValueKind::Bytes | ValueKind::Interval)

@@ -4,6 +4,7 @@ use super::State;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::datasets::UploadMeta;
+use aware_core::search::SearchMode;
 use aware_core::{Error, ErrorCode};
 use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_server::DatasetsService;
@@ -37,7 +38,9 @@ impl DatasetsService for Datasets {
         let caller = self.state.caller(request.metadata()).await?;
         let filter = convert::status_filter(request.get_ref().status_filter).map_err(to_status)?;
         let datasets = self.state.datasets.list(&caller, filter).await.map_err(to_status)?;
-        Ok(Response::new(pb::ListDatasetsResponse { datasets: datasets.iter().map(convert::dataset).collect() }))
+        let search = self.state.datasets.search();
+        let datasets = datasets.iter().map(|d| convert::dataset_with_index(d, search.status(&d.id))).collect();
+        Ok(Response::new(pb::ListDatasetsResponse { datasets }))
     }
 
     async fn get_dataset(
@@ -52,8 +55,9 @@ impl DatasetsService for Datasets {
             .get_with_sample(&caller, &req.dataset_id, req.sample_rows.unwrap_or(DEFAULT_SAMPLE_ROWS))
             .await
             .map_err(to_status)?;
+        let index = self.state.datasets.search().status(&dataset.id);
         Ok(Response::new(pb::GetDatasetResponse {
-            dataset: Some(convert::dataset(&dataset)),
+            dataset: Some(convert::dataset_with_index(&dataset, index)),
             sample: sample.as_ref().map(convert::table),
         }))
     }
@@ -146,7 +150,22 @@ impl DatasetsService for Datasets {
         &self,
         request: Request<pb::SearchDatasetsRequest>,
     ) -> Result<Response<pb::SearchDatasetsResponse>, Status> {
-        self.state.caller(request.metadata()).await?;
-        Err(to_status(Error::unimplemented("semantic search over datasets is not available in this version yet")))
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let mode = SearchMode::parse(&req.mode).map_err(to_status)?;
+        let results = self
+            .state
+            .datasets
+            .search()
+            .search(&caller, &req.query, Some(req.dataset_id.as_str()), req.limit, mode)
+            .await
+            .map_err(to_status)?;
+        let hits = convert::search_hits(&results);
+        Ok(Response::new(pb::SearchDatasetsResponse {
+            hits: hits.hits,
+            mode: hits.mode,
+            datasets_searched: hits.datasets_searched,
+            note: hits.note,
+        }))
     }
 }

@@ -4,6 +4,7 @@ use crate::dataset::{Dataset, DatasetStatistics};
 use crate::files::{ImportReport, Listing};
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
 use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
+use crate::search::SearchResults;
 use crate::value::Table;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -150,6 +151,7 @@ pub enum RichResult {
     SystemStatus { status: SystemStatus },
     DirectoryListing { listing: Listing },
     ImportReport { report: ImportReport },
+    SearchHits { results: SearchResults },
     Run { run: Box<RunRecord>, capsule: Box<Capsule> },
 }
 
@@ -162,6 +164,9 @@ pub struct SystemStatus {
     pub storage: String,
     pub dataset_count: u32,
     pub dataset_bytes: u64,
+    /// How search works here and where the datasets' indexes are.
+    #[serde(default)]
+    pub search: String,
 }
 
 /// What happened.

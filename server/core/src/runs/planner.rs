@@ -16,8 +16,9 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 const HELP: &str = "I can list your datasets, show or profile one, answer counts, sums, averages, minimums and \
-                    maximums with filters and groups (try “average price by neighbourhood”), report the system \
-                    status, and delete a dataset after you approve it. I cannot do that one yet: try rephrasing \
+                    maximums with filters and groups (try “average price by neighbourhood”), search their text \
+                    (try “search for login problems”), report the system status, and delete a dataset after you \
+                    approve it. I cannot do that one yet: try rephrasing \
                     it along those lines.";
 
 /// The offline planner: routes common requests to tool calls with keyword rules, and writes the
@@ -107,6 +108,49 @@ fn filter_in(said: &[String], d: &Dataset) -> Option<serde_json::Value> {
     None
 }
 
+/// What to search for in "search for login problems", "find tickets about refunds" or "search
+/// the support tickets for refunds": the words after the request's own.
+fn search_query(text: &str) -> String {
+    const LEAD: [&str; 24] = [
+        "please",
+        "can",
+        "could",
+        "you",
+        "search",
+        "for",
+        "find",
+        "look",
+        "me",
+        "all",
+        "any",
+        "the",
+        "tickets",
+        "rows",
+        "records",
+        "entries",
+        "messages",
+        "about",
+        "mentioning",
+        "mention",
+        "mentions",
+        "regarding",
+        "related",
+        "to",
+    ];
+    let trimmed = text.trim().trim_end_matches(['?', '.', '!']);
+    let lower = trimmed.to_lowercase();
+    // "search <somewhere> for <what>": the what.
+    let tail = match lower.find(" for ") {
+        Some(i) if lower.starts_with("search") || lower.starts_with("look") => &trimmed[i + 5..],
+        _ => trimmed,
+    };
+    let mut words: Vec<&str> = tail.split_whitespace().collect();
+    while words.first().is_some_and(|w| LEAD.contains(&w.to_lowercase().as_str())) {
+        words.remove(0);
+    }
+    words.join(" ")
+}
+
 /// The text with comparison symbols spelled out, so "price > 500000" reads as words.
 fn normalise(text: &str) -> String {
     text.replace(">=", " ge ").replace("<=", " le ").replace('>', " gt ").replace('<', " lt ")
@@ -120,6 +164,10 @@ impl OfflinePlanner {
                 parts.push(match (name.as_str(), is_error) {
                     ("list_datasets", false) => content.replacen("The user has", "You have", 1),
                     ("execute_query_plan" | "run_sql_query", false) => query_answer(content),
+                    ("search_datasets", false) => content.replace(
+                        "They are shown to the user with highlighted snippets.",
+                        "They are shown with the matching words highlighted.",
+                    ),
                     (_, false) => content.clone(),
                     (_, true) if content.starts_with("Action denied") => "Understood — I did not do it.".to_owned(),
                     (_, true) => format!("That did not work: {content}"),
@@ -225,6 +273,19 @@ impl OfflinePlanner {
         }
         if let Some(turn) = Self::files(request, &text, intent, &allowed) {
             return turn;
+        }
+        if intent == Intent::Search && allowed("search_datasets") {
+            let query = search_query(&text);
+            if query.is_empty() {
+                return ModelTurn { text: "What should I search for?".into(), ..ModelTurn::default() };
+            }
+            let mut args = json!({"query": query});
+            if let Some(d) = named_dataset(&text, &context.datasets)
+                .filter(|d| !words(&query).iter().any(|w| d.table_name.contains(w.as_str())))
+            {
+                args["dataset"] = json!(d.table_name);
+            }
+            return call("search_datasets", args);
         }
         if let Some(run_id) = run_id_in(&text).filter(|_| intent == Intent::RunLookup)
             && allowed("get_run_status")

@@ -106,7 +106,7 @@ pub fn route(text: &str) -> Route {
     if has(&["statistics", "stats", "profile", "summary", "summarize", "summarise", "describe", "distribution"]) {
         return r(Intent::Statistics, 0.8, true, Risk::Read);
     }
-    if has(&["search", "mention", "mentions", "mentioning"]) {
+    if has(&["search", "find", "mention", "mentions", "mentioning"]) {
         return r(Intent::Search, 0.6, false, Risk::Read);
     }
     if has(&["columns", "schema", "fields", "structure"]) {

@@ -144,6 +144,40 @@ pub fn statistics(s: &DatasetStatistics) -> String {
     lines.join("\n")
 }
 
+/// A search for the model: how many hits in which datasets, how they were found, the top score —
+/// never the matched text (it is the user's data and may carry instructions).
+pub fn search(r: &crate::search::SearchResults) -> String {
+    if r.hits.is_empty() {
+        let mut s = format!("No rows matched the search in {} dataset(s).", r.datasets_searched);
+        if !r.note.is_empty() {
+            s.push_str(&format!(" Note: {}.", r.note));
+        }
+        return s;
+    }
+    let mut per: Vec<(&str, usize)> = Vec::new();
+    for h in &r.hits {
+        let rows = 1 + h.same_text_rows as usize;
+        match per.iter_mut().find(|(t, _)| *t == h.table_name) {
+            Some((_, n)) => *n += rows,
+            None => per.push((&h.table_name, rows)),
+        }
+    }
+    let rows: usize = per.iter().map(|(_, n)| n).sum();
+    let per: Vec<String> = per.iter().map(|(t, n)| format!("{n} in `{t}`")).collect();
+    let mut s = format!(
+        "Found {} distinct matching text(s) in {rows} row(s) ({}) by {} search over {} dataset(s); top score {:.4}. They are shown to the user with highlighted snippets.",
+        r.hits.len(),
+        per.join(", "),
+        r.mode.as_str(),
+        r.datasets_searched,
+        r.hits[0].score
+    );
+    if !r.note.is_empty() {
+        s.push_str(&format!(" Note: {}.", r.note));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

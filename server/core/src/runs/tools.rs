@@ -15,6 +15,7 @@ use crate::history::RunHistory;
 use crate::ids::RunId;
 use crate::query::QueryService;
 use crate::query_plan::QueryPlan;
+use crate::search::{SearchMode, SearchService};
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -90,7 +91,7 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
-        let tools: [Arc<dyn Tool>; 11] = [
+        let tools: [Arc<dyn Tool>; 12] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -102,6 +103,7 @@ impl ToolRegistry {
             Arc::new(DeleteDataset),
             Arc::new(ListDirectory),
             Arc::new(ImportFiles),
+            Arc::new(SearchDatasets),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name, t)).collect() }
     }
@@ -591,17 +593,82 @@ impl Tool for GetSystemStatus {
             storage: ctx.system.storage.clone(),
             dataset_count: u32::try_from(datasets.len()).unwrap_or(u32::MAX),
             dataset_bytes: datasets.iter().map(|d| d.size_bytes).sum(),
+            search: search_status(ctx.datasets.search()),
         };
         let llm_summary = format!(
-            "aware {} is running in {} mode with the {} model and {} storage. The user has {} dataset(s), {} bytes in all.",
+            "aware {} is running in {} mode with the {} model and {} storage. The user has {} dataset(s), {} bytes in all. Search: {}.",
             status.version,
             status.mode,
             status.model_provider,
             status.storage,
             status.dataset_count,
-            status.dataset_bytes
+            status.dataset_bytes,
+            status.search
         );
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::SystemStatus { status }) })
+    }
+}
+
+/// The search index in a line: how it searches, and its datasets by state.
+fn search_status(search: &SearchService) -> String {
+    let how = match search.model() {
+        Some(model) => format!("hybrid (BM25 words + {model} vectors)"),
+        None => "words only (BM25; no embedding model configured)".to_owned(),
+    };
+    let states: Vec<String> = search.summary().iter().map(|(state, n)| format!("{n} {}", state.as_str())).collect();
+    if states.is_empty() { how } else { format!("{how}; datasets: {}", states.join(", ")) }
+}
+
+struct SearchDatasets;
+
+static SEARCHDATASETS: ToolMeta = ToolMeta {
+    name: "search_datasets",
+    title: "Search datasets",
+    description: "Search the text columns of the user's datasets by words and by meaning (e.g. \"login problems\" \
+         also finds \"cannot sign in\"). The user sees the matching rows with highlighted snippets; you get how many \
+         matched where and the top score, never the text.",
+    risk: READ_ONLY,
+    capability: Capability::DatasetRead,
+};
+
+#[async_trait]
+impl Tool for SearchDatasets {
+    fn meta(&self) -> &'static ToolMeta {
+        &SEARCHDATASETS
+    }
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to find, in words"},
+                "dataset": {"type": "string", "description": "only this dataset (id or table name); omit for all"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20, "description": "hits to show (default 10)"}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })
+    }
+    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        let query = string_arg(args, "query")?;
+        if query.trim().is_empty() {
+            return Err(Error::validation("query", "query (what to search for) is required"));
+        }
+        string_arg(args, "dataset")?;
+        Ok(Prepared {
+            resource: ResourceRef::default(),
+            description: format!("Search for “{}”", query.trim()),
+            pinned: None,
+        })
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let dataset = Some(string_arg(args, "dataset")?).filter(|d| !d.trim().is_empty());
+        let limit = args.get("limit").and_then(Value::as_u64).map_or(0, |l| l.clamp(1, 20) as u32);
+        let results = ctx
+            .datasets
+            .search()
+            .search(&ctx.caller, string_arg(args, "query")?, dataset, limit, SearchMode::Hybrid)
+            .await?;
+        Ok(ToolOutput { llm_summary: summary::search(&results), rich: Some(RichResult::SearchHits { results }) })
     }
 }
 

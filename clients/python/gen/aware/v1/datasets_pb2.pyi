@@ -26,6 +26,16 @@ class DatasetFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DATASET_FORMAT_PARQUET: _ClassVar[DatasetFormat]
     DATASET_FORMAT_JSON: _ClassVar[DatasetFormat]
     DATASET_FORMAT_NDJSON: _ClassVar[DatasetFormat]
+
+class SearchIndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEARCH_INDEX_STATE_UNSPECIFIED: _ClassVar[SearchIndexState]
+    SEARCH_INDEX_STATE_INDEXING: _ClassVar[SearchIndexState]
+    SEARCH_INDEX_STATE_NO_TEXT: _ClassVar[SearchIndexState]
+    SEARCH_INDEX_STATE_EMBEDDING: _ClassVar[SearchIndexState]
+    SEARCH_INDEX_STATE_LEXICAL: _ClassVar[SearchIndexState]
+    SEARCH_INDEX_STATE_READY: _ClassVar[SearchIndexState]
+    SEARCH_INDEX_STATE_FAILED: _ClassVar[SearchIndexState]
 DATASET_STATUS_UNSPECIFIED: DatasetStatus
 DATASET_STATUS_PROCESSING: DatasetStatus
 DATASET_STATUS_READY: DatasetStatus
@@ -36,9 +46,16 @@ DATASET_FORMAT_TSV: DatasetFormat
 DATASET_FORMAT_PARQUET: DatasetFormat
 DATASET_FORMAT_JSON: DatasetFormat
 DATASET_FORMAT_NDJSON: DatasetFormat
+SEARCH_INDEX_STATE_UNSPECIFIED: SearchIndexState
+SEARCH_INDEX_STATE_INDEXING: SearchIndexState
+SEARCH_INDEX_STATE_NO_TEXT: SearchIndexState
+SEARCH_INDEX_STATE_EMBEDDING: SearchIndexState
+SEARCH_INDEX_STATE_LEXICAL: SearchIndexState
+SEARCH_INDEX_STATE_READY: SearchIndexState
+SEARCH_INDEX_STATE_FAILED: SearchIndexState
 
 class Dataset(_message.Message):
-    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at")
+    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at", "search_index")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -52,6 +69,7 @@ class Dataset(_message.Message):
     COLUMNS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_INDEX_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     table_name: str
@@ -65,7 +83,26 @@ class Dataset(_message.Message):
     columns: _containers.RepeatedCompositeFieldContainer[_common_pb2.Column]
     error: str
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    search_index: SearchIndex
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., search_index: _Optional[_Union[SearchIndex, _Mapping]] = ...) -> None: ...
+
+class SearchIndex(_message.Message):
+    __slots__ = ("state", "text_columns", "rows", "vector_rows", "embedding_model", "vector_index", "error")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    VECTOR_ROWS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_MODEL_FIELD_NUMBER: _ClassVar[int]
+    VECTOR_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    state: SearchIndexState
+    text_columns: _containers.RepeatedScalarFieldContainer[str]
+    rows: int
+    vector_rows: int
+    embedding_model: str
+    vector_index: str
+    error: str
+    def __init__(self, state: _Optional[_Union[SearchIndexState, str]] = ..., text_columns: _Optional[_Iterable[str]] = ..., rows: _Optional[int] = ..., vector_rows: _Optional[int] = ..., embedding_model: _Optional[str] = ..., vector_index: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
 
 class DatasetList(_message.Message):
     __slots__ = ("datasets",)
@@ -124,7 +161,7 @@ class DatasetStatistics(_message.Message):
     def __init__(self, dataset_id: _Optional[str] = ..., table_name: _Optional[str] = ..., row_count: _Optional[int] = ..., columns: _Optional[_Iterable[_Union[ColumnStatistics, _Mapping]]] = ..., exec_time_ms: _Optional[int] = ...) -> None: ...
 
 class SearchHit(_message.Message):
-    __slots__ = ("dataset_id", "table_name", "row_id", "column", "text", "snippet", "score")
+    __slots__ = ("dataset_id", "table_name", "row_id", "column", "text", "snippet", "score", "dataset_name", "lexical_rank", "vector_rank", "same_text_rows")
     DATASET_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     ROW_ID_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +169,10 @@ class SearchHit(_message.Message):
     TEXT_FIELD_NUMBER: _ClassVar[int]
     SNIPPET_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
+    DATASET_NAME_FIELD_NUMBER: _ClassVar[int]
+    LEXICAL_RANK_FIELD_NUMBER: _ClassVar[int]
+    VECTOR_RANK_FIELD_NUMBER: _ClassVar[int]
+    SAME_TEXT_ROWS_FIELD_NUMBER: _ClassVar[int]
     dataset_id: str
     table_name: str
     row_id: int
@@ -139,15 +180,25 @@ class SearchHit(_message.Message):
     text: str
     snippet: str
     score: float
-    def __init__(self, dataset_id: _Optional[str] = ..., table_name: _Optional[str] = ..., row_id: _Optional[int] = ..., column: _Optional[str] = ..., text: _Optional[str] = ..., snippet: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+    dataset_name: str
+    lexical_rank: int
+    vector_rank: int
+    same_text_rows: int
+    def __init__(self, dataset_id: _Optional[str] = ..., table_name: _Optional[str] = ..., row_id: _Optional[int] = ..., column: _Optional[str] = ..., text: _Optional[str] = ..., snippet: _Optional[str] = ..., score: _Optional[float] = ..., dataset_name: _Optional[str] = ..., lexical_rank: _Optional[int] = ..., vector_rank: _Optional[int] = ..., same_text_rows: _Optional[int] = ...) -> None: ...
 
 class SearchHits(_message.Message):
-    __slots__ = ("hits", "mode")
+    __slots__ = ("hits", "mode", "query", "datasets_searched", "note")
     HITS_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    DATASETS_SEARCHED_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     mode: str
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...
+    query: str
+    datasets_searched: int
+    note: str
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ..., query: _Optional[str] = ..., datasets_searched: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ListDatasetsRequest(_message.Message):
     __slots__ = ("status_filter",)
@@ -280,19 +331,25 @@ class DeleteDatasetResponse(_message.Message):
     def __init__(self, dataset_id: _Optional[str] = ...) -> None: ...
 
 class SearchDatasetsRequest(_message.Message):
-    __slots__ = ("query", "dataset_id", "limit")
+    __slots__ = ("query", "dataset_id", "limit", "mode")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     DATASET_ID_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
     query: str
     dataset_id: str
     limit: int
-    def __init__(self, query: _Optional[str] = ..., dataset_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    mode: str
+    def __init__(self, query: _Optional[str] = ..., dataset_id: _Optional[str] = ..., limit: _Optional[int] = ..., mode: _Optional[str] = ...) -> None: ...
 
 class SearchDatasetsResponse(_message.Message):
-    __slots__ = ("hits", "mode")
+    __slots__ = ("hits", "mode", "datasets_searched", "note")
     HITS_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
+    DATASETS_SEARCHED_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     mode: str
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ...) -> None: ...
+    datasets_searched: int
+    note: str
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ..., datasets_searched: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...

