@@ -11,7 +11,7 @@ import {
   type Span,
   type Table,
 } from "@aware/client";
-import { aware, errorText, formatBytes, statusText } from "./api";
+import { aware, errorText, formatBytes, searchText, statusText } from "./api";
 import { Assistant } from "./Assistant";
 import { ResultTable } from "./ResultTable";
 import { RunStatus } from "@aware/client";
@@ -183,6 +183,7 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
       <h1 id="dataset-title">{dataset.name}</h1>
       <p className="muted">
         table <code>{dataset.tableName}</code> · {statusText(dataset)} · {dataset.rowCount.toLocaleString()} rows · {formatBytes(dataset.sizeBytes)}
+        {dataset.searchIndex ? <> · <span className="search-state">search: {searchText(dataset.searchIndex)}</span></> : null}
         {" · "}<button type="button" className="danger" onClick={remove}>Delete dataset</button>
       </p>
       {error && <p className="error" role="alert">{error}</p>}

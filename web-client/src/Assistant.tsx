@@ -268,6 +268,21 @@ function RichResult({ result, openDataset }: { result: ToolResult; openDataset: 
           ))}
         </ul>
       );
+    case "searchHits":
+      return (
+        <div className="search-hits">
+          <p className="muted">{r.value.hits.length} hit(s) · {r.value.mode} search{r.value.note ? ` · ${r.value.note}` : ""}</p>
+          <ol>
+            {r.value.hits.map((h) => (
+              <li key={`${h.datasetId}:${h.rowId}`}>
+                <button type="button" className="link" onClick={() => openDataset(h.datasetId)}>{h.tableName}</button>
+                <span className="muted"> row {String(h.rowId)} · {h.column}{h.sameTextRows ? ` · +${h.sameTextRows} rows with the same text` : ""}</span>
+                <p className="snippet"><Snippet html={h.snippet} /></p>
+              </li>
+            ))}
+          </ol>
+        </div>
+      );
     case "deletedDataset":
       return <p className="muted">Deleted {r.value.tableName} ({statusText(r.value)}, {formatBytes(r.value.sizeBytes)}).</p>;
     case "systemStatus":
@@ -275,6 +290,15 @@ function RichResult({ result, openDataset }: { result: ToolResult; openDataset: 
     default:
       return result.isError ? <p className="error">{result.llmSummary}</p> : null;
   }
+}
+
+/** A search snippet: escaped text with `<mark>` around matched words. Rendered as text nodes and
+ *  <mark> elements, never as HTML, so nothing in a dataset can inject markup. */
+function Snippet({ html }: { html: string }) {
+  const unescape = (t: string) =>
+    t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  const parts = html.split(/<mark>(.*?)<\/mark>/g);
+  return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{unescape(p)}</mark> : <span key={i}>{unescape(p)}</span>))}</>;
 }
 
 function ConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution?: ConfirmationResolution }) {

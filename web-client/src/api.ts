@@ -4,7 +4,9 @@ import {
   createAwareClient,
   ConnectError,
   DatasetStatus,
+  SearchIndexState,
   type Dataset,
+  type SearchIndex,
   type Value,
 } from "@aware/client";
 
@@ -28,6 +30,24 @@ export function formatBytes(n: bigint | number): string {
     u++;
   }
   return u === 0 ? `${x} B` : `${x.toFixed(1)} ${units[u]}`;
+}
+
+/** A dataset's search index in a few words. */
+export function searchText(s: SearchIndex): string {
+  switch (s.state) {
+    case SearchIndexState.READY:
+      return `words and meaning (${s.textColumns.join(", ")})`;
+    case SearchIndexState.LEXICAL:
+      return `words (${s.textColumns.join(", ")})`;
+    case SearchIndexState.EMBEDDING:
+      return `words; meaning ${Math.floor((Number(s.vectorRows) * 100) / Math.max(1, Number(s.rows)))}% built`;
+    case SearchIndexState.NO_TEXT:
+      return "no text columns";
+    case SearchIndexState.FAILED:
+      return `failed (${s.error})`;
+    default:
+      return "indexing…";
+  }
 }
 
 export function statusText(d: Dataset): string {

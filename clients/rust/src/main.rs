@@ -85,6 +85,18 @@ enum DatasetsCommand {
     Stats {
         name: String,
     },
+    /// Search the text of your datasets by words and meaning.
+    Search {
+        query: String,
+        /// Only this dataset (table name or id).
+        #[arg(long)]
+        dataset: Option<String>,
+        /// hybrid (default), lexical or vector.
+        #[arg(long, default_value = "hybrid")]
+        mode: String,
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
+    },
     /// Delete a dataset (asks first unless --yes).
     Delete {
         name: String,
@@ -210,6 +222,22 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, json: bool) ->
                 println!("{}", render::statistics_json(&stats));
             } else {
                 println!("{}: {}", d.table_name, render::statistics_text(&stats));
+            }
+        }
+        DatasetsCommand::Search { query, dataset, mode, limit } => {
+            let req = pb::SearchDatasetsRequest { query, dataset_id: dataset.unwrap_or_default(), limit, mode };
+            let found = client.datasets().search_datasets(req).await?.into_inner();
+            let hits = pb::SearchHits {
+                hits: found.hits,
+                mode: found.mode,
+                datasets_searched: found.datasets_searched,
+                note: found.note,
+                ..Default::default()
+            };
+            if json {
+                println!("{}", render::search_json(&hits));
+            } else if let Some(text) = render::rich_text(&pb::tool_result::Rich::SearchHits(hits)) {
+                println!("{text}");
             }
         }
         DatasetsCommand::Delete { name, yes } => {

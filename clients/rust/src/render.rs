@@ -204,6 +204,30 @@ pub fn statistics_json(s: &pb::DatasetStatistics) -> Json {
     })
 }
 
+pub fn search_json(h: &pb::SearchHits) -> serde_json::Value {
+    json!({
+        "mode": h.mode,
+        "note": h.note,
+        "datasets_searched": h.datasets_searched,
+        "hits": h.hits.iter().map(|hit| json!({
+            "dataset_id": hit.dataset_id, "table_name": hit.table_name, "row_id": hit.row_id,
+            "column": hit.column, "text": hit.text, "snippet": hit.snippet, "score": hit.score,
+            "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank, "same_text_rows": hit.same_text_rows,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// A search snippet for a terminal: the marked words in «», entities decoded.
+pub fn snippet_text(snippet: &str) -> String {
+    snippet
+        .replace("<mark>", "«")
+        .replace("</mark>", "»")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
 /// A tool's rich result as the terminal shows it (nothing for results the text already says).
 pub fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
     use pb::tool_result::Rich;
@@ -254,6 +278,32 @@ pub fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
                 .collect::<Vec<_>>()
                 .join("\n"),
         ),
+        Rich::SearchHits(h) => {
+            let mut lines: Vec<String> = h
+                .hits
+                .iter()
+                .enumerate()
+                .map(|(i, hit)| {
+                    let same = match hit.same_text_rows {
+                        0 => String::new(),
+                        n => format!(" (+{n} rows with the same text)"),
+                    };
+                    format!(
+                        "{:>2}. {} row {} ({}): {}{same}",
+                        i + 1,
+                        hit.table_name,
+                        hit.row_id,
+                        hit.column,
+                        snippet_text(&hit.snippet)
+                    )
+                })
+                .collect();
+            lines.push(format!("{} hit(s) by {} search", h.hits.len(), h.mode));
+            if !h.note.is_empty() {
+                lines.push(format!("note: {}", h.note));
+            }
+            Some(lines.join("\n"))
+        }
         Rich::SystemStatus(st) => Some(format!(
             "aware {} · mode {} · model {} · storage {} · {} datasets ({}) · {} active runs",
             st.version,
