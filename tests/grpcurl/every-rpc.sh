@@ -37,8 +37,14 @@ call DatasetsService/AppendUpload "{\"upload_id\":\"$upload\",\"offset\":6,\"chu
 chunked=$(call DatasetsService/CommitUpload "{\"upload_id\":\"$upload\"}")
 expect "$(echo "$chunked" | json 'd["dataset"]["rowCount"]')" 2 CommitUpload
 call DatasetsService/DeleteDataset "{\"dataset_id\":\"$(echo "$chunked" | json 'd["dataset"]["id"]')\"}" >/dev/null
-# Search arrives with its issue; until then it says so (UNIMPLEMENTED = 64 + 12).
-expect_code 76 -d '{"query":"login"}' "$addr" aware.v1.DatasetsService/SearchDatasets
+# Search (the samples' tickets are indexed in the background at start: give it a moment).
+for _ in $(seq 100); do
+  marked=$(call DatasetsService/SearchDatasets '{"query":"password reset","limit":3}' \
+    | json '"<mark>password</mark>" in d["hits"][0]["snippet"].lower() if d.get("hits") else False')
+  [ "$marked" = True ] && break; sleep 0.1
+done
+expect "$marked" True SearchDatasets
+expect_code 67 -d '{"query":"login","mode":"fuzzy"}' "$addr" aware.v1.DatasetsService/SearchDatasets
 
 # QueryService.
 sql=$(call QueryService/ExecuteSql '{"sql":"SELECT sum(visits) AS v FROM recipe_cities"}')

@@ -179,8 +179,9 @@ fn grpcurl_discovers_and_drives_every_dataset_rpc_through_reflection() {
     let (code, stderr) = g.fail("aware.v1.FilesService/ListDirectory", r#"{"root":"staging","path":"/etc"}"#);
     assert_eq!(code, 64 + 7, "PermissionDenied: {stderr}");
     assert!(stderr.contains("absolute paths are refused"), "{stderr}");
-    let (code, stderr) = g.fail("aware.v1.DatasetsService/SearchDatasets", r#"{"query":"login"}"#);
-    assert_eq!(code, 64 + 12, "{stderr}");
+    let (code, stderr) = g.fail("aware.v1.DatasetsService/SearchDatasets", r#"{"query":"login","limit":50}"#);
+    assert_eq!(code, 64 + 3, "InvalidArgument: {stderr}");
+    assert!(stderr.contains("limit must be 1 to 20"), "{stderr}");
 }
 
 #[test]

@@ -33,6 +33,15 @@ pub fn server_bin() -> PathBuf {
     bin
 }
 
+/// The search embedding model `scripts/install-tools` puts in the checkout (all-MiniLM-L6-v2).
+/// Servers get it only when a test passes it (`AWARE_SEARCH__MODEL_DIR`): embedding the samples
+/// costs CPU that most suites do not need.
+pub fn model_dir() -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/models/all-minilm-l6-v2");
+    assert!(dir.join("model.safetensors").exists(), "{} is missing: run scripts/install-tools", dir.display());
+    dir.canonicalize().expect("model dir").display().to_string()
+}
+
 /// A running server.
 pub struct TestServer {
     child: Option<Child>,
