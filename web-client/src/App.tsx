@@ -4,7 +4,10 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
   timestampDate,
+  DatasetStatus,
+  SearchIndexState,
   type Dataset,
+  type SearchIndex,
   type DatasetStatistics,
   type GetCapabilitiesResponse,
   type Run,
@@ -159,6 +162,32 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
   const [preview, setPreview] = useState<Table | null>(null);
   const [stats, setStats] = useState<DatasetStatistics | null>(null);
   const [error, setError] = useState("");
+  const [index, setIndex] = useState<SearchIndex | undefined>(undefined);
+  // The search index is built in the background: follow it until it settles.
+  useEffect(() => {
+    setIndex(undefined);
+    if (!id) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const poll = async () => {
+      try {
+        const d = (await aware.datasets.getDataset({ datasetId: id, sampleRows: 0 })).dataset;
+        if (stopped) return;
+        setIndex(d?.searchIndex);
+        const settling = [SearchIndexState.UNSPECIFIED, SearchIndexState.INDEXING, SearchIndexState.EMBEDDING];
+        if (d?.status === DatasetStatus.READY && settling.includes(d.searchIndex?.state ?? SearchIndexState.UNSPECIFIED)) {
+          timer = setTimeout(poll, 1000);
+        }
+      } catch {
+        /* the page shows the list's copy */
+      }
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [id]);
   useEffect(() => {
     setPreview(null);
     setStats(null);
@@ -183,7 +212,7 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
       <h1 id="dataset-title">{dataset.name}</h1>
       <p className="muted">
         table <code>{dataset.tableName}</code> · {statusText(dataset)} · {dataset.rowCount.toLocaleString()} rows · {formatBytes(dataset.sizeBytes)}
-        {dataset.searchIndex ? <> · <span className="search-state">search: {searchText(dataset.searchIndex)}</span></> : null}
+        {(index ?? dataset.searchIndex) ? <> · <span className="search-state">search: {searchText((index ?? dataset.searchIndex)!)}</span></> : null}
         {" · "}<button type="button" className="danger" onClick={remove}>Delete dataset</button>
       </p>
       {error && <p className="error" role="alert">{error}</p>}

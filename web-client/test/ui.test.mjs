@@ -210,3 +210,23 @@ test("a file uploads from the page, the list updates, and a grouped aggregate ge
   await page.screenshot({ path: join(shots, "8-upload-and-chart.png") });
   await context.close();
 });
+
+test("search hits show snippets with the words marked, and a dataset's markup stays text", async () => {
+  const { context, page } = await open();
+  const csv = 'id,note\n1,"<img src=x onerror=""window.__pwned=1""> the espresso machine leaks water"\n2,"the printer jams on thick paper"\n';
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "office_notes.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.locator("main table.datasets").getByText("office_notes.csv").waitFor();
+  await page.locator("main table.datasets").getByText("office_notes.csv").click();
+  await page.locator(".search-state").getByText(/words \(note\)/).waitFor({ timeout: 30_000 });
+  const turn = await ask(page, "search for espresso machine");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+  const hit = turn.locator(".search-hits li").first();
+  await hit.waitFor();
+  assert.deepEqual(await hit.locator("mark").allInnerTexts(), ["espresso", "machine"]);
+  assert.match(await hit.locator(".snippet").innerText(), /^<img src=x onerror="window.__pwned=1"> the espresso machine leaks water$/);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, "markup in a cell is shown, never run");
+  assert.equal(await hit.locator("img").count(), 0);
+  await page.screenshot({ path: join(shots, "9-search-hits.png") });
+  await context.close();
+});
