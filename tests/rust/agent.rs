@@ -3,27 +3,17 @@
 //! prompts with real tool calls and the right numbers (checked against `ExecuteSql`), tool results
 //! go two-track (the model never sees a text cell), and the policy gate follows the user's role.
 
-use aware_client::{StreamItem, StreamOptions};
-use aware_e2e::events::{calls, number, results};
+use aware_e2e::events::{calls, follow, no_confirmation, number, results};
 use aware_e2e::{TestServer, add_user, authed};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
-use futures::StreamExt;
 use pb::server_event::Payload as P;
-use std::time::Duration;
 
 /// Sends `text` and follows its run to the end with `aware-client`'s resumable stream.
 async fn ask(server: &TestServer, token: Option<&str>, text: &str) -> Vec<pb::ServerEvent> {
     let client = server.client(token).await;
     let sent = client.send_message("", text, "").await.unwrap();
-    let mut stream = client.run_stream(&sent.run_id, StreamOptions::default());
-    let mut events = Vec::new();
-    while let Some(item) = tokio::time::timeout(Duration::from_secs(30), stream.next()).await.unwrap() {
-        if let StreamItem::Event(e) = item.unwrap() {
-            events.push(e);
-        }
-    }
-    events
+    follow(&client, &sent.run_id, no_confirmation).await
 }
 
 fn answer(events: &[pb::ServerEvent]) -> (pb::RunStatus, String) {

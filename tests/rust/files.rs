@@ -7,17 +7,14 @@
 //! import, the caps; the assistant listing a folder, importing three files after approval and
 //! querying one; and connected mode, where the file tools do not exist.
 
-use aware_client::{StreamItem, StreamOptions};
 use aware_e2e::TestServer;
-use aware_e2e::events::{calls, results};
+use aware_e2e::events::{calls, follow, no_confirmation, results};
 use aware_e2e::fake_llm::{FakeLlm, Kind, Turn, Usage};
 use aware_proto::v1 as pb;
 use aware_proto::v1::files_service_client::FilesServiceClient;
-use futures::StreamExt;
 use pb::server_event::Payload as P;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use tonic::transport::Channel;
 
 const SECRET: &str = "id,secret\n1,TOP SECRET OUTSIDE THE ROOT\n";
@@ -285,26 +282,6 @@ async fn listings_and_imports_report_each_file_and_refuse_swaps() {
     assert!(!names.iter().any(|n| n.contains("swap") || n.contains("secret")), "{names:?}");
 }
 
-/// Follows a run to its end, answering its confirmation with `approve` after running `before`.
-async fn follow(
-    client: &aware_client::AwareClient,
-    run_id: &str,
-    before_approving: impl Fn(&pb::ConfirmationRequired),
-) -> Vec<pb::ServerEvent> {
-    let mut stream = client.run_stream(run_id, StreamOptions::default());
-    let mut events = Vec::new();
-    while let Some(item) = tokio::time::timeout(Duration::from_secs(60), stream.next()).await.unwrap() {
-        if let StreamItem::Event(e) = item.unwrap() {
-            if let Some(P::ConfirmationRequired(c)) = &e.payload {
-                before_approving(c);
-                client.confirm(&c.confirmation_id, true).await.unwrap();
-            }
-            events.push(e);
-        }
-    }
-    events
-}
-
 fn final_text(events: &[pb::ServerEvent]) -> String {
     match &events.last().unwrap().payload {
         Some(P::RunCompleted(c)) => {
@@ -333,7 +310,7 @@ async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_que
     let client = server.client(None).await;
 
     let sent = client.send_message("", "what CSV files are in my downloads?", "").await.unwrap();
-    let listed = follow(&client, &sent.run_id, |_| panic!("a listing needs no confirmation")).await;
+    let listed = follow(&client, &sent.run_id, no_confirmation).await;
     assert_eq!(
         calls(&listed)[0],
         ("list_directory".into(), serde_json::json!({"root": "downloads", "path": "", "pattern": "*.csv"}))
@@ -355,6 +332,7 @@ async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_que
             assert!(c.description.contains(f), "the confirmation lists {f}: {}", c.description);
         }
         write(&late, "region,amount\nnowhere,1\n");
+        true
     })
     .await;
     let Some(pb::tool_result::Rich::ImportReport(report)) = results(&imported)[0].rich.clone() else {
@@ -367,7 +345,7 @@ async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_que
     assert!(late.exists() && downloads.join("sales_q1.csv").exists(), "originals stay");
 
     let sent = client.send_message("", "what is the total amount in sales q1?", "").await.unwrap();
-    let asked = follow(&client, &sent.run_id, |_| panic!("no confirmation")).await;
+    let asked = follow(&client, &sent.run_id, no_confirmation).await;
     assert_eq!(calls(&asked)[0].0, "execute_query_plan");
     assert_eq!(final_text(&asked), "The total amount is 300.");
 }
@@ -412,7 +390,7 @@ async fn connected_mode_has_no_file_tools() {
 
     let client = server.client(None).await;
     let sent = client.send_message("", "what files are in my downloads folder?", "").await.unwrap();
-    let events = follow(&client, &sent.run_id, |_| panic!("no confirmation")).await;
+    let events = follow(&client, &sent.run_id, no_confirmation).await;
     let denied: Vec<String> = aware_e2e::events::denials(&events).into_iter().map(|d| d.tool_name).collect();
     assert_eq!(denied, ["list_directory"], "a call to a file tool is refused");
     let offered: Vec<String> = fake.requests().iter().flat_map(|r| r.tool_names()).collect();

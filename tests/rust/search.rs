@@ -6,12 +6,10 @@
 //! deletes and restarts (a cut-off vectors build is redone), lexical search that says so when no
 //! model is configured, and the assistant searching with the offline planner.
 
-use aware_client::{StreamItem, StreamOptions};
-use aware_e2e::events::{calls, results};
+use aware_e2e::events::{calls, follow, no_confirmation, results};
 use aware_e2e::fake_llm::{FakeLlm, Reply};
 use aware_e2e::{TestServer, bad_field, model_dir, reason};
 use aware_proto::v1 as pb;
-use futures::StreamExt;
 use pb::server_event::Payload as P;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -201,21 +199,14 @@ async fn without_a_model_search_matches_words_and_says_so() {
     assert_eq!((status.code(), reason(&status)), (tonic::Code::FailedPrecondition, "NOT_READY".into()));
 
     let client = server.client(None).await;
-    let events = follow(&client, "system status").await;
+    let events = ask(&client, "system status").await;
     let Some(pb::tool_result::Rich::SystemStatus(status)) = results(&events)[0].rich.clone() else { panic!("status") };
     assert!(status.search_index.starts_with("words only"), "{}", status.search_index);
 }
 
-async fn follow(client: &aware_client::AwareClient, text: &str) -> Vec<pb::ServerEvent> {
+async fn ask(client: &aware_client::AwareClient, text: &str) -> Vec<pb::ServerEvent> {
     let sent = client.send_message("", text, "").await.unwrap();
-    let mut stream = client.run_stream(&sent.run_id, StreamOptions::default());
-    let mut events = Vec::new();
-    while let Some(item) = tokio::time::timeout(Duration::from_secs(30), stream.next()).await.unwrap() {
-        if let StreamItem::Event(e) = item.unwrap() {
-            events.push(e);
-        }
-    }
-    events
+    follow(client, &sent.run_id, no_confirmation).await
 }
 
 /// "search for login problems" through `Chat` with the offline planner: a `search_datasets`
@@ -225,7 +216,7 @@ async fn the_assistant_searches_with_the_offline_planner() {
     let server = with_model(&[]);
     index_when(&server, "support_tickets", pb::SearchIndexState::Ready).await;
     let client = server.client(None).await;
-    let events = follow(&client, "search for login problems").await;
+    let events = ask(&client, "search for login problems").await;
     assert_eq!(calls(&events)[0], ("search_datasets".into(), json!({"query": "login problems"})));
     let result = &results(&events)[0];
     let Some(pb::tool_result::Rich::SearchHits(hits)) = result.rich.clone() else { panic!("hits") };
@@ -246,7 +237,7 @@ async fn the_assistant_searches_with_the_offline_planner() {
     let Some(P::RunCompleted(done)) = &events.last().unwrap().payload else { panic!("completed") };
     assert!(done.final_text.starts_with(&expected), "{}", done.final_text);
 
-    let events = follow(&client, "find tickets about people charged twice").await;
+    let events = ask(&client, "find tickets about people charged twice").await;
     assert_eq!(calls(&events)[0].1["query"], "people charged twice");
 }
 

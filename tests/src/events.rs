@@ -2,7 +2,9 @@
 //! number from `ExecuteSql` printed the way tool summaries print it.
 
 use crate::TestServer;
+use aware_client::{AwareClient, StreamItem, StreamOptions};
 use aware_proto::v1 as pb;
+use futures::StreamExt;
 use pb::server_event::Payload as P;
 
 /// The payloads `pick` selects, in order.
@@ -58,4 +60,32 @@ pub async fn number(server: &TestServer, sql: &str) -> String {
         }
         other => panic!("not a number: {other:?}"),
     }
+}
+
+/// Follows a run to its end with `aware-client`'s resumable stream (each event within 60 s),
+/// answering every confirmation with `decide` — which may act first, or panic when none is
+/// expected. Returns the run's sequenced events.
+pub async fn follow(
+    client: &AwareClient,
+    run_id: &str,
+    decide: impl Fn(&pb::ConfirmationRequired) -> bool,
+) -> Vec<pb::ServerEvent> {
+    let mut stream = client.run_stream(run_id, StreamOptions::default());
+    let mut events = Vec::new();
+    while let Some(item) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), stream.next()).await.expect("the run's next event")
+    {
+        if let StreamItem::Event(e) = item.expect("the run can be followed") {
+            if let Some(P::ConfirmationRequired(c)) = &e.payload {
+                client.confirm(&c.confirmation_id, decide(c)).await.expect("the confirmation is answered");
+            }
+            events.push(e);
+        }
+    }
+    events
+}
+
+/// For runs that must not ask for a confirmation.
+pub fn no_confirmation(c: &pb::ConfirmationRequired) -> bool {
+    panic!("no confirmation was expected, got one for {}", c.tool_name)
 }
