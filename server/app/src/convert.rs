@@ -338,6 +338,7 @@ pub fn error_code(c: aware_core::ErrorCode) -> pb::ErrorCode {
         E::Internal => pb::ErrorCode::Internal,
         E::PathRefused => pb::ErrorCode::PathRefused,
         E::NotReady => pb::ErrorCode::NotReady,
+        E::StorageUnavailable => pb::ErrorCode::StorageUnavailable,
     }
 }
 

@@ -59,6 +59,22 @@ pub fn database_path(config: &Config) -> std::path::PathBuf {
 pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("cannot create data dir {}", config.data_dir.display()))?;
+    // Say plainly when the data dir cannot be written, before SQLite reports it as "unable to
+    // open database file" or, worse, opens an existing database that every write then fails on.
+    let probe = config.data_dir.join(".aware-write-probe");
+    if let Err(e) = std::fs::write(&probe, b"") {
+        let what = match e.kind() {
+            std::io::ErrorKind::ReadOnlyFilesystem => "is on a read-only file system",
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => "is on a full disk",
+            std::io::ErrorKind::PermissionDenied => "is not writable by this user",
+            _ => "cannot be written",
+        };
+        anyhow::bail!(
+            "the data directory {} {what} ({e}); aware keeps its database, datasets and run logs there and must be able to write to it",
+            config.data_dir.display()
+        );
+    }
+    let _ = std::fs::remove_file(&probe);
     let path = database_path(config);
     SqliteStore::open(&path).await.with_context(|| format!("cannot open {}", path.display()))
 }

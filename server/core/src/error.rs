@@ -33,6 +33,7 @@ pub enum ErrorCode {
     Internal,
     PathRefused,
     NotReady,
+    StorageUnavailable,
 }
 
 impl ErrorCode {
@@ -64,6 +65,7 @@ impl ErrorCode {
             Self::Internal => "INTERNAL",
             Self::PathRefused => "PATH_REFUSED",
             Self::NotReady => "NOT_READY",
+            Self::StorageUnavailable => "STORAGE_UNAVAILABLE",
         }
     }
 
@@ -77,6 +79,7 @@ impl ErrorCode {
                 | Self::ResourceExhausted
                 | Self::ModelError
                 | Self::Internal
+                | Self::StorageUnavailable
         )
     }
 }
@@ -141,6 +144,28 @@ impl Error {
         }
     }
 
+    /// The data directory's disk is full: the write failed and nothing was saved.
+    pub fn disk_full(detail: impl fmt::Display) -> Self {
+        Self {
+            internal: Some(detail.to_string()),
+            ..Self::new(
+                ErrorCode::ResourceExhausted,
+                "the server's disk is full (no space left in its data directory); nothing was saved — retry once space is freed",
+            )
+        }
+    }
+
+    /// The data directory cannot be written (mounted read-only): nothing was saved.
+    pub fn read_only(detail: impl fmt::Display) -> Self {
+        Self {
+            internal: Some(detail.to_string()),
+            ..Self::new(
+                ErrorCode::StorageUnavailable,
+                "the server's data directory is read-only; nothing was saved (reading still works) — retry once it is writable",
+            )
+        }
+    }
+
     pub fn with_field(mut self, field: &str) -> Self {
         self.field = Some(field.to_owned());
         self
@@ -153,6 +178,11 @@ impl Error {
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Self::internal(format!("i/o: {e}"))
+        use std::io::ErrorKind;
+        match e.kind() {
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded => Self::disk_full(format!("i/o: {e}")),
+            ErrorKind::ReadOnlyFilesystem => Self::read_only(format!("i/o: {e}")),
+            _ => Self::internal(format!("i/o: {e}")),
+        }
     }
 }

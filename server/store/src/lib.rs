@@ -40,7 +40,23 @@ pub enum StoreError {
 
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
-        Error::internal(e)
+        // SQLite's primary result codes (the low byte of extended ones): a full disk and a
+        // database that cannot be written are the user's to hear about, not internal errors.
+        const SQLITE_READONLY: i64 = 8;
+        const SQLITE_FULL: i64 = 13;
+        match &e {
+            StoreError::Database(sqlx::Error::Io(io)) if io.kind() != std::io::ErrorKind::Other => {
+                std::io::Error::new(io.kind(), e.to_string()).into()
+            }
+            StoreError::Database(sqlx::Error::Database(d)) => {
+                match d.code().and_then(|c| c.parse::<i64>().ok()).map(|c| c & 0xff) {
+                    Some(SQLITE_FULL) => Error::disk_full(&e),
+                    Some(SQLITE_READONLY) => Error::read_only(&e),
+                    _ => Error::internal(e),
+                }
+            }
+            _ => Error::internal(e),
+        }
     }
 }
 
