@@ -33,13 +33,26 @@ pub fn server_bin() -> PathBuf {
     bin
 }
 
-/// The search embedding model `scripts/install-tools` puts in the checkout (all-MiniLM-L6-v2).
+/// The search embedding model `scripts/install-tools` puts in the checkout (all-MiniLM-L6-v2):
+/// `$E2E_MODEL_DIR` (set by `scripts/env.sh`, so a binary built from another checkout sharing the
+/// target directory still finds this one's model), else beside the crate that was compiled.
 /// Servers get it only when a test passes it (`AWARE_SEARCH__MODEL_DIR`): embedding the samples
 /// costs CPU that most suites do not need.
 pub fn model_dir() -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/models/all-minilm-l6-v2");
+    let dir = std::env::var_os("E2E_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/models/all-minilm-l6-v2"));
     assert!(dir.join("model.safetensors").exists(), "{} is missing: run scripts/install-tools", dir.display());
     dir.canonicalize().expect("model dir").display().to_string()
+}
+
+/// Resident memory of a process, KiB (0 once it is gone).
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        .unwrap_or(0)
 }
 
 /// A running server.
@@ -72,10 +85,30 @@ impl TestServer {
 
     /// Starts a server listening on `listen` (`127.0.0.1:0` picks a free port).
     pub fn start_at(data_dir: &Path, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::spawn(Command::new(server_bin()), data_dir, listen, args, env)
+    }
+
+    /// Starts a server whose data dir is a `size_mb` MiB tmpfs of its own (a private mount
+    /// namespace through `unshare`), so a test can fill the disk without touching the machine.
+    pub fn start_on_small_disk(size_mb: u32, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let data_dir = tmp.path().join("data");
+        std::fs::create_dir_all(&data_dir).expect("data dir");
+        let mut cmd = Command::new("unshare");
+        cmd.args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+            .arg(format!("mount -t tmpfs -o size={size_mb}m aware-test \"$0\" && exec \"$@\""))
+            .arg(&data_dir)
+            .arg(server_bin());
+        let mut server = Self::spawn(cmd, &data_dir, "127.0.0.1:0", args, env);
+        server._tmp = Some(tmp);
+        server
+    }
+
+    /// Runs `cmd` (the server binary, or a wrapper that execs it with the arguments appended).
+    fn spawn(mut cmd: Command, data_dir: &Path, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
         std::fs::create_dir_all(data_dir).expect("data dir");
         let stderr_log = data_dir.with_extension(format!("stderr.{}.log", std::process::id()));
         let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
-        let mut cmd = Command::new(server_bin());
         cmd.args(["serve", "--listen", listen, "--data-dir"])
             .arg(data_dir)
             .args(args)

@@ -1,0 +1,586 @@
+//! Fault tests: the server is killed at random points, a SQL worker dies mid-query, the disk fills
+//! up or is read-only, a client stops reading. What a user relies on must hold through each: every
+//! run reaches a terminal event, the events a client saw before a crash are exactly the start of
+//! the stored log (nothing lost, nothing twice), no side effect runs twice, errors say what
+//! happened, and the server keeps serving.
+#![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
+
+use aware_e2e::{TestServer, reason};
+use aware_proto::v1 as pb;
+use pb::server_event::Payload as P;
+use prost::Message as _;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+/// A small xorshift generator: the seed is printed, so a failing schedule can be replayed with
+/// `FAULTS_SEED=<seed>`.
+struct Rng(u64);
+
+impl Rng {
+    fn from_env() -> Self {
+        let seed = std::env::var("FAULTS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1
+        });
+        println!("FAULTS_SEED={seed}");
+        Self(seed)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+struct Script {
+    path: String,
+    _dir: tempfile::TempDir,
+}
+
+fn script(value: &Value) -> Script {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("script.json");
+    std::fs::write(&path, value.to_string()).unwrap();
+    Script { path: path.to_str().unwrap().to_owned(), _dir: dir }
+}
+
+const ROUNDS: usize = 5;
+const RUNS_PER_ROUND: usize = 10;
+
+/// Run `i` of a round: 0–3 stream a long answer, 4–6 run a SQL tool, 7–9 delete a dataset (7 and
+/// 8 approved as soon as asked, 9 left waiting across the crash).
+fn kind(i: usize) -> &'static str {
+    match i {
+        0..=3 => "story",
+        4..=6 => "count",
+        _ => "delete",
+    }
+}
+
+fn victim(round: usize, i: usize) -> String {
+    format!("victim_{round}{}", i - 7)
+}
+
+fn crash_script() -> Value {
+    let mut replies = vec![
+        json!({"when": "tell a story", "turns": [{"chunks": vec!["once upon a time "; 40], "delay_ms": 12}]}),
+        json!({"when": "count the churn rows", "turns": [
+            {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) AS n FROM customer_churn"}}]},
+            {"chunks": ["Counted ", "the ", "rows."], "delay_ms": 5}
+        ]}),
+    ];
+    for round in 0..ROUNDS {
+        for i in 7..10 {
+            let name = victim(round, i);
+            replies.push(json!({"when": format!("delete {name}"), "turns": [
+                {"chunks": ["Deleting ", name.as_str(), "."], "tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": name}}]},
+                {"chunks": ["Done."]}
+            ]}));
+        }
+    }
+    json!({"replies": replies})
+}
+
+fn text_of(round: usize, i: usize) -> String {
+    match kind(i) {
+        "story" => "tell a story".to_owned(),
+        "count" => "count the churn rows".to_owned(),
+        _ => format!("delete {}", victim(round, i)),
+    }
+}
+
+async fn upload(server: &TestServer, name: &str) {
+    let csv = format!("id,note\n1,{name}\n2,kept until deleted\n").into_bytes();
+    let req = pb::UploadDatasetRequest {
+        filename: format!("{name}.csv"),
+        size_bytes: csv.len() as u64,
+        chunk: csv.into(),
+        ..Default::default()
+    };
+    server.datasets().await.upload_dataset(futures::stream::iter([req])).await.unwrap();
+}
+
+async fn tables(server: &TestServer) -> Vec<String> {
+    let all = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    all.into_inner().datasets.into_iter().map(|d| d.table_name).collect()
+}
+
+async fn approve(server: &TestServer, confirmation_id: &str) {
+    let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.to_owned(), approved: true };
+    if let Err(e) = server.chat().await.submit_confirmation(req).await {
+        // A second answer (the first reached the server just before a crash) is refused as such.
+        assert_eq!(reason(&e), "ALREADY_RESOLVED", "approving failed: {e:?}");
+    }
+}
+
+/// Where a run was, as its client last saw it, when the server died.
+fn phase_at_kill(seen: &[pb::ServerEvent]) -> &'static str {
+    let pending = |id: &str| {
+        !seen.iter().any(|e| matches!(&e.payload, Some(P::ConfirmationResolved(r)) if r.confirmation_id == id))
+    };
+    match seen.last().and_then(|e| e.payload.as_ref()) {
+        None => "not started",
+        Some(P::RunCompleted(_)) => "completed",
+        Some(P::TextStarted(_) | P::TextDelta(_)) => "model streaming",
+        Some(P::ConfirmationRequired(c)) if pending(&c.confirmation_id) => "awaiting confirmation",
+        Some(P::ToolCallStarted(_) | P::ToolStatus(_) | P::ConfirmationResolved(_)) => "tool execution",
+        Some(_) => "between steps",
+    }
+}
+
+/// Follows a run from seq 1 with `StreamRun` to its end, approving every confirmation still open.
+async fn follow_from_start(server: &TestServer, run_id: &str) -> Vec<pb::ServerEvent> {
+    let req = pb::StreamRunRequest { run_id: run_id.to_owned(), after_seq: 0 };
+    let mut stream = server.chat().await.stream_run(req).await.unwrap().into_inner();
+    let mut events: Vec<pb::ServerEvent> = Vec::new();
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(60), stream.message()).await;
+        let Some(e) = next.expect("the run's next event within 60 s").unwrap().and_then(|r| r.event) else { break };
+        if e.seq == 0 {
+            continue;
+        }
+        if let Some(P::ConfirmationRequired(c)) = &e.payload {
+            approve(server, &c.confirmation_id).await;
+        }
+        events.push(e);
+    }
+    events
+}
+
+/// Kills the server with SIGKILL at random moments while 10 runs at a time stream text, run tools
+/// and wait for approvals — 50 runs over 5 crashes. After each restart every run is followed to
+/// its end, and: it reached `RunCompleted`; its log is seq 1..n once each; what its client saw
+/// before the crash is, byte for byte, the start of that log; no tool call ran twice; a delete
+/// is audited at most once and the dataset is gone exactly when the tool says it succeeded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_at_random_points_in_50_runs_loses_nothing_and_repeats_no_side_effect() {
+    let mut rng = Rng::from_env();
+    let script = script(&crash_script());
+    let env = [
+        ("AWARE_AGENT__MODEL", "script"),
+        ("AWARE_AGENT__SCRIPT", script.path.as_str()),
+        ("AWARE_AGENT__TOOL_DELAY_MS", "250"),
+        ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "100"),
+    ];
+    let mut server = TestServer::start_with_env(&[], &env);
+    for round in 0..ROUNDS {
+        for i in 7..10 {
+            upload(&server, &victim(round, i)).await;
+        }
+    }
+    let mut phases: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut deletes: Vec<(String, pb::ToolResult)> = Vec::new();
+    for round in 0..ROUNDS {
+        // Start the round's runs and watch each, as a client would.
+        let mut runs = Vec::new();
+        for i in 0..RUNS_PER_ROUND {
+            let message = pb::UserMessage { thread_id: format!("t{round}-{i}"), text: text_of(round, i), on_busy: 0 };
+            let req = pb::SendMessageRequest { client_msg_id: format!("m{round}-{i}"), message: Some(message) };
+            let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
+            let seen = Arc::new(Mutex::new(Vec::<pb::ServerEvent>::new()));
+            let (channel, seen2, approve_early) = (server.channel().await, seen.clone(), i < 9);
+            let run = run_id.clone();
+            let watcher = tokio::spawn(async move {
+                let mut chat = pb::chat_service_client::ChatServiceClient::new(channel);
+                let req = pb::StreamRunRequest { run_id: run, after_seq: 0 };
+                let Ok(stream) = chat.stream_run(req).await else { return };
+                let mut stream = stream.into_inner();
+                while let Ok(Some(r)) = stream.message().await {
+                    let Some(e) = r.event.filter(|e| e.seq > 0) else { continue };
+                    if let (Some(P::ConfirmationRequired(c)), true) = (&e.payload, approve_early) {
+                        let req = pb::SubmitConfirmationRequest {
+                            confirmation_id: c.confirmation_id.clone(),
+                            approved: true,
+                        };
+                        let _ = chat.submit_confirmation(req).await;
+                    }
+                    seen2.lock().unwrap().push(e);
+                }
+            });
+            runs.push((i, run_id, seen, watcher));
+        }
+        // Early rounds aim at tool execution, later ones at streaming; all at a random moment.
+        let delay = match round % 3 {
+            0 => 40 + rng.below(200),
+            1 => 150 + rng.below(250),
+            _ => 50 + rng.below(550),
+        };
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+        server.kill9();
+        let mut before = Vec::new();
+        for (i, run_id, seen, watcher) in runs {
+            // The watcher ends when the connection drops; what it saw is what the client saw.
+            tokio::time::timeout(Duration::from_secs(10), watcher).await.expect("watcher ends").unwrap();
+            let seen = std::mem::take(&mut *seen.lock().unwrap());
+            *phases.entry(phase_at_kill(&seen)).or_default() += 1;
+            before.push((i, run_id, seen));
+        }
+        server.restart(&[], &env);
+
+        for (i, run_id, seen) in before {
+            let all = follow_from_start(&server, &run_id).await;
+            let what = format!("round {round} run {i} ({}), killed after {delay} ms", kind(i));
+            for (n, e) in all.iter().enumerate() {
+                assert_eq!(e.seq, n as u64 + 1, "{what}: seq 1..n, no gap or duplicate");
+            }
+            assert!(matches!(all.last().and_then(|e| e.payload.as_ref()), Some(P::RunCompleted(_))), "{what}: ends");
+            assert_eq!(
+                all.iter().filter(|e| matches!(e.payload, Some(P::RunCompleted(_)))).count(),
+                1,
+                "{what}: one RunCompleted"
+            );
+            assert!(seen.len() <= all.len(), "{what}: the client saw {} events, the log has {}", seen.len(), all.len());
+            for (a, b) in seen.iter().zip(&all) {
+                assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "{what}: seq {} changed after the crash", a.seq);
+            }
+            let stored = server
+                .runs()
+                .await
+                .list_run_events(pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 0, limit: 0 })
+                .await
+                .unwrap()
+                .into_inner()
+                .events;
+            assert_eq!(stored.len(), all.len(), "{what}: the stored log is what was streamed");
+            let mut running: HashMap<&str, usize> = HashMap::new();
+            let mut results: HashMap<&str, usize> = HashMap::new();
+            for e in &all {
+                match &e.payload {
+                    Some(P::ToolStatus(s)) if s.phase == pb::ToolPhase::Running as i32 => {
+                        *running.entry(s.tool_call_id.as_str()).or_default() += 1;
+                    }
+                    Some(P::ToolResult(r)) => *results.entry(r.tool_call_id.as_str()).or_default() += 1,
+                    _ => {}
+                }
+            }
+            assert!(running.values().all(|n| *n == 1), "{what}: a tool call started twice: {running:?}");
+            assert!(results.values().all(|n| *n == 1), "{what}: a tool call has two results: {results:?}");
+            if kind(i) == "delete" {
+                let result = all.iter().find_map(|e| match &e.payload {
+                    Some(P::ToolResult(r)) => Some(r.clone()),
+                    _ => None,
+                });
+                deletes.push((victim(round, i), result.unwrap_or_else(|| panic!("{what}: the delete has a result"))));
+            }
+        }
+    }
+    println!("runs by where the crash found them: {phases:?}");
+    for phase in ["model streaming", "tool execution", "awaiting confirmation"] {
+        assert!(phases.get(phase).copied().unwrap_or(0) > 0, "no run was killed during {phase}: {phases:?}");
+    }
+
+    let left = tables(&server).await;
+    let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
+    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    for (name, result) in &deletes {
+        let audited =
+            trail.iter().filter(|a| a.action == "dataset.delete" && a.details["table_name"] == name.as_str()).count();
+        assert!(audited <= 1, "{name} deleted {audited} times");
+        if !result.is_error {
+            assert!(!left.contains(name), "{name}: the delete succeeded but the dataset is there");
+            assert_eq!(audited, 1, "{name}: a successful delete is audited");
+        } else {
+            assert!(result.llm_summary.starts_with("Outcome unknown"), "{name}: {}", result.llm_summary);
+        }
+    }
+    assert!(deletes.iter().any(|(_, r)| !r.is_error), "some deletes completed");
+    assert!(server.stop(), "a clean shutdown after five crashes");
+}
+
+/// Child processes of `pid` whose command line contains `needle`, with their CPU ticks so far.
+fn children_cpu(pid: u32, needle: &str) -> Vec<(u32, u64)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(child) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else { continue };
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if f[1] == pid.to_string() && cmdline.contains(needle) {
+            out.push((child, f[11].parse::<u64>().unwrap_or(0) + f[12].parse::<u64>().unwrap_or(0)));
+        }
+    }
+    out
+}
+
+/// A SQL worker killed with SIGKILL in the middle of a query: that query fails with
+/// RUNNER_INTERNAL_ERROR, and the pool replaces the worker — the next queries are answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sql_worker_killed_mid_query_fails_that_query_and_the_pool_recovers() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__TIMEOUT_MS", "60000")]);
+    let pid = server.pid().unwrap();
+    // 9,000 × 9,000 string pairs, each concatenated and scanned: seconds of work (under the
+    // sandbox's cap of 10⁸ rows for a join without a condition), far beyond the moment the
+    // worker is killed.
+    let mut csv = String::from("id,t\n");
+    let mut x: u64 = 0x5EED;
+    for i in 0..9000 {
+        let t: String = (0..40)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                char::from(b'a' + (x % 26) as u8)
+            })
+            .collect();
+        csv.push_str(&format!("{i},{t}\n"));
+    }
+    let req = pb::UploadDatasetRequest {
+        filename: "pairs.csv".into(),
+        size_bytes: csv.len() as u64,
+        chunk: csv.into_bytes().into(),
+        ..Default::default()
+    };
+    server.datasets().await.upload_dataset(futures::stream::iter([req])).await.unwrap();
+    let heavy = "SELECT count(*) FROM pairs a, pairs b WHERE (a.t || b.t) LIKE '%qzqzq%'";
+    let mut query = server.query().await;
+    let running = tokio::spawn(async move {
+        let started = Instant::now();
+        let r = query.execute_sql(pb::ExecuteSqlRequest { sql: heavy.into(), limit: 0 }).await;
+        (r, started.elapsed())
+    });
+    // The busy worker is the one whose CPU time grows.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    if running.is_finished() {
+        panic!("the query ended early: {:?}", running.await.unwrap().0);
+    }
+    let first = children_cpu(pid, "worker sql");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = children_cpu(pid, "worker sql");
+    let busy = second
+        .iter()
+        .filter_map(|(p, t)| first.iter().find(|(q, _)| q == p).map(|(_, t0)| (*p, t - t0)))
+        .max_by_key(|(_, d)| *d)
+        .filter(|(_, d)| *d > 0)
+        .map(|(p, _)| p)
+        .expect("a SQL worker is busy with the query");
+    rustix::process::kill_process(rustix::process::Pid::from_raw(busy as i32).unwrap(), rustix::process::Signal::KILL)
+        .unwrap();
+    let (result, took) = tokio::time::timeout(Duration::from_secs(30), running).await.expect("answered").unwrap();
+    let err = result.expect_err("the killed query fails");
+    assert_eq!(reason(&err), "RUNNER_INTERNAL_ERROR", "{err:?}");
+    assert!(took < Duration::from_secs(30), "the failure is reported when the worker dies, not at the timeout");
+    for _ in 0..6 {
+        let n = aware_e2e::events::number(&server, "SELECT count(*) FROM customer_churn").await;
+        assert!(n.parse::<u64>().unwrap() > 0);
+    }
+    assert!(!children_cpu(pid, "worker sql").iter().any(|(p, _)| *p == busy), "the dead worker was reaped");
+}
+
+const FLOOD_CHUNKS: usize = 20_000;
+
+/// Reads a Chat stream to its run's end: every sequenced event in order, then the text length.
+async fn read_to_end(stream: &mut tonic::Streaming<pb::ChatResponse>) -> usize {
+    let (mut next_seq, mut text) = (1u64, 0usize);
+    loop {
+        let r = tokio::time::timeout(Duration::from_secs(60), stream.message()).await.expect("events flow");
+        let e = r.unwrap().expect("the stream stays open until the run's end").event.unwrap();
+        if e.seq == 0 {
+            continue;
+        }
+        assert_eq!(e.seq, next_seq, "in order, nothing skipped");
+        next_seq += 1;
+        match e.payload {
+            Some(P::TextDelta(d)) => text += d.delta.len(),
+            Some(P::RunCompleted(c)) => {
+                assert_eq!(c.status(), pb::RunStatus::Succeeded);
+                return text;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// On a fresh server, a run streaming ~20 MB of text in 20,000 events to a `Chat` client that
+/// reads as it goes (`stall` false) or reads nothing until the run has ended (`stall` true).
+/// Returns the server's peak RSS growth (KiB) while the run lasted and the text the client got.
+async fn flood(stall: bool) -> (u64, usize) {
+    let chunk = "x".repeat(1000) + " ";
+    let script = script(&json!({"replies": [{"when": "flood", "turns": [{"chunks": vec![chunk; FLOOD_CHUNKS]}]}]}));
+    let server = TestServer::start_with_env(
+        &["--no-samples"],
+        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.path.as_str())],
+    );
+    let pid = server.pid().unwrap();
+    let rss = || aware_e2e::rss_kib(pid);
+    let base = rss();
+    let (tx, rx) = mpsc::channel(1);
+    let message = pb::UserMessage { thread_id: "flood".into(), text: "flood".into(), on_busy: 0 };
+    tx.send(pb::ChatRequest { client_msg_id: "m1".into(), kind: Some(pb::chat_request::Kind::Message(message)) })
+        .await
+        .unwrap();
+    let mut stream = server.chat().await.chat(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let (mut stalled, reader) = if stall {
+        (Some(stream), None)
+    } else {
+        (None, Some(tokio::spawn(async move { read_to_end(&mut stream).await })))
+    };
+
+    let mut peak = base;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        peak = peak.max(rss());
+        let req = pb::ListRunsRequest { thread_id: "flood".into(), ..Default::default() };
+        let runs = server.runs().await.list_runs(req).await.unwrap().into_inner().runs;
+        if let Some(run) =
+            runs.first().filter(|r| !matches!(r.status(), pb::RunStatus::Running | pb::RunStatus::Queued))
+        {
+            assert_eq!(run.status(), pb::RunStatus::Succeeded);
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run did not finish (stalled client: {stall})");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let text = match (reader, stalled.as_mut()) {
+        (Some(r), _) => r.await.unwrap(),
+        // The client wakes up after the run ended: it still gets every event, in order.
+        (None, Some(stream)) => read_to_end(stream).await,
+        (None, None) => unreachable!("one of the two clients"),
+    };
+    drop(tx);
+    (peak.saturating_sub(base), text)
+}
+
+/// A client that sends a message on `Chat` and then stops reading: the run still completes (it
+/// does not wait for that client), the server holds no more memory for it than for a client
+/// that keeps up (events wait in the stored log, not in a queue per client), and when the client
+/// reads again it gets all 20,000 events in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_does_not_hold_the_run_or_grow_the_server() {
+    let (reading, text) = flood(false).await;
+    assert_eq!(text, FLOOD_CHUNKS * 1001, "the reading client got all the text");
+    let (stalled, text) = flood(true).await;
+    assert_eq!(text, FLOOD_CHUNKS * 1001, "the stalled client got all the text once it read");
+    println!(
+        "peak server RSS growth during a 20 MB run: {reading} KiB with a reading client, {stalled} KiB with a stalled one"
+    );
+    assert!(
+        stalled < reading + reading / 2 + 16 * 1024,
+        "a stalled client cost {stalled} KiB against {reading} KiB for one that reads"
+    );
+}
+
+async fn upload_bytes(server: &TestServer, filename: &str, bytes: Vec<u8>) -> Result<pb::Dataset, tonic::Status> {
+    let size = bytes.len() as u64;
+    let chunks: Vec<pb::UploadDatasetRequest> = bytes
+        .chunks(1 << 20)
+        .enumerate()
+        .map(|(i, c)| pb::UploadDatasetRequest {
+            filename: if i == 0 { filename.into() } else { String::new() },
+            size_bytes: if i == 0 { size } else { 0 },
+            chunk: c.to_vec().into(),
+            ..Default::default()
+        })
+        .collect();
+    let response = server.datasets().await.upload_dataset(futures::stream::iter(chunks)).await?;
+    Ok(response.into_inner().dataset.unwrap_or_default())
+}
+
+/// Sends one message and follows its run to the end; the streamed events.
+async fn chat_once(server: &TestServer, id: &str) -> Result<Vec<pb::ServerEvent>, tonic::Status> {
+    let message = pb::UserMessage { thread_id: format!("disk-{id}"), text: "hello".into(), on_busy: 0 };
+    let req = pb::SendMessageRequest { client_msg_id: id.into(), message: Some(message) };
+    let run_id = server.chat().await.send_message(req).await?.into_inner().run_id;
+    let client = server.client(None).await;
+    Ok(aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await)
+}
+
+/// The data dir fills up under a running server: writes fail with an error that says the disk
+/// is full, reads keep working, nothing already stored is damaged, the failed upload leaves no
+/// debris behind, and the server goes on working once there is room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_gives_a_clear_error_and_damages_nothing() {
+    let script = script(&json!({"replies": [{"when": "hello", "turns": [{"chunks": ["Hello ", "there."]}]}]}));
+    let server = TestServer::start_on_small_disk(
+        16,
+        &["--no-samples"],
+        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.path.as_str())],
+    );
+    upload_bytes(&server, "keep.csv", b"id,amount\n1,100\n2,200\n".to_vec()).await.unwrap();
+    let first = chat_once(&server, "c1").await.unwrap();
+    let sum = || aware_e2e::events::number(&server, "SELECT sum(amount) FROM keep");
+    assert_eq!(sum().await, "300");
+
+    // A 24 MB upload does not fit on the 16 MiB disk.
+    let mut big = String::from("id,text\n");
+    for i in 0..400_000 {
+        big.push_str(&format!("{i},some words to fill the disk {i}\n"));
+    }
+    let err = upload_bytes(&server, "big.csv", big.into_bytes()).await.expect_err("the disk is full");
+    assert_eq!((err.code(), reason(&err).as_str()), (tonic::Code::ResourceExhausted, "RESOURCE_EXHAUSTED"));
+    assert!(err.message().contains("disk is full"), "the message says what happened: {}", err.message());
+    let list = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    let names: Vec<String> = list.into_inner().datasets.into_iter().map(|d| d.table_name).collect();
+    assert_eq!(names, ["keep"], "the failed upload left no dataset");
+    assert_eq!(sum().await, "300");
+    let stored = server
+        .runs()
+        .await
+        .list_run_events(pb::ListRunEventsRequest { run_id: first[0].run_id.clone(), after_seq: 0, limit: 0 })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    assert_eq!(stored, first, "a stored run reads back unchanged");
+    // Its staged bytes were removed, so there is room again.
+    upload_bytes(&server, "after_full.csv", b"id\n1\n".to_vec()).await.expect("an upload that fits");
+    chat_once(&server, "c2").await.expect("runs work after a full disk");
+}
+
+/// A server pointed at a read-only data dir refuses to start and says why (no panic, no
+/// half-started server); the data in it is intact for the next start on a writable mount.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_data_dir_is_refused_at_start_with_a_clear_message_and_kept_intact() {
+    let script = script(&json!({"replies": [{"when": "hello", "turns": [{"chunks": ["Hello ", "there."]}]}]}));
+    let env = [("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.path.as_str())];
+    let mut server = TestServer::start_with_env(&["--no-samples"], &env);
+    upload_bytes(&server, "keep.csv", b"id,amount\n1,100\n2,200\n".to_vec()).await.unwrap();
+    let first = chat_once(&server, "c1").await.unwrap();
+    assert!(server.stop());
+
+    // The same data dir, bind-mounted read-only in a private mount namespace.
+    let mut child = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg("mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && exec \"$@\"")
+        .arg(&server.data_dir)
+        .arg(aware_e2e::server_bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-samples", "--data-dir"])
+        .arg(&server.data_dir)
+        .envs(env)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the server started (or hung) on a read-only data dir");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "refused to start");
+    assert!(!stderr.contains("panicked"), "no panic: {stderr}");
+    assert!(stderr.contains("is on a read-only file system"), "says the data dir is read-only: {stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"), "never listened");
+
+    server.restart(&["--no-samples"], &env);
+    assert_eq!(aware_e2e::events::number(&server, "SELECT sum(amount) FROM keep").await, "300");
+    let stored = server
+        .runs()
+        .await
+        .list_run_events(pb::ListRunEventsRequest { run_id: first[0].run_id.clone(), after_seq: 0, limit: 0 })
+        .await
+        .unwrap()
+        .into_inner()
+        .events;
+    assert_eq!(stored, first, "the stored run is intact");
+    chat_once(&server, "c2").await.expect("runs work on the writable data dir");
+}
