@@ -9,3 +9,7 @@ if command -v ccache >/dev/null 2>&1; then
   export CC="${CC:-ccache cc}" CXX="${CXX:-ccache c++}"
   export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}" CCACHE_NOHASHDIR=1
 fi
+# The search model fetched by scripts/install-tools, for the e2e suites and benches (binaries in the
+# shared target directory may have been built from another checkout).
+E2E_MODEL_DIR="${E2E_MODEL_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools/models/all-minilm-l6-v2}"
+export E2E_MODEL_DIR

@@ -7,6 +7,7 @@
 //!
 //! Run: `scripts/bench runs`.
 
+use crate::common::{percentile, rss_kib};
 use aware_e2e::TestServer;
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
@@ -18,10 +19,6 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 
 const BIG: usize = 9_997;
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 fn script(path: &std::path::Path) {
     let chunks: Vec<String> = (0..BIG).map(|i| format!("w{i} ")).collect();
@@ -69,16 +66,7 @@ fn uuid_like() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        .unwrap_or(0)
-}
-
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+pub async fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let script_path = dir.path().join("script.json");
     script(&script_path);

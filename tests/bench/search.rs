@@ -8,6 +8,7 @@
 //! Run: `scripts/bench search [ROWS]` (ROWS defaults to 100000; the model must be installed:
 //! `scripts/install-tools`).
 
+use crate::common::percentile;
 use aware_e2e::{TestServer, model_dir};
 use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
@@ -15,10 +16,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
 
 /// nDCG@10 with gains 2^rel − 1 and the ideal ordering of every judged ticket.
 fn ndcg10(ranked: &[String], judged: &HashMap<String, u32>) -> f64 {
@@ -149,9 +146,7 @@ fn short_texts(rows: usize) -> String {
     out
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let rows: usize = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(100_000);
+pub async fn main(rows: usize) -> anyhow::Result<()> {
     let model = model_dir();
     let server = TestServer::start_with_env(&["--no-samples"], &[("AWARE_SEARCH__MODEL_DIR", &model)]);
     let mut client = DatasetsServiceClient::new(server.channel().await).max_decoding_message_size(64 << 20);

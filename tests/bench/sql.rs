@@ -6,6 +6,7 @@
 //!
 //! Run: `scripts/bench sql [ROWS]`.
 
+use crate::common::percentile;
 use aware_e2e::TestServer;
 use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
@@ -15,14 +16,7 @@ use bytes::Bytes;
 use std::collections::HashSet;
 use std::time::Instant;
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let rows: u64 = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(10_000_000);
-
+pub async fn main(rows: u64) -> anyhow::Result<()> {
     // 1. Validator.
     let tables: HashSet<String> =
         ["barcelona_apartments", "customer_churn", "support_tickets"].into_iter().map(String::from).collect();

@@ -2,7 +2,7 @@
 //! server, against DuckDB's own `read_csv` of the same file in-process. Prints both times and the
 //! ratio (target: aware ≤ 2× DuckDB), and checks row count, column types and version hash.
 //!
-//! Run: `scripts/bench upload` (or `cargo run -p aware-e2e --bin bench-upload -- [ROWS]`).
+//! Run: `scripts/bench upload [ROWS]`.
 
 use aware_e2e::TestServer;
 use aware_proto::v1 as pb;
@@ -52,9 +52,7 @@ fn duckdb_baseline(path: &std::path::Path, threads: u32) -> (f64, i64) {
     (secs, n)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let rows: usize = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+pub async fn main(rows: usize) -> anyhow::Result<()> {
     let csv = generate_csv(rows);
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("orders.csv");

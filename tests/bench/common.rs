@@ -1,0 +1,75 @@
+//! What the benches share: percentiles and process accounting from `/proc`.
+
+pub use aware_e2e::rss_kib;
+use std::collections::HashMap;
+
+/// Nearest-rank percentile of sorted values, `p` in 0..=1 (the definition the peer harness uses).
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (p * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// The fields of `/proc/PID/stat` after the command name (field 3 onwards).
+fn stat_fields(pid: u32) -> Option<Vec<u64>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(')')?.1;
+    // Field 3 (state) is a letter; keep the numbering by mapping it to 0.
+    Some(rest.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect())
+}
+
+/// A process and every descendant: aware's SQL and file workers are child processes, so their
+/// CPU and memory are the server's cost too.
+pub struct ProcessTree {
+    pub pid: u32,
+    ticks: f64,
+}
+
+impl ProcessTree {
+    pub fn new(pid: u32) -> Self {
+        Self { pid, ticks: rustix::param::clock_ticks_per_second() as f64 }
+    }
+
+    fn members(&self) -> Vec<u32> {
+        let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            if let Some(f) = stat_fields(pid) {
+                children.entry(f[1] as u32).or_default().push(pid);
+            }
+        }
+        let mut all = vec![self.pid];
+        let mut i = 0;
+        while i < all.len() {
+            all.extend(children.get(&all[i]).into_iter().flatten());
+            i += 1;
+        }
+        all
+    }
+
+    /// CPU seconds (user + system) of the tree, counting children that already exited and were
+    /// reaped (a restarted worker's time stays counted).
+    pub fn cpu_s(&self) -> f64 {
+        let mut ticks = 0;
+        for (i, pid) in self.members().into_iter().enumerate() {
+            if let Some(f) = stat_fields(pid) {
+                // After ')': [0] state, [1] ppid, … [11] utime, [12] stime, [13] cutime, [14] cstime.
+                ticks += f[11] + f[12] + if i == 0 { f[13] + f[14] } else { 0 };
+            }
+        }
+        ticks as f64 / self.ticks
+    }
+
+    /// Resident memory of the tree, MiB (summed over its processes).
+    pub fn rss_mib(&self) -> f64 {
+        self.members().into_iter().map(rss_kib).sum::<u64>() as f64 / 1024.0
+    }
+}
+
+/// CPU seconds this process has used (the load generator shares the machine with the server).
+pub fn own_cpu_s() -> f64 {
+    let ticks = rustix::param::clock_ticks_per_second() as f64;
+    stat_fields(std::process::id()).map_or(0.0, |f| (f[11] + f[12]) as f64 / ticks)
+}

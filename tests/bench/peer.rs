@@ -1,0 +1,328 @@
+//! The peer scenario of `../shared/bench/langgraph` run on aware, over real gRPC.
+//!
+//! One run = a `Chat` call carrying the user's question → the scripted model calls
+//! `run_sql_query` with the peer's GROUP BY over a 1,000-row `sales` table (uploaded as a dataset,
+//! executed in aware's real SQL sandbox worker) → the result goes back to the model → the answer
+//! streams in 20 text chunks → `RunCompleted`. Every event is appended to the run's SQLite log
+//! before it is sent, as always (the peer is measured with `stream_resumable=true` for the same
+//! reason).
+//!
+//! Measured per run, from the moment the call is made: TTFE = first run event (`RunStarted`, the
+//! peer's `metadata`), TTFT = first answer chunk, TTC = `RunCompleted`. A run counts as ok only
+//! when the tool succeeded, all 20 chunks arrived and the run completed. Per level: runs/s, the
+//! percentiles, and the CPU and RSS of the server process *and its sandbox workers*. Levels,
+//! run counts, the deadline and the warm-up are the peer harness's. One JSON line per level has
+//! the peer's `load.jsonl` fields, so `aware-bench compare` can put both side by side.
+
+use crate::common::{ProcessTree, own_cpu_s, percentile};
+use aware_e2e::TestServer;
+use aware_proto::v1 as pb;
+use aware_proto::v1::chat_service_client::ChatServiceClient;
+use pb::server_event::Payload;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Concurrent clients per level, in order.
+    #[arg(long, default_value = "1,8,32,64", value_delimiter = ',')]
+    levels: Vec<usize>,
+    /// Runs per level (the level also ends at the deadline).
+    #[arg(long, default_value_t = 200)]
+    runs: usize,
+    /// Seconds per level after which no run starts (one in flight gets 30 s more).
+    #[arg(long, default_value_t = 120.0)]
+    deadline: f64,
+    /// Warm-up runs before the first level, not measured.
+    #[arg(long, default_value_t = 3)]
+    warmup: usize,
+    /// Append one JSON line per level here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The `label` field of the JSON lines.
+    #[arg(long, default_value = "aware")]
+    label: String,
+}
+
+const QUESTION: &str = "What are total sales by region?";
+const SQL: &str =
+    "SELECT region, COUNT(*) AS n, ROUND(SUM(amount), 2) AS total FROM sales GROUP BY region ORDER BY region";
+const ANSWER_CHUNKS: usize = 20;
+const GRACE: Duration = Duration::from_secs(30);
+
+/// The peer's table: id, region (4 values), product (p1..p20), amount (1..500), 1,000 rows.
+fn sales_csv() -> String {
+    let regions = ["north", "south", "east", "west"];
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut csv = String::from("id,region,product,amount\n");
+    for i in 0..1000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let cents = 100 + (x >> 20) % 49_900;
+        let _ = writeln!(
+            csv,
+            "{i},{},p{},{}.{:02}",
+            regions[(x % 4) as usize],
+            1 + (x >> 8) % 20,
+            cents / 100,
+            cents % 100
+        );
+    }
+    csv
+}
+
+/// Turn 0 calls the tool, turn 1 streams the peer's answer sentence in exactly 20 pieces.
+fn script() -> Value {
+    let words: Vec<&str> =
+        "The query returned 4 rows. Sales are split across four regions; north, south, east and west \
+         each hold about a quarter of the 1000 orders."
+            .split(' ')
+            .collect();
+    let n = ANSWER_CHUNKS;
+    let chunks: Vec<String> =
+        (0..n).map(|i| format!("{} ", words[i * words.len() / n..(i + 1) * words.len() / n].join(" "))).collect();
+    json!({"replies": [{"when": "total sales by region", "turns": [
+        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": SQL}}]},
+        {"chunks": chunks}
+    ]}]})
+}
+
+#[derive(Debug)]
+struct Record {
+    ok: bool,
+    events: usize,
+    ttfe: f64,
+    ttft: Option<f64>,
+    ttc: f64,
+    error: Option<String>,
+}
+
+async fn one_run(channel: Channel, n: usize) -> anyhow::Result<Record> {
+    let (tx, rx) = mpsc::channel(1);
+    tx.send(pb::ChatRequest {
+        client_msg_id: format!("peer-{n}"),
+        kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
+            thread_id: format!("peer-thread-{n}"),
+            text: QUESTION.into(),
+            on_busy: 0,
+        })),
+    })
+    .await?;
+    drop(tx); // half-close: the stream ends right after the run completes
+    let t0 = Instant::now();
+    let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1e3;
+    let mut stream = ChatServiceClient::new(channel).chat(ReceiverStream::new(rx)).await?.into_inner();
+    let (mut events, mut chunks, mut ttfe, mut ttft) = (0, 0, None, None);
+    let (mut tool_ok, mut completed, mut error) = (false, false, None);
+    while let Some(response) = stream.message().await? {
+        let Some(event) = response.event.filter(|e| e.seq > 0) else { continue };
+        let now = Instant::now();
+        events += 1;
+        ttfe.get_or_insert(ms(now));
+        match event.payload {
+            Some(Payload::TextDelta(d)) if !d.delta.is_empty() => {
+                chunks += 1;
+                ttft.get_or_insert(ms(now));
+            }
+            Some(Payload::ToolResult(r)) => {
+                tool_ok = !r.is_error;
+                if r.is_error {
+                    error = Some(format!("tool: {:?}", r.error));
+                }
+            }
+            Some(Payload::RunCompleted(c)) => {
+                completed = c.status() == pb::RunStatus::Succeeded;
+                if !completed {
+                    error.get_or_insert(format!("run ended {:?}: {:?}", c.status(), c.error));
+                }
+            }
+            _ => {}
+        }
+    }
+    let ttc = ms(Instant::now());
+    Ok(Record {
+        ok: tool_ok && completed && chunks == ANSWER_CHUNKS,
+        events,
+        ttfe: ttfe.unwrap_or(ttc),
+        ttft,
+        ttc,
+        error,
+    })
+}
+
+/// One level: `conc` clients, each on its own connection (as the peer's HTTP pool), running
+/// until `total` runs have started or the deadline passed.
+async fn level(server: &TestServer, tree: Option<&ProcessTree>, conc: usize, total: usize, deadline: f64) -> Value {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let mut channels = Vec::new();
+    for _ in 0..conc {
+        channels.push(server.channel().await);
+    }
+    let rss = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sampler = tree.map(|t| {
+        let (pid, rss) = (t.pid, rss.clone());
+        tokio::spawn(async move {
+            let tree = ProcessTree::new(pid);
+            loop {
+                let v = tree.rss_mib();
+                rss.lock().expect("rss samples").push(v);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    });
+    let (cpu0, client0) = (tree.map_or(0.0, ProcessTree::cpu_s), own_cpu_s());
+    let started = Instant::now();
+    let stop_at = started + Duration::from_secs_f64(deadline);
+    let workers: Vec<_> = channels
+        .into_iter()
+        .map(|channel| {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let (mut records, mut failures) = (Vec::new(), Vec::new());
+                while Instant::now() < stop_at {
+                    let n = counter.fetch_add(1, Ordering::Relaxed);
+                    if n >= total {
+                        break;
+                    }
+                    let id = next_id();
+                    let budget = (stop_at + GRACE).saturating_duration_since(Instant::now());
+                    match tokio::time::timeout(budget, one_run(channel.clone(), id)).await {
+                        Ok(Ok(r)) => records.push(r),
+                        Ok(Err(e)) => failures.push(format!("{e:#}")),
+                        Err(_) => failures.push("timed out".to_owned()),
+                    }
+                }
+                (records, failures)
+            })
+        })
+        .collect();
+    let (mut records, mut failures) = (Vec::new(), Vec::new());
+    for w in workers {
+        let (r, f) = w.await.expect("worker");
+        records.extend(r);
+        failures.extend(f);
+    }
+    let wall = started.elapsed().as_secs_f64();
+    if let Some(s) = sampler {
+        s.abort();
+    }
+    let ok: Vec<&Record> = records.iter().filter(|r| r.ok).collect();
+    let pcts = |f: &dyn Fn(&Record) -> Option<f64>| {
+        let mut xs: Vec<f64> = ok.iter().filter_map(|r| f(r)).collect();
+        xs.sort_by(f64::total_cmp);
+        json!({"p50": round1(percentile(&xs, 0.5)), "p95": round1(percentile(&xs, 0.95)), "p99": round1(percentile(&xs, 0.99))})
+    };
+    let mut events: Vec<usize> = records.iter().map(|r| r.events).collect();
+    events.sort_unstable();
+    events.dedup();
+    let runs = records.len().max(1) as f64;
+    let rss = rss.lock().expect("rss samples").clone();
+    let server_cpu = tree.map(|t| t.cpu_s() - cpu0);
+    let end_rss = tree.map(ProcessTree::rss_mib);
+    let mut errors: Vec<String> =
+        failures.iter().cloned().chain(records.iter().filter_map(|r| r.error.clone())).collect();
+    errors.sort();
+    errors.dedup();
+    errors.truncate(3);
+    json!({
+        "concurrency": conc,
+        "runs_ok": ok.len(),
+        "runs_bad": records.len() - ok.len(),
+        "exceptions": failures.len(),
+        "wall_s": round1(wall),
+        "runs_per_s": (ok.len() as f64 / wall * 100.0).round() / 100.0,
+        "events_per_run": events,
+        "server_cpu_pct": server_cpu.map(|c| round1(100.0 * c / wall)),
+        "server_cpu_ms_per_run": server_cpu.map(|c| round1(1000.0 * c / runs)),
+        "server_rss_mb": match (rss.first(), end_rss) {
+            (Some(first), Some(end)) => json!({"start": round1(*first), "peak": round1(rss.iter().copied().fold(0.0, f64::max)), "end": round1(end)}),
+            _ => Value::Null,
+        },
+        "rss_growth_kib_per_run": match (rss.first(), end_rss) {
+            (Some(first), Some(end)) => json!(round1(1024.0 * (end - first) / runs)),
+            _ => Value::Null,
+        },
+        "client_cpu_pct": round1(100.0 * (own_cpu_s() - client0) / wall),
+        "sample_errors": errors,
+        "ttfe_ms": pcts(&|r| Some(r.ttfe)),
+        "ttft_ms": pcts(&|r| r.ttft),
+        "ttc_ms": pcts(&|r| Some(r.ttc)),
+        "stream_ms": pcts(&|r| Some(r.ttc - r.ttfe)),
+    })
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn next_id() -> usize {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+pub async fn main(opts: Opts) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let script_path = dir.path().join("script.json");
+    std::fs::write(&script_path, script().to_string())?;
+    let server = TestServer::start_with_env(
+        &["--no-samples"],
+        &[
+            ("AWARE_AGENT__MODEL", "script"),
+            ("AWARE_AGENT__SCRIPT", script_path.to_str().expect("utf-8 path")),
+            ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000"),
+        ],
+    );
+    let csv = sales_csv().into_bytes();
+    let uploaded = server
+        .datasets()
+        .await
+        .upload_dataset(futures::stream::iter([pb::UploadDatasetRequest {
+            filename: "sales.csv".into(),
+            size_bytes: csv.len() as u64,
+            chunk: csv.into(),
+            ..Default::default()
+        }]))
+        .await?
+        .into_inner()
+        .dataset
+        .unwrap_or_default();
+    anyhow::ensure!(uploaded.row_count == 1000, "sales upload: {uploaded:?}");
+    let tree = server.pid().map(ProcessTree::new);
+    let warm = level(&server, None, 1, opts.warmup, 30.0).await;
+    anyhow::ensure!(warm["runs_bad"] == 0 && warm["exceptions"] == 0, "warm-up failed: {warm}");
+    let git = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok();
+    let commit = git.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
+    println!("aware {commit} (dev profile), peer scenario, levels {:?}", opts.levels);
+    for conc in &opts.levels {
+        let mut result = level(&server, tree.as_ref(), *conc, opts.runs, opts.deadline).await;
+        result["label"] = json!(opts.label);
+        result["stream_mode"] = json!(["chat"]);
+        result["resumable"] = json!(true);
+        println!(
+            "c={conc:>3}: {}/{} ok, {} runs/s, TTFE p50/p99 {}/{} ms, TTC p50/p99 {}/{} ms, server CPU {} ms/run, RSS {} MiB",
+            result["runs_ok"],
+            result["runs_ok"].as_u64().unwrap_or(0) + result["runs_bad"].as_u64().unwrap_or(0),
+            result["runs_per_s"],
+            result["ttfe_ms"]["p50"],
+            result["ttfe_ms"]["p99"],
+            result["ttc_ms"]["p50"],
+            result["ttc_ms"]["p99"],
+            result["server_cpu_ms_per_run"],
+            result["server_rss_mb"]["peak"],
+        );
+        if let Some(out) = &opts.out {
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(out)?;
+            writeln!(f, "{result}")?;
+        }
+    }
+    Ok(())
+}
