@@ -10,16 +10,30 @@
 //! bad file can fail its own upload and nothing else. The server process only ever opens DuckDB
 //! files that a worker produced and runs SQL that this crate generated, with quoted identifiers.
 
+//!
+//! Feature `duckdb` (default) builds everything; without it only the parts that do not touch
+//! DuckDB remain — the SQL validator, the path rules and the jail — which is what the fuzz targets
+//! (`fuzz/`) build, so fuzzing never compiles DuckDB again.
+
+#[cfg(feature = "duckdb")]
 mod engine;
 pub mod files;
+#[cfg(feature = "duckdb")]
 pub mod ingest;
+#[cfg(feature = "duckdb")]
 pub mod pool;
 pub mod protocol;
+#[cfg(feature = "duckdb")]
 mod sql;
+#[cfg(feature = "duckdb")]
 mod sql_engine;
+#[cfg(feature = "duckdb")]
 pub mod sql_worker;
 pub mod validator;
+#[cfg(feature = "duckdb")]
 mod values;
 
+#[cfg(feature = "duckdb")]
 pub use engine::{DuckDbEngine, EngineConfig};
+#[cfg(feature = "duckdb")]
 pub use sql_engine::{SandboxSql, SqlLimits};
