@@ -59,6 +59,8 @@ pub fn rss_kib(pid: u32) -> u64 {
 pub struct TestServer {
     child: Option<Child>,
     pub addr: SocketAddr,
+    /// The admin port (`/metrics`, `/healthz`, `/readyz`) when started with `--admin-listen`.
+    pub admin: Option<SocketAddr>,
     pub data_dir: PathBuf,
     _tmp: Option<tempfile::TempDir>,
     stderr_log: PathBuf,
@@ -124,21 +126,38 @@ impl TestServer {
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
+            // The admin line, when there is one, comes first.
+            let mut admin = None;
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(addr) = line.strip_prefix("aware-server listening on ") {
-                    let _ = tx.send(addr.trim().to_owned());
+                if let Some(addr) = line.strip_prefix("aware-server admin listening on ") {
+                    admin = addr.trim().parse::<SocketAddr>().ok();
+                } else if let Some(addr) = line.strip_prefix("aware-server listening on ") {
+                    let _ = tx.send((addr.trim().to_owned(), admin));
                 }
             }
         });
-        let addr = match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(a) => a.parse().expect("listening address"),
+        let (addr, admin) = match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok((a, admin)) => (a.parse().expect("listening address"), admin),
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 panic!("server did not start; stderr:\n{}", std::fs::read_to_string(&stderr_log).unwrap_or_default());
             }
         };
-        Self { child: Some(child), addr, data_dir: data_dir.to_owned(), _tmp: None, stderr_log }
+        Self { child: Some(child), addr, admin, data_dir: data_dir.to_owned(), _tmp: None, stderr_log }
+    }
+
+    /// `GET path` on the admin port: (HTTP status, body).
+    pub fn admin_get(&self, path: &str) -> (u16, String) {
+        use std::io::{Read, Write};
+        let addr = self.admin.expect("started with --admin-listen");
+        let mut conn = std::net::TcpStream::connect(addr).expect("connect to the admin port");
+        write!(conn, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").expect("request");
+        let mut raw = String::new();
+        conn.read_to_string(&mut raw).expect("response");
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+        let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        (status, body.to_owned())
     }
 
     pub fn url(&self) -> String {

@@ -318,6 +318,9 @@ impl Default for Agent {
 pub struct Config {
     /// `HOST:PORT` to serve gRPC, grpc-web, health and reflection on (port 0 picks a free port).
     pub listen: String,
+    /// `HOST:PORT` of the admin port: `/metrics` (Prometheus text), `/healthz`, `/readyz`. Off
+    /// when unset; keep it private (it is not authenticated).
+    pub admin_listen: Option<String>,
     /// Folder for the metadata database, dataset files and upload staging. Created if missing.
     pub data_dir: PathBuf,
     /// `local` (one implicit admin user) or `api-key` (bearer tokens).
@@ -352,6 +355,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             listen: "127.0.0.1:50051".to_owned(),
+            admin_listen: None,
             data_dir: PathBuf::from("aware-data"),
             auth: AuthMode::Local,
             mode: DeploymentMode::Local,
@@ -378,6 +382,8 @@ impl Default for Config {
 pub struct Overrides {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub listen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_listen: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -57,6 +57,9 @@ struct ServeArgs {
     /// Address to listen on, HOST:PORT (port 0 picks a free port).
     #[arg(long, value_name = "HOST:PORT")]
     listen: Option<String>,
+    /// Serve /metrics (Prometheus), /healthz and /readyz on this HOST:PORT (off by default).
+    #[arg(long, value_name = "HOST:PORT")]
+    admin_listen: Option<String>,
     /// How callers authenticate.
     #[arg(long, value_enum)]
     auth: Option<AuthMode>,
@@ -177,6 +180,7 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let overrides = Overrides {
         listen: args.listen,
+        admin_listen: args.admin_listen,
         auth: args.auth,
         mode: args.mode,
         log_format: args.log_format,
@@ -190,7 +194,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let addr = config.listen_addr()?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     aware_server::server::run(config, listener, shutdown_signal(), |bound| {
-        println!("aware-server listening on {bound}");
+        if let Some(admin) = bound.admin {
+            println!("aware-server admin listening on {admin}");
+        }
+        println!("aware-server listening on {}", bound.api);
         let _ = std::io::stdout().flush();
     })
     .await?;

@@ -321,16 +321,31 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
         .max_age(Duration::from_secs(86_400))
 }
 
-/// Serves until `shutdown` resolves. `on_ready` is called with the bound address once everything
-/// is set up and requests are about to be accepted.
+/// Where a started server listens.
+pub struct Listening {
+    pub api: SocketAddr,
+    /// The admin port (`/metrics`, `/healthz`, `/readyz`), when `admin_listen` is set.
+    pub admin: Option<SocketAddr>,
+}
+
+/// Serves until `shutdown` resolves. `on_ready` is called with the bound addresses once
+/// everything is set up and requests are about to be accepted.
 pub async fn run(
     config: Config,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
-    on_ready: impl FnOnce(SocketAddr),
+    on_ready: impl FnOnce(Listening),
 ) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
+    // Installed first, so everything that counts from here on is recorded.
+    crate::metrics::recorder();
     let state = build_state(&config).await?;
+    let admin_listener = match &config.admin_listen {
+        Some(a) => {
+            Some(TcpListener::bind(a.as_str()).await.with_context(|| format!("cannot listen on {a} (admin_listen)"))?)
+        }
+        None => None,
+    };
 
     let sweeper = {
         let datasets = state.datasets.clone();
@@ -375,6 +390,7 @@ pub async fn run(
         .layer(WebLayer::new(config.web_dir.as_deref()))
         .layer(cors_layer(&config.cors_origins))
         .layer(tonic_web::GrpcWebLayer::new())
+        .layer(crate::metrics::RpcMetricsLayer)
         .add_service(datasets)
         .add_service(chat)
         .add_service(runs)
@@ -387,15 +403,34 @@ pub async fn run(
     // Once shutdown starts, open connections get GOAWAY and a grace period to finish; a client
     // that never lets go does not keep the process alive past it.
     let draining = Arc::new(tokio::sync::Notify::new());
+    let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (stop_admin, admin_stopped) = tokio::sync::oneshot::channel::<()>();
     let signal = {
-        let draining = draining.clone();
+        let (draining, ready) = (draining.clone(), ready.clone());
         async move {
             shutdown.await;
+            ready.store(false, std::sync::atomic::Ordering::Relaxed);
             draining.notify_one();
         }
     };
     let grace = Duration::from_secs(config.shutdown_grace_secs);
-    on_ready(addr);
+    let admin = match admin_listener {
+        Some(l) => {
+            let admin_addr = l.local_addr()?;
+            let served = crate::metrics::serve_admin(l, state.clone(), ready.clone(), async move {
+                let _ = admin_stopped.await;
+            });
+            tokio::spawn(async move {
+                if let Err(e) = served.await {
+                    tracing::error!(error = %e, "the admin port stopped");
+                }
+            });
+            Some(admin_addr)
+        }
+        None => None,
+    };
+    ready.store(true, std::sync::atomic::Ordering::Relaxed);
+    on_ready(Listening { api: addr, admin });
     let served = tokio::select! {
         // Nagle's algorithm would hold small responses back ~40 ms behind delayed ACKs. The
         // builder's `tcp_nodelay` does not reach sockets from a custom incoming stream, so it is set here.
@@ -406,6 +441,7 @@ pub async fn run(
         }
     };
     sweeper.abort();
+    let _ = stop_admin.send(());
     served.context("server failed")
 }
 

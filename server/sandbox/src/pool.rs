@@ -102,6 +102,19 @@ pub struct SqlPool {
     refill: Arc<Notify>,
 }
 
+/// Publishes the pool's gauges (`aware_sql_workers{state}`); called with the lock held after
+/// every change.
+fn publish(idle: &Idle) {
+    metrics::gauge!("aware_sql_workers", "state" => "alive").set(idle.alive as f64);
+    metrics::gauge!("aware_sql_workers", "state" => "busy").set(idle.busy as f64);
+    metrics::gauge!("aware_sql_workers", "state" => "warm").set(idle.warm.len() as f64);
+}
+
+/// Counts a worker retired before its time, by cause (`aware_sql_worker_restarts_total`).
+fn retired(cause: &'static str) {
+    metrics::counter!("aware_sql_worker_restarts_total", "cause" => cause).increment(1);
+}
+
 impl SqlPool {
     /// Creates the pool and starts its background refiller.
     pub fn start(config: PoolConfig) -> Self {
@@ -157,6 +170,7 @@ impl SqlPool {
                         let mut idle = self.idle.lock().expect("pool lock");
                         idle.alive += 1;
                         idle.warm.push(w);
+                        publish(&idle);
                     }
                     Err(e) => {
                         tracing::error!(error = %e, internal = ?e.internal, "SQL worker refill failed");
@@ -185,6 +199,7 @@ impl SqlPool {
                 idle.alive -= 1;
             }
             idle.busy += 1;
+            publish(&idle);
             found
         };
         self.refill.notify_one();
@@ -194,6 +209,7 @@ impl SqlPool {
                 let mut idle = self.idle.lock().expect("pool lock");
                 idle.alive -= 1;
                 idle.busy -= 1;
+                publish(&idle);
             }),
         }
     }
@@ -212,6 +228,7 @@ impl SqlPool {
                 idle.restarts += 1;
             }
         }
+        publish(&idle);
         drop(idle);
         self.refill.notify_one();
     }
@@ -237,19 +254,21 @@ impl SqlPool {
             }
             Ok(Ok(Response::Failed { code, message })) => {
                 // A breached limit may leave the worker in a bad state: retire it.
-                if !matches!(
-                    code,
-                    ErrorCode::RunnerTimeout | ErrorCode::RunnerResourceExceeded | ErrorCode::RunnerInternalError
-                ) {
-                    lease.keep();
+                match code {
+                    ErrorCode::RunnerTimeout => retired("timeout"),
+                    ErrorCode::RunnerResourceExceeded => retired("limit"),
+                    ErrorCode::RunnerInternalError => retired("internal_error"),
+                    _ => lease.keep(),
                 }
                 Err(Error::new(code, message))
             }
             Ok(Ok(Response::Probed { .. })) => {
+                retired("protocol");
                 Err(Error::new(ErrorCode::RunnerInternalError, "the SQL worker answered out of turn"))
             }
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "SQL worker failed; retiring it");
+                retired("crashed");
                 Err(Error::new(
                     ErrorCode::RunnerInternalError,
                     "the query worker stopped unexpectedly (the query may have exceeded a limit); try again",
@@ -257,6 +276,7 @@ impl SqlPool {
             }
             Err(_) => {
                 tracing::warn!("SQL worker missed its deadline; killing it");
+                retired("deadline");
                 Err(Error::new(ErrorCode::RunnerTimeout, "the query took too long and was stopped"))
             }
         }

@@ -355,6 +355,7 @@ impl Driver {
                 self.usage.input_tokens += turn.usage.input_tokens;
                 self.usage.output_tokens += turn.usage.output_tokens;
                 self.usage.model_calls += 1;
+                count_tokens(self.inner.model.name(), &turn.usage);
                 match parse_model_route(&turn.text) {
                     Some(r) => (r, "model".to_owned()),
                     None => (self.route, "heuristic: the model's answer was not a confident route".to_owned()),
@@ -440,6 +441,7 @@ impl Driver {
                 return Err(Stop::Failed(e));
             }
         };
+        count_tokens(self.inner.model.name(), &turn.usage);
         self.usage.input_tokens += turn.usage.input_tokens;
         self.usage.output_tokens += turn.usage.output_tokens;
         self.usage.cache_read_tokens += turn.usage.cache_read_tokens;
@@ -532,6 +534,8 @@ impl Driver {
             ..self.row(call, phase)
         };
         self.inner.log.record_tool_result(&row).await?;
+        metrics::counter!("aware_tool_calls_total", "tool" => call.name.clone(), "outcome" => phase.as_str())
+            .increment(1);
         self.audit(call, phase, duration_ms).await;
         let is_error = phase != ToolPhase::Succeeded;
         self.emit(EventPayload::ToolStatus { tool_call_id: call.id.clone(), phase, message: String::new() }).await?;
@@ -846,6 +850,7 @@ impl Driver {
             resolution,
         })
         .await?;
+        metrics::counter!("aware_confirmations_total", "outcome" => resolution.as_str()).increment(1);
         self.set_phase(RunPhase::ExecutingTool, None);
         self.inner.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
         self.span(
@@ -978,4 +983,11 @@ fn canonical_json(v: &serde_json::Value) -> String {
         }
     }
     sort(v).to_string()
+}
+
+/// Tokens a model call used, by provider (the `aware_model_tokens_total` metric).
+fn count_tokens(provider: &str, usage: &Usage) {
+    for (kind, n) in [("input", usage.input_tokens), ("output", usage.output_tokens)] {
+        metrics::counter!("aware_model_tokens_total", "provider" => provider.to_owned(), "kind" => kind).increment(n);
+    }
 }

@@ -519,6 +519,15 @@ impl RunEngine {
         })
     }
 
+    /// How many runs of all users are in each phase right now (for metrics).
+    pub fn phase_counts(&self) -> Vec<(RunPhase, usize)> {
+        let live: Vec<Arc<Live>> = self.inner.live.lock().expect("live runs").values().cloned().collect();
+        RunPhase::ALL
+            .into_iter()
+            .map(|p| (p, live.iter().filter(|l| l.state.lock().expect("live state").phase == p).count()))
+            .collect()
+    }
+
     /// Phase, last seq and confirmation time left of a run that has not finished.
     pub fn active_info(&self, run_id: &RunId) -> Option<ActiveRunInfo> {
         let live = self.live(run_id)?;

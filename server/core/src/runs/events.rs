@@ -256,3 +256,18 @@ pub enum RunPhase {
     ExecutingTool,
     AwaitingConfirmation,
 }
+
+impl RunPhase {
+    pub const ALL: [RunPhase; 5] =
+        [Self::Queued, Self::WaitingModel, Self::Streaming, Self::ExecutingTool, Self::AwaitingConfirmation];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::WaitingModel => "waiting_model",
+            Self::Streaming => "streaming",
+            Self::ExecutingTool => "executing_tool",
+            Self::AwaitingConfirmation => "awaiting_confirmation",
+        }
+    }
+}
