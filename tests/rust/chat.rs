@@ -95,6 +95,7 @@ fn name(e: &pb::ServerEvent) -> &'static str {
         P::Rejected(_) => "rejected",
         P::Accepted(_) => "accepted",
         P::StateApplied(_) => "state_applied",
+        P::ShuttingDown(_) => "shutting_down",
     }
 }
 

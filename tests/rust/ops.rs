@@ -129,3 +129,139 @@ async fn the_admin_port_reports_health_and_metrics_that_move_with_the_traffic() 
         "every metric is aware_*"
     );
 }
+
+/// What one `Chat` client saw: its run's events, whether the server said it was shutting down,
+/// and how the stream ended.
+#[derive(Default)]
+struct Seen {
+    events: Vec<pb::ServerEvent>,
+    shutting_down: bool,
+    ended: Option<tonic::Code>,
+}
+
+/// SIGTERM while one run streams its answer, one runs a tool and one waits for an approval:
+/// every open stream is told (`ShuttingDown`, then UNAVAILABLE), the server exits cleanly
+/// within the grace period after letting the running tool finish, and after the restart every
+/// run completes — what the clients saw before is exactly the start of each log, and the tool that
+/// was running reports its real outcome, not "unknown".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_during_active_runs_tells_the_streams_and_loses_nothing() {
+    use pb::server_event::Payload as P;
+    use prost::Message as _;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let replies = json!({"replies": [
+        {"when": "story", "turns": [{"chunks": vec!["once upon a time "; 80], "delay_ms": 25}]},
+        {"when": "count", "turns": [
+            {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
+            {"chunks": ["Counted."]}
+        ]},
+        {"when": "delete", "turns": [
+            {"tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": "support_tickets"}}]},
+            {"chunks": ["Deleted."]}
+        ]}
+    ]});
+    std::fs::write(&script, replies.to_string()).unwrap();
+    let env = [
+        ("AWARE_AGENT__MODEL", "script"),
+        ("AWARE_AGENT__SCRIPT", script.to_str().unwrap()),
+        ("AWARE_AGENT__TOOL_DELAY_MS", "1500"),
+    ];
+    let mut server = TestServer::start_with_env(&[], &env);
+
+    let mut clients = Vec::new();
+    for (i, text) in ["tell me a story", "count the rows", "delete the tickets"].into_iter().enumerate() {
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let message = pb::UserMessage { thread_id: format!("term-{i}"), text: text.into(), on_busy: 0 };
+        tx.send(pb::ChatRequest {
+            client_msg_id: format!("m{i}"),
+            kind: Some(pb::chat_request::Kind::Message(message)),
+        })
+        .await
+        .unwrap();
+        let mut stream =
+            server.chat().await.chat(tokio_stream::wrappers::ReceiverStream::new(rx)).await.unwrap().into_inner();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
+        let out = seen.clone();
+        let reader = tokio::spawn(async move {
+            let _open = tx; // never half-closed: only the server ends this stream
+            loop {
+                match stream.message().await {
+                    Ok(Some(r)) => {
+                        let e = r.event.unwrap();
+                        let mut seen = out.lock().unwrap();
+                        if matches!(e.payload, Some(P::ShuttingDown(_))) {
+                            seen.shutting_down = true;
+                        } else if e.seq > 0 {
+                            seen.events.push(e);
+                        }
+                    }
+                    Ok(None) => break out.lock().unwrap().ended = Some(tonic::Code::Ok),
+                    Err(status) => break out.lock().unwrap().ended = Some(status.code()),
+                }
+            }
+        });
+        clients.push((seen, reader));
+    }
+    // Wait for the three situations: text streaming, a tool running, an approval pending.
+    let has = |i: usize, f: &dyn Fn(&pb::ServerEvent) -> bool| clients[i].0.lock().unwrap().events.iter().any(f);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(has(0, &|e| matches!(e.payload, Some(P::TextDelta(_))))
+        && has(1, &|e| matches!(&e.payload, Some(P::ToolStatus(s)) if s.phase == pb::ToolPhase::Running as i32))
+        && has(2, &|e| matches!(e.payload, Some(P::ConfirmationRequired(_)))))
+    {
+        assert!(std::time::Instant::now() < deadline, "the runs did not reach their states");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    let started = std::time::Instant::now();
+    assert!(server.stop(), "SIGTERM ends the process cleanly");
+    let took = started.elapsed();
+    println!("SIGTERM → exit: {} ms", took.as_millis());
+    assert!(took < std::time::Duration::from_secs(10), "within the grace period");
+    let mut before = Vec::new();
+    for (seen, reader) in clients {
+        reader.await.unwrap();
+        let seen = std::mem::take(&mut *seen.lock().unwrap());
+        assert!(seen.shutting_down, "every open stream was told");
+        assert_eq!(seen.ended, Some(tonic::Code::Unavailable), "and ended UNAVAILABLE");
+        before.push(seen.events);
+    }
+
+    server.restart(&[], &env);
+    let client = server.client(None).await;
+    let mut after = Vec::new();
+    for seen in &before {
+        let run_id = seen[0].run_id.clone();
+        let all = aware_e2e::events::follow(&client, &run_id, |_| true).await;
+        for (n, e) in all.iter().enumerate() {
+            assert_eq!(e.seq, n as u64 + 1, "seq 1..n once each");
+        }
+        assert!(matches!(all.last().unwrap().payload, Some(P::RunCompleted(_))));
+        for (a, b) in seen.iter().zip(&all) {
+            assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "seq {} is what the client saw before", a.seq);
+        }
+        after.push(all);
+    }
+    let result = |events: &[pb::ServerEvent]| {
+        events
+            .iter()
+            .find_map(|e| match &e.payload {
+                Some(P::ToolResult(r)) => Some(r.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let counted = result(&after[1]);
+    assert!(!counted.is_error, "the tool running at SIGTERM finished: {}", counted.llm_summary);
+    let deleted = result(&after[2]);
+    assert!(!deleted.is_error, "approved after the restart: {}", deleted.llm_summary);
+    let text: String = after[0]
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Some(P::TextDelta(d)) => Some(d.delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(text.starts_with("once upon a time"), "the story completed: {} chars", text.len());
+}

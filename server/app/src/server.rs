@@ -198,6 +198,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         query,
         history,
         runs,
+        shutdown: tokio::sync::watch::Sender::new(false),
     }))
 }
 
@@ -406,10 +407,12 @@ pub async fn run(
     let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (stop_admin, admin_stopped) = tokio::sync::oneshot::channel::<()>();
     let signal = {
-        let (draining, ready) = (draining.clone(), ready.clone());
+        let (draining, ready, state) = (draining.clone(), ready.clone(), state.clone());
         async move {
             shutdown.await;
+            tracing::info!("shutting down: open streams are told and closed; tools in progress may finish");
             ready.store(false, std::sync::atomic::Ordering::Relaxed);
+            state.shutdown.send_replace(true);
             draining.notify_one();
         }
     };
@@ -441,6 +444,14 @@ pub async fn run(
         }
     };
     sweeper.abort();
+    // A tool in the middle of its side effect gets the rest of the grace period to finish, so its
+    // outcome is recorded rather than "unknown" after the restart. Everything else is durable at
+    // every event and simply continues after the restart.
+    if !state.runs.settle_tools(grace).await {
+        tracing::warn!(
+            "a tool was still running at the end of the grace period; it will be reported as outcome unknown"
+        );
+    }
     let _ = stop_admin.send(());
     served.context("server failed")
 }

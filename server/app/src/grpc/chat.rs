@@ -96,6 +96,31 @@ fn accepted(client_msg_id: &str, run_id: &str, thread_id: &str, queued: bool) ->
     )
 }
 
+/// Resolves once the server starts shutting down.
+async fn stopped(shutdown: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|s| *s).await;
+}
+
+/// How long a client should wait before reconnecting after [`goodbye`].
+const RETRY_AFTER_MS: u32 = 1_000;
+
+/// The last words of every open stream when the server stops: a `ShuttingDown` event, then the
+/// stream ends with UNAVAILABLE (which clients retry). Runs are durable; they continue after the
+/// restart and the client resumes from its last seq.
+async fn goodbye<T>(tx: &mpsc::Sender<Result<T, Status>>, wrap: Wrap<T>) {
+    let message = "the server is shutting down; runs continue when it is back: reconnect and resume from your last seq";
+    let event = unsequenced(
+        "",
+        "",
+        pb::server_event::Payload::ShuttingDown(pb::ShuttingDown {
+            message: message.to_owned(),
+            retry_after_ms: RETRY_AFTER_MS,
+        }),
+    );
+    let _ = tx.send(Ok(wrap(event))).await;
+    let _ = tx.send(Err(Status::unavailable(message))).await;
+}
+
 fn heartbeat(state: &State, runs: &[RunId]) -> pb::ServerEvent {
     let active_runs = runs
         .iter()
@@ -295,9 +320,15 @@ impl Session {
         let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
         beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let tx = self.tx.clone();
+        let mut stopping = self.state.shutdown.subscribe();
         // Client messages, until the client half-closes (or the stream breaks).
         loop {
             tokio::select! {
+                () = stopped(&mut stopping) => {
+                    self.forwards.abort_all();
+                    goodbye(&tx, chat_response).await;
+                    return;
+                }
                 message = inbound.message() => match message {
                     Ok(Some(m)) => self.handle(m).await,
                     Ok(None) => break,
@@ -320,6 +351,11 @@ impl Session {
         // Half-closed: finish every run started or resumed here, then end the stream.
         loop {
             tokio::select! {
+                () = stopped(&mut stopping) => {
+                    self.forwards.abort_all();
+                    goodbye(&tx, chat_response).await;
+                    return;
+                }
                 done = self.forwards.join_next() => match done {
                     Some(Ok(id)) => { self.watched.remove(&id); }
                     Some(Err(_)) => {}
@@ -423,9 +459,14 @@ impl ChatService for Chat {
                     let beats = tx.clone();
                     let forwarding = forward(sub, tx, stream_run_response, Some(req.after_seq));
                     tokio::pin!(forwarding);
+                    let mut stopping = state.shutdown.subscribe();
                     loop {
                         tokio::select! {
                             () = &mut forwarding => break,
+                            () = stopped(&mut stopping) => {
+                                goodbye(&beats, stream_run_response).await;
+                                break;
+                            }
                             _ = beat.tick() => {
                                 let hb = heartbeat(&state, std::slice::from_ref(&run_id));
                                 if beats.send(Ok(stream_run_response(hb))).await.is_err() {

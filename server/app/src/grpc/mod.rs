@@ -27,6 +27,8 @@ pub struct AppState {
     pub query: QueryService,
     pub history: RunHistory,
     pub runs: RunEngine,
+    /// Set once the server starts shutting down: open streams say so and end.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 impl AppState {

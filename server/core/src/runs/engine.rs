@@ -519,6 +519,22 @@ impl RunEngine {
         })
     }
 
+    /// Waits up to `limit` until no run is executing a tool (for a graceful shutdown). Returns
+    /// whether none is.
+    pub async fn settle_tools(&self, limit: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let busy = self.phase_counts().into_iter().any(|(p, n)| p == RunPhase::ExecutingTool && n > 0);
+            if !busy {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// How many runs of all users are in each phase right now (for metrics).
     pub fn phase_counts(&self) -> Vec<(RunPhase, usize)> {
         let live: Vec<Arc<Live>> = self.inner.live.lock().expect("live runs").values().cloned().collect();

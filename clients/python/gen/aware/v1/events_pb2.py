@@ -30,61 +30,63 @@ from aware.v1 import run_pb2 as aware_dot_v1_dot_run__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61ware/v1/events.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x17\x61ware/v1/datasets.proto\x1a\x14\x61ware/v1/files.proto\x1a\x14\x61ware/v1/query.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf1\x07\n\x0bServerEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\titeration\x18\x04 \x01(\r\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12+\n\x0brun_started\x18\n \x01(\x0b\x32\x14.aware.v1.RunStartedH\x00\x12-\n\x0ctext_started\x18\x0b \x01(\x0b\x32\x15.aware.v1.TextStartedH\x00\x12)\n\ntext_delta\x18\x0c \x01(\x0b\x32\x13.aware.v1.TextDeltaH\x00\x12)\n\ntext_ended\x18\r \x01(\x0b\x32\x13.aware.v1.TextEndedH\x00\x12\x36\n\x11tool_call_started\x18\x0e \x01(\x0b\x32\x19.aware.v1.ToolCallStartedH\x00\x12+\n\x0btool_status\x18\x0f \x01(\x0b\x32\x14.aware.v1.ToolStatusH\x00\x12+\n\x0btool_result\x18\x10 \x01(\x0b\x32\x14.aware.v1.ToolResultH\x00\x12+\n\x0btool_denied\x18\x11 \x01(\x0b\x32\x14.aware.v1.ToolDeniedH\x00\x12?\n\x15\x63onfirmation_required\x18\x12 \x01(\x0b\x32\x1e.aware.v1.ConfirmationRequiredH\x00\x12?\n\x15\x63onfirmation_resolved\x18\x13 \x01(\x0b\x32\x1e.aware.v1.ConfirmationResolvedH\x00\x12/\n\rrun_completed\x18\x14 \x01(\x0b\x32\x16.aware.v1.RunCompletedH\x00\x12\x33\n\x0frouting_decided\x18\x15 \x01(\x0b\x32\x18.aware.v1.RoutingDecidedH\x00\x12(\n\theartbeat\x18( \x01(\x0b\x32\x13.aware.v1.HeartbeatH\x00\x12\x31\n\x0ereplay_started\x18) \x01(\x0b\x32\x17.aware.v1.ReplayStartedH\x00\x12\x33\n\x0freplay_finished\x18* \x01(\x0b\x32\x18.aware.v1.ReplayFinishedH\x00\x12&\n\x08rejected\x18+ \x01(\x0b\x32\x12.aware.v1.RejectedH\x00\x12&\n\x08\x61\x63\x63\x65pted\x18, \x01(\x0b\x32\x12.aware.v1.AcceptedH\x00\x12/\n\rstate_applied\x18- \x01(\x0b\x32\x16.aware.v1.StateAppliedH\x00\x42\t\n\x07payload\"\xa1\x01\n\nRunStarted\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x11\n\tuser_text\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04\x12\x16\n\x0emax_iterations\x18\x04 \x01(\r\x12\x15\n\rparent_run_id\x18\x05 \x01(\t\x12\r\n\x05model\x18\x06 \x01(\t\x12\x15\n\rclient_msg_id\x18\x07 \x01(\t\"!\n\x0bTextStarted\x12\x12\n\nmessage_id\x18\x01 \x01(\t\".\n\tTextDelta\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"\x1f\n\tTextEnded\x12\x12\n\nmessage_id\x18\x01 \x01(\t\"{\n\x08ToolRisk\x12\x11\n\tread_only\x18\x01 \x01(\x08\x12\x13\n\x0b\x64\x65structive\x18\x02 \x01(\x08\x12\x1d\n\x15requires_confirmation\x18\x03 \x01(\x08\x12(\n\x04tier\x18\x04 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\"\x83\x01\n\x0fToolCallStarted\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12 \n\x04risk\x18\x04 \x01(\x0b\x32\x12.aware.v1.ToolRisk\x12\r\n\x05title\x18\x05 \x01(\t\"W\n\nToolStatus\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\"\n\x05phase\x18\x02 \x01(\x0e\x32\x13.aware.v1.ToolPhase\x12\x0f\n\x07message\x18\x03 \x01(\t\"\xfe\x01\n\x0cSystemStatus\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x16\n\x0emodel_provider\x18\x03 \x01(\t\x12\x0f\n\x07storage\x18\x04 \x01(\t\x12\x15\n\rdataset_count\x18\x05 \x01(\r\x12\x15\n\rdataset_bytes\x18\x06 \x01(\x04\x12\x17\n\x0fsandbox_workers\x18\x07 \x01(\r\x12\x1c\n\x14sandbox_workers_busy\x18\x08 \x01(\r\x12\x14\n\x0csearch_index\x18\t \x01(\t\x12\x16\n\x0euptime_seconds\x18\n \x01(\x04\x12\x13\n\x0b\x61\x63tive_runs\x18\x0b \x01(\r\"\xa5\x05\n\nToolResult\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x10\n\x08is_error\x18\x03 \x01(\x08\x12\x13\n\x0bllm_summary\x18\x04 \x01(\t\x12\x1e\n\x05\x65rror\x18\x05 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x04\x12\x14\n\x0c\x65xecuted_sql\x18\x07 \x01(\t\x12 \n\x05table\x18\x14 \x01(\x0b\x32\x0f.aware.v1.TableH\x00\x12-\n\x0c\x64\x61taset_list\x18\x15 \x01(\x0b\x32\x15.aware.v1.DatasetListH\x00\x12\x31\n\x0e\x64\x61taset_detail\x18\x16 \x01(\x0b\x32\x17.aware.v1.DatasetDetailH\x00\x12\x31\n\nstatistics\x18\x17 \x01(\x0b\x32\x1b.aware.v1.DatasetStatisticsH\x00\x12+\n\x0bsearch_hits\x18\x18 \x01(\x0b\x32\x14.aware.v1.SearchHitsH\x00\x12/\n\rsystem_status\x18\x19 \x01(\x0b\x32\x16.aware.v1.SystemStatusH\x00\x12\x37\n\x11\x64irectory_listing\x18\x1a \x01(\x0b\x32\x1a.aware.v1.DirectoryListingH\x00\x12/\n\rimport_report\x18\x1b \x01(\x0b\x32\x16.aware.v1.ImportReportH\x00\x12)\n\nquery_plan\x18\x1c \x01(\x0b\x32\x13.aware.v1.QueryPlanH\x00\x12\x1c\n\x03run\x18\x1d \x01(\x0b\x32\r.aware.v1.RunH\x00\x12,\n\x0f\x64\x65leted_dataset\x18\x1e \x01(\x0b\x32\x11.aware.v1.DatasetH\x00\x42\x06\n\x04rich\"E\n\nToolDenied\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\x88\x02\n\x14\x43onfirmationRequired\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\'\n\x08resource\x18\x04 \x01(\x0b\x32\x15.aware.v1.ResourceRef\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12(\n\x04tier\x18\x06 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\x12.\n\nexpires_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x61rguments_json\x18\x08 \x01(\t\"{\n\x14\x43onfirmationResolved\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x34\n\nresolution\x18\x03 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\"i\n\x0eRoutingDecided\x12\x0e\n\x06intent\x18\x01 \x01(\t\x12\x12\n\nconfidence\x18\x02 \x01(\x02\x12\x0c\n\x04risk\x18\x03 \x01(\t\x12\r\n\x05tools\x18\x04 \x03(\t\x12\x16\n\x0ewithheld_tools\x18\x05 \x03(\t\"\x87\x01\n\x0cRunCompleted\x12#\n\x06status\x18\x01 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x1e\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x1e\n\x05usage\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Usage\x12\x12\n\nfinal_text\x18\x04 \x01(\t\"n\n\tActiveRun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12!\n\x05phase\x18\x02 \x01(\x0e\x32\x12.aware.v1.RunPhase\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\x12\x1c\n\x14\x63onfirmation_ms_left\x18\x04 \x01(\x04\"f\n\tHeartbeat\x12/\n\x0bserver_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x0b\x61\x63tive_runs\x18\x02 \x03(\x0b\x32\x13.aware.v1.ActiveRun\"=\n\rReplayStarted\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\x12\x19\n\x11last_seq_at_start\x18\x02 \x01(\x04\"0\n\x0eReplayFinished\x12\x10\n\x08last_seq\x18\x01 \x01(\x04\x12\x0c\n\x04live\x18\x02 \x01(\x08\"~\n\x08Rejected\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12!\n\x04\x63ode\x18\x02 \x01(\x0e\x32\x13.aware.v1.ErrorCode\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x15\n\ractive_run_id\x18\x04 \x01(\t\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\"D\n\x08\x41\x63\x63\x65pted\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06queued\x18\x03 \x01(\x08\"R\n\x0cStateApplied\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04*u\n\x10\x43onfirmationTier\x12!\n\x1d\x43ONFIRMATION_TIER_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43ONFIRMATION_TIER_STANDARD\x10\x01\x12\x1e\n\x1a\x43ONFIRMATION_TIER_ELEVATED\x10\x02*\xff\x01\n\x16\x43onfirmationResolution\x12\'\n#CONFIRMATION_RESOLUTION_UNSPECIFIED\x10\x00\x12$\n CONFIRMATION_RESOLUTION_APPROVED\x10\x01\x12\"\n\x1e\x43ONFIRMATION_RESOLUTION_DENIED\x10\x02\x12#\n\x1f\x43ONFIRMATION_RESOLUTION_EXPIRED\x10\x03\x12%\n!CONFIRMATION_RESOLUTION_CANCELLED\x10\x04\x12&\n\"CONFIRMATION_RESOLUTION_SUPERSEDED\x10\x05*\xb4\x01\n\x08RunPhase\x12\x19\n\x15RUN_PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10RUN_PHASE_QUEUED\x10\x01\x12\x1b\n\x17RUN_PHASE_WAITING_MODEL\x10\x02\x12\x17\n\x13RUN_PHASE_STREAMING\x10\x03\x12\x1c\n\x18RUN_PHASE_EXECUTING_TOOL\x10\x04\x12#\n\x1fRUN_PHASE_AWAITING_CONFIRMATION\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61ware/v1/events.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x17\x61ware/v1/datasets.proto\x1a\x14\x61ware/v1/files.proto\x1a\x14\x61ware/v1/query.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa2\x08\n\x0bServerEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\titeration\x18\x04 \x01(\r\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12+\n\x0brun_started\x18\n \x01(\x0b\x32\x14.aware.v1.RunStartedH\x00\x12-\n\x0ctext_started\x18\x0b \x01(\x0b\x32\x15.aware.v1.TextStartedH\x00\x12)\n\ntext_delta\x18\x0c \x01(\x0b\x32\x13.aware.v1.TextDeltaH\x00\x12)\n\ntext_ended\x18\r \x01(\x0b\x32\x13.aware.v1.TextEndedH\x00\x12\x36\n\x11tool_call_started\x18\x0e \x01(\x0b\x32\x19.aware.v1.ToolCallStartedH\x00\x12+\n\x0btool_status\x18\x0f \x01(\x0b\x32\x14.aware.v1.ToolStatusH\x00\x12+\n\x0btool_result\x18\x10 \x01(\x0b\x32\x14.aware.v1.ToolResultH\x00\x12+\n\x0btool_denied\x18\x11 \x01(\x0b\x32\x14.aware.v1.ToolDeniedH\x00\x12?\n\x15\x63onfirmation_required\x18\x12 \x01(\x0b\x32\x1e.aware.v1.ConfirmationRequiredH\x00\x12?\n\x15\x63onfirmation_resolved\x18\x13 \x01(\x0b\x32\x1e.aware.v1.ConfirmationResolvedH\x00\x12/\n\rrun_completed\x18\x14 \x01(\x0b\x32\x16.aware.v1.RunCompletedH\x00\x12\x33\n\x0frouting_decided\x18\x15 \x01(\x0b\x32\x18.aware.v1.RoutingDecidedH\x00\x12(\n\theartbeat\x18( \x01(\x0b\x32\x13.aware.v1.HeartbeatH\x00\x12\x31\n\x0ereplay_started\x18) \x01(\x0b\x32\x17.aware.v1.ReplayStartedH\x00\x12\x33\n\x0freplay_finished\x18* \x01(\x0b\x32\x18.aware.v1.ReplayFinishedH\x00\x12&\n\x08rejected\x18+ \x01(\x0b\x32\x12.aware.v1.RejectedH\x00\x12&\n\x08\x61\x63\x63\x65pted\x18, \x01(\x0b\x32\x12.aware.v1.AcceptedH\x00\x12/\n\rstate_applied\x18- \x01(\x0b\x32\x16.aware.v1.StateAppliedH\x00\x12/\n\rshutting_down\x18. \x01(\x0b\x32\x16.aware.v1.ShuttingDownH\x00\x42\t\n\x07payload\"\xa1\x01\n\nRunStarted\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x11\n\tuser_text\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04\x12\x16\n\x0emax_iterations\x18\x04 \x01(\r\x12\x15\n\rparent_run_id\x18\x05 \x01(\t\x12\r\n\x05model\x18\x06 \x01(\t\x12\x15\n\rclient_msg_id\x18\x07 \x01(\t\"!\n\x0bTextStarted\x12\x12\n\nmessage_id\x18\x01 \x01(\t\".\n\tTextDelta\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"\x1f\n\tTextEnded\x12\x12\n\nmessage_id\x18\x01 \x01(\t\"{\n\x08ToolRisk\x12\x11\n\tread_only\x18\x01 \x01(\x08\x12\x13\n\x0b\x64\x65structive\x18\x02 \x01(\x08\x12\x1d\n\x15requires_confirmation\x18\x03 \x01(\x08\x12(\n\x04tier\x18\x04 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\"\x83\x01\n\x0fToolCallStarted\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12 \n\x04risk\x18\x04 \x01(\x0b\x32\x12.aware.v1.ToolRisk\x12\r\n\x05title\x18\x05 \x01(\t\"W\n\nToolStatus\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\"\n\x05phase\x18\x02 \x01(\x0e\x32\x13.aware.v1.ToolPhase\x12\x0f\n\x07message\x18\x03 \x01(\t\"\xfe\x01\n\x0cSystemStatus\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x16\n\x0emodel_provider\x18\x03 \x01(\t\x12\x0f\n\x07storage\x18\x04 \x01(\t\x12\x15\n\rdataset_count\x18\x05 \x01(\r\x12\x15\n\rdataset_bytes\x18\x06 \x01(\x04\x12\x17\n\x0fsandbox_workers\x18\x07 \x01(\r\x12\x1c\n\x14sandbox_workers_busy\x18\x08 \x01(\r\x12\x14\n\x0csearch_index\x18\t \x01(\t\x12\x16\n\x0euptime_seconds\x18\n \x01(\x04\x12\x13\n\x0b\x61\x63tive_runs\x18\x0b \x01(\r\"\xa5\x05\n\nToolResult\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x10\n\x08is_error\x18\x03 \x01(\x08\x12\x13\n\x0bllm_summary\x18\x04 \x01(\t\x12\x1e\n\x05\x65rror\x18\x05 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x04\x12\x14\n\x0c\x65xecuted_sql\x18\x07 \x01(\t\x12 \n\x05table\x18\x14 \x01(\x0b\x32\x0f.aware.v1.TableH\x00\x12-\n\x0c\x64\x61taset_list\x18\x15 \x01(\x0b\x32\x15.aware.v1.DatasetListH\x00\x12\x31\n\x0e\x64\x61taset_detail\x18\x16 \x01(\x0b\x32\x17.aware.v1.DatasetDetailH\x00\x12\x31\n\nstatistics\x18\x17 \x01(\x0b\x32\x1b.aware.v1.DatasetStatisticsH\x00\x12+\n\x0bsearch_hits\x18\x18 \x01(\x0b\x32\x14.aware.v1.SearchHitsH\x00\x12/\n\rsystem_status\x18\x19 \x01(\x0b\x32\x16.aware.v1.SystemStatusH\x00\x12\x37\n\x11\x64irectory_listing\x18\x1a \x01(\x0b\x32\x1a.aware.v1.DirectoryListingH\x00\x12/\n\rimport_report\x18\x1b \x01(\x0b\x32\x16.aware.v1.ImportReportH\x00\x12)\n\nquery_plan\x18\x1c \x01(\x0b\x32\x13.aware.v1.QueryPlanH\x00\x12\x1c\n\x03run\x18\x1d \x01(\x0b\x32\r.aware.v1.RunH\x00\x12,\n\x0f\x64\x65leted_dataset\x18\x1e \x01(\x0b\x32\x11.aware.v1.DatasetH\x00\x42\x06\n\x04rich\"E\n\nToolDenied\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"\x88\x02\n\x14\x43onfirmationRequired\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\'\n\x08resource\x18\x04 \x01(\x0b\x32\x15.aware.v1.ResourceRef\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12(\n\x04tier\x18\x06 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\x12.\n\nexpires_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x61rguments_json\x18\x08 \x01(\t\"{\n\x14\x43onfirmationResolved\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x34\n\nresolution\x18\x03 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\"i\n\x0eRoutingDecided\x12\x0e\n\x06intent\x18\x01 \x01(\t\x12\x12\n\nconfidence\x18\x02 \x01(\x02\x12\x0c\n\x04risk\x18\x03 \x01(\t\x12\r\n\x05tools\x18\x04 \x03(\t\x12\x16\n\x0ewithheld_tools\x18\x05 \x03(\t\"\x87\x01\n\x0cRunCompleted\x12#\n\x06status\x18\x01 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x1e\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x1e\n\x05usage\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Usage\x12\x12\n\nfinal_text\x18\x04 \x01(\t\"n\n\tActiveRun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12!\n\x05phase\x18\x02 \x01(\x0e\x32\x12.aware.v1.RunPhase\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\x12\x1c\n\x14\x63onfirmation_ms_left\x18\x04 \x01(\x04\"f\n\tHeartbeat\x12/\n\x0bserver_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x0b\x61\x63tive_runs\x18\x02 \x03(\x0b\x32\x13.aware.v1.ActiveRun\"7\n\x0cShuttingDown\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x16\n\x0eretry_after_ms\x18\x02 \x01(\r\"=\n\rReplayStarted\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\x12\x19\n\x11last_seq_at_start\x18\x02 \x01(\x04\"0\n\x0eReplayFinished\x12\x10\n\x08last_seq\x18\x01 \x01(\x04\x12\x0c\n\x04live\x18\x02 \x01(\x08\"~\n\x08Rejected\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12!\n\x04\x63ode\x18\x02 \x01(\x0e\x32\x13.aware.v1.ErrorCode\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x15\n\ractive_run_id\x18\x04 \x01(\t\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\"D\n\x08\x41\x63\x63\x65pted\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06queued\x18\x03 \x01(\x08\"R\n\x0cStateApplied\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04*u\n\x10\x43onfirmationTier\x12!\n\x1d\x43ONFIRMATION_TIER_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43ONFIRMATION_TIER_STANDARD\x10\x01\x12\x1e\n\x1a\x43ONFIRMATION_TIER_ELEVATED\x10\x02*\xff\x01\n\x16\x43onfirmationResolution\x12\'\n#CONFIRMATION_RESOLUTION_UNSPECIFIED\x10\x00\x12$\n CONFIRMATION_RESOLUTION_APPROVED\x10\x01\x12\"\n\x1e\x43ONFIRMATION_RESOLUTION_DENIED\x10\x02\x12#\n\x1f\x43ONFIRMATION_RESOLUTION_EXPIRED\x10\x03\x12%\n!CONFIRMATION_RESOLUTION_CANCELLED\x10\x04\x12&\n\"CONFIRMATION_RESOLUTION_SUPERSEDED\x10\x05*\xb4\x01\n\x08RunPhase\x12\x19\n\x15RUN_PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10RUN_PHASE_QUEUED\x10\x01\x12\x1b\n\x17RUN_PHASE_WAITING_MODEL\x10\x02\x12\x17\n\x13RUN_PHASE_STREAMING\x10\x03\x12\x1c\n\x18RUN_PHASE_EXECUTING_TOOL\x10\x04\x12#\n\x1fRUN_PHASE_AWAITING_CONFIRMATION\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'aware.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CONFIRMATIONTIER']._serialized_start=4076
-  _globals['_CONFIRMATIONTIER']._serialized_end=4193
-  _globals['_CONFIRMATIONRESOLUTION']._serialized_start=4196
-  _globals['_CONFIRMATIONRESOLUTION']._serialized_end=4451
-  _globals['_RUNPHASE']._serialized_start=4454
-  _globals['_RUNPHASE']._serialized_end=4634
+  _globals['_CONFIRMATIONTIER']._serialized_start=4182
+  _globals['_CONFIRMATIONTIER']._serialized_end=4299
+  _globals['_CONFIRMATIONRESOLUTION']._serialized_start=4302
+  _globals['_CONFIRMATIONRESOLUTION']._serialized_end=4557
+  _globals['_RUNPHASE']._serialized_start=4560
+  _globals['_RUNPHASE']._serialized_end=4740
   _globals['_SERVEREVENT']._serialized_start=181
-  _globals['_SERVEREVENT']._serialized_end=1190
-  _globals['_RUNSTARTED']._serialized_start=1193
-  _globals['_RUNSTARTED']._serialized_end=1354
-  _globals['_TEXTSTARTED']._serialized_start=1356
-  _globals['_TEXTSTARTED']._serialized_end=1389
-  _globals['_TEXTDELTA']._serialized_start=1391
-  _globals['_TEXTDELTA']._serialized_end=1437
-  _globals['_TEXTENDED']._serialized_start=1439
-  _globals['_TEXTENDED']._serialized_end=1470
-  _globals['_TOOLRISK']._serialized_start=1472
-  _globals['_TOOLRISK']._serialized_end=1595
-  _globals['_TOOLCALLSTARTED']._serialized_start=1598
-  _globals['_TOOLCALLSTARTED']._serialized_end=1729
-  _globals['_TOOLSTATUS']._serialized_start=1731
-  _globals['_TOOLSTATUS']._serialized_end=1818
-  _globals['_SYSTEMSTATUS']._serialized_start=1821
-  _globals['_SYSTEMSTATUS']._serialized_end=2075
-  _globals['_TOOLRESULT']._serialized_start=2078
-  _globals['_TOOLRESULT']._serialized_end=2755
-  _globals['_TOOLDENIED']._serialized_start=2757
-  _globals['_TOOLDENIED']._serialized_end=2826
-  _globals['_CONFIRMATIONREQUIRED']._serialized_start=2829
-  _globals['_CONFIRMATIONREQUIRED']._serialized_end=3093
-  _globals['_CONFIRMATIONRESOLVED']._serialized_start=3095
-  _globals['_CONFIRMATIONRESOLVED']._serialized_end=3218
-  _globals['_ROUTINGDECIDED']._serialized_start=3220
-  _globals['_ROUTINGDECIDED']._serialized_end=3325
-  _globals['_RUNCOMPLETED']._serialized_start=3328
-  _globals['_RUNCOMPLETED']._serialized_end=3463
-  _globals['_ACTIVERUN']._serialized_start=3465
-  _globals['_ACTIVERUN']._serialized_end=3575
-  _globals['_HEARTBEAT']._serialized_start=3577
-  _globals['_HEARTBEAT']._serialized_end=3679
-  _globals['_REPLAYSTARTED']._serialized_start=3681
-  _globals['_REPLAYSTARTED']._serialized_end=3742
-  _globals['_REPLAYFINISHED']._serialized_start=3744
-  _globals['_REPLAYFINISHED']._serialized_end=3792
-  _globals['_REJECTED']._serialized_start=3794
-  _globals['_REJECTED']._serialized_end=3920
-  _globals['_ACCEPTED']._serialized_start=3922
-  _globals['_ACCEPTED']._serialized_end=3990
-  _globals['_STATEAPPLIED']._serialized_start=3992
-  _globals['_STATEAPPLIED']._serialized_end=4074
+  _globals['_SERVEREVENT']._serialized_end=1239
+  _globals['_RUNSTARTED']._serialized_start=1242
+  _globals['_RUNSTARTED']._serialized_end=1403
+  _globals['_TEXTSTARTED']._serialized_start=1405
+  _globals['_TEXTSTARTED']._serialized_end=1438
+  _globals['_TEXTDELTA']._serialized_start=1440
+  _globals['_TEXTDELTA']._serialized_end=1486
+  _globals['_TEXTENDED']._serialized_start=1488
+  _globals['_TEXTENDED']._serialized_end=1519
+  _globals['_TOOLRISK']._serialized_start=1521
+  _globals['_TOOLRISK']._serialized_end=1644
+  _globals['_TOOLCALLSTARTED']._serialized_start=1647
+  _globals['_TOOLCALLSTARTED']._serialized_end=1778
+  _globals['_TOOLSTATUS']._serialized_start=1780
+  _globals['_TOOLSTATUS']._serialized_end=1867
+  _globals['_SYSTEMSTATUS']._serialized_start=1870
+  _globals['_SYSTEMSTATUS']._serialized_end=2124
+  _globals['_TOOLRESULT']._serialized_start=2127
+  _globals['_TOOLRESULT']._serialized_end=2804
+  _globals['_TOOLDENIED']._serialized_start=2806
+  _globals['_TOOLDENIED']._serialized_end=2875
+  _globals['_CONFIRMATIONREQUIRED']._serialized_start=2878
+  _globals['_CONFIRMATIONREQUIRED']._serialized_end=3142
+  _globals['_CONFIRMATIONRESOLVED']._serialized_start=3144
+  _globals['_CONFIRMATIONRESOLVED']._serialized_end=3267
+  _globals['_ROUTINGDECIDED']._serialized_start=3269
+  _globals['_ROUTINGDECIDED']._serialized_end=3374
+  _globals['_RUNCOMPLETED']._serialized_start=3377
+  _globals['_RUNCOMPLETED']._serialized_end=3512
+  _globals['_ACTIVERUN']._serialized_start=3514
+  _globals['_ACTIVERUN']._serialized_end=3624
+  _globals['_HEARTBEAT']._serialized_start=3626
+  _globals['_HEARTBEAT']._serialized_end=3728
+  _globals['_SHUTTINGDOWN']._serialized_start=3730
+  _globals['_SHUTTINGDOWN']._serialized_end=3785
+  _globals['_REPLAYSTARTED']._serialized_start=3787
+  _globals['_REPLAYSTARTED']._serialized_end=3848
+  _globals['_REPLAYFINISHED']._serialized_start=3850
+  _globals['_REPLAYFINISHED']._serialized_end=3898
+  _globals['_REJECTED']._serialized_start=3900
+  _globals['_REJECTED']._serialized_end=4026
+  _globals['_ACCEPTED']._serialized_start=4028
+  _globals['_ACCEPTED']._serialized_end=4096
+  _globals['_STATEAPPLIED']._serialized_start=4098
+  _globals['_STATEAPPLIED']._serialized_end=4180
 # @@protoc_insertion_point(module_scope)

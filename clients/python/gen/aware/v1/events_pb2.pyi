@@ -55,7 +55,7 @@ RUN_PHASE_EXECUTING_TOOL: RunPhase
 RUN_PHASE_AWAITING_CONFIRMATION: RunPhase
 
 class ServerEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied")
+    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +79,7 @@ class ServerEvent(_message.Message):
     REJECTED_FIELD_NUMBER: _ClassVar[int]
     ACCEPTED_FIELD_NUMBER: _ClassVar[int]
     STATE_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    SHUTTING_DOWN_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     seq: int
     time: _timestamp_pb2.Timestamp
@@ -102,7 +103,8 @@ class ServerEvent(_message.Message):
     rejected: Rejected
     accepted: Accepted
     state_applied: StateApplied
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ...) -> None: ...
+    shutting_down: ShuttingDown
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id")
@@ -329,6 +331,14 @@ class Heartbeat(_message.Message):
     server_time: _timestamp_pb2.Timestamp
     active_runs: _containers.RepeatedCompositeFieldContainer[ActiveRun]
     def __init__(self, server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., active_runs: _Optional[_Iterable[_Union[ActiveRun, _Mapping]]] = ...) -> None: ...
+
+class ShuttingDown(_message.Message):
+    __slots__ = ("message", "retry_after_ms")
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    retry_after_ms: int
+    def __init__(self, message: _Optional[str] = ..., retry_after_ms: _Optional[int] = ...) -> None: ...
 
 class ReplayStarted(_message.Message):
     __slots__ = ("after_seq", "last_seq_at_start")
