@@ -5,6 +5,7 @@
 
 mod common;
 mod compare;
+mod limits;
 mod peer;
 mod runs;
 mod search;
@@ -26,6 +27,8 @@ enum Bench {
     Peer(peer::Opts),
     /// Side-by-side table of `peer` output and the peer harness's load.jsonl.
     Compare(compare::Opts),
+    /// Per-user limits: one user floods, another user's latency with and without the flood.
+    Limits,
     /// Run engine: events/s through one stream, message → RunStarted under 1/64/1000 streams,
     /// RSS of 10,000 idle streams, replay of a 10,000-event run.
     Runs,
@@ -51,6 +54,7 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().bench {
         Bench::Peer(opts) => peer::main(opts).await,
         Bench::Compare(opts) => compare::main(opts),
+        Bench::Limits => limits::main().await,
         Bench::Runs => runs::main().await,
         Bench::Sql { rows } => sql::main(rows).await,
         Bench::Search { rows } => search::main(rows).await,

@@ -265,3 +265,85 @@ async fn sigterm_during_active_runs_tells_the_streams_and_loses_nothing() {
         .collect();
     assert!(text.starts_with("once upon a time"), "the story completed: {} chars", text.len());
 }
+
+/// Per-user limits: a user who floods the API is refused with RESOURCE_EXHAUSTED and told when
+/// to retry, while another user's calls all succeed; a user cannot hold more streams than the cap,
+/// and a closed stream frees its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_over_the_limits_is_told_to_retry_and_another_user_is_not_affected() {
+    use aware_e2e::{add_user, authed, reason};
+    use tonic_types::StatusExt;
+    let server = TestServer::start_with_env(
+        &["--auth", "api-key", "--no-samples"],
+        &[
+            ("AWARE_LIMITS__REQUESTS_PER_SECOND_PER_USER", "20"),
+            ("AWARE_LIMITS__REQUEST_BURST_PER_USER", "20"),
+            ("AWARE_LIMITS__MAX_STREAMS_PER_USER", "3"),
+        ],
+    );
+    let flooder = add_user(&server.data_dir, "flo", "analyst", &[]);
+    let other = add_user(&server.data_dir, "ola", "analyst", &[]);
+
+    // 200 calls at once from one user: the burst passes, the rest are refused with a hint.
+    let channel = server.channel().await;
+    let calls: Vec<_> = (0..200)
+        .map(|_| {
+            let (channel, token) = (channel.clone(), flooder.clone());
+            tokio::spawn(async move {
+                let mut c = pb::datasets_service_client::DatasetsServiceClient::new(channel);
+                c.list_datasets(authed(pb::ListDatasetsRequest::default(), &token)).await
+            })
+        })
+        .collect();
+    let (mut ok, mut refused) = (0, 0);
+    for call in calls {
+        match call.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert_eq!((e.code(), reason(&e).as_str()), (tonic::Code::ResourceExhausted, "RESOURCE_EXHAUSTED"));
+                let retry = e.get_details_retry_info().and_then(|r| r.retry_delay).expect("a RetryInfo");
+                assert!(retry > std::time::Duration::ZERO && retry <= std::time::Duration::from_secs(1), "{retry:?}");
+                assert!(e.message().contains("retry in"), "{}", e.message());
+                refused += 1;
+            }
+        }
+    }
+    println!("flood of 200: {ok} answered, {refused} refused");
+    assert!((20..60).contains(&ok), "about the burst passes: {ok}");
+    assert_eq!(ok + refused, 200);
+    // The other user, at the same moment, is untouched.
+    let mut c = server.datasets().await;
+    for _ in 0..15 {
+        c.list_datasets(authed(pb::ListDatasetsRequest::default(), &other)).await.expect("another user's call");
+    }
+    // After the hint's wait the flooder is served again.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    c.list_datasets(authed(pb::ListDatasetsRequest::default(), &flooder)).await.expect("served again after waiting");
+
+    // Streams: three open, the fourth refused, one closed frees a place.
+    let open = |token: String| {
+        let channel = channel.clone();
+        async move {
+            let (tx, rx) = tokio::sync::mpsc::channel::<pb::ChatRequest>(1);
+            let mut chat = pb::chat_service_client::ChatServiceClient::new(channel);
+            let stream = chat.chat(authed(tokio_stream::wrappers::ReceiverStream::new(rx), &token)).await;
+            (tx, stream)
+        }
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let (tx, stream) = open(other.clone()).await;
+        held.push((tx, stream.expect("within the stream cap")));
+    }
+    let (_tx, fourth) = open(other.clone()).await;
+    let e = fourth.expect_err("the fourth stream is refused");
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted);
+    assert!(e.message().contains("streams open"), "{}", e.message());
+    drop(held.pop());
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let (_tx, again) = open(other.clone()).await;
+    again.expect("a closed stream frees its place");
+    let (_tx, theirs) = open(flooder.clone()).await;
+    theirs.expect("the cap is per user");
+}

@@ -48,11 +48,26 @@ pub struct Limits {
     pub max_open_uploads_per_user: u64,
     /// Seconds before an uncommitted browser upload is discarded.
     pub upload_ttl_secs: u64,
+    /// Requests per second one user may make, sustained (RPCs and messages on a Chat stream);
+    /// 0 turns the limit off.
+    pub requests_per_second_per_user: u32,
+    /// Requests one user may make at once above the sustained rate.
+    pub request_burst_per_user: u32,
+    /// `Chat` and `StreamRun` streams one user may hold open.
+    pub max_streams_per_user: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_message_mb: 8, max_upload_mb: 512, max_open_uploads_per_user: 8, upload_ttl_secs: 3600 }
+        Self {
+            max_message_mb: 8,
+            max_upload_mb: 512,
+            max_open_uploads_per_user: 8,
+            upload_ttl_secs: 3600,
+            requests_per_second_per_user: 200,
+            request_burst_per_user: 400,
+            max_streams_per_user: 256,
+        }
     }
 }
 

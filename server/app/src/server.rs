@@ -198,6 +198,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         query,
         history,
         runs,
+        limits: crate::limits::UserLimits::new(&config.limits),
         shutdown: tokio::sync::watch::Sender::new(false),
     }))
 }

@@ -50,6 +50,9 @@ pub fn to_status(e: Error) -> Status {
     if let Some(field) = &e.field {
         details.add_bad_request_violation(field.clone(), e.message.clone());
     }
+    if let Some(after) = e.retry_after {
+        details.set_retry_info(Some(after));
+    }
     Status::with_error_details(code, e.message, details)
 }
 

@@ -100,13 +100,15 @@ pub struct Error {
     /// The request field at fault, e.g. `dataset_id`.
     pub field: Option<String>,
     pub internal: Option<String>,
+    /// When to try again, for a limit that will lift (sent as `google.rpc.RetryInfo`).
+    pub retry_after: Option<std::time::Duration>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), field: None, internal: None }
+        Self { code, message: message.into(), field: None, internal: None, retry_after: None }
     }
 
     /// A request field is missing or malformed.
@@ -164,6 +166,11 @@ impl Error {
                 "the server's data directory is read-only; nothing was saved (reading still works) — retry once it is writable",
             )
         }
+    }
+
+    pub fn with_retry_after(mut self, after: std::time::Duration) -> Self {
+        self.retry_after = Some(after);
+        self
     }
 
     pub fn with_field(mut self, field: &str) -> Self {

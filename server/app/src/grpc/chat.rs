@@ -208,6 +208,7 @@ async fn forward<T: Send + 'static>(
 struct Session {
     state: State,
     caller: Caller,
+    _stream: crate::limits::StreamGuard,
     tx: mpsc::Sender<Result<pb::ChatResponse, Status>>,
     forwards: JoinSet<RunId>,
     watched: HashMap<RunId, AbortHandle>,
@@ -243,6 +244,10 @@ impl Session {
     async fn handle(&mut self, request: pb::ChatRequest) {
         use pb::chat_request::Kind;
         let id = request.client_msg_id.clone();
+        if let Err(e) = self.state.limits.request(self.caller.principal.user_id.as_str()) {
+            self.send(rejected(&id, "", &e, "", 0)).await;
+            return;
+        }
         match request.kind {
             None => {
                 let e = Error::new(ErrorCode::BadRequest, "a ChatRequest needs one of its kinds");
@@ -409,9 +414,16 @@ impl ChatService for Chat {
 
     async fn chat(&self, request: Request<Streaming<pb::ChatRequest>>) -> Result<Response<Self::ChatStream>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
+        let stream = self.state.limits.open_stream(caller.principal.user_id.as_str()).map_err(to_status)?;
         let (tx, rx) = mpsc::channel(256);
-        let session =
-            Session { state: self.state.clone(), caller, tx, forwards: JoinSet::new(), watched: HashMap::new() };
+        let session = Session {
+            state: self.state.clone(),
+            caller,
+            _stream: stream,
+            tx,
+            forwards: JoinSet::new(),
+            watched: HashMap::new(),
+        };
         tokio::spawn(session.run(request.into_inner()));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
@@ -447,6 +459,7 @@ impl ChatService for Chat {
         request: Request<pb::StreamRunRequest>,
     ) -> Result<Response<Self::StreamRunStream>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
+        let stream = self.state.limits.open_stream(caller.principal.user_id.as_str()).map_err(to_status)?;
         let req = request.into_inner();
         let (tx, rx) = mpsc::channel(256);
         let state = self.state.clone();
@@ -454,6 +467,7 @@ impl ChatService for Chat {
             Ok(sub) => {
                 let run_id = sub.run_id().clone();
                 tokio::spawn(async move {
+                    let _stream = stream;
                     let interval = Duration::from_millis(state.config.agent.heartbeat_ms);
                     let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
                     let beats = tx.clone();

@@ -27,13 +27,18 @@ pub struct AppState {
     pub query: QueryService,
     pub history: RunHistory,
     pub runs: RunEngine,
+    /// Per-user request rate and open-stream caps.
+    pub limits: Arc<crate::limits::UserLimits>,
     /// Set once the server starts shutting down: open streams say so and end.
     pub shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 impl AppState {
+    /// The authenticated caller of a request, which takes one request from their allowance.
     pub async fn caller(&self, metadata: &MetadataMap) -> Result<Caller, Status> {
-        self.auth.caller(metadata).await.map_err(crate::status::to_status)
+        let caller = self.auth.caller(metadata).await.map_err(crate::status::to_status)?;
+        self.limits.request(caller.principal.user_id.as_str()).map_err(crate::status::to_status)?;
+        Ok(caller)
     }
 }
 
