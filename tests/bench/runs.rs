@@ -74,9 +74,6 @@ pub async fn main() -> anyhow::Result<()> {
         ("AWARE_AGENT__MODEL", "script"),
         ("AWARE_AGENT__SCRIPT", script_path.to_str().expect("utf-8 path")),
         ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "5000"),
-        // One user opens 10,000 streams and starts 1,000 runs at once here: lift the per-user caps.
-        ("AWARE_LIMITS__REQUESTS_PER_SECOND_PER_USER", "0"),
-        ("AWARE_LIMITS__MAX_STREAMS_PER_USER", "20000"),
     ];
     let server = TestServer::start_with_env(&["--no-samples"], &env);
 

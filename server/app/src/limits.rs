@@ -2,7 +2,8 @@
 //! burst) and a cap on open streams. Each refusal is RESOURCE_EXHAUSTED with the time to wait as
 //! a `google.rpc.RetryInfo`, so one user's flood is refused at the door and costs nobody else.
 //! Applied where every request is authenticated ([`crate::grpc::AppState::caller`]) and to each
-//! message on a `Chat` stream.
+//! message on a `Chat` stream — with `auth = "api-key"`. In local mode the one implicit user is the
+//! machine's owner, with nobody to share with: no limits.
 
 use crate::config::Limits;
 use aware_core::Error;
@@ -19,7 +20,11 @@ pub struct UserLimits {
 }
 
 impl UserLimits {
-    pub fn new(limits: &Limits) -> Arc<Self> {
+    /// The configured limits; `enforced` false (local mode) allows everything.
+    pub fn new(limits: &Limits, enforced: bool) -> Arc<Self> {
+        if !enforced {
+            return Arc::new(Self { rate: None, max_streams: usize::MAX, streams: Mutex::default() });
+        }
         let rate = NonZeroU32::new(limits.requests_per_second_per_user).map(|per_second| {
             let burst = NonZeroU32::new(limits.request_burst_per_user).unwrap_or(per_second).max(per_second);
             DefaultKeyedRateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst))
@@ -81,12 +86,15 @@ mod tests {
     use super::*;
 
     fn limits(per_second: u32, burst: u32, streams: u32) -> Arc<UserLimits> {
-        UserLimits::new(&Limits {
-            requests_per_second_per_user: per_second,
-            request_burst_per_user: burst,
-            max_streams_per_user: streams,
-            ..Limits::default()
-        })
+        UserLimits::new(
+            &Limits {
+                requests_per_second_per_user: per_second,
+                request_burst_per_user: burst,
+                max_streams_per_user: streams,
+                ..Limits::default()
+            },
+            true,
+        )
     }
 
     #[test]
@@ -115,5 +123,15 @@ mod tests {
         let _c = l.open_stream("bo").expect("per user");
         drop(a);
         l.open_stream("ana").expect("a closed stream frees its place");
+    }
+
+    #[test]
+    fn local_mode_is_not_limited() {
+        let l = UserLimits::new(&Limits::default(), false);
+        let guards: Vec<_> = (0..1000).map(|_| l.open_stream("local").unwrap()).collect();
+        for _ in 0..10_000 {
+            l.request("local").unwrap();
+        }
+        assert_eq!(guards.len(), 1000);
     }
 }

@@ -198,7 +198,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         query,
         history,
         runs,
-        limits: crate::limits::UserLimits::new(&config.limits),
+        limits: crate::limits::UserLimits::new(&config.limits, config.auth == crate::config::AuthMode::ApiKey),
         shutdown: tokio::sync::watch::Sender::new(false),
     }))
 }
