@@ -347,3 +347,52 @@ async fn a_user_over_the_limits_is_told_to_retry_and_another_user_is_not_affecte
     let (_tx, theirs) = open(flooder.clone()).await;
     theirs.expect("the cap is per user");
 }
+
+/// `--log-format json`: one JSON object per line, and a line as each span closes — the RPC, the
+/// run (with its run_id, user and thread), each model call, tool call and SQL execution — with
+/// its busy and idle time, so an operator can follow one run through the logs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_logs_trace_a_run_through_its_rpc_model_calls_tools_and_sql() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let replies = json!({"replies": [{"when": "count", "turns": [
+        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
+        {"chunks": ["Counted."]}
+    ]}]});
+    std::fs::write(&script, replies.to_string()).unwrap();
+    let mut server = TestServer::start_with_env(
+        &["--log-format", "json"],
+        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())],
+    );
+    let message = pb::UserMessage { thread_id: "traced".into(), text: "count the rows".into(), on_busy: 0 };
+    let req = pb::SendMessageRequest { client_msg_id: "t1".into(), message: Some(message) };
+    let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
+    let client = server.client(None).await;
+    aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
+    assert!(server.stop());
+
+    let lines: Vec<serde_json::Value> = server
+        .logs()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let closed = |name: &str| -> Vec<&serde_json::Value> {
+        lines.iter().filter(|l| l["fields"]["message"] == "close" && l["span"]["name"] == name).collect()
+    };
+    let run = closed("run");
+    let run = run.iter().find(|l| l["span"]["run_id"] == run_id.as_str()).expect("the run's span closed");
+    assert_eq!(run["span"]["thread"].as_str().map(|t| !t.is_empty()), Some(true), "{run}");
+    assert_eq!(run["span"]["user"], "usr_local");
+    assert!(run["fields"]["time.busy"].is_string(), "{run}");
+    assert_eq!(closed("model_call").len(), 2, "two model turns");
+    let tool = closed("tool_call");
+    assert_eq!(tool.len(), 1);
+    assert_eq!(tool[0]["span"]["tool"], "run_sql_query");
+    assert_eq!(tool[0]["spans"][0]["run_id"], run_id.as_str(), "the tool call is inside the run: {}", tool[0]);
+    let sql = closed("sql");
+    assert_eq!(sql[0]["span"]["parent"], format!("Some(\"{run_id}\")"), "the SQL names its run");
+    assert!(
+        closed("rpc").iter().any(|l| l["span"]["method"] == "/aware.v1.ChatService/SendMessage"),
+        "RPCs are spans too"
+    );
+}

@@ -209,7 +209,14 @@ fn init_tracing(config: &Config) {
     let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match config.log_format {
-        LogFormat::Json => builder.json().init(),
+        // JSON logs carry each event's spans (rpc, run with run_id/user/thread, model_call,
+        // tool_call, confirmation_wait, sql) and a line when each span closes, with its time.
+        LogFormat::Json => builder
+            .json()
+            .with_current_span(true)
+            .with_span_list(true)
+            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+            .init(),
         LogFormat::Text => builder.init(),
     }
 }

@@ -127,7 +127,8 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let mut call = Call::start(method_label(request.uri().path()));
-        let response = self.inner.call(request);
+        let span = tracing::info_span!("rpc", method = %call.method);
+        let response = tracing::Instrument::instrument(self.inner.call(request), span);
         Box::pin(async move {
             let response = response.await?;
             // A trailers-only response (most errors) carries its status in the headers.

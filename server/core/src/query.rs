@@ -12,6 +12,7 @@ use crate::run::{Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecor
 use crate::value::Table;
 use std::sync::Arc;
 use std::time::Instant;
+use tracing::Instrument;
 
 /// The most rows a query returns (also the default).
 pub const DEFAULT_MAX_ROWS: u32 = 10_000;
@@ -85,7 +86,8 @@ impl QueryService {
         run.parent_run_id = parent.cloned();
         self.runs.insert_run(&run).await?;
         let capsule = Capsule { query_mode: QueryMode::Sql, ..Capsule::default() };
-        self.run_and_record(caller, run, capsule, sql, &tables, limit, String::new()).await
+        let span = tracing::info_span!("sql", run_id = %run.id, user = %caller.principal.user_id, parent = ?parent.map(RunId::as_str));
+        self.run_and_record(caller, run, capsule, sql, &tables, limit, String::new()).instrument(span).await
     }
 
     /// Compiles a plan against its dataset's schema and runs the SQL it compiles to.
@@ -112,7 +114,8 @@ impl QueryService {
         run.parent_run_id = parent.cloned();
         self.runs.insert_run(&run).await?;
         let capsule = Capsule { query_mode: QueryMode::Plan, plan_json: Some(plan_json), ..Capsule::default() };
-        self.run_and_record(caller, run, capsule, &compiled.clone(), &[dataset], limit, compiled).await
+        let span = tracing::info_span!("sql", run_id = %run.id, user = %caller.principal.user_id, parent = ?parent.map(RunId::as_str));
+        self.run_and_record(caller, run, capsule, &compiled.clone(), &[dataset], limit, compiled).instrument(span).await
     }
 
     #[allow(clippy::too_many_arguments)]

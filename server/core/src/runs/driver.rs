@@ -19,6 +19,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 pub(crate) const DENIED: &str = "Action denied by user.";
 const EXPIRED: &str = "Action not taken: the confirmation expired before anyone approved it.";
@@ -91,17 +92,27 @@ pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fre
     if run.record.status.is_terminal() {
         return;
     }
-    let mut driver = match Driver::load(inner, live, run, fresh).await {
-        Ok(d) => d,
-        Err(e) => {
-            tracing::error!(run = %run_id, error = %e, "cannot restore run");
-            return;
+    let span = tracing::info_span!(
+        "run",
+        run_id = %run_id,
+        user = %run.record.owner,
+        thread = %run.record.thread_id.as_ref().map(ThreadId::as_str).unwrap_or_default(),
+    );
+    async move {
+        let mut driver = match Driver::load(inner, live, run, fresh).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot restore run");
+                return;
+            }
+        };
+        let outcome = driver.run_loop().await;
+        if let Err(e) = driver.finish(outcome).await {
+            tracing::error!(error = %e, "cannot finish run");
         }
-    };
-    let outcome = driver.run_loop().await;
-    if let Err(e) = driver.finish(outcome).await {
-        tracing::error!(run = %run_id, error = %e, "cannot finish run");
     }
+    .instrument(span)
+    .await;
 }
 
 impl Driver {
@@ -309,7 +320,8 @@ impl Driver {
             let pending = self.unanswered_calls();
             if !pending.is_empty() {
                 for call in pending {
-                    self.tool_call(call).await?;
+                    let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+                    self.tool_call(call).instrument(span).await?;
                 }
                 continue;
             }
@@ -323,7 +335,8 @@ impl Driver {
                     self.iteration = turns as u32 + 1;
                     let mut all = history.clone();
                     all.extend(self.messages.iter().cloned());
-                    self.model_call(&all, &context, turns as u32).await?;
+                    let span = tracing::info_span!("model_call", provider = %self.inner.model.name(), turn = turns);
+                    self.model_call(&all, &context, turns as u32).instrument(span).await?;
                 }
             }
         }
@@ -705,7 +718,9 @@ impl Driver {
                 }
             };
             let approved_resource = conf.resource.clone();
-            let resolution = self.await_confirmation(&call, conf, prepared.description.clone()).await?;
+            let span = tracing::info_span!("confirmation_wait", tool = %call.name);
+            let resolution =
+                self.await_confirmation(&call, conf, prepared.description.clone()).instrument(span).await?;
             match resolution {
                 // After a restart the call is prepared anew; if the names now point at something
                 // else than what the person approved, nothing is done.
