@@ -396,3 +396,62 @@ async fn json_logs_trace_a_run_through_its_rpc_model_calls_tools_and_sql() {
         "RPCs are spans too"
     );
 }
+
+async fn log(server: &TestServer, run_id: String) -> Vec<pb::ServerEvent> {
+    let req = pb::ListRunEventsRequest { run_id, after_seq: 0, limit: 0 };
+    server.runs().await.list_run_events(req).await.unwrap().into_inner().events
+}
+
+/// `aware-server gc` with zero-day retention deletes the events and spans of runs that ended and
+/// the audit log — and leaves alone a run that is still waiting for an approval, which then
+/// completes after the restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    let replies = json!({"replies": [
+        {"when": "hello", "turns": [{"chunks": ["Hello."]}]},
+        {"when": "delete", "turns": [
+            {"tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": "support_tickets"}}]},
+            {"chunks": ["Deleted."]}
+        ]}
+    ]});
+    std::fs::write(&script, replies.to_string()).unwrap();
+    let env = [("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())];
+    let mut server = TestServer::start_with_env(&[], &env);
+    let client = server.client(None).await;
+    let send = |id: &str, text: &str| {
+        let message = pb::UserMessage { thread_id: format!("gc-{id}"), text: text.into(), on_busy: 0 };
+        pb::SendMessageRequest { client_msg_id: id.into(), message: Some(message) }
+    };
+    let done = server.chat().await.send_message(send("a", "hello")).await.unwrap().into_inner().run_id;
+    aware_e2e::events::follow(&client, &done, aware_e2e::events::no_confirmation).await;
+    let waiting = server.chat().await.send_message(send("b", "delete it")).await.unwrap().into_inner().run_id;
+    let mut pending = log(&server, waiting.clone()).await;
+    while !pending.iter().any(|e| matches!(e.payload, Some(pb::server_event::Payload::ConfirmationRequired(_)))) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        pending = log(&server, waiting.clone()).await;
+    }
+    assert!(server.stop());
+
+    let out = std::process::Command::new(aware_e2e::server_bin())
+        .args(["gc", "--events-days", "0", "--traces-days", "0", "--audit-days", "0", "--data-dir"])
+        .arg(&server.data_dir)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.starts_with("Deleted ") && !said.starts_with("Deleted 0 events"), "{said}");
+
+    server.restart(&[], &env);
+    assert!(log(&server, done.clone()).await.is_empty(), "the finished run's events are gone");
+    let trace = server.runs().await.get_run_trace(pb::GetRunTraceRequest { run_id: done.clone() }).await.unwrap();
+    assert!(trace.into_inner().spans.is_empty(), "and its spans");
+    let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
+    assert!(store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap().is_empty(), "the audit log too");
+    assert_eq!(log(&server, waiting.clone()).await, pending, "the waiting run's log is untouched");
+    let client = server.client(None).await;
+    let rest = aware_e2e::events::follow(&client, &waiting, |_| true).await;
+    assert!(matches!(rest.last().unwrap().payload, Some(pb::server_event::Payload::RunCompleted(_))));
+    assert_eq!(rest.len() as u64, rest.last().unwrap().seq, "the whole log, from seq 1");
+}

@@ -71,6 +71,18 @@ impl Default for Limits {
     }
 }
 
+/// How long finished things are kept (`aware-server gc` deletes the rest; unset keeps forever).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Retention {
+    /// Days the event log of a run that ended is kept (runs that have not ended keep theirs).
+    pub events_days: Option<u32>,
+    /// Days the trace spans of a run that ended are kept.
+    pub traces_days: Option<u32>,
+    /// Days audit entries are kept.
+    pub audit_days: Option<u32>,
+}
+
 /// Ingestion workers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -354,6 +366,7 @@ pub struct Config {
     /// Seconds open connections get to finish after SIGTERM/Ctrl-C.
     pub shutdown_grace_secs: u64,
     pub limits: Limits,
+    pub retention: Retention,
     pub ingest: Ingest,
     pub sandbox: Sandbox,
     pub agent: Agent,
@@ -380,6 +393,7 @@ impl Default for Config {
             seed_samples: true,
             shutdown_grace_secs: 10,
             limits: Limits::default(),
+            retention: Retention::default(),
             ingest: Ingest::default(),
             sandbox: Sandbox::default(),
             agent: Agent::default(),

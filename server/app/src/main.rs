@@ -25,6 +25,21 @@ enum Command {
         #[command(subcommand)]
         command: UsersCommand,
     },
+    /// Delete what the retention settings let go: the event logs and traces of runs that ended
+    /// long enough ago, old audit entries. Never what a run that has not ended needs.
+    Gc {
+        #[command(flatten)]
+        common: Common,
+        /// Keep the events of runs that ended within this many days (default: `retention.events_days`).
+        #[arg(long, value_name = "DAYS")]
+        events_days: Option<u32>,
+        /// Keep the trace spans of runs that ended within this many days (default: `retention.traces_days`).
+        #[arg(long, value_name = "DAYS")]
+        traces_days: Option<u32>,
+        /// Keep audit entries of the last this many days (default: `retention.audit_days`).
+        #[arg(long, value_name = "DAYS")]
+        audit_days: Option<u32>,
+    },
     /// Internal: a sandboxed worker process started by the server.
     #[command(hide = true)]
     Worker {
@@ -156,6 +171,25 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             println!("Send it as `authorization: Bearer <token>`. It is shown only once:");
             println!("{token}");
+            Ok(())
+        }
+        Command::Gc { common, events_days, traces_days, audit_days } => {
+            let config = load(&common, Overrides::default())?;
+            let store = aware_server::server::open_store(&config).await?;
+            let retention = &config.retention;
+            let before = |days: Option<u32>| days.map(|d| chrono::Utc::now() - chrono::Duration::days(i64::from(d)));
+            let report = store
+                .collect_garbage(
+                    before(events_days.or(retention.events_days)),
+                    before(traces_days.or(retention.traces_days)),
+                    before(audit_days.or(retention.audit_days)),
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!(
+                "Deleted {} events and {} trace spans of runs that ended, and {} audit entries.",
+                report.events, report.spans, report.audit
+            );
             Ok(())
         }
         Command::Users { command: UsersCommand::List { common } } => {

@@ -857,3 +857,54 @@ mod tests {
         assert!(store.take_expired(Utc::now()).await.unwrap().is_empty());
     }
 }
+
+/// What [`SqliteStore::collect_garbage`] removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GcReport {
+    pub events: u64,
+    pub spans: u64,
+    pub audit: u64,
+}
+
+impl SqliteStore {
+    /// Retention: deletes the event logs and the trace spans of runs that ended before
+    /// `events_before` / `traces_before`, and audit entries older than `audit_before` (`None`:
+    /// keep). Only runs with a terminal status count; one that has not ended is never touched,
+    /// whatever its age: its log is how it continues after a restart and how its clients resume.
+    pub async fn collect_garbage(
+        &self,
+        events_before: Option<DateTime<Utc>>,
+        traces_before: Option<DateTime<Utc>>,
+        audit_before: Option<DateTime<Utc>>,
+    ) -> Result<GcReport, StoreError> {
+        let mut report = GcReport::default();
+        if let Some(t) = events_before {
+            report.events = sqlx::query(
+                "DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE status IN \
+                 ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)",
+            )
+            .bind(micros(t))
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        }
+        if let Some(t) = traces_before {
+            report.spans = sqlx::query(
+                "DELETE FROM run_spans WHERE run_id IN (SELECT id FROM runs WHERE status IN \
+                 ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)",
+            )
+            .bind(micros(t))
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        }
+        if let Some(t) = audit_before {
+            report.audit = sqlx::query("DELETE FROM audit_log WHERE at < ?")
+                .bind(micros(t))
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        }
+        Ok(report)
+    }
+}
