@@ -388,7 +388,7 @@ impl Default for Config {
             auth: AuthMode::Local,
             mode: DeploymentMode::Local,
             log_format: LogFormat::Text,
-            log_level: "info".to_owned(),
+            log_level: "info,tantivy=warn".to_owned(),
             cors_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
             seed_samples: true,
             shutdown_grace_secs: 10,
