@@ -1,5 +1,6 @@
 //! What the benches share: percentiles and process accounting from `/proc`.
 
+use aware_e2e::proc_stat;
 pub use aware_e2e::rss_kib;
 use std::collections::HashMap;
 
@@ -10,14 +11,6 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     }
     let rank = (p * sorted.len() as f64).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-/// The fields of `/proc/PID/stat` after the command name (field 3 onwards).
-fn stat_fields(pid: u32) -> Option<Vec<u64>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = stat.rsplit_once(')')?.1;
-    // Field 3 (state) is a letter; keep the numbering by mapping it to 0.
-    Some(rest.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect())
 }
 
 /// A process and every descendant: aware's SQL and file workers are child processes, so their
@@ -36,7 +29,7 @@ impl ProcessTree {
         let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-            if let Some(f) = stat_fields(pid) {
+            if let Some(f) = proc_stat(pid) {
                 children.entry(f[1] as u32).or_default().push(pid);
             }
         }
@@ -54,7 +47,7 @@ impl ProcessTree {
     pub fn cpu_s(&self) -> f64 {
         let mut ticks = 0;
         for (i, pid) in self.members().into_iter().enumerate() {
-            if let Some(f) = stat_fields(pid) {
+            if let Some(f) = proc_stat(pid) {
                 // After ')': [0] state, [1] ppid, … [11] utime, [12] stime, [13] cutime, [14] cstime.
                 ticks += f[11] + f[12] + if i == 0 { f[13] + f[14] } else { 0 };
             }
@@ -71,5 +64,5 @@ impl ProcessTree {
 /// CPU seconds this process has used (the load generator shares the machine with the server).
 pub fn own_cpu_s() -> f64 {
     let ticks = rustix::param::clock_ticks_per_second() as f64;
-    stat_fields(std::process::id()).map_or(0.0, |f| (f[11] + f[12]) as f64 / ticks)
+    proc_stat(std::process::id()).map_or(0.0, |f| (f[11] + f[12]) as f64 / ticks)
 }

@@ -15,7 +15,7 @@
 //! the peer's `load.jsonl` fields, so `aware-bench compare` can put both side by side.
 
 use crate::common::{ProcessTree, own_cpu_s, percentile};
-use aware_e2e::TestServer;
+use aware_e2e::{ScriptFile, TestServer, upload};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
 use pb::server_event::Payload;
@@ -270,31 +270,13 @@ fn next_id() -> usize {
 }
 
 pub async fn main(opts: Opts) -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
-    let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, script().to_string())?;
+    let script = ScriptFile::new(&script());
+    let [model, script_path] = script.env();
     let server = TestServer::start_with_env(
         &["--no-samples"],
-        &[
-            ("AWARE_AGENT__MODEL", "script"),
-            ("AWARE_AGENT__SCRIPT", script_path.to_str().expect("utf-8 path")),
-            ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000"),
-        ],
+        &[model, script_path, ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000")],
     );
-    let csv = sales_csv().into_bytes();
-    let uploaded = server
-        .datasets()
-        .await
-        .upload_dataset(futures::stream::iter([pb::UploadDatasetRequest {
-            filename: "sales.csv".into(),
-            size_bytes: csv.len() as u64,
-            chunk: csv.into(),
-            ..Default::default()
-        }]))
-        .await?
-        .into_inner()
-        .dataset
-        .unwrap_or_default();
+    let uploaded = upload(&server, "sales.csv", sales_csv().into_bytes()).await?;
     anyhow::ensure!(uploaded.row_count == 1000, "sales upload: {uploaded:?}");
     let tree = server.pid().map(ProcessTree::new);
     let warm = level(&server, None, 1, opts.warmup, 30.0).await;

@@ -9,7 +9,7 @@
 //! `scripts/install-tools`).
 
 use crate::common::percentile;
-use aware_e2e::{TestServer, model_dir};
+use aware_e2e::{TestServer, model_dir, upload};
 use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
 use serde_json::Value;
@@ -52,25 +52,6 @@ async fn wait_ready(client: &mut DatasetsServiceClient<Channel>, id: &str) -> an
             _ => tokio::time::sleep(Duration::from_millis(50)).await,
         }
     }
-}
-
-async fn upload(
-    client: &mut DatasetsServiceClient<Channel>,
-    name: &str,
-    bytes: Vec<u8>,
-) -> anyhow::Result<pb::Dataset> {
-    let size = bytes.len() as u64;
-    let chunks: Vec<pb::UploadDatasetRequest> = bytes
-        .chunks(1 << 20)
-        .enumerate()
-        .map(|(i, c)| pb::UploadDatasetRequest {
-            filename: if i == 0 { name.into() } else { String::new() },
-            size_bytes: if i == 0 { size } else { 0 },
-            chunk: c.to_vec().into(),
-            ..Default::default()
-        })
-        .collect();
-    Ok(client.upload_dataset(futures::stream::iter(chunks)).await?.into_inner().dataset.unwrap_or_default())
 }
 
 async fn search(
@@ -153,7 +134,7 @@ pub async fn main(rows: usize) -> anyhow::Result<()> {
 
     // 1. Retrieval quality.
     let eval = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("search-eval");
-    let tickets = upload(&mut client, "tickets.csv", std::fs::read(eval.join("tickets.csv"))?).await?;
+    let tickets = upload(&server, "tickets.csv", std::fs::read(eval.join("tickets.csv"))?).await?;
     let (_, ready) = wait_ready(&mut client, &tickets.id).await?;
     println!("eval set: {} tickets indexed (words + vectors) in {:.1} s", tickets.row_count, ready.as_secs_f64());
     // Ticket ids are 1..N in file order, and a hit's row id is its 0-based position.
@@ -192,7 +173,7 @@ pub async fn main(rows: usize) -> anyhow::Result<()> {
     // 2. Indexing many short texts, then query latency.
     let csv = short_texts(rows);
     let started = Instant::now();
-    let big = upload(&mut client, "short_texts.csv", csv.into_bytes()).await?;
+    let big = upload(&server, "short_texts.csv", csv.into_bytes()).await?;
     let ingested = started.elapsed();
     let (words, vectors) = wait_ready(&mut client, &big.id).await?;
     let index = client

@@ -5,7 +5,8 @@
 //! happened, and the server keeps serving.
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
-use aware_e2e::{TestServer, reason};
+use aware_e2e::events::stored;
+use aware_e2e::{ScriptFile, TestServer, reason, upload};
 use aware_proto::v1 as pb;
 use pb::server_event::Payload as P;
 use prost::Message as _;
@@ -34,18 +35,6 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0 % n
     }
-}
-
-struct Script {
-    path: String,
-    _dir: tempfile::TempDir,
-}
-
-fn script(value: &Value) -> Script {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("script.json");
-    std::fs::write(&path, value.to_string()).unwrap();
-    Script { path: path.to_str().unwrap().to_owned(), _dir: dir }
 }
 
 const ROUNDS: usize = 5;
@@ -91,17 +80,6 @@ fn text_of(round: usize, i: usize) -> String {
         "count" => "count the churn rows".to_owned(),
         _ => format!("delete {}", victim(round, i)),
     }
-}
-
-async fn upload(server: &TestServer, name: &str) {
-    let csv = format!("id,note\n1,{name}\n2,kept until deleted\n").into_bytes();
-    let req = pb::UploadDatasetRequest {
-        filename: format!("{name}.csv"),
-        size_bytes: csv.len() as u64,
-        chunk: csv.into(),
-        ..Default::default()
-    };
-    server.datasets().await.upload_dataset(futures::stream::iter([req])).await.unwrap();
 }
 
 async fn tables(server: &TestServer) -> Vec<String> {
@@ -159,17 +137,16 @@ async fn follow_from_start(server: &TestServer, run_id: &str) -> Vec<pb::ServerE
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_at_random_points_in_50_runs_loses_nothing_and_repeats_no_side_effect() {
     let mut rng = Rng::from_env();
-    let script = script(&crash_script());
-    let env = [
-        ("AWARE_AGENT__MODEL", "script"),
-        ("AWARE_AGENT__SCRIPT", script.path.as_str()),
-        ("AWARE_AGENT__TOOL_DELAY_MS", "250"),
-        ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "100"),
-    ];
+    let script = ScriptFile::new(&crash_script());
+    let [model, script_path] = script.env();
+    let env =
+        [model, script_path, ("AWARE_AGENT__TOOL_DELAY_MS", "250"), ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "100")];
     let mut server = TestServer::start_with_env(&[], &env);
     for round in 0..ROUNDS {
         for i in 7..10 {
-            upload(&server, &victim(round, i)).await;
+            let name = victim(round, i);
+            let csv = format!("id,note\n1,{name}\n2,kept until deleted\n");
+            upload(&server, &format!("{name}.csv"), csv.into_bytes()).await.unwrap();
         }
     }
     let mut phases: BTreeMap<&str, usize> = BTreeMap::new();
@@ -237,14 +214,7 @@ async fn kill_9_at_random_points_in_50_runs_loses_nothing_and_repeats_no_side_ef
             for (a, b) in seen.iter().zip(&all) {
                 assert_eq!(a.encode_to_vec(), b.encode_to_vec(), "{what}: seq {} changed after the crash", a.seq);
             }
-            let stored = server
-                .runs()
-                .await
-                .list_run_events(pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 0, limit: 0 })
-                .await
-                .unwrap()
-                .into_inner()
-                .events;
+            let stored = stored(&server, &run_id).await;
             assert_eq!(stored.len(), all.len(), "{what}: the stored log is what was streamed");
             let mut running: HashMap<&str, usize> = HashMap::new();
             let mut results: HashMap<&str, usize> = HashMap::new();
@@ -296,13 +266,11 @@ fn children_cpu(pid: u32, needle: &str) -> Vec<(u32, u64)> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(child) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else { continue };
-        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
-        let f: Vec<&str> = rest.split_whitespace().collect();
+        let Some(f) = aware_e2e::proc_stat(child) else { continue };
         let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if f[1] == pid.to_string() && cmdline.contains(needle) {
-            out.push((child, f[11].parse::<u64>().unwrap_or(0) + f[12].parse::<u64>().unwrap_or(0)));
+        if f[1] == u64::from(pid) && cmdline.contains(needle) {
+            out.push((child, f[11] + f[12]));
         }
     }
     out
@@ -330,13 +298,7 @@ async fn a_sql_worker_killed_mid_query_fails_that_query_and_the_pool_recovers() 
             .collect();
         csv.push_str(&format!("{i},{t}\n"));
     }
-    let req = pb::UploadDatasetRequest {
-        filename: "pairs.csv".into(),
-        size_bytes: csv.len() as u64,
-        chunk: csv.into_bytes().into(),
-        ..Default::default()
-    };
-    server.datasets().await.upload_dataset(futures::stream::iter([req])).await.unwrap();
+    upload(&server, "pairs.csv", csv.into_bytes()).await.unwrap();
     let heavy = "SELECT count(*) FROM pairs a, pairs b WHERE (a.t || b.t) LIKE '%qzqzq%'";
     let mut query = server.query().await;
     let running = tokio::spawn(async move {
@@ -401,11 +363,9 @@ async fn read_to_end(stream: &mut tonic::Streaming<pb::ChatResponse>) -> usize {
 /// Returns the server's peak RSS growth (KiB) while the run lasted and the text the client got.
 async fn flood(stall: bool) -> (u64, usize) {
     let chunk = "x".repeat(1000) + " ";
-    let script = script(&json!({"replies": [{"when": "flood", "turns": [{"chunks": vec![chunk; FLOOD_CHUNKS]}]}]}));
-    let server = TestServer::start_with_env(
-        &["--no-samples"],
-        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.path.as_str())],
-    );
+    let script =
+        ScriptFile::new(&json!({"replies": [{"when": "flood", "turns": [{"chunks": vec![chunk; FLOOD_CHUNKS]}]}]}));
+    let server = TestServer::start_with_env(&["--no-samples"], &script.env());
     let pid = server.pid().unwrap();
     let rss = || aware_e2e::rss_kib(pid);
     let base = rss();
@@ -465,22 +425,6 @@ async fn a_client_that_stops_reading_does_not_hold_the_run_or_grow_the_server() 
     );
 }
 
-async fn upload_bytes(server: &TestServer, filename: &str, bytes: Vec<u8>) -> Result<pb::Dataset, tonic::Status> {
-    let size = bytes.len() as u64;
-    let chunks: Vec<pb::UploadDatasetRequest> = bytes
-        .chunks(1 << 20)
-        .enumerate()
-        .map(|(i, c)| pb::UploadDatasetRequest {
-            filename: if i == 0 { filename.into() } else { String::new() },
-            size_bytes: if i == 0 { size } else { 0 },
-            chunk: c.to_vec().into(),
-            ..Default::default()
-        })
-        .collect();
-    let response = server.datasets().await.upload_dataset(futures::stream::iter(chunks)).await?;
-    Ok(response.into_inner().dataset.unwrap_or_default())
-}
-
 /// Sends one message and follows its run to the end; the streamed events.
 async fn chat_once(server: &TestServer, id: &str) -> Result<Vec<pb::ServerEvent>, tonic::Status> {
     let message = pb::UserMessage { thread_id: format!("disk-{id}"), text: "hello".into(), on_busy: 0 };
@@ -495,13 +439,9 @@ async fn chat_once(server: &TestServer, id: &str) -> Result<Vec<pb::ServerEvent>
 /// debris behind, and the server goes on working once there is room.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_gives_a_clear_error_and_damages_nothing() {
-    let script = script(&json!({"replies": [{"when": "hello", "turns": [{"chunks": ["Hello ", "there."]}]}]}));
-    let server = TestServer::start_on_small_disk(
-        16,
-        &["--no-samples"],
-        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.path.as_str())],
-    );
-    upload_bytes(&server, "keep.csv", b"id,amount\n1,100\n2,200\n".to_vec()).await.unwrap();
+    let script = ScriptFile::new(&json!({"replies": [{"when": "hello", "turns": [{"chunks": ["Hello ", "there."]}]}]}));
+    let server = TestServer::start_on_small_disk(16, &["--no-samples"], &script.env());
+    upload(&server, "keep.csv", b"id,amount\n1,100\n2,200\n".to_vec()).await.unwrap();
     let first = chat_once(&server, "c1").await.unwrap();
     let sum = || aware_e2e::events::number(&server, "SELECT sum(amount) FROM keep");
     assert_eq!(sum().await, "300");
@@ -511,24 +451,17 @@ async fn a_full_disk_gives_a_clear_error_and_damages_nothing() {
     for i in 0..400_000 {
         big.push_str(&format!("{i},some words to fill the disk {i}\n"));
     }
-    let err = upload_bytes(&server, "big.csv", big.into_bytes()).await.expect_err("the disk is full");
+    let err = upload(&server, "big.csv", big.into_bytes()).await.expect_err("the disk is full");
     assert_eq!((err.code(), reason(&err).as_str()), (tonic::Code::ResourceExhausted, "RESOURCE_EXHAUSTED"));
     assert!(err.message().contains("disk is full"), "the message says what happened: {}", err.message());
     let list = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
     let names: Vec<String> = list.into_inner().datasets.into_iter().map(|d| d.table_name).collect();
     assert_eq!(names, ["keep"], "the failed upload left no dataset");
     assert_eq!(sum().await, "300");
-    let stored = server
-        .runs()
-        .await
-        .list_run_events(pb::ListRunEventsRequest { run_id: first[0].run_id.clone(), after_seq: 0, limit: 0 })
-        .await
-        .unwrap()
-        .into_inner()
-        .events;
+    let stored = stored(&server, &first[0].run_id).await;
     assert_eq!(stored, first, "a stored run reads back unchanged");
     // Its staged bytes were removed, so there is room again.
-    upload_bytes(&server, "after_full.csv", b"id\n1\n".to_vec()).await.expect("an upload that fits");
+    upload(&server, "after_full.csv", b"id\n1\n".to_vec()).await.expect("an upload that fits");
     chat_once(&server, "c2").await.expect("runs work after a full disk");
 }
 
@@ -536,10 +469,10 @@ async fn a_full_disk_gives_a_clear_error_and_damages_nothing() {
 /// half-started server); the data in it is intact for the next start on a writable mount.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_data_dir_is_refused_at_start_with_a_clear_message_and_kept_intact() {
-    let script = script(&json!({"replies": [{"when": "hello", "turns": [{"chunks": ["Hello ", "there."]}]}]}));
-    let env = [("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.path.as_str())];
+    let script = ScriptFile::new(&json!({"replies": [{"when": "hello", "turns": [{"chunks": ["Hello ", "there."]}]}]}));
+    let env = script.env();
     let mut server = TestServer::start_with_env(&["--no-samples"], &env);
-    upload_bytes(&server, "keep.csv", b"id,amount\n1,100\n2,200\n".to_vec()).await.unwrap();
+    upload(&server, "keep.csv", b"id,amount\n1,100\n2,200\n".to_vec()).await.unwrap();
     let first = chat_once(&server, "c1").await.unwrap();
     assert!(server.stop());
 
@@ -573,14 +506,7 @@ async fn a_read_only_data_dir_is_refused_at_start_with_a_clear_message_and_kept_
 
     server.restart(&["--no-samples"], &env);
     assert_eq!(aware_e2e::events::number(&server, "SELECT sum(amount) FROM keep").await, "300");
-    let stored = server
-        .runs()
-        .await
-        .list_run_events(pb::ListRunEventsRequest { run_id: first[0].run_id.clone(), after_seq: 0, limit: 0 })
-        .await
-        .unwrap()
-        .into_inner()
-        .events;
+    let stored = stored(&server, &first[0].run_id).await;
     assert_eq!(stored, first, "the stored run is intact");
     chat_once(&server, "c2").await.expect("runs work on the writable data dir");
 }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
 use aware_e2e::TestServer;
+use aware_e2e::events::stored;
 use aware_proto::v1 as pb;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -37,8 +38,6 @@ fn value(m: &BTreeMap<String, f64>, key: &str) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_admin_port_reports_health_and_metrics_that_move_with_the_traffic() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("script.json");
     let reply = |when: &str, tool: &str, args: serde_json::Value| {
         json!({"when": when, "turns": [
             {"tool_calls": [{"name": tool, "arguments": args}], "input_tokens": 30, "output_tokens": 5},
@@ -49,11 +48,8 @@ async fn the_admin_port_reports_health_and_metrics_that_move_with_the_traffic() 
         reply("count", "run_sql_query", json!({"sql": "SELECT count(*) FROM customer_churn"})),
         reply("delete", "delete_dataset", json!({"dataset": "customer_churn"})),
     ]});
-    std::fs::write(&script, replies.to_string()).unwrap();
-    let server = TestServer::start_with_env(
-        &["--admin-listen", "127.0.0.1:0"],
-        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())],
-    );
+    let script = aware_e2e::ScriptFile::new(&replies);
+    let server = TestServer::start_with_env(&["--admin-listen", "127.0.0.1:0"], &script.env());
     assert_eq!(server.admin_get("/healthz"), (200, "ok\n".to_owned()));
     assert_eq!(server.admin_get("/readyz"), (200, "ready\n".to_owned()));
     assert_eq!(server.admin_get("/nope").0, 404);
@@ -148,8 +144,6 @@ struct Seen {
 async fn sigterm_during_active_runs_tells_the_streams_and_loses_nothing() {
     use pb::server_event::Payload as P;
     use prost::Message as _;
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("script.json");
     let replies = json!({"replies": [
         {"when": "story", "turns": [{"chunks": vec!["once upon a time "; 80], "delay_ms": 25}]},
         {"when": "count", "turns": [
@@ -161,12 +155,9 @@ async fn sigterm_during_active_runs_tells_the_streams_and_loses_nothing() {
             {"chunks": ["Deleted."]}
         ]}
     ]});
-    std::fs::write(&script, replies.to_string()).unwrap();
-    let env = [
-        ("AWARE_AGENT__MODEL", "script"),
-        ("AWARE_AGENT__SCRIPT", script.to_str().unwrap()),
-        ("AWARE_AGENT__TOOL_DELAY_MS", "1500"),
-    ];
+    let script = aware_e2e::ScriptFile::new(&replies);
+    let [model, script_path] = script.env();
+    let env = [model, script_path, ("AWARE_AGENT__TOOL_DELAY_MS", "1500")];
     let mut server = TestServer::start_with_env(&[], &env);
 
     let mut clients = Vec::new();
@@ -353,17 +344,12 @@ async fn a_user_over_the_limits_is_told_to_retry_and_another_user_is_not_affecte
 /// its busy and idle time, so an operator can follow one run through the logs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_logs_trace_a_run_through_its_rpc_model_calls_tools_and_sql() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("script.json");
     let replies = json!({"replies": [{"when": "count", "turns": [
         {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
         {"chunks": ["Counted."]}
     ]}]});
-    std::fs::write(&script, replies.to_string()).unwrap();
-    let mut server = TestServer::start_with_env(
-        &["--log-format", "json"],
-        &[("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())],
-    );
+    let script = aware_e2e::ScriptFile::new(&replies);
+    let mut server = TestServer::start_with_env(&["--log-format", "json"], &script.env());
     let message = pb::UserMessage { thread_id: "traced".into(), text: "count the rows".into(), on_busy: 0 };
     let req = pb::SendMessageRequest { client_msg_id: "t1".into(), message: Some(message) };
     let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
@@ -396,18 +382,11 @@ async fn json_logs_trace_a_run_through_its_rpc_model_calls_tools_and_sql() {
     );
 }
 
-async fn log(server: &TestServer, run_id: String) -> Vec<pb::ServerEvent> {
-    let req = pb::ListRunEventsRequest { run_id, after_seq: 0, limit: 0 };
-    server.runs().await.list_run_events(req).await.unwrap().into_inner().events
-}
-
 /// `aware-server gc` with zero-day retention deletes the events and spans of runs that ended and
 /// the audit log — and leaves alone a run that is still waiting for an approval, which then
 /// completes after the restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_needs() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("script.json");
     let replies = json!({"replies": [
         {"when": "hello", "turns": [{"chunks": ["Hello."]}]},
         {"when": "delete", "turns": [
@@ -415,8 +394,8 @@ async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_need
             {"chunks": ["Deleted."]}
         ]}
     ]});
-    std::fs::write(&script, replies.to_string()).unwrap();
-    let env = [("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", script.to_str().unwrap())];
+    let script = aware_e2e::ScriptFile::new(&replies);
+    let env = script.env();
     let mut server = TestServer::start_with_env(&[], &env);
     let client = server.client(None).await;
     let send = |id: &str, text: &str| {
@@ -426,10 +405,10 @@ async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_need
     let done = server.chat().await.send_message(send("a", "hello")).await.unwrap().into_inner().run_id;
     aware_e2e::events::follow(&client, &done, aware_e2e::events::no_confirmation).await;
     let waiting = server.chat().await.send_message(send("b", "delete it")).await.unwrap().into_inner().run_id;
-    let mut pending = log(&server, waiting.clone()).await;
+    let mut pending = stored(&server, &waiting).await;
     while !pending.iter().any(|e| matches!(e.payload, Some(pb::server_event::Payload::ConfirmationRequired(_)))) {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        pending = log(&server, waiting.clone()).await;
+        pending = stored(&server, &waiting).await;
     }
     assert!(server.stop());
 
@@ -443,12 +422,12 @@ async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_need
     assert!(said.starts_with("Deleted ") && !said.starts_with("Deleted 0 events"), "{said}");
 
     server.restart(&[], &env);
-    assert!(log(&server, done.clone()).await.is_empty(), "the finished run's events are gone");
+    assert!(stored(&server, &done).await.is_empty(), "the finished run's events are gone");
     let trace = server.runs().await.get_run_trace(pb::GetRunTraceRequest { run_id: done.clone() }).await.unwrap();
     assert!(trace.into_inner().spans.is_empty(), "and its spans");
     let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
     assert!(store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap().is_empty(), "the audit log too");
-    assert_eq!(log(&server, waiting.clone()).await, pending, "the waiting run's log is untouched");
+    assert_eq!(stored(&server, &waiting).await, pending, "the waiting run's log is untouched");
     let client = server.client(None).await;
     let rest = aware_e2e::events::follow(&client, &waiting, |_| true).await;
     assert!(matches!(rest.last().unwrap().payload, Some(pb::server_event::Payload::RunCompleted(_))));

@@ -43,6 +43,12 @@ pub fn resolutions(events: &[pb::ServerEvent]) -> Vec<pb::ConfirmationResolution
     })
 }
 
+/// A run's whole stored log (`ListRunEvents`).
+pub async fn stored(server: &TestServer, run_id: &str) -> Vec<pb::ServerEvent> {
+    let req = pb::ListRunEventsRequest { run_id: run_id.to_owned(), after_seq: 0, limit: 0 };
+    server.runs().await.list_run_events(req).await.expect("ListRunEvents").into_inner().events
+}
+
 /// The first cell of `sql`'s answer, as a tool summary prints a number (two decimals at most).
 pub async fn number(server: &TestServer, sql: &str) -> String {
     let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };

@@ -46,6 +46,57 @@ pub fn model_dir() -> String {
     dir.canonicalize().expect("model dir").display().to_string()
 }
 
+/// The reply file of the scripted model (`agent.model = "script"`), removed when dropped.
+pub struct ScriptFile {
+    path: String,
+    _dir: tempfile::TempDir,
+}
+
+impl ScriptFile {
+    pub fn new(script: &serde_json::Value) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("script.json");
+        std::fs::write(&path, script.to_string()).expect("write the script");
+        Self { path: path.to_str().expect("utf-8 path").to_owned(), _dir: dir }
+    }
+
+    /// The server environment that selects this script as the model.
+    pub fn env(&self) -> [(&'static str, &str); 2] {
+        [("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", self.path.as_str())]
+    }
+}
+
+/// Uploads `bytes` as `filename` through `UploadDataset`, in 1 MiB chunks.
+pub async fn upload(
+    server: &TestServer,
+    filename: &str,
+    bytes: Vec<u8>,
+) -> Result<aware_proto::v1::Dataset, tonic::Status> {
+    use aware_proto::v1::UploadDatasetRequest;
+    let size = bytes.len() as u64;
+    let chunks: Vec<UploadDatasetRequest> = bytes
+        .chunks(1 << 20)
+        .enumerate()
+        .map(|(i, c)| UploadDatasetRequest {
+            filename: if i == 0 { filename.into() } else { String::new() },
+            size_bytes: if i == 0 { size } else { 0 },
+            chunk: c.to_vec().into(),
+            ..Default::default()
+        })
+        .collect();
+    let response = server.datasets().await.upload_dataset(futures::stream::iter(chunks)).await?;
+    Ok(response.into_inner().dataset.unwrap_or_default())
+}
+
+/// The fields of `/proc/PID/stat` after the command name (field 3 onwards; the state letter reads
+/// as 0): `[1]` is the parent pid, `[11]`/`[12]` user/system CPU ticks, `[13]`/`[14]` those of reaped
+/// children. `None` once the process is gone.
+pub fn proc_stat(pid: u32) -> Option<Vec<u64>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(')')?.1;
+    Some(rest.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect())
+}
+
 /// Resident memory of a process, KiB (0 once it is gone).
 pub fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

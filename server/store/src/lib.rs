@@ -878,25 +878,17 @@ impl SqliteStore {
         audit_before: Option<DateTime<Utc>>,
     ) -> Result<GcReport, StoreError> {
         let mut report = GcReport::default();
-        if let Some(t) = events_before {
-            report.events = sqlx::query(
-                "DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE status IN \
-                 ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)",
-            )
-            .bind(micros(t))
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        }
-        if let Some(t) = traces_before {
-            report.spans = sqlx::query(
-                "DELETE FROM run_spans WHERE run_id IN (SELECT id FROM runs WHERE status IN \
-                 ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)",
-            )
-            .bind(micros(t))
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
+        // Only runs with a terminal status count (the same statuses as `RunStatus::is_terminal`).
+        const EVENTS: &str = "DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE status IN \
+             ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)";
+        const SPANS: &str = "DELETE FROM run_spans WHERE run_id IN (SELECT id FROM runs WHERE status IN \
+             ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)";
+        for (sql, before, count) in
+            [(EVENTS, events_before, &mut report.events), (SPANS, traces_before, &mut report.spans)]
+        {
+            if let Some(t) = before {
+                *count = sqlx::query(sql).bind(micros(t)).execute(&self.pool).await?.rows_affected();
+            }
         }
         if let Some(t) = audit_before {
             report.audit = sqlx::query("DELETE FROM audit_log WHERE at < ?")
