@@ -4,7 +4,13 @@
 
 use aware_e2e::TestServer;
 use aware_e2e::events::stored;
+use aware_e2e::fake_llm::{FakeLlm, Reply};
 use aware_proto::v1 as pb;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, any_value};
+use opentelemetry_proto::tonic::trace::v1::Span;
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use prost::Message as _;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -432,4 +438,132 @@ async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_need
     let rest = aware_e2e::events::follow(&client, &waiting, |_| true).await;
     assert!(matches!(rest.last().unwrap().payload, Some(pb::server_event::Payload::RunCompleted(_))));
     assert_eq!(rest.len() as u64, rest.last().unwrap().seq, "the whole log, from seq 1");
+}
+
+/// Every span the collector received, with its service name.
+fn exported_spans(collector: &FakeLlm) -> Vec<(String, Span)> {
+    let mut out = Vec::new();
+    for r in collector.requests() {
+        assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/traces"));
+        assert_eq!(r.header("content-type"), Some("application/x-protobuf"));
+        let export = ExportTraceServiceRequest::decode(r.raw.as_slice()).expect("an OTLP protobuf body");
+        for resource in export.resource_spans {
+            let service = resource
+                .resource
+                .iter()
+                .flat_map(|r| &r.attributes)
+                .find(|a| a.key == "service.name")
+                .map(|a| attribute_text(a.value.as_ref()))
+                .unwrap_or_default();
+            for scope in resource.scope_spans {
+                out.extend(scope.spans.into_iter().map(|s| (service.clone(), s)));
+            }
+        }
+    }
+    out
+}
+
+fn attribute_text(value: Option<&AnyValue>) -> String {
+    match value.and_then(|v| v.value.as_ref()) {
+        Some(any_value::Value::StringValue(s)) => s.clone(),
+        Some(other) => format!("{other:?}"),
+        None => String::new(),
+    }
+}
+
+fn attribute(span: &Span, key: &str) -> String {
+    span.attributes.iter().find(|a| a.key == key).map(|a| attribute_text(a.value.as_ref())).unwrap_or_default()
+}
+
+/// With `telemetry.otlp_endpoint` set, spans reach an OTLP/HTTP collector as protobuf: each run is
+/// one trace (its model calls, its tool call and that tool's SQL inside it) linked to the RPC that
+/// started it; an RPC that carries a W3C `traceparent` joins the caller's trace; SIGTERM sends
+/// what is still buffered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn otlp_export_sends_each_runs_trace_to_the_collector() {
+    let collector = FakeLlm::start(|_, _| Reply::status(200, json!({}))).await;
+    let replies = json!({"replies": [{"when": "count", "turns": [
+        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
+        {"chunks": ["Counted."]}
+    ]}]});
+    let script = aware_e2e::ScriptFile::new(&replies);
+    let endpoint = collector.url();
+    let mut env = script.env().to_vec();
+    env.extend([("AWARE_TELEMETRY__OTLP_ENDPOINT", endpoint.as_str()), ("AWARE_TELEMETRY__SERVICE_NAME", "aware-e2e")]);
+    let mut server = TestServer::start_with_env(&[], &env);
+    let message = pb::UserMessage { thread_id: "exported".into(), text: "count the rows".into(), on_busy: 0 };
+    let req = pb::SendMessageRequest { client_msg_id: "x1".into(), message: Some(message) };
+    let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
+    let client = server.client(None).await;
+    aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
+    let mut traced = tonic::Request::new(pb::ListDatasetsRequest::default());
+    let caller_trace = "0af7651916cd43dd8448eb211c80319c";
+    let caller_span = "b7ad6b7169203331";
+    traced.metadata_mut().insert("traceparent", format!("00-{caller_trace}-{caller_span}-01").parse().unwrap());
+    server.datasets().await.list_datasets(traced).await.unwrap();
+    // The batch goes out every 5 s; this test is over sooner, so what arrives was sent at SIGTERM.
+    assert!(server.stop());
+
+    let spans = exported_spans(&collector);
+    assert!(spans.iter().all(|(service, _)| service == "aware-e2e"), "service.name is the configured one");
+    let spans: Vec<Span> = spans.into_iter().map(|(_, s)| s).collect();
+    let named = |name: &'static str| spans.iter().filter(move |s| s.name == name);
+    let run = named("run").find(|s| attribute(s, "run_id") == run_id).expect("the run's span was exported");
+    assert_eq!(attribute(run, "user"), "usr_local");
+    assert!(!attribute(run, "thread").is_empty());
+    assert!(run.parent_span_id.is_empty(), "a run is its own trace: it outlives the RPC that started it");
+    let send = named("/aware.v1.ChatService/SendMessage").next().expect("the SendMessage RPC span");
+    assert_eq!(send.kind, SpanKind::Server as i32);
+    assert!(
+        run.links.iter().any(|l| l.trace_id == send.trace_id && l.span_id == send.span_id),
+        "the run links to the RPC that started it: {:?}",
+        run.links
+    );
+    let in_run = |s: &&Span| s.trace_id == run.trace_id;
+    assert_eq!(named("model_call").filter(in_run).count(), 2, "two model turns in the run's trace");
+    let tool = named("tool_call").find(in_run).expect("the tool call in the run's trace");
+    assert_eq!(attribute(tool, "tool"), "run_sql_query");
+    assert_eq!(tool.parent_span_id, run.span_id);
+    let sql = named("sql").find(in_run).expect("the tool's SQL in the run's trace");
+    let parent_of = |s: &Span| spans.iter().find(|p| p.span_id == s.parent_span_id);
+    let mut ancestors = std::iter::successors(parent_of(sql), |s| parent_of(s));
+    assert!(ancestors.any(|a| a.span_id == tool.span_id), "the SQL runs inside the tool call");
+    assert!(sql.end_time_unix_nano >= sql.start_time_unix_nano && sql.start_time_unix_nano > 0);
+
+    let listed = named("/aware.v1.DatasetsService/ListDatasets").next().expect("the traced RPC");
+    assert_eq!(hex::encode(&listed.trace_id), caller_trace, "the RPC joined the caller's trace");
+    assert_eq!(hex::encode(&listed.parent_span_id), caller_span);
+}
+
+/// A collector that is down costs the spans, nothing else: runs complete, the server stops on
+/// time, and the log says why nothing arrived.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collector_that_is_down_loses_spans_but_not_the_service() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let replies = json!({"replies": [{"when": "count", "turns": [
+        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
+        {"chunks": ["Counted."]}
+    ]}]});
+    let script = aware_e2e::ScriptFile::new(&replies);
+    let mut env = script.env().to_vec();
+    env.push(("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()));
+    let mut server = TestServer::start_with_env(&[], &env);
+    let message = pb::UserMessage { thread_id: "lost".into(), text: "count the rows".into(), on_busy: 0 };
+    let req = pb::SendMessageRequest { client_msg_id: "d1".into(), message: Some(message) };
+    let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
+    let client = server.client(None).await;
+    let events = aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
+    assert!(
+        matches!(events.last().and_then(|e| e.payload.as_ref()), Some(pb::server_event::Payload::RunCompleted(_))),
+        "the run completed"
+    );
+    assert_eq!(stored(&server, &run_id).await.last().map(|e| e.seq), events.last().map(|e| e.seq));
+    let started = std::time::Instant::now();
+    assert!(server.stop());
+    println!("stop with the collector down: {} ms", started.elapsed().as_millis());
+    let logs = server.logs();
+    assert!(logs.contains("exporting traces over OTLP/HTTP"), "{logs}");
+    assert!(logs.contains("ExportError"), "the failed export is logged: {logs}");
 }

@@ -320,6 +320,8 @@ pub struct Recorded {
     pub headers: BTreeMap<String, String>,
     /// The body as JSON (a body that is not JSON is kept as a JSON string).
     pub body: Value,
+    /// The body's bytes as received (for binary formats such as OTLP protobuf).
+    pub raw: Vec<u8>,
     /// How many earlier requests had exactly this body: 0 for a first attempt, 1 for its first retry…
     pub attempt: usize,
     /// When the request had been read.
@@ -1071,9 +1073,9 @@ async fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Recorded
         }
         raw.extend_from_slice(&tmp[..n]);
     };
-    let body =
+    let json =
         serde_json::from_slice(&body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
-    Ok(Some(Recorded { method, path, headers, body, attempt: 0, received: Instant::now() }))
+    Ok(Some(Recorded { method, path, headers, body: json, raw: body, attempt: 0, received: Instant::now() }))
 }
 
 #[cfg(test)]
@@ -1174,6 +1176,7 @@ mod tests {
                     {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "result"}], "is_error": true},
                     {"type": "text", "text": "second"}]}
             ])),
+            raw: Vec::new(),
             attempt: 0,
             received: Instant::now(),
         };

@@ -83,6 +83,37 @@ pub struct Retention {
     pub audit_days: Option<u32>,
 }
 
+/// OpenTelemetry export of the trace spans (rpc, run, model_call, tool_call, confirmation_wait,
+/// sql). Off unless an endpoint is set here, as `AWARE_TELEMETRY__OTLP_ENDPOINT`, or as the
+/// standard `OTEL_EXPORTER_OTLP_ENDPOINT`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Telemetry {
+    /// Base URL of an OTLP/HTTP collector, e.g. `http://127.0.0.1:4318`; spans are sent as
+    /// protobuf to `<endpoint>/v1/traces`.
+    pub otlp_endpoint: Option<String>,
+    /// Extra headers on every export, e.g. a vendor's API key.
+    pub otlp_headers: std::collections::BTreeMap<String, String>,
+    /// Seconds one export may take before it is abandoned (the spans are dropped, never the server).
+    pub otlp_timeout_secs: u64,
+    /// The `service.name` resource attribute.
+    pub service_name: String,
+    /// Share of new traces recorded, 0.0 to 1.0; a caller's `traceparent` decision is followed.
+    pub sample_ratio: f64,
+}
+
+impl Default for Telemetry {
+    fn default() -> Self {
+        Self {
+            otlp_endpoint: None,
+            otlp_headers: std::collections::BTreeMap::new(),
+            otlp_timeout_secs: 5,
+            service_name: "aware-server".to_owned(),
+            sample_ratio: 1.0,
+        }
+    }
+}
+
 /// Ingestion workers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -367,6 +398,7 @@ pub struct Config {
     pub shutdown_grace_secs: u64,
     pub limits: Limits,
     pub retention: Retention,
+    pub telemetry: Telemetry,
     pub ingest: Ingest,
     pub sandbox: Sandbox,
     pub agent: Agent,
@@ -394,6 +426,7 @@ impl Default for Config {
             shutdown_grace_secs: 10,
             limits: Limits::default(),
             retention: Retention::default(),
+            telemetry: Telemetry::default(),
             ingest: Ingest::default(),
             sandbox: Sandbox::default(),
             agent: Agent::default(),
@@ -457,6 +490,10 @@ impl Config {
                 ModelKind::Offline | ModelKind::Script => None,
             };
             config.llm.api_key = var.and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
+        }
+        if config.telemetry.otlp_endpoint.is_none() {
+            config.telemetry.otlp_endpoint =
+                std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|e| !e.trim().is_empty());
         }
         config.validate()?;
         Ok(config)
@@ -559,6 +596,23 @@ impl Config {
         anyhow::ensure!((1..=64).contains(&sb.threads), "sandbox.threads must be 1 to 64");
         anyhow::ensure!((1..=1_000_000).contains(&sb.max_rows), "sandbox.max_rows must be 1 to 1000000");
         anyhow::ensure!(sb.max_result_mb >= 1, "sandbox.max_result_mb must be at least 1");
+        let te = &self.telemetry;
+        if let Some(url) = &te.otlp_endpoint {
+            anyhow::ensure!(
+                (url.starts_with("http://") || url.starts_with("https://")) && url.parse::<http::Uri>().is_ok(),
+                "telemetry.otlp_endpoint {url:?} must be an http:// or https:// URL, e.g. http://127.0.0.1:4318"
+            );
+        }
+        for (name, value) in &te.otlp_headers {
+            anyhow::ensure!(
+                http::HeaderName::try_from(name.as_str()).is_ok()
+                    && http::HeaderValue::try_from(value.as_str()).is_ok(),
+                "telemetry.otlp_headers: {name:?} is not a valid HTTP header"
+            );
+        }
+        anyhow::ensure!((1..=120).contains(&te.otlp_timeout_secs), "telemetry.otlp_timeout_secs must be 1 to 120");
+        anyhow::ensure!((0.0..=1.0).contains(&te.sample_ratio), "telemetry.sample_ratio must be 0.0 to 1.0");
+        anyhow::ensure!(!te.service_name.trim().is_empty(), "telemetry.service_name must not be empty");
         tracing_subscriber::EnvFilter::try_new(&self.log_level)
             .map_err(|e| anyhow::anyhow!("log_level {:?} is not a valid filter: {e}", self.log_level))?;
         Ok(())
@@ -612,6 +666,29 @@ mod tests {
             jail.create_file("aware.toml", "unknown_key = 1\n")?;
             let err = Config::load(None, &Overrides::default()).unwrap_err().to_string();
             assert!(err.contains("unknown_key"), "typos are reported: {err}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)] // figment::Jail's own error type
+    fn the_otlp_endpoint_comes_from_aware_settings_or_the_standard_otel_variable() {
+        figment::Jail::expect_with(|jail| {
+            let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+            assert_eq!(c.telemetry.otlp_endpoint, None, "off by default");
+            jail.set_env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318");
+            let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+            assert_eq!(c.telemetry.otlp_endpoint.as_deref(), Some("http://collector:4318"));
+            jail.set_env("AWARE_TELEMETRY__OTLP_ENDPOINT", "https://otel.example:443");
+            let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
+            assert_eq!(c.telemetry.otlp_endpoint.as_deref(), Some("https://otel.example:443"), "ours wins");
+            jail.set_env("AWARE_TELEMETRY__OTLP_ENDPOINT", "collector:4318");
+            let err = Config::load(None, &Overrides::default()).unwrap_err().to_string();
+            assert!(err.contains("telemetry.otlp_endpoint"), "{err}");
+            jail.set_env("AWARE_TELEMETRY__OTLP_ENDPOINT", "http://collector:4318");
+            jail.set_env("AWARE_TELEMETRY__SAMPLE_RATIO", "1.5");
+            let err = Config::load(None, &Overrides::default()).unwrap_err().to_string();
+            assert!(err.contains("sample_ratio"), "{err}");
             Ok(())
         });
     }

@@ -10,4 +10,5 @@ pub mod limits;
 pub mod metrics;
 pub mod server;
 pub mod status;
+pub mod telemetry;
 pub mod web;

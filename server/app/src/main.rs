@@ -224,7 +224,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ..Overrides::default()
     };
     let config = load(&args.common, overrides)?;
-    init_tracing(&config);
+    let telemetry = aware_server::telemetry::init(&config)?;
+    let served = serve_until_signal(config).await;
+    // The spans of the last moments (the shutdown itself included) go out before the exit.
+    let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
+    served
+}
+
+async fn serve_until_signal(config: Config) -> anyhow::Result<()> {
     let addr = config.listen_addr()?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     aware_server::server::run(config, listener, shutdown_signal(), |bound| {
@@ -237,22 +244,6 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     .await?;
     tracing::info!("stopped");
     Ok(())
-}
-
-fn init_tracing(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    match config.log_format {
-        // JSON logs carry each event's spans (rpc, run with run_id/user/thread, model_call,
-        // tool_call, confirmation_wait, sql) and a line when each span closes, with its time.
-        LogFormat::Json => builder
-            .json()
-            .with_current_span(true)
-            .with_span_list(true)
-            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-            .init(),
-        LogFormat::Text => builder.init(),
-    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -127,7 +127,9 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let mut call = Call::start(method_label(request.uri().path()));
-        let span = tracing::info_span!("rpc", method = %call.method);
+        // `otel.*` name the exported span after the method and mark it as the server side of a call.
+        let span = tracing::info_span!("rpc", method = %call.method, otel.name = %call.method, otel.kind = "server");
+        crate::telemetry::continue_caller_trace(&span, request.headers());
         let response = tracing::Instrument::instrument(self.inner.call(request), span);
         Box::pin(async move {
             let response = response.await?;

@@ -79,8 +79,9 @@ fn event_key(p: &EventPayload) -> Option<String> {
 }
 
 /// Drives a run to its end. `fresh`: the run was never driven (no events, no transcript), so
-/// nothing needs restoring.
-pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fresh: bool) {
+/// nothing needs restoring. The run's span follows from `cause` (a run is its own trace: it
+/// outlives the RPC that started it and continues after a restart).
+pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fresh: bool, cause: &tracing::Span) {
     let run = match inner.log.chat_run(&run_id).await {
         Ok(Some(run)) => run,
         Ok(None) => return,
@@ -98,6 +99,7 @@ pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fre
         user = %run.record.owner,
         thread = %run.record.thread_id.as_ref().map(ThreadId::as_str).unwrap_or_default(),
     );
+    span.follows_from(cause);
     async move {
         let mut driver = match Driver::load(inner, live, run, fresh).await {
             Ok(d) => d,
