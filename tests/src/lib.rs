@@ -166,6 +166,8 @@ impl TestServer {
             .arg(data_dir)
             .args(args)
             .env_remove("AWARE_LISTEN")
+            // The harness's own setting, not the server's (it would be an unknown config key).
+            .env_remove("AWARE_SERVER_BIN")
             .env("AWARE_LOG_LEVEL", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

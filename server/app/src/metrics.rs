@@ -34,6 +34,11 @@ pub fn recorder() -> PrometheusHandle {
             let recorder = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &buckets)
                 .expect("histogram buckets are not empty")
+                .set_buckets_for_metric(
+                    Matcher::Full("aware_event_commit_batch_size".into()),
+                    &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0],
+                )
+                .expect("histogram buckets are not empty")
                 .build_recorder();
             let handle = recorder.handle();
             if metrics::set_global_recorder(recorder).is_err() {
@@ -56,6 +61,7 @@ fn describe() {
     describe_counter!("aware_model_tokens_total", "model tokens, by provider and kind (input/output)");
     describe_gauge!("aware_sql_workers", "SQL worker processes: alive, busy, warm");
     describe_counter!("aware_sql_worker_restarts_total", "SQL workers retired early, by cause");
+    describe_histogram!("aware_event_commit_batch_size", "run events written per event-log commit (group commit)");
 }
 
 /// The gRPC code's name for the `code` label.

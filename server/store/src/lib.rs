@@ -23,6 +23,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+mod group_commit;
 mod runs;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -68,6 +69,7 @@ fn db(e: sqlx::Error) -> Error {
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    events: group_commit::EventWriter,
 }
 
 /// One row of the audit log.
@@ -138,7 +140,7 @@ impl SqliteStore {
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
-        Ok(Self { pool })
+        Ok(Self { events: group_commit::EventWriter::start(pool.clone()), pool })
     }
 
     /// The audit trail of one user, oldest first.

@@ -328,7 +328,7 @@ impl RunLog for SqliteStore {
     }
 
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
-        insert_event(&self.pool, event).await
+        self.events.append(event).await
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
