@@ -436,6 +436,40 @@ async fn os_limits_hold_even_when_the_validator_is_bypassed() {
     assert!(answer.is_err(), "another user's worker cannot open the first user's file");
 }
 
+/// A worker remembers which SQL passed its DuckDB cross-checks, but only for the tables it was
+/// checked against: the same text over the same table name, now a bigger file, is judged again.
+#[tokio::test]
+async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
+    let pool = probe_pool();
+    let dir = tempfile::tempdir().unwrap();
+    let user_dir = dir.path().join("usr_test");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    let table = |file: &str, rows: u32| {
+        let path = user_dir.join(file);
+        let conn = duckdb::Connection::open(&path).unwrap();
+        conn.execute_batch(&format!("CREATE TABLE data AS SELECT range AS x FROM range({rows})")).unwrap();
+        TableFile { name: "numbers".into(), path }
+    };
+    let (small, big) = (table("ds_small.duckdb", 100), table("ds_big.duckdb", 1000));
+    let request = |t: &TableFile| QueryRequest {
+        user_dir: user_dir.clone(),
+        tables: vec![t.clone()],
+        sql: "SELECT count(*) FROM numbers a, numbers b, numbers c".into(),
+        max_rows: 10,
+        max_bytes: 1 << 20,
+        timeout_ms: 10_000,
+    };
+    for _ in 0..2 {
+        let answer = pool.execute("usr_test", request(&small)).await.unwrap();
+        assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000), "asked twice, answered twice");
+    }
+    let err = pool.execute("usr_test", request(&big)).await.unwrap_err();
+    assert_eq!(err.code, aware_core::ErrorCode::RunnerResourceExceeded, "{}", err.message);
+    assert!(err.message.contains("join condition"), "{}", err.message);
+    let answer = pool.execute("usr_test", request(&small)).await.unwrap();
+    assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000));
+}
+
 #[test]
 fn the_corpus_has_every_required_category() {
     let cases = corpus();
