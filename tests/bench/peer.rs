@@ -50,6 +50,10 @@ pub struct Opts {
     /// The `label` field of the JSON lines.
     #[arg(long, default_value = "aware")]
     label: String,
+    /// Give every run its own SQL text (a different constant in a filter that keeps every row),
+    /// so nothing is answered from the SQL worker's per-session verdict and statement caches.
+    #[arg(long)]
+    distinct_sql: bool,
 }
 
 const QUESTION: &str = "What are total sales by region?";
@@ -80,8 +84,19 @@ fn sales_csv() -> String {
     csv
 }
 
-/// Turn 0 calls the tool, turn 1 streams the peer's answer sentence in exactly 20 pieces.
-fn script() -> Value {
+/// The question of run `n`: the peer's, or (`distinct`) one tagged `[q-n]` whose reply runs its own SQL.
+fn question(n: usize, distinct: bool) -> String {
+    if distinct { format!("{QUESTION} [q-{n}]") } else { QUESTION.to_owned() }
+}
+
+/// SQL that differs for every run but reads and returns the same as [`SQL`].
+fn distinct_sql(n: usize) -> String {
+    SQL.replace(" GROUP BY", &format!(" WHERE id <> -{} GROUP BY", n + 1))
+}
+
+/// Turn 0 calls the tool, turn 1 streams the peer's answer sentence in exactly 20 pieces. With
+/// `distinct` runs, one reply per run (`[q-n]`, up to `distinct`) each with its own SQL.
+fn script(distinct: Option<usize>) -> Value {
     let words: Vec<&str> =
         "The query returned 4 rows. Sales are split across four regions; north, south, east and west \
          each hold about a quarter of the 1000 orders."
@@ -90,10 +105,17 @@ fn script() -> Value {
     let n = ANSWER_CHUNKS;
     let chunks: Vec<String> =
         (0..n).map(|i| format!("{} ", words[i * words.len() / n..(i + 1) * words.len() / n].join(" "))).collect();
-    json!({"replies": [{"when": "total sales by region", "turns": [
-        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": SQL}}]},
-        {"chunks": chunks}
-    ]}]})
+    let reply = |when: String, sql: String| {
+        json!({"when": when, "turns": [
+            {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": sql}}]},
+            {"chunks": chunks}
+        ]})
+    };
+    let replies: Vec<Value> = match distinct {
+        None => vec![reply("total sales by region".into(), SQL.into())],
+        Some(runs) => (0..runs).map(|n| reply(format!("[q-{n}]"), distinct_sql(n))).collect(),
+    };
+    json!({ "replies": replies })
 }
 
 #[derive(Debug)]
@@ -106,13 +128,13 @@ struct Record {
     error: Option<String>,
 }
 
-async fn one_run(channel: Channel, n: usize) -> anyhow::Result<Record> {
+async fn one_run(channel: Channel, n: usize, distinct: bool) -> anyhow::Result<Record> {
     let (tx, rx) = mpsc::channel(1);
     tx.send(pb::ChatRequest {
         client_msg_id: format!("peer-{n}"),
         kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
             thread_id: format!("peer-thread-{n}"),
-            text: QUESTION.into(),
+            text: question(n, distinct),
             on_busy: 0,
         })),
     })
@@ -161,7 +183,14 @@ async fn one_run(channel: Channel, n: usize) -> anyhow::Result<Record> {
 
 /// One level: `conc` clients, each on its own connection (as the peer's HTTP pool), running
 /// until `total` runs have started or the deadline passed.
-async fn level(server: &TestServer, tree: Option<&ProcessTree>, conc: usize, total: usize, deadline: f64) -> Value {
+async fn level(
+    server: &TestServer,
+    tree: Option<&ProcessTree>,
+    conc: usize,
+    total: usize,
+    deadline: f64,
+    distinct: bool,
+) -> Value {
     let counter = Arc::new(AtomicUsize::new(0));
     let mut channels = Vec::new();
     for _ in 0..conc {
@@ -195,7 +224,7 @@ async fn level(server: &TestServer, tree: Option<&ProcessTree>, conc: usize, tot
                     }
                     let id = next_id();
                     let budget = (stop_at + GRACE).saturating_duration_since(Instant::now());
-                    match tokio::time::timeout(budget, one_run(channel.clone(), id)).await {
+                    match tokio::time::timeout(budget, one_run(channel.clone(), id, distinct)).await {
                         Ok(Ok(r)) => records.push(r),
                         Ok(Err(e)) => failures.push(format!("{e:#}")),
                         Err(_) => failures.push("timed out".to_owned()),
@@ -270,7 +299,8 @@ fn next_id() -> usize {
 }
 
 pub async fn main(opts: Opts) -> anyhow::Result<()> {
-    let script = ScriptFile::new(&script());
+    let runs_at_most = opts.warmup + opts.levels.len() * opts.runs;
+    let script = ScriptFile::new(&script(opts.distinct_sql.then_some(runs_at_most)));
     let [model, script_path] = script.env();
     let server = TestServer::start_with_env(
         &["--no-samples"],
@@ -279,13 +309,14 @@ pub async fn main(opts: Opts) -> anyhow::Result<()> {
     let uploaded = upload(&server, "sales.csv", sales_csv().into_bytes()).await?;
     anyhow::ensure!(uploaded.row_count == 1000, "sales upload: {uploaded:?}");
     let tree = server.pid().map(ProcessTree::new);
-    let warm = level(&server, None, 1, opts.warmup, 30.0).await;
+    let warm = level(&server, None, 1, opts.warmup, 30.0, opts.distinct_sql).await;
     anyhow::ensure!(warm["runs_bad"] == 0 && warm["exceptions"] == 0, "warm-up failed: {warm}");
     let git = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok();
     let commit = git.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
-    println!("aware {commit} (dev profile), peer scenario, levels {:?}", opts.levels);
+    let sql = if opts.distinct_sql { "a distinct SQL text per run" } else { "one SQL text" };
+    println!("aware {commit} (dev profile), peer scenario ({sql}), levels {:?}", opts.levels);
     for conc in &opts.levels {
-        let mut result = level(&server, tree.as_ref(), *conc, opts.runs, opts.deadline).await;
+        let mut result = level(&server, tree.as_ref(), *conc, opts.runs, opts.deadline, opts.distinct_sql).await;
         result["label"] = json!(opts.label);
         result["stream_mode"] = json!(["chat"]);
         result["resumable"] = json!(true);
