@@ -1,6 +1,7 @@
 //! Side-by-side table of `aware-bench peer` and the peer harness (`load.jsonl` of
 //! `../shared/bench/langgraph/run.sh`): for every concurrency level both ran, aware's figures,
-//! each LangGraph configuration's, and the ratios aware / LangGraph.
+//! each LangGraph configuration's, and the ratios aware / LangGraph (one set per aware label, e.g.
+//! the peer's one SQL text and `--distinct-sql`).
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -69,12 +70,13 @@ pub fn main(opts: Opts) -> anyhow::Result<()> {
     let mut ratios = Vec::new();
     for a in &aware {
         let conc = &a["concurrency"];
-        row(a["label"].as_str().unwrap_or("aware"), a);
+        let ours = a["label"].as_str().unwrap_or("aware");
+        row(ours, a);
         for p in peer.iter().filter(|p| &p["concurrency"] == conc) {
             let label = format!("LangGraph {}", p["label"].as_str().unwrap_or("?"));
             row(&label, p);
             ratios.push(format!(
-                "| {conc} | {label} | {} | {} | {} | {} | {} |",
+                "| {conc} | {ours} | {label} | {} | {} | {} | {} | {} |",
                 ratio(num(&a["runs_per_s"]), num(&p["runs_per_s"])),
                 ratio(num(&a["ttfe_ms"]["p50"]), num(&p["ttfe_ms"]["p50"])),
                 ratio(num(&a["ttfe_ms"]["p99"]), num(&p["ttfe_ms"]["p99"])),
@@ -84,8 +86,8 @@ pub fn main(opts: Opts) -> anyhow::Result<()> {
         }
     }
     println!("\nRatios aware / LangGraph (runs/s: higher is better for aware; times and CPU: lower is better)\n");
-    println!("| clients | against | runs/s | TTFE p50 | TTFE p99 | TTC p99 | server CPU per run |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| clients | aware | against | runs/s | TTFE p50 | TTFE p99 | TTC p99 | server CPU per run |");
+    println!("|---|---|---|---|---|---|---|---|");
     for r in ratios {
         println!("{r}");
     }
