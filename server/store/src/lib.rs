@@ -880,15 +880,19 @@ impl SqliteStore {
         audit_before: Option<DateTime<Utc>>,
     ) -> Result<GcReport, StoreError> {
         let mut report = GcReport::default();
-        // Only runs with a terminal status count (the same statuses as `RunStatus::is_terminal`).
-        const EVENTS: &str = "DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE status IN \
-             ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)";
-        const SPANS: &str = "DELETE FROM run_spans WHERE run_id IN (SELECT id FROM runs WHERE status IN \
-             ('succeeded', 'failed', 'cancelled', 'max_iterations') AND completed_at IS NOT NULL AND completed_at < ?)";
-        for (sql, before, count) in
-            [(EVENTS, events_before, &mut report.events), (SPANS, traces_before, &mut report.spans)]
+        // Only runs with a terminal status count; the list comes from `RunStatus` itself.
+        let terminal: Vec<String> =
+            RunStatus::ALL.into_iter().filter(|s| s.is_terminal()).map(|s| format!("'{}'", s.as_str())).collect();
+        let ended = format!(
+            "SELECT id FROM runs WHERE status IN ({}) AND completed_at IS NOT NULL AND completed_at < ?",
+            terminal.join(", ")
+        );
+        for (table, before, count) in
+            [("run_events", events_before, &mut report.events), ("run_spans", traces_before, &mut report.spans)]
         {
             if let Some(t) = before {
+                // Built only from our table names and `RunStatus` names, never from input.
+                let sql = sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE run_id IN ({ended})"));
                 *count = sqlx::query(sql).bind(micros(t)).execute(&self.pool).await?.rows_affected();
             }
         }
