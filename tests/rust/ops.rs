@@ -386,6 +386,12 @@ async fn json_logs_trace_a_run_through_its_rpc_model_calls_tools_and_sql() {
         closed("rpc").iter().any(|l| l["span"]["method"] == "/aware.v1.ChatService/SendMessage"),
         "RPCs are spans too"
     );
+    // The RPC's span closes with the RPC, long before the run it started ends.
+    let position = |pred: &dyn Fn(&serde_json::Value) -> bool| lines.iter().position(pred).expect("a close line");
+    let send_closed =
+        position(&|l| l["fields"]["message"] == "close" && l["span"]["method"] == "/aware.v1.ChatService/SendMessage");
+    let run_closed = position(&|l| l["fields"]["message"] == "close" && l["span"]["run_id"] == run_id.as_str());
+    assert!(send_closed < run_closed, "SendMessage's span closed at line {send_closed}, the run's at {run_closed}");
 }
 
 /// `aware-server gc` with zero-day retention deletes the events and spans of runs that ended and
@@ -496,6 +502,23 @@ async fn otlp_export_sends_each_runs_trace_to_the_collector() {
     let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
     let client = server.client(None).await;
     aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
+    // A run started over a Chat stream (half-closed: it ends when the run does).
+    let chat_message = pb::ChatRequest {
+        client_msg_id: "x2".into(),
+        kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
+            thread_id: "exported-chat".into(),
+            text: "count the rows again".into(),
+            on_busy: 0,
+        })),
+    };
+    let mut chat = server.chat().await.chat(tokio_stream::iter([chat_message])).await.unwrap().into_inner();
+    let mut chat_run = String::new();
+    while let Some(response) = chat.message().await.unwrap() {
+        if let Some(pb::server_event::Payload::RunStarted(_)) = response.event.as_ref().and_then(|e| e.payload.as_ref())
+        {
+            chat_run = response.event.unwrap().run_id;
+        }
+    }
     let mut traced = tonic::Request::new(pb::ListDatasetsRequest::default());
     let caller_trace = "0af7651916cd43dd8448eb211c80319c";
     let caller_span = "b7ad6b7169203331";
@@ -518,6 +541,13 @@ async fn otlp_export_sends_each_runs_trace_to_the_collector() {
         run.links.iter().any(|l| l.trace_id == send.trace_id && l.span_id == send.span_id),
         "the run links to the RPC that started it: {:?}",
         run.links
+    );
+    let by_chat = named("run").find(|s| attribute(s, "run_id") == chat_run).expect("the Chat run's span");
+    let chat_span = named("/aware.v1.ChatService/Chat").next().expect("the Chat RPC span");
+    assert!(
+        by_chat.links.iter().any(|l| l.span_id == chat_span.span_id),
+        "a run started over Chat links to the Chat call: {:?}",
+        by_chat.links
     );
     let in_run = |s: &&Span| s.trace_id == run.trace_id;
     assert_eq!(named("model_call").filter(in_run).count(), 2, "two model turns in the run's trace");

@@ -168,6 +168,10 @@ impl TestServer {
             .env_remove("AWARE_LISTEN")
             // The harness's own setting, not the server's (it would be an unknown config key).
             .env_remove("AWARE_SERVER_BIN")
+            // Nor does a developer's trace collector belong in a test's server.
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_HEADERS")
             .env("AWARE_LOG_LEVEL", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -674,6 +674,7 @@ mod tests {
     #[allow(clippy::result_large_err)] // figment::Jail's own error type
     fn the_otlp_endpoint_comes_from_aware_settings_or_the_standard_otel_variable() {
         figment::Jail::expect_with(|jail| {
+            jail.clear_env();
             let c = Config::load(None, &Overrides::default()).map_err(|e| e.to_string())?;
             assert_eq!(c.telemetry.otlp_endpoint, None, "off by default");
             jail.set_env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318");

@@ -2,7 +2,7 @@
 //! `log_level`) and, when `telemetry.otlp_endpoint` is set, an OpenTelemetry layer that sends the
 //! same spans — rpc, run, model_call, tool_call, confirmation_wait, sql — to an OTLP/HTTP collector.
 //! Export runs on its own thread in batches; a slow or absent collector costs dropped spans, never
-//! a slower RPC.
+//! a slower RPC. `log_level` filters what is exported as well as what is logged.
 
 use crate::config::{Config, LogFormat};
 use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
@@ -16,6 +16,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// Keeps the exporter alive; [`Telemetry::shutdown`] sends what is still buffered.
 pub struct Telemetry {
     provider: Option<SdkTracerProvider>,
+    timeout: Duration,
 }
 
 /// Installs the global subscriber. Call once, before serving.
@@ -42,7 +43,7 @@ pub fn init(config: &Config) -> anyhow::Result<Telemetry> {
     if let Some(endpoint) = &config.telemetry.otlp_endpoint {
         tracing::info!(endpoint = %endpoint, "exporting traces over OTLP/HTTP");
     }
-    Ok(Telemetry { provider })
+    Ok(Telemetry { provider, timeout: Duration::from_secs(config.telemetry.otlp_timeout_secs) })
 }
 
 fn exporter(config: &Config, endpoint: &str) -> anyhow::Result<SdkTracerProvider> {
@@ -50,7 +51,7 @@ fn exporter(config: &Config, endpoint: &str) -> anyhow::Result<SdkTracerProvider
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary)
-        .with_endpoint(format!("{}/v1/traces", endpoint.trim_end_matches('/')))
+        .with_endpoint(traces_url(endpoint))
         .with_timeout(Duration::from_secs(t.otlp_timeout_secs))
         .with_headers(t.otlp_headers.clone().into_iter().collect())
         .build()
@@ -64,12 +65,18 @@ fn exporter(config: &Config, endpoint: &str) -> anyhow::Result<SdkTracerProvider
         .build())
 }
 
+/// `<base>/v1/traces`, or the URL as given when it already names the traces path.
+fn traces_url(endpoint: &str) -> String {
+    let base = endpoint.trim_end_matches('/');
+    if base.ends_with("/v1/traces") { base.to_owned() } else { format!("{base}/v1/traces") }
+}
+
 impl Telemetry {
-    /// Sends the spans still buffered (bounded by the export timeout). Blocking: call it off the
-    /// async workers.
+    /// Sends the spans still buffered, waiting at most the export timeout. Blocking: call it off
+    /// the async workers.
     pub fn shutdown(self) {
         if let Some(provider) = self.provider
-            && let Err(e) = provider.shutdown()
+            && let Err(e) = provider.shutdown_with_timeout(self.timeout)
         {
             eprintln!("aware-server: the last trace export failed: {e}");
         }
@@ -87,5 +94,15 @@ pub fn continue_caller_trace(span: &tracing::Span, headers: &http::HeaderMap) {
     if cx.span().span_context().is_valid() {
         // Fails only when no OpenTelemetry layer is installed: then there is no trace to join.
         let _ = span.set_parent(cx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_traces_path_is_added_once() {
+        assert_eq!(super::traces_url("http://c:4318"), "http://c:4318/v1/traces");
+        assert_eq!(super::traces_url("http://c:4318/"), "http://c:4318/v1/traces");
+        assert_eq!(super::traces_url("https://c/otlp/v1/traces"), "https://c/otlp/v1/traces");
     }
 }

@@ -424,7 +424,9 @@ impl ChatService for Chat {
             forwards: JoinSet::new(),
             watched: HashMap::new(),
         };
-        tokio::spawn(session.run(request.into_inner()));
+        // The session is the Chat call's real life: its span stays open until the stream ends,
+        // and the runs it starts link to it.
+        tokio::spawn(tracing::Instrument::instrument(session.run(request.into_inner()), tracing::Span::current()));
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

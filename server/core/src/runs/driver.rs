@@ -78,10 +78,9 @@ fn event_key(p: &EventPayload) -> Option<String> {
     })
 }
 
-/// Drives a run to its end. `fresh`: the run was never driven (no events, no transcript), so
-/// nothing needs restoring. The run's span follows from `cause` (a run is its own trace: it
-/// outlives the RPC that started it and continues after a restart).
-pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fresh: bool, cause: &tracing::Span) {
+/// Drives a run to its end inside `span` (its `user` and `thread` are filled in here). `fresh`:
+/// the run was never driven (no events, no transcript), so nothing needs restoring.
+pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fresh: bool, span: tracing::Span) {
     let run = match inner.log.chat_run(&run_id).await {
         Ok(Some(run)) => run,
         Ok(None) => return,
@@ -93,13 +92,8 @@ pub(crate) async fn drive(inner: Arc<Inner>, run_id: RunId, live: Arc<Live>, fre
     if run.record.status.is_terminal() {
         return;
     }
-    let span = tracing::info_span!(
-        "run",
-        run_id = %run_id,
-        user = %run.record.owner,
-        thread = %run.record.thread_id.as_ref().map(ThreadId::as_str).unwrap_or_default(),
-    );
-    span.follows_from(cause);
+    span.record("user", tracing::field::display(&run.record.owner));
+    span.record("thread", run.record.thread_id.as_ref().map(ThreadId::as_str).unwrap_or_default());
     async move {
         let mut driver = match Driver::load(inner, live, run, fresh).await {
             Ok(d) => d,

@@ -154,12 +154,21 @@ pub(crate) struct Inner {
 
 /// Starts the driver task of a run; `fresh` when it was never driven before (not a recovery).
 pub(crate) fn spawn_driver(inner: Arc<Inner>, run_id: RunId, fresh: bool) {
-    // What started the run (an RPC, or the run before it on the thread): the run's span links to it.
-    let cause = tracing::Span::current();
+    // A run is its own trace (it outlives the RPC that started it and continues after a restart);
+    // its span links to what started it — an RPC, or the run before it on the thread — by id
+    // only, so that span still closes when its own work ends.
+    let span = tracing::info_span!(
+        parent: None,
+        "run",
+        run_id = %run_id,
+        user = tracing::field::Empty,
+        thread = tracing::field::Empty,
+    );
+    span.follows_from(tracing::Span::current());
     tokio::spawn(async move {
         let live = inner.live.lock().expect("live map").get(&run_id).cloned();
         if let Some(live) = live {
-            driver::drive(inner.clone(), run_id.clone(), live, fresh, &cause).await;
+            driver::drive(inner.clone(), run_id.clone(), live, fresh, span).await;
         }
         // Normally done by the driver before `RunCompleted` goes out; this covers a driver
         // that could not finish.
