@@ -535,8 +535,21 @@ fn run_query(q: &QueryRequest, settings: &Settings, session: &mut Option<Session
 fn execute(conn: &duckdb::Connection, q: &QueryRequest) -> Result<ResultTable, Response> {
     let wrapped = format!("SELECT * FROM ({}) AS aware_result LIMIT {}", q.sql, q.max_rows + 1);
     // Cached per session: a repeated query skips parsing and planning (the tables cannot change
-    // under it; a new table set means a new session).
+    // under it; a new table set means a new session). A cached statement keeps its last result
+    // in memory until it runs again, so only small, complete answers stay cached.
     let mut stmt = conn.prepare_cached(&wrapped).map_err(|e| classify_error(&e.to_string(), &q.tables))?;
+    let read = read_rows(&mut stmt, q);
+    if !matches!(&read, Ok((table, bytes)) if !table.truncated && *bytes <= KEEP_RESULT_BYTES) {
+        stmt.discard();
+    }
+    read.map(|(table, _)| table)
+}
+
+/// Largest answer (approximate bytes) whose statement stays in the session's cache.
+const KEEP_RESULT_BYTES: u64 = 256 << 10;
+
+/// The rows of an executed statement, capped by rows and bytes, and their approximate size.
+fn read_rows(stmt: &mut duckdb::Statement<'_>, q: &QueryRequest) -> Result<(ResultTable, u64), Response> {
     let mut rows = stmt.query([]).map_err(|e| classify_error(&e.to_string(), &q.tables))?;
     let mut out: Vec<Vec<Value>> = Vec::new();
     let mut bytes = 0u64;
@@ -568,7 +581,7 @@ fn execute(conn: &duckdb::Connection, q: &QueryRequest) -> Result<ResultTable, R
             (name, type_name(&stmt.column_logical_type(i)))
         })
         .collect();
-    Ok(ResultTable { columns, rows: out, truncated, exec_ms: 0 })
+    Ok((ResultTable { columns, rows: out, truncated, exec_ms: 0 }, bytes))
 }
 
 fn approx_size(v: &Value) -> u64 {
