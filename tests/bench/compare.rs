@@ -68,21 +68,32 @@ pub fn main(opts: Opts) -> anyhow::Result<()> {
         );
     };
     let mut ratios = Vec::new();
+    let mut levels: Vec<&Value> = Vec::new();
     for a in &aware {
-        let conc = &a["concurrency"];
-        let ours = a["label"].as_str().unwrap_or("aware");
-        row(ours, a);
-        for p in peer.iter().filter(|p| &p["concurrency"] == conc) {
-            let label = format!("LangGraph {}", p["label"].as_str().unwrap_or("?"));
-            row(&label, p);
-            ratios.push(format!(
-                "| {conc} | {ours} | {label} | {} | {} | {} | {} | {} |",
-                ratio(num(&a["runs_per_s"]), num(&p["runs_per_s"])),
-                ratio(num(&a["ttfe_ms"]["p50"]), num(&p["ttfe_ms"]["p50"])),
-                ratio(num(&a["ttfe_ms"]["p99"]), num(&p["ttfe_ms"]["p99"])),
-                ratio(num(&a["ttc_ms"]["p99"]), num(&p["ttc_ms"]["p99"])),
-                ratio(num(&a["server_cpu_ms_per_run"]), num(&p["server_cpu_ms_per_run"])),
-            ));
+        if !levels.contains(&&a["concurrency"]) {
+            levels.push(&a["concurrency"]);
+        }
+    }
+    // Per level: every aware run at that level, then each LangGraph configuration once.
+    for conc in levels {
+        let peers: Vec<&Value> = peer.iter().filter(|p| &p["concurrency"] == conc).collect();
+        for a in aware.iter().filter(|a| &a["concurrency"] == conc) {
+            let ours = a["label"].as_str().unwrap_or("aware");
+            row(ours, a);
+            for p in &peers {
+                let label = format!("LangGraph {}", p["label"].as_str().unwrap_or("?"));
+                ratios.push(format!(
+                    "| {conc} | {ours} | {label} | {} | {} | {} | {} | {} |",
+                    ratio(num(&a["runs_per_s"]), num(&p["runs_per_s"])),
+                    ratio(num(&a["ttfe_ms"]["p50"]), num(&p["ttfe_ms"]["p50"])),
+                    ratio(num(&a["ttfe_ms"]["p99"]), num(&p["ttfe_ms"]["p99"])),
+                    ratio(num(&a["ttc_ms"]["p99"]), num(&p["ttc_ms"]["p99"])),
+                    ratio(num(&a["server_cpu_ms_per_run"]), num(&p["server_cpu_ms_per_run"])),
+                ));
+            }
+        }
+        for p in &peers {
+            row(&format!("LangGraph {}", p["label"].as_str().unwrap_or("?")), p);
         }
     }
     println!("\nRatios aware / LangGraph (runs/s: higher is better for aware; times and CPU: lower is better)\n");

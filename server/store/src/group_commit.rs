@@ -58,9 +58,10 @@ impl EventWriter {
 
 async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pending>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let per_commit = metrics::histogram!("aware_event_commit_batch_size");
     while pending.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        metrics::histogram!("aware_event_commit_batch_size").record(batch.len() as f64);
         if batch.len() > 1 && insert(&pool, &batch).await.is_ok() {
+            per_commit.record(batch.len() as f64);
             for p in batch.drain(..) {
                 let _ = p.done.send(Ok(()));
             }
@@ -70,6 +71,9 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
         // caller hears its own outcome and one bad row never fails its neighbours.
         for p in batch.drain(..) {
             let outcome = insert(&pool, std::slice::from_ref(&p)).await;
+            if outcome.is_ok() {
+                per_commit.record(1.0);
+            }
             let _ = p.done.send(outcome);
         }
     }

@@ -475,7 +475,13 @@ struct ScriptToolCall {
 
 impl Script {
     pub fn parse(json: &str) -> Result<Self> {
-        serde_json::from_str(json).map_err(|e| Error::validation("agent.script", format!("bad model script: {e}")))
+        let mut script: Self = serde_json::from_str(json)
+            .map_err(|e| Error::validation("agent.script", format!("bad model script: {e}")))?;
+        // Matching ignores case; fold the patterns once, not on every model call.
+        for reply in &mut script.replies {
+            reply.when = reply.when.to_lowercase();
+        }
+        Ok(script)
     }
 }
 
@@ -495,7 +501,7 @@ impl LanguageModel for Script {
                 _ => None,
             })
             .unwrap_or_default();
-        let Some(reply) = self.replies.iter().find(|r| user_text.contains(&r.when.to_lowercase())) else {
+        let Some(reply) = self.replies.iter().find(|r| user_text.contains(&r.when)) else {
             let text = format!("No scripted reply for “{user_text}”.");
             let _ = deltas.send(text.clone());
             return Ok(ModelTurn { text, ..ModelTurn::default() });
