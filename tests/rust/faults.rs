@@ -427,10 +427,8 @@ async fn a_client_that_stops_reading_does_not_hold_the_run_or_grow_the_server() 
 
 /// Sends one message and follows its run to the end; the streamed events.
 async fn chat_once(server: &TestServer, id: &str) -> Result<Vec<pb::ServerEvent>, tonic::Status> {
-    let message = pb::UserMessage { thread_id: format!("disk-{id}"), text: "hello".into(), on_busy: 0 };
-    let req = pb::SendMessageRequest { client_msg_id: id.into(), message: Some(message) };
-    let run_id = server.chat().await.send_message(req).await?.into_inner().run_id;
     let client = server.client(None).await;
+    let run_id = client.send_message(&format!("disk-{id}"), "hello", id).await?.run_id;
     Ok(aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await)
 }
 

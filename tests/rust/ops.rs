@@ -42,6 +42,14 @@ fn value(m: &BTreeMap<String, f64>, key: &str) -> f64 {
     m.get(key).copied().unwrap_or(0.0)
 }
 
+/// A scripted model that answers "count …" with one SQL tool call over `customer_churn`, then "Counted."
+fn count_rows_script() -> aware_e2e::ScriptFile {
+    aware_e2e::ScriptFile::new(&json!({"replies": [{"when": "count", "turns": [
+        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
+        {"chunks": ["Counted."]}
+    ]}]}))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_admin_port_reports_health_and_metrics_that_move_with_the_traffic() {
     let reply = |when: &str, tool: &str, args: serde_json::Value| {
@@ -67,13 +75,9 @@ async fn the_admin_port_reports_health_and_metrics_that_move_with_the_traffic() 
 
     // Traffic: a run with a SQL tool, a run whose delete waits for approval, refused calls.
     let client = server.client(None).await;
-    let send = |id: &str, text: &str| {
-        let message = pb::UserMessage { thread_id: format!("ops-{id}"), text: text.into(), on_busy: 0 };
-        pb::SendMessageRequest { client_msg_id: id.into(), message: Some(message) }
-    };
-    let run = server.chat().await.send_message(send("m1", "count the rows")).await.unwrap().into_inner().run_id;
+    let run = client.send_message("ops-m1", "count the rows", "m1").await.unwrap().run_id;
     aware_e2e::events::follow(&client, &run, aware_e2e::events::no_confirmation).await;
-    let run = server.chat().await.send_message(send("m2", "delete it")).await.unwrap().into_inner().run_id;
+    let run = client.send_message("ops-m2", "delete it", "m2").await.unwrap().run_id;
     // While it waits for the approval, its StreamRun is an open stream and the run is counted.
     let mut watch = server
         .chat()
@@ -350,16 +354,10 @@ async fn a_user_over_the_limits_is_told_to_retry_and_another_user_is_not_affecte
 /// its busy and idle time, so an operator can follow one run through the logs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_logs_trace_a_run_through_its_rpc_model_calls_tools_and_sql() {
-    let replies = json!({"replies": [{"when": "count", "turns": [
-        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
-        {"chunks": ["Counted."]}
-    ]}]});
-    let script = aware_e2e::ScriptFile::new(&replies);
+    let script = count_rows_script();
     let mut server = TestServer::start_with_env(&["--log-format", "json"], &script.env());
-    let message = pb::UserMessage { thread_id: "traced".into(), text: "count the rows".into(), on_busy: 0 };
-    let req = pb::SendMessageRequest { client_msg_id: "t1".into(), message: Some(message) };
-    let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
     let client = server.client(None).await;
+    let run_id = client.send_message("traced", "count the rows", "t1").await.unwrap().run_id;
     aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
     assert!(server.stop());
 
@@ -410,13 +408,9 @@ async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_need
     let env = script.env();
     let mut server = TestServer::start_with_env(&[], &env);
     let client = server.client(None).await;
-    let send = |id: &str, text: &str| {
-        let message = pb::UserMessage { thread_id: format!("gc-{id}"), text: text.into(), on_busy: 0 };
-        pb::SendMessageRequest { client_msg_id: id.into(), message: Some(message) }
-    };
-    let done = server.chat().await.send_message(send("a", "hello")).await.unwrap().into_inner().run_id;
+    let done = client.send_message("gc-a", "hello", "a").await.unwrap().run_id;
     aware_e2e::events::follow(&client, &done, aware_e2e::events::no_confirmation).await;
-    let waiting = server.chat().await.send_message(send("b", "delete it")).await.unwrap().into_inner().run_id;
+    let waiting = client.send_message("gc-b", "delete it", "b").await.unwrap().run_id;
     let mut pending = stored(&server, &waiting).await;
     while !pending.iter().any(|e| matches!(e.payload, Some(pb::server_event::Payload::ConfirmationRequired(_)))) {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -488,19 +482,13 @@ fn attribute(span: &Span, key: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn otlp_export_sends_each_runs_trace_to_the_collector() {
     let collector = FakeLlm::start(|_, _| Reply::status(200, json!({}))).await;
-    let replies = json!({"replies": [{"when": "count", "turns": [
-        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
-        {"chunks": ["Counted."]}
-    ]}]});
-    let script = aware_e2e::ScriptFile::new(&replies);
+    let script = count_rows_script();
     let endpoint = collector.url();
     let mut env = script.env().to_vec();
     env.extend([("AWARE_TELEMETRY__OTLP_ENDPOINT", endpoint.as_str()), ("AWARE_TELEMETRY__SERVICE_NAME", "aware-e2e")]);
     let mut server = TestServer::start_with_env(&[], &env);
-    let message = pb::UserMessage { thread_id: "exported".into(), text: "count the rows".into(), on_busy: 0 };
-    let req = pb::SendMessageRequest { client_msg_id: "x1".into(), message: Some(message) };
-    let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
     let client = server.client(None).await;
+    let run_id = client.send_message("exported", "count the rows", "x1").await.unwrap().run_id;
     aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
     // A run started over a Chat stream (half-closed: it ends when the run does).
     let chat_message = pb::ChatRequest {
@@ -572,18 +560,12 @@ async fn a_collector_that_is_down_loses_spans_but_not_the_service() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let endpoint = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let replies = json!({"replies": [{"when": "count", "turns": [
-        {"tool_calls": [{"name": "run_sql_query", "arguments": {"sql": "SELECT count(*) FROM customer_churn"}}]},
-        {"chunks": ["Counted."]}
-    ]}]});
-    let script = aware_e2e::ScriptFile::new(&replies);
+    let script = count_rows_script();
     let mut env = script.env().to_vec();
     env.push(("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()));
     let mut server = TestServer::start_with_env(&[], &env);
-    let message = pb::UserMessage { thread_id: "lost".into(), text: "count the rows".into(), on_busy: 0 };
-    let req = pb::SendMessageRequest { client_msg_id: "d1".into(), message: Some(message) };
-    let run_id = server.chat().await.send_message(req).await.unwrap().into_inner().run_id;
     let client = server.client(None).await;
+    let run_id = client.send_message("lost", "count the rows", "d1").await.unwrap().run_id;
     let events = aware_e2e::events::follow(&client, &run_id, aware_e2e::events::no_confirmation).await;
     assert!(
         matches!(events.last().and_then(|e| e.payload.as_ref()), Some(pb::server_event::Payload::RunCompleted(_))),

@@ -375,16 +375,21 @@ fn probed(r: Response) -> (bool, String) {
     }
 }
 
+/// A dataset file in `user_dir` as ingestion writes them (one table `data`), column `x` = 0..rows.
+fn numbers_file(user_dir: &Path, file: &str, rows: u32) -> std::path::PathBuf {
+    let path = user_dir.join(file);
+    let conn = duckdb::Connection::open(&path).unwrap();
+    conn.execute_batch(&format!("CREATE TABLE data AS SELECT range AS x FROM range({rows})")).unwrap();
+    path
+}
+
 #[tokio::test]
 async fn os_limits_hold_even_when_the_validator_is_bypassed() {
     let pool = probe_pool();
     let dir = tempfile::tempdir().unwrap();
     let user_dir = dir.path().join("usr_test");
     std::fs::create_dir_all(&user_dir).unwrap();
-    let table = user_dir.join("ds_1.duckdb");
-    let conn = duckdb::Connection::open(&table).unwrap();
-    conn.execute_batch("CREATE TABLE data AS SELECT range AS x FROM range(1000)").unwrap();
-    drop(conn);
+    let table = numbers_file(&user_dir, "ds_1.duckdb", 1000);
     let outside = dir.path().join("outside.txt");
     std::fs::write(&outside, "do not read me").unwrap();
 
@@ -444,12 +449,7 @@ async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
     let dir = tempfile::tempdir().unwrap();
     let user_dir = dir.path().join("usr_test");
     std::fs::create_dir_all(&user_dir).unwrap();
-    let table = |file: &str, rows: u32| {
-        let path = user_dir.join(file);
-        let conn = duckdb::Connection::open(&path).unwrap();
-        conn.execute_batch(&format!("CREATE TABLE data AS SELECT range AS x FROM range({rows})")).unwrap();
-        TableFile { name: "numbers".into(), path }
-    };
+    let table = |file: &str, rows: u32| TableFile { name: "numbers".into(), path: numbers_file(&user_dir, file, rows) };
     let (small, big) = (table("ds_small.duckdb", 100), table("ds_big.duckdb", 1000));
     let request = |t: &TableFile| QueryRequest {
         user_dir: user_dir.clone(),
