@@ -14,11 +14,23 @@ use tokio::sync::{mpsc, oneshot};
 /// Rows per INSERT (4 bound values each, far below SQLite's variable limit).
 const MAX_BATCH: usize = 128;
 
-struct Row {
+/// One `run_events` row, encoded.
+pub(crate) struct Row {
     run_id: String,
     seq: i64,
     created_at: i64,
     payload: Vec<u8>,
+}
+
+impl Row {
+    pub(crate) fn of(event: &RunEvent) -> Result<Self> {
+        Ok(Self {
+            run_id: event.run_id.as_str().to_owned(),
+            seq: event.seq as i64,
+            created_at: micros(event.time),
+            payload: serde_json::to_vec(event).map_err(aware_core::Error::internal)?,
+        })
+    }
 }
 
 struct Pending {
@@ -43,12 +55,7 @@ impl EventWriter {
     /// Appends one event; returns once it is committed (or why it could not be).
     pub(crate) async fn append(&self, event: &RunEvent) -> Result<()> {
         // Encoding happens here, on the caller's task, so the writer only writes.
-        let row = Row {
-            run_id: event.run_id.as_str().to_owned(),
-            seq: event.seq as i64,
-            created_at: micros(event.time),
-            payload: serde_json::to_vec(event).map_err(aware_core::Error::internal)?,
-        };
+        let row = Row::of(event)?;
         let (done, committed) = oneshot::channel();
         let stopped = || aware_core::Error::internal("the event log writer has stopped");
         self.queue.send(Pending { row, done }).map_err(|_| stopped())?;
@@ -60,7 +67,7 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let per_commit = metrics::histogram!("aware_event_commit_batch_size");
     while pending.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        if batch.len() > 1 && insert(&pool, &batch).await.is_ok() {
+        if batch.len() > 1 && insert(&pool, batch.iter().map(|p| &p.row)).await.is_ok() {
             per_commit.record(batch.len() as f64);
             for p in batch.drain(..) {
                 let _ = p.done.send(Ok(()));
@@ -70,7 +77,7 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
         // Alone, or the batch failed (e.g. one duplicate seq): each row on its own, so every
         // caller hears its own outcome and one bad row never fails its neighbours.
         for p in batch.drain(..) {
-            let outcome = insert(&pool, std::slice::from_ref(&p)).await;
+            let outcome = insert(&pool, [&p.row]).await;
             if outcome.is_ok() {
                 per_commit.record(1.0);
             }
@@ -79,12 +86,18 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
     }
 }
 
-async fn insert(pool: &SqlitePool, batch: &[Pending]) -> Result<()> {
+/// Inserts `rows` in one statement (prepared once and kept when it is a single row).
+pub(crate) async fn insert<'r, 'e>(
+    db_: impl sqlx::SqliteExecutor<'e>,
+    rows: impl IntoIterator<Item = &'r Row>,
+) -> Result<()> {
+    let mut count = 0;
     let mut query = QueryBuilder::new("INSERT INTO run_events (run_id, seq, created_at, payload) ");
-    query.push_values(batch, |mut values, p| {
-        values.push_bind(&p.row.run_id).push_bind(p.row.seq).push_bind(p.row.created_at).push_bind(&p.row.payload);
+    query.push_values(rows, |mut values, row| {
+        count += 1;
+        values.push_bind(&row.run_id).push_bind(row.seq).push_bind(row.created_at).push_bind(&row.payload);
     });
-    query.build().persistent(batch.len() == 1).execute(pool).await.map_err(db)?;
+    query.build().persistent(count == 1).execute(db_).await.map_err(db)?;
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! SQLite implementation of the run engine's storage port: threads, snapshots, the event log,
 //! transcripts, tool-call intents/results, confirmations (compare-and-set) and spans.
 
-use super::{SqliteStore, StoreError, db, from_json, from_micros, json, micros, run_from_row};
+use super::{SqliteStore, StoreError, db, from_json, from_micros, group_commit, json, micros, run_from_row};
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
@@ -76,18 +76,6 @@ fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
         created_at: from_micros(r.get("created_at")),
         expires_at: from_micros(r.get("expires_at")),
     })
-}
-
-async fn insert_event<'e>(db_: impl sqlx::SqliteExecutor<'e>, event: &RunEvent) -> Result<()> {
-    sqlx::query("INSERT INTO run_events (run_id, seq, created_at, payload) VALUES (?, ?, ?, ?)")
-        .bind(event.run_id.as_str())
-        .bind(event.seq as i64)
-        .bind(micros(event.time))
-        .bind(serde_json::to_vec(event).map_err(aware_core::Error::internal)?)
-        .execute(db_)
-        .await
-        .map_err(db)?;
-    Ok(())
 }
 
 fn decode_messages(rows: &[SqliteRow]) -> Result<Vec<Message>> {
@@ -257,7 +245,7 @@ impl RunLog for SqliteStore {
         final_text: &str,
     ) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(db)?;
-        insert_event(&mut *tx, last).await?;
+        group_commit::insert(&mut *tx, [&group_commit::Row::of(last)?]).await?;
         sqlx::query(
             "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, last_seq = ?, completed_at = ?
              WHERE id = ?",
