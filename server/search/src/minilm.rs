@@ -141,9 +141,11 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    /// The model `scripts/install-tools` places in the checkout.
+    /// The model `scripts/install-tools` places in the checkout: `$E2E_MODEL_DIR` (set by
+    /// `scripts/env.sh`, so a test binary built from another checkout sharing the target
+    /// directory still finds this one's), else beside this crate's source at compile time.
     fn model_dir() -> PathBuf {
-        let dir = std::env::var_os("AWARE_TEST_MODEL_DIR")
+        let dir = std::env::var_os("E2E_MODEL_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models/all-minilm-l6-v2"));
         assert!(dir.join("model.safetensors").exists(), "{} is missing: run scripts/install-tools", dir.display());
