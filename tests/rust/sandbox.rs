@@ -240,11 +240,12 @@ async fn query_plans_compile_run_and_leave_capsules() {
     let plan = pb::QueryPlan {
         dataset: "barcelona_apartments".into(),
         select: vec![
-            pb::SelectItem { column: "neighbourhood".into(), aggregate: 0, alias: String::new() },
+            pb::SelectItem { column: "neighbourhood".into(), ..Default::default() },
             pb::SelectItem {
                 column: "price_eur".into(),
                 aggregate: pb::Aggregate::Avg.into(),
                 alias: "avg_price".into(),
+                ..Default::default()
             },
         ],
         filters: vec![pb::Filter {

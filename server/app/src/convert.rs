@@ -3,7 +3,7 @@
 
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
 use aware_core::files::{EntryKind, ImportReport, Listing};
-use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem};
+use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk};
 use aware_core::runs::store::SpanRecord;
@@ -224,6 +224,38 @@ pub fn value_in(v: &pb::Value, field: &str) -> Result<Value> {
     })
 }
 
+/// One plan filter from a request.
+fn filter_in(f: &pb::Filter, field: &str) -> Result<Filter> {
+    let op = match pb::FilterOp::try_from(f.op) {
+        Ok(pb::FilterOp::Eq) => FilterOp::Eq,
+        Ok(pb::FilterOp::Ne) => FilterOp::Ne,
+        Ok(pb::FilterOp::Lt) => FilterOp::Lt,
+        Ok(pb::FilterOp::Le) => FilterOp::Le,
+        Ok(pb::FilterOp::Gt) => FilterOp::Gt,
+        Ok(pb::FilterOp::Ge) => FilterOp::Ge,
+        Ok(pb::FilterOp::In) => FilterOp::In,
+        Ok(pb::FilterOp::NotIn) => FilterOp::NotIn,
+        Ok(pb::FilterOp::Contains) => FilterOp::Contains,
+        Ok(pb::FilterOp::IsNull) => FilterOp::IsNull,
+        Ok(pb::FilterOp::IsNotNull) => FilterOp::IsNotNull,
+        Ok(pb::FilterOp::Between) => FilterOp::Between,
+        Ok(pb::FilterOp::Unspecified) | Err(_) => {
+            return Err(Error::validation(&format!("{field}.op"), "a filter needs an operator (eq, gt, in, …)"));
+        }
+    };
+    Ok(Filter {
+        column: f.column.clone(),
+        op,
+        value: f.value.as_ref().map(|v| value_in(v, &format!("{field}.value"))).transpose()?,
+        values: f
+            .values
+            .iter()
+            .enumerate()
+            .map(|(j, v)| value_in(v, &format!("{field}.values[{j}]")))
+            .collect::<Result<_>>()?,
+    })
+}
+
 /// A QueryPlan from a request; enums are checked here, the schema later.
 pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
     let select = p
@@ -231,6 +263,7 @@ pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
         .iter()
         .enumerate()
         .map(|(i, s)| {
+            let field = format!("plan.select[{i}]");
             let aggregate = match pb::Aggregate::try_from(s.aggregate) {
                 Ok(pb::Aggregate::Unspecified) => None,
                 Ok(pb::Aggregate::Count) => Some(Aggregate::Count),
@@ -240,12 +273,30 @@ pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
                 Ok(pb::Aggregate::Min) => Some(Aggregate::Min),
                 Ok(pb::Aggregate::Max) => Some(Aggregate::Max),
                 Ok(pb::Aggregate::Median) => Some(Aggregate::Median),
-                Err(_) => return Err(Error::validation(&format!("plan.select[{i}].aggregate"), "unknown aggregate")),
+                Ok(pb::Aggregate::Share) => Some(Aggregate::Share),
+                Err(_) => return Err(Error::validation(&format!("{field}.aggregate"), "unknown aggregate")),
+            };
+            let bucket = match pb::TimeBucket::try_from(s.bucket) {
+                Ok(pb::TimeBucket::Unspecified) => None,
+                Ok(pb::TimeBucket::Year) => Some(TimeBucket::Year),
+                Ok(pb::TimeBucket::Quarter) => Some(TimeBucket::Quarter),
+                Ok(pb::TimeBucket::Month) => Some(TimeBucket::Month),
+                Ok(pb::TimeBucket::Week) => Some(TimeBucket::Week),
+                Ok(pb::TimeBucket::Day) => Some(TimeBucket::Day),
+                Err(_) => return Err(Error::validation(&format!("{field}.bucket"), "unknown time bucket")),
             };
             Ok(SelectItem {
                 column: s.column.clone(),
                 aggregate,
                 alias: (!s.alias.is_empty()).then(|| s.alias.clone()),
+                per: (!s.per.is_empty()).then(|| s.per.clone()),
+                bucket,
+                condition: s
+                    .condition
+                    .iter()
+                    .enumerate()
+                    .map(|(j, f)| filter_in(f, &format!("{field}.condition[{j}]")))
+                    .collect::<Result<_>>()?,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -253,40 +304,7 @@ pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
         .filters
         .iter()
         .enumerate()
-        .map(|(i, f)| {
-            let field = format!("plan.filters[{i}]");
-            let op = match pb::FilterOp::try_from(f.op) {
-                Ok(pb::FilterOp::Eq) => FilterOp::Eq,
-                Ok(pb::FilterOp::Ne) => FilterOp::Ne,
-                Ok(pb::FilterOp::Lt) => FilterOp::Lt,
-                Ok(pb::FilterOp::Le) => FilterOp::Le,
-                Ok(pb::FilterOp::Gt) => FilterOp::Gt,
-                Ok(pb::FilterOp::Ge) => FilterOp::Ge,
-                Ok(pb::FilterOp::In) => FilterOp::In,
-                Ok(pb::FilterOp::NotIn) => FilterOp::NotIn,
-                Ok(pb::FilterOp::Contains) => FilterOp::Contains,
-                Ok(pb::FilterOp::IsNull) => FilterOp::IsNull,
-                Ok(pb::FilterOp::IsNotNull) => FilterOp::IsNotNull,
-                Ok(pb::FilterOp::Between) => FilterOp::Between,
-                Ok(pb::FilterOp::Unspecified) | Err(_) => {
-                    return Err(Error::validation(
-                        &format!("{field}.op"),
-                        "a filter needs an operator (eq, gt, in, …)",
-                    ));
-                }
-            };
-            Ok(Filter {
-                column: f.column.clone(),
-                op,
-                value: f.value.as_ref().map(|v| value_in(v, &format!("{field}.value"))).transpose()?,
-                values: f
-                    .values
-                    .iter()
-                    .enumerate()
-                    .map(|(j, v)| value_in(v, &format!("{field}.values[{j}]")))
-                    .collect::<Result<_>>()?,
-            })
-        })
+        .map(|(i, f)| filter_in(f, &format!("plan.filters[{i}]")))
         .collect::<Result<Vec<_>>>()?;
     Ok(QueryPlan {
         dataset: p.dataset.clone(),

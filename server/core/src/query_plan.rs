@@ -17,6 +17,9 @@ pub enum Aggregate {
     Min,
     Max,
     Median,
+    /// The share of rows (0 to 1) that meet the item's `condition`; rows where it is unknown
+    /// count as not meeting it.
+    Share,
 }
 
 impl Aggregate {
@@ -29,6 +32,7 @@ impl Aggregate {
             Self::Min => "min",
             Self::Max => "max",
             Self::Median => "median",
+            Self::Share => "share",
         }
     }
 
@@ -54,15 +58,49 @@ pub enum FilterOp {
     Between,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A calendar unit a date or timestamp is truncated to, for grouping by time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeBucket {
+    Year,
+    Quarter,
+    Month,
+    Week,
+    Day,
+}
+
+impl TimeBucket {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Year => "year",
+            Self::Quarter => "quarter",
+            Self::Month => "month",
+            Self::Week => "week",
+            Self::Day => "day",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelectItem {
-    /// Empty only for `count(*)`.
+    /// Empty only for `count(*)` and `share`.
     #[serde(default)]
     pub column: String,
     #[serde(default)]
     pub aggregate: Option<Aggregate>,
     #[serde(default)]
     pub alias: Option<String>,
+    /// A second numeric column that each row's `column` is divided by before any aggregate
+    /// (price per square metre: `price_eur` per `sqm`); a row whose divisor is 0 or missing
+    /// is left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<String>,
+    /// For a date or timestamp column the plan groups by: the unit it is truncated to first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<TimeBucket>,
+    /// For `share`: the conditions (all must hold) whose share of the rows is computed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub condition: Vec<Filter>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -166,12 +204,133 @@ fn is_date(s: &str) -> bool {
         && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
+/// One filter as a SQL condition over `dataset`'s columns.
+fn condition(f: &Filter, dataset: &Dataset, field: &str) -> Result<String> {
+    let col = find(dataset, &f.column, &format!("{field}.column"))?;
+    let q = quote(&col.name);
+    let one = || {
+        f.value
+            .as_ref()
+            .ok_or_else(|| Error::validation(&format!("{field}.value"), format!("{:?} needs a value", f.op)))
+    };
+    let comparable = !matches!(col.kind, ValueKind::Nested | ValueKind::Bytes);
+    Ok(match f.op {
+        FilterOp::IsNull => format!("{q} IS NULL"),
+        FilterOp::IsNotNull => format!("{q} IS NOT NULL"),
+        FilterOp::Contains => {
+            if col.kind != ValueKind::String {
+                return Err(Error::validation(
+                    &format!("{field}.op"),
+                    format!("contains needs a text column; {} is {}", col.name, col.sql_type),
+                ));
+            }
+            let Value::String(s) = one()? else {
+                return Err(Error::validation(&format!("{field}.value"), "contains needs a text value"));
+            };
+            format!("contains(lower({q}), '{}')", s.to_lowercase().replace('\'', "''"))
+        }
+        _ if !comparable => {
+            return Err(Error::validation(&format!("{field}.op"), format!("{} cannot be compared", col.name)));
+        }
+        FilterOp::In | FilterOp::NotIn => {
+            if f.values.is_empty() || f.values.len() > MAX_IN_VALUES {
+                return Err(Error::validation(
+                    &format!("{field}.values"),
+                    format!("in needs 1 to {MAX_IN_VALUES} values"),
+                ));
+            }
+            let list = f
+                .values
+                .iter()
+                .enumerate()
+                .map(|(j, v)| literal(v, col, &format!("{field}.values[{j}]")))
+                .collect::<Result<Vec<_>>>()?;
+            let not = if f.op == FilterOp::NotIn { "NOT " } else { "" };
+            format!("{q} {not}IN ({})", list.join(", "))
+        }
+        FilterOp::Between => {
+            let [lo, hi] = f.values.as_slice() else {
+                return Err(Error::validation(&format!("{field}.values"), "between needs exactly two values"));
+            };
+            format!(
+                "{q} BETWEEN {} AND {}",
+                literal(lo, col, &format!("{field}.values[0]"))?,
+                literal(hi, col, &format!("{field}.values[1]"))?
+            )
+        }
+        op => {
+            let sym = match op {
+                FilterOp::Eq => "=",
+                FilterOp::Ne => "<>",
+                FilterOp::Lt => "<",
+                FilterOp::Le => "<=",
+                FilterOp::Gt => ">",
+                _ => ">=",
+            };
+            format!("{q} {sym} {}", literal(one()?, col, &format!("{field}.value"))?)
+        }
+    })
+}
+
+/// The per-row value a select item starts from: a column, a column divided by another, or a
+/// date truncated to a bucket.
+fn row_value(item: &SelectItem, dataset: &Dataset, field: &str) -> Result<(String, String)> {
+    let col = find(dataset, &item.column, &format!("{field}.column"))?;
+    let q = quote(&col.name);
+    match (&item.per, item.bucket) {
+        (Some(_), Some(_)) => Err(Error::validation(&format!("{field}.bucket"), "an item has per or bucket, not both")),
+        (Some(per), None) => {
+            let divisor = find(dataset, per, &format!("{field}.per"))?;
+            for c in [col, divisor] {
+                if !c.kind.is_numeric() {
+                    return Err(Error::validation(
+                        &format!("{field}.per"),
+                        format!("per divides numbers; {} is {}", c.name, c.sql_type),
+                    ));
+                }
+            }
+            Ok((format!("({q} / NULLIF({}, 0))", quote(&divisor.name)), format!("{}_per_{}", col.name, divisor.name)))
+        }
+        (None, Some(bucket)) => {
+            if !matches!(col.kind, ValueKind::Date | ValueKind::Timestamp) {
+                return Err(Error::validation(
+                    &format!("{field}.bucket"),
+                    format!("bucket needs a date or timestamp column; {} is {}", col.name, col.sql_type),
+                ));
+            }
+            Ok((format!("date_trunc('{}', {q})", bucket.as_str()), format!("{}_{}", col.name, bucket.as_str())))
+        }
+        (None, None) => Ok((q, col.name.clone())),
+    }
+}
+
+/// An aggregate over a per-row SQL value (for `share`, the value is the condition).
+fn aggregate_sql(agg: Aggregate, value: &str) -> String {
+    match agg {
+        Aggregate::Count => format!("count({value})"),
+        Aggregate::CountDistinct => format!("count(DISTINCT {value})"),
+        Aggregate::Sum => format!("sum({value})"),
+        Aggregate::Avg => format!("avg({value})"),
+        Aggregate::Min => format!("min({value})"),
+        Aggregate::Max => format!("max({value})"),
+        Aggregate::Median => format!("median({value})"),
+        Aggregate::Share => format!("avg(CASE WHEN {value} THEN 1.0 ELSE 0.0 END)"),
+    }
+}
+
 /// Compiles `plan` against `dataset` (its schema) into one SELECT. `max_rows` caps the limit.
 pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<String> {
     let aggregated = !plan.group_by.is_empty() || plan.select.iter().any(|s| s.aggregate.is_some());
-    let mut group_cols = Vec::new();
+    // Each group column, and the expression it is grouped by (a bucketed date groups by its bucket).
+    let mut groups: Vec<(String, String)> = Vec::new();
     for (i, g) in plan.group_by.iter().enumerate() {
-        group_cols.push(find(dataset, g, &format!("plan.group_by[{i}]"))?.name.clone());
+        let col = find(dataset, g, &format!("plan.group_by[{i}]"))?;
+        let bucketed = plan.select.iter().find(|s| s.bucket.is_some() && s.column.eq_ignore_ascii_case(&col.name));
+        let expr = match bucketed {
+            Some(item) => row_value(item, dataset, &format!("plan.group_by[{i}]"))?.0,
+            None => quote(&col.name),
+        };
+        groups.push((col.name.clone(), expr));
     }
 
     let mut outputs: Vec<String> = Vec::new();
@@ -180,7 +339,26 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
         let field = format!("plan.select[{i}]");
         let (expr, default_alias) = match item.aggregate {
             Some(Aggregate::Count) if item.column.trim().is_empty() => ("count(*)".to_owned(), "count".to_owned()),
+            Some(Aggregate::Share) => {
+                if item.condition.is_empty() {
+                    return Err(Error::validation(&format!("{field}.condition"), "share needs a condition"));
+                }
+                let conds = item
+                    .condition
+                    .iter()
+                    .enumerate()
+                    .map(|(j, f)| condition(f, dataset, &format!("{field}.condition[{j}]")))
+                    .collect::<Result<Vec<_>>>()?;
+                (aggregate_sql(Aggregate::Share, &conds.join(" AND ")), "share".to_owned())
+            }
             Some(agg) => {
+                if item.bucket.is_some() {
+                    return Err(Error::validation(
+                        &format!("{field}.bucket"),
+                        "a bucketed date is grouped, not aggregated",
+                    ));
+                }
+                let (value, name) = row_value(item, dataset, &field)?;
                 let col = find(dataset, &item.column, &format!("{field}.column"))?;
                 if agg.needs_numeric() && !col.kind.is_numeric() {
                     return Err(Error::validation(
@@ -194,27 +372,20 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
                         format!("{} cannot be applied to {}", agg.as_str(), col.name),
                     ));
                 }
-                let q = quote(&col.name);
-                let expr = match agg {
-                    Aggregate::Count => format!("count({q})"),
-                    Aggregate::CountDistinct => format!("count(DISTINCT {q})"),
-                    Aggregate::Sum => format!("sum({q})"),
-                    Aggregate::Avg => format!("avg({q})"),
-                    Aggregate::Min => format!("min({q})"),
-                    Aggregate::Max => format!("max({q})"),
-                    Aggregate::Median => format!("median({q})"),
-                };
-                (expr, format!("{}_{}", agg.as_str(), col.name))
+                let expr = aggregate_sql(agg, &value);
+                (expr, format!("{}_{name}", agg.as_str()))
             }
             None => {
+                let (value, name) = row_value(item, dataset, &field)?;
                 let col = find(dataset, &item.column, &format!("{field}.column"))?;
-                if aggregated && !group_cols.contains(&col.name) {
+                let grouped = groups.iter().any(|(g, _)| *g == col.name) && item.per.is_none();
+                if aggregated && !grouped {
                     return Err(Error::validation(
                         &format!("{field}.column"),
                         format!("{} must be in group_by (or aggregated) because the plan aggregates", col.name),
                     ));
                 }
-                (quote(&col.name), col.name.clone())
+                (value, name)
             }
         };
         let alias = match &item.alias {
@@ -232,8 +403,8 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
     }
     if projections.is_empty() {
         if aggregated {
-            for g in &group_cols {
-                projections.push(quote(g));
+            for (g, expr) in &groups {
+                projections.push(if *expr == quote(g) { expr.clone() } else { format!("{expr} AS {}", quote(g)) });
                 outputs.push(g.clone());
             }
         } else {
@@ -242,81 +413,18 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
         }
     }
 
-    let mut conditions = Vec::new();
-    for (i, f) in plan.filters.iter().enumerate() {
-        let field = format!("plan.filters[{i}]");
-        let col = find(dataset, &f.column, &format!("{field}.column"))?;
-        let q = quote(&col.name);
-        let one = || {
-            f.value
-                .as_ref()
-                .ok_or_else(|| Error::validation(&format!("{field}.value"), format!("{:?} needs a value", f.op)))
-        };
-        let comparable = !matches!(col.kind, ValueKind::Nested | ValueKind::Bytes);
-        let cond = match f.op {
-            FilterOp::IsNull => format!("{q} IS NULL"),
-            FilterOp::IsNotNull => format!("{q} IS NOT NULL"),
-            FilterOp::Contains => {
-                if col.kind != ValueKind::String {
-                    return Err(Error::validation(
-                        &format!("{field}.op"),
-                        format!("contains needs a text column; {} is {}", col.name, col.sql_type),
-                    ));
-                }
-                let Value::String(s) = one()? else {
-                    return Err(Error::validation(&format!("{field}.value"), "contains needs a text value"));
-                };
-                format!("contains(lower({q}), '{}')", s.to_lowercase().replace('\'', "''"))
-            }
-            _ if !comparable => {
-                return Err(Error::validation(&format!("{field}.op"), format!("{} cannot be compared", col.name)));
-            }
-            FilterOp::In | FilterOp::NotIn => {
-                if f.values.is_empty() || f.values.len() > MAX_IN_VALUES {
-                    return Err(Error::validation(
-                        &format!("{field}.values"),
-                        format!("in needs 1 to {MAX_IN_VALUES} values"),
-                    ));
-                }
-                let list = f
-                    .values
-                    .iter()
-                    .enumerate()
-                    .map(|(j, v)| literal(v, col, &format!("{field}.values[{j}]")))
-                    .collect::<Result<Vec<_>>>()?;
-                let not = if f.op == FilterOp::NotIn { "NOT " } else { "" };
-                format!("{q} {not}IN ({})", list.join(", "))
-            }
-            FilterOp::Between => {
-                let [lo, hi] = f.values.as_slice() else {
-                    return Err(Error::validation(&format!("{field}.values"), "between needs exactly two values"));
-                };
-                format!(
-                    "{q} BETWEEN {} AND {}",
-                    literal(lo, col, &format!("{field}.values[0]"))?,
-                    literal(hi, col, &format!("{field}.values[1]"))?
-                )
-            }
-            op => {
-                let sym = match op {
-                    FilterOp::Eq => "=",
-                    FilterOp::Ne => "<>",
-                    FilterOp::Lt => "<",
-                    FilterOp::Le => "<=",
-                    FilterOp::Gt => ">",
-                    _ => ">=",
-                };
-                format!("{q} {sym} {}", literal(one()?, col, &format!("{field}.value"))?)
-            }
-        };
-        conditions.push(cond);
-    }
+    let conditions = plan
+        .filters
+        .iter()
+        .enumerate()
+        .map(|(i, f)| condition(f, dataset, &format!("plan.filters[{i}]")))
+        .collect::<Result<Vec<_>>>()?;
 
     let mut order = Vec::new();
     for (i, o) in plan.order_by.iter().enumerate() {
         let target = match outputs.iter().find(|n| n.eq_ignore_ascii_case(o.column.trim())) {
-            Some(name) => name.clone(),
-            None if !aggregated => find(dataset, &o.column, &format!("plan.order_by[{i}].column"))?.name.clone(),
+            Some(name) => quote(name),
+            None if !aggregated => quote(&find(dataset, &o.column, &format!("plan.order_by[{i}].column"))?.name),
             None => {
                 return Err(Error::validation(
                     &format!("plan.order_by[{i}].column"),
@@ -324,7 +432,7 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
                 ));
             }
         };
-        order.push(format!("{} {}", quote(&target), if o.descending { "DESC" } else { "ASC" }));
+        order.push(format!("{target} {}", if o.descending { "DESC" } else { "ASC" }));
     }
     if plan.limit > max_rows {
         return Err(Error::validation("plan.limit", format!("limit must be at most {max_rows}")));
@@ -334,8 +442,8 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
     if !conditions.is_empty() {
         sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
     }
-    if !group_cols.is_empty() {
-        sql.push_str(&format!(" GROUP BY {}", group_cols.iter().map(|g| quote(g)).collect::<Vec<_>>().join(", ")));
+    if !groups.is_empty() {
+        sql.push_str(&format!(" GROUP BY {}", groups.iter().map(|(_, e)| e.as_str()).collect::<Vec<_>>().join(", ")));
     }
     if !order.is_empty() {
         sql.push_str(&format!(" ORDER BY {}", order.join(", ")));
@@ -362,6 +470,7 @@ mod tests {
             columns: vec![
                 Column::new("neighbourhood", "VARCHAR"),
                 Column::new("price_eur", "BIGINT"),
+                Column::new("sqm", "INTEGER"),
                 Column::new("listed_on", "DATE"),
                 Column::new("has_terrace", "BOOLEAN"),
             ],
@@ -436,6 +545,57 @@ mod tests {
         assert_eq!(
             field(serde_json::json!({"dataset": "x", "select": [{"column": "price_eur", "alias": "x\"; DROP"}]})),
             "plan.select[0].alias"
+        );
+    }
+
+    #[test]
+    fn derived_measures_time_buckets_and_shares_compile_to_checked_sql() {
+        let sql = |json: serde_json::Value| compile(&plan(json), &apartments(), 100);
+        assert_eq!(
+            sql(serde_json::json!({"dataset": "x", "select": [{"column": "neighbourhood"},
+                {"column": "price_eur", "per": "sqm", "aggregate": "avg"}], "group_by": ["neighbourhood"],
+                "order_by": [{"column": "avg_price_eur_per_sqm", "descending": true}]}))
+            .unwrap(),
+            "SELECT \"neighbourhood\" AS \"neighbourhood\", avg((\"price_eur\" / NULLIF(\"sqm\", 0))) AS \"avg_price_eur_per_sqm\" \
+             FROM \"barcelona_apartments\" GROUP BY \"neighbourhood\" ORDER BY \"avg_price_eur_per_sqm\" DESC LIMIT 100"
+        );
+        assert_eq!(
+            sql(serde_json::json!({"dataset": "x", "select": [{"column": "listed_on", "bucket": "month"},
+                {"aggregate": "count"}], "group_by": ["listed_on"], "order_by": [{"column": "listed_on_month"}]}))
+            .unwrap(),
+            "SELECT date_trunc('month', \"listed_on\") AS \"listed_on_month\", count(*) AS \"count\" FROM \"barcelona_apartments\" \
+             GROUP BY date_trunc('month', \"listed_on\") ORDER BY \"listed_on_month\" ASC LIMIT 100"
+        );
+        assert_eq!(
+            sql(serde_json::json!({"dataset": "x", "select": [{"column": "neighbourhood"}, {"aggregate": "share",
+                "condition": [{"column": "has_terrace", "op": "eq", "value": {"t": "bool", "v": true}}]}],
+                "group_by": ["neighbourhood"]}))
+            .unwrap(),
+            "SELECT \"neighbourhood\" AS \"neighbourhood\", avg(CASE WHEN \"has_terrace\" = TRUE THEN 1.0 ELSE 0.0 END) AS \"share\" \
+             FROM \"barcelona_apartments\" GROUP BY \"neighbourhood\" LIMIT 100"
+        );
+        let field = |json: serde_json::Value| sql(json).unwrap_err().field.unwrap();
+        assert_eq!(
+            field(
+                serde_json::json!({"dataset": "x", "select": [{"column": "neighbourhood", "per": "sqm", "aggregate": "avg"}]})
+            ),
+            "plan.select[0].per"
+        );
+        assert_eq!(
+            field(
+                serde_json::json!({"dataset": "x", "select": [{"column": "price_eur", "bucket": "month"}], "group_by": ["price_eur"]})
+            ),
+            "plan.group_by[0].bucket"
+        );
+        assert_eq!(
+            field(serde_json::json!({"dataset": "x", "select": [{"aggregate": "share"}]})),
+            "plan.select[0].condition"
+        );
+        assert_eq!(
+            field(
+                serde_json::json!({"dataset": "x", "select": [{"aggregate": "share", "condition": [{"column": "nope", "op": "is_null"}]}]})
+            ),
+            "plan.select[0].condition[0].column"
         );
     }
 }

@@ -18,6 +18,16 @@ class Aggregate(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     AGGREGATE_MIN: _ClassVar[Aggregate]
     AGGREGATE_MAX: _ClassVar[Aggregate]
     AGGREGATE_MEDIAN: _ClassVar[Aggregate]
+    AGGREGATE_SHARE: _ClassVar[Aggregate]
+
+class TimeBucket(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TIME_BUCKET_UNSPECIFIED: _ClassVar[TimeBucket]
+    TIME_BUCKET_YEAR: _ClassVar[TimeBucket]
+    TIME_BUCKET_QUARTER: _ClassVar[TimeBucket]
+    TIME_BUCKET_MONTH: _ClassVar[TimeBucket]
+    TIME_BUCKET_WEEK: _ClassVar[TimeBucket]
+    TIME_BUCKET_DAY: _ClassVar[TimeBucket]
 
 class FilterOp(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -42,6 +52,13 @@ AGGREGATE_AVG: Aggregate
 AGGREGATE_MIN: Aggregate
 AGGREGATE_MAX: Aggregate
 AGGREGATE_MEDIAN: Aggregate
+AGGREGATE_SHARE: Aggregate
+TIME_BUCKET_UNSPECIFIED: TimeBucket
+TIME_BUCKET_YEAR: TimeBucket
+TIME_BUCKET_QUARTER: TimeBucket
+TIME_BUCKET_MONTH: TimeBucket
+TIME_BUCKET_WEEK: TimeBucket
+TIME_BUCKET_DAY: TimeBucket
 FILTER_OP_UNSPECIFIED: FilterOp
 FILTER_OP_EQ: FilterOp
 FILTER_OP_NE: FilterOp
@@ -57,14 +74,20 @@ FILTER_OP_IS_NOT_NULL: FilterOp
 FILTER_OP_BETWEEN: FilterOp
 
 class SelectItem(_message.Message):
-    __slots__ = ("column", "aggregate", "alias")
+    __slots__ = ("column", "aggregate", "alias", "per", "bucket", "condition")
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_FIELD_NUMBER: _ClassVar[int]
     ALIAS_FIELD_NUMBER: _ClassVar[int]
+    PER_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_FIELD_NUMBER: _ClassVar[int]
+    CONDITION_FIELD_NUMBER: _ClassVar[int]
     column: str
     aggregate: Aggregate
     alias: str
-    def __init__(self, column: _Optional[str] = ..., aggregate: _Optional[_Union[Aggregate, str]] = ..., alias: _Optional[str] = ...) -> None: ...
+    per: str
+    bucket: TimeBucket
+    condition: _containers.RepeatedCompositeFieldContainer[Filter]
+    def __init__(self, column: _Optional[str] = ..., aggregate: _Optional[_Union[Aggregate, str]] = ..., alias: _Optional[str] = ..., per: _Optional[str] = ..., bucket: _Optional[_Union[TimeBucket, str]] = ..., condition: _Optional[_Iterable[_Union[Filter, _Mapping]]] = ...) -> None: ...
 
 class Filter(_message.Message):
     __slots__ = ("column", "op", "value", "values")

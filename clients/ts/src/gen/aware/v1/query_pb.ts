@@ -12,11 +12,11 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/query.proto.
  */
 export const file_aware_v1_query: GenFile = /*@__PURE__*/
-  fileDesc("ChRhd2FyZS92MS9xdWVyeS5wcm90bxIIYXdhcmUudjEiUwoKU2VsZWN0SXRlbRIOCgZjb2x1bW4YASABKAkSJgoJYWdncmVnYXRlGAIgASgOMhMuYXdhcmUudjEuQWdncmVnYXRlEg0KBWFsaWFzGAMgASgJInkKBkZpbHRlchIOCgZjb2x1bW4YASABKAkSHgoCb3AYAiABKA4yEi5hd2FyZS52MS5GaWx0ZXJPcBIeCgV2YWx1ZRgDIAEoCzIPLmF3YXJlLnYxLlZhbHVlEh8KBnZhbHVlcxgEIAMoCzIPLmF3YXJlLnYxLlZhbHVlIi0KB09yZGVyQnkSDgoGY29sdW1uGAEgASgJEhIKCmRlc2NlbmRpbmcYAiABKAgiqwEKCVF1ZXJ5UGxhbhIPCgdkYXRhc2V0GAEgASgJEiQKBnNlbGVjdBgCIAMoCzIULmF3YXJlLnYxLlNlbGVjdEl0ZW0SIQoHZmlsdGVycxgDIAMoCzIQLmF3YXJlLnYxLkZpbHRlchIQCghncm91cF9ieRgEIAMoCRIjCghvcmRlcl9ieRgFIAMoCzIRLmF3YXJlLnYxLk9yZGVyQnkSDQoFbGltaXQYBiABKA0iLwoRRXhlY3V0ZVNxbFJlcXVlc3QSCwoDc3FsGAEgASgJEg0KBWxpbWl0GAIgASgNIloKEkV4ZWN1dGVTcWxSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlEg4KBnJ1bl9pZBgCIAEoCRIUCgxleGVjdXRlZF9zcWwYAyABKAkiSwoXRXhlY3V0ZVF1ZXJ5UGxhblJlcXVlc3QSIQoEcGxhbhgBIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbhINCgVsaW1pdBgCIAEoDSJgChhFeGVjdXRlUXVlcnlQbGFuUmVzcG9uc2USHgoFdGFibGUYASABKAsyDy5hd2FyZS52MS5UYWJsZRIOCgZydW5faWQYAiABKAkSFAoMY29tcGlsZWRfc3FsGAMgASgJKrsBCglBZ2dyZWdhdGUSGQoVQUdHUkVHQVRFX1VOU1BFQ0lGSUVEEAASEwoPQUdHUkVHQVRFX0NPVU5UEAESHAoYQUdHUkVHQVRFX0NPVU5UX0RJU1RJTkNUEAISEQoNQUdHUkVHQVRFX1NVTRADEhEKDUFHR1JFR0FURV9BVkcQBBIRCg1BR0dSRUdBVEVfTUlOEAUSEQoNQUdHUkVHQVRFX01BWBAGEhQKEEFHR1JFR0FURV9NRURJQU4QByqaAgoIRmlsdGVyT3ASGQoVRklMVEVSX09QX1VOU1BFQ0lGSUVEEAASEAoMRklMVEVSX09QX0VREAESEAoMRklMVEVSX09QX05FEAISEAoMRklMVEVSX09QX0xUEAMSEAoMRklMVEVSX09QX0xFEAQSEAoMRklMVEVSX09QX0dUEAUSEAoMRklMVEVSX09QX0dFEAYSEAoMRklMVEVSX09QX0lOEAcSFAoQRklMVEVSX09QX05PVF9JThAIEhYKEkZJTFRFUl9PUF9DT05UQUlOUxAJEhUKEUZJTFRFUl9PUF9JU19OVUxMEAoSGQoVRklMVEVSX09QX0lTX05PVF9OVUxMEAsSFQoRRklMVEVSX09QX0JFVFdFRU4QDDKyAQoMUXVlcnlTZXJ2aWNlEkcKCkV4ZWN1dGVTcWwSGy5hd2FyZS52MS5FeGVjdXRlU3FsUmVxdWVzdBocLmF3YXJlLnYxLkV4ZWN1dGVTcWxSZXNwb25zZRJZChBFeGVjdXRlUXVlcnlQbGFuEiEuYXdhcmUudjEuRXhlY3V0ZVF1ZXJ5UGxhblJlcXVlc3QaIi5hd2FyZS52MS5FeGVjdXRlUXVlcnlQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common]);
+  fileDesc("ChRhd2FyZS92MS9xdWVyeS5wcm90bxIIYXdhcmUudjEiqwEKClNlbGVjdEl0ZW0SDgoGY29sdW1uGAEgASgJEiYKCWFnZ3JlZ2F0ZRgCIAEoDjITLmF3YXJlLnYxLkFnZ3JlZ2F0ZRINCgVhbGlhcxgDIAEoCRILCgNwZXIYBCABKAkSJAoGYnVja2V0GAUgASgOMhQuYXdhcmUudjEuVGltZUJ1Y2tldBIjCgljb25kaXRpb24YBiADKAsyEC5hd2FyZS52MS5GaWx0ZXIieQoGRmlsdGVyEg4KBmNvbHVtbhgBIAEoCRIeCgJvcBgCIAEoDjISLmF3YXJlLnYxLkZpbHRlck9wEh4KBXZhbHVlGAMgASgLMg8uYXdhcmUudjEuVmFsdWUSHwoGdmFsdWVzGAQgAygLMg8uYXdhcmUudjEuVmFsdWUiLQoHT3JkZXJCeRIOCgZjb2x1bW4YASABKAkSEgoKZGVzY2VuZGluZxgCIAEoCCKrAQoJUXVlcnlQbGFuEg8KB2RhdGFzZXQYASABKAkSJAoGc2VsZWN0GAIgAygLMhQuYXdhcmUudjEuU2VsZWN0SXRlbRIhCgdmaWx0ZXJzGAMgAygLMhAuYXdhcmUudjEuRmlsdGVyEhAKCGdyb3VwX2J5GAQgAygJEiMKCG9yZGVyX2J5GAUgAygLMhEuYXdhcmUudjEuT3JkZXJCeRINCgVsaW1pdBgGIAEoDSIvChFFeGVjdXRlU3FsUmVxdWVzdBILCgNzcWwYASABKAkSDQoFbGltaXQYAiABKA0iWgoSRXhlY3V0ZVNxbFJlc3BvbnNlEh4KBXRhYmxlGAEgASgLMg8uYXdhcmUudjEuVGFibGUSDgoGcnVuX2lkGAIgASgJEhQKDGV4ZWN1dGVkX3NxbBgDIAEoCSJLChdFeGVjdXRlUXVlcnlQbGFuUmVxdWVzdBIhCgRwbGFuGAEgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuEg0KBWxpbWl0GAIgASgNImAKGEV4ZWN1dGVRdWVyeVBsYW5SZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlEg4KBnJ1bl9pZBgCIAEoCRIUCgxjb21waWxlZF9zcWwYAyABKAkq0AEKCUFnZ3JlZ2F0ZRIZChVBR0dSRUdBVEVfVU5TUEVDSUZJRUQQABITCg9BR0dSRUdBVEVfQ09VTlQQARIcChhBR0dSRUdBVEVfQ09VTlRfRElTVElOQ1QQAhIRCg1BR0dSRUdBVEVfU1VNEAMSEQoNQUdHUkVHQVRFX0FWRxAEEhEKDUFHR1JFR0FURV9NSU4QBRIRCg1BR0dSRUdBVEVfTUFYEAYSFAoQQUdHUkVHQVRFX01FRElBThAHEhMKD0FHR1JFR0FURV9TSEFSRRAIKpoBCgpUaW1lQnVja2V0EhsKF1RJTUVfQlVDS0VUX1VOU1BFQ0lGSUVEEAASFAoQVElNRV9CVUNLRVRfWUVBUhABEhcKE1RJTUVfQlVDS0VUX1FVQVJURVIQAhIVChFUSU1FX0JVQ0tFVF9NT05USBADEhQKEFRJTUVfQlVDS0VUX1dFRUsQBBITCg9USU1FX0JVQ0tFVF9EQVkQBSqaAgoIRmlsdGVyT3ASGQoVRklMVEVSX09QX1VOU1BFQ0lGSUVEEAASEAoMRklMVEVSX09QX0VREAESEAoMRklMVEVSX09QX05FEAISEAoMRklMVEVSX09QX0xUEAMSEAoMRklMVEVSX09QX0xFEAQSEAoMRklMVEVSX09QX0dUEAUSEAoMRklMVEVSX09QX0dFEAYSEAoMRklMVEVSX09QX0lOEAcSFAoQRklMVEVSX09QX05PVF9JThAIEhYKEkZJTFRFUl9PUF9DT05UQUlOUxAJEhUKEUZJTFRFUl9PUF9JU19OVUxMEAoSGQoVRklMVEVSX09QX0lTX05PVF9OVUxMEAsSFQoRRklMVEVSX09QX0JFVFdFRU4QDDKyAQoMUXVlcnlTZXJ2aWNlEkcKCkV4ZWN1dGVTcWwSGy5hd2FyZS52MS5FeGVjdXRlU3FsUmVxdWVzdBocLmF3YXJlLnYxLkV4ZWN1dGVTcWxSZXNwb25zZRJZChBFeGVjdXRlUXVlcnlQbGFuEiEuYXdhcmUudjEuRXhlY3V0ZVF1ZXJ5UGxhblJlcXVlc3QaIi5hd2FyZS52MS5FeGVjdXRlUXVlcnlQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common]);
 
 /**
  * SelectItem is one output column of a plan: a column, or an aggregate over a column (COUNT may
- * leave `column` empty for COUNT(*)).
+ * leave `column` empty for COUNT(*); SHARE leaves it empty and sets `condition`).
  *
  * @generated from message aware.v1.SelectItem
  */
@@ -32,11 +32,34 @@ export type SelectItem = Message<"aware.v1.SelectItem"> & {
   aggregate: Aggregate;
 
   /**
-   * The output name; defaults to the column name or "<aggregate>_<column>".
+   * The output name; defaults to the column name, "<column>_per_<per>", "<column>_<bucket>" or
+   * "<aggregate>_<that>".
    *
    * @generated from field: string alias = 3;
    */
   alias: string;
+
+  /**
+   * A second numeric column that each row's `column` is divided by before any aggregate (price
+   * per square metre: column "price_eur", per "sqm"); rows whose divisor is 0 or null are left out.
+   *
+   * @generated from field: string per = 4;
+   */
+  per: string;
+
+  /**
+   * For a date or timestamp column the plan groups by: the unit it is truncated to first.
+   *
+   * @generated from field: aware.v1.TimeBucket bucket = 5;
+   */
+  bucket: TimeBucket;
+
+  /**
+   * For AGGREGATE_SHARE: the conditions (all must hold) whose share of the rows is computed.
+   *
+   * @generated from field: repeated aware.v1.Filter condition = 6;
+   */
+  condition: Filter[];
 };
 
 /**
@@ -305,6 +328,14 @@ export enum Aggregate {
    * @generated from enum value: AGGREGATE_MEDIAN = 7;
    */
   MEDIAN = 7,
+
+  /**
+   * The share of rows (0 to 1) that meet the item's `condition`; rows where it is unknown count
+   * as not meeting it. `column` stays empty.
+   *
+   * @generated from enum value: AGGREGATE_SHARE = 8;
+   */
+  SHARE = 8,
 }
 
 /**
@@ -312,6 +343,49 @@ export enum Aggregate {
  */
 export const AggregateSchema: GenEnum<Aggregate> = /*@__PURE__*/
   enumDesc(file_aware_v1_query, 0);
+
+/**
+ * TimeBucket is a calendar unit a date or timestamp is truncated to before grouping.
+ *
+ * @generated from enum aware.v1.TimeBucket
+ */
+export enum TimeBucket {
+  /**
+   * @generated from enum value: TIME_BUCKET_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: TIME_BUCKET_YEAR = 1;
+   */
+  YEAR = 1,
+
+  /**
+   * @generated from enum value: TIME_BUCKET_QUARTER = 2;
+   */
+  QUARTER = 2,
+
+  /**
+   * @generated from enum value: TIME_BUCKET_MONTH = 3;
+   */
+  MONTH = 3,
+
+  /**
+   * @generated from enum value: TIME_BUCKET_WEEK = 4;
+   */
+  WEEK = 4,
+
+  /**
+   * @generated from enum value: TIME_BUCKET_DAY = 5;
+   */
+  DAY = 5,
+}
+
+/**
+ * Describes the enum aware.v1.TimeBucket.
+ */
+export const TimeBucketSchema: GenEnum<TimeBucket> = /*@__PURE__*/
+  enumDesc(file_aware_v1_query, 1);
 
 /**
  * FilterOp is a comparison a plan filter applies.
@@ -395,7 +469,7 @@ export enum FilterOp {
  * Describes the enum aware.v1.FilterOp.
  */
 export const FilterOpSchema: GenEnum<FilterOp> = /*@__PURE__*/
-  enumDesc(file_aware_v1_query, 1);
+  enumDesc(file_aware_v1_query, 2);
 
 /**
  * QueryService runs read-only analytics over the caller's datasets, for other backend services.
