@@ -5,6 +5,7 @@
 //! the boundary, and concrete storage/engines live in `aware-store` and `aware-sandbox`.
 
 pub mod auth;
+pub mod categories;
 pub mod dataset;
 pub mod datasets;
 pub mod error;

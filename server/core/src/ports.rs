@@ -3,6 +3,7 @@
 //! domain); `aware-sandbox` implements [`DatasetEngine`] with DuckDB.
 
 use crate::auth::{Principal, Role, Source};
+use crate::categories::CategoricalColumn;
 use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, IngestOutcome};
 use crate::error::Result;
 use crate::ids::{ApiKeyId, DatasetId, RunId, ThreadId, UploadId, UserId};
@@ -139,6 +140,9 @@ pub trait DatasetEngine: Send + Sync {
     async fn text_profile(&self, dataset: &Dataset) -> Result<Vec<TextColumnProfile>>;
     /// The values of `columns` for each row (0-based row ids, in order), at most `max_rows`.
     async fn text_rows(&self, dataset: &Dataset, columns: &[String], max_rows: u64) -> Result<Vec<TextDoc>>;
+    /// Each text column with at most `max_distinct` distinct non-empty values (of at most 100
+    /// characters each), with those values.
+    async fn categorical_values(&self, dataset: &Dataset, max_distinct: u32) -> Result<Vec<CategoricalColumn>>;
 }
 
 /// Where runs and their capsules are kept. (The run engine adds events, tool calls and

@@ -6,6 +6,7 @@ use crate::ingest::{IngestRequest, IngestResponse, content_paths};
 use crate::sql::ident;
 use crate::values::{to_f64, to_u64, to_value};
 use async_trait::async_trait;
+use aware_core::categories::CategoricalColumn;
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, IngestOutcome};
 use aware_core::ports::DatasetEngine;
 use aware_core::search::{TextColumnProfile, TextDoc};
@@ -302,6 +303,48 @@ impl DatasetEngine for DuckDbEngine {
                 docs.push(TextDoc { row_id: row_id as u64, fields: fields.map_err(db_err)? });
             }
             Ok(docs)
+        })
+        .await
+    }
+
+    async fn categorical_values(&self, dataset: &Dataset, max_distinct: u32) -> Result<Vec<CategoricalColumn>> {
+        let dataset = dataset.clone();
+        self.blocking(move |engine| {
+            let strings: Vec<&Column> = dataset.columns.iter().filter(|c| c.kind == ValueKind::String).collect();
+            if strings.is_empty() {
+                return Ok(Vec::new());
+            }
+            let [path, ..] = engine.paths(&dataset);
+            let conn = engine.open_read_only(&path)?;
+            // One pass estimates every column's distinct count; only the few-valued ones are read.
+            let exprs: Vec<String> =
+                strings.iter().map(|c| format!("approx_count_distinct({})", ident(&c.name))).collect();
+            let sql = format!("SELECT {} FROM data", exprs.join(", "));
+            let estimates: Vec<duckdb::types::Value> =
+                conn.query_row(&sql, [], |row| (0..exprs.len()).map(|i| row.get(i)).collect()).map_err(db_err)?;
+            let mut out = Vec::new();
+            for (c, estimate) in strings.iter().zip(&estimates) {
+                // HyperLogLog is within a few percent; the exact read below decides.
+                if to_u64(estimate) > u64::from(max_distinct) * 11 / 10 + 2 {
+                    continue;
+                }
+                let q = ident(&c.name);
+                let sql = format!(
+                    "SELECT DISTINCT {q} FROM data WHERE {q} IS NOT NULL AND length({q}) BETWEEN 1 AND 100 \
+                     ORDER BY 1 LIMIT {}",
+                    u64::from(max_distinct) + 1
+                );
+                let mut stmt = conn.prepare(&sql).map_err(db_err)?;
+                let values: Vec<String> = stmt
+                    .query_map([], |row| row.get::<_, String>(0))
+                    .map_err(db_err)?
+                    .collect::<duckdb::Result<_>>()
+                    .map_err(db_err)?;
+                if values.len() <= max_distinct as usize && !values.is_empty() {
+                    out.push(CategoricalColumn { column: c.name.clone(), values });
+                }
+            }
+            Ok(out)
         })
         .await
     }

@@ -1,0 +1,69 @@
+//! The values of a dataset's categorical columns (a plan, a region, a neighbourhood), read from
+//! the data once per dataset version. The offline planner matches a question's words against them
+//! ("Gracia" → `neighbourhood = 'Gràcia'`). They are the user's data: they stay in process and
+//! never reach a language model's prompt.
+
+use crate::Result;
+use crate::dataset::{Dataset, DatasetStatus};
+use crate::ids::DatasetId;
+use crate::ports::DatasetEngine;
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A text column with few distinct values, and those values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CategoricalColumn {
+    pub column: String,
+    pub values: Vec<String>,
+}
+
+/// Most distinct values a column may have to count as categorical.
+pub const MAX_CATEGORIES: u32 = 200;
+
+/// Where the planner gets a dataset's categorical values.
+#[async_trait]
+pub trait Categories: Send + Sync {
+    /// The dataset's categorical columns (none for a dataset that is not READY).
+    async fn categories(&self, dataset: &Dataset) -> Result<ColumnsOf>;
+}
+
+/// Entries kept before the cache starts over (each is small: at most a few hundred short values
+/// per column).
+const CACHE_ENTRIES: usize = 512;
+
+/// A dataset's categorical columns, shared.
+pub type ColumnsOf = Arc<Vec<CategoricalColumn>>;
+
+/// [`Categories`] read through the dataset engine and remembered per dataset version.
+pub struct CategoryCache {
+    engine: Arc<dyn DatasetEngine>,
+    /// By dataset id and version hash.
+    cache: Mutex<HashMap<(DatasetId, String), ColumnsOf>>,
+}
+
+impl CategoryCache {
+    pub fn new(engine: Arc<dyn DatasetEngine>) -> Self {
+        Self { engine, cache: Mutex::default() }
+    }
+}
+
+#[async_trait]
+impl Categories for CategoryCache {
+    async fn categories(&self, dataset: &Dataset) -> Result<ColumnsOf> {
+        if dataset.status != DatasetStatus::Ready {
+            return Ok(Arc::default());
+        }
+        let key = (dataset.id.clone(), dataset.version_hash.clone());
+        if let Some(hit) = self.cache.lock().expect("category cache").get(&key) {
+            return Ok(hit.clone());
+        }
+        let read = Arc::new(self.engine.categorical_values(dataset, MAX_CATEGORIES).await?);
+        let mut cache = self.cache.lock().expect("category cache");
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, read.clone());
+        Ok(read)
+    }
+}
