@@ -16,6 +16,28 @@ async fn ask(server: &TestServer, token: Option<&str>, text: &str) -> Vec<pb::Se
     follow(&client, &sent.run_id, no_confirmation).await
 }
 
+/// The first cell of `sql`'s answer, as text.
+async fn first_text(server: &TestServer, sql: &str) -> String {
+    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };
+    let table = server.query().await.execute_sql(req).await.unwrap().into_inner().table.unwrap();
+    match table.rows[0].values[0].kind.clone() {
+        Some(pb::value::Kind::StringValue(s)) => s,
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+/// A whole number with thousands separators, as answers write it.
+fn thousands(n: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in n.chars().enumerate() {
+        if i > 0 && (n.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn answer(events: &[pb::ServerEvent]) -> (pb::RunStatus, String) {
     match &events.last().unwrap().payload {
         Some(P::RunCompleted(c)) => (c.status(), c.final_text.clone()),
@@ -46,11 +68,11 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     let run = ask(&server, None, "how many apartments have price > 500000").await;
     assert_eq!(calls(&run)[0].0, "execute_query_plan");
     let expected = number(&server, "SELECT count(*) FROM barcelona_apartments WHERE price_eur > 500000").await;
-    assert_eq!(answer(&run).1, format!("There are {expected} matching rows."));
+    assert_eq!(answer(&run).1, format!("There are {expected} apartments with price over €500,000."));
 
     let run = ask(&server, None, "what is the average price of the apartments?").await;
-    let expected = number(&server, "SELECT avg(price_eur) FROM barcelona_apartments").await;
-    assert_eq!(answer(&run).1, format!("The average price_eur is {expected}."));
+    let expected = number(&server, "SELECT round(avg(price_eur))::BIGINT FROM barcelona_apartments").await;
+    assert_eq!(answer(&run).1, format!("The average price of apartments is €{}.", thousands(&expected)));
 
     let run = ask(&server, None, "average price by neighbourhood").await;
     let (name, plan) = calls(&run)[0].clone();
@@ -61,18 +83,25 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     assert_eq!(table.rows.len().to_string(), groups);
     let lowest = number(
         &server,
-        "SELECT min(a) FROM (SELECT avg(price_eur) AS a FROM barcelona_apartments GROUP BY neighbourhood)",
+        "SELECT round(min(a))::BIGINT FROM (SELECT avg(price_eur) AS a FROM barcelona_apartments GROUP BY neighbourhood)",
     )
     .await;
-    assert!(answer(&run).1.contains(&format!("average_price_eur range {lowest}–")), "{}", answer(&run).1);
+    let cheapest = first_text(
+        &server,
+        "SELECT neighbourhood FROM barcelona_apartments GROUP BY 1 ORDER BY avg(price_eur) LIMIT 1",
+    )
+    .await;
+    let text = answer(&run).1;
+    assert!(text.starts_with("Average price by neighbourhood: "), "{text}");
+    assert!(text.contains(&format!("lowest: {cheapest} (€{})", thousands(&lowest))), "{text}");
 
     let run = ask(&server, None, "maximum tenure in customer churn").await;
     let expected = number(&server, "SELECT max(tenure_months) FROM customer_churn").await;
-    assert_eq!(answer(&run).1, format!("The max tenure_months is {expected}."));
+    assert_eq!(answer(&run).1, format!("The highest tenure of customers is {expected} months."));
 
     let run = ask(&server, None, "statistics of the support tickets").await;
     assert_eq!(calls(&run)[0].0, "get_dataset_statistics");
-    assert!(answer(&run).1.contains("support_tickets (300 rows, 10 columns)"), "{}", answer(&run).1);
+    assert!(answer(&run).1.starts_with("support_tickets has 300 rows and 10 columns."), "{}", answer(&run).1);
 
     let run = ask(&server, None, "system status").await;
     assert_eq!(calls(&run)[0].0, "get_system_status");
@@ -213,7 +242,7 @@ async fn debug_routing_shows_the_route_and_the_gate() {
     let run = ask(&server, None, "what are my files?").await;
     let Some(P::RoutingDecided(r)) = &run[1].payload else { panic!("RoutingDecided at seq 2: {:?}", run[1]) };
     assert_eq!((r.intent.as_str(), r.risk.as_str()), ("dataset_lookup", "read"));
-    assert_eq!(r.tools, ["get_dataset_detail", "list_datasets"]);
+    assert_eq!(r.tools, ["execute_query_plan", "get_dataset_detail", "list_datasets"]);
     assert!(r.withheld_tools.contains(&"delete_dataset".to_owned()), "{:?}", r.withheld_tools);
     assert_eq!(answer(&run).0, pb::RunStatus::Succeeded);
 }

@@ -8,20 +8,22 @@ use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query}
 use crate::web::WebLayer;
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
+use aware_core::categories::CategoryCache;
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
 use aware_core::ports::{AuditLog, Catalog, DatasetEngine, Users};
 use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
-use aware_core::runs::planner::{OfflinePlanner, Script};
 use aware_core::runs::tools::{SystemInfo, ToolRegistry};
 use aware_core::runs::{EngineConfig as RunsConfig, RunEngine, Services};
 use aware_core::samples::sample_files;
 use aware_core::search::{Embedder, SearchConfig, SearchService};
 use aware_core::staging::Staging;
 use aware_llm::embeddings::{EmbeddingsConfig, OpenAiEmbeddings};
+use aware_llm::script::Script;
 use aware_llm::{Provider, ProviderConfig, ProviderKind};
+use aware_planner::OfflinePlanner;
 use aware_proto::v1::{
     FILE_DESCRIPTOR_SET, chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
     files_service_server::FilesServiceServer, query_service_server::QueryServiceServer,
@@ -128,7 +130,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     let query = QueryService::new(store.clone(), Arc::new(sql), store.clone(), sandbox.max_rows);
     let datasets = DatasetService::new(
         store.clone(),
-        engine,
+        engine.clone(),
         store.clone(),
         store.clone(),
         Staging::new(config.data_dir.join("staging")),
@@ -148,7 +150,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
             Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
         }
         (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
-        _ => Arc::new(OfflinePlanner),
+        _ => Arc::new(OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())))),
     };
     let history = RunHistory::new(store.clone());
     let agent = &config.agent;

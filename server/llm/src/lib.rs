@@ -4,10 +4,12 @@
 //! the run as they arrive; tool calls are assembled from fragments by the provider's own key and
 //! parsed only when complete; usage is taken from the stream. A failed call is retried only while
 //! nothing has been streamed to the user. HTTP and TLS live here so the core stays free of them.
+//! [`script::Script`] is the scripted model for tests and demos.
 
 mod anthropic;
 pub mod embeddings;
 mod openai;
+pub mod script;
 pub mod sse;
 pub mod transcript;
 

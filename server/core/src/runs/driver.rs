@@ -55,6 +55,9 @@ struct Driver {
     started: DateTime<Utc>,
     /// The router's reading of the question (pure, so a restart reads it the same way).
     route: Route,
+    /// The rich results this run's tools produced (restored from the tool-call rows after a
+    /// restart), for models that run in process.
+    shown: Arc<Vec<(ToolCallId, RichResult)>>,
 }
 
 fn key(kind: &str, id: &str) -> String {
@@ -132,6 +135,17 @@ impl Driver {
         let last_seq = events.last().map_or(0, |e| e.seq);
         live.last_seq.store(last_seq, Ordering::Relaxed);
         let messages = if fresh { Vec::new() } else { inner.log.messages(&id).await? };
+        let shown = if fresh {
+            Vec::new()
+        } else {
+            inner
+                .log
+                .tool_calls(&id)
+                .await?
+                .into_iter()
+                .filter_map(|row| Some((row.id, serde_json::from_str(row.result_json.as_deref()?).ok()?)))
+                .collect()
+        };
         let principal = Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role };
         let ctx = ToolContext {
             caller: Caller { principal, source: Source::AiAssistant },
@@ -159,6 +173,7 @@ impl Driver {
             open_text,
             run_span: format!("run-{id}"),
             route: question_route,
+            shown: Arc::new(shown),
         })
     }
 
@@ -351,6 +366,7 @@ impl Driver {
             tools: &[],
             context: &context,
             turn: 0,
+            shown: &[],
         };
         let (tx, _unheard) = mpsc::unbounded_channel::<String>();
         let model = self.inner.model.clone();
@@ -407,7 +423,8 @@ impl Driver {
         self.set_phase(RunPhase::WaitingModel, None);
         let specs = self.inner.tools.specs(&self.ctx.caller, &self.route, self.local_mode());
         let system = system_prompt(context);
-        let request = ModelRequest { system, messages, tools: &specs, context, turn };
+        let shown = Arc::clone(&self.shown);
+        let request = ModelRequest { system, messages, tools: &specs, context, turn, shown: &shown };
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let model = self.inner.model.clone();
         let call = model.complete(request, tx);
@@ -455,7 +472,7 @@ impl Driver {
         self.usage.output_tokens += turn.usage.output_tokens;
         self.usage.cache_read_tokens += turn.usage.cache_read_tokens;
         self.usage.cache_write_tokens += turn.usage.cache_write_tokens;
-        self.usage.model_calls += turn.usage.model_calls.max(1);
+        self.usage.model_calls += turn.usage.model_calls;
         let tool_calls: Vec<ToolCallRequest> = turn
             .tool_calls
             .into_iter()
@@ -543,6 +560,9 @@ impl Driver {
             ..self.row(call, phase)
         };
         self.inner.log.record_tool_result(&row).await?;
+        if let Some(rich) = &rich {
+            Arc::make_mut(&mut self.shown).push((call.id.clone(), rich.clone()));
+        }
         metrics::counter!("aware_tool_calls_total", "tool" => call.name.clone(), "outcome" => phase.as_str())
             .increment(1);
         self.audit(call, phase, duration_ms).await;

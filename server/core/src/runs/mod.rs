@@ -1,12 +1,12 @@
 //! Runs of the agent: the engine (admission, fan-out, confirmations, cancel, recovery), the
-//! per-run driver (the agent loop), the event model, the model and tool ports, the offline
-//! planner and the scripted model, and the storage port.
+//! per-run driver (the agent loop), the event model, the model and tool ports, and the storage
+//! port. The models themselves live elsewhere: the offline planner in `aware-planner`, the network
+//! providers and the scripted model in `aware-llm`.
 
 mod driver;
 pub mod engine;
 pub mod events;
 pub mod model;
-pub mod planner;
 pub mod router;
 pub mod store;
 pub mod summary;

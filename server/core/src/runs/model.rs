@@ -1,5 +1,6 @@
 //! The `LanguageModel` port and the transcript it is given.
 
+use super::events::RichResult;
 use crate::Result;
 use crate::dataset::Dataset;
 use crate::ids::ToolCallId;
@@ -74,6 +75,10 @@ pub struct ModelRequest<'a> {
     pub context: &'a RunContext,
     /// How many model calls this run has made before this one.
     pub turn: u32,
+    /// What this run's tool calls showed the user, by call. Only for models running inside this
+    /// process (the offline planner writes its answer from what the person sees); a network
+    /// provider never sends these: its track is the summaries in `messages`.
+    pub shown: &'a [(ToolCallId, RichResult)],
 }
 
 /// What one model call produced.

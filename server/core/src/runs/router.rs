@@ -45,7 +45,7 @@ pub struct Route {
 /// Below this, the gate does not narrow the tools.
 pub const CONFIDENT: f32 = 0.5;
 
-pub(crate) const AGGREGATE_WORDS: [&str; 20] = [
+pub const AGGREGATE_WORDS: [&str; 20] = [
     "average",
     "avg",
     "mean",
@@ -68,13 +68,46 @@ pub(crate) const AGGREGATE_WORDS: [&str; 20] = [
     "percentage",
 ];
 
+/// Words that ask for a computed answer beyond the aggregates: rankings, shares, comparisons.
+const QUERY_WORDS: [&str; 29] = [
+    "most",
+    "least",
+    "top",
+    "rate",
+    "percentage",
+    "percent",
+    "share",
+    "proportion",
+    "fraction",
+    "compare",
+    "per",
+    "expensive",
+    "cheaper",
+    "longest",
+    "shortest",
+    "oldest",
+    "newest",
+    "common",
+    "popular",
+    "each",
+    "than",
+    "over",
+    "under",
+    "above",
+    "below",
+    "between",
+    "which",
+    "without",
+    "by",
+];
+
 /// Lower-case words of a text (letters and digits).
-pub(crate) fn words(s: &str) -> Vec<String> {
+pub fn words(s: &str) -> Vec<String> {
     s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
 }
 
 /// A run id written in the text (`run_…`).
-pub(crate) fn run_id_in(text: &str) -> Option<&str> {
+pub fn run_id_in(text: &str) -> Option<&str> {
     text.split(|c: char| c.is_whitespace() || matches!(c, ',' | '?' | '!' | '"' | '\'' | '`'))
         .find(|w| w.starts_with("run_") && w.len() > 4)
         .map(|w| w.trim_end_matches('.'))
@@ -97,16 +130,44 @@ pub fn route(text: &str) -> Route {
     if has(&["folder", "folders", "directory", "directories", "disk", "downloads", "desktop", "documents"]) {
         return r(Intent::FileBrowse, 0.7, false, Risk::Read);
     }
-    if has(&["status", "health", "version", "system"]) {
+    // "status" alone is often a column ("tickets by status"): the system's status is asked for
+    // with the system's own words.
+    if has(&["health", "version", "uptime"])
+        || (has(&["status", "state"]) && has(&["system", "server", "service", "aware"]))
+        || said.iter().map(String::as_str).eq(["status"])
+    {
         return r(Intent::SystemStatus, 0.8, false, Risk::Read);
     }
-    if has(&AGGREGATE_WORDS) {
+    // "search for …" and "tickets mentioning …" ask for text search whatever else they say.
+    if has(&["search", "mention", "mentions", "mentioning"]) {
+        return r(Intent::Search, 0.6, false, Risk::Read);
+    }
+    if has(&AGGREGATE_WORDS) || has(&QUERY_WORDS) {
         return r(Intent::Query, 0.8, true, Risk::Read);
     }
-    if has(&["statistics", "stats", "profile", "summary", "summarize", "summarise", "describe", "distribution"]) {
+    if has(&[
+        "statistics",
+        "stats",
+        "profile",
+        "summary",
+        "summarize",
+        "summarise",
+        "describe",
+        "distribution",
+        "odd",
+        "unusual",
+        "strange",
+        "weird",
+        "anomaly",
+        "anomalies",
+        "outlier",
+        "outliers",
+        "quality",
+        "suspicious",
+    ]) {
         return r(Intent::Statistics, 0.8, true, Risk::Read);
     }
-    if has(&["search", "find", "mention", "mentions", "mentioning"]) {
+    if has(&["find"]) {
         return r(Intent::Search, 0.6, false, Risk::Read);
     }
     if has(&["columns", "schema", "fields", "structure"]) {
@@ -163,8 +224,10 @@ pub fn parse_model_route(text: &str) -> Option<Route> {
 fn tools_for(intent: Intent) -> &'static [&'static str] {
     match intent {
         Intent::ChatOnly => &[],
-        Intent::DatasetLookup => &["list_datasets", "get_dataset_detail"],
-        Intent::Preview => &["preview_rows", "get_dataset_detail", "list_datasets"],
+        // A read-only query is offered with lookups and previews: "apartments that have 3
+        // bedrooms" reads like a lookup and needs a filter.
+        Intent::DatasetLookup => &["list_datasets", "get_dataset_detail", "execute_query_plan"],
+        Intent::Preview => &["preview_rows", "get_dataset_detail", "list_datasets", "execute_query_plan"],
         Intent::Query => &["execute_query_plan", "run_sql_query", "get_dataset_detail", "list_datasets"],
         Intent::Statistics => &["get_dataset_statistics", "get_dataset_detail", "list_datasets"],
         Intent::Search => &["search_datasets", "list_datasets", "get_dataset_detail"],
@@ -213,9 +276,21 @@ mod tests {
         let cases: [(&str, Intent, &[&str]); 11] = [
             ("what CSV files are in my downloads?", Intent::FileBrowse, &["list_directory"]),
             ("import those", Intent::FileImport, &["list_directory", "import_files"]),
-            ("what am I looking at?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
-            ("what are my files?", Intent::DatasetLookup, &["list_datasets", "get_dataset_detail"]),
-            ("show me the apartments", Intent::Preview, &["list_datasets", "get_dataset_detail", "preview_rows"]),
+            (
+                "what am I looking at?",
+                Intent::DatasetLookup,
+                &["list_datasets", "get_dataset_detail", "execute_query_plan"],
+            ),
+            (
+                "what are my files?",
+                Intent::DatasetLookup,
+                &["list_datasets", "get_dataset_detail", "execute_query_plan"],
+            ),
+            (
+                "show me the apartments",
+                Intent::Preview,
+                &["list_datasets", "get_dataset_detail", "preview_rows", "execute_query_plan"],
+            ),
             (
                 "average price by neighbourhood",
                 Intent::Query,

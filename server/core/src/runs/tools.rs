@@ -453,8 +453,10 @@ static EXECUTEQUERYPLAN: ToolMeta = ToolMeta {
     name: "execute_query_plan",
     title: "Run a query plan",
     description: "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
-         min, max, median), filters (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, \
-         between), group_by, order_by, limit. Checked against the schema, compiled to SQL, run in the sandbox.",
+         min, max, median, share — the fraction of rows meeting a `condition` list of filters), a column `per` \
+         another (a ratio per row), a date column's `bucket` (year, quarter, month, week, day) to group by, filters \
+         (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, between), group_by, order_by, limit. \
+         Checked against the schema, compiled to SQL, run in the sandbox.",
     risk: READ_ONLY,
     capability: Capability::Query,
 };
@@ -511,16 +513,28 @@ fn plan_from_json(args: &Value) -> Result<QueryPlan> {
             _ => return Err(Error::validation(field, "filter values are numbers, strings, booleans or null")),
         })
     }
-    let mut args = args.clone();
-    if let Some(filters) = args.get_mut("filters").and_then(Value::as_array_mut) {
+    fn typed_filters(filters: &mut [Value], field: &str) -> Result<()> {
         for (i, f) in filters.iter_mut().enumerate() {
             if let Some(v) = f.get("value").cloned() {
                 f["value"] =
-                    serde_json::to_value(scalar(&v, &format!("filters[{i}].value"))?).map_err(Error::internal)?;
+                    serde_json::to_value(scalar(&v, &format!("{field}[{i}].value"))?).map_err(Error::internal)?;
             }
             if let Some(vs) = f.get("values").and_then(Value::as_array).cloned() {
-                let converted: Result<Vec<_>> = vs.iter().map(|v| scalar(v, &format!("filters[{i}].values"))).collect();
+                let converted: Result<Vec<_>> = vs.iter().map(|v| scalar(v, &format!("{field}[{i}].values"))).collect();
                 f["values"] = serde_json::to_value(converted?).map_err(Error::internal)?;
+            }
+        }
+        Ok(())
+    }
+    let mut args = args.clone();
+    if let Some(filters) = args.get_mut("filters").and_then(Value::as_array_mut) {
+        typed_filters(filters, "filters")?;
+    }
+    // A share's condition holds filters too.
+    if let Some(select) = args.get_mut("select").and_then(Value::as_array_mut) {
+        for (i, item) in select.iter_mut().enumerate() {
+            if let Some(condition) = item.get_mut("condition").and_then(Value::as_array_mut) {
+                typed_filters(condition, &format!("select[{i}].condition"))?;
             }
         }
     }

@@ -1,0 +1,402 @@
+//! The answer a person reads, written from the reading and the table the person is shown: the
+//! insight first, in one sentence, with numbers formatted and the conditions stated plainly; the
+//! table (and chart) sit underneath in the client.
+
+use crate::format::{cell, count, grouped, literal, number, percent, quantity};
+use crate::lexicon::{Class, ColumnInfo, Lexicon, plural};
+use crate::reading::{
+    Ask, Cond, GroupOrder, Lit, Measure, ROW_LIMIT, Reading, Tally, agg_word, count_alias, or_list, ratio_alias,
+    value_alias,
+};
+use aware_core::query_plan::FilterOp;
+use aware_core::value::{Table, Value};
+
+/// Names of places: a value of these columns reads "in Gràcia".
+const PLACE_WORDS: &[&str] = &[
+    "neighborhood",
+    "region",
+    "city",
+    "country",
+    "district",
+    "area",
+    "zone",
+    "state",
+    "province",
+    "location",
+    "depot",
+    "branch",
+    "store",
+    "site",
+    "office",
+    "town",
+];
+
+fn singular(entity: &str) -> String {
+    if let Some(base) = entity.strip_suffix("ies") {
+        format!("{base}y")
+    } else if entity.ends_with("ss") {
+        entity.to_owned()
+    } else if let Some(base) = entity.strip_suffix("ches").or_else(|| entity.strip_suffix("shes")) {
+        format!("{base}{}", &entity[base.len()..base.len() + 2])
+    } else {
+        entity.strip_suffix('s').unwrap_or(entity).to_owned()
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
+}
+
+fn lit_text(l: &Lit, column: &ColumnInfo) -> String {
+    match l {
+        Lit::Text(s) => s.clone(),
+        Lit::Num(n) => literal(*n, column),
+        Lit::Bool(b) => b.to_string(),
+        Lit::Date(d) => d.format("%Y-%m-%d").to_string(),
+    }
+}
+
+/// A condition in words: "in Gràcia", "with a terrace", "that churned", "with price over €500,000".
+pub fn condition(lex: &Lexicon, c: &Cond) -> String {
+    let col = &lex.columns[c.column];
+    let label = &col.label;
+    let place = crate::text::words_of(&col.name).iter().any(|w| PLACE_WORDS.contains(&w.as_str()));
+    let values: Vec<String> = c.values.iter().map(|v| lit_text(v, col)).collect();
+    if let Some(period) = &c.period {
+        // "listed in 2024", "created last month (October 2026)", "with visit date in 2026".
+        let first = crate::text::display_words(&col.name).into_iter().next().unwrap_or_default();
+        return if first.ends_with("ed") { format!("{first} {period}") } else { format!("with {label} {period}") };
+    }
+    match (col.class, c.op, c.values.as_slice()) {
+        (Class::Flag, _, [Lit::Bool(holds)]) => {
+            let first = crate::text::words_of(&col.name).first().cloned().unwrap_or_default();
+            // "with a terrace", "with parking", "with children".
+            let article = if label.ends_with('s') || label.ends_with("ing") || label.contains(' ') {
+                ""
+            } else if label.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an "
+            } else {
+                "a "
+            };
+            match (first.as_str(), *holds) {
+                ("has" | "have", true) => format!("with {article}{label}"),
+                ("has" | "have", false) => format!("without {article}{label}"),
+                ("is" | "was" | "are", true) => format!("that are {label}"),
+                ("is" | "was" | "are", false) => format!("that are not {label}"),
+                _ if label.ends_with("ed") && *holds => format!("that {label}"),
+                _ if label.ends_with("ed") => format!("that did not {}", label.trim_end_matches("ed")),
+                _ => format!("where {label} is {}", if *holds { "true" } else { "false" }),
+            }
+        }
+        (_, FilterOp::Eq, _) if place => format!("in {}", values.join("")),
+        (_, FilterOp::In, _) if place => format!("in {}", or_list(&values)),
+        (_, FilterOp::Ne, _) if place => format!("outside {}", values.join("")),
+        (_, FilterOp::NotIn, _) if place => format!("outside {}", or_list(&values)),
+        (Class::Count, FilterOp::Eq, [Lit::Num(n)]) => {
+            let word = if (*n - 1.0).abs() < f64::EPSILON { singular(label) } else { label.clone() };
+            format!("with {} {word}", grouped(*n, 2))
+        }
+        (_, FilterOp::Eq, _) => format!("where {label} is {}", values.join("")),
+        (_, FilterOp::Ne, _) => format!("where {label} is not {}", values.join("")),
+        (_, FilterOp::In, _) => format!("where {label} is {}", or_list(&values)),
+        (_, FilterOp::NotIn, _) => format!("where {label} is neither {}", or_list(&values).replace(" or ", " nor ")),
+        (_, FilterOp::Gt, _) => format!("with {label} over {}", values.join("")),
+        (_, FilterOp::Ge, _) => format!("with {label} of at least {}", values.join("")),
+        (_, FilterOp::Lt, _) => format!("with {label} under {}", values.join("")),
+        (_, FilterOp::Le, _) => format!("with {label} of at most {}", values.join("")),
+        (_, FilterOp::Between, [a, b]) => {
+            format!("with {label} between {} and {}", lit_text(a, col), lit_text(b, col))
+        }
+        _ => format!("with a condition on {label}"),
+    }
+}
+
+/// A condition as what the rows do or have, for shares: "churned", "have a terrace", "are in
+/// Gràcia", "have status open".
+fn predicate(lex: &Lexicon, c: &Cond) -> String {
+    let col = &lex.columns[c.column];
+    let said = condition(lex, c);
+    if col.class == Class::Flag {
+        return said
+            .strip_prefix("that did not ")
+            .map(|v| format!("did not {v}"))
+            .or_else(|| said.strip_prefix("that are ").map(|v| format!("are {v}")))
+            .or_else(|| said.strip_prefix("that ").map(str::to_owned))
+            .or_else(|| said.strip_prefix("with ").map(|v| format!("have {v}")))
+            .or_else(|| said.strip_prefix("without ").map(|v| format!("have no {v}")))
+            .unwrap_or(said);
+    }
+    if let Some(place) = said.strip_prefix("in ").or_else(|| said.strip_prefix("outside ")) {
+        let not = if said.starts_with("outside") { "not " } else { "" };
+        return format!("are {not}in {place}");
+    }
+    said.strip_prefix("where ").map_or_else(
+        || format!("have {}", said.trim_start_matches("with ")),
+        |w| format!("have {w}").replacen(" is ", " ", 1),
+    )
+}
+
+fn conditions(lex: &Lexicon, conds: &[Cond]) -> String {
+    let parts: Vec<String> = conds.iter().map(|c| condition(lex, c)).collect();
+    if parts.is_empty() { String::new() } else { format!(" {}", parts.join(" and ")) }
+}
+
+fn measure_label(lex: &Lexicon, m: &Measure) -> String {
+    match m.per {
+        Some(p) => {
+            let per = &lex.columns[p];
+            let unit = match per.unit {
+                Some(crate::lexicon::Unit::SquareMetres) => "m²".to_owned(),
+                _ => per.label.clone(),
+            };
+            format!("{} per {unit}", lex.columns[m.column].label)
+        }
+        None => lex.columns[m.column].label.clone(),
+    }
+}
+
+fn measure_value(lex: &Lexicon, m: &Measure, x: f64) -> String {
+    quantity(x, &lex.columns[m.column], m.per.map(|p| &lex.columns[p]))
+}
+
+/// The index of a column of the result by name.
+fn output(table: &Table, name: &str) -> Option<usize> {
+    table.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+}
+
+/// The answer to `reading`, from the result `table`.
+pub fn write(lex: &Lexicon, r: &Reading, table: &Table) -> String {
+    let filters = conditions(lex, &r.filters);
+    match (&r.ask, r.group) {
+        (Ask::Rows(order), _) => rows_answer(lex, r, table, order.as_ref(), &filters),
+        (Ask::Tally(tally), None) => scalar_answer(lex, tally, table, &filters),
+        (Ask::Tally(tally), Some((g, bucket))) => grouped_answer(lex, r, tally, g, bucket, table, &filters),
+    }
+}
+
+/// One number: a count, an aggregate or a share.
+fn scalar_answer(lex: &Lexicon, tally: &Tally, table: &Table, filters: &str) -> String {
+    let entity = &lex.entity;
+    let first = table.rows.first();
+    let at = |name: &str| first.and_then(|row| output(table, name).and_then(|i| row.get(i))).and_then(number);
+    let x = at(&value_alias(lex, tally));
+    match tally {
+        Tally::Count => match x {
+            Some(1.0) => format!("There is 1 {}{filters}.", singular(entity)),
+            Some(0.0) => format!("There are no {entity}{filters}."),
+            Some(n) => format!("There are {} {entity}{filters}.", count(n)),
+            None => "The count came back empty.".to_owned(),
+        },
+        Tally::Distinct(c) => {
+            let label = plural(&lex.columns[*c].label);
+            match x {
+                Some(n) => format!("There are {} different {label} among the {entity}{filters}.", count(n)),
+                None => format!("There are no {label} among the {entity}{filters}."),
+            }
+        }
+        Tally::Aggregate(agg, m) => {
+            let label = measure_label(lex, m);
+            // Rows of unknown kind read by their table: "the total amount in sales_q1".
+            let of = if entity == "rows" { format!("in {}", lex.dataset.table_name) } else { format!("of {entity}") };
+            match x {
+                Some(v) => format!("The {} {label} {of}{filters} is {}.", agg_word(*agg), measure_value(lex, m, v)),
+                None => format!("There is no {} {label}: no {entity}{filters} have a {label}.", agg_word(*agg)),
+            }
+        }
+        Tally::Share(pred) => {
+            let total = at(&count_alias(lex));
+            let said: Vec<String> = pred.iter().map(|c| predicate(lex, c)).collect();
+            match (x, total) {
+                (Some(share), Some(n)) if n > 0.0 => format!(
+                    "{} of {entity}{filters} {} ({} of {}).",
+                    percent(share),
+                    said.join(" and "),
+                    count((share * n).round()),
+                    count(n)
+                ),
+                _ => format!("There are no {entity}{filters}, so there is no share to report."),
+            }
+        }
+    }
+}
+
+/// A number per group: led by the top group when the question asks which one leads.
+fn grouped_answer(
+    lex: &Lexicon,
+    r: &Reading,
+    tally: &Tally,
+    g: usize,
+    bucket: Option<aware_core::query_plan::TimeBucket>,
+    table: &Table,
+    filters: &str,
+) -> String {
+    let entity = &lex.entity;
+    let bucket = bucket.map(|b| b.as_str());
+    let key = bucket.map_or_else(|| lex.columns[g].name.clone(), str::to_owned);
+    let group_label = bucket.map_or_else(|| lex.columns[g].label.clone(), str::to_owned);
+    let (Some(ki), Some(vi)) = (output(table, &key), output(table, &value_alias(lex, tally))) else {
+        return format!("Here is the result by {group_label}.");
+    };
+    let groups: Vec<(String, Option<f64>)> =
+        table.rows.iter().map(|row| (cell(&row[ki], bucket), row.get(vi).and_then(number))).collect();
+    if groups.is_empty() {
+        return format!("There are no {entity}{filters}, so there is nothing to group by {group_label}.");
+    }
+    let show = |x: f64| match tally {
+        Tally::Count | Tally::Distinct(_) => count(x),
+        Tally::Aggregate(_, m) => measure_value(lex, m, x),
+        Tally::Share(_) => percent(x),
+    };
+    let what = match tally {
+        Tally::Count => entity.clone(),
+        Tally::Distinct(c) => format!("different {}", plural(&lex.columns[*c].label)),
+        Tally::Aggregate(agg, m) => format!("{} {}", agg_word(*agg), measure_label(lex, m)),
+        Tally::Share(pred) => {
+            let said: Vec<String> = pred.iter().map(|c| predicate(lex, c)).collect();
+            format!("share of {entity} that {}", said.join(" and "))
+        }
+    };
+    let truncated = if table.truncated { " (the result was cut at the row limit)" } else { "" };
+    let n_groups = groups.len();
+    let valued: Vec<&(String, Option<f64>)> = groups.iter().filter(|(_, v)| v.is_some()).collect();
+    if let GroupOrder::Value(desc) = r.order
+        && (r.leader || r.limit.is_some())
+    {
+        let Some((top, Some(tv))) = valued.first().map(|g| (*g).clone()) else {
+            return format!("No {group_label} has a value for the {what}.");
+        };
+        let lead = match tally {
+            Tally::Count => {
+                format!("{top} has the {} {entity}{filters}: {}", if desc { "most" } else { "fewest" }, show(tv))
+            }
+            _ => format!("{top} has the {} {what}{filters}: {}", if desc { "highest" } else { "lowest" }, show(tv)),
+        };
+        let tie: Vec<&str> = valued.iter().skip(1).filter(|(_, v)| *v == Some(tv)).map(|(k, _)| k.as_str()).collect();
+        let rest = if !tie.is_empty() {
+            format!(", tied with {}", tie.join(", "))
+        } else if let Some((second, Some(sv))) = valued.get(1).map(|g| (*g).clone()) {
+            format!(", ahead of {second} ({})", show(sv))
+        } else {
+            String::new()
+        };
+        let more = match r.limit {
+            Some(n) => format!(" The table shows the top {}.", n.min(n_groups as u32)),
+            None if n_groups > 2 => format!(" The table ranks all {n_groups}."),
+            None => String::new(),
+        };
+        return format!("{lead}{rest}.{more}{truncated}");
+    }
+    let listed: Vec<String> =
+        groups.iter().take(6).map(|(k, v)| format!("{k} {}", v.map_or_else(|| "(none)".to_owned(), show))).collect();
+    let extremes = if valued.len() > 2 {
+        let cmp = |a: &&&(String, Option<f64>), b: &&&(String, Option<f64>)| {
+            a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal)
+        };
+        match (valued.iter().max_by(cmp), valued.iter().min_by(cmp)) {
+            (Some((hk, Some(hv))), Some((lk, Some(lv)))) => {
+                format!(" Highest: {hk} ({}); lowest: {lk} ({}).", show(*hv), show(*lv))
+            }
+            _ => String::new(),
+        }
+    } else {
+        String::new()
+    };
+    let more = if n_groups > 6 { format!(" … (all {n_groups} are in the table)") } else { String::new() };
+    format!("{} by {group_label}{filters}: {}{more}.{extremes}{truncated}", capitalised(&what), listed.join(", "))
+}
+
+/// Rows: a ranked few ("the 5 cheapest apartments cost €185,000 to €199,000") or a filtered list.
+fn rows_answer(lex: &Lexicon, r: &Reading, table: &Table, order: Option<&(Measure, bool)>, filters: &str) -> String {
+    let entity = &lex.entity;
+    let n = table.rows.len();
+    match order {
+        Some((m, desc)) => {
+            let label = measure_label(lex, m);
+            let name = ratio_alias(lex, m);
+            let Some(vi) = output(table, &name) else {
+                return format!("Here are the {entity}{filters}, ranked by {label}.");
+            };
+            // Dates read as dates, earliest or latest.
+            if lex.columns[m.column].is_date() && m.per.is_none() {
+                let dates: Vec<String> =
+                    table.rows.iter().filter_map(|row| row.get(vi)).map(|v| cell(v, None)).collect();
+                let way = if *desc { "latest" } else { "earliest" };
+                let first =
+                    crate::text::display_words(&lex.columns[m.column].name).into_iter().next().unwrap_or_default();
+                let which = if first.ends_with("ed") {
+                    format!("{entity} {first} {way}")
+                } else {
+                    format!("{entity} with the {way} {label}")
+                };
+                return match (n, dates.first(), dates.last()) {
+                    (0, _, _) => format!("There are no {entity}{filters}."),
+                    (1, Some(d), _) => {
+                        format!("The {}{filters} is {} ({d}).", singular(&which), identify(lex, table, 0))
+                    }
+                    (_, Some(a), Some(b)) => format!(
+                        "The {n} {which}{filters} run from {a} to {b}; the table lists them in order, starting with {}.",
+                        identify(lex, table, 0)
+                    ),
+                    _ => format!("Here are the {entity}{filters}, by {label}."),
+                };
+            }
+            let values: Vec<f64> = table.rows.iter().filter_map(|row| row.get(vi).and_then(number)).collect();
+            let way = if *desc { "highest" } else { "lowest" };
+            match (n, values.first(), values.last()) {
+                (0, _, _) => format!("There are no {entity}{filters}."),
+                (1, Some(v), _) => {
+                    let id = identify(lex, table, 0);
+                    format!(
+                        "The {} with the {way} {label}{filters} is {id}: {}.",
+                        singular(entity),
+                        measure_value(lex, m, *v)
+                    )
+                }
+                (_, Some(a), Some(b)) => format!(
+                    "The {n} {entity} with the {way} {label}{filters} range from {} to {}; the table lists them in order, starting with {}.",
+                    measure_value(lex, m, *a),
+                    measure_value(lex, m, *b),
+                    identify(lex, table, 0)
+                ),
+                _ => format!("Here are the {entity}{filters}, ranked by {label}."),
+            }
+        }
+        None => {
+            let limit = r.limit.unwrap_or(ROW_LIMIT) as usize;
+            match n {
+                0 => format!("There are no {entity}{filters}."),
+                1 => format!("There is one {}{filters}: {}.", singular(entity), identify(lex, table, 0)),
+                _ if n >= limit || table.truncated => format!(
+                    "There are at least {} {entity}{filters}; the table shows the first {}. Ask “how many …” for the exact count.",
+                    count(n as f64),
+                    count(n as f64)
+                ),
+                _ => format!("There are {} {entity}{filters}; the table lists them.", count(n as f64)),
+            }
+        }
+    }
+}
+
+/// A row named by its id column and first category ("listing 17 in Gràcia").
+fn identify(lex: &Lexicon, table: &Table, row: usize) -> String {
+    let Some(cells) = table.rows.get(row) else { return String::new() };
+    let at = |name: &str| output(table, name).and_then(|i| cells.get(i));
+    let id = lex
+        .columns
+        .iter()
+        .find(|c| c.class == Class::Id)
+        .and_then(|c| at(&c.name).filter(|v| !v.is_null()).map(|v| format!("{} {}", c.label, cell(v, None))));
+    let place = lex
+        .columns
+        .iter()
+        .find(|c| c.class == Class::Category)
+        .and_then(|c| at(&c.name).map(|v| (c, v.clone())))
+        .filter(|(_, v)| !matches!(v, Value::Null));
+    match (id, place) {
+        (Some(id), Some((c, v))) => format!("{} ({} {})", id, c.label, cell(&v, None)),
+        (Some(id), None) => id,
+        (None, Some((c, v))) => format!("the one with {} {}", c.label, cell(&v, None)),
+        (None, None) => format!("row {}", row + 1),
+    }
+}

@@ -1,0 +1,585 @@
+//! [`OfflinePlanner`], the `LanguageModel` used when no provider is configured: deterministic,
+//! no network. A question about the data's values is read against the user's datasets
+//! ([`crate::reading`]) into a typed plan for `execute_query_plan`; other requests (list, preview,
+//! profile, search, delete, folders, status) map to their tools. After the tools ran, the answer
+//! is written from what the person was shown.
+
+use crate::answer;
+use crate::lexicon::Lexicon;
+use crate::reading::{self, Reading, Unread};
+use async_trait::async_trait;
+use aware_core::Result;
+use aware_core::categories::Categories;
+use aware_core::dataset::{Dataset, DatasetStatistics, DatasetStatus};
+use aware_core::ids::ToolCallId;
+use aware_core::run::Usage;
+use aware_core::runs::events::RichResult;
+use aware_core::runs::model::{
+    LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, word_deltas,
+};
+use aware_core::runs::router::{Intent, route, run_id_in, words};
+use aware_core::value::ValueKind;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
+
+const HELP: &str = "I can list your datasets, show or profile one, count, sum, average, rank and compare their rows \
+                    with conditions and groups (try “which neighbourhood is most expensive?” or “how many customers \
+                    churned?”), search their text (try “search for login problems”), report the system status, and \
+                    delete a dataset after you approve it. I cannot do that one yet: try rephrasing it along those lines.";
+
+/// The offline planner.
+pub struct OfflinePlanner {
+    categories: Arc<dyn Categories>,
+}
+
+impl OfflinePlanner {
+    /// A planner that reads categorical values ("Gràcia", "premium") through `categories`.
+    pub fn new(categories: Arc<dyn Categories>) -> Self {
+        Self { categories }
+    }
+
+    async fn lexicon(&self, d: &Dataset) -> Lexicon {
+        // Without its values a dataset is still read by its names; a value then goes unread and
+        // the question is refused rather than answered without it.
+        let categories = self.categories.categories(d).await.unwrap_or_default();
+        Lexicon::new(d, &categories)
+    }
+
+    /// The dataset a data question is about: the one it names, else the one whose columns and
+    /// values it uses most (the open one on a tie), else the open one, else the only one.
+    async fn choose(&self, question: &str, context: &RunContext) -> std::result::Result<Option<Lexicon>, Unread> {
+        let ready: Vec<&Dataset> = context.datasets.iter().filter(|d| d.status == DatasetStatus::Ready).collect();
+        let mut scored = Vec::new();
+        for d in ready {
+            let lex = self.lexicon(d).await;
+            let (covered, named) = reading::coverage(question, &lex);
+            scored.push((named, covered, lex));
+        }
+        let active = |l: &Lexicon| l.dataset.id.as_str() == context.active_dataset_id;
+        let best = scored.iter().map(|(n, c, _)| (*n, *c)).max().unwrap_or((false, 0));
+        if best == (false, 0) {
+            let open = scored.iter().position(|(_, _, l)| active(l));
+            let pick = open.or_else(|| (scored.len() == 1).then_some(0));
+            return Ok(pick.map(|i| scored.swap_remove(i).2));
+        }
+        let tied: Vec<usize> = (0..scored.len()).filter(|&i| (scored[i].0, scored[i].1) == best).collect();
+        match tied.as_slice() {
+            [one] => Ok(Some(scored.swap_remove(*one).2)),
+            many => match many.iter().find(|&&i| active(&scored[i].2)) {
+                Some(&i) => Ok(Some(scored.swap_remove(i).2)),
+                None => {
+                    let names: Vec<String> = many.iter().map(|&i| scored[i].2.dataset.table_name.clone()).collect();
+                    Err(Unread::Ask(format!(
+                        "Which dataset do you mean: {}? Name it in the question, or open it first.",
+                        reading::or_list(&names)
+                    )))
+                }
+            },
+        }
+    }
+
+    /// A question about the data's values, read into a plan. `None`: not such a question.
+    async fn data_question(
+        &self,
+        question: &str,
+        context: &RunContext,
+    ) -> std::result::Result<Option<(Lexicon, Reading)>, Unread> {
+        let Some(lex) = self.choose(question, context).await? else { return Ok(None) };
+        match reading::read(question, &lex, chrono::Utc::now().date_naive()) {
+            Ok(r) => Ok(Some((lex, r))),
+            Err(Unread::NotData) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
+    async fn plan(&self, request: &ModelRequest<'_>) -> ModelTurn {
+        let allowed = |name: &str| request.tools.iter().any(|t| t.name == name);
+        // After tools ran: answer from what they showed.
+        let run_tail: Vec<&Message> =
+            request.messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).collect();
+        if let Some(Message::Tool { .. }) = run_tail.first() {
+            return text(self.answer(request, &run_tail).await);
+        }
+        let question = match request.messages.last() {
+            Some(Message::User { text }) => text.clone(),
+            _ => String::new(),
+        };
+        let said = words(&question);
+        let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
+        let intent = route(&question).intent;
+        let context = request.context;
+        let call = |name: &str, args: Value| ModelTurn {
+            tool_calls: vec![ModelToolCall::new(name, args)],
+            ..ModelTurn::default()
+        };
+        if intent == Intent::DatasetAdmin && allowed("delete_dataset") {
+            return match named_dataset(&question, &context.datasets) {
+                Some(d) => ModelTurn {
+                    text: format!("I will delete {} once you approve.", d.name),
+                    tool_calls: vec![ModelToolCall::new("delete_dataset", json!({"dataset": d.table_name}))],
+                    ..ModelTurn::default()
+                },
+                None => {
+                    let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
+                    text(format!("Which dataset should I delete? You have: {}.", names.join(", ")))
+                }
+            };
+        }
+        if let Some(turn) = files(request, &question, intent, &allowed) {
+            return turn;
+        }
+        if intent == Intent::Search && allowed("search_datasets") {
+            let query = search_query(&question);
+            if query.is_empty() {
+                return text("What should I search for?".into());
+            }
+            let mut args = json!({"query": query});
+            if let Some(d) = named_dataset(&question, &context.datasets)
+                .filter(|d| !words(&query).iter().any(|w| d.table_name.contains(w.as_str())))
+            {
+                args["dataset"] = json!(d.table_name);
+            }
+            return call("search_datasets", args);
+        }
+        if let Some(run_id) = run_id_in(&question).filter(|_| intent == Intent::RunLookup)
+            && allowed("get_run_status")
+        {
+            return call("get_run_status", json!({"run_id": run_id}));
+        }
+        if intent == Intent::SystemStatus && allowed("get_system_status") {
+            return call("get_system_status", json!({}));
+        }
+        // A question about the data's values: a plan, a question back, or what was not understood.
+        if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview) {
+            match self.data_question(&question, context).await {
+                Ok(Some((lex, r))) if allowed("execute_query_plan") => {
+                    return call("execute_query_plan", reading::plan_json(&lex, &r));
+                }
+                Ok(Some(_)) => {
+                    return text("That needs a query, and queries are not available to you for this request.".into());
+                }
+                Err(Unread::Ask(q)) | Err(Unread::Refuse(q)) => return text(q),
+                Err(Unread::NotData) | Ok(None) => {}
+            }
+            if intent == Intent::Query {
+                let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
+                return text(if names.is_empty() {
+                    "You have no datasets yet: upload one and ask again.".to_owned()
+                } else {
+                    format!("Which dataset is that about? You have: {}.", names.join(", "))
+                });
+            }
+        }
+        if intent == Intent::Statistics
+            && let Some(d) = target(&question, context)
+            && allowed("get_dataset_statistics")
+        {
+            return call("get_dataset_statistics", json!({"dataset": d.table_name}));
+        }
+        if intent == Intent::DatasetLookup
+            && has(&["columns", "schema", "fields", "structure"])
+            && let Some(d) = target(&question, context)
+            && allowed("get_dataset_detail")
+        {
+            return call("get_dataset_detail", json!({"dataset": d.table_name}));
+        }
+        if intent == Intent::Preview
+            && let Some(d) = named_dataset(&question, &context.datasets).or_else(|| target(&question, context))
+            && allowed("preview_rows")
+        {
+            return call("preview_rows", json!({"dataset": d.table_name, "limit": 10}));
+        }
+        // About what is on screen: the dataset the user has open, else the page they are on.
+        if intent == Intent::DatasetLookup && has(&["looking", "this", "here", "screen", "page"]) {
+            let open = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id);
+            if let Some(d) = open.filter(|_| allowed("get_dataset_detail")) {
+                return call("get_dataset_detail", json!({"dataset": d.table_name}));
+            }
+            if !context.current_route.is_empty() {
+                return text(format!(
+                    "You are on the page {} and have no dataset open. Open one and ask again, or ask \"what are my files?\".",
+                    context.current_route
+                ));
+            }
+        }
+        if intent == Intent::DatasetLookup && allowed("list_datasets") {
+            return call("list_datasets", json!({}));
+        }
+        text(HELP.to_owned())
+    }
+
+    /// The answer after the run's tools: each result, newest last, in words.
+    async fn answer(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> String {
+        let question = request.messages.iter().rev().find_map(|m| match m {
+            Message::User { text } => Some(text.clone()),
+            _ => None,
+        });
+        let question = question.unwrap_or_default();
+        let calls: Vec<(ToolCallId, String, Value)> = request
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Assistant { tool_calls, .. } => Some(tool_calls),
+                _ => None,
+            })
+            .flatten()
+            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
+            .collect();
+        let mut parts = Vec::new();
+        for m in run_tail.iter().rev() {
+            let Message::Tool { tool_call_id, name, content, is_error } = m else { continue };
+            let shown = request.shown.iter().find(|(id, _)| id == tool_call_id).map(|(_, r)| r);
+            let args = calls.iter().find(|(id, _, _)| id == tool_call_id).map(|(_, _, a)| a);
+            let part = match (name.as_str(), is_error, shown) {
+                (_, true, _) if content.starts_with("Action denied") => {
+                    "Understood — I did not do it; nothing was changed.".to_owned()
+                }
+                (_, true, _) if content.starts_with("Action not taken: the confirmation expired") => {
+                    "The confirmation expired before anyone approved it, so I did not do it; nothing was changed."
+                        .to_owned()
+                }
+                (_, true, _) => format!("That did not work: {content}"),
+                ("execute_query_plan", false, Some(RichResult::Table { table, .. })) => {
+                    match self.data_question(&question, request.context).await {
+                        // The same reading that made the plan (the catalog may have changed since).
+                        Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
+                            answer::write(&lex, &r, table)
+                        }
+                        _ => format!(
+                            "Here is the result: {} row{}.",
+                            table.rows.len(),
+                            if table.rows.len() == 1 { "" } else { "s" }
+                        ),
+                    }
+                }
+                ("list_datasets", false, _) => content.replacen("The user has", "You have", 1),
+                ("preview_rows", false, Some(RichResult::Table { table, .. })) => {
+                    let dataset = args.and_then(|a| a.get("dataset")).and_then(Value::as_str).unwrap_or_default();
+                    let total = request
+                        .context
+                        .datasets
+                        .iter()
+                        .find(|d| d.table_name == dataset)
+                        .map(|d| format!(" of {}", crate::format::count(d.row_count as f64)))
+                        .unwrap_or_default();
+                    format!(
+                        "Here are the first {} rows{total} of {dataset}, with {} columns.",
+                        table.rows.len(),
+                        table.columns.len()
+                    )
+                }
+                ("get_dataset_statistics", false, Some(RichResult::Statistics { statistics })) => {
+                    statistics_answer(statistics, wants_oddities(&question))
+                }
+                ("get_dataset_detail", false, Some(RichResult::DatasetDetail { dataset, .. })) => {
+                    let columns: Vec<String> =
+                        dataset.columns.iter().map(|c| format!("{} ({})", c.name, c.sql_type.to_lowercase())).collect();
+                    format!(
+                        "{} has {} rows and {} columns: {}.",
+                        dataset.table_name,
+                        crate::format::count(dataset.row_count as f64),
+                        dataset.columns.len(),
+                        columns.join(", ")
+                    )
+                }
+                ("search_datasets", false, _) => content.replace(
+                    "They are shown to the user with highlighted snippets.",
+                    "They are shown with the matching words highlighted.",
+                ),
+                _ => content.clone(),
+            };
+            parts.push(part);
+        }
+        parts.join("\n\n")
+    }
+}
+
+fn text(text: String) -> ModelTurn {
+    ModelTurn { text, ..ModelTurn::default() }
+}
+
+/// "is there anything odd in …", "data quality": a profile read for what looks wrong.
+fn wants_oddities(question: &str) -> bool {
+    words(question).iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "odd"
+                | "unusual"
+                | "strange"
+                | "weird"
+                | "wrong"
+                | "quality"
+                | "anomaly"
+                | "anomalies"
+                | "outlier"
+                | "outliers"
+                | "suspicious"
+                | "missing"
+                | "issues"
+                | "problems"
+        )
+    })
+}
+
+/// A profile in words: size, then what is missing or constant, then the numeric ranges.
+fn statistics_answer(s: &DatasetStatistics, oddities_first: bool) -> String {
+    use crate::format::{count, grouped};
+    let rows = s.row_count as f64;
+    let mut findings = Vec::new();
+    for c in &s.columns {
+        if c.null_count > 0 {
+            findings.push(format!(
+                "{} is missing in {} of {} rows ({:.1}%)",
+                c.name,
+                count(c.null_count as f64),
+                count(rows),
+                c.null_count as f64 * 100.0 / rows.max(1.0)
+            ));
+        }
+        if s.row_count > 1 && c.distinct_count == 1 {
+            findings.push(format!("{} has the same value in every row", c.name));
+        }
+        if c.kind.is_numeric()
+            && let (Some(mean), Some(sd)) = (c.mean, c.stddev)
+            && let (Some(min), Some(max)) = (crate::format::number(&c.min), crate::format::number(&c.max))
+            && sd > 0.0
+        {
+            let far = ((max - mean) / sd).max((mean - min) / sd);
+            if far > 4.0 {
+                findings.push(format!(
+                    "{} ranges from {} to {}, more than 4 standard deviations from its mean of {}",
+                    c.name,
+                    grouped(min, 2),
+                    grouped(max, 2),
+                    grouped(mean, 2)
+                ));
+            }
+        }
+        if c.kind == ValueKind::String && c.min_length == Some(0) {
+            findings.push(format!("{} has empty texts", c.name));
+        }
+    }
+    let head = format!("{} has {} rows and {} columns.", s.table_name, count(rows), s.columns.len());
+    let numeric: Vec<String> = s
+        .columns
+        .iter()
+        .filter(|c| c.kind.is_numeric())
+        .filter_map(|c| {
+            let (min, max) = (crate::format::number(&c.min)?, crate::format::number(&c.max)?);
+            Some(format!(
+                "{} {}–{}{}",
+                c.name,
+                grouped(min, 2),
+                grouped(max, 2),
+                c.mean.map(|m| format!(" (mean {})", grouped(m, 2))).unwrap_or_default()
+            ))
+        })
+        .take(8)
+        .collect();
+    let ranges = if numeric.is_empty() { String::new() } else { format!(" Ranges: {}.", numeric.join("; ")) };
+    match (findings.is_empty(), oddities_first) {
+        (true, true) => format!(
+            "{head} Nothing stands out: no missing values, no constant columns and no extreme outliers.{ranges}"
+        ),
+        (false, true) => format!("{head} What stands out: {}.{ranges}", findings.join("; ")),
+        (true, false) => format!("{head} No values are missing.{ranges} The full profile is in the table."),
+        (false, false) => {
+            format!("{head} {}.{ranges} The full profile is in the table.", capital(&findings.join("; ")))
+        }
+    }
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
+}
+
+/// The dataset the text names best: the most words of its table name (or file stem) appear in
+/// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one. Short
+/// words count only when they carry a digit ("sales q1" → `sales_q1`, not `sales_q2`).
+fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset> {
+    let said: Vec<String> =
+        words(text).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
+    datasets
+        .iter()
+        .filter_map(|d| {
+            let stem = d.name.rsplit_once('.').map_or(d.name.as_str(), |(s, _)| s);
+            [d.table_name.as_str(), stem]
+                .into_iter()
+                .map(|name| {
+                    let parts: Vec<String> =
+                        words(name).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
+                    let telling = |p: &&String| p.len() > 2 || p.chars().any(|c| c.is_ascii_digit());
+                    let hits = parts.iter().filter(telling).filter(|p| said.contains(p)).count();
+                    (hits * 2 + usize::from(hits == parts.len()), hits)
+                })
+                .filter(|(_, hits)| *hits > 0)
+                .map(|(score, _)| score)
+                .max()
+                .map(|score| (score, d))
+        })
+        .max_by_key(|(score, _)| *score)
+        .map(|(_, d)| d)
+}
+
+/// The dataset a request is about: named in the text, else the active one, else the only one.
+fn target<'a>(text: &str, context: &'a RunContext) -> Option<&'a Dataset> {
+    named_dataset(text, &context.datasets)
+        .or_else(|| context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id))
+        .or_else(|| (context.datasets.len() == 1).then(|| &context.datasets[0]))
+}
+
+/// What to search for in "search for login problems", "find tickets about refunds" or "search
+/// the support tickets for refunds": the words after the request's own.
+fn search_query(text: &str) -> String {
+    const LEAD: [&str; 24] = [
+        "please",
+        "can",
+        "could",
+        "you",
+        "search",
+        "for",
+        "find",
+        "look",
+        "me",
+        "all",
+        "any",
+        "the",
+        "tickets",
+        "rows",
+        "records",
+        "entries",
+        "messages",
+        "about",
+        "mentioning",
+        "mention",
+        "mentions",
+        "regarding",
+        "related",
+        "to",
+    ];
+    let trimmed = text.trim().trim_end_matches(['?', '.', '!']);
+    let lower = trimmed.to_lowercase();
+    // "search <somewhere> for <what>": the what.
+    let tail = match lower.find(" for ") {
+        Some(i) if lower.starts_with("search") || lower.starts_with("look") => &trimmed[i + 5..],
+        _ => trimmed,
+    };
+    let mut words: Vec<&str> = tail.split_whitespace().collect();
+    while words.first().is_some_and(|w| LEAD.contains(&w.to_lowercase().as_str())) {
+        words.remove(0);
+    }
+    words.join(" ")
+}
+
+/// Folders: "what CSV files are in my downloads?" lists the named approved folder (filtered by
+/// a format word); "import those" imports what the thread's last listing showed.
+fn files(request: &ModelRequest<'_>, text: &str, intent: Intent, allowed: &dyn Fn(&str) -> bool) -> Option<ModelTurn> {
+    let roots = &request.context.file_roots;
+    let said = words(text);
+    let named = roots.iter().find(|r| said.iter().any(|w| w == *r || w.strip_suffix('s') == Some(r.as_str())));
+    let pattern = ["csv", "tsv", "parquet", "json", "ndjson", "jsonl"]
+        .iter()
+        .find(|f| said.iter().any(|w| w == *f))
+        .map(|f| format!("*.{f}"))
+        .unwrap_or_default();
+    let call = |name: &str, args: Value| ModelTurn {
+        tool_calls: vec![ModelToolCall::new(name, args)],
+        ..ModelTurn::default()
+    };
+    match intent {
+        Intent::FileBrowse if allowed("list_directory") => {
+            let Some(root) = named.or_else(|| roots.iter().find(|r| *r != "staging")).or(roots.first()) else {
+                return Some(text_turn("No folders are approved for me to look in."));
+            };
+            Some(call("list_directory", json!({"root": root, "path": "", "pattern": pattern})))
+        }
+        Intent::FileImport if allowed("import_files") => {
+            // "those": the arguments of the thread's last listing.
+            let last_listing = request.messages.iter().rev().find_map(|m| match m {
+                Message::Assistant { tool_calls, .. } => {
+                    tool_calls.iter().rev().find(|c| c.name == "list_directory").map(|c| c.arguments.clone())
+                }
+                _ => None,
+            });
+            let args = match (named, last_listing) {
+                (None, Some(listed)) => json!({
+                    "root": listed.get("root").cloned().unwrap_or_default(),
+                    "path": listed.get("path").cloned().unwrap_or_default(),
+                    "pattern": listed.get("pattern").cloned().unwrap_or_default(),
+                }),
+                (Some(root), _) => json!({"root": root, "path": "", "pattern": pattern}),
+                (None, None) => {
+                    return Some(text_turn(&format!(
+                        "Which folder should I import from? Approved folders: {}.",
+                        roots.join(", ")
+                    )));
+                }
+            };
+            Some(ModelTurn { text: "I will import them once you approve.".into(), ..call("import_files", args) })
+        }
+        _ => None,
+    }
+}
+
+fn text_turn(s: &str) -> ModelTurn {
+    text(s.to_owned())
+}
+
+#[async_trait]
+impl LanguageModel for OfflinePlanner {
+    fn name(&self) -> &str {
+        "offline-planner"
+    }
+
+    async fn complete(&self, request: ModelRequest<'_>, deltas: UnboundedSender<String>) -> Result<ModelTurn> {
+        let turn = self.plan(&request).await;
+        for d in word_deltas(&turn.text) {
+            let _ = deltas.send(d);
+        }
+        // No model was called: the run's usage stays at zero.
+        Ok(ModelTurn { usage: Usage::default(), ..turn })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aware_core::dataset::DatasetFormat;
+    use aware_core::ids::{DatasetId, UserId};
+
+    fn dataset(name: &str, table: &str) -> Dataset {
+        Dataset {
+            id: DatasetId::generate(),
+            owner: UserId::local(),
+            name: name.to_owned(),
+            table_name: table.to_owned(),
+            format: DatasetFormat::Csv,
+            status: DatasetStatus::Ready,
+            row_count: 1,
+            columns: vec![],
+            size_bytes: 1,
+            version_hash: String::new(),
+            error: None,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn the_longest_fully_named_dataset_wins() {
+        let ds = [dataset("churn.csv", "churn"), dataset("customer_churn.csv", "customer_churn")];
+        assert_eq!(
+            named_dataset("delete the customer churn dataset", &ds).map(|d| d.table_name.as_str()),
+            Some("customer_churn")
+        );
+        assert_eq!(named_dataset("please remove churn", &ds).map(|d| d.table_name.as_str()), Some("churn"));
+        assert!(named_dataset("delete the apartments", &ds).is_none());
+        let ds = [dataset("barcelona_apartments.csv", "barcelona_apartments")];
+        assert_eq!(
+            named_dataset("show me the apartment", &ds).map(|d| d.table_name.as_str()),
+            Some("barcelona_apartments")
+        );
+    }
+}

@@ -1,0 +1,333 @@
+#![allow(clippy::unwrap_used)]
+//! The reader against the three sample datasets (their real categorical values, read from the
+//! sample files): the questions a new user asks get the plan that answers them, or an honest
+//! question back — never a plan that drops part of the question.
+
+use aware_core::categories::CategoricalColumn;
+use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus};
+use aware_core::ids::{DatasetId, UserId};
+use aware_core::value::Column;
+use aware_planner::lexicon::Lexicon;
+use aware_planner::reading::{Unread, plan_json, read};
+use chrono::NaiveDate;
+use serde_json::{Value, json};
+
+fn dataset(table: &str, columns: &[(&str, &str)], rows: u64) -> Dataset {
+    Dataset {
+        id: DatasetId::generate(),
+        owner: UserId::local(),
+        name: format!("{table}.csv"),
+        table_name: table.to_owned(),
+        format: DatasetFormat::Csv,
+        status: DatasetStatus::Ready,
+        row_count: rows,
+        columns: columns.iter().map(|(n, t)| Column::new(*n, *t)).collect(),
+        size_bytes: 1,
+        version_hash: String::new(),
+        error: None,
+        created_at: chrono::Utc::now(),
+        updated_at: chrono::Utc::now(),
+    }
+}
+
+/// The distinct values of the sample's text columns (as the engine would read them).
+fn categories(filename: &str, columns: &[(&str, &str)]) -> Vec<CategoricalColumn> {
+    let file = aware_core::samples::sample_files().into_iter().find(|f| f.filename == filename).unwrap();
+    let mut reader_lines = file.content.lines();
+    let header: Vec<&str> = reader_lines.next().unwrap().split(',').collect();
+    let mut out = Vec::new();
+    for (i, name) in header.iter().enumerate() {
+        let sql_type = columns.iter().find(|(n, _)| n == name).unwrap().1;
+        if sql_type != "VARCHAR" {
+            continue;
+        }
+        let mut values: Vec<String> = file
+            .content
+            .lines()
+            .skip(1)
+            .filter_map(|l| split_csv(l).get(i).cloned())
+            .filter(|v| !v.is_empty())
+            .collect();
+        values.sort();
+        values.dedup();
+        if values.len() <= 200 {
+            out.push(CategoricalColumn { column: (*name).to_owned(), values });
+        }
+    }
+    out
+}
+
+fn split_csv(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+const APARTMENTS: [(&str, &str); 9] = [
+    ("listing_id", "BIGINT"),
+    ("neighbourhood", "VARCHAR"),
+    ("bedrooms", "BIGINT"),
+    ("bathrooms", "BIGINT"),
+    ("sqm", "BIGINT"),
+    ("price_eur", "BIGINT"),
+    ("energy_rating", "VARCHAR"),
+    ("has_terrace", "BOOLEAN"),
+    ("listed_on", "DATE"),
+];
+const CHURN: [(&str, &str); 9] = [
+    ("customer_id", "VARCHAR"),
+    ("region", "VARCHAR"),
+    ("plan", "VARCHAR"),
+    ("contract", "VARCHAR"),
+    ("tenure_months", "BIGINT"),
+    ("monthly_charges", "DOUBLE"),
+    ("total_charges", "DOUBLE"),
+    ("support_calls", "BIGINT"),
+    ("churned", "BOOLEAN"),
+];
+const TICKETS: [(&str, &str); 10] = [
+    ("ticket_id", "VARCHAR"),
+    ("created_at", "TIMESTAMP"),
+    ("customer_id", "VARCHAR"),
+    ("channel", "VARCHAR"),
+    ("priority", "VARCHAR"),
+    ("category", "VARCHAR"),
+    ("subject", "VARCHAR"),
+    ("body", "VARCHAR"),
+    ("status", "VARCHAR"),
+    ("resolution_hours", "DOUBLE"),
+];
+
+fn lexicons() -> [Lexicon; 3] {
+    [
+        Lexicon::new(
+            &dataset("barcelona_apartments", &APARTMENTS, 240),
+            &categories("barcelona_apartments.csv", &APARTMENTS),
+        ),
+        Lexicon::new(&dataset("customer_churn", &CHURN, 500), &categories("customer_churn.csv", &CHURN)),
+        Lexicon::new(&dataset("support_tickets", &TICKETS, 300), &categories("support_tickets.csv", &TICKETS)),
+    ]
+}
+
+fn today() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
+}
+
+/// The plan for `q` over the dataset the reader picks (the one covering most words).
+fn plan(q: &str) -> Result<Value, Unread> {
+    let lexes = lexicons();
+    let lex = lexes
+        .iter()
+        .max_by_key(|l| {
+            let (c, n) = aware_planner::reading::coverage(q, l);
+            (n, c)
+        })
+        .unwrap();
+    read(q, lex, today()).map(|r| plan_json(lex, &r))
+}
+
+fn filters(p: &Value) -> Value {
+    p.get("filters").cloned().unwrap_or(json!([]))
+}
+
+#[test]
+fn the_questions_that_were_answered_wrongly_now_keep_every_condition() {
+    let p = plan("how many customers churned?").unwrap();
+    assert_eq!(p["dataset"], "customer_churn");
+    assert_eq!(filters(&p), json!([{"column": "churned", "op": "eq", "value": true}]), "{p}");
+    assert_eq!(p["select"][0]["aggregate"], "count");
+
+    let p = plan("how many apartments are there in Gràcia?").unwrap();
+    assert_eq!(filters(&p), json!([{"column": "neighbourhood", "op": "eq", "value": "Gràcia"}]), "{p}");
+
+    let p = plan("How many apartments are in Gracia").unwrap();
+    assert_eq!(filters(&p), json!([{"column": "neighbourhood", "op": "eq", "value": "Gràcia"}]), "accents folded: {p}");
+
+    let p = plan("how many support tickets are still open?").unwrap();
+    assert_eq!(p["dataset"], "support_tickets");
+    assert_eq!(filters(&p), json!([{"column": "status", "op": "eq", "value": "open"}]), "{p}");
+
+    let p = plan("median price of apartments with 3 bedrooms").unwrap();
+    assert_eq!(p["select"][0]["aggregate"], "median");
+    assert_eq!(p["select"][0]["column"], "price_eur");
+    assert_eq!(filters(&p), json!([{"column": "bedrooms", "op": "eq", "value": 3}]), "{p}");
+
+    let p = plan("what is the average price per square metre by neighbourhood?").unwrap();
+    assert_eq!(p["group_by"], json!(["neighbourhood"]));
+    assert_eq!(p["select"][1]["per"], "sqm", "{p}");
+    assert_eq!(p["select"][1]["aggregate"], "avg");
+
+    let p = plan("number of tickets by status").unwrap();
+    assert_eq!(p["group_by"], json!(["status"]), "{p}");
+    assert_eq!(p["select"][1]["aggregate"], "count");
+
+    let p = plan("which apartments have a terrace and cost less than 400000?").unwrap();
+    assert_eq!(
+        filters(&p),
+        json!([{"column": "price_eur", "op": "lt", "value": 400000}, {"column": "has_terrace", "op": "eq", "value": true}]),
+        "{p}"
+    );
+    assert!(p.get("select").is_none() && p.get("group_by").is_none(), "the rows themselves: {p}");
+}
+
+#[test]
+fn rankings_rates_and_comparisons_read_as_people_mean_them() {
+    let p = plan("which neighbourhood is most expensive?").unwrap();
+    assert_eq!(p["group_by"], json!(["neighbourhood"]));
+    assert_eq!(p["select"][1], json!({"column": "price_eur", "aggregate": "avg", "alias": "avg_price_eur"}));
+    assert_eq!(p["order_by"][0], json!({"column": "avg_price_eur", "descending": true}), "{p}");
+
+    let p = plan("show me the 5 cheapest apartments").unwrap();
+    assert_eq!(p["order_by"], json!([{"column": "price_eur", "descending": false}]), "{p}");
+    assert_eq!(p["limit"], 5);
+
+    let p = plan("the most expensive apartment").unwrap();
+    assert_eq!(p["order_by"], json!([{"column": "price_eur", "descending": true}]), "{p}");
+    assert_eq!(p["limit"], 1);
+
+    let p = plan("most common ticket categories").unwrap();
+    assert_eq!(p["group_by"], json!(["category"]), "{p}");
+    assert_eq!(p["order_by"][0]["descending"], true);
+
+    let p = plan("what's the churn rate?").unwrap();
+    assert_eq!(p["select"][0]["aggregate"], "share", "{p}");
+    assert_eq!(p["select"][0]["condition"], json!([{"column": "churned", "op": "eq", "value": true}]));
+
+    let p = plan("compare churn by plan").unwrap();
+    assert_eq!(p["group_by"], json!(["plan"]), "{p}");
+    assert_eq!(p["select"][1]["aggregate"], "share");
+
+    let p = plan("how many customers on the premium plan did not churn?").unwrap();
+    assert_eq!(
+        filters(&p),
+        json!([{"column": "plan", "op": "eq", "value": "premium"}, {"column": "churned", "op": "eq", "value": false}]),
+        "{p}"
+    );
+
+    let p = plan("how many apartments in Gràcia or Eixample have no terrace?").unwrap();
+    assert_eq!(
+        filters(&p),
+        json!([
+            {"column": "neighbourhood", "op": "in", "values": ["Gràcia", "Eixample"]},
+            {"column": "has_terrace", "op": "eq", "value": false}
+        ]),
+        "{p}"
+    );
+
+    let p = plan("how many tickets were created in 2025?").unwrap();
+    assert_eq!(
+        filters(&p),
+        json!([{"column": "created_at", "op": "ge", "value": "2025-01-01"}, {"column": "created_at", "op": "lt", "value": "2026-01-01"}]),
+        "{p}"
+    );
+
+    let p = plan("tickets per month").unwrap();
+    assert_eq!(p["select"][0], json!({"column": "created_at", "bucket": "month", "alias": "month"}), "{p}");
+}
+
+#[test]
+fn what_cannot_be_read_is_said_and_never_answered() {
+    let refused = |q: &str| match plan(q) {
+        Err(Unread::Refuse(t) | Unread::Ask(t)) => t,
+        other => panic!("{q}: expected a refusal or a question, got {other:?}"),
+    };
+    let t = refused("how many customers churned last month?");
+    assert!(t.contains("no date column"), "{t}");
+    let t = refused("how many apartments have a swimming pool?");
+    assert!(t.contains("swimming") && t.contains("pool"), "{t}");
+    let t = refused("what is the average charges?");
+    assert!(t.contains("monthly_charges") || t.contains("monthly charges"), "{t}");
+    let t = refused("how many customers will churn next year?");
+    assert!(t.contains("next"), "{t}");
+    let t = refused("how many apartments are in Madrid?");
+    assert!(t.contains("Madrid"), "{t}");
+    assert!(matches!(plan("write me a poem"), Err(Unread::NotData) | Err(Unread::Refuse(_))));
+}
+
+/// A result table as the sandbox returns it.
+fn table(columns: &[(&str, &str)], rows: Vec<Vec<aware_core::value::Value>>) -> aware_core::value::Table {
+    aware_core::value::Table {
+        columns: columns.iter().map(|(n, t)| Column::new(*n, *t)).collect(),
+        rows,
+        truncated: false,
+        exec_time_ms: 1,
+    }
+}
+
+/// The answer to `q` over `result`.
+fn answer(q: &str, result: &aware_core::value::Table) -> String {
+    let lexes = lexicons();
+    let lex = lexes
+        .iter()
+        .max_by_key(|l| {
+            let (c, n) = aware_planner::reading::coverage(q, l);
+            (n, c)
+        })
+        .unwrap();
+    let r = read(q, lex, today()).unwrap();
+    aware_planner::answer::write(lex, &r, result)
+}
+
+#[test]
+fn answers_lead_with_the_insight_in_numbers_people_read() {
+    use aware_core::value::Value::{Double, Int, String as Text};
+    let t = table(&[("customers", "BIGINT")], vec![vec![Int(147)]]);
+    assert_eq!(answer("how many customers churned?", &t), "There are 147 customers that churned.");
+
+    let t = table(&[("median_price_eur", "DOUBLE")], vec![vec![Double(470_000.0)]]);
+    assert_eq!(
+        answer("median price of apartments with 3 bedrooms", &t),
+        "The median price of apartments with 3 bedrooms is €470,000."
+    );
+
+    let t = table(
+        &[("neighbourhood", "VARCHAR"), ("avg_price_eur", "DOUBLE")],
+        vec![
+            vec![Text("Sarrià-Sant Gervasi".into()), Double(625_222.222_2)],
+            vec![Text("Les Corts".into()), Double(558_944.4)],
+            vec![Text("Sants-Montjuïc".into()), Double(380_000.0)],
+        ],
+    );
+    assert_eq!(
+        answer("which neighbourhood is most expensive?", &t),
+        "Sarrià-Sant Gervasi has the highest average price: €625,222, ahead of Les Corts (€558,944). The table ranks all 3."
+    );
+
+    let t = table(&[("share", "DOUBLE"), ("customers", "BIGINT")], vec![vec![Double(0.294), Int(500)]]);
+    assert_eq!(answer("what's the churn rate?", &t), "29.4% of customers churned (147 of 500).");
+
+    let t = table(&[("share", "DOUBLE"), ("apartments", "BIGINT")], vec![vec![Double(0.35), Int(240)]]);
+    assert_eq!(
+        answer("what percentage of apartments have a terrace?", &t),
+        "35% of apartments have a terrace (84 of 240)."
+    );
+
+    let t = table(
+        &[("listing_id", "BIGINT"), ("neighbourhood", "VARCHAR"), ("price_eur", "BIGINT")],
+        vec![vec![Int(17), Text("Gràcia".into()), Int(890_000)]],
+    );
+    assert_eq!(
+        answer("the most expensive apartment", &t),
+        "The apartment with the highest price is listing 17 (neighbourhood Gràcia): €890,000."
+    );
+
+    let t = table(
+        &[("status", "VARCHAR"), ("tickets", "BIGINT")],
+        vec![
+            vec![Text("closed".into()), Int(180)],
+            vec![Text("open".into()), Int(59)],
+            vec![Text("pending".into()), Int(61)],
+        ],
+    );
+    assert_eq!(
+        answer("number of tickets by status", &t),
+        "Tickets by status: closed 180, open 59, pending 61. Highest: closed (180); lowest: open (59)."
+    );
+}
