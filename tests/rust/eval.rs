@@ -10,6 +10,7 @@
 //!   question. The test fails on any wrong answer, and when fewer than 80% are correct overall,
 //!   in any answerable category, or on the generated datasets.
 
+use aware_core::samples::Rng;
 use aware_e2e::events::{calls, follow, no_confirmation};
 use aware_e2e::{TestServer, upload};
 use aware_proto::v1 as pb;
@@ -49,28 +50,6 @@ enum Score {
     Correct,
     Honest,
     Wrong(String),
-}
-
-/// SplitMix64, as the samples use: the generated datasets are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % ((hi - lo + 1) as u64)) as i64
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
 }
 
 fn day(base: chrono::NaiveDate, days: i64) -> String {

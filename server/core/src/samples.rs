@@ -18,8 +18,9 @@ pub fn sample_files() -> Vec<SampleFile> {
     ]
 }
 
-/// SplitMix64: tiny, fast, and stable forever (unlike a library RNG whose stream may change).
-struct Rng(u64);
+/// SplitMix64: tiny, fast, and stable forever (unlike a library RNG whose stream may change). Also
+/// the generator of the evaluation's datasets, so they too are the same on every run.
+pub struct Rng(pub u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -31,20 +32,20 @@ impl Rng {
     }
 
     /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
         lo + (self.next() % ((hi - lo + 1) as u64)) as i64
     }
 
     /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
+    pub fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[(self.next() % items.len() as u64) as usize]
     }
 
-    fn chance(&mut self, p: f64) -> bool {
+    pub fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
     }
 }

@@ -453,7 +453,7 @@ pub fn plural(word: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use aware_core::dataset::{DatasetFormat, DatasetStatus};
     use aware_core::ids::{DatasetId, UserId};

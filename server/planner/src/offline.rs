@@ -546,25 +546,10 @@ impl LanguageModel for OfflinePlanner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aware_core::dataset::DatasetFormat;
-    use aware_core::ids::{DatasetId, UserId};
+    use crate::lexicon::tests::dataset as with_columns;
 
     fn dataset(name: &str, table: &str) -> Dataset {
-        Dataset {
-            id: DatasetId::generate(),
-            owner: UserId::local(),
-            name: name.to_owned(),
-            table_name: table.to_owned(),
-            format: DatasetFormat::Csv,
-            status: DatasetStatus::Ready,
-            row_count: 1,
-            columns: vec![],
-            size_bytes: 1,
-            version_hash: String::new(),
-            error: None,
-            created_at: chrono::Utc::now(),
-            updated_at: chrono::Utc::now(),
-        }
+        Dataset { name: name.to_owned(), ..with_columns(table, &[]) }
     }
 
     #[test]

@@ -1,0 +1,138 @@
+//! A reading as the arguments of `execute_query_plan`: a typed QueryPlan, never SQL.
+
+use super::{Ask, Cond, GroupOrder, Lit, Measure, Reading, Tally};
+use crate::lexicon::Lexicon;
+use aware_core::query_plan::{Aggregate, FilterOp};
+use serde_json::{Value, json};
+
+/// The reading as a QueryPlan (the arguments of `execute_query_plan`).
+pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
+    let col = |c: usize| lex.columns[c].name.clone();
+    let cond_json = |c: &Cond| -> Vec<Value> {
+        let op = serde_json::to_value(c.op).unwrap_or_default();
+        match (c.op, c.values.as_slice()) {
+            // A date range is [from, to): two conditions, so a timestamp late on the last day counts.
+            (FilterOp::Between, [Lit::Date(from), Lit::Date(to)]) => vec![
+                json!({"column": col(c.column), "op": "ge", "value": Lit::Date(*from).json()}),
+                json!({"column": col(c.column), "op": "lt", "value": Lit::Date(*to).json()}),
+            ],
+            (FilterOp::In | FilterOp::NotIn | FilterOp::Between, vs) => {
+                vec![json!({"column": col(c.column), "op": op, "values": vs.iter().map(Lit::json).collect::<Vec<_>>()})]
+            }
+            (_, [v, ..]) => vec![json!({"column": col(c.column), "op": op, "value": v.json()})],
+            (_, []) => vec![json!({"column": col(c.column), "op": op})],
+        }
+    };
+    let measure_item = |m: &Measure, agg: Option<Aggregate>, alias: &str| {
+        let mut item = json!({"column": col(m.column), "alias": alias});
+        if let Some(per) = m.per {
+            item["per"] = json!(col(per));
+        }
+        if let Some(a) = agg {
+            item["aggregate"] = json!(a.as_str());
+        }
+        item
+    };
+    let mut plan = json!({"dataset": lex.dataset.table_name});
+    let filters: Vec<Value> = r.filters.iter().flat_map(&cond_json).collect();
+    if !filters.is_empty() {
+        plan["filters"] = json!(filters);
+    }
+    if let Some(n) = r.limit {
+        plan["limit"] = json!(n);
+    }
+    let tally = match &r.ask {
+        Ask::Rows(order) => {
+            if let Some((m, desc)) = order {
+                match m.per {
+                    // Rows ranked by a ratio carry it as an output after every column.
+                    Some(_) => {
+                        let alias = ratio_alias(lex, m);
+                        let mut select: Vec<Value> = lex.columns.iter().map(|c| json!({"column": c.name})).collect();
+                        select.push(measure_item(m, None, &alias));
+                        plan["select"] = json!(select);
+                        plan["order_by"] = json!([{"column": alias, "descending": desc}]);
+                    }
+                    None => plan["order_by"] = json!([{"column": col(m.column), "descending": desc}]),
+                }
+            }
+            return plan;
+        }
+        Ask::Tally(t) => t,
+    };
+    let mut select: Vec<Value> = Vec::new();
+    let key = r.group.map(|(g, bucket)| match bucket {
+        Some(b) => {
+            select.push(json!({"column": col(g), "bucket": b.as_str(), "alias": b.as_str()}));
+            b.as_str().to_owned()
+        }
+        None => {
+            select.push(json!({"column": col(g)}));
+            col(g)
+        }
+    });
+    let value_alias = value_alias(lex, tally);
+    match tally {
+        Tally::Count => select.push(json!({"aggregate": "count", "alias": value_alias})),
+        Tally::Distinct(c) => {
+            select.push(json!({"column": col(*c), "aggregate": "count_distinct", "alias": value_alias}));
+        }
+        Tally::Aggregate(agg, m) => select.push(measure_item(m, Some(*agg), &value_alias)),
+        Tally::Share(pred) => {
+            let condition: Vec<Value> = pred.iter().flat_map(&cond_json).collect();
+            select.push(json!({"aggregate": "share", "condition": condition, "alias": value_alias}));
+            select.push(json!({"aggregate": "count", "alias": count_alias(lex)}));
+        }
+    }
+    plan["select"] = json!(select);
+    if let Some((g, _)) = r.group {
+        plan["group_by"] = json!([col(g)]);
+        let key = key.unwrap_or_default();
+        plan["order_by"] = match r.order {
+            GroupOrder::Key => json!([{"column": key}]),
+            GroupOrder::Value(desc) => json!([{"column": value_alias, "descending": desc}, {"column": key}]),
+        };
+    }
+    plan
+}
+
+/// The output column that holds a tally's value.
+pub fn value_alias(lex: &Lexicon, tally: &Tally) -> String {
+    match tally {
+        Tally::Count => count_alias(lex),
+        Tally::Distinct(c) => clean_alias(&format!("distinct_{}", lex.columns[*c].name)),
+        Tally::Aggregate(agg, m) => alias_for(lex, *agg, m),
+        Tally::Share(_) => "share".to_owned(),
+    }
+}
+
+/// The output name of a row count: the rows' plural ("apartments").
+pub fn count_alias(lex: &Lexicon) -> String {
+    clean_alias(&lex.entity)
+}
+
+pub fn ratio_alias(lex: &Lexicon, m: &Measure) -> String {
+    let per = m.per.map_or_else(String::new, |p| format!("_per_{}", lex.columns[p].name));
+    clean_alias(&format!("{}{per}", lex.columns[m.column].name))
+}
+
+pub(super) fn clean_alias(s: &str) -> String {
+    s.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).take(64).collect()
+}
+
+/// The output name of an aggregate: `avg_price_eur`, `median_price_eur_per_sqm`.
+pub fn alias_for(lex: &Lexicon, agg: Aggregate, m: &Measure) -> String {
+    clean_alias(&format!("{}_{}", agg.as_str(), ratio_alias(lex, m)))
+}
+
+impl Lit {
+    pub(super) fn json(&self) -> Value {
+        match self {
+            Self::Text(s) => json!(s),
+            Self::Num(n) if n.fract() == 0.0 && n.abs() < 9e15 => json!(*n as i64),
+            Self::Num(n) => json!(n),
+            Self::Bool(b) => json!(b),
+            Self::Date(d) => json!(d.format("%Y-%m-%d").to_string()),
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! The shape of a question: aggregates, the measure, rankings and top-k, groups.
+
+use super::messages::{measure_name, or_list};
+use super::words::*;
+use super::{Measure, Reader, Unread, groupable};
+use crate::lexicon::{Class, Meaning};
+use aware_core::query_plan::{Aggregate, TimeBucket};
+
+/// What the ranking words point at.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Rank {
+    /// How often a value occurs ("most common").
+    Frequency,
+    /// A measure: implied by an adjective ("expensive" → price) or named (`None`: the one named).
+    Of(Option<Measure>),
+}
+
+impl Reader<'_> {
+    pub(super) fn aggregate_word(&mut self) -> Option<Aggregate> {
+        for (words, agg) in [
+            (&["average", "avg", "mean"][..], Aggregate::Avg),
+            (&["median"][..], Aggregate::Median),
+            (&["sum"][..], Aggregate::Sum),
+            (&["minimum", "min"][..], Aggregate::Min),
+            (&["maximum", "max"][..], Aggregate::Max),
+        ] {
+            for w in words {
+                if self.take_word(w) {
+                    return Some(agg);
+                }
+            }
+        }
+        // "total price": a sum only when a quantity follows.
+        if let Some(i) = (0..self.tokens.len())
+            .find(|&i| self.word(i) == "total" && !self.used[i] && self.span_covering(i).is_none())
+        {
+            let next = self.next_content(i + 1);
+            let next = if self.word(next) == "of" { self.next_content(next + 1) } else { next };
+            if self.column_span(next).is_some_and(|c| self.lex.columns[c].is_numeric()) {
+                self.used[i] = true;
+                return Some(Aggregate::Sum);
+            }
+        }
+        None
+    }
+
+    /// The numeric quantity the question names: a column, or "X per Y" of two numeric columns.
+    /// A lone "per Y" (as in "cheapest per square metre") is returned as a measure of Y alone
+    /// with `per_only` set, for the ranking to divide its own measure by.
+    pub(super) fn measure(&mut self) -> Result<(Option<Measure>, bool), Unread> {
+        let lex = self.lex;
+        let mut found: Vec<Measure> = Vec::new();
+        let mut per_only = false;
+        for s in self.spans.clone() {
+            let Meaning::Column(c) = s.meaning else { continue };
+            if self.used[s.start] || !lex.columns[c].is_numeric() || lex.columns[c].class == Class::Id {
+                continue;
+            }
+            // "price per square metre": per + another numeric column.
+            let after = self.next_content(s.end);
+            if self.word(after) == "per"
+                && let Some(d) =
+                    self.column_span(self.next_content(after + 1)).filter(|d| lex.columns[*d].is_numeric() && *d != c)
+            {
+                let dspan = self.span_covering(self.next_content(after + 1)).cloned();
+                self.mark(s.start, s.end);
+                self.used[after] = true;
+                if let Some(ds) = dspan {
+                    self.mark(ds.start, ds.end);
+                }
+                found.push(Measure { column: c, per: Some(d) });
+                continue;
+            }
+            // "cheapest per square metre": a divisor with the measure left to the ranking.
+            if s.start > 0 && self.word(s.start - 1) == "per" && !self.used[s.start - 1] {
+                self.mark(s.start - 1, s.end);
+                per_only = true;
+                found.push(Measure { column: c, per: None });
+                continue;
+            }
+            // "number of bedrooms", "amount of charges": the words before are part of the name.
+            if s.start >= 2 && matches!(self.word(s.start - 2), "number" | "amount") && self.word(s.start - 1) == "of" {
+                let counted = self.lex.columns[c].class == Class::Count || self.word(s.start - 2) == "amount";
+                if counted {
+                    self.mark(s.start - 2, s.start);
+                }
+            }
+            self.mark(s.start, s.end);
+            // "odometer reading", "fee amount": a noun for the quantity itself.
+            if matches!(
+                self.word(s.end),
+                "reading" | "readings" | "value" | "values" | "figure" | "figures" | "level" | "levels"
+            ) && !self.used.get(s.end).copied().unwrap_or(true)
+            {
+                self.used[s.end] = true;
+            }
+            found.push(Measure { column: c, per: None });
+        }
+        found.dedup();
+        match found.as_slice() {
+            [] => Ok((None, false)),
+            [m] => Ok((Some(*m), per_only)),
+            [a, b, ..] => Err(Unread::Ask(format!(
+                "Which measure: {} or {}? I can use one at a time.",
+                measure_name(lex, a),
+                measure_name(lex, b)
+            ))),
+        }
+    }
+
+    /// Superlatives and top-k: what is ranked, which way, how many.
+    pub(super) fn rank(&mut self) -> Result<Option<(Rank, bool, Option<u32>)>, Unread> {
+        let lex = self.lex;
+        let mut n: Option<u32> = None;
+        let mut found: Option<(Rank, bool)> = None;
+        for i in 0..self.tokens.len() {
+            if self.used[i] || self.span_covering(i).is_some() {
+                continue;
+            }
+            let w = self.word(i).to_owned();
+            // "most common", "least frequent", "most popular".
+            if matches!(w.as_str(), "most" | "least")
+                && matches!(self.word(i + 1), "common" | "frequent" | "popular" | "often" | "usual")
+            {
+                found = Some((Rank::Frequency, w == "most"));
+                self.mark(i, i + 2);
+                continue;
+            }
+            if matches!(w.as_str(), "commonest" | "rarest") {
+                found = Some((Rank::Frequency, w == "commonest"));
+                self.used[i] = true;
+                continue;
+            }
+            // "which plan has the most customers": most + the rows.
+            // (values and flags may come between: "the most urgent tickets".)
+            let mut after_most = self.next_content(i + 1);
+            while let Some(sp) =
+                self.span_at(after_most).filter(|sp| matches!(sp.meaning, Meaning::Value(..) | Meaning::Flag(..)))
+            {
+                after_most = self.next_content(sp.end);
+            }
+            if matches!(w.as_str(), "most" | "fewest" | "least")
+                && (self.span_at(after_most).is_some_and(|s| s.meaning == Meaning::Entity)
+                    || ROW_WORDS.contains(&self.word(after_most)))
+            {
+                found = Some((Rank::Frequency, w == "most"));
+                self.used[i] = true;
+                continue;
+            }
+            // "most expensive", "least expensive", "cheapest", "biggest".
+            let (adjective, desc_word, at) = if matches!(w.as_str(), "most" | "least") {
+                (self.word(i + 1).to_owned(), w == "most", i + 1)
+            } else {
+                (w.clone(), true, i)
+            };
+            if let Some((class, up)) = adjective_meaning(lex, &adjective) {
+                let (class, up) = (&class, &up);
+                let superlative = is_superlative(&adjective) || at != i;
+                if !superlative {
+                    continue;
+                }
+                // "biggest price": a generic word next to a named measure.
+                let next = self.next_content(at + 1);
+                if (HIGH_WORDS.contains(&adjective.as_str()) || LOW_WORDS.contains(&adjective.as_str()))
+                    && self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric())
+                {
+                    found = Some((Rank::Of(None), HIGH_WORDS.contains(&adjective.as_str())));
+                    self.mark(i, at + 1);
+                    continue;
+                }
+                let candidates = lex.of_class(*class);
+                let column = match candidates.as_slice() {
+                    [c] => *c,
+                    [] => {
+                        return Err(Unread::Refuse(format!(
+                            "{} has no column that says how {} something is, so I cannot tell what “{}” means here.",
+                            lex.dataset.table_name,
+                            base_adjective(&adjective),
+                            self.tokens[i..=at].iter().map(|t| t.raw.as_str()).collect::<Vec<_>>().join(" ")
+                        )));
+                    }
+                    many => {
+                        // A measure named in the question settles it.
+                        let named = self.spans.iter().find_map(|s| match s.meaning {
+                            Meaning::Column(c) if many.contains(&c) => Some(c),
+                            _ => None,
+                        });
+                        match named {
+                            Some(c) => c,
+                            None => {
+                                let names: Vec<String> = many.iter().map(|c| lex.columns[*c].name.clone()).collect();
+                                return Err(Unread::Ask(format!(
+                                    "“{}” by which column: {}?",
+                                    adjective,
+                                    or_list(&names)
+                                )));
+                            }
+                        }
+                    }
+                };
+                let desc = if at != i { desc_word == *up } else { *up };
+                found = Some((Rank::Of(Some(Measure { column, per: None })), desc));
+                self.mark(i, at + 1);
+                continue;
+            }
+            if HIGH_WORDS.contains(&w.as_str()) || LOW_WORDS.contains(&w.as_str()) {
+                let mut next = self.next_content(i + 1);
+                // "the lowest average tenure": the aggregate word is taken later.
+                if matches!(self.word(next), "average" | "avg" | "mean" | "median" | "total") {
+                    next = self.next_content(next + 1);
+                }
+                if self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric())
+                    || (w == "top" && self.tokens.get(next).is_some_and(|t| t.number.is_some()))
+                {
+                    found = Some((Rank::Of(None), HIGH_WORDS.contains(&w.as_str())));
+                    self.used[i] = true;
+                }
+            }
+        }
+        // "top 5", "the 3 cheapest", "5 most common": a count next to the ranking.
+        if found.is_some() {
+            for i in 0..self.tokens.len() {
+                let Some(x) = self.tokens[i].number else { continue };
+                if self.used[i] || self.tokens[i].currency.is_some() || self.tokens[i].percent {
+                    continue;
+                }
+                let before = i.checked_sub(1).map(|p| self.word(p).to_owned()).unwrap_or_default();
+                let next_used = self.used.get(i + 1).copied().unwrap_or(false);
+                let next_is_rows = self.span_at(i + 1).is_some_and(|sp| sp.meaning == Meaning::Entity)
+                    || ROW_WORDS.contains(&self.word(i + 1));
+                if (before == "top" || before == "bottom" || next_used || next_is_rows)
+                    && (1.0..=1000.0).contains(&x)
+                    && x.fract() == 0.0
+                {
+                    n = Some(x as u32);
+                    self.used[i] = true;
+                    if before == "top" || before == "bottom" {
+                        self.used[i - 1] = true;
+                        if before == "bottom"
+                            && let Some((_, desc)) = &mut found
+                        {
+                            *desc = !*desc;
+                        }
+                    }
+                    break;
+                }
+            }
+            // "top" on its own in front of the ranking.
+            self.take_word("top");
+            // "top 5 apartments by size": "by" names what is ranked.
+            for i in 0..self.tokens.len() {
+                if self.word(i) != "by" || self.used[i] {
+                    continue;
+                }
+                let mut next = self.next_content(i + 1);
+                if matches!(self.word(next), "average" | "avg" | "mean" | "median" | "total") {
+                    next = self.next_content(next + 1);
+                }
+                if self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric()) {
+                    self.used[i] = true;
+                }
+            }
+        }
+        Ok(found.map(|(r, d)| (r, d, n)))
+    }
+
+    /// Group words: "by X", "per X", "for each X", "across X", "by month".
+    pub(super) fn group(&mut self) -> Result<Option<(usize, Option<TimeBucket>)>, Unread> {
+        let lex = self.lex;
+        for i in 0..self.tokens.len() {
+            if self.used[i] || self.span_covering(i).is_some() {
+                continue;
+            }
+            let w = self.word(i).to_owned();
+            // "price per bedroom", "cost per seat": per after a quantity divides it.
+            if w == "per"
+                && i > 0
+                && self.column_span(i - 1).is_some_and(|c| lex.columns[c].is_numeric())
+                && self.column_span(self.next_content(i + 1)).is_some_and(|c| lex.columns[c].is_numeric())
+            {
+                continue;
+            }
+            let cue_len = match w.as_str() {
+                "by" | "per" | "across" | "each" | "every" => 1,
+                "for" | "in" if matches!(self.word(i + 1), "each" | "every") => 2,
+                "broken" | "split" | "grouped" | "group" | "break"
+                    if self.word(i + 1) == "by" || self.word(i + 2) == "by" =>
+                {
+                    if self.word(i + 1) == "by" {
+                        2
+                    } else {
+                        3
+                    }
+                }
+                _ => continue,
+            };
+            let mut target = self.next_content(i + cue_len);
+            // "by number of bedrooms": the column after "number of".
+            let mut lead_in = None;
+            if self.word(target) == "number" && self.word(target + 1) == "of" {
+                lead_in = Some(target);
+                target = self.next_content(target + 2);
+            }
+            // A time bucket: "by month", "per year", "each week".
+            let bucket = match self.word(target) {
+                "year" | "years" | "yearly" | "annually" => Some(TimeBucket::Year),
+                "quarter" | "quarters" | "quarterly" => Some(TimeBucket::Quarter),
+                "month" | "months" | "monthly" => Some(TimeBucket::Month),
+                "week" | "weeks" | "weekly" => Some(TimeBucket::Week),
+                "day" | "days" | "daily" => Some(TimeBucket::Day),
+                _ => None,
+            };
+            if let Some(bucket) = bucket {
+                let dates = lex.dates();
+                let named = dates.iter().copied().find(|d| self.spans.iter().any(|s| s.meaning == Meaning::Column(*d)));
+                let column = match (named, dates.as_slice()) {
+                    (Some(c), _) => c,
+                    (None, [c]) => *c,
+                    (None, []) => {
+                        return Err(Unread::Refuse(format!(
+                            "{} has no date column, so I cannot group it by {}.",
+                            lex.dataset.table_name,
+                            bucket.as_str()
+                        )));
+                    }
+                    (None, many) => {
+                        let names: Vec<String> = many.iter().map(|c| lex.columns[*c].name.clone()).collect();
+                        return Err(Unread::Ask(format!(
+                            "By the {} of which date: {}?",
+                            bucket.as_str(),
+                            or_list(&names)
+                        )));
+                    }
+                };
+                self.mark(i, target + 1);
+                if let Some(s) = self.spans.iter().find(|s| s.meaning == Meaning::Column(column)).cloned() {
+                    self.mark(s.start, s.end);
+                }
+                return Ok(Some((column, Some(bucket))));
+            }
+            match self.span_covering(target).map(|s| s.meaning.clone()) {
+                Some(Meaning::Column(c)) if groupable(lex, c) || lex.columns[c].is_date() => {
+                    self.mark(i, i + cue_len);
+                    if let Some(k) = lead_in {
+                        self.mark(k, k + 2);
+                    }
+                    self.mark_span(target);
+                    return Ok(Some((c, None)));
+                }
+                Some(Meaning::Flag(c, _)) => {
+                    // "churn by terrace": the flag's two values are the groups.
+                    self.mark(i, i + cue_len);
+                    self.mark_span(target);
+                    return Ok(Some((c, None)));
+                }
+                // "tickets submitted by phone": "by" before a value is just a preposition.
+                Some(Meaning::Value(..)) if w == "by" => {
+                    self.used[i] = true;
+                }
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+}
