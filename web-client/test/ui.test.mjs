@@ -87,7 +87,7 @@ test("an average shows the number, and the details drawer shows the SQL", async 
   const turn = await ask(page, "average price of the barcelona apartments");
   await finished(turn);
   const answer = await turn.locator(".answer").innerText();
-  const m = /average price_eur is ([\d.]+)/.exec(answer);
+  const m = /The average price of apartments is €([\d,]+)\./.exec(answer);
   assert.ok(m, answer);
   await turn.getByRole("button", { name: "Details" }).click();
   const drawer = page.getByRole("dialog", { name: "Run details" });
@@ -204,7 +204,7 @@ test("a file uploads from the page, the list updates, and a grouped aggregate ge
   const turn = await ask(page, "total points by team in league");
   await finished(turn);
   assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
-  await turn.getByRole("img", { name: /Bar chart of total_points by team/ }).waitFor();
+  await turn.getByRole("img", { name: /Bar chart of sum_points by team/ }).waitFor();
   const cells = await turn.locator("table td").allInnerTexts();
   assert.deepEqual(cells, ["blue", "7", "green", "2", "red", "8"]);
   await page.screenshot({ path: join(shots, "8-upload-and-chart.png") });
