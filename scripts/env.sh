@@ -3,8 +3,19 @@
 # build, test and bench reuses it. Everything runs in the dev profile (dependencies optimised).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/aware-target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-# A change in the dependency graph can change the hash of DuckDB's build script and recompile it
-# from scratch; ccache (when installed, see scripts/install-tools) turns that into cache hits.
+# DuckDB: the official 2.0.0 library from PyPI (scripts/fetch-duckdb, run by scripts/install-tools),
+# linked from here and found by every binary through the rpath in .cargo/config.toml.
+# DUCKDB_FROM_SOURCE=1 compiles it from the crate's bundled C++ instead (about an hour on 2 cores;
+# the way on platforms other than Linux x86_64): cargo then needs $DUCKDB_CARGO_FEATURES.
+if [ "${DUCKDB_FROM_SOURCE:-}" = 1 ]; then
+  unset DUCKDB_LIB_DIR
+  export DUCKDB_CARGO_FEATURES="--features aware-sandbox/bundled-duckdb"
+else
+  export DUCKDB_LIB_DIR="${DUCKDB_LIB_DIR:-$CARGO_TARGET_DIR/duckdb}"
+  export DUCKDB_CARGO_FEATURES=""
+fi
+# With the bundled build, a change in the dependency graph can change the hash of DuckDB's build
+# script and recompile it from scratch; ccache (when installed) turns that into cache hits.
 if command -v ccache >/dev/null 2>&1; then
   export CC="${CC:-ccache cc}" CXX="${CXX:-ccache c++}"
   export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}" CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}" CCACHE_NOHASHDIR=1

@@ -375,7 +375,7 @@ pub const FUNCTIONS: &[&str] = &[
 ];
 
 /// Table functions a query may use in FROM, with literal bounds.
-const TABLE_FUNCTIONS: &[&str] = &["unnest", "range", "generate_series"];
+pub const TABLE_FUNCTIONS: &[&str] = &["unnest", "range", "generate_series"];
 
 /// Functions that touch files, the network, the catalog or the configuration: refused with a
 /// message that says why (they are refused anyway by not being in [`FUNCTIONS`]).
