@@ -7,6 +7,7 @@ pub mod engine;
 pub mod events;
 pub mod model;
 pub mod planner;
+mod prompt;
 pub mod router;
 pub mod store;
 pub mod summary;
