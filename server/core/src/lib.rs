@@ -8,6 +8,7 @@ pub mod auth;
 pub mod dataset;
 pub mod datasets;
 pub mod error;
+pub mod fair;
 pub mod files;
 pub mod history;
 pub mod ids;
