@@ -581,3 +581,213 @@ fn browsers_reach_the_api_over_grpc_web_from_allowed_origins_only() {
     assert!(text.contains("barcelona_apartments"), "the datasets arrive in the body");
     assert!(text.contains("grpc-status:0"), "the status arrives as a grpc-web trailer frame: {text}");
 }
+
+/// The status a grpc-web or gRPC answer carries in its headers or trailer frame, when it says.
+fn grpc_status(response: &str) -> Option<u32> {
+    let lower = response.to_ascii_lowercase();
+    let at = lower.find("grpc-status:")? + "grpc-status:".len();
+    lower[at..].trim_start().chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
+}
+
+/// DNS rebinding: a page on `attacker.example`, re-pointed at 127.0.0.1, calls the API with its
+/// own name as `Host` and `Origin` — same-origin to the browser, so CORS never applies. The server
+/// refuses it before routing (the dataset survives), and never serves the web page for a foreign
+/// host; the same call with the server's own host goes through.
+#[test]
+fn a_dns_rebinding_request_is_refused_and_the_dataset_survives() {
+    let web = tempfile::tempdir().unwrap();
+    std::fs::write(web.path().join("index.html"), "<html>aware web app</html>").unwrap();
+    let server = TestServer::start(&["--web-dir", web.path().to_str().unwrap()]);
+    let (addr, port) = (server.addr, server.addr.port());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let list = || {
+        runtime.block_on(async {
+            let mut client = server.datasets().await;
+            let all = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
+            all.into_iter().map(|d| (d.table_name, d.id)).collect::<BTreeMap<String, String>>()
+        })
+    };
+    let before = list();
+    let churn = before["customer_churn"].clone();
+    let delete = |host: &str, origin: Option<&str>, id: &str| {
+        use prost::Message as _;
+        let message = pb::DeleteDatasetRequest { dataset_id: id.to_owned() }.encode_to_vec();
+        let mut body = vec![0];
+        body.extend((message.len() as u32).to_be_bytes());
+        body.extend(message);
+        let origin = origin.map(|o| format!("Origin: {o}\r\n")).unwrap_or_default();
+        let mut req = format!(
+            "POST /aware.v1.DatasetsService/DeleteDataset HTTP/1.1\r\nHost: {host}\r\n{origin}\
+             Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        req.extend(body);
+        String::from_utf8_lossy(&http1(addr, &req)).into_owned()
+    };
+
+    let attacker = format!("attacker.example:{port}");
+    let answer = delete(&attacker, Some(&format!("http://{attacker}")), &churn);
+    assert_eq!(grpc_status(&answer), Some(7), "PERMISSION_DENIED: {answer}");
+    assert!(answer.contains("attacker.example"), "the refusal names the host: {answer}");
+    let answer = delete(&format!("127.0.0.1:{port}"), Some(&format!("http://{attacker}")), &churn);
+    assert_eq!(grpc_status(&answer), Some(7), "a foreign Origin on a call is refused too: {answer}");
+    assert_eq!(list(), before, "nothing was deleted");
+
+    let page = |host: &str| {
+        let req = format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        String::from_utf8_lossy(&http1(addr, req.as_bytes())).into_owned()
+    };
+    let foreign = page(&attacker);
+    assert!(foreign.starts_with("HTTP/1.1 403") && !foreign.contains("aware web app"), "{foreign}");
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}")] {
+        let own = page(&host);
+        assert!(own.starts_with("HTTP/1.1 200") && own.contains("aware web app"), "{host}: {own}");
+    }
+
+    // The very same call, sent to this server's own name, is a valid request that deletes.
+    let answer = delete(&format!("localhost:{port}"), Some(&format!("http://localhost:{port}")), &churn);
+    assert_eq!(grpc_status(&answer), Some(0), "{answer}");
+    assert!(!list().contains_key("customer_churn"));
+}
+
+/// A streamed upload is checked as its bytes arrive: more than `size_bytes` announced is refused
+/// at once (the stream still open), a client that goes quiet is dropped after
+/// `limits.upload_idle_secs`, and one user holds at most `limits.max_upload_streams_per_user`
+/// streams (told when to retry) while another user uploads freely. Nothing refused is kept.
+#[tokio::test]
+async fn streamed_uploads_are_checked_as_bytes_arrive_capped_per_user_and_dropped_when_idle() {
+    use tokio::sync::mpsc;
+    use tokio_stream::StreamExt as _;
+    use tonic_types::StatusExt;
+    type Call = tokio::task::JoinHandle<Result<tonic::Response<pb::UploadDatasetResponse>, Status>>;
+    let server = TestServer::start_with_env(
+        &["--auth", "api-key", "--no-samples"],
+        &[("AWARE_LIMITS__UPLOAD_IDLE_SECS", "2"), ("AWARE_LIMITS__MAX_UPLOAD_STREAMS_PER_USER", "2")],
+    );
+    let ana = add_user(&server.data_dir, "ana", "analyst", &[]);
+    let bo = add_user(&server.data_dir, "bo", "analyst", &[]);
+    // An upload that announces `size` bytes and sends a header line, its stream open until the
+    // sender is dropped.
+    let open = |token: &str, filename: &str, size: u64| -> (mpsc::Sender<pb::UploadDatasetRequest>, Call) {
+        let (url, token) = (server.url(), token.to_owned());
+        let first = pb::UploadDatasetRequest {
+            filename: filename.to_owned(),
+            format: String::new(),
+            size_bytes: size,
+            chunk: Bytes::from_static(b"a,b\n"),
+        };
+        let (tx, rx) = mpsc::channel::<pb::UploadDatasetRequest>(8);
+        let call = tokio::spawn(async move {
+            let mut client = DatasetsServiceClient::connect(url).await.unwrap();
+            let stream = tokio_stream::iter([first]).chain(tokio_stream::wrappers::ReceiverStream::new(rx));
+            client.upload_dataset(authed(stream, &token)).await
+        });
+        (tx, call)
+    };
+    async fn answer(what: &str, call: Call) -> Result<tonic::Response<pb::UploadDatasetResponse>, Status> {
+        tokio::time::timeout(std::time::Duration::from_secs(30), call)
+            .await
+            .unwrap_or_else(|_| panic!("{what}: no answer within 30 s"))
+            .unwrap()
+    }
+
+    // 10 bytes announced, a megabyte sent, the stream left open: refused without waiting for its end.
+    let (tx, call) = open(&ana, "over.csv", 10);
+    tx.send(pb::UploadDatasetRequest { chunk: Bytes::from(vec![b'1'; 1 << 20]), ..Default::default() }).await.unwrap();
+    let err = answer("an oversized stream", call).await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "size_bytes"), "{err:?}");
+    assert!(err.message().contains("more than the announced 10 bytes"), "{}", err.message());
+    drop(tx);
+
+    // A stream that sends one chunk and goes quiet is abandoned.
+    let (quiet, call) = open(&ana, "quiet.csv", 0);
+    let err = answer("an idle stream", call).await.unwrap_err();
+    assert_eq!(err.code(), Code::Cancelled, "{err:?}");
+    assert!(err.message().contains("sent nothing for 2 s"), "{}", err.message());
+    drop(quiet);
+
+    // Two open streams are ana's limit; the third is refused with a retry hint; bo uploads.
+    let held: Vec<_> = (0..2).map(|i| open(&ana, &format!("held{i}.csv"), 0)).collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (tx, call) = open(&ana, "third.csv", 4);
+    let err = answer("a third stream", call).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::ResourceExhausted, "RESOURCE_EXHAUSTED"), "{err:?}");
+    assert!(err.get_details_retry_info().and_then(|r| r.retry_delay).is_some(), "a RetryInfo");
+    drop(tx);
+    let mut client = server.datasets().await;
+    let msgs = upload_messages("bo.csv", "", b"k,v\n1,2\n", 1024);
+    let theirs = client.upload_dataset(authed(tokio_stream::iter(msgs), &bo)).await.unwrap().into_inner();
+    assert_eq!(status_of(&theirs.dataset.unwrap()), pb::DatasetStatus::Ready, "the cap is per user");
+    for (tx, call) in held {
+        drop(tx);
+        let _ = answer("a held stream", call).await;
+    }
+    let msgs = upload_messages("again.csv", "", b"k,v\n1,2\n", 1024);
+    let again = client.upload_dataset(authed(tokio_stream::iter(msgs), &ana)).await.unwrap().into_inner();
+    assert_eq!(again.dataset.unwrap().table_name, "again", "closed streams free their places");
+    let names: Vec<String> = client
+        .list_datasets(authed(pb::ListDatasetsRequest::default(), &ana))
+        .await
+        .unwrap()
+        .into_inner()
+        .datasets
+        .into_iter()
+        .map(|d| d.table_name)
+        .collect();
+    for refused in ["over", "quiet", "third"] {
+        assert!(!names.contains(&refused.to_owned()), "a refused upload keeps nothing: {names:?}");
+    }
+    assert_eq!(std::fs::read_dir(server.data_dir.join("staging")).map(|d| d.count()).unwrap_or(0), 0);
+}
+
+/// `AppendUpload` with an offset near 2^64 is a bad offset (INVALID_ARGUMENT), not an overflow
+/// that takes the handler down; the upload then continues normally.
+#[tokio::test]
+async fn an_append_offset_near_two_to_the_sixty_four_is_invalid_and_the_upload_goes_on() {
+    let server = TestServer::start(&["--no-samples"]);
+    let mut client = server.datasets().await;
+    let content = b"id\n1\n2\n";
+    let up = client
+        .create_upload(pb::CreateUploadRequest { filename: "wrap.csv".into(), format: String::new(), size_bytes: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    for offset in [u64::MAX, u64::MAX - 2, 1 << 63] {
+        let req =
+            pb::AppendUploadRequest { upload_id: up.upload_id.clone(), offset, chunk: Bytes::copy_from_slice(content) };
+        let err = client.append_upload(req).await.unwrap_err();
+        assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "offset"), "{offset}: {err:?}");
+    }
+    let req =
+        pb::AppendUploadRequest { upload_id: up.upload_id.clone(), offset: 0, chunk: Bytes::copy_from_slice(content) };
+    assert_eq!(client.append_upload(req).await.unwrap().into_inner().received_bytes, content.len() as u64);
+    let d = client.commit_upload(pb::CommitUploadRequest { upload_id: up.upload_id }).await.unwrap().into_inner();
+    assert_eq!(d.dataset.unwrap().row_count, 2);
+}
+
+/// A Parquet file whose footer says it decodes to gigabytes (one 4 MiB string, 2,000 rows: a few
+/// hundred bytes compressed) is refused from its metadata, before a worker parses it: the dataset
+/// is in ERROR saying why, quickly, and an ordinary upload right after is served.
+#[tokio::test]
+async fn a_parquet_decompression_bomb_is_refused_from_its_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("bomb.parquet");
+    let conn = duckdb::Connection::open_in_memory().unwrap();
+    conn.execute_batch(&format!(
+        "COPY (SELECT s FROM (SELECT repeat('a', 4 * 1024 * 1024) AS s) CROSS JOIN range(2000)) TO '{}' \
+         (FORMAT parquet, COMPRESSION zstd)",
+        bomb.display()
+    ))
+    .unwrap();
+    let bytes = std::fs::read(&bomb).unwrap();
+    assert!(bytes.len() < 64 * 1024, "the bomb is small: {} bytes", bytes.len());
+
+    let server = TestServer::start(&["--no-samples"]);
+    let mut client = server.datasets().await;
+    let d = upload(&mut client, "bomb.parquet", "", &bytes).await.unwrap();
+    assert_eq!(status_of(&d), pb::DatasetStatus::Error, "{d:?}");
+    assert!(d.error.contains("once decompressed") && d.error.contains("metadata"), "{}", d.error);
+    let ok = upload(&mut client, "tiny.csv", "", b"a\n1\n").await.unwrap();
+    assert_eq!(status_of(&ok), pb::DatasetStatus::Ready);
+}

@@ -397,3 +397,99 @@ async fn connected_mode_has_no_file_tools() {
     assert!(!offered.iter().any(|t| t == "list_directory" || t == "import_files"), "{offered:?}");
     assert!(!fake.requests()[0].system().contains("Approved folders"));
 }
+
+/// The `ListDirectory` pattern is matched in at most pattern × name steps: the star-heavy pattern
+/// of the attack pass (with backtracking into every star it took minutes on one 64-character
+/// name) answers correctly at once, and an over-long pattern is refused before a worker starts.
+#[tokio::test]
+async fn star_heavy_patterns_answer_correctly_and_long_patterns_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let a64 = "a".repeat(64);
+    write(&root.join(&a64), "x\n");
+    write(&root.join(format!("{}b", "a".repeat(63))), "x\n");
+    write(&root.join("other.csv"), "x\n");
+    let server = TestServer::start(&["--files-root", &format!("r={}", root.display())]);
+    let mut client = files(&server).await;
+    let list = |pattern: String| pb::ListDirectoryRequest { root: "r".into(), path: String::new(), pattern };
+    let names = |l: pb::ListDirectoryResponse| -> Vec<String> {
+        l.listing.unwrap().entries.into_iter().map(|e| e.name).collect()
+    };
+    let bomb = format!("{}*b", "*a".repeat(12));
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(60), client.list_directory(list(bomb)))
+        .await
+        .expect("answered within a minute")
+        .unwrap();
+    assert_eq!(names(answer.into_inner()), [format!("{}b", "a".repeat(63))]);
+    let all_a = client.list_directory(list("*a".repeat(40))).await.unwrap().into_inner();
+    assert_eq!(names(all_a), [a64]);
+    let err = client.list_directory(list("*".repeat(101))).await.unwrap_err();
+    assert_eq!(
+        (err.code(), aware_e2e::reason(&err), aware_e2e::bad_field(&err)),
+        (tonic::Code::InvalidArgument, "VALIDATION_ERROR".into(), "pattern".into())
+    );
+}
+
+/// An approved root is the folder that was there when the server started: replaced afterwards by
+/// a symlink to another folder (holding a `passwd`), it is refused — nothing is listed or
+/// imported from where the link points — until the server is restarted to approve it again.
+#[tokio::test]
+async fn a_root_swapped_for_a_symlink_after_start_cannot_redirect_the_jail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("approved");
+    let etc = tmp.path().join("etc");
+    write(&root.join("ok.csv"), "a\n1\n");
+    write(&etc.join("passwd"), "root,x\n0,0\n");
+    let server = TestServer::start(&["--files-root", &format!("r={}", root.display())]);
+    let mut client = files(&server).await;
+    let list = || pb::ListDirectoryRequest { root: "r".into(), path: String::new(), pattern: String::new() };
+    let listed = client.list_directory(list()).await.unwrap().into_inner().listing.unwrap();
+    assert_eq!(listed.entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["ok.csv"]);
+
+    std::fs::rename(&root, tmp.path().join("approved.old")).unwrap();
+    std::os::unix::fs::symlink(&etc, &root).unwrap();
+    let err = client.list_directory(list()).await.unwrap_err();
+    assert_eq!(aware_e2e::reason(&err), "PATH_REFUSED", "{err:?}");
+    assert!(err.message().contains("no longer the folder that was approved"), "{}", err.message());
+    let req = pb::ImportFilesRequest { root: "r".into(), paths: vec!["passwd".into()] };
+    let report = client.import_files(req).await.unwrap().into_inner().report.unwrap();
+    let error = report.files[0].error.clone().expect("the import is refused");
+    assert_eq!(code_name(error.code()), "PATH_REFUSED", "{}", error.message);
+    let datasets = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    assert!(!datasets.into_inner().datasets.iter().any(|d| d.table_name.contains("passwd")));
+}
+
+/// With API keys the approved folders — the host's folders, shared by every user — are for
+/// admins: an analyst is neither offered the file tools nor answered `ListRoots` (so never sees
+/// a host path) or `ListDirectory`; an admin is.
+#[tokio::test]
+async fn with_api_keys_only_admins_reach_approved_folders_and_their_host_paths() {
+    use aware_e2e::{add_user, authed};
+    let folder = hostile_folder();
+    let server = serve(&folder, &["--auth", "api-key"]);
+    let analyst = add_user(&server.data_dir, "ana", "analyst", &[]);
+    let admin = add_user(&server.data_dir, "root", "admin", &[]);
+    let mut client = files(&server).await;
+    let err = client.list_roots(authed(pb::ListRootsRequest {}, &analyst)).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::PermissionDenied, "{err:?}");
+    assert!(!err.message().contains(&folder.root.display().to_string()));
+    let req = pb::ListDirectoryRequest { root: "downloads".into(), path: String::new(), pattern: String::new() };
+    assert_eq!(
+        client.list_directory(authed(req.clone(), &analyst)).await.unwrap_err().code(),
+        tonic::Code::PermissionDenied
+    );
+    let import = pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["data.csv".into()] };
+    assert_eq!(client.import_files(authed(import, &analyst)).await.unwrap_err().code(), tonic::Code::PermissionDenied);
+    let mut chat = aware_proto::v1::chat_service_client::ChatServiceClient::new(server.channel().await);
+    let tools = |caps: pb::GetCapabilitiesResponse| caps.tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
+    let theirs =
+        tools(chat.get_capabilities(authed(pb::GetCapabilitiesRequest {}, &analyst)).await.unwrap().into_inner());
+    assert!(!theirs.iter().any(|t| t == "list_directory" || t == "import_files"), "{theirs:?}");
+    assert!(theirs.iter().any(|t| t == "run_sql_query"), "{theirs:?}");
+
+    let roots = client.list_roots(authed(pb::ListRootsRequest {}, &admin)).await.unwrap().into_inner().roots;
+    assert!(roots.iter().any(|r| r.name == "downloads"), "{roots:?}");
+    assert!(client.list_directory(authed(req, &admin)).await.is_ok());
+    let ours = tools(chat.get_capabilities(authed(pb::GetCapabilitiesRequest {}, &admin)).await.unwrap().into_inner());
+    assert!(ours.iter().any(|t| t == "list_directory"), "{ours:?}");
+}

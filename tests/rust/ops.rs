@@ -579,3 +579,106 @@ async fn a_collector_that_is_down_loses_spans_but_not_the_service() {
     assert!(logs.contains("exporting traces over OTLP/HTTP"), "{logs}");
     assert!(logs.contains("ExportError"), "the failed export is logged: {logs}");
 }
+
+/// Per-user fairness on the shared worker pools: with one SQL slot per user, a user who floods
+/// with slow queries gets one running, one waiting (for a bounded time) and the rest refused at
+/// once — RESOURCE_EXHAUSTED with a RetryInfo — while another user's `SELECT 1` is served from
+/// the slot the flood cannot take, before the flood's query is over. Uploads likewise: a user's
+/// ingestion queue full, their next upload is refused before its bytes are read, and another
+/// user uploads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_user_keeps_to_their_share_of_the_workers_and_others_are_served() {
+    use aware_e2e::{add_user, authed, reason};
+    use tonic_types::StatusExt;
+    let server = TestServer::start_with_env(
+        &["--auth", "api-key", "--no-samples"],
+        &[
+            ("AWARE_SANDBOX__WORKERS", "2"),
+            ("AWARE_SANDBOX__MAX_QUERIES_PER_USER", "1"),
+            ("AWARE_SANDBOX__QUEUE_WAIT_MS", "300"),
+            ("AWARE_SANDBOX__TIMEOUT_MS", "4000"),
+            ("AWARE_LIMITS__MAX_QUEUED_PER_USER", "1"),
+        ],
+    );
+    let flooder = add_user(&server.data_dir, "flooder", "viewer", &[]);
+    let neighbour = add_user(&server.data_dir, "neighbour", "analyst", &[]);
+    let sql = |token: &str, text: &str| {
+        let (url, token, text) = (server.url(), token.to_owned(), text.to_owned());
+        tokio::spawn(async move {
+            let mut query = pb::query_service_client::QueryServiceClient::connect(url).await.unwrap();
+            query.execute_sql(authed(pb::ExecuteSqlRequest { sql: text, limit: 0 }, &token)).await
+        })
+    };
+    let slow =
+        "SELECT count(*) FROM range(1000000) a(x), range(99) b(y) WHERE sha256(CAST(a.x * b.y AS VARCHAR)) < '0'";
+    let running = sql(&flooder, slow);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let extra: Vec<_> = (0..2).map(|_| sql(&flooder, slow)).collect();
+    let theirs = sql(&neighbour, "SELECT 1 AS one").await.unwrap().expect("the other user is served");
+    assert_eq!(theirs.into_inner().table.unwrap().rows.len(), 1);
+    assert!(!running.is_finished(), "served while the flood's own query still runs");
+    for call in extra {
+        let e = call.await.unwrap().expect_err("over the flooder's share and queue");
+        assert_eq!((e.code(), reason(&e).as_str()), (tonic::Code::ResourceExhausted, "RESOURCE_EXHAUSTED"), "{e:?}");
+        let retry = e.get_details_retry_info().and_then(|r| r.retry_delay).expect("a RetryInfo");
+        assert!(retry > std::time::Duration::ZERO, "{retry:?}");
+        assert!(e.message().contains("SQL queries") && e.message().contains("retry in"), "{}", e.message());
+    }
+    let _ = running.await.unwrap();
+
+    // Ingestion: one slot per user and one waiting; an upload stream holds its place from its
+    // first message, so the flooder's third is refused before a byte of it is read.
+    let open = |token: &str, name: &str| {
+        let (url, token, name) = (server.url(), token.to_owned(), name.to_owned());
+        let (tx, rx) = tokio::sync::mpsc::channel::<pb::UploadDatasetRequest>(1);
+        let call = tokio::spawn(async move {
+            use tokio_stream::StreamExt as _;
+            let first = pb::UploadDatasetRequest { filename: name, chunk: "a,b\n".into(), ..Default::default() };
+            let stream = tokio_stream::iter([first]).chain(tokio_stream::wrappers::ReceiverStream::new(rx));
+            let mut client = pb::datasets_service_client::DatasetsServiceClient::connect(url).await.unwrap();
+            client.upload_dataset(authed(stream, &token)).await
+        });
+        (tx, call)
+    };
+    let flooder = add_user(&server.data_dir, "uploader", "analyst", &[]);
+    let held: Vec<_> = (0..2).map(|i| open(&flooder, &format!("held{i}.csv"))).collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (_tx, third) = open(&flooder, "third.csv");
+    let e = third.await.unwrap().expect_err("the flooder's ingestion queue is full");
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    assert!(e.message().contains("ingestions"), "{}", e.message());
+    assert!(e.get_details_retry_info().is_some());
+    let (tx, call) = open(&neighbour, "neighbour.csv");
+    tx.send(pb::UploadDatasetRequest { chunk: "1,2\n".into(), ..Default::default() }).await.unwrap();
+    drop(tx);
+    let d = call.await.unwrap().expect("the other user's upload").into_inner().dataset.unwrap();
+    assert_eq!((d.table_name.as_str(), d.row_count), ("neighbour", 1));
+    drop(held);
+}
+
+/// `--auth local` asks for the local token when the server listens beyond loopback (anyone who
+/// can reach the port would otherwise be the local admin), and when `local_credential =
+/// "required"`; the token is made once, in a file only its owner may read.
+#[tokio::test]
+async fn local_mode_beyond_loopback_asks_for_the_local_token() {
+    use aware_e2e::authed;
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = TestServer::start_at(&tmp.path().join("data"), "0.0.0.0:0", &["--no-samples"], &[]);
+    let token_file = server.data_dir.join("local-token");
+    let token = std::fs::read_to_string(&token_file).expect("the token file is made").trim().to_owned();
+    assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600);
+    let mut client = server.datasets().await;
+    let err = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::Unauthenticated, "{err:?}");
+    let err = client.list_datasets(authed(pb::ListDatasetsRequest::default(), "aw_wrong")).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::Unauthenticated);
+    assert!(err.message().contains("local-token"), "says where the token is: {}", err.message());
+    client.list_datasets(authed(pb::ListDatasetsRequest::default(), &token)).await.expect("with the token");
+
+    let required = TestServer::start_with_env(&["--no-samples"], &[("AWARE_LOCAL_CREDENTIAL", "required")]);
+    let err = required.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::Unauthenticated, "required on loopback too");
+    let plain = TestServer::start(&["--no-samples"]);
+    plain.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.expect("loopback: no token");
+}

@@ -360,6 +360,9 @@ fn probe_pool() -> SqlPool {
     SqlPool::start(PoolConfig {
         worker_exe: aware_e2e::server_bin(),
         size: 2,
+        per_user: 2,
+        queued_per_user: 8,
+        max_wait: Duration::from_secs(30),
         warm: 0,
         memory_mb: 256,
         threads: 2,
@@ -498,4 +501,102 @@ fn the_corpus_has_every_required_category() {
     ] {
         assert!(by.get(cat).copied().unwrap_or(0) >= 1, "category {cat} missing: {by:?}");
     }
+}
+
+/// A Parquet file of doubles with NaN and ±infinity in it, written by DuckDB.
+fn non_finite_parquet() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("readings.parquet");
+    let conn = duckdb::Connection::open_in_memory().unwrap();
+    conn.execute_batch(&format!(
+        "COPY (SELECT * FROM (VALUES (1, 'nan'::DOUBLE), (2, 'inf'::DOUBLE), (3, '-inf'::DOUBLE), (4, 1.5::DOUBLE)) \
+         AS t(id, reading)) TO '{}' (FORMAT parquet)",
+        path.display()
+    ))
+    .unwrap();
+    std::fs::read(path).unwrap()
+}
+
+fn double(v: &pb::Value) -> f64 {
+    match v.kind {
+        Some(pb::value::Kind::DoubleValue(x)) => x,
+        ref other => panic!("not a double: {other:?}"),
+    }
+}
+
+/// Non-finite doubles are values like any other: `SELECT 1/0` answers (whatever DuckDB makes of
+/// it: infinity or NULL) instead of killing its worker, a dataset holding NaN and ±infinity is
+/// queried and profiled with those values intact, and the worker keeps serving.
+#[tokio::test]
+async fn nan_and_infinity_are_answered_not_fatal() {
+    let server = TestServer::start(&["--no-samples"]);
+    let mut datasets = server.datasets().await;
+    let msg = pb::UploadDatasetRequest {
+        filename: "readings.parquet".into(),
+        chunk: Bytes::from(non_finite_parquet()),
+        ..Default::default()
+    };
+    let d = datasets.upload_dataset(tokio_stream::iter([msg])).await.unwrap().into_inner().dataset.unwrap();
+    assert_eq!(d.status, pb::DatasetStatus::Ready as i32, "{}", d.error);
+    let mut query = QueryServiceClient::new(server.channel().await);
+    let sql = |s: &str| pb::ExecuteSqlRequest { sql: s.into(), limit: 0 };
+
+    for expr in ["1/0", "-1/0", "0/0", "1.0/0", "'nan'::DOUBLE", "'-inf'::DOUBLE + 1"] {
+        let answer = query.execute_sql(sql(&format!("SELECT {expr} AS x"))).await;
+        let table = answer.unwrap_or_else(|e| panic!("{expr}: {e:?}")).into_inner().table.unwrap();
+        let cell = &table.rows[0].values[0];
+        match cell.kind {
+            Some(pb::value::Kind::DoubleValue(_)) | Some(pb::value::Kind::NullValue(_)) | None => {}
+            ref other => panic!("{expr}: {other:?}"),
+        }
+    }
+    let inf = query.execute_sql(sql("SELECT 'inf'::DOUBLE AS x")).await.unwrap().into_inner().table.unwrap();
+    assert_eq!(double(&inf.rows[0].values[0]), f64::INFINITY);
+
+    let table = query
+        .execute_sql(sql("SELECT id, reading FROM readings ORDER BY id"))
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    let readings: Vec<f64> = table.rows.iter().map(|r| double(&r.values[1])).collect();
+    assert!(readings[0].is_nan(), "{readings:?}");
+    assert_eq!(readings[1..], [f64::INFINITY, f64::NEG_INFINITY, 1.5]);
+    let stats = datasets
+        .get_dataset_statistics(pb::GetDatasetStatisticsRequest { dataset_id: d.id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .statistics
+        .unwrap();
+    let reading = stats.columns.iter().find(|c| c.name == "reading").unwrap();
+    assert!(reading.mean.is_some_and(f64::is_nan), "NaN poisons the mean, and says so: {reading:?}");
+    let again = query.execute_sql(sql("SELECT count(*) FROM readings")).await.unwrap().into_inner();
+    assert_eq!(norm_pb(&again.table.unwrap().rows[0].values[0]), "4", "the worker still serves");
+}
+
+/// Date spines are counted in real days whatever the year looks like (six digits, negative), and
+/// two spines crossed are counted as their product: each is refused before it runs.
+#[tokio::test]
+async fn date_spines_with_huge_or_negative_years_and_crossed_spines_are_refused() {
+    let server = TestServer::start(&["--no-samples"]);
+    let mut query = QueryServiceClient::new(server.channel().await);
+    let refused = |e: &tonic::Status| (e.code(), reason(e));
+    for spine in [
+        "SELECT count(*) FROM generate_series(DATE '-100000-01-01', DATE '2000-01-01', INTERVAL 1 DAY)",
+        "SELECT count(*) FROM range(TIMESTAMP '2000-01-01', TIMESTAMP '102000-01-01', INTERVAL 1 DAY)",
+    ] {
+        let e = query.execute_sql(pb::ExecuteSqlRequest { sql: spine.into(), limit: 0 }).await.unwrap_err();
+        assert_eq!(refused(&e), (Code::InvalidArgument, "SQL_POLICY_VIOLATION".into()), "{spine}: {e:?}");
+        assert!(e.message().contains("rows; at most 1000000"), "{}", e.message());
+    }
+    let crossed = "SELECT count(*) FROM generate_series(DATE '1800-01-01', DATE '2100-01-01', INTERVAL 1 DAY) a, \
+                   generate_series(DATE '1800-01-01', DATE '2100-01-01', INTERVAL 1 DAY) b";
+    let e = query.execute_sql(pb::ExecuteSqlRequest { sql: crossed.into(), limit: 0 }).await.unwrap_err();
+    assert_eq!(refused(&e), (Code::ResourceExhausted, "RUNNER_RESOURCE_EXCEEDED".into()), "{e:?}");
+    let small =
+        "SELECT count(*) FROM generate_series(DATE '2024-01-01', DATE '2024-01-31', INTERVAL 1 DAY) a, range(3) b";
+    let ok = query.execute_sql(pb::ExecuteSqlRequest { sql: small.into(), limit: 0 }).await.unwrap().into_inner();
+    assert_eq!(norm_pb(&ok.table.unwrap().rows[0].values[0]), "93");
 }

@@ -1,7 +1,9 @@
 //! Request authentication: `--auth local` (the implicit local admin) or `--auth api-key`
 //! (`authorization: Bearer <token>`, looked up by sha256). Grants are cached for a short time so a
 //! busy client does not hit the database on every call; a revoked key stops working within
-//! [`CACHE_TTL`].
+//! [`CACHE_TTL`]. Local mode can ask for a credential too — the local token, kept in the data dir
+//! ([`local_token`]) — which it does by default when the server listens beyond loopback, where
+//! anyone who reaches the port would otherwise be the local admin.
 
 use aware_core::auth::{Caller, Principal, Role, Source};
 use aware_core::ports::Users;
@@ -9,6 +11,7 @@ use aware_core::{Error, Result};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tonic::metadata::MetadataMap;
@@ -37,41 +40,72 @@ struct Cached {
     fetched: Instant,
 }
 
+/// The local token's file in the data dir.
+pub const LOCAL_TOKEN_FILE: &str = "local-token";
+
+/// The local token of the data dir: read from `<data_dir>/local-token`, or made (256 random bits,
+/// a file only this user may read) when there is none.
+pub fn local_token(data_dir: &Path) -> std::io::Result<String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = data_dir.join(LOCAL_TOKEN_FILE);
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+        Ok(mut file) => {
+            let token = new_token();
+            file.write_all(format!("{token}\n").as_bytes())?;
+            file.sync_all()?;
+            Ok(token)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let token = std::fs::read_to_string(&path)?.trim().to_owned();
+            if token.len() < 32 {
+                return Err(std::io::Error::other(format!(
+                    "{} holds no usable token (32+ characters); delete it to have a new one made",
+                    path.display()
+                )));
+            }
+            Ok(token)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Authenticates requests.
 #[derive(Clone)]
 pub struct Authenticator {
     mode: AuthMode,
     users: Arc<dyn Users>,
     cache: Arc<Mutex<HashMap<String, Cached>>>,
+    /// Local mode with a credential: the sha256 of the local token.
+    local_token_sha256: Option<String>,
 }
 
 impl Authenticator {
-    pub fn new(mode: AuthMode, users: Arc<dyn Users>) -> Self {
-        Self { mode, users, cache: Default::default() }
+    /// `local_token`: in local mode, the token every request must carry (none: no credential).
+    pub fn new(mode: AuthMode, users: Arc<dyn Users>, local_token: Option<&str>) -> Self {
+        Self { mode, users, cache: Default::default(), local_token_sha256: local_token.map(token_sha256) }
     }
 
     /// The caller of a request, or UNAUTHENTICATED.
     pub async fn caller(&self, metadata: &MetadataMap) -> Result<Caller> {
         let source = Source::from_client_header(metadata.get(SOURCE_HEADER).and_then(|v| v.to_str().ok()));
-        let principal = match self.mode {
-            AuthMode::Local => Principal::local(),
-            AuthMode::ApiKey => self.api_key_principal(metadata).await?,
+        let principal = match (self.mode, &self.local_token_sha256) {
+            (AuthMode::Local, None) => Principal::local(),
+            (AuthMode::Local, Some(expected)) => {
+                if token_sha256(bearer(metadata)?) != *expected {
+                    return Err(Error::unauthenticated(format!(
+                        "wrong token: this server asks for the local token (in its data dir, file {LOCAL_TOKEN_FILE})"
+                    )));
+                }
+                Principal::local()
+            }
+            (AuthMode::ApiKey, _) => self.api_key_principal(metadata).await?,
         };
         Ok(Caller { principal, source })
     }
 
     async fn api_key_principal(&self, metadata: &MetadataMap) -> Result<Principal> {
-        let header = metadata
-            .get("authorization")
-            .ok_or_else(|| Error::unauthenticated("missing credentials: send `authorization: Bearer <token>`"))?;
-        let token = header
-            .to_str()
-            .ok()
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| Error::unauthenticated("the authorization header must be `Bearer <token>`"))?;
-        let hash = token_sha256(token);
+        let hash = token_sha256(bearer(metadata)?);
         let cached = {
             let cache = self.cache.lock().expect("auth cache poisoned");
             cache.get(&hash).filter(|c| c.fetched.elapsed() < CACHE_TTL).cloned()
@@ -101,6 +135,20 @@ impl Authenticator {
         }
         Ok(entry.principal)
     }
+}
+
+/// The token of `authorization: Bearer <token>`, or UNAUTHENTICATED.
+fn bearer(metadata: &MetadataMap) -> Result<&str> {
+    let header = metadata
+        .get("authorization")
+        .ok_or_else(|| Error::unauthenticated("missing credentials: send `authorization: Bearer <token>`"))?;
+    header
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| Error::unauthenticated("the authorization header must be `Bearer <token>`"))
 }
 
 /// Creates a user and their first API key; returns the user and the token (shown once).

@@ -55,6 +55,13 @@ pub struct Limits {
     pub request_burst_per_user: u32,
     /// `Chat` and `StreamRun` streams one user may hold open.
     pub max_streams_per_user: u32,
+    /// Streamed uploads (`UploadDataset`) one user may have open at once.
+    pub max_upload_streams_per_user: u32,
+    /// Seconds a streamed upload may send nothing before it is abandoned.
+    pub upload_idle_secs: u64,
+    /// Requests one user may have waiting for each shared worker pool (SQL, ingestion, files)
+    /// beyond their share of it; more are refused at once.
+    pub max_queued_per_user: u32,
 }
 
 impl Default for Limits {
@@ -67,6 +74,9 @@ impl Default for Limits {
             requests_per_second_per_user: 200,
             request_burst_per_user: 400,
             max_streams_per_user: 256,
+            max_upload_streams_per_user: 4,
+            upload_idle_secs: 60,
+            max_queued_per_user: 8,
         }
     }
 }
@@ -126,11 +136,15 @@ pub struct Ingest {
     pub timeout_secs: u64,
     /// Ingestions running at once.
     pub concurrency: usize,
+    /// Of those, how many one user may run at once (with `auth = "api-key"`).
+    pub max_per_user: usize,
+    /// Seconds an upload waits for an ingestion slot before it is refused.
+    pub queue_wait_secs: u64,
 }
 
 impl Default for Ingest {
     fn default() -> Self {
-        Self { memory_mb: 1024, threads: 2, timeout_secs: 600, concurrency: 2 }
+        Self { memory_mb: 1024, threads: 2, timeout_secs: 600, concurrency: 2, max_per_user: 1, queue_wait_secs: 300 }
     }
 }
 
@@ -152,6 +166,10 @@ pub struct Sandbox {
     pub max_rows: u32,
     /// Most bytes of cell data a query returns, in MiB.
     pub max_result_mb: u64,
+    /// Queries one user may run at once (with `auth = "api-key"`).
+    pub max_queries_per_user: usize,
+    /// Milliseconds a query waits for a worker before it is refused.
+    pub queue_wait_ms: u64,
 }
 
 impl Default for Sandbox {
@@ -164,6 +182,8 @@ impl Default for Sandbox {
             threads: 2,
             max_rows: 10_000,
             max_result_mb: 32,
+            max_queries_per_user: 2,
+            queue_wait_ms: 10_000,
         }
     }
 }
@@ -192,10 +212,34 @@ pub struct FilesRoot {
 }
 
 /// Approved folders. The import staging folder (`<data_dir>/import`, root `staging`) is always one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Files {
     pub roots: Vec<FilesRoot>,
+    /// File operations (listings, import copies) running at once, each in a worker process.
+    pub workers: usize,
+    /// Of those, how many one user may run at once (with `auth = "api-key"`).
+    pub max_per_user: usize,
+    /// Milliseconds a file operation waits for a worker before it is refused.
+    pub queue_wait_ms: u64,
+}
+
+impl Default for Files {
+    fn default() -> Self {
+        Self { roots: Vec::new(), workers: 4, max_per_user: 2, queue_wait_ms: 10_000 }
+    }
+}
+
+/// Whether `--auth local` asks for a credential.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LocalCredential {
+    /// Required when the server listens beyond loopback, not otherwise.
+    Auto,
+    /// Always required.
+    Required,
+    /// Never required (anyone who reaches the port is the local admin).
+    Off,
 }
 
 /// Where search vectors come from.
@@ -392,6 +436,14 @@ pub struct Config {
     /// Browser origins allowed to call the API (grpc-web). `*` allows any; a `:*` suffix allows
     /// any port, e.g. `http://localhost:*`.
     pub cors_origins: Vec<String>,
+    /// Host names the API and the web app answer to, besides loopback names (`localhost`,
+    /// `*.localhost`) and IP addresses, e.g. `["aware.example.com"]`; a request for any other host
+    /// is refused (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
+    /// `auth = "local"`: whether callers must send the local token (`authorization: Bearer`,
+    /// the token in `<data_dir>/local-token`): `auto` (when listening beyond loopback),
+    /// `required` or `off`.
+    pub local_credential: LocalCredential,
     /// Seed three sample datasets for the local user when the data dir is new.
     pub seed_samples: bool,
     /// Seconds open connections get to finish after SIGTERM/Ctrl-C.
@@ -422,6 +474,8 @@ impl Default for Config {
             log_format: LogFormat::Text,
             log_level: "info,tantivy=warn".to_owned(),
             cors_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
+            allowed_hosts: Vec::new(),
+            local_credential: LocalCredential::Auto,
             seed_samples: true,
             shutdown_grace_secs: 10,
             limits: Limits::default(),
@@ -511,6 +565,22 @@ impl Config {
         anyhow::ensure!((1..=64).contains(&self.ingest.threads), "ingest.threads must be 1 to 64");
         anyhow::ensure!(self.ingest.timeout_secs >= 1, "ingest.timeout_secs must be at least 1");
         anyhow::ensure!(self.ingest.concurrency >= 1, "ingest.concurrency must be at least 1");
+        anyhow::ensure!(self.ingest.max_per_user >= 1, "ingest.max_per_user must be at least 1");
+        anyhow::ensure!(self.ingest.queue_wait_secs >= 1, "ingest.queue_wait_secs must be at least 1");
+        anyhow::ensure!(l.max_upload_streams_per_user >= 1, "limits.max_upload_streams_per_user must be at least 1");
+        anyhow::ensure!((1..=3_600).contains(&l.upload_idle_secs), "limits.upload_idle_secs must be 1 to 3600");
+        let fi = &self.files;
+        anyhow::ensure!((1..=64).contains(&fi.workers), "files.workers must be 1 to 64");
+        anyhow::ensure!(fi.max_per_user >= 1, "files.max_per_user must be at least 1");
+        anyhow::ensure!(fi.queue_wait_ms >= 10, "files.queue_wait_ms must be at least 10");
+        for host in &self.allowed_hosts {
+            anyhow::ensure!(
+                !host.is_empty()
+                    && host.len() <= 253
+                    && host.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'),
+                "allowed_hosts: {host:?} must be a host name without scheme or port, e.g. aware.example.com"
+            );
+        }
         let ag = &self.agent;
         anyhow::ensure!((1..=50).contains(&ag.max_iterations), "agent.max_iterations must be 1 to 50");
         anyhow::ensure!((1..=50).contains(&ag.max_tool_calls), "agent.max_tool_calls must be 1 to 50");
@@ -596,6 +666,8 @@ impl Config {
         anyhow::ensure!((1..=64).contains(&sb.threads), "sandbox.threads must be 1 to 64");
         anyhow::ensure!((1..=1_000_000).contains(&sb.max_rows), "sandbox.max_rows must be 1 to 1000000");
         anyhow::ensure!(sb.max_result_mb >= 1, "sandbox.max_result_mb must be at least 1");
+        anyhow::ensure!(sb.max_queries_per_user >= 1, "sandbox.max_queries_per_user must be at least 1");
+        anyhow::ensure!(sb.queue_wait_ms >= 10, "sandbox.queue_wait_ms must be at least 10");
         let te = &self.telemetry;
         if let Some(url) = &te.otlp_endpoint {
             anyhow::ensure!(
@@ -622,6 +694,22 @@ impl Config {
         self.listen
             .parse()
             .map_err(|e| anyhow::anyhow!("listen {:?} is not HOST:PORT (e.g. 127.0.0.1:50051): {e}", self.listen))
+    }
+
+    /// Whether requests in `auth = "local"` must carry the local token.
+    pub fn local_token_required(&self) -> bool {
+        self.auth == AuthMode::Local
+            && match self.local_credential {
+                LocalCredential::Required => true,
+                LocalCredential::Off => false,
+                LocalCredential::Auto => !self.listen_addr().is_ok_and(|a| a.ip().is_loopback()),
+            }
+    }
+
+    /// Whether users are told apart (`auth = "api-key"`): only then do per-user shares of the
+    /// worker pools apply; local mode's one user may use every slot.
+    pub fn multi_user(&self) -> bool {
+        self.auth == AuthMode::ApiKey
     }
 
     pub fn max_message_bytes(&self) -> usize {
@@ -668,6 +756,25 @@ mod tests {
             assert!(err.contains("unknown_key"), "typos are reported: {err}");
             Ok(())
         });
+    }
+
+    #[test]
+    fn the_local_token_is_asked_for_beyond_loopback_unless_configured_otherwise() {
+        let with = |listen: &str, credential| Config {
+            listen: listen.to_owned(),
+            local_credential: credential,
+            ..Config::default()
+        };
+        assert!(!with("127.0.0.1:50051", LocalCredential::Auto).local_token_required());
+        assert!(!with("[::1]:50051", LocalCredential::Auto).local_token_required());
+        assert!(with("0.0.0.0:50051", LocalCredential::Auto).local_token_required());
+        assert!(with("192.168.1.5:50051", LocalCredential::Auto).local_token_required());
+        assert!(with("127.0.0.1:50051", LocalCredential::Required).local_token_required());
+        assert!(!with("0.0.0.0:50051", LocalCredential::Off).local_token_required());
+        let api_key = Config { auth: AuthMode::ApiKey, ..with("0.0.0.0:1", LocalCredential::Required) };
+        assert!(!api_key.local_token_required(), "API keys are credentials already");
+        let bad = Config { allowed_hosts: vec!["https://x.example".into()], ..Config::default() };
+        assert!(bad.validate().unwrap_err().to_string().contains("allowed_hosts"));
     }
 
     #[test]

@@ -384,7 +384,7 @@ pub fn usage(u: &Usage) -> pb::Usage {
 pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
     pb::Run {
         run_id: r.id.to_string(),
-        thread_id: r.thread_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+        thread_id: r.thread_id.as_ref().map(|t| t.name().to_owned()).unwrap_or_default(),
         kind: match r.kind {
             RunKind::Chat => pb::RunKind::Chat,
             RunKind::Sql => pb::RunKind::Sql,
@@ -567,7 +567,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             model,
             client_msg_id,
         } => P::RunStarted(pb::RunStarted {
-            thread_id: e.thread_id.to_string(),
+            thread_id: e.thread_id.name().to_owned(),
             user_text: user_text.clone(),
             ui_state_version: *ui_state_version,
             max_iterations: *max_iterations,
@@ -665,7 +665,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
         seq: e.seq,
         time: Some(timestamp(e.time)),
         iteration: e.iteration,
-        thread_id: e.thread_id.to_string(),
+        thread_id: e.thread_id.name().to_owned(),
         payload: Some(payload),
     }
 }

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod config;
 pub mod convert;
 pub mod grpc;
+pub mod guard;
 pub mod limits;
 pub mod metrics;
 pub mod server;

@@ -5,11 +5,13 @@
 use crate::auth::Authenticator;
 use crate::config::{Config, EmbeddingsKind, ModelKind, RouterKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query};
+use crate::guard::GuardLayer;
 use crate::web::WebLayer;
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::categories::CategoryCache;
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
+use aware_core::fair::{FairConfig, FairSlots};
 use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
 use aware_core::ports::{AuditLog, Catalog, DatasetEngine, Users};
@@ -84,6 +86,17 @@ pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
 async fn build_state(config: &Config) -> anyhow::Result<State> {
     let new_data_dir = !database_path(config).exists();
     let store = Arc::new(open_store(config).await?);
+    let local_token = if config.local_token_required() {
+        let token = crate::auth::local_token(&config.data_dir)
+            .with_context(|| format!("cannot read or create the local token in {}", config.data_dir.display()))?;
+        tracing::info!(
+            file = %config.data_dir.join(crate::auth::LOCAL_TOKEN_FILE).display(),
+            "local mode asks for a credential: send `authorization: Bearer <the token in this file>`"
+        );
+        Some(token)
+    } else {
+        None
+    };
     store.ensure_user(&Principal::local()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     let worker_exe = match &config.worker_exe {
         Some(p) => p.clone(),
@@ -91,9 +104,16 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     };
     let datasets_dir = config.data_dir.join("datasets");
     let sandbox = &config.sandbox;
+    // Per-user shares apply when there are users to share between (API keys); local mode's one
+    // user may use every slot of every pool.
+    let share = |per_user: usize, slots: usize| if config.multi_user() { per_user.min(slots) } else { slots };
+    let queued = config.limits.max_queued_per_user as usize;
     let pool = SqlPool::start(PoolConfig {
         worker_exe: worker_exe.clone(),
         size: sandbox.workers,
+        per_user: share(sandbox.max_queries_per_user, sandbox.workers),
+        queued_per_user: queued,
+        max_wait: Duration::from_millis(sandbox.queue_wait_ms),
         warm: sandbox.warm_workers,
         memory_mb: sandbox.memory_mb,
         threads: sandbox.threads,
@@ -126,6 +146,11 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         max_open_uploads_per_user: config.limits.max_open_uploads_per_user,
         upload_ttl: Duration::from_secs(config.limits.upload_ttl_secs),
         max_concurrent_ingests: config.ingest.concurrency,
+        max_ingests_per_user: share(config.ingest.max_per_user, config.ingest.concurrency),
+        max_queued_ingests_per_user: queued,
+        ingest_wait: Duration::from_secs(config.ingest.queue_wait_secs),
+        max_upload_streams_per_user: config.limits.max_upload_streams_per_user as usize,
+        upload_idle: Duration::from_secs(config.limits.upload_idle_secs),
     };
     let query = QueryService::new(store.clone(), Arc::new(sql), store.clone(), sandbox.max_rows);
     let datasets = DatasetService::new(
@@ -139,7 +164,15 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     );
     datasets.recover().await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
     search.resume(store.as_ref()).await.map_err(|e| anyhow::anyhow!("search indexes could not be resumed: {e}"))?;
-    let files = file_service(config, &worker_exe, &datasets, store.clone())?;
+    let file_slots = FairSlots::new(FairConfig {
+        name: "files",
+        what: "file operations",
+        slots: config.files.workers,
+        per_user: share(config.files.max_per_user, config.files.workers),
+        queued_per_user: queued,
+        max_wait: Duration::from_millis(config.files.queue_wait_ms),
+    });
+    let files = file_service(config, &worker_exe, file_slots, &datasets, store.clone())?;
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
@@ -194,7 +227,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     }
     Ok(Arc::new(AppState {
         config: config.clone(),
-        auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>),
+        auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref()),
         datasets,
         files,
         query,
@@ -250,6 +283,7 @@ fn search_service(
 fn file_service(
     config: &Config,
     worker_exe: &Path,
+    slots: FairSlots,
     datasets: &DatasetService,
     audit: Arc<dyn AuditLog>,
 ) -> anyhow::Result<FileService> {
@@ -260,7 +294,10 @@ fn file_service(
         let path = r.path.canonicalize().with_context(|| format!("files root {}", r.path.display()))?;
         roots.push(FileRoot { name: r.name.clone(), path });
     }
-    let jail = FileJail { worker_exe: worker_exe.to_owned(), timeout: Duration::from_secs(120) };
+    // Each root's identity is taken now: a folder swapped in at its path later is refused.
+    let paths: Vec<std::path::PathBuf> = roots.iter().map(|r| r.path.clone()).collect();
+    let jail = FileJail::new(worker_exe.to_owned(), Duration::from_secs(120), &paths)
+        .context("cannot open the approved folders")?;
     let enabled = config.mode == crate::config::DeploymentMode::Local;
     // Copies live only while one import runs; any left here were cut off by a crash.
     let copies = config.data_dir.join("staging").join("files");
@@ -270,7 +307,7 @@ fn file_service(
         }
         _ => {}
     }
-    Ok(FileService::new(roots, Arc::new(jail), datasets.clone(), audit, copies, enabled))
+    Ok(FileService::new(roots, Arc::new(jail), slots, datasets.clone(), audit, copies, enabled))
 }
 
 /// Ingests the sample datasets for the local user through the normal upload path.
@@ -295,14 +332,7 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
         AllowOrigin::any()
     } else {
         AllowOrigin::predicate(move |origin: &HeaderValue, _| {
-            let Ok(origin) = origin.to_str() else { return false };
-            patterns.iter().any(|p| match p.strip_suffix(":*") {
-                Some(prefix) => origin.strip_prefix(prefix).is_some_and(|rest| {
-                    rest.is_empty()
-                        || rest.strip_prefix(':').is_some_and(|port| port.chars().all(|c| c.is_ascii_digit()))
-                }),
-                None => origin == p,
-            })
+            origin.to_str().is_ok_and(|origin| crate::guard::origin_matches(&patterns, origin))
         })
     };
     CorsLayer::new()
@@ -391,6 +421,9 @@ pub async fn run(
         .accept_http1(true)
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
         .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        // First of all: a request for a host or from an origin this server does not serve (DNS
+        // rebinding) gets neither the page nor the API.
+        .layer(GuardLayer::new(&config.allowed_hosts, &config.cors_origins))
         .layer(WebLayer::new(config.web_dir.as_deref()))
         .layer(cors_layer(&config.cors_origins))
         .layer(tonic_web::GrpcWebLayer::new())

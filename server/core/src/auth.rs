@@ -12,9 +12,9 @@ use std::str::FromStr;
 pub enum Role {
     /// Reads datasets and runs read-only queries.
     Viewer,
-    /// Also uploads, imports and deletes their own datasets.
+    /// Also uploads and deletes their own datasets.
     Analyst,
-    /// Also sees system internals.
+    /// Also sees system internals and the approved folders of the host.
     Admin,
 }
 
@@ -78,11 +78,13 @@ impl Capability {
         }
     }
 
+    /// Approved folders are folders of the server's host, shared by every user of a server:
+    /// reading them is for admins (in `--auth local` the one user is one).
     fn minimum_role(self) -> Role {
         match self {
             Self::DatasetRead | Self::Query => Role::Viewer,
-            Self::DatasetWrite | Self::DatasetDelete | Self::FileRead | Self::FileImport => Role::Analyst,
-            Self::SystemAdmin => Role::Admin,
+            Self::DatasetWrite | Self::DatasetDelete => Role::Analyst,
+            Self::FileRead | Self::FileImport | Self::SystemAdmin => Role::Admin,
         }
     }
 }
@@ -172,6 +174,8 @@ mod tests {
         assert!(Role::Analyst.allows(Capability::DatasetDelete));
         assert!(!Role::Analyst.allows(Capability::SystemAdmin));
         assert!(Role::Admin.allows(Capability::SystemAdmin));
+        assert!(!Role::Analyst.allows(Capability::FileRead) && !Role::Analyst.allows(Capability::FileImport));
+        assert!(Role::Admin.allows(Capability::FileImport));
     }
 
     #[test]

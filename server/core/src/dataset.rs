@@ -173,8 +173,11 @@ pub struct ColumnStatistics {
     pub distinct_count: u64,
     pub min: Value,
     pub max: Value,
+    #[serde(with = "crate::value::non_finite::option")]
     pub mean: Option<f64>,
+    #[serde(with = "crate::value::non_finite::option")]
     pub median: Option<f64>,
+    #[serde(with = "crate::value::non_finite::option")]
     pub stddev: Option<f64>,
     pub min_length: Option<u64>,
     pub max_length: Option<u64>,

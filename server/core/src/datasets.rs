@@ -4,7 +4,8 @@
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, base_table_name, clean_filename};
 use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{DatasetId, UploadId};
+use crate::fair::{FairConfig, FairSlots, Ticket};
+use crate::ids::{DatasetId, UploadId, UserId};
 use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewDataset, UploadSession, Uploads};
 use crate::search::SearchService;
 use crate::staging::{FinishedUpload, Staging, too_large};
@@ -15,7 +16,6 @@ use futures::{Stream, StreamExt};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 /// Preview rows: the default and the maximum.
 pub const PREVIEW_DEFAULT_ROWS: u32 = 10;
@@ -32,6 +32,16 @@ pub struct DatasetLimits {
     pub upload_ttl: Duration,
     /// Ingestions running at the same time (each uses a worker process and memory).
     pub max_concurrent_ingests: usize,
+    /// Of those, how many one user may run at once.
+    pub max_ingests_per_user: usize,
+    /// Ingestions one user may have waiting beyond that.
+    pub max_queued_ingests_per_user: usize,
+    /// The longest an ingestion waits for a slot before the upload is refused.
+    pub ingest_wait: Duration,
+    /// Streamed uploads (`UploadDataset`) one user may have open at once.
+    pub max_upload_streams_per_user: usize,
+    /// A streamed upload that sends nothing for this long is abandoned.
+    pub upload_idle: Duration,
 }
 
 impl Default for DatasetLimits {
@@ -42,6 +52,29 @@ impl Default for DatasetLimits {
             max_open_uploads_per_user: 8,
             upload_ttl: Duration::from_secs(3600),
             max_concurrent_ingests: 2,
+            max_ingests_per_user: 1,
+            max_queued_ingests_per_user: 8,
+            ingest_wait: Duration::from_secs(300),
+            max_upload_streams_per_user: 4,
+            upload_idle: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One open upload stream of a user, counted until dropped.
+struct UploadStream {
+    streams: Arc<Mutex<HashMap<UserId, usize>>>,
+    user: UserId,
+}
+
+impl Drop for UploadStream {
+    fn drop(&mut self) {
+        let mut streams = self.streams.lock().expect("upload streams");
+        if let Some(open) = streams.get_mut(&self.user) {
+            *open -= 1;
+            if *open == 0 {
+                streams.remove(&self.user);
+            }
         }
     }
 }
@@ -71,7 +104,10 @@ pub struct DatasetService {
     audit: Arc<dyn AuditLog>,
     staging: Staging,
     limits: DatasetLimits,
-    ingest_slots: Arc<Semaphore>,
+    /// The ingestion workers, shared fairly between users.
+    ingest_slots: FairSlots,
+    /// Streamed uploads open per user.
+    upload_streams: Arc<Mutex<HashMap<UserId, usize>>>,
     /// Serialises appends and commits of one browser upload.
     upload_locks: Arc<Mutex<HashMap<UploadId, Arc<tokio::sync::Mutex<()>>>>>,
     /// Indexes each dataset that becomes ready, and forgets deleted ones.
@@ -88,7 +124,14 @@ impl DatasetService {
         limits: DatasetLimits,
         search: SearchService,
     ) -> Self {
-        let ingest_slots = Arc::new(Semaphore::new(limits.max_concurrent_ingests.max(1)));
+        let ingest_slots = FairSlots::new(FairConfig {
+            name: "ingest",
+            what: "ingestions",
+            slots: limits.max_concurrent_ingests,
+            per_user: limits.max_ingests_per_user,
+            queued_per_user: limits.max_queued_ingests_per_user,
+            max_wait: limits.ingest_wait,
+        });
         Self {
             catalog,
             engine,
@@ -97,6 +140,7 @@ impl DatasetService {
             staging,
             limits,
             ingest_slots,
+            upload_streams: Default::default(),
             upload_locks: Default::default(),
             search,
         }
@@ -197,7 +241,9 @@ impl DatasetService {
     }
 
     /// A streaming upload: the chunks are staged (hashed on the way), then ingested. If the stream
-    /// fails before its end, nothing is kept.
+    /// fails before its end, nothing is kept. Refused before a byte is read when the user already
+    /// has as many upload streams open, or ingestions queued, as allowed; refused as soon as more
+    /// bytes arrive than `size_bytes` announced; abandoned when the client goes quiet.
     pub async fn upload<S>(&self, caller: &Caller, meta: UploadMeta, mut chunks: S) -> Result<Dataset>
     where
         S: Stream<Item = Result<Bytes>> + Unpin + Send,
@@ -207,9 +253,32 @@ impl DatasetService {
         if meta.size_bytes > self.limits.max_upload_bytes {
             return Err(too_large(self.limits.max_upload_bytes));
         }
-        let mut writer = self.staging.create(UploadId::generate().as_str(), self.limits.max_upload_bytes).await?;
-        while let Some(chunk) = chunks.next().await {
-            writer.write(&chunk?).await?;
+        let _stream = self.open_upload_stream(&caller.principal.user_id)?;
+        let ticket = self.ingest_slots.enter(caller.principal.user_id.as_str())?;
+        let announced = (meta.size_bytes > 0).then_some(meta.size_bytes);
+        let mut writer = self
+            .staging
+            .create(UploadId::generate().as_str(), announced.unwrap_or(self.limits.max_upload_bytes))
+            .await?;
+        let idle = self.limits.upload_idle;
+        loop {
+            let next = tokio::time::timeout(idle, chunks.next()).await.map_err(|_| {
+                Error::new(
+                    ErrorCode::Cancelled,
+                    format!("the upload sent nothing for {} s and was abandoned; nothing was kept", idle.as_secs()),
+                )
+            })?;
+            let Some(chunk) = next else { break };
+            let chunk = chunk?;
+            if let Some(size) = announced
+                && writer.written() + chunk.len() as u64 > size
+            {
+                return Err(Error::validation(
+                    "size_bytes",
+                    format!("the upload sent more than the announced {size} bytes; nothing was kept"),
+                ));
+            }
+            writer.write(&chunk).await?;
         }
         let staged = writer.finish().await?;
         if meta.size_bytes != 0 && staged.size_bytes != meta.size_bytes {
@@ -221,7 +290,23 @@ impl DatasetService {
                 ),
             ));
         }
-        self.ingest_detached(caller, filename, format, staged).await
+        self.ingest_detached(caller, filename, format, staged, ticket).await
+    }
+
+    /// Counts an open upload stream of `user` until the guard drops, or refuses it.
+    fn open_upload_stream(&self, user: &UserId) -> Result<UploadStream> {
+        let mut streams = self.upload_streams.lock().expect("upload streams");
+        let open = streams.entry(user.clone()).or_default();
+        if *open >= self.limits.max_upload_streams_per_user {
+            metrics::counter!("aware_limit_refusals_total", "limit" => "upload_streams").increment(1);
+            return Err(Error::resource_exhausted(format!(
+                "you already have {} uploads streaming (the limit); retry in 1000 ms, once one has finished",
+                self.limits.max_upload_streams_per_user
+            ))
+            .with_retry_after(Duration::from_secs(1)));
+        }
+        *open += 1;
+        Ok(UploadStream { streams: self.upload_streams.clone(), user: user.clone() })
     }
 
     /// Starts a browser upload.
@@ -280,10 +365,17 @@ impl DatasetService {
                 format!("chunks may be at most {} bytes", self.limits.max_chunk_bytes),
             ));
         }
-        if offset + chunk.len() as u64 <= session.received_bytes && offset < session.received_bytes {
-            return Ok(session.received_bytes); // a retry of a chunk we already have
+        let received = session.received_bytes;
+        let misplaced =
+            || Error::validation("offset", format!("the upload has {received} bytes; the next chunk must start there"));
+        // Any u64 may arrive here: the end is computed without overflow.
+        let new_len = offset.checked_add(chunk.len() as u64).ok_or_else(misplaced)?;
+        if new_len <= received && offset < received {
+            return Ok(received); // a retry of a chunk we already have
         }
-        let new_len = offset + chunk.len() as u64;
+        if offset > received {
+            return Err(misplaced());
+        }
         if new_len > self.limits.max_upload_bytes || session.expected_bytes.is_some_and(|e| new_len > e) {
             return Err(too_large(self.limits.max_upload_bytes.min(session.expected_bytes.unwrap_or(u64::MAX))));
         }
@@ -304,9 +396,10 @@ impl DatasetService {
                 format!("the upload is incomplete: {} of {expected} bytes received", session.received_bytes),
             ));
         }
+        let ticket = self.ingest_slots.enter(caller.principal.user_id.as_str())?;
         self.uploads.remove_session(&session.id).await?;
         let staged = self.staging.finish_persistent(session.id.as_str()).await?;
-        self.ingest_detached(caller, session.filename, session.format, staged).await
+        self.ingest_detached(caller, session.filename, session.format, staged, ticket).await
     }
 
     /// Discards browser uploads older than the TTL. Returns how many were removed.
@@ -327,22 +420,39 @@ impl DatasetService {
         filename: String,
         format: Option<DatasetFormat>,
         staged: FinishedUpload,
+        ticket: Ticket,
     ) -> Result<Dataset> {
         let this = self.clone();
         let caller = caller.clone();
-        tokio::spawn(async move { this.ingest(&caller, filename, format, staged).await })
+        tokio::spawn(async move { this.ingest(&caller, filename, format, staged, ticket).await })
             .await
             .map_err(|e| Error::internal(format!("ingestion task failed: {e}")))?
     }
 
+    /// Checks what can be checked without a worker (empty, binary, a Parquet file whose metadata
+    /// promises more data than allowed), then waits — bounded — for an ingestion slot of the
+    /// user's share, and ingests. A file the checks refuse becomes a dataset in ERROR with the
+    /// reason, without taking a slot; a wait that runs out refuses the upload and keeps nothing.
     async fn ingest(
         &self,
         caller: &Caller,
         filename: String,
         format: Option<DatasetFormat>,
         staged: FinishedUpload,
+        ticket: Ticket,
     ) -> Result<Dataset> {
         let sniffed = format.or_else(|| DatasetFormat::sniff(&staged.head, &filename));
+        let checked = if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
+            Err(Error::new(ErrorCode::IngestError, "The file is empty."))
+        } else if let Some(format) = sniffed {
+            self.engine.check_source(staged.path(), format).await.map(|()| format)
+        } else {
+            Err(Error::new(
+                ErrorCode::IngestError,
+                "The file is not CSV, TSV, Parquet or JSON: it contains binary data.",
+            ))
+        };
+        let slot = if checked.is_ok() { Some(ticket.wait().await?) } else { None };
         let new = NewDataset {
             id: DatasetId::generate(),
             owner: caller.principal.user_id.clone(),
@@ -353,17 +463,11 @@ impl DatasetService {
             version_hash: staged.sha256.clone(),
         };
         let dataset = self.catalog.insert_processing(new).await?;
-        let outcome = if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
-            Err(Error::new(ErrorCode::IngestError, "The file is empty."))
-        } else if let Some(format) = sniffed {
-            let _slot = self.ingest_slots.acquire().await.map_err(Error::internal)?;
-            self.engine.ingest(&dataset, staged.path(), format).await
-        } else {
-            Err(Error::new(
-                ErrorCode::IngestError,
-                "The file is not CSV, TSV, Parquet or JSON: it contains binary data.",
-            ))
+        let outcome = match checked {
+            Ok(format) => self.engine.ingest(&dataset, staged.path(), format).await,
+            Err(e) => Err(e),
         };
+        drop(slot);
         drop(staged);
         let (updated, outcome_label) = match outcome {
             Ok(outcome) => (self.catalog.mark_ready(&dataset.id, &outcome).await?, "succeeded"),

@@ -7,6 +7,7 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetFormat};
 use crate::datasets::{DatasetService, UploadMeta};
 use crate::error::{Error, ErrorCode, Result};
+use crate::fair::FairSlots;
 use crate::ports::{AuditEntry, AuditLog};
 use crate::run::RunError;
 use async_trait::async_trait;
@@ -23,6 +24,9 @@ pub const MAX_ENTRIES: usize = 1_000;
 pub const MAX_IMPORT_FILES: usize = 20;
 /// Largest file an import copies.
 pub const MAX_IMPORT_BYTES: u64 = 500 << 20;
+/// Longest listing pattern, in characters. Matching takes at most pattern × name steps, so the
+/// bound keeps every match short.
+pub const MAX_PATTERN_CHARS: usize = 100;
 
 /// An approved folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,11 +94,14 @@ pub trait FileAccess: Send + Sync {
     async fn copy(&self, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64>;
 }
 
-/// The file service. Cheap to clone. `enabled` is false in connected mode.
+/// The file service. Cheap to clone. `enabled` is false in connected mode. Approved folders are
+/// the server's host folders: only admins may list or import them (`Capability::FileRead` and
+/// `FileImport`), and each operation takes a worker slot of the caller's share.
 #[derive(Clone)]
 pub struct FileService {
     roots: Arc<Vec<FileRoot>>,
     access: Arc<dyn FileAccess>,
+    slots: FairSlots,
     datasets: DatasetService,
     audit: Arc<dyn AuditLog>,
     /// Where copies wait for ingestion (private to the server).
@@ -110,12 +117,13 @@ impl FileService {
     pub fn new(
         roots: Vec<FileRoot>,
         access: Arc<dyn FileAccess>,
+        slots: FairSlots,
         datasets: DatasetService,
         audit: Arc<dyn AuditLog>,
         copies: PathBuf,
         enabled: bool,
     ) -> Self {
-        Self { roots: Arc::new(roots), access, datasets, audit, copies, enabled }
+        Self { roots: Arc::new(roots), access, slots, datasets, audit, copies, enabled }
     }
 
     /// The approved folders' names (none in connected mode), for the model's context.
@@ -148,7 +156,16 @@ impl FileService {
         }
         caller.principal.require(Capability::FileRead)?;
         let r = self.root(root)?;
-        let (raw, truncated) = self.access.list(&r.path, path, pattern.trim(), MAX_ENTRIES).await?;
+        let pattern = pattern.trim();
+        if pattern.chars().count() > MAX_PATTERN_CHARS || pattern.contains('/') || pattern.chars().any(char::is_control)
+        {
+            return Err(Error::validation(
+                "pattern",
+                format!("the pattern must be a file-name glob such as *.csv, at most {MAX_PATTERN_CHARS} characters"),
+            ));
+        }
+        let _slot = self.slots.acquire(caller.principal.user_id.as_str()).await?;
+        let (raw, truncated) = self.access.list(&r.path, path, pattern, MAX_ENTRIES).await?;
         let entries = raw
             .into_iter()
             .map(|e| DirEntry {
@@ -227,7 +244,9 @@ impl FileService {
     async fn import_one(&self, caller: &Caller, root: &FileRoot, path: &str) -> Result<Dataset> {
         let dest = self.copies.join(format!("import-{}", uuid::Uuid::now_v7().simple()));
         let result = async {
+            let slot = self.slots.acquire(caller.principal.user_id.as_str()).await?;
             let size = self.access.copy(&root.path, path, &dest, MAX_IMPORT_BYTES).await?;
+            drop(slot);
             let filename = path.rsplit('/').next().unwrap_or(path).to_owned();
             let meta = UploadMeta { filename, format: String::new(), size_bytes: size };
             let file = tokio::fs::File::open(&dest).await?;

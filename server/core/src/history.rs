@@ -54,7 +54,10 @@ impl RunHistory {
         };
         let thread = match thread.trim() {
             "" => None,
-            t => Some(ThreadId::parse(t).ok_or_else(|| Error::validation("thread_id", "malformed thread id"))?),
+            t => Some(
+                ThreadId::for_user(&caller.principal.user_id, t)
+                    .ok_or_else(|| Error::validation("thread_id", "malformed thread id"))?,
+            ),
         };
         let before = match page_token.trim() {
             "" => None,

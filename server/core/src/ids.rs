@@ -83,6 +83,33 @@ id_type!(
     "call_"
 );
 
+/// Longest thread id a client may choose.
+pub const MAX_THREAD_NAME: usize = 64;
+
+impl ThreadId {
+    /// The thread a client calls `name` among `owner`'s threads. Thread ids are chosen by clients
+    /// and belong to one user: two users' `main` are two threads. Inside the server a thread is
+    /// keyed by its owner and its name (`usr_…/main`); clients only ever see the name.
+    pub fn for_user(owner: &UserId, name: &str) -> Option<Self> {
+        let name = name.trim();
+        (!name.is_empty() && name.len() <= MAX_THREAD_NAME && name.chars().all(|c| c.is_ascii_graphic()))
+            .then(|| Self(format!("{owner}/{name}")))
+    }
+
+    /// A new thread of `owner`, with a generated name.
+    pub fn generate_for(owner: &UserId) -> Self {
+        Self(format!("{owner}/{}", Self::generate()))
+    }
+
+    /// The id the client knows the thread by (without its owner).
+    pub fn name(&self) -> &str {
+        match self.0.split_once('/') {
+            Some((owner, name)) if owner.starts_with(UserId::PREFIX) => name,
+            _ => &self.0,
+        }
+    }
+}
+
 impl UserId {
     /// The implicit single user of `--auth local`.
     pub fn local() -> Self {
@@ -111,5 +138,21 @@ mod tests {
         assert!(DatasetId::parse("ds_1 2").is_none());
         assert!(DatasetId::parse("ds_\u{202e}x").is_none());
         assert_eq!(DatasetId::parse(" ds_abc ").map(|d| d.to_string()), Some("ds_abc".into()));
+    }
+
+    #[test]
+    fn thread_ids_belong_to_their_owner_and_clients_see_only_the_name() {
+        let (ana, bo) = (UserId::parse("usr_ana").unwrap(), UserId::parse("usr_bo").unwrap());
+        let a = ThreadId::for_user(&ana, "main").unwrap();
+        let b = ThreadId::for_user(&bo, "main").unwrap();
+        assert_ne!(a, b, "two users' `main` are two threads");
+        assert_eq!((a.name(), b.name()), ("main", "main"));
+        assert_eq!(ThreadId::for_user(&ana, "a/b").unwrap().name(), "a/b");
+        assert!(ThreadId::for_user(&ana, "").is_none());
+        assert!(ThreadId::for_user(&ana, &"x".repeat(65)).is_none());
+        assert!(ThreadId::for_user(&ana, "a b").is_none());
+        let generated = ThreadId::generate_for(&ana);
+        assert!(generated.name().starts_with(ThreadId::PREFIX) && generated.as_str().starts_with("usr_ana/"));
+        assert_eq!(ThreadId::parse("th_old").unwrap().name(), "th_old", "an id without an owner is its own name");
     }
 }

@@ -9,6 +9,7 @@ pub mod categories;
 pub mod dataset;
 pub mod datasets;
 pub mod error;
+pub mod fair;
 pub mod files;
 pub mod history;
 pub mod ids;

@@ -128,6 +128,12 @@ pub trait Uploads: Send + Sync {
 /// The columnar engine that stores dataset content and answers questions about it.
 #[async_trait]
 pub trait DatasetEngine: Send + Sync {
+    /// Refuses a staged file whose own metadata shows it is over the limits (e.g. a small
+    /// Parquet file that decompresses to gigabytes), before it takes an ingestion slot. Cheap:
+    /// reads metadata, never the data.
+    async fn check_source(&self, _source: &Path, _format: DatasetFormat) -> Result<()> {
+        Ok(())
+    }
     /// Ingests `source` (a staged upload) as the dataset's content. Content problems are
     /// `ErrorCode::IngestError` with a reason a person understands.
     async fn ingest(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome>;

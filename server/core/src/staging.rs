@@ -151,6 +151,11 @@ impl StagedWriter {
         Ok(())
     }
 
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.len
+    }
+
     pub async fn finish(mut self) -> Result<FinishedUpload> {
         self.file.flush().await?;
         Ok(FinishedUpload {

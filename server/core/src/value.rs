@@ -60,7 +60,8 @@ pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
-    Double(f64),
+    /// Any double DuckDB returns, NaN and ±infinity included (see [`non_finite`]).
+    Double(#[serde(with = "non_finite")] f64),
     /// Exact decimals and integers beyond 64 bits, as canonical text.
     Decimal(String),
     String(String),
@@ -73,6 +74,111 @@ pub enum Value {
     Bytes(Vec<u8>),
     /// Nested values and intervals, rendered as text.
     Text(String),
+}
+
+/// Serde for doubles that may be NaN or infinite. JSON has no such numbers (serde_json writes them
+/// as `null` and cannot read that back as a number), and doubles cross JSON twice — the SQL
+/// worker's frames and the stored event log — so the three non-finite values travel as the strings
+/// `"NaN"`, `"Infinity"` and `"-Infinity"`. A `null` read back means NaN: that is what logs written
+/// before this encoding hold where a non-finite double was.
+pub mod non_finite {
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        match text(*x) {
+            Some(t) => s.serialize_str(t),
+            None => s.serialize_f64(*x),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        d.deserialize_any(Double)
+    }
+
+    /// The text of a non-finite double; `None` for a finite one.
+    pub fn text(x: f64) -> Option<&'static str> {
+        if x.is_nan() {
+            Some("NaN")
+        } else if x == f64::INFINITY {
+            Some("Infinity")
+        } else if x == f64::NEG_INFINITY {
+            Some("-Infinity")
+        } else {
+            None
+        }
+    }
+
+    pub(super) struct Double;
+
+    impl<'de> Visitor<'de> for Double {
+        type Value = f64;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number, \"NaN\", \"Infinity\" or \"-Infinity\"")
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+            match v {
+                "NaN" => Ok(f64::NAN),
+                "Infinity" => Ok(f64::INFINITY),
+                "-Infinity" => Ok(f64::NEG_INFINITY),
+                other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+            }
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<f64, E> {
+            Ok(f64::NAN)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<f64, E> {
+            Ok(f64::NAN)
+        }
+    }
+
+    /// The same for optional doubles (`null` is `None` here).
+    pub mod option {
+        use serde::de::{self, Visitor};
+        use serde::{Deserializer, Serializer};
+        use std::fmt;
+
+        pub fn serialize<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+            match x {
+                Some(x) => super::serialize(x, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+            d.deserialize_option(Maybe)
+        }
+
+        struct Maybe;
+
+        impl<'de> Visitor<'de> for Maybe {
+            type Value = Option<f64>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("null or a double")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Option<f64>, E> {
+                Ok(None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Option<f64>, E> {
+                Ok(None)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<f64>, D::Error> {
+                d.deserialize_any(super::Double).map(Some)
+            }
+        }
+    }
 }
 
 impl Value {
@@ -133,5 +239,46 @@ mod tests {
         }
         assert!(ValueKind::Decimal.is_numeric());
         assert!(!ValueKind::Date.is_numeric());
+    }
+
+    #[test]
+    fn non_finite_doubles_survive_json_and_old_nulls_read_as_nan() {
+        let cells = vec![
+            Value::Double(f64::NAN),
+            Value::Double(f64::INFINITY),
+            Value::Double(f64::NEG_INFINITY),
+            Value::Double(-0.5),
+            Value::Double(3.0),
+        ];
+        let json = serde_json::to_string(&cells).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"t":"double","v":"NaN"},{"t":"double","v":"Infinity"},{"t":"double","v":"-Infinity"},{"t":"double","v":-0.5},{"t":"double","v":3.0}]"#
+        );
+        let back: Vec<Value> = serde_json::from_str(&json).unwrap();
+        let Value::Double(nan) = back[0] else { panic!("a double") };
+        assert!(nan.is_nan());
+        assert_eq!(back[1..], cells[1..]);
+        // The content before the tag (serde buffers it) and the encoding of older logs.
+        let Value::Double(x) = serde_json::from_str::<Value>(r#"{"v":"-Infinity","t":"double"}"#).unwrap() else {
+            panic!("a double")
+        };
+        assert_eq!(x, f64::NEG_INFINITY);
+        let Value::Double(x) = serde_json::from_str::<Value>(r#"{"t":"double","v":null}"#).unwrap() else {
+            panic!("a double")
+        };
+        assert!(x.is_nan());
+        assert!(serde_json::from_str::<Value>(r#"{"t":"double","v":"lots"}"#).is_err());
+
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Stats {
+            #[serde(with = "non_finite::option")]
+            mean: Option<f64>,
+        }
+        for mean in [None, Some(1.5), Some(f64::INFINITY)] {
+            let json = serde_json::to_string(&Stats { mean }).unwrap();
+            assert_eq!(serde_json::from_str::<Stats>(&json).unwrap(), Stats { mean }, "{json}");
+        }
+        assert_eq!(serde_json::to_string(&Stats { mean: Some(f64::NEG_INFINITY) }).unwrap(), r#"{"mean":"-Infinity"}"#);
     }
 }

@@ -26,7 +26,8 @@ pub struct EngineConfig {
     pub ingest_memory_mb: u64,
     pub ingest_threads: u32,
     pub ingest_timeout: Duration,
-    /// The largest DuckDB file ingestion may write.
+    /// The largest DuckDB file ingestion may write; also the most decoded data a Parquet file
+    /// may hold by its own metadata.
     pub max_dataset_bytes: u64,
     /// Memory for previews and statistics run in the server process.
     pub read_memory_mb: u64,
@@ -113,6 +114,29 @@ fn db_err(e: duckdb::Error) -> Error {
 
 #[async_trait]
 impl DatasetEngine for DuckDbEngine {
+    async fn check_source(&self, source: &Path, format: DatasetFormat) -> Result<()> {
+        if format != DatasetFormat::Parquet {
+            return Ok(());
+        }
+        let path = source.to_owned();
+        let size = tokio::task::spawn_blocking(move || crate::parquet_meta::parquet_size(&path))
+            .await
+            .map_err(Error::internal)?;
+        let limit = self.config.max_dataset_bytes;
+        match size {
+            Some(size) if size.decoded_bytes > limit => Err(Error::new(
+                ErrorCode::RunnerResourceExceeded,
+                format!(
+                    "The Parquet file holds about {} MiB of data once decompressed (its own metadata says so); \
+                     at most {} MiB are ingested.",
+                    size.decoded_bytes >> 20,
+                    limit >> 20
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     async fn ingest(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome> {
         let [final_path, final_wal, tmp_path, tmp_wal] = self.paths(dataset);
         if let Some(dir) = final_path.parent() {

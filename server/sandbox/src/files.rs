@@ -17,6 +17,7 @@ use aware_core::files::{EntryKind, FileAccess, RawEntry};
 use aware_core::{Error, ErrorCode, Result};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -28,11 +29,32 @@ use unicode_normalization::UnicodeNormalization;
 pub const MAX_PATH_BYTES: usize = 4096;
 pub const MAX_COMPONENT_BYTES: usize = 255;
 
+/// Which folder an approved root is: its device and inode, taken when the server started. A root
+/// found at its path with another identity was swapped (for a symlink to `/etc`, say) and is
+/// refused; everything the worker does goes through the one handle that passed this check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootId {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl RootId {
+    /// The identity of the folder at `path` now (the server calls this once, at startup).
+    pub fn of(path: &Path) -> std::io::Result<Self> {
+        let st = rustix::fs::stat(path)?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+            return Err(std::io::Error::other(format!("{} is not a folder", path.display())));
+        }
+        Ok(Self { dev: st.st_dev, ino: st.st_ino })
+    }
+}
+
 /// What the parent asks a files worker to do.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum FilesRequest {
     List {
         root: PathBuf,
+        root_id: RootId,
         path: String,
         pattern: String,
         max_entries: usize,
@@ -40,6 +62,7 @@ pub enum FilesRequest {
     /// Copies one file beneath `root` to `dest` (a new file the worker creates).
     Copy {
         root: PathBuf,
+        root_id: RootId,
         path: String,
         dest: PathBuf,
         max_bytes: u64,
@@ -224,42 +247,76 @@ fn reopen(root: &OwnedFd, comps: &[&str], flags: OFlags, seen: &Stat) -> Answer<
     Ok(fd)
 }
 
-fn open_root(root: &Path) -> Answer<OwnedFd> {
-    rustix::fs::open(root, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-        .or_else(|e| refused(format!("the approved folder cannot be opened: {e}")))
+/// Opens the approved folder once, as a handle: not through a symlink at its last component, and
+/// — when `expected` is given — only if it is still the folder approved at startup. Every later
+/// open is relative to this handle.
+pub fn open_root(root: &Path, expected: Option<RootId>) -> Answer<OwnedFd> {
+    const REPLACED: &str = "the approved folder is no longer the folder that was approved when the server started \
+                            (it was moved or replaced); restart the server to approve what is there now";
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(root, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        // A symlink or a file where the folder was.
+        Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => return refused(REPLACED),
+        Err(e) => return refused(format!("the approved folder cannot be opened: {e}")),
+    };
+    let st = rustix::fs::fstat(&fd).or_else(|e| refused(format!("the approved folder cannot be inspected: {e}")))?;
+    if expected.is_some_and(|id| id != RootId { dev: st.st_dev, ino: st.st_ino }) {
+        return refused(REPLACED);
+    }
+    Ok(fd)
 }
 
-/// A simple glob (`*`, `?`), case-insensitive, over one name.
+/// Longest pattern [`glob_match`] takes, in characters.
+pub const MAX_PATTERN_CHARS: usize = aware_core::files::MAX_PATTERN_CHARS;
+
+/// A glob (`*` any run of characters, `?` one character), case-insensitive, over one name. No
+/// backtracking beyond the last `*`: a mismatch after a star only moves where that star's run
+/// ends, so the work is at most pattern × name steps (a star settles what the stars before it
+/// matched), whatever the pattern.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
-    fn go(p: &[char], n: &[char]) -> bool {
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some('*'), _) => go(&p[1..], n) || (!n.is_empty() && go(p, &n[1..])),
-            (Some('?'), Some(_)) => go(&p[1..], &n[1..]),
-            (Some(a), Some(b)) => a == b && go(&p[1..], &n[1..]),
-            _ => false,
-        }
-    }
     let p: Vec<char> = pattern.to_lowercase().chars().collect();
     let n: Vec<char> = name.to_lowercase().chars().collect();
-    go(&p, &n)
+    let (mut pi, mut ni) = (0, 0);
+    // The last star seen, and where in the name its run currently ends.
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || (p[pi] != '*' && p[pi] == n[ni])) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ni));
+            pi += 1;
+        } else if let Some((sp, sn)) = star {
+            // Let the star take one more character and retry the rest of the pattern after it.
+            pi = sp + 1;
+            ni = sn + 1;
+            star = Some((sp, sn + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
 }
 
-pub fn list(root: &Path, path: &str, pattern: &str, max_entries: usize) -> Answer<(Vec<RawEntry>, bool)> {
+pub fn list(root_fd: &OwnedFd, path: &str, pattern: &str, max_entries: usize) -> Answer<(Vec<RawEntry>, bool)> {
     let comps = components(path, true)?;
-    if pattern.len() > 255 || pattern.contains('/') || pattern.chars().any(|c| c.is_control()) {
-        return Err(FilesResponse::Invalid { message: "the pattern must be a file-name glob such as *.csv".into() });
+    if pattern.chars().count() > MAX_PATTERN_CHARS || pattern.contains('/') || pattern.chars().any(|c| c.is_control()) {
+        return Err(FilesResponse::Invalid {
+            message: format!(
+                "the pattern must be a file-name glob such as *.csv, at most {MAX_PATTERN_CHARS} characters"
+            ),
+        });
     }
-    let root_fd = open_root(root)?;
     let not_a_folder = |message| FilesResponse::Invalid { message };
-    let st = inspect(&root_fd, &comps).map_err(|e| match e {
+    let st = inspect(root_fd, &comps).map_err(|e| match e {
         FilesResponse::NotFound { message } if message.contains("not a folder") => not_a_folder(message),
         other => other,
     })?;
     if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
         return Err(not_a_folder(format!("{path:?} is not a folder")));
     }
-    let dir = reopen(&root_fd, &comps, OFlags::RDONLY | OFlags::DIRECTORY, &st)?;
+    let dir = reopen(root_fd, &comps, OFlags::RDONLY | OFlags::DIRECTORY, &st)?;
     let prefix = comps.join("/");
     let mut entries = Vec::new();
     let mut truncated = false;
@@ -299,10 +356,9 @@ pub fn list(root: &Path, path: &str, pattern: &str, max_entries: usize) -> Answe
     Ok((entries, truncated))
 }
 
-pub fn copy(root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Answer<u64> {
+pub fn copy(root_fd: &OwnedFd, path: &str, dest: &Path, max_bytes: u64) -> Answer<u64> {
     let comps = components(path, false)?;
-    let root_fd = open_root(root)?;
-    let st = inspect(&root_fd, &comps)?;
+    let st = inspect(root_fd, &comps)?;
     match FileType::from_raw_mode(st.st_mode) {
         FileType::RegularFile => {}
         FileType::Directory => return refused(format!("{path:?} is a folder, not a file")),
@@ -316,7 +372,7 @@ pub fn copy(root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Answer<u64>
             message: format!("{path:?} is larger than the {} MiB import limit", max_bytes >> 20),
         });
     }
-    let fd = reopen(&root_fd, &comps, OFlags::RDONLY, &st)?;
+    let fd = reopen(root_fd, &comps, OFlags::RDONLY, &st)?;
     let mut source = std::fs::File::from(fd).take(max_bytes + 1);
     let mut target = std::fs::OpenOptions::new()
         .write(true)
@@ -338,19 +394,23 @@ pub fn worker_main() -> i32 {
         return 2;
     }
     let Ok(request) = serde_json::from_str::<FilesRequest>(&input) else { return 2 };
-    if let Err(e) = confine(&request) {
-        eprintln!("files worker: cannot confine itself: {e}");
-        return 3;
-    }
-    let response = match request {
-        FilesRequest::List { root, path, pattern, max_entries } => match list(&root, &path, &pattern, max_entries) {
-            Ok((entries, truncated)) => FilesResponse::Listing { entries, truncated },
-            Err(e) => e,
-        },
-        FilesRequest::Copy { root, path, dest, max_bytes } => match copy(&root, &path, &dest, max_bytes) {
-            Ok(bytes) => FilesResponse::Copied { bytes },
-            Err(e) => e,
-        },
+    let (FilesRequest::List { root, root_id, .. } | FilesRequest::Copy { root, root_id, .. }) = &request;
+    let response = match open_root(root, Some(*root_id)) {
+        Err(refusal) => refusal,
+        Ok(root_fd) => {
+            if let Err(e) = confine(&request, &root_fd) {
+                eprintln!("files worker: cannot confine itself: {e}");
+                return 3;
+            }
+            let outcome = match &request {
+                FilesRequest::List { path, pattern, max_entries, .. } => list(&root_fd, path, pattern, *max_entries)
+                    .map(|(entries, truncated)| FilesResponse::Listing { entries, truncated }),
+                FilesRequest::Copy { path, dest, max_bytes, .. } => {
+                    copy(&root_fd, path, dest, *max_bytes).map(|bytes| FilesResponse::Copied { bytes })
+                }
+            };
+            outcome.unwrap_or_else(|refusal| refusal)
+        }
     };
     let Ok(json) = serde_json::to_string(&response) else { return 4 };
     let mut out = std::io::stdout().lock();
@@ -360,21 +420,21 @@ pub fn worker_main() -> i32 {
     0
 }
 
-/// Limits and Landlock: read beneath the root; for a copy, also create the one staging file.
-fn confine(request: &FilesRequest) -> std::result::Result<(), String> {
+/// Limits and Landlock: read beneath the root (the verified handle, not its path); for a copy,
+/// also create the one staging file.
+fn confine(request: &FilesRequest, root_fd: &OwnedFd) -> std::result::Result<(), String> {
     use landlock::{ABI, Access, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr};
     use rustix::process::{Resource, Rlimit, setrlimit};
     let set = |resource, limit: u64| setrlimit(resource, Rlimit { current: Some(limit), maximum: Some(limit) });
-    let (root, write_dir, fsize) = match request {
-        FilesRequest::List { root, .. } => (root, None, 0),
-        FilesRequest::Copy { root, dest, max_bytes, .. } => (root, dest.parent(), max_bytes + 1),
+    let (write_dir, fsize) = match request {
+        FilesRequest::List { .. } => (None, 0),
+        FilesRequest::Copy { dest, max_bytes, .. } => (dest.parent(), max_bytes + 1),
     };
     set(Resource::Core, 0).map_err(|e| e.to_string())?;
     set(Resource::Cpu, 120).map_err(|e| e.to_string())?;
     set(Resource::Fsize, fsize).map_err(|e| e.to_string())?;
     set(Resource::Nofile, 32).map_err(|e| e.to_string())?;
     let abi = ABI::V5;
-    let root_fd = PathFd::new(root).map_err(|e| format!("landlock: {e}"))?;
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .and_then(|r| r.create())
@@ -393,11 +453,25 @@ fn confine(request: &FilesRequest) -> std::result::Result<(), String> {
 /// Runs files workers for the server: one process per request, killed at its deadline.
 #[derive(Clone, Debug)]
 pub struct FileJail {
-    pub worker_exe: PathBuf,
-    pub timeout: Duration,
+    worker_exe: PathBuf,
+    timeout: Duration,
+    /// Each approved root's identity when the server started.
+    roots: HashMap<PathBuf, RootId>,
 }
 
 impl FileJail {
+    /// A jail for these approved roots, whose identities are taken now.
+    pub fn new(worker_exe: PathBuf, timeout: Duration, roots: &[PathBuf]) -> std::io::Result<Self> {
+        let roots = roots.iter().map(|r| Ok((r.clone(), RootId::of(r)?))).collect::<std::io::Result<_>>()?;
+        Ok(Self { worker_exe, timeout, roots })
+    }
+
+    fn root_id(&self, root: &Path) -> Result<RootId> {
+        self.roots.get(root).copied().ok_or_else(|| {
+            Error::new(ErrorCode::PathRefused, "that folder is not an approved folder").with_field("root")
+        })
+    }
+
     pub async fn run(&self, request: &FilesRequest) -> Result<FilesResponse> {
         let input = serde_json::to_vec(request).map_err(Error::internal)?;
         let mut child = tokio::process::Command::new(&self.worker_exe)
@@ -447,6 +521,7 @@ impl FileAccess for FileJail {
     async fn list(&self, root: &Path, path: &str, pattern: &str, max_entries: usize) -> Result<(Vec<RawEntry>, bool)> {
         let request = FilesRequest::List {
             root: root.to_owned(),
+            root_id: self.root_id(root)?,
             path: path.to_owned(),
             pattern: pattern.to_owned(),
             max_entries,
@@ -458,8 +533,13 @@ impl FileAccess for FileJail {
     }
 
     async fn copy(&self, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64> {
-        let request =
-            FilesRequest::Copy { root: root.to_owned(), path: path.to_owned(), dest: dest.to_owned(), max_bytes };
+        let request = FilesRequest::Copy {
+            root: root.to_owned(),
+            root_id: self.root_id(root)?,
+            path: path.to_owned(),
+            dest: dest.to_owned(),
+            max_bytes,
+        };
         match self.run(&request).await? {
             FilesResponse::Copied { bytes } => Ok(bytes),
             other => Err(answer_error(other)),
@@ -511,6 +591,40 @@ mod tests {
         assert!(glob_match("*.csv", "Sales.CSV"));
         assert!(glob_match("data_??.csv", "data_01.csv"));
         assert!(!glob_match("*.csv", "sales.parquet"));
+        for (p, n, m) in [
+            ("", "", true),
+            ("", "a", false),
+            ("*", "", true),
+            ("**", "abc", true),
+            ("a*", "a", true),
+            ("*a", "ba", true),
+            ("*a", "ab", false),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("*ab*", "aab", true),
+            ("?", "", false),
+            ("a?c", "abc", true),
+            ("*?*", "x", true),
+            ("é*", "ÉTÉ.csv", true),
+            ("*x*y", "xaxby", true),
+            ("*x*y", "xaxbyz", false),
+        ] {
+            assert_eq!(glob_match(p, n), m, "{p:?} vs {n:?}");
+        }
+    }
+
+    /// The pattern of the attack pass: with backtracking into every star this took minutes on one
+    /// 64-character name; here it is a few thousand steps.
+    #[test]
+    fn star_heavy_patterns_stay_fast_and_correct() {
+        let name = "a".repeat(64);
+        let bomb = format!("{}*b", "*a".repeat(40));
+        let started = std::time::Instant::now();
+        assert!(!glob_match(&bomb, &name));
+        assert!(glob_match(&bomb, &format!("{name}b")));
+        assert!(glob_match(&"*a".repeat(40), &name));
+        assert!(!glob_match(&"*a".repeat(65), &name));
+        assert!(started.elapsed() < std::time::Duration::from_secs(1), "{:?}", started.elapsed());
     }
 
     #[test]
@@ -524,7 +638,8 @@ mod tests {
         std::os::unix::fs::symlink(dir.path().join("outside.csv"), root.join("link.csv")).unwrap();
         std::os::unix::fs::symlink(dir.path(), root.join("sub/up")).unwrap();
         std::fs::hard_link(dir.path().join("outside.csv"), root.join("hard.csv")).unwrap();
-        let (entries, truncated) = list(&root, "", "", 1000).unwrap();
+        let root_fd = open_root(&root, Some(RootId::of(&root).unwrap())).unwrap();
+        let (entries, truncated) = list(&root_fd, "", "", 1000).unwrap();
         let names: Vec<(&str, EntryKind)> = entries.iter().map(|e| (e.name.as_str(), e.kind)).collect();
         assert_eq!(
             names,
@@ -537,13 +652,40 @@ mod tests {
         );
         assert!(!truncated);
         let dest = dir.path().join("copy");
-        assert_eq!(copy(&root, "a.csv", &dest, 1 << 20).unwrap(), 4);
+        assert_eq!(copy(&root_fd, "a.csv", &dest, 1 << 20).unwrap(), 4);
         for bad in ["link.csv", "hard.csv", "sub/up/outside.csv", "sub"] {
             let d = dir.path().join(format!("copy-{}", bad.replace('/', "_")));
-            assert!(matches!(copy(&root, bad, &d, 1 << 20), Err(FilesResponse::Refused { .. })), "{bad}");
+            assert!(matches!(copy(&root_fd, bad, &d, 1 << 20), Err(FilesResponse::Refused { .. })), "{bad}");
             assert!(!d.exists());
         }
-        assert!(matches!(copy(&root, "nope.csv", &dir.path().join("n"), 1 << 20), Err(FilesResponse::NotFound { .. })));
-        assert!(matches!(list(&root, "a.csv", "", 10), Err(FilesResponse::Invalid { .. })));
+        assert!(matches!(
+            copy(&root_fd, "nope.csv", &dir.path().join("n"), 1 << 20),
+            Err(FilesResponse::NotFound { .. })
+        ));
+        assert!(matches!(list(&root_fd, "a.csv", "", 10), Err(FilesResponse::Invalid { .. })));
+    }
+
+    #[test]
+    fn a_root_swapped_after_approval_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("passwd"), "root:x:0:0\n").unwrap();
+        let approved = RootId::of(&root).unwrap();
+        assert!(open_root(&root, Some(approved)).is_ok());
+        std::fs::rename(&root, dir.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &root).unwrap();
+        assert!(
+            matches!(open_root(&root, Some(approved)), Err(FilesResponse::Refused { .. })),
+            "a symlink in its place"
+        );
+        std::fs::remove_file(&root).unwrap();
+        std::fs::create_dir(&root).unwrap();
+        assert!(
+            matches!(open_root(&root, Some(approved)), Err(FilesResponse::Refused { .. })),
+            "a new folder in its place"
+        );
     }
 }

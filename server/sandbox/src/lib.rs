@@ -8,7 +8,10 @@
 //! parser or exhaust memory). They are parsed only inside a short-lived worker process with a
 //! memory limit, resource limits and a deadline, killed and reaped if anything goes wrong, so a
 //! bad file can fail its own upload and nothing else. The server process only ever opens DuckDB
-//! files that a worker produced and runs SQL that this crate generated, with quoted identifiers.
+//! files that a worker produced and runs SQL that this crate generated, with quoted identifiers;
+//! the one thing it reads of an upload itself is a Parquet footer's sizes ([`parquet_meta`], a
+//! bounded walk that allocates nothing for what it reads), to refuse a decompression bomb before
+//! it takes a worker.
 
 //!
 //! Feature `duckdb` (default) builds everything; without it only the parts that do not touch
@@ -20,6 +23,7 @@ mod engine;
 pub mod files;
 #[cfg(feature = "duckdb")]
 pub mod ingest;
+pub mod parquet_meta;
 #[cfg(feature = "duckdb")]
 pub mod pool;
 pub mod protocol;

@@ -6,6 +6,7 @@
 
 use crate::protocol::{QueryRequest, Request, Response, ResultTable, nonblocking};
 use crate::sql_worker::{MEMORY_ENV, TEST_HOOKS_ENV, THREADS_ENV};
+use aware_core::fair::{FairConfig, FairSlots};
 use aware_core::{Error, ErrorCode, Result};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::process::{Child, ChildStdin, ChildStdout};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 
 /// Pool settings.
 #[derive(Clone, Debug)]
@@ -22,6 +23,12 @@ pub struct PoolConfig {
     pub worker_exe: PathBuf,
     /// Queries running at once (and the most workers alive at once).
     pub size: usize,
+    /// Of those, how many one user may run at once.
+    pub per_user: usize,
+    /// Queries one user may have waiting beyond that.
+    pub queued_per_user: usize,
+    /// The longest a query waits for a worker before it is refused (RESOURCE_EXHAUSTED).
+    pub max_wait: Duration,
     /// Unbound workers kept started and waiting.
     pub warm: usize,
     pub memory_mb: u64,
@@ -98,7 +105,8 @@ impl Drop for Lease<'_> {
 pub struct SqlPool {
     config: Arc<PoolConfig>,
     idle: Arc<Mutex<Idle>>,
-    permits: Arc<Semaphore>,
+    /// The query slots, shared fairly between users.
+    slots: FairSlots,
     refill: Arc<Notify>,
 }
 
@@ -119,7 +127,14 @@ impl SqlPool {
     /// Creates the pool and starts its background refiller.
     pub fn start(config: PoolConfig) -> Self {
         let pool = Self {
-            permits: Arc::new(Semaphore::new(config.size.max(1))),
+            slots: FairSlots::new(FairConfig {
+                name: "sql",
+                what: "SQL queries",
+                slots: config.size,
+                per_user: config.per_user,
+                queued_per_user: config.queued_per_user,
+                max_wait: config.max_wait,
+            }),
             config: Arc::new(config),
             idle: Arc::default(),
             refill: Arc::new(Notify::new()),
@@ -233,10 +248,11 @@ impl SqlPool {
         self.refill.notify_one();
     }
 
-    /// Runs one validated query for `user` and returns its table. Cancellation-safe: if the
-    /// caller stops waiting (a cancelled run), the lease drops and the worker is killed.
+    /// Runs one validated query for `user` and returns its table, once a slot of the user's share
+    /// is free (a bounded wait). Cancellation-safe: if the caller stops waiting (a cancelled run),
+    /// the lease drops and the worker is killed.
     pub async fn execute(&self, user: &str, request: QueryRequest) -> Result<ResultTable> {
-        let _permit = self.permits.acquire().await.map_err(|_| Error::internal("SQL pool closed"))?;
+        let _slot = self.slots.acquire(user).await?;
         let mut lease = Lease { pool: self, worker: Some(self.checkout(user)?) };
         let worker = lease.worker.as_mut().expect("a fresh lease holds its worker");
         worker.user = Some(user.to_owned());

@@ -4,7 +4,7 @@
 use crate::ingest::content_paths;
 use crate::pool::{PoolStats, SqlPool};
 use crate::protocol::{QueryRequest, TableFile};
-use crate::validator::{Policy, validate};
+use crate::validator::{Policy, Rule, validate};
 use async_trait::async_trait;
 use aware_core::dataset::Dataset;
 use aware_core::ids::UserId;
@@ -44,8 +44,15 @@ impl SandboxSql {
 impl SqlEngine for SandboxSql {
     async fn run(&self, owner: &UserId, sql: &str, tables: &[Dataset], max_rows: u64) -> Result<SqlOutcome> {
         let names: HashSet<String> = tables.iter().map(|d| d.table_name.to_lowercase()).collect();
-        let validated =
-            validate(sql, &names, &self.policy).map_err(|r| Error::new(ErrorCode::SqlPolicyViolation, r.message))?;
+        let validated = validate(sql, &names, &self.policy).map_err(|r| {
+            // Crossed generators are refused for the rows they would build, as the worker's
+            // product-join check refuses other joins.
+            let code = match r.rule {
+                Rule::GeneratorProductTooLarge => ErrorCode::RunnerResourceExceeded,
+                _ => ErrorCode::SqlPolicyViolation,
+            };
+            Error::new(code, r.message)
+        })?;
         let files: Vec<TableFile> = tables
             .iter()
             .filter(|d| validated.tables.contains(&d.table_name.to_lowercase()))

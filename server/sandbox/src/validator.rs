@@ -33,6 +33,10 @@ pub struct Policy {
     pub max_len: usize,
     /// Largest number of rows `range`/`generate_series` may produce.
     pub max_generator_rows: i128,
+    /// Largest product of the rows of every generator in a query: generators crossed with one
+    /// another build that many rows (DuckDB's own plan estimates a date spine as one row, so its
+    /// product-join check cannot see this).
+    pub max_generator_product: i128,
     /// Largest `lpad`/`rpad` width.
     pub max_pad_width: i128,
     /// Most expression nodes in one query (guards against 3,000-term ORs and the like).
@@ -41,7 +45,13 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        Self { max_len: 16 * 1024, max_generator_rows: 1_000_000, max_pad_width: 1000, max_expressions: 5000 }
+        Self {
+            max_len: 16 * 1024,
+            max_generator_rows: 1_000_000,
+            max_generator_product: 100_000_000,
+            max_pad_width: 1000,
+            max_expressions: 5000,
+        }
     }
 }
 
@@ -66,6 +76,8 @@ pub enum Rule {
     ForbiddenTableFunction,
     ForbiddenFunction,
     GeneratorTooLarge,
+    /// Generators whose rows multiply past the bound: a resource limit more than a policy one.
+    GeneratorProductTooLarge,
     PaddingTooLarge,
     TooComplex,
     NotCanonical,
@@ -93,6 +105,7 @@ impl Rule {
             Self::ForbiddenTableFunction => "forbidden_table_function",
             Self::ForbiddenFunction => "forbidden_function",
             Self::GeneratorTooLarge => "generator_too_large",
+            Self::GeneratorProductTooLarge => "generator_product_too_large",
             Self::PaddingTooLarge => "padding_too_large",
             Self::TooComplex => "too_complex",
             Self::NotCanonical => "not_canonical",
@@ -417,7 +430,8 @@ pub fn validate(sql: &str, tables: &HashSet<String>, policy: &Policy) -> Result<
     tokens(sql)?;
     let query = parse_one_select(sql)?;
     let lowered: HashSet<String> = tables.iter().map(|t| t.to_lowercase()).collect();
-    let mut checker = Checker { tables: &lowered, policy, frames: Vec::new(), used: BTreeSet::new(), expressions: 0 };
+    let mut checker =
+        Checker { tables: &lowered, policy, frames: Vec::new(), used: BTreeSet::new(), expressions: 0, generated: 1 };
     if let ControlFlow::Break(r) = query.visit(&mut checker) {
         return Err(r);
     }
@@ -557,6 +571,8 @@ struct Checker<'a> {
     frames: Vec<Frame>,
     used: BTreeSet<String>,
     expressions: usize,
+    /// The product of the rows of the generators seen so far.
+    generated: i128,
 }
 
 type Flow = ControlFlow<Rejection>;
@@ -607,7 +623,7 @@ impl Checker<'_> {
         stop(Rule::UnknownTable, format!("unknown table `{}`: {list}", ident.value))
     }
 
-    fn check_generator(&self, name: &str, args: &[FunctionArg]) -> Flow {
+    fn check_generator(&mut self, name: &str, args: &[FunctionArg]) -> Flow {
         if name == "unnest" {
             return ControlFlow::Continue(());
         }
@@ -621,7 +637,7 @@ impl Checker<'_> {
                     ),
                 );
             }
-            return ControlFlow::Continue(());
+            return self.count_generated(rows);
         }
         let ints: Option<Vec<i128>> = args.iter().map(int_literal_arg).collect();
         let Some(ints) = ints else {
@@ -649,6 +665,22 @@ impl Checker<'_> {
                 format!("`{name}` would produce {rows} rows; at most {} are allowed", self.policy.max_generator_rows),
             );
         }
+        self.count_generated(rows)
+    }
+
+    /// Multiplies a generator's rows into the query's product (an upper bound: generators that are
+    /// never joined are counted as if they were).
+    fn count_generated(&mut self, rows: i128) -> Flow {
+        self.generated = self.generated.saturating_mul(rows.max(1));
+        if self.generated > self.policy.max_generator_product {
+            return stop(
+                Rule::GeneratorProductTooLarge,
+                format!(
+                    "the query crosses generators that would build about {} rows (at most {}); generate fewer rows or join on a condition",
+                    self.generated, self.policy.max_generator_product
+                ),
+            );
+        }
         ControlFlow::Continue(())
     }
 }
@@ -659,12 +691,7 @@ fn date_spine_rows(args: &[FunctionArg]) -> Option<i128> {
     let [start, end, step] = args else { return None };
     let day = |a: &FunctionArg| -> Option<i128> {
         let FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::TypedString(t))) = a else { return None };
-        let text = t.value.value.to_string();
-        let text = text.trim_matches('\'');
-        let (y, rest) = text.split_at_checked(4)?;
-        let (m, d) = (rest.get(1..3)?, rest.get(4..6)?);
-        let (y, m, d): (i128, i128, i128) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
-        Some(y * 372 + m * 31 + d) // monotonic, at least as dense as real days
+        day_number(t.value.value.to_string().trim_matches('\''))
     };
     let span = day(end)? - day(start)?;
     let FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Interval(interval))) = step else { return None };
@@ -685,6 +712,33 @@ fn date_spine_rows(args: &[FunctionArg]) -> Option<i128> {
         _ => return None,
     };
     (count > 0).then(|| span.max(0) / (count * days_per) + 1)
+}
+
+/// A date (or timestamp) literal as a day count: `[-]YYYY…-MM-DD`, with a year of any length
+/// and sign (DuckDB takes `-100000-01-01`), optionally followed by a time. Monotonic and at least
+/// as dense as real days. `None` for anything else — a `BC` suffix, `infinity`, a malformed
+/// date — which leaves the generator refused.
+fn day_number(text: &str) -> Option<i128> {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let year_len = unsigned.find('-')?;
+    let (year, rest) = unsigned.split_at(year_len);
+    let date = rest.get(1..6)?;
+    let time = &rest[6..];
+    if year.is_empty()
+        || year.len() > 9
+        || !year.bytes().all(|b| b.is_ascii_digit())
+        || !date.bytes().enumerate().all(|(i, b)| if i == 2 { b == b'-' } else { b.is_ascii_digit() })
+        || !(time.is_empty() || time.starts_with([' ', 'T']))
+        || time.to_ascii_uppercase().contains("BC")
+    {
+        return None;
+    }
+    let year: i128 = year.parse().ok()?;
+    let (m, d): (i128, i128) = (date[..2].parse().ok()?, date[3..].parse().ok()?);
+    Some(if negative { -year } else { year } * 372 + m * 31 + d)
 }
 
 /// An integer literal argument, possibly negated.
@@ -946,6 +1000,26 @@ mod tests {
             rule("SELECT * FROM generate_series(DATE '2024-01-01', DATE '2024-12-31', INTERVAL 1 SECOND)"),
             Rule::GeneratorTooLarge
         );
+        // Six-digit and negative years are real days too (about 37 million of them here).
+        for spine in [
+            "generate_series(DATE '-100000-01-01', DATE '2000-01-01', INTERVAL 1 DAY)",
+            "generate_series(DATE '2000-01-01', DATE '102000-01-01', INTERVAL 1 DAY)",
+            "range(TIMESTAMP '-099999-06-01 00:00:00', TIMESTAMP '0001-01-01', INTERVAL 1 DAY)",
+            "generate_series(DATE '0044-03-15 (BC)', DATE '2000-01-01', INTERVAL 1 DAY)",
+            "generate_series(DATE 'infinity', DATE '2000-01-01', INTERVAL 1 DAY)",
+        ] {
+            assert_eq!(rule(&format!("SELECT * FROM {spine}")), Rule::GeneratorTooLarge, "{spine}");
+        }
+        assert_eq!(day_number("2024-03-05"), Some(2024 * 372 + 3 * 31 + 5));
+        assert_eq!(day_number("-100000-01-01"), Some(-100_000 * 372 + 31 + 1));
+        assert_eq!(day_number("2024-03-05T10:00:00"), day_number("2024-03-05"));
+        for bad in ["2024-3-05", "20x4-03-05", "-2024", "2024-03-05BC", "", "--2024-03-05"] {
+            assert_eq!(day_number(bad), None, "{bad}");
+        }
+        let spine = "generate_series(DATE '1800-01-01', DATE '2100-01-01', INTERVAL 1 DAY)";
+        assert_eq!(rule(&format!("SELECT count(*) FROM {spine} a, {spine} b")), Rule::GeneratorProductTooLarge);
+        assert_eq!(rule("SELECT * FROM range(1000000) a, range(1000000) b"), Rule::GeneratorProductTooLarge);
+        ok(&format!("SELECT count(*) FROM {spine} a, range(100) b"));
         assert_eq!(rule("SELECT U&'\\0041'"), Rule::ExoticLiteral);
         assert_eq!(rule("SELECT lpad('x', 2000000000, 'y')"), Rule::PaddingTooLarge);
         assert_eq!(

@@ -322,7 +322,8 @@ impl RunLog for SqliteStore {
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
         let rows = sqlx::query("SELECT payload FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?")
             .bind(run.as_str())
-            .bind(after_seq as i64)
+            // Seqs are far below 2^63; a cursor above that is past every event, never negative.
+            .bind(i64::try_from(after_seq).unwrap_or(i64::MAX))
             .bind(i64::from(limit))
             .fetch_all(&self.pool)
             .await

@@ -272,10 +272,10 @@ impl Session {
                     Ok((thread, version)) => {
                         let applied = pb::StateApplied {
                             client_msg_id: id.clone(),
-                            thread_id: thread.to_string(),
+                            thread_id: thread.name().to_owned(),
                             ui_state_version: version,
                         };
-                        self.send(unsequenced("", thread.as_str(), pb::server_event::Payload::StateApplied(applied)))
+                        self.send(unsequenced("", thread.name(), pb::server_event::Payload::StateApplied(applied)))
                             .await;
                     }
                     Err(e) => self.send(rejected(&id, "", &e, "", 0)).await,
@@ -285,14 +285,14 @@ impl Session {
                 let message = message_in(&id, m);
                 match self.state.runs.send_message(&self.caller, message).await {
                     Ok(Admission::Started { run_id, thread_id, queued }) => {
-                        self.send(accepted(&id, run_id.as_str(), thread_id.as_str(), queued)).await;
+                        self.send(accepted(&id, run_id.as_str(), thread_id.name(), queued)).await;
                         match self.state.runs.subscribe(&self.caller, run_id.as_str(), 0).await {
                             Ok(sub) => self.watch(sub, None),
                             Err(e) => self.send(rejected(&id, run_id.as_str(), &e, "", 0)).await,
                         }
                     }
                     Ok(Admission::Repeated { run_id, thread_id }) => {
-                        self.send(accepted(&id, run_id.as_str(), thread_id.as_str(), false)).await;
+                        self.send(accepted(&id, run_id.as_str(), thread_id.name(), false)).await;
                         self.resume(&id, run_id.as_str(), 0).await;
                     }
                     Ok(Admission::Busy { active_run_id }) => {
@@ -451,7 +451,7 @@ impl ChatService for Chat {
             };
         Ok(Response::new(pb::SendMessageResponse {
             run_id: run_id.to_string(),
-            thread_id: thread_id.to_string(),
+            thread_id: thread_id.name().to_owned(),
             queued,
         }))
     }
@@ -512,7 +512,7 @@ impl ChatService for Chat {
             .ok_or_else(|| to_status(Error::validation("snapshot", "a snapshot is required")))?;
         let (thread, version) =
             self.state.runs.update_state(&caller, snapshot_in(snapshot)).await.map_err(to_status)?;
-        Ok(Response::new(pb::UpdateStateResponse { thread_id: thread.to_string(), ui_state_version: version }))
+        Ok(Response::new(pb::UpdateStateResponse { thread_id: thread.name().to_owned(), ui_state_version: version }))
     }
 
     async fn submit_confirmation(

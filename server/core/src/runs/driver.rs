@@ -952,53 +952,10 @@ impl Driver {
     }
 }
 
-/// The system prompt, in layers: role, tool-use rules, then what the user sees and has.
+/// The system prompt, in layers: role, tool-use rules, then what the user sees and has — the
+/// last as a delimited, escaped data section (see `prompt.rs`).
 fn system_prompt(context: &RunContext) -> String {
-    let mut s = String::from(
-        "You are aware, the data assistant inside the user's data app.\n\
-         Rules: act with your tools instead of telling the user what to click; never invent datasets, \
-         columns or numbers — take them from tool results; tool results shown to the user are summarised \
-         for you, so refer to the table the user sees rather than repeating rows; destructive actions wait \
-         for the user's approval in the app, and an action happened only if its tool result says so.\n",
-    );
-    if context.ui_state_version == 0 {
-        s.push_str("The app has not reported what the user is looking at; rely on the catalog below.\n");
-    } else {
-        if !context.current_route.is_empty() {
-            s.push_str(&format!("The user is on the page {}.\n", context.current_route));
-        }
-        if let Some(d) = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id) {
-            let columns: Vec<String> =
-                d.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
-            s.push_str(&format!(
-                "The active dataset is {} (table {}, {} rows). Its columns: {}{}.\n",
-                d.name,
-                d.table_name,
-                d.row_count,
-                columns.join(", "),
-                if d.columns.len() > 30 { ", …" } else { "" }
-            ));
-        }
-    }
-    s.push_str(&format!("The user has {} dataset(s):\n", context.datasets.len()));
-    for d in &context.datasets {
-        s.push_str(&format!(
-            "- {} (table {}, {} rows, {} columns, {} bytes, {})\n",
-            d.name,
-            d.table_name,
-            d.row_count,
-            d.columns.len(),
-            d.size_bytes,
-            d.status.as_str()
-        ));
-    }
-    if !context.file_roots.is_empty() {
-        s.push_str(&format!(
-            "Approved folders for list_directory and import_files: {}.\n",
-            context.file_roots.join(", ")
-        ));
-    }
-    s
+    super::prompt::system_prompt(context)
 }
 
 /// JSON with object keys sorted, so equal arguments hash equally.

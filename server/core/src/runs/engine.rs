@@ -11,7 +11,7 @@ use crate::auth::Caller;
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
-use crate::ids::{ConfirmationId, RunId, ThreadId, UserId};
+use crate::ids::{ConfirmationId, MAX_THREAD_NAME, RunId, ThreadId, UserId};
 use crate::ports::AuditLog;
 use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
@@ -319,16 +319,19 @@ impl RunEngine {
         }
     }
 
+    /// The caller's thread `raw` (a new one when empty), created on first use. A thread id names
+    /// a thread of its user only, so whatever id another user picks, it is a thread of their own.
     async fn thread(&self, caller: &Caller, raw: &str) -> Result<ThreadId> {
+        let owner = &caller.principal.user_id;
         let thread = if raw.trim().is_empty() {
-            ThreadId::generate()
+            ThreadId::generate_for(owner)
         } else {
-            ThreadId::parse(raw)
-                .filter(|t| t.as_str().len() <= 64)
-                .ok_or_else(|| Error::validation("thread_id", "a thread id is 1 to 64 printable characters"))?
+            ThreadId::for_user(owner, raw).ok_or_else(|| {
+                Error::validation("thread_id", format!("a thread id is 1 to {MAX_THREAD_NAME} printable characters"))
+            })?
         };
-        if !self.inner.log.ensure_thread(&caller.principal.user_id, &thread).await? {
-            return Err(Error::not_found("thread", &thread).with_field("thread_id"));
+        if !self.inner.log.ensure_thread(owner, &thread).await? {
+            return Err(Error::internal(format!("thread {thread} is stored under another owner")));
         }
         Ok(thread)
     }
@@ -348,7 +351,7 @@ impl RunEngine {
         let owner = &caller.principal.user_id;
         let repeated = |run: ChatRun| Admission::Repeated {
             run_id: run.record.id,
-            thread_id: run.record.thread_id.unwrap_or_else(ThreadId::generate),
+            thread_id: run.record.thread_id.unwrap_or_else(|| ThreadId::generate_for(&run.record.owner)),
         };
         if !message.client_msg_id.is_empty()
             && let Some(id) = self.inner.log.run_by_client_msg(owner, &message.client_msg_id).await?
@@ -492,8 +495,10 @@ impl RunEngine {
         }
     }
 
-    /// Stores the latest UI state of a thread (never older than the stored one).
+    /// Stores the latest UI state of a thread (never older than the stored one). The snapshot's
+    /// `thread_id` is the client's name for the thread.
     pub async fn update_state(&self, caller: &Caller, mut snapshot: Snapshot) -> Result<(ThreadId, u64)> {
+        snapshot.check()?;
         let raw = snapshot.thread_id.as_ref().map(|t| t.as_str().to_owned()).unwrap_or_default();
         let thread = self.thread(caller, &raw).await?;
         snapshot.thread_id = Some(thread.clone());
@@ -572,8 +577,16 @@ impl RunEngine {
     }
 
     /// The stored log of a run (unary replay).
+    /// A cursor beyond the end of the log is CURSOR_AHEAD, as for [`RunEngine::subscribe`].
     pub async fn events(&self, caller: &Caller, run_id: &str, after_seq: u64, limit: u32) -> Result<RunLogPage> {
         let run = self.owned_run(caller, run_id).await?;
+        let ends_at = self.inner.log.last_seq(&run.record.id).await?;
+        if after_seq > ends_at {
+            return Err(Error::new(
+                ErrorCode::CursorAhead,
+                format!("the run's log ends at seq {ends_at}; there is nothing after {after_seq}"),
+            ));
+        }
         let events = self.inner.log.events(&run.record.id, after_seq, limit).await?;
         let last_seq = self.inner.log.last_seq(&run.record.id).await?;
         let status = self.inner.log.chat_run(&run.record.id).await?.map_or(run.record.status, |r| r.record.status);

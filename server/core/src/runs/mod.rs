@@ -7,6 +7,7 @@ mod driver;
 pub mod engine;
 pub mod events;
 pub mod model;
+mod prompt;
 pub mod router;
 pub mod store;
 pub mod summary;

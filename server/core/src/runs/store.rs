@@ -37,6 +37,39 @@ pub struct SnapshotDataset {
     pub row_count: u64,
 }
 
+/// Bounds of a snapshot. It is the client's word about its screen — stored per thread, and its
+/// route put in front of the model — so it stays small whoever sends it.
+pub const MAX_ROUTE_CHARS: usize = 1_024;
+pub const MAX_SNAPSHOT_DATASETS: usize = 200;
+pub const MAX_SNAPSHOT_NAME_CHARS: usize = 256;
+const MAX_SNAPSHOT_ID_CHARS: usize = 128;
+
+impl Snapshot {
+    /// Refuses a snapshot over its bounds (VALIDATION_ERROR naming the field).
+    pub fn check(&self) -> Result<()> {
+        let long = |field: &str, value: &str, max: usize| {
+            if value.chars().count() > max {
+                Err(crate::Error::validation(field, format!("{field} is longer than {max} characters")))
+            } else {
+                Ok(())
+            }
+        };
+        long("snapshot.current_route", &self.current_route, MAX_ROUTE_CHARS)?;
+        long("snapshot.active_dataset_id", &self.active_dataset_id, MAX_SNAPSHOT_ID_CHARS)?;
+        if self.datasets.len() > MAX_SNAPSHOT_DATASETS {
+            return Err(crate::Error::validation(
+                "snapshot.datasets",
+                format!("a snapshot lists at most {MAX_SNAPSHOT_DATASETS} datasets"),
+            ));
+        }
+        for d in &self.datasets {
+            long("snapshot.datasets.id", &d.id, MAX_SNAPSHOT_ID_CHARS)?;
+            long("snapshot.datasets.name", &d.name, MAX_SNAPSHOT_NAME_CHARS)?;
+        }
+        Ok(())
+    }
+}
+
 /// A tool call row: the intent is written before any side effect, the result after it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallRow {
