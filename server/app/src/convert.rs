@@ -433,6 +433,7 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         final_text: r.final_text.clone(),
         model: r.model.clone().unwrap_or_default(),
         iterations: r.iterations,
+        parent_run_id: r.parent_run_id.as_ref().map(ToString::to_string).unwrap_or_default(),
     }
 }
 

@@ -234,11 +234,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 async fn serve_until_signal(config: Config) -> anyhow::Result<()> {
     let addr = config.listen_addr()?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    let serves_web_app = config.web_dir.is_some();
     aware_server::server::run(config, listener, shutdown_signal(), |bound| {
         if let Some(admin) = bound.admin {
             println!("aware-server admin listening on {admin}");
         }
         println!("aware-server listening on {}", bound.api);
+        if serves_web_app {
+            println!("aware-server web app at http://{}/", bound.api);
+        }
         let _ = std::io::stdout().flush();
     })
     .await?;

@@ -413,6 +413,8 @@ pub async fn run(
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
         b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            // google.rpc.ErrorInfo, BadRequest, RetryInfo…: so grpcurl decodes an error's details.
+            .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
     };
     let reflection_v1 = reflection(tonic_reflection::server::Builder::configure()).build_v1()?;
     let reflection_v1alpha = reflection(tonic_reflection::server::Builder::configure()).build_v1alpha()?;

@@ -25,7 +25,10 @@ pub fn init(config: &Config) -> anyhow::Result<Telemetry> {
     let otel = provider.as_ref().map(|p| tracing_opentelemetry::layer().with_tracer(p.tracer("aware-server")));
     let filter = tracing_subscriber::EnvFilter::new(&config.log_level);
     let registry = tracing_subscriber::registry().with(filter).with(otel);
-    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    // Colour only for a person at a terminal; a log file or a pipe gets plain text.
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     match config.log_format {
         // JSON logs carry each event's spans (rpc, run with run_id/user/thread, model_call,
         // tool_call, confirmation_wait, sql) and a line when each span closes, with its time.

@@ -442,8 +442,11 @@ impl DatasetService {
         ticket: Ticket,
     ) -> Result<Dataset> {
         let sniffed = format.or_else(|| DatasetFormat::sniff(&staged.head, &filename));
+        let claims_parquet = format.or_else(|| DatasetFormat::from_filename(&filename)) == Some(DatasetFormat::Parquet);
         let checked = if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
             Err(Error::new(ErrorCode::IngestError, "The file is empty."))
+        } else if claims_parquet && !staged.head.starts_with(b"PAR1") {
+            Err(Error::new(ErrorCode::IngestError, not_parquet(DatasetFormat::sniff(&staged.head, ""))))
         } else if let Some(format) = sniffed {
             self.engine.check_source(staged.path(), format).await.map(|()| format)
         } else {
@@ -458,7 +461,11 @@ impl DatasetService {
             owner: caller.principal.user_id.clone(),
             base_table_name: base_table_name(&filename),
             name: filename.clone(),
-            format: sniffed.or_else(|| DatasetFormat::from_filename(&filename)).unwrap_or(DatasetFormat::Csv),
+            format: if claims_parquet {
+                DatasetFormat::Parquet
+            } else {
+                sniffed.or_else(|| DatasetFormat::from_filename(&filename)).unwrap_or(DatasetFormat::Csv)
+            },
             size_bytes: staged.size_bytes,
             version_hash: staged.sha256.clone(),
         };
@@ -532,4 +539,20 @@ impl DatasetService {
             tracing::error!(error = %e, internal = ?e.internal, action, "audit entry could not be written");
         }
     }
+}
+
+/// Why a file named (or declared) Parquet is refused when it does not start with Parquet's
+/// signature, and what it looks like instead.
+fn not_parquet(looks_like: Option<DatasetFormat>) -> String {
+    let (what, extension) = match looks_like {
+        Some(DatasetFormat::Csv) => ("CSV text", Some(".csv")),
+        Some(DatasetFormat::Tsv) => ("tab-separated text", Some(".tsv")),
+        Some(DatasetFormat::Json) => ("JSON", Some(".json")),
+        Some(DatasetFormat::Ndjson) => ("JSON lines", Some(".ndjson")),
+        Some(DatasetFormat::Parquet) | None => ("binary data of another kind", None),
+    };
+    let rename = extension.map(|e| format!(" Rename it to {e} to load it as such.")).unwrap_or_default();
+    format!(
+        "This is not a Parquet file: it does not start with Parquet's signature (PAR1); it looks like {what}.{rename}"
+    )
 }
