@@ -1,22 +1,22 @@
 #![allow(clippy::unwrap_used)]
 //! `aware-client` and the `aware` CLI against the real server: datasets, SQL, runs and scripted
-//! chats with confirmations (`--yes` / `--no`), and the client's run stream surviving a server
-//! crash mid-run.
+//! chats with confirmations (`--yes` / `--no`), an interactive session under a real
+//! pseudo-terminal (prompts, Ctrl-C), data that carries terminal escapes or spreadsheet formulas,
+//! and the client's run stream surviving a server crash mid-run.
 
 use aware_client::{AwareClient, StreamItem, StreamOptions};
 use aware_e2e::{TestServer, server_bin};
 use aware_proto::v1 as pb;
 use futures::StreamExt;
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::io::{Read, Write};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Runs `aware --server URL ARGS…` with `stdin` piped in (never a terminal).
 fn aware(server: &TestServer, args: &[&str], stdin: &str) -> Output {
-    let bin = server_bin().with_file_name("aware");
-    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
-    let mut child = Command::new(bin)
+    let mut child = Command::new(cli_bin())
         .arg("--server")
         .arg(server.url())
         .args(args)
@@ -147,6 +147,193 @@ fn the_cli_chats_and_answers_confirmations() {
     assert!(shown["compiled_sql"].as_str().unwrap().to_lowercase().contains("avg("), "{shown}");
     let log = ok(&aware(&server, &["runs", "events", run_id], ""));
     assert_eq!(log.lines().count(), events.lines().count(), "the log is what the chat streamed");
+}
+
+/// The `aware` binary beside the server's.
+fn cli_bin() -> std::path::PathBuf {
+    let bin = server_bin().with_file_name("aware");
+    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
+    bin
+}
+
+/// The CLI on a real terminal: a pseudo-terminal whose other side is the child's stdin, stdout,
+/// stderr and controlling terminal (through `setsid --ctty`), so what is typed here reaches it
+/// as typed in a shell — Ctrl-C included, which the terminal turns into SIGINT.
+struct Terminal {
+    master: std::fs::File,
+    /// Everything the child wrote, gathered by a reader thread.
+    screen: Arc<Mutex<Vec<u8>>>,
+    child: Child,
+}
+
+/// How long one step may take before the CLI counts as stuck. Generous: this checks that the
+/// session goes on at all (the old CLI froze for good), not how fast.
+const STUCK: Duration = Duration::from_secs(60);
+
+impl Terminal {
+    fn start(server: &TestServer, args: &[&str]) -> Self {
+        use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+        grantpt(&master).unwrap();
+        unlockpt(&master).unwrap();
+        let name = ptsname(&master, Vec::new()).unwrap();
+        let child = {
+            let side = std::fs::OpenOptions::new().read(true).write(true).open(name.to_str().unwrap()).unwrap();
+            Command::new("setsid")
+                .arg("--ctty")
+                .arg(cli_bin())
+                .arg("--server")
+                .arg(server.url())
+                .args(args)
+                .env_remove("AWARECLI_SERVER")
+                .env_remove("AWARECLI_TOKEN")
+                .env("TERM", "dumb")
+                .stdin(side.try_clone().unwrap())
+                .stdout(side.try_clone().unwrap())
+                .stderr(side)
+                .spawn()
+                .unwrap()
+        };
+        let master = std::fs::File::from(master);
+        let mut reader = master.try_clone().unwrap();
+        let screen = Arc::new(Mutex::new(Vec::new()));
+        let sink = screen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            // Ends with EIO once the child and every other holder of the terminal are gone.
+            while let Ok(n @ 1..) = reader.read(&mut buf) {
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Self { master, screen, child }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
+    }
+
+    fn type_keys(&mut self, keys: &str) {
+        self.master.write_all(keys.as_bytes()).unwrap();
+    }
+
+    /// Waits until `text` has been shown `n` times in all; a CLI that stops answering fails here.
+    fn wait_for(&mut self, text: &str, n: usize, step: &str) {
+        let deadline = Instant::now() + STUCK;
+        while self.text().matches(text).count() < n {
+            if Instant::now() > deadline || self.child.try_wait().unwrap().is_some() {
+                let _ = self.child.kill();
+                panic!(
+                    "the CLI is stuck or gone ({step}): {text:?} was not shown {n} times; the screen:\n{}",
+                    self.text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + STUCK;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the CLI did not leave; the screen:\n{}", self.text());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `aware chat` in a terminal: at a delete's Approve/Deny prompt, "n" denies and the session goes
+/// on, Ctrl-C cancels the run and the session goes on, "y" deletes; the CAUTION line shows once
+/// per prompt; Ctrl-C at the `you>` prompt leaves. (The old CLI froze at the first answer: its
+/// session loop held the stdin lock the prompt needed, and Ctrl-C did nothing.)
+#[test]
+fn the_interactive_chat_answers_confirmations_on_a_real_terminal() {
+    let server = TestServer::start(&[]);
+    let mut term = Terminal::start(&server, &["chat"]);
+    term.wait_for("you> ", 1, "the first prompt");
+
+    term.type_keys("delete the support tickets dataset\r");
+    term.wait_for("Approve? [y/N]", 1, "the first confirmation");
+    term.type_keys("n\r");
+    term.wait_for("→ denied", 1, "answering no");
+    term.wait_for("you> ", 2, "the prompt after a denied delete");
+    assert!(tables(&server).contains(&"support_tickets".to_owned()), "denied: still there");
+
+    term.type_keys("delete the support tickets dataset\r");
+    term.wait_for("Approve? [y/N]", 2, "the second confirmation");
+    term.type_keys("\x03");
+    term.wait_for("(cancelling…)", 1, "Ctrl-C at the confirmation");
+    term.wait_for("you> ", 3, "the prompt after a cancelled run");
+    assert!(tables(&server).contains(&"support_tickets".to_owned()), "cancelled: still there");
+
+    term.type_keys("delete the support tickets dataset\r");
+    term.wait_for("Approve? [y/N]", 3, "the third confirmation");
+    term.type_keys("y\r");
+    term.wait_for("→ approved", 1, "answering yes");
+    term.wait_for("you> ", 4, "the prompt after the delete");
+    assert!(!tables(&server).contains(&"support_tickets".to_owned()), "approved: gone");
+
+    term.type_keys("\x03");
+    let status = term.wait_exit();
+    assert!(status.success(), "Ctrl-C at the prompt leaves cleanly: {status:?}");
+    let screen = term.text();
+    assert_eq!(screen.matches("CAUTION").count(), 3, "once per prompt:\n{screen}");
+    assert!(screen.contains("(run Cancelled"), "the cancelled run says so:\n{screen}");
+}
+
+/// Data is shown, never obeyed: cells and column names carrying ESC sequences, BEL or CR print
+/// escaped; CSV output neutralises spreadsheet formulas; a `.parquet` file that is not Parquet is
+/// refused with the reason, which `datasets list` shows; `--help` reads cleanly.
+#[test]
+fn the_cli_escapes_hostile_data_and_exports_safe_csv() {
+    let server = TestServer::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hostile.csv");
+    std::fs::write(
+        &file,
+        "note\x1b[8m,formula\n\"\x1b]0;owned\x07title\x1b[2J\",\"=HYPERLINK(\"\"http://evil\"\")\"\n\"bell\x07 and\rreturn\",+cmd|' /C calc'!A0\n",
+    )
+    .unwrap();
+    ok(&aware(&server, &["datasets", "upload", file.to_str().unwrap()], ""));
+    let shown = ok(&aware(&server, &["datasets", "preview", "hostile"], ""));
+    assert!(!shown.contains('\x1b') && !shown.contains('\x07') && !shown.contains('\r'), "{shown:?}");
+    assert!(shown.contains("note\\u{1b}[8m") && shown.contains("\\u{1b}]0;owned\\u{7}title"), "{shown}");
+    let sql = ok(&aware(&server, &["sql", "SELECT * FROM hostile"], ""));
+    assert!(!sql.contains('\x1b') && sql.contains("\\u{1b}[2J"), "{sql:?}");
+
+    let csv = ok(&aware(&server, &["--csv", "sql", "SELECT formula FROM hostile ORDER BY 1"], ""));
+    assert_eq!(csv, "formula\r\n\"'+cmd|' /C calc'!A0\"\r\n\"'=HYPERLINK(\"\"http://evil\"\")\"\r\n");
+    let numbers = ok(&aware(&server, &["--csv", "sql", "SELECT -5 AS n, 'x' AS t"], ""));
+    assert_eq!(numbers, "n,t\r\n-5,x\r\n", "numbers are not formulas");
+
+    let fake = dir.path().join("prices.parquet");
+    std::fs::write(&fake, "city,price\nGirona,3\n").unwrap();
+    let refused = aware(&server, &["datasets", "upload", fake.to_str().unwrap()], "");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("This is not a Parquet file"), "{}", stderr(&refused));
+    let listed = ok(&aware(&server, &["datasets", "list"], ""));
+    assert!(listed.contains("failed") && listed.contains("✗ prices.parquet: This is not a Parquet file"), "{listed}");
+    let listed = json(&aware(&server, &["--json", "datasets", "list"], ""));
+    let entry = listed.as_array().unwrap().iter().find(|d| d["name"] == "prices.parquet").unwrap();
+    assert_eq!(entry["status"], "failed");
+    assert!(entry["error"].as_str().unwrap().contains("looks like CSV text"), "{entry}");
+
+    let help = ok(&aware(&server, &["--help"], ""));
+    assert!(help.contains("[env: AWARECLI_SERVER]") && !help.contains("AWARECLI_SERVER="), "{help}");
+    let help = ok(&aware(&server, &["datasets", "--help"], ""));
+    let list = help.lines().find(|l| l.trim_start().starts_with("list")).unwrap();
+    assert!(list.trim_start().trim_start_matches("list").trim().len() > 10, "`list` has a description: {help}");
 }
 
 /// `AwareClient::run_stream` follows a run through a server crash: it reconnects to the restarted

@@ -31,6 +31,24 @@ fn the_python_example_lists_datasets_and_streams_a_run() {
     assert!(stdout.contains("[List datasets]"), "{stdout}");
     assert!(stdout.contains("customer_churn.csv (table `customer_churn`"), "the streamed answer: {stdout}");
     assert!(stdout.trim_end().ends_with("RUN_STATUS_SUCCEEDED"), "{stdout}");
+
+    // An answer about a table comes with the table, printed above the text that refers to it.
+    let out = Command::new(&python)
+        .arg(root().join("clients/python/example.py"))
+        .arg(server.addr.to_string())
+        .arg("average price by neighbourhood")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let header =
+        lines.iter().position(|l| l.starts_with("neighbourhood | ")).unwrap_or_else(|| panic!("no table: {stdout}"));
+    let rows = lines[header + 1..].iter().take_while(|l| l.matches(" | ").count() == 1).count();
+    assert!(rows >= 3, "the table's rows: {stdout}");
+    assert!(lines[header + 1].split(" | ").nth(1).is_some_and(|v| v.parse::<f64>().is_ok()), "{stdout}");
+    assert!(stdout.trim_end().ends_with("RUN_STATUS_SUCCEEDED"), "{stdout}");
 }
 
 /// A plain `GET` over HTTP/1.1 to the server's one port; returns the status line and the body.
@@ -63,6 +81,30 @@ fn the_web_ui_is_served_on_the_api_port() {
     let bare = TestServer::start(&[]);
     let (status, body) = http_get(&bare, "/");
     assert!(status.contains("404") && body.contains("scripts/serve"), "{status} {body}");
+
+    // At start the server says where the web app is; its log, written to a file, has no colour codes.
+    let data = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(data.path().join("stderr.log")).unwrap();
+    let mut started = Command::new(aware_e2e::server_bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--web-dir", dir.path().to_str().unwrap(), "--data-dir"])
+        .arg(data.path().join("data"))
+        .env("AWARE_LOG_LEVEL", "info")
+        .env_remove("AWARE_SERVER_BIN")
+        .stdout(std::process::Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(started.stdout.take().unwrap()));
+    let listening = lines.next().unwrap().unwrap();
+    let addr = listening.strip_prefix("aware-server listening on ").unwrap_or_else(|| panic!("{listening}"));
+    assert_eq!(lines.next().unwrap().unwrap(), format!("aware-server web app at http://{addr}/"));
+    let pid = rustix::process::Pid::from_raw(started.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let stopped = started.wait().unwrap();
+    let logged = std::fs::read_to_string(data.path().join("stderr.log")).unwrap();
+    assert!(stopped.success(), "a graceful stop ({stopped:?}): {logged}");
+    assert!(logged.contains("INFO"), "the log has lines: {logged}");
+    assert!(!logged.contains('\x1b'), "no ANSI escapes in a log file: {logged:?}");
 
     let missing = Command::new(aware_e2e::server_bin())
         .args(["serve", "--listen", "127.0.0.1:0", "--web-dir", "/nonexistent/ui"])

@@ -175,7 +175,17 @@ fn grpcurl_discovers_and_drives_every_dataset_rpc_through_reflection() {
     let (code, stderr) =
         g.fail("aware.v1.QueryService/ExecuteSql", r#"{"sql":"SELECT * FROM read_csv('/etc/passwd')"}"#);
     assert_eq!(code, 64 + 3, "InvalidArgument: {stderr}");
-    assert!(stderr.contains("`read_csv` is not allowed"), "{stderr}");
+    // grpcurl decodes the details, aware's code among them, through reflection.
+    assert!(stderr.contains("Message: `read_csv` is not allowed"), "{stderr}");
+    assert!(
+        stderr.contains("google.rpc.ErrorInfo") && stderr.contains(r#""reason":"SQL_POLICY_VIOLATION""#),
+        "{stderr}"
+    );
+    assert!(stderr.contains(r#""domain":"aware.v1""#), "{stderr}");
+    assert!(!stderr.contains("not recognized"), "every detail type is known: {stderr}");
+    let (_, stderr) = g.fail("aware.v1.DatasetsService/PreviewRows", r#"{"dataset_id":"x","limit":500}"#);
+    assert!(stderr.contains("google.rpc.BadRequest") && stderr.contains(r#""field":"limit""#), "{stderr}");
+    assert!(stderr.contains(r#""reason":"VALIDATION_ERROR""#), "{stderr}");
     let (code, stderr) = g.fail("aware.v1.FilesService/ListDirectory", r#"{"root":"staging","path":"/etc"}"#);
     assert_eq!(code, 64 + 7, "PermissionDenied: {stderr}");
     assert!(stderr.contains("absolute paths are refused"), "{stderr}");
@@ -235,9 +245,12 @@ fn readme_grpcurl_examples_work_as_written() {
         );
     }
     let listed = Grpcurl::new(&server).call("aware.v1.DatasetsService/ListDatasets", "{}");
-    assert!(
-        listed["datasets"].as_array().unwrap().iter().any(|d| d["tableName"] == "cities"),
-        "the README's upload example created a dataset"
+    let tables: Vec<&str> =
+        listed["datasets"].as_array().unwrap().iter().map(|d| d["tableName"].as_str().unwrap()).collect();
+    assert_eq!(
+        tables,
+        ["support_tickets", "customer_churn", "barcelona_apartments"],
+        "the README's delete example removed the dataset its upload example made, and no sample"
     );
 }
 

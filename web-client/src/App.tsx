@@ -1,10 +1,13 @@
 // The app shell: routes (Datasets, Dataset detail, Runs, Run inspector, Settings) and the assistant
-// panel on every page. Every route change, dataset selection, upload and delete sends a
-// StateSnapshot, so aware knows where the user is.
+// panel on every page (beside the page on wide screens, a drawer on narrow ones). Every route
+// change, dataset selection, upload and delete sends a StateSnapshot, so aware knows where the
+// user is.
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
   timestampDate,
   DatasetStatus,
+  RunKind,
+  RunStatus,
   SearchIndexState,
   type Dataset,
   type SearchIndex,
@@ -14,10 +17,12 @@ import {
   type Span,
   type Table,
 } from "@aware/client";
-import { aware, errorText, formatBytes, searchText, statusText } from "./api";
+import { aware, errorText, searchText, statusText } from "./api";
 import { Assistant } from "./Assistant";
+import { count, formatBytes } from "./format";
+import { Markdown } from "./Markdown";
 import { ResultTable } from "./ResultTable";
-import { RunStatus } from "@aware/client";
+import { apply, outcomeText, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -41,6 +46,7 @@ export function App() {
   const route = useRoute();
   const [datasets, setDatasets] = useState<Dataset[] | null>(null);
   const [loadError, setLoadError] = useState("");
+  const [assistantOpen, setAssistantOpen] = useState(false);
   const thread = useRef<Promise<string> | null>(null);
   const version = useRef(BigInt(Date.now()) * 1000n);
 
@@ -53,6 +59,13 @@ export function App() {
     }
   }, []);
   useEffect(() => void refresh(), [refresh]);
+  // A dataset still being ingested turns ready or failed on its own: follow it.
+  const processing = datasets?.some((d) => d.status === DatasetStatus.PROCESSING) ?? false;
+  useEffect(() => {
+    if (!processing) return;
+    const t = setInterval(() => void refresh(), 1000);
+    return () => clearInterval(t);
+  }, [processing, refresh]);
 
   const activeDatasetId = route.startsWith("/datasets/") ? route.slice("/datasets/".length) : "";
 
@@ -78,15 +91,19 @@ export function App() {
   const open = (path: string) => {
     window.location.hash = path;
   };
+  const openDataset = (id: string) => {
+    setAssistantOpen(false);
+    open(`/datasets/${id}`);
+  };
   let page;
   if (route.startsWith("/datasets/")) page = <DatasetDetail id={activeDatasetId} datasets={datasets} onDeleted={() => { void refresh(); open("/datasets"); }} />;
-  else if (route.startsWith("/runs/")) page = <RunInspector runId={route.slice("/runs/".length)} />;
+  else if (route.startsWith("/runs/")) page = <RunInspector runId={route.slice("/runs/".length)} openDataset={openDataset} />;
   else if (route === "/runs") page = <Runs />;
   else if (route === "/settings") page = <Settings />;
   else page = <Datasets datasets={datasets} error={loadError} onUploaded={refresh} />;
 
   return (
-    <div className="app">
+    <div className={`app ${assistantOpen ? "assistant-open" : ""}`}>
       <nav aria-label="Main">
         <span className="brand">aware</span>
         <a href="#/datasets" aria-current={route.startsWith("/datasets") ? "page" : undefined}>Datasets</a>
@@ -94,7 +111,18 @@ export function App() {
         <a href="#/settings" aria-current={route === "/settings" ? "page" : undefined}>Settings</a>
       </nav>
       <main>{page}</main>
-      <Assistant threadId={threadId} heartbeatTimeoutMs={HEARTBEAT_TIMEOUT_MS} onChange={refresh} openDataset={(id) => open(`/datasets/${id}`)} />
+      <button type="button" className="open-assistant" aria-expanded={assistantOpen} onClick={() => setAssistantOpen(true)}>
+        Ask the assistant
+      </button>
+      <Assistant
+        threadId={threadId}
+        heartbeatTimeoutMs={HEARTBEAT_TIMEOUT_MS}
+        onChange={refresh}
+        openDataset={openDataset}
+        open={assistantOpen}
+        onClose={() => setAssistantOpen(false)}
+        onAttention={() => setAssistantOpen(true)}
+      />
     </div>
   );
 }
@@ -108,11 +136,12 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
     setProgress(0);
     try {
       await aware.uploadFile(file.name, new Uint8Array(await file.arrayBuffer()), { onProgress: (sent, total) => setProgress(sent / total) });
-      onUploaded();
     } catch (e) {
       setUploadError(errorText(e));
     } finally {
       setProgress(null);
+      // A file that fails ingestion is listed too, with its reason.
+      onUploaded();
     }
   };
   return (
@@ -135,23 +164,28 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
       {datasets === null && !error && <p className="muted">Loading…</p>}
       {datasets?.length === 0 && <p className="empty">No datasets yet — upload a file to start.</p>}
       {datasets && datasets.length > 0 && (
-        <table className="datasets">
-          <thead>
-            <tr><th>Name</th><th>Table</th><th>Status</th><th className="num">Rows</th><th className="num">Columns</th><th className="num">Size</th></tr>
-          </thead>
-          <tbody>
-            {datasets.map((d) => (
-              <tr key={d.id}>
-                <td><a href={`#/datasets/${d.id}`}>{d.name}</a></td>
-                <td><code>{d.tableName}</code></td>
-                <td className={`status ${statusText(d)}`}>{statusText(d)}</td>
-                <td className="num">{d.rowCount.toLocaleString()}</td>
-                <td className="num">{d.columnCount}</td>
-                <td className="num">{formatBytes(d.sizeBytes)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll page-table">
+          <table className="datasets">
+            <thead>
+              <tr><th>Name</th><th>Table</th><th>Status</th><th className="num">Rows</th><th className="num">Columns</th><th className="num">Size</th></tr>
+            </thead>
+            <tbody>
+              {datasets.map((d) => (
+                <tr key={d.id}>
+                  <td><a href={`#/datasets/${d.id}`}>{d.name}</a></td>
+                  <td><code>{d.tableName}</code></td>
+                  <td className={`status ${statusText(d)}`}>
+                    {statusText(d)}
+                    {d.status === DatasetStatus.ERROR && d.error && <span className="reason">{d.error}</span>}
+                  </td>
+                  <td className="num">{d.status === DatasetStatus.READY ? count(d.rowCount) : "—"}</td>
+                  <td className="num">{d.status === DatasetStatus.READY ? d.columnCount : "—"}</td>
+                  <td className="num">{formatBytes(d.sizeBytes)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
@@ -159,14 +193,17 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
 
 function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Dataset[] | null; onDeleted: () => void }) {
   const dataset = datasets?.find((d) => d.id === id);
+  const ready = dataset?.status === DatasetStatus.READY;
   const [preview, setPreview] = useState<Table | null>(null);
+  const [previewError, setPreviewError] = useState("");
   const [stats, setStats] = useState<DatasetStatistics | null>(null);
+  const [statsError, setStatsError] = useState("");
   const [error, setError] = useState("");
   const [index, setIndex] = useState<SearchIndex | undefined>(undefined);
   // The search index is built in the background: follow it until it settles.
   useEffect(() => {
     setIndex(undefined);
-    if (!id) return;
+    if (!id || !ready) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const poll = async () => {
@@ -187,19 +224,21 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
       stopped = true;
       clearTimeout(timer);
     };
-  }, [id]);
+  }, [id, ready]);
   useEffect(() => {
     setPreview(null);
     setStats(null);
+    setPreviewError("");
+    setStatsError("");
     setError("");
-    if (!id) return;
-    aware.datasets.previewRows({ datasetId: id, limit: 20 }).then((r) => setPreview(r.table ?? null), (e) => setError(errorText(e)));
-    aware.datasets.getDatasetStatistics({ datasetId: id }).then((r) => setStats(r.statistics ?? null), () => {});
-  }, [id]);
+    if (!id || !ready) return;
+    aware.datasets.previewRows({ datasetId: id, limit: 20 }).then((r) => setPreview(r.table ?? null), (e) => setPreviewError(errorText(e)));
+    aware.datasets.getDatasetStatistics({ datasetId: id }).then((r) => setStats(r.statistics ?? null), (e) => setStatsError(errorText(e)));
+  }, [id, ready]);
   if (datasets && !dataset) return <p className="error">This dataset does not exist (any more). <a href="#/datasets">Back to datasets</a></p>;
   if (!dataset) return <p className="muted">Loading…</p>;
   const remove = async () => {
-    if (!window.confirm(`Delete ${dataset.tableName} (${dataset.rowCount} rows)? This cannot be undone.`)) return;
+    if (!window.confirm(`Delete ${dataset.tableName} (${count(dataset.rowCount)} rows)? This cannot be undone.`)) return;
     try {
       await aware.datasets.deleteDataset({ datasetId: dataset.id });
       onDeleted();
@@ -207,91 +246,203 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
       setError(errorText(e));
     }
   };
+  const shownIndex = index ?? dataset.searchIndex;
   return (
     <section aria-labelledby="dataset-title">
       <h1 id="dataset-title">{dataset.name}</h1>
       <p className="muted">
-        table <code>{dataset.tableName}</code> · {statusText(dataset)} · {dataset.rowCount.toLocaleString()} rows · {formatBytes(dataset.sizeBytes)}
-        {(index ?? dataset.searchIndex) ? <> · <span className="search-state">search: {searchText((index ?? dataset.searchIndex)!)}</span></> : null}
+        table <code>{dataset.tableName}</code> · {statusText(dataset)}
+        {ready && <> · {count(dataset.rowCount)} rows</>} · {formatBytes(dataset.sizeBytes)}
+        {ready && shownIndex ? <> · <span className="search-state">search: {searchText(shownIndex)}</span></> : null}
         {" · "}<button type="button" className="danger" onClick={remove}>Delete dataset</button>
       </p>
       {error && <p className="error" role="alert">{error}</p>}
-      <h2>Schema</h2>
-      <ul className="schema">{dataset.columns.map((c) => <li key={c.name}><code>{c.name}</code> <span className="muted">{c.type}</span></li>)}</ul>
-      <h2>Preview</h2>
-      {preview ? <ResultTable table={preview} caption={dataset.tableName} /> : <p className="muted">Loading…</p>}
-      <h2>Statistics</h2>
-      {stats ? (
-        <div className="table-scroll">
-          <table>
-            <thead><tr><th>Column</th><th>Type</th><th className="num">Missing</th><th className="num">Distinct</th><th className="num">Mean</th></tr></thead>
-            <tbody>{stats.columns.map((c) => <tr key={c.name}><td>{c.name}</td><td>{c.type}</td><td className="num">{String(c.nullCount)}</td><td className="num">{String(c.distinctCount)}</td><td className="num">{c.mean?.toFixed(2) ?? ""}</td></tr>)}</tbody>
-          </table>
+      {dataset.status === DatasetStatus.ERROR && (
+        <div className="load-failed" role="alert">
+          <strong>This file could not be loaded.</strong>
+          <p>{dataset.error || "The server recorded no reason."}</p>
+          <p className="muted">It has no schema, preview or statistics. Fix the file and upload it again, or delete this entry.</p>
         </div>
-      ) : <p className="muted">Loading…</p>}
-    </section>
-  );
-}
-
-function Runs() {
-  const [runs, setRuns] = useState<Run[] | null>(null);
-  const [error, setError] = useState("");
-  useEffect(() => {
-    aware.runs.listRuns({ pageSize: 50 }).then((r) => setRuns(r.runs), (e) => setError(errorText(e)));
-  }, []);
-  return (
-    <section aria-labelledby="runs-title">
-      <h1 id="runs-title">Runs</h1>
-      {error && <p className="error" role="alert">{error}</p>}
-      {runs?.length === 0 && <p className="empty">No runs yet — ask the assistant something.</p>}
-      {runs && runs.length > 0 && (
-        <table>
-          <thead><tr><th>When</th><th>Question</th><th>Status</th></tr></thead>
-          <tbody>
-            {runs.map((r) => (
-              <tr key={r.runId}>
-                <td>{r.createdAt ? timestampDate(r.createdAt).toLocaleString() : ""}</td>
-                <td><a href={`#/runs/${r.runId}`}>{r.question}</a></td>
-                <td>{RunStatus[r.status].toLowerCase()}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      )}
+      {dataset.status === DatasetStatus.PROCESSING && <p className="muted" role="status">Still loading the file… this page updates when it is ready.</p>}
+      {ready && (
+        <>
+          <h2>Schema</h2>
+          <ul className="schema">{dataset.columns.map((c) => <li key={c.name}><code>{c.name}</code> <span className="muted">{c.type}</span></li>)}</ul>
+          <h2>Preview</h2>
+          {preview ? <ResultTable table={preview} caption={dataset.tableName} /> : previewError ? <p className="error">{previewError}</p> : <p className="muted">Loading…</p>}
+          <h2>Statistics</h2>
+          {stats ? <StatisticsTable stats={stats} /> : statsError ? <p className="error">{statsError}</p> : <p className="muted">Loading…</p>}
+        </>
       )}
     </section>
   );
 }
 
-function RunInspector({ runId }: { runId: string }) {
+const millis = (t: Run["createdAt"]) => (t ? timestampDate(t).getTime() : 0);
+
+/** A query run's question in words: the plan's dataset and columns, or the SQL itself. */
+function queryTitle(r: Run): string {
+  if (r.kind !== RunKind.QUERY_PLAN) return r.question;
+  try {
+    const plan = JSON.parse(r.question) as { dataset?: string; select?: { column?: string; aggregate?: string }[]; group_by?: string[] };
+    const select = (plan.select ?? []).map((s) => (s.aggregate ? `${s.aggregate.replace(/^AGGREGATE_/, "").toLowerCase()}(${s.column || "*"})` : s.column)).join(", ");
+    const by = plan.group_by?.length ? ` by ${plan.group_by.join(", ")}` : "";
+    return `${plan.dataset ?? "?"}: ${select || "*"}${by}`;
+  } catch {
+    return r.question;
+  }
+}
+
+interface RunGroup {
+  run: Run;
+  queries: Run[];
+}
+
+/**
+ * Chat runs with the query runs their tools ran under them (a run's `parentRunId`); queries sent
+ * straight to QueryService (ExecuteSql, the CLI, other services) — or whose chat run is not on
+ * this page — stand on their own.
+ */
+export function groupRuns(runs: Run[]): RunGroup[] {
+  const queries = new Map<string, Run[]>(runs.filter((r) => r.kind === RunKind.CHAT).map((c) => [c.runId, []]));
+  const top: Run[] = [];
+  for (const r of runs) {
+    const siblings = r.kind === RunKind.CHAT ? undefined : queries.get(r.parentRunId);
+    if (siblings) siblings.unshift(r);
+    else top.push(r);
+  }
+  return top.map((run) => ({ run, queries: queries.get(run.runId) ?? [] }));
+}
+
+function runStatus(r: Run): string {
+  return RunStatus[r.status].toLowerCase().replace("_", " ");
+}
+
+function Runs() {
+  const [runs, setRuns] = useState<Run[] | null>(null);
+  const [next, setNext] = useState("");
+  const [error, setError] = useState("");
+  const load = useCallback(async (pageToken: string) => {
+    try {
+      const r = await aware.runs.listRuns({ pageSize: 100, pageToken });
+      setRuns((all) => [...(pageToken ? all ?? [] : []), ...r.runs]);
+      setNext(r.nextPageToken);
+    } catch (e) {
+      setError(errorText(e));
+    }
+  }, []);
+  useEffect(() => void load(""), [load]);
+  const groups = runs ? groupRuns(runs) : [];
+  return (
+    <section aria-labelledby="runs-title">
+      <h1 id="runs-title">Runs</h1>
+      {error && <p className="error" role="alert">{error}</p>}
+      {runs?.length === 0 && <p className="empty">No runs yet — ask the assistant something.</p>}
+      {groups.length > 0 && (
+        <div className="table-scroll page-table">
+          <table className="runs">
+            <colgroup><col className="when" /><col /><col className="state" /></colgroup>
+            <thead><tr><th>When</th><th>Question</th><th>Status</th></tr></thead>
+            {groups.map(({ run, queries }) => (
+              <tbody key={run.runId} className={run.kind === RunKind.CHAT ? "chat-run" : "query-run"}>
+                <tr>
+                  <td>{run.createdAt ? timestampDate(run.createdAt).toLocaleString() : ""}</td>
+                  <td className="title">
+                    {run.kind === RunKind.CHAT ? (
+                      <a href={`#/runs/${run.runId}`} title={run.question}>{run.question}</a>
+                    ) : (
+                      <a href={`#/runs/${run.runId}`} title={run.question}><span className="badge">{run.kind === RunKind.SQL ? "SQL" : "plan"}</span> <code>{queryTitle(run)}</code></a>
+                    )}
+                  </td>
+                  <td className={`run-status ${RunStatus[run.status].toLowerCase()}`}>{runStatus(run)}</td>
+                </tr>
+                {queries.map((q) => (
+                  <tr key={q.runId} className="nested">
+                    <td />
+                    <td className="title">
+                      <a href={`#/runs/${q.runId}`} title={q.question}>↳ <span className="badge">{q.kind === RunKind.SQL ? "SQL" : "plan"}</span> <code>{queryTitle(q)}</code></a>
+                    </td>
+                    <td className={`run-status ${RunStatus[q.status].toLowerCase()}`}>{runStatus(q)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            ))}
+          </table>
+        </div>
+      )}
+      {next && <p><button type="button" onClick={() => void load(next)}>Load older runs</button></p>}
+    </section>
+  );
+}
+
+function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id: string) => void }) {
   const [run, setRun] = useState<Run | null>(null);
+  const [transcript, setTranscript] = useState<Transcript | null>(null);
   const [spans, setSpans] = useState<Span[]>([]);
   const [error, setError] = useState("");
   useEffect(() => {
+    setRun(null);
+    setTranscript(null);
+    setSpans([]);
+    setError("");
     aware.runs.getRun({ runId }).then((r) => setRun(r.run ?? null), (e) => setError(errorText(e)));
     aware.runs.getRunTrace({ runId }).then((r) => setSpans(r.spans), () => {});
+    // The run's rich results come from its event log, page by page.
+    (async () => {
+      let t: Transcript = { items: [], status: RunStatus.UNSPECIFIED };
+      let after = 0n;
+      for (;;) {
+        const page = await aware.runs.listRunEvents({ runId, afterSeq: after, limit: 1000 });
+        for (const e of page.events) t = apply(t, e);
+        if (page.events.length === 0 || page.events[page.events.length - 1].seq >= page.lastSeq) break;
+        after = page.events[page.events.length - 1].seq;
+      }
+      setTranscript(t);
+    })().catch(() => setTranscript({ items: [], status: RunStatus.UNSPECIFIED }));
   }, [runId]);
   if (error) return <p className="error" role="alert">{error}</p>;
   if (!run) return <p className="muted">Loading…</p>;
-  const t = (s: Span, which: "start" | "end") => (s[which === "start" ? "startTime" : "endTime"] ? timestampDate(s[which === "start" ? "startTime" : "endTime"]!).getTime() : 0);
+  const chat = run.kind === RunKind.CHAT;
+  const t = (s: Span, which: "start" | "end") => millis(which === "start" ? s.startTime : s.endTime);
   const t0 = Math.min(...spans.map((s) => t(s, "start")));
   const t1 = Math.max(...spans.map((s) => t(s, "end")));
   const width = Math.max(1, t1 - t0);
+  const usage = usageText(run.usage);
+  const shown = transcript && transcript.items.length > 0;
   return (
-    <section aria-labelledby="run-title">
-      <h1 id="run-title">Run {run.runId}</h1>
-      <p>{run.question} — <strong>{RunStatus[run.status].toLowerCase()}</strong></p>
-      {run.finalText && <blockquote>{run.finalText}</blockquote>}
-      <h2>Trace</h2>
-      <ol className="timeline">
-        {spans.map((s) => (
-          <li key={s.spanId}>
-            <span className="span-name">{s.kind} · {s.name}</span>
-            <span className="span-bar" style={{ marginLeft: `${((t(s, "start") - t0) / width) * 100}%`, width: `${Math.max(0.5, ((t(s, "end") - t(s, "start")) / width) * 100)}%` }} />
-            <span className="muted">{t(s, "end") - t(s, "start")} ms</span>
-          </li>
-        ))}
-      </ol>
-      {run.compiledSql && (<><h2>SQL</h2><pre className="sql">{run.compiledSql}</pre></>)}
+    <section aria-labelledby="run-title" className="inspector">
+      <h1 id="run-title" className="run-question">{chat ? run.question : run.kind === RunKind.SQL ? "SQL query" : `Query plan — ${queryTitle(run)}`}</h1>
+      <p className="muted">
+        run <code>{run.runId}</code> · {run.createdAt ? timestampDate(run.createdAt).toLocaleString() : ""} ·{" "}
+        <strong>{transcript && chat ? outcomeText({ ...transcript, status: run.status }) : runStatus(run)}</strong>
+        {run.model ? <> · {run.model}</> : null}
+        {usage ? <> · <span className="usage">{usage}</span></> : null}
+      </p>
+      {!chat && <pre className="sql">{run.question}</pre>}
+      {chat && shown && (
+        <div className="transcript">
+          <TranscriptItems items={transcript.items} openDataset={openDataset} />
+        </div>
+      )}
+      {chat && transcript && !shown && run.finalText && <Markdown className="answer" text={run.finalText} />}
+      {!chat && run.resultSummary && <p>{run.resultSummary}</p>}
+      {run.error && <p className="error">{run.error.message}</p>}
+      {spans.length > 0 && (
+        <>
+          <h2>Trace</h2>
+          <ol className="timeline">
+            {spans.map((s) => (
+              <li key={s.spanId}>
+                <span className="span-name">{s.kind} · {s.name}</span>
+                <span className="span-bar" style={{ marginLeft: `${((t(s, "start") - t0) / width) * 100}%`, width: `${Math.max(0.5, ((t(s, "end") - t(s, "start")) / width) * 100)}%` }} />
+                <span className="muted">{t(s, "end") - t(s, "start")} ms</span>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      {run.compiledSql && run.compiledSql !== run.question && (<><h2>SQL</h2><pre className="sql">{run.compiledSql}</pre></>)}
     </section>
   );
 }

@@ -1,87 +1,14 @@
 // The assistant panel: streamed answers, live tool activity, inline results, confirmation cards,
-// a details drawer per run, "Reconnecting…" while the stream is down, and cancel.
+// a details drawer per run, "Reconnecting…" while the stream is down, and cancel. On narrow
+// screens it is a drawer over the page (opened from the shell), kept mounted so runs go on.
 import { useEffect, useRef, useState } from "react";
-import {
-  ConfirmationResolution,
-  ConfirmationTier,
-  DatasetFormat,
-  EntryKind,
-  RunStatus,
-  timestampDate,
-  type ConfirmationRequired,
-  type Run,
-  type ServerEvent,
-  type ToolResult,
-} from "@aware/client";
-import { aware, errorText, formatBytes, statusText } from "./api";
-import { ResultTable } from "./ResultTable";
+import { RunStatus, timestampDate, type Run } from "@aware/client";
+import { aware, errorText } from "./api";
+import { apply, isActive, outcomeText, TranscriptItems, usageText, type Transcript } from "./RunView";
 
-type Item =
-  | { kind: "text"; id: string; text: string }
-  | { kind: "tool"; id: string; name: string; title: string; done: boolean; failed: boolean }
-  | { kind: "result"; id: string; result: ToolResult }
-  | { kind: "denied"; id: string; reason: string }
-  | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution };
-
-interface Turn {
+interface Turn extends Transcript {
   question: string;
   runId: string;
-  items: Item[];
-  status: RunStatus;
-  error?: string;
-}
-
-/** What a running tool shows, by tool. */
-const ACTIVITY: Record<string, string> = {
-  list_datasets: "Looking up your datasets…",
-  get_dataset_detail: "Reading the dataset's schema…",
-  preview_rows: "Reading rows…",
-  run_sql_query: "Running SQL…",
-  execute_query_plan: "Running SQL…",
-  get_dataset_statistics: "Profiling the data…",
-  get_system_status: "Checking the system…",
-  get_run_status: "Looking up the run…",
-  delete_dataset: "Deleting the dataset…",
-  list_directory: "Looking in the folder…",
-  import_files: "Importing files…",
-};
-
-function apply(turn: Turn, e: ServerEvent): Turn {
-  const items = [...turn.items];
-  const p = e.payload;
-  switch (p.case) {
-    case "textDelta": {
-      const last = items.findIndex((i) => i.kind === "text" && i.id === p.value.messageId);
-      if (last >= 0) {
-        const t = items[last] as Extract<Item, { kind: "text" }>;
-        items[last] = { ...t, text: t.text + p.value.delta };
-      } else items.push({ kind: "text", id: p.value.messageId, text: p.value.delta });
-      break;
-    }
-    case "toolCallStarted":
-      items.push({ kind: "tool", id: p.value.toolCallId, name: p.value.toolName, title: p.value.title, done: false, failed: false });
-      break;
-    case "toolResult": {
-      const i = items.findIndex((x) => x.kind === "tool" && x.id === p.value.toolCallId);
-      if (i >= 0) items[i] = { ...(items[i] as Extract<Item, { kind: "tool" }>), done: true, failed: p.value.isError };
-      items.push({ kind: "result", id: p.value.toolCallId, result: p.value });
-      break;
-    }
-    case "toolDenied":
-      items.push({ kind: "denied", id: p.value.toolCallId, reason: `${p.value.toolName}: ${p.value.reason}` });
-      break;
-    case "confirmationRequired":
-      items.push({ kind: "confirm", id: p.value.confirmationId, c: p.value });
-      break;
-    case "confirmationResolved": {
-      const i = items.findIndex((x) => x.kind === "confirm" && x.id === p.value.confirmationId);
-      if (i >= 0) items[i] = { ...(items[i] as Extract<Item, { kind: "confirm" }>), resolution: p.value.resolution };
-      break;
-    }
-    case "runCompleted":
-      return { ...turn, items, status: p.value.status, error: p.value.error?.message };
-  }
-  return { ...turn, items };
 }
 
 export function Assistant({
@@ -89,12 +16,20 @@ export function Assistant({
   heartbeatTimeoutMs,
   onChange,
   openDataset,
+  open,
+  onClose,
+  onAttention,
 }: {
   threadId: () => Promise<string>;
   heartbeatTimeoutMs: number;
   /** Called when a run may have changed the user's data (a delete, an upload). */
   onChange: () => void;
   openDataset: (id: string) => void;
+  /** Shown as a drawer (narrow screens only; wide screens always show the panel). */
+  open: boolean;
+  onClose: () => void;
+  /** A run needs the person (a confirmation): the shell brings the panel into view. */
+  onAttention: () => void;
 }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState("");
@@ -102,7 +37,7 @@ export function Assistant({
   const [error, setError] = useState("");
   const [details, setDetails] = useState<Run | null>(null);
   const log = useRef<HTMLDivElement>(null);
-  const busy = turns.some((t) => t.status === RunStatus.RUNNING || t.status === RunStatus.AWAITING_CONFIRMATION || t.status === RunStatus.QUEUED);
+  const busy = turns.some((t) => isActive(t.status));
 
   useEffect(() => {
     log.current?.scrollTo({ top: log.current.scrollHeight });
@@ -120,7 +55,9 @@ export function Assistant({
         if (item.kind === "event" || item.kind === "heartbeat") setReconnecting(false);
         if (item.kind !== "event") continue;
         update(sent.runId, (t) => apply(t, item.event));
-        if (item.event.payload.case === "toolResult" && item.event.payload.value.rich.case === "deletedDataset") onChange();
+        const p = item.event.payload;
+        if (p.case === "confirmationRequired") onAttention();
+        if (p.case === "toolResult" && p.value.rich.case === "deletedDataset") onChange();
       }
       onChange();
     } catch (e) {
@@ -130,14 +67,17 @@ export function Assistant({
   }
 
   return (
-    <aside className="assistant" aria-label="Assistant">
+    <aside className={`assistant ${open ? "open" : ""}`} aria-label="Assistant">
       <header>
         <h2>Assistant</h2>
-        {busy && (
-          <button type="button" className="cancel" onClick={() => turns.filter((t) => t.status === RunStatus.RUNNING || t.status === RunStatus.AWAITING_CONFIRMATION).forEach((t) => aware.cancel(t.runId))}>
-            Cancel
-          </button>
-        )}
+        <span className="header-actions">
+          {busy && (
+            <button type="button" className="cancel" onClick={() => turns.filter((t) => isActive(t.status)).forEach((t) => aware.cancel(t.runId))}>
+              Cancel
+            </button>
+          )}
+          <button type="button" className="close-assistant" onClick={onClose} aria-label="Close the assistant">×</button>
+        </span>
       </header>
       {reconnecting && (
         <div className="banner" role="status">
@@ -147,7 +87,14 @@ export function Assistant({
       <div className="log" ref={log} aria-live="polite">
         {turns.length === 0 && <p className="empty">Ask about your data: “what are my files?”, “average price by neighbourhood”, “what am I looking at?”.</p>}
         {turns.map((t) => (
-          <TurnView key={t.runId} turn={t} openDataset={openDataset} showDetails={async () => setDetails((await aware.runs.getRun({ runId: t.runId })).run ?? null)} />
+          <section key={t.runId} className="turn" data-run-id={t.runId} data-status={RunStatus[t.status]}>
+            <p className="question">{t.question}</p>
+            <TranscriptItems items={t.items} openDataset={openDataset} />
+            <footer>
+              <span className="muted outcome">{outcomeText(t)}</span>
+              <button type="button" className="link" onClick={async () => setDetails((await aware.runs.getRun({ runId: t.runId })).run ?? null)}>Details</button>
+            </footer>
+          </section>
         ))}
         {error && <p className="error" role="alert">{error}</p>}
       </div>
@@ -169,179 +116,19 @@ export function Assistant({
   );
 }
 
-function TurnView({ turn, openDataset, showDetails }: { turn: Turn; openDataset: (id: string) => void; showDetails: () => void }) {
-  const running = turn.status === RunStatus.RUNNING || turn.status === RunStatus.AWAITING_CONFIRMATION;
-  return (
-    <section className="turn" data-run-id={turn.runId} data-status={RunStatus[turn.status]}>
-      <p className="question">{turn.question}</p>
-      {turn.items.map((item) => {
-        switch (item.kind) {
-          case "text":
-            return <p key={"t" + item.id} className="answer">{item.text}</p>;
-          case "tool":
-            return (
-              <span key={"c" + item.id} className={`chip ${item.done ? (item.failed ? "failed" : "done") : "active"}`}>
-                {item.done ? `${item.failed ? "✗" : "✓"} ${item.title}` : ACTIVITY[item.name] ?? `${item.title}…`}
-              </span>
-            );
-          case "result":
-            return <RichResult key={"r" + item.id} result={item.result} openDataset={openDataset} />;
-          case "denied":
-            return <p key={"d" + item.id} className="denied">Not allowed — {item.reason}</p>;
-          case "confirm":
-            return <ConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
-        }
-      })}
-      <footer>
-        {running ? <span className="muted">working…</span> : <span className="muted">{RunStatus[turn.status].toLowerCase()}{turn.error ? ` — ${turn.error}` : ""}</span>}
-        <button type="button" className="link" onClick={showDetails}>Details</button>
-      </footer>
-    </section>
-  );
-}
-
-function RichResult({ result, openDataset }: { result: ToolResult; openDataset: (id: string) => void }) {
-  const r = result.rich;
-  switch (r.case) {
-    case "table":
-      return <ResultTable table={r.value} caption={result.toolName} />;
-    case "datasetList":
-      return (
-        <div className="table-scroll">
-          <table className="datasets-result">
-            <thead>
-              <tr><th>Dataset</th><th className="num">Rows</th><th className="num">Columns</th><th /></tr>
-            </thead>
-            <tbody>
-              {r.value.datasets.map((d) => (
-                <tr key={d.id}>
-                  <td>{d.tableName}</td>
-                  <td className="num">{d.rowCount.toLocaleString()}</td>
-                  <td className="num">{d.columnCount}</td>
-                  <td><button type="button" className="link" onClick={() => openDataset(d.id)}>Preview</button></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      );
-    case "datasetDetail":
-      return r.value.sample ? <ResultTable table={r.value.sample} caption={r.value.dataset?.tableName} /> : null;
-    case "statistics":
-      return (
-        <div className="table-scroll">
-          <table>
-            <thead><tr><th>Column</th><th>Type</th><th className="num">Missing</th><th className="num">Distinct</th><th className="num">Mean</th></tr></thead>
-            <tbody>
-              {r.value.columns.map((c) => (
-                <tr key={c.name}><td>{c.name}</td><td>{c.type}</td><td className="num">{String(c.nullCount)}</td><td className="num">{String(c.distinctCount)}</td><td className="num">{c.mean?.toFixed(2) ?? ""}</td></tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      );
-    case "directoryListing":
-      return (
-        <div className="table-scroll">
-          <table className="listing-result">
-            <thead><tr><th>Name</th><th>Kind</th><th className="num">Size</th><th>Imports as</th></tr></thead>
-            <tbody>
-              {r.value.entries.map((e) => (
-                <tr key={e.path}>
-                  <td>{e.path}</td>
-                  <td>{EntryKind[e.kind].toLowerCase()}</td>
-                  <td className="num">{e.kind === EntryKind.FILE ? formatBytes(e.sizeBytes) : ""}</td>
-                  <td>{e.importableFormat ? DatasetFormat[e.importableFormat].toLowerCase() : ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      );
-    case "importReport":
-      return (
-        <ul className="import-report">
-          {r.value.files.map((f) => (
-            <li key={f.path} className={f.error ? "error" : ""}>
-              {f.dataset ? <>✓ {f.path} → <button type="button" className="link" onClick={() => openDataset(f.dataset!.id)}>{f.dataset.tableName}</button> ({f.dataset.rowCount.toLocaleString()} rows)</> : <>✗ {f.path}: {f.error?.message}</>}
-            </li>
-          ))}
-        </ul>
-      );
-    case "searchHits":
-      return (
-        <div className="search-hits">
-          <p className="muted">{r.value.hits.length} hit(s) · {r.value.mode} search{r.value.note ? ` · ${r.value.note}` : ""}</p>
-          <ol>
-            {r.value.hits.map((h) => (
-              <li key={`${h.datasetId}:${h.rowId}`}>
-                <button type="button" className="link" onClick={() => openDataset(h.datasetId)}>{h.tableName}</button>
-                <span className="muted"> row {String(h.rowId)} · {h.column}{h.sameTextRows ? ` · +${h.sameTextRows} rows with the same text` : ""}</span>
-                <p className="snippet"><Snippet html={h.snippet} /></p>
-              </li>
-            ))}
-          </ol>
-        </div>
-      );
-    case "deletedDataset":
-      return <p className="muted">Deleted {r.value.tableName} ({statusText(r.value)}, {formatBytes(r.value.sizeBytes)}).</p>;
-    case "systemStatus":
-      return <p className="muted">aware {r.value.version} · {r.value.mode} mode · model {r.value.modelProvider} · {r.value.datasetCount} datasets</p>;
-    default:
-      return result.isError ? <p className="error">{result.llmSummary}</p> : null;
+/** A JSON text laid out for reading (the plan as the server stored it when it is not JSON). */
+function pretty(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
   }
-}
-
-/** A search snippet: escaped text with `<mark>` around matched words. Rendered as text nodes and
- *  <mark> elements, never as HTML, so nothing in a dataset can inject markup. */
-function Snippet({ html }: { html: string }) {
-  const unescape = (t: string) =>
-    t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
-  const parts = html.split(/<mark>(.*?)<\/mark>/g);
-  return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{unescape(p)}</mark> : <span key={i}>{unescape(p)}</span>))}</>;
-}
-
-function ConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution?: ConfirmationResolution }) {
-  const elevated = c.tier === ConfirmationTier.ELEVATED;
-  const expires = c.expiresAt ? timestampDate(c.expiresAt).getTime() : Date.now();
-  const [now, setNow] = useState(Date.now());
-  const [sending, setSending] = useState(false);
-  const [local, setLocal] = useState<ConfirmationResolution | undefined>();
-  const decided = resolution ?? local;
-  useEffect(() => {
-    if (decided !== undefined) return;
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, [decided]);
-  const left = Math.max(0, Math.ceil((expires - now) / 1000));
-  const decide = async (approved: boolean) => {
-    setSending(true);
-    try {
-      setLocal((await aware.confirm(c.confirmationId, approved)).resolution);
-    } finally {
-      setSending(false);
-    }
-  };
-  return (
-    <div className={`card ${elevated ? "elevated" : "standard"}`} role="group" aria-label={elevated ? "Confirmation required (caution)" : "Confirmation required"}>
-      {elevated && <strong className="caution">⚠ Caution: this cannot be undone</strong>}
-      <p>{c.description}</p>
-      {decided === undefined ? (
-        <div className="actions">
-          <button type="button" className="deny" disabled={sending} onClick={() => decide(false)}>Deny</button>
-          <button type="button" className={elevated ? "danger" : "allow"} disabled={sending} onClick={() => decide(true)}>Allow</button>
-          <span className="muted" aria-live="off">expires in {left}s</span>
-        </div>
-      ) : (
-        <p className="resolved">{ConfirmationResolution[decided] === "APPROVED" ? "Allowed" : ConfirmationResolution[decided] === "DENIED" ? "Denied" : ConfirmationResolution[decided].toLowerCase()}</p>
-      )}
-    </div>
-  );
 }
 
 function Details({ run, close }: { run: Run; close: () => void }) {
   const started = run.createdAt ? timestampDate(run.createdAt).getTime() : 0;
   const ended = run.completedAt ? timestampDate(run.completedAt).getTime() : 0;
+  const usage = usageText(run.usage);
   return (
     <div className="drawer" role="dialog" aria-label="Run details">
       <header>
@@ -349,13 +136,13 @@ function Details({ run, close }: { run: Run; close: () => void }) {
         <button type="button" onClick={close} aria-label="Close details">×</button>
       </header>
       <dl>
-        <dt>Run</dt><dd><a href={`#/runs/${run.runId}`}>{run.runId}</a></dd>
+        <dt>Run</dt><dd className="id"><a href={`#/runs/${run.runId}`}>{run.runId}</a></dd>
         <dt>Status</dt><dd>{RunStatus[run.status].toLowerCase()}</dd>
         <dt>Runtime</dt><dd>{ended ? `${ended - started} ms` : "running"}</dd>
         <dt>Model</dt><dd>{run.model || "—"}</dd>
-        <dt>Usage</dt><dd>{run.usage ? `${run.usage.inputTokens} in / ${run.usage.outputTokens} out tokens, ${run.usage.modelCalls} calls` : "—"}</dd>
+        {usage && <><dt>Usage</dt><dd className="usage">{usage}</dd></>}
         <dt>Data</dt><dd>{run.datasets.map((d) => `${d.tableName} @ ${d.versionHash.slice(0, 12)}`).join(", ") || "—"}</dd>
-        <dt>Plan</dt><dd><pre className="plan">{run.planJson || "—"}</pre></dd>
+        <dt>Plan</dt><dd><pre className="plan">{run.planJson ? pretty(run.planJson) : "—"}</pre></dd>
         <dt>SQL</dt><dd><pre className="sql">{run.compiledSql || "—"}</pre></dd>
         <dt>Result</dt><dd>{run.resultSummary || "—"}</dd>
       </dl>

@@ -1,34 +1,36 @@
 // The web client in a real browser: playwright-core drives Debian's chromium against the real
 // aware-server serving the built UI (scripts/test builds it and sets AWARE_SERVER_BIN). Each test
-// saves screenshots of the states it checks under web-client/test-results/.
+// saves screenshots of the states it checks under web-client/test-results/ (1440×900, and
+// 390×844 for the phone layout). A second server runs the scripted model for what the offline
+// planner never produces (Markdown answers, token usage, a confirmation left to expire).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import net from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import ts from "typescript";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = join(here, "..", "test-results");
-let server, dataDir, base, browser;
+const servers = [];
+let dataDir, base, scripted, browser;
 
-before(async () => {
-  const bin = process.env.AWARE_SERVER_BIN;
-  assert.ok(bin, "AWARE_SERVER_BIN must point at aware-server");
-  mkdirSync(shots, { recursive: true });
-  dataDir = mkdtempSync(join(tmpdir(), "aware-web-"));
-  const { AWARE_SERVER_BIN: _bin, ...env } = process.env;
-  server = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dataDir, "data"), "--web-dir", join(here, "..", "dist")], {
-    env: { ...env, AWARE_LOG_LEVEL: "warn", AWARE_AGENT__TOOL_DELAY_MS: "700", AWARE_AGENT__HEARTBEAT_MS: "200" },
+/** Starts aware-server serving the built UI; resolves to its base URL once it listens. */
+async function startServer(name, extraEnv) {
+  const { AWARE_SERVER_BIN: bin, ...env } = process.env;
+  const server = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dataDir, name), "--web-dir", join(here, "..", "dist")], {
+    env: { ...env, AWARE_LOG_LEVEL: "warn", AWARE_AGENT__HEARTBEAT_MS: "200", ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  servers.push(server);
   let stderr = "";
   server.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
-  base = await new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("the server did not start")), 120_000);
     server.once("exit", (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}): ${stderr}`)); });
     createInterface({ input: server.stdout }).on("line", (line) => {
@@ -36,24 +38,66 @@ before(async () => {
       if (m) { clearTimeout(timer); resolve(`http://${m[1]}`); }
     });
   });
+}
+
+/** The scripted model's replies, by a word of the user's message. */
+const SCRIPT = {
+  replies: [
+    {
+      when: "markdown",
+      turns: [{
+        chunks: [
+          "Here is **the summary** of `price_eur`, *in short*:\n\n- first point\n- second point\n\n1. one\n2. two\n\n",
+          "[the docs](https://example.com/docs) and [a trap](javascript:window.__pwned=2) ",
+          "<img src=x onerror=\"window.__pwned=3\"> stays text; snake_case_names stay whole.",
+        ],
+        input_tokens: 1200,
+        output_tokens: 34,
+      }],
+    },
+    {
+      when: "delete",
+      turns: [
+        { tool_calls: [{ name: "delete_dataset", arguments: { dataset: "customer_churn" } }], input_tokens: 900, output_tokens: 12 },
+        { chunks: ["Nothing was deleted: the approval expired."], input_tokens: 950, output_tokens: 9 },
+      ],
+    },
+  ],
+};
+
+before(async () => {
+  assert.ok(process.env.AWARE_SERVER_BIN, "AWARE_SERVER_BIN must point at aware-server");
+  mkdirSync(shots, { recursive: true });
+  dataDir = mkdtempSync(join(tmpdir(), "aware-web-"));
+  const script = join(dataDir, "script.json");
+  writeFileSync(script, JSON.stringify(SCRIPT));
+  [base, scripted] = await Promise.all([
+    startServer("data", { AWARE_AGENT__TOOL_DELAY_MS: "700" }),
+    startServer("scripted", { AWARE_AGENT__MODEL: "script", AWARE_AGENT__SCRIPT: script, AWARE_AGENT__CONFIRMATION_TTL_SECS: "3" }),
+  ]);
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
 });
 
 after(async () => {
   await browser?.close();
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await Promise.all(
+    servers.filter((s) => s.exitCode === null).map((s) => {
+      const exited = new Promise((r) => s.once("exit", r));
+      s.kill("SIGTERM");
+      return exited;
+    }),
+  );
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
 /** A fresh page on the app, its datasets loaded. */
-async function open(hash = "#/datasets") {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+async function open(hash = "#/datasets", { viewport = DESKTOP, server = base } = {}) {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
-  await page.goto(`${base}/?hb=1500${hash}`);
+  await page.goto(`${server}/?hb=1500${hash}`);
   await page.getByRole("table").first().waitFor();
   return { context, page };
 }
@@ -95,6 +139,14 @@ test("an average shows the number, and the details drawer shows the SQL", async 
   const sql = await drawer.locator("pre.sql").innerText();
   assert.match(sql.toLowerCase(), /avg\(.*price_eur/);
   assert.match(await drawer.innerText(), /barcelona_apartments @ /);
+  // Plan and SQL wrap between words, never inside one; the plan is laid out as JSON.
+  for (const pre of ["pre.sql", "pre.plan"]) {
+    assert.equal(await drawer.locator(pre).evaluate((e) => getComputedStyle(e).wordBreak), "normal", pre);
+  }
+  assert.ok((await drawer.locator("pre.plan").innerText()).split("\n").length > 3, "the plan is pretty-printed");
+  // Usage shows only for runs that used a model, and then says so in numbers.
+  const usage = drawer.locator("dd.usage");
+  assert.equal(await usage.count(), 0, "the offline planner calls no model, so no usage line");
   await page.screenshot({ path: join(shots, "2-average-details.png") });
   await context.close();
 });
@@ -108,11 +160,17 @@ test("a delete shows an ELEVATED card: Deny keeps the dataset, Allow deletes it 
   await card.waitFor();
   assert.match(await card.innerText(), /Caution/);
   assert.match(await card.innerText(), /customer_churn/);
+  // While it waits, it says it waits for the person — not that it is deleting.
+  assert.equal(await turn.locator(".chip").innerText(), "Waiting for your approval");
+  assert.equal(await turn.locator(".outcome").innerText(), "Waiting for your approval");
   await page.screenshot({ path: join(shots, "3-elevated-card.png") });
   await card.getByRole("button", { name: "Deny" }).click();
-  await card.getByText("Denied").waitFor();
+  await card.getByText("Denied — nothing changed").waitFor();
   await finished(turn);
+  assert.equal(await turn.locator(".chip").innerText(), "Denied — nothing changed");
+  assert.equal(await turn.locator(".outcome").innerText(), "Denied — nothing changed", "the footer says what happened, not 'succeeded'");
   assert.equal(await listed.getByText("customer_churn.csv").count(), 1, "nothing deleted");
+  await page.screenshot({ path: join(shots, "3b-denied.png") });
 
   turn = await ask(page, "delete the customer churn dataset");
   card = turn.locator(".card.elevated");
@@ -120,6 +178,8 @@ test("a delete shows an ELEVATED card: Deny keeps the dataset, Allow deletes it 
   await card.getByText("Allowed").waitFor();
   await finished(turn);
   assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+  assert.equal(await turn.locator(".outcome").innerText(), "succeeded");
+  assert.match(await turn.locator(".chip").innerText(), /^✓ /);
   await listed.getByText("customer_churn.csv").waitFor({ state: "detached" });
   await page.screenshot({ path: join(shots, "4-deleted.png") });
   await context.close();
@@ -204,7 +264,9 @@ test("a file uploads from the page, the list updates, and a grouped aggregate ge
   const turn = await ask(page, "total points by team in league");
   await finished(turn);
   assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
-  await turn.getByRole("img", { name: /Bar chart of sum_points by team/ }).waitFor();
+  // Titled, and ranked by value (largest first); the table keeps the query's order.
+  await turn.getByRole("img", { name: "Bar chart of sum_points by team, largest first: red 8, blue 7, green 2" }).waitFor();
+  assert.equal(await turn.locator("figcaption").innerText(), "sum_points by team");
   const cells = await turn.locator("table td").allInnerTexts();
   assert.deepEqual(cells, ["blue", "7", "green", "2", "red", "8"]);
   await page.screenshot({ path: join(shots, "8-upload-and-chart.png") });
@@ -228,5 +290,191 @@ test("search hits show snippets with the words marked, and a dataset's markup st
   assert.equal(await page.evaluate(() => window.__pwned), undefined, "markup in a cell is shown, never run");
   assert.equal(await hit.locator("img").count(), 0);
   await page.screenshot({ path: join(shots, "9-search-hits.png") });
+  await context.close();
+});
+
+/** src/format.ts, compiled by TypeScript as it is (it imports types only). */
+async function formatModule() {
+  const source = readFileSync(join(here, "..", "src", "format.ts"), "utf8");
+  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+  return import(`data:text/javascript;base64,${Buffer.from(js).toString("base64")}`);
+}
+
+const cell = (kase, value) => ({ kind: { case: kase, value } });
+
+test("numbers read well: NaN and infinities, money from the column name, rounding by size; CSV neutralises formulas", async () => {
+  const f = await formatModule();
+  assert.deepEqual([NaN, Infinity, -Infinity].map((x) => f.cellText(cell("doubleValue", x))), ["NaN", "∞", "−∞"]);
+  assert.deepEqual([NaN, Infinity, -Infinity].map((x) => f.csvCell(cell("doubleValue", x))), ["NaN", "Infinity", "-Infinity"]);
+  assert.equal(f.cellText(cell("doubleValue", 511852.9412), f.columnUnit("average_price_eur")), "€511,853");
+  assert.equal(f.cellText(cell("doubleValue", 12.5), f.columnUnit("avg(price_eur)")), "€12.50");
+  assert.equal(f.cellText(cell("intValue", 1250000n), f.columnUnit("price_eur")), "€1,250,000");
+  assert.equal(f.formatNumber(475620.83), "475,621");
+  assert.equal(f.formatNumber(3.14159), "3.14");
+  assert.equal(f.formatNumber(0.000123456), "0.000123");
+  assert.equal(f.cellText(cell("intValue", 2024n), f.columnUnit("listed_year")), "2024", "years are not grouped");
+  assert.equal(f.exactText(cell("doubleValue", 511852.9412)), "511852.9412", "the exact value stays available");
+  const hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\r=1", "＝1+1"];
+  assert.deepEqual(
+    hostile.map((t) => f.csvCell(cell("stringValue", t))),
+    ["\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"", "\"'+cmd|' /C calc'!A0\"", "\"'-2+3\"", "\"'@SUM(A1)\"", "\"'\tx\"", "\"'\r=1\"", "\"'＝1+1\""],
+  );
+  assert.equal(f.csvCell(cell("intValue", -5n)), "-5", "a negative number is a number");
+  assert.equal(f.csvCell(cell("stringValue", "plain")), "plain");
+  assert.equal(f.tableCsv([{ name: "=cmd" }, { name: "n" }], [{ values: [cell("stringValue", "a,b"), cell("doubleValue", -1.5)] }]), "\"'=cmd\",n\r\n\"a,b\",-1.5\r\n");
+});
+
+test("a file that failed says why in the list and on its page; formulas are neutralised in Export CSV", async () => {
+  const { context, page } = await open();
+  const list = page.locator("main table.datasets");
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "rainfall.parquet", mimeType: "application/octet-stream", buffer: Buffer.from("city,price\nGirona,3\n") });
+  const row = list.locator("tr", { hasText: "rainfall.parquet" });
+  await row.waitFor();
+  assert.match(await row.locator(".status").innerText(), /^failed\s+This is not a Parquet file/);
+  await page.screenshot({ path: join(shots, "10-failed-in-list.png") });
+  await row.getByRole("link", { name: "rainfall.parquet" }).click();
+  const alert = page.locator("main .load-failed");
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /This is not a Parquet file/);
+  assert.equal(await page.locator("main").getByText("Loading…").count(), 0, "nothing waits forever");
+  await page.screenshot({ path: join(shots, "11-failed-page.png") });
+
+  await page.goto(`${base}/?hb=1500#/datasets`);
+  const csv = "name,formula\nana,\"=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\"\nbo,+cmd|' /C calc'!A0\ncy,@SUM(1+1)\n";
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "formulas.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await list.getByRole("link", { name: "formulas.csv" }).click();
+  await page.getByRole("heading", { name: "Preview" }).waitFor();
+  const preview = page.locator("main .result");
+  await preview.getByText("=HYPERLINK", { exact: false }).waitFor();
+  const [download] = await Promise.all([page.waitForEvent("download"), preview.getByRole("button", { name: "Export CSV" }).click()]);
+  const exported = readFileSync(await download.path(), "utf8");
+  assert.equal(exported, "name,formula\r\nana,\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\"\r\nbo,\"'+cmd|' /C calc'!A0\"\r\ncy,\"'@SUM(1+1)\"\r\n");
+  await context.close();
+});
+
+test("runs list chat runs by their question with their queries nested; the inspector shows the question and the results", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "average price by neighbourhood");
+  await finished(turn);
+  await page.getByRole("link", { name: "Runs" }).click();
+  const chat = page.locator("table.runs tbody.chat-run", { hasText: "average price by neighbourhood" }).first();
+  await chat.waitFor();
+  const nested = chat.locator("tr.nested");
+  assert.ok((await nested.count()) >= 1, "the query it ran is nested under it");
+  assert.match(await nested.first().innerText(), /plan.*barcelona_apartments: neighbourhood, avg\(price_eur\) by neighbourhood/s);
+  for (const title of await page.locator("table.runs tbody > tr:first-child td.title").allInnerTexts()) {
+    assert.ok(!title.trim().startsWith("{"), `no raw plan JSON as a title: ${title}`);
+  }
+  // The status column stays in view beside a long title (it is not pushed under the assistant).
+  const status = await chat.locator("td.run-status").first().boundingBox();
+  const main = await page.locator("main").boundingBox();
+  assert.ok(status && main && status.x + status.width <= main.x + main.width, "the status column is inside the page");
+  assert.equal(await chat.locator("td.run-status").first().innerText(), "succeeded");
+  await page.screenshot({ path: join(shots, "12-runs.png") });
+
+  await chat.getByRole("link", { name: "average price by neighbourhood" }).click();
+  await page.getByRole("heading", { name: "average price by neighbourhood" }).waitFor();
+  const inspector = page.locator("main .inspector");
+  await inspector.locator(".transcript table").waitFor();
+  assert.ok((await inspector.locator(".transcript .answer").innerText()).trim().length > 0, "the answer is there");
+  assert.match(await inspector.locator(".transcript thead").innerText(), /neighbourhood\s+avg_price_eur/);
+  assert.match(await inspector.locator(".transcript tbody tr").first().innerText(), /€[\d,]+/, "money in its currency");
+  await page.screenshot({ path: join(shots, "13-run-inspector.png") });
+
+  await page.goBack();
+  await page.locator("table.runs tr.nested a").first().click();
+  await page.getByRole("heading", { name: /^Query plan — barcelona_apartments/ }).waitFor();
+  assert.equal(await page.locator("main .usage").count(), 0, "a query run used no model: no usage line");
+  await context.close();
+});
+
+test("wide tables scroll with a hint and open full-window; statistics show every measure in its unit", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "show me the apartments");
+  await finished(turn);
+  const box = turn.locator(".result .table-scroll");
+  const { scrollWidth, clientWidth } = await box.evaluate((e) => ({ scrollWidth: e.scrollWidth, clientWidth: e.clientWidth }));
+  assert.ok(scrollWidth > clientWidth, "the table is wider than the panel and scrolls sideways");
+  await turn.locator(".more-hint").waitFor();
+  const last = box.locator("th").last();
+  await last.scrollIntoViewIfNeeded();
+  const lastBox = await last.boundingBox();
+  const panel = await page.getByRole("complementary", { name: "Assistant" }).boundingBox();
+  assert.ok(lastBox && panel && lastBox.x + lastBox.width <= panel.x + panel.width + 1, "the last column can be scrolled into view");
+  await turn.getByRole("button", { name: "Expand" }).click();
+  const dialog = page.getByRole("dialog", { name: /^Table / });
+  await dialog.waitFor();
+  for (const column of ["price_eur", "has_terrace", "listed_on"]) await dialog.getByRole("columnheader", { name: column }).waitFor();
+  await page.screenshot({ path: join(shots, "14-expanded-table.png") });
+  await dialog.getByRole("button", { name: "Close table" }).click();
+
+  await page.getByRole("link", { name: "barcelona_apartments.csv" }).click();
+  const stats = page.locator("main table.statistics");
+  await stats.waitFor();
+  assert.deepEqual(await stats.locator("th").allInnerTexts(), ["Column", "Type", "Missing", "Distinct", "Min", "Max", "Mean", "Median", "Std dev"]);
+  const price = await stats.locator("tr", { hasText: "price_eur" }).locator("td").allInnerTexts();
+  for (const i of [4, 5, 6, 7, 8]) assert.match(price[i], /^€\d{1,3}(,\d{3})*$/, `${price.join(" | ")}`);
+  await page.screenshot({ path: join(shots, "15-statistics.png") });
+  await context.close();
+});
+
+test("on a phone the page has the width and the assistant is a drawer; at 800 px the datasets table fits", async () => {
+  const { context, page } = await open("#/datasets", { viewport: PHONE });
+  const main = await page.locator("main").boundingBox();
+  assert.ok(main && main.width >= 360, `the page uses the screen: ${JSON.stringify(main)}`);
+  const assistant = page.getByRole("complementary", { name: "Assistant" });
+  assert.equal(await assistant.isVisible(), false, "the assistant waits in its drawer");
+  await page.screenshot({ path: join(shots, "16-phone-datasets.png") });
+  await page.getByRole("button", { name: "Ask the assistant" }).click();
+  await assistant.waitFor();
+  const drawer = await assistant.boundingBox();
+  assert.ok(drawer && drawer.x >= 0 && drawer.x + drawer.width <= PHONE.width + 1, "the drawer fits the screen");
+  const turn = await ask(page, "what are my files?");
+  await finished(turn);
+  await turn.locator("table.datasets-result").waitFor();
+  await page.screenshot({ path: join(shots, "17-phone-assistant.png") });
+  await assistant.getByRole("button", { name: "Close the assistant" }).click();
+  await assistant.waitFor({ state: "hidden" });
+  await context.close();
+
+  const narrow = await open("#/datasets", { viewport: { width: 800, height: 900 } });
+  const table = await narrow.page.locator("main table.datasets").boundingBox();
+  const page800 = await narrow.page.locator("main").boundingBox();
+  assert.ok(table && page800 && table.x + table.width <= page800.x + page800.width, "the datasets table is not cut off");
+  await narrow.context.close();
+});
+
+test("answers render Markdown safely; usage shows when a model was used; an expired approval says nothing changed", async () => {
+  const { context, page } = await open("#/datasets", { server: scripted });
+  const turn = await ask(page, "markdown please");
+  await finished(turn);
+  const answer = turn.locator(".answer");
+  assert.equal(await answer.locator("strong").innerText(), "the summary");
+  assert.equal(await answer.locator("em").innerText(), "in short");
+  assert.equal(await answer.locator("code").innerText(), "price_eur");
+  assert.deepEqual(await answer.locator("ul > li").allInnerTexts(), ["first point", "second point"]);
+  assert.deepEqual(await answer.locator("ol > li").allInnerTexts(), ["one", "two"]);
+  assert.equal(await answer.locator("a").count(), 1, "only the http link is a link");
+  assert.equal(await answer.locator("a").getAttribute("href"), "https://example.com/docs");
+  const text = await answer.innerText();
+  assert.ok(!text.includes("**") && !text.includes("`"), `no Markdown shows literally: ${text}`);
+  assert.match(text, /a trap <img src=x onerror="window.__pwned=3"> stays text; snake_case_names stay whole\./);
+  assert.equal(await answer.locator("img").count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, "nothing from the text ran");
+  await turn.getByRole("button", { name: "Details" }).click();
+  const drawer = page.getByRole("dialog", { name: "Run details" });
+  assert.equal(await drawer.locator("dd.usage").innerText(), "1 model call · 1,200 in / 34 out tokens");
+  await page.screenshot({ path: join(shots, "18-markdown.png") });
+  await drawer.getByRole("button", { name: "Close details" }).click();
+
+  const del = await ask(page, "delete it");
+  const card = del.locator(".card.elevated");
+  await card.waitFor();
+  await card.getByText("Expired — nothing changed").waitFor({ timeout: 20_000 });
+  await finished(del);
+  assert.equal(await del.locator(".chip").innerText(), "Expired — nothing changed");
+  assert.equal(await del.locator(".outcome").innerText(), "Expired — nothing changed");
+  assert.equal(await page.locator("main table.datasets").getByText("customer_churn.csv").count(), 1, "nothing deleted");
+  await page.screenshot({ path: join(shots, "19-expired.png") });
   await context.close();
 });

@@ -1,8 +1,23 @@
 //! `aware` — the command-line client: an interactive chat with streamed text, tool activity, tables
 //! and Approve/Deny prompts (Ctrl-C cancels the run; dropped connections resume on their own), and
-//! commands for datasets, SQL and runs. `--json` prints machine-readable output for scripts.
+//! commands for datasets, SQL and runs. `--json` prints machine-readable output for scripts, `--csv`
+//! tables for spreadsheets (formula-safe).
+//!
+//! Everything printed for people goes through [`say!`]/[`note!`], which escape control characters:
+//! the data (cells, column names, model text) may carry terminal escape sequences, and a terminal
+//! must show them, never obey them.
 
 mod render;
+
+/// `println!` with control characters from the data escaped (see [`render::terminal_safe`]).
+macro_rules! say {
+    ($($arg:tt)*) => { println!("{}", crate::render::terminal_safe(&format!($($arg)*))) };
+}
+
+/// `eprintln!` with control characters from the data escaped.
+macro_rules! note {
+    ($($arg:tt)*) => { eprintln!("{}", crate::render::terminal_safe(&format!($($arg)*))) };
+}
 
 use anyhow::Context as _;
 use aware_client::v1 as pb;
@@ -11,8 +26,9 @@ use clap::{Parser, Subcommand};
 use futures::StreamExt;
 use pb::server_event::Payload as P;
 use serde_json::json;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 #[derive(Parser)]
 #[command(
@@ -22,7 +38,13 @@ use std::path::PathBuf;
 )]
 struct Cli {
     /// The server (gRPC), e.g. http://127.0.0.1:50051.
-    #[arg(long, global = true, env = "AWARECLI_SERVER", default_value = "http://127.0.0.1:50051")]
+    #[arg(
+        long,
+        global = true,
+        env = "AWARECLI_SERVER",
+        hide_env_values = true,
+        default_value = "http://127.0.0.1:50051"
+    )]
     server: String,
     /// An API key, for servers in api-key mode.
     #[arg(long, global = true, env = "AWARECLI_TOKEN", hide_env_values = true)]
@@ -30,6 +52,10 @@ struct Cli {
     /// Machine-readable output.
     #[arg(long, global = true)]
     json: bool,
+    /// Tables as CSV (`sql`, `datasets preview`): text that a spreadsheet would run as a formula
+    /// (=, +, -, @, tab, CR first) gets a leading `'`.
+    #[arg(long, global = true, conflicts_with = "json")]
+    csv: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -70,11 +96,11 @@ enum Command {
 
 #[derive(Subcommand)]
 enum DatasetsCommand {
+    /// List your datasets: table name, file, status (with the reason when a file failed), rows,
+    /// columns and size.
     List,
     /// Upload a CSV, TSV, Parquet, JSON or NDJSON file.
-    Upload {
-        file: PathBuf,
-    },
+    Upload { file: PathBuf },
     /// Show the first rows of a dataset (by table name, file name or id).
     Preview {
         name: String,
@@ -82,9 +108,7 @@ enum DatasetsCommand {
         limit: u32,
     },
     /// Profile every column.
-    Stats {
-        name: String,
-    },
+    Stats { name: String },
     /// Search the text of your datasets by words and meaning.
     Search {
         query: String,
@@ -123,15 +147,30 @@ async fn main() -> std::process::ExitCode {
                 Some(s) => format!("{} ({:?})", s.message(), s.code()),
                 None => format!("{e:#}"),
             };
-            eprintln!("aware: {message}");
+            note!("aware: {message}");
             std::process::ExitCode::from(2)
         }
     }
 }
 
+/// How a table is printed.
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Text,
+    Json,
+    Csv,
+}
+
 async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     let client = AwareClient::connect(&cli.server, cli.token.as_deref(), "cli").await?;
     let json = cli.json;
+    let output = if cli.json {
+        Output::Json
+    } else if cli.csv {
+        Output::Csv
+    } else {
+        Output::Text
+    };
     match cli.command {
         Command::Chat { message, thread, yes, no } => {
             let decide = if yes {
@@ -143,17 +182,17 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             };
             return chat(&client, message, thread.unwrap_or_default(), decide, json).await;
         }
-        Command::Datasets { command } => datasets(&client, command, json).await?,
+        Command::Datasets { command } => datasets(&client, command, output).await?,
         Command::Sql { query, limit } => {
             let answer = client.query().execute_sql(pb::ExecuteSqlRequest { sql: query, limit }).await?.into_inner();
             let table = answer.table.unwrap_or_default();
-            if json {
-                println!(
+            match output {
+                Output::Json => say!(
                     "{}",
                     json!({"run_id": answer.run_id, "sql": answer.executed_sql, "rows": render::table_json(&table)})
-                );
-            } else {
-                println!("{}", render::table_text(&table));
+                ),
+                Output::Csv => print_csv(&render::table_csv(&table)),
+                Output::Text => say!("{}", render::table_text(&table)),
             }
         }
         Command::Runs { command } => runs(&client, command, json).await?,
@@ -161,14 +200,24 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-async fn datasets(client: &AwareClient, command: DatasetsCommand, json: bool) -> anyhow::Result<()> {
+/// CSV as it is when it goes to a file or a pipe; escaped like the rest when it goes to a terminal.
+fn print_csv(csv: &str) {
+    if std::io::stdout().is_terminal() {
+        print!("{}", render::terminal_safe(&csv.replace("\r\n", "\n")));
+    } else {
+        print!("{csv}");
+    }
+}
+
+async fn datasets(client: &AwareClient, command: DatasetsCommand, output: Output) -> anyhow::Result<()> {
+    let json = output == Output::Json;
     match command {
         DatasetsCommand::List => {
             let all = client.datasets().list_datasets(pb::ListDatasetsRequest::default()).await?.into_inner().datasets;
             if json {
-                println!("{}", serde_json::Value::Array(all.iter().map(render::dataset_json).collect()));
+                say!("{}", serde_json::Value::Array(all.iter().map(render::dataset_json).collect()));
             } else {
-                println!("{}", render::datasets_text(&all));
+                say!("{}", render::datasets_text(&all));
             }
         }
         DatasetsCommand::Upload { file } => {
@@ -182,16 +231,21 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, json: bool) ->
                 indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}")
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            bar.set_message(format!("uploading {name}"));
+            bar.set_message(render::terminal_safe(&format!("uploading {name}")).into_owned());
             let progress = bar.clone();
             let dataset = client.upload(&name, bytes.into(), move |sent| progress.set_position(sent)).await?;
             bar.finish_and_clear();
             if json {
-                println!("{}", render::dataset_json(&dataset));
+                say!("{}", render::dataset_json(&dataset));
+            } else if dataset.status() == pb::DatasetStatus::Error {
+                anyhow::bail!("{} was not loaded: {}", dataset.name, dataset.error);
             } else {
-                println!(
+                say!(
                     "{} → table {} ({} rows, {} columns)",
-                    dataset.name, dataset.table_name, dataset.row_count, dataset.column_count
+                    dataset.name,
+                    dataset.table_name,
+                    dataset.row_count,
+                    dataset.column_count
                 );
             }
         }
@@ -203,10 +257,10 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, json: bool) ->
                 .await?
                 .into_inner();
             let table = rows.table.unwrap_or_default();
-            if json {
-                println!("{}", render::table_json(&table));
-            } else {
-                println!("{} ({} rows in all)\n{}", d.table_name, d.row_count, render::table_text(&table));
+            match output {
+                Output::Json => say!("{}", render::table_json(&table)),
+                Output::Csv => print_csv(&render::table_csv(&table)),
+                Output::Text => say!("{} ({} rows in all)\n{}", d.table_name, d.row_count, render::table_text(&table)),
             }
         }
         DatasetsCommand::Stats { name } => {
@@ -219,9 +273,9 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, json: bool) ->
                 .statistics
                 .unwrap_or_default();
             if json {
-                println!("{}", render::statistics_json(&stats));
+                say!("{}", render::statistics_json(&stats));
             } else {
-                println!("{}: {}", d.table_name, render::statistics_text(&stats));
+                say!("{}: {}", d.table_name, render::statistics_text(&stats));
             }
         }
         DatasetsCommand::Search { query, dataset, mode, limit } => {
@@ -235,22 +289,22 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, json: bool) ->
                 ..Default::default()
             };
             if json {
-                println!("{}", render::search_json(&hits));
+                say!("{}", render::search_json(&hits));
             } else if let Some(text) = render::rich_text(&pb::tool_result::Rich::SearchHits(hits)) {
-                println!("{text}");
+                say!("{text}");
             }
         }
         DatasetsCommand::Delete { name, yes } => {
             let d = client.dataset(&name).await?;
             let what = format!("Delete the dataset {} ({} rows)? This cannot be undone.", d.table_name, d.row_count);
-            if !yes && !ask(&what)? {
+            if !yes && !ask_once(&what).await? {
                 anyhow::bail!("not deleted");
             }
             client.datasets().delete_dataset(pb::DeleteDatasetRequest { dataset_id: d.id.clone() }).await?;
             if json {
-                println!("{}", json!({"deleted": d.id, "table_name": d.table_name}));
+                say!("{}", json!({"deleted": d.id, "table_name": d.table_name}));
             } else {
-                println!("Deleted {}.", d.table_name);
+                say!("Deleted {}.", d.table_name);
             }
         }
     }
@@ -263,7 +317,7 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
             let run = client.runs().get_run(pb::GetRunRequest { run_id }).await?.into_inner().run.unwrap_or_default();
             let usage = run.usage.unwrap_or_default();
             if json {
-                println!(
+                say!(
                     "{}",
                     json!({
                         "run_id": run.run_id, "thread_id": run.thread_id, "status": format!("{:?}", run.status()),
@@ -276,22 +330,30 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
                 );
                 return Ok(());
             }
-            println!("run       {} ({:?}, {:?})", run.run_id, run.kind(), run.status());
-            println!("question  {}", run.question);
+            say!("run       {} ({:?}, {:?})", run.run_id, run.kind(), run.status());
+            say!("question  {}", run.question);
             if !run.model.is_empty() {
-                println!(
-                    "model     {} · {} calls · {} in / {} out tokens",
-                    run.model, usage.model_calls, usage.input_tokens, usage.output_tokens
-                );
+                // Usage only when a model was used (the offline planner calls none).
+                if usage.model_calls > 0 || usage.input_tokens + usage.output_tokens > 0 {
+                    say!(
+                        "model     {} · {} calls · {} in / {} out tokens",
+                        run.model,
+                        usage.model_calls,
+                        usage.input_tokens,
+                        usage.output_tokens
+                    );
+                } else {
+                    say!("model     {}", run.model);
+                }
             }
             for d in &run.datasets {
-                println!("data      {} @ {}", d.table_name, d.version_hash.get(..12).unwrap_or(&d.version_hash));
+                say!("data      {} @ {}", d.table_name, d.version_hash.get(..12).unwrap_or(&d.version_hash));
             }
             if !run.compiled_sql.is_empty() {
-                println!("sql       {}", run.compiled_sql);
+                say!("sql       {}", run.compiled_sql);
             }
             for t in &run.tool_calls {
-                println!(
+                say!(
                     "tool      {} {} → {}",
                     t.tool_name,
                     t.arguments_json,
@@ -299,7 +361,7 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
                 );
             }
             if !run.final_text.is_empty() {
-                println!("answer    {}", run.final_text);
+                say!("answer    {}", run.final_text);
             }
         }
         RunsCommand::Events { run_id } => {
@@ -311,9 +373,9 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
             for e in &page.events {
                 let (kind, detail) = render::event_line(e);
                 if json {
-                    println!("{}", json!({"seq": e.seq, "kind": kind, "detail": detail}));
+                    say!("{}", json!({"seq": e.seq, "kind": kind, "detail": detail}));
                 } else {
-                    println!("{:>4}  {kind:<22} {detail}", e.seq);
+                    say!("{:>4}  {kind:<22} {detail}", e.seq);
                 }
             }
         }
@@ -328,17 +390,51 @@ enum Decide {
     Ask,
 }
 
-/// A yes/no question on the terminal; "no" when there is no terminal to ask on.
-fn ask(question: &str) -> anyhow::Result<bool> {
+/// The lines a person types, read on a thread of their own. The session loop and the
+/// confirmation prompt both take their lines from here — nothing holds the stdin lock across a
+/// prompt — and waiting for a line never blocks the runtime, so Ctrl-C, the run's stream and an
+/// expiring confirmation are handled while the prompt waits.
+struct Lines {
+    rx: tokio::sync::mpsc::Receiver<std::io::Result<String>>,
+}
+
+impl Lines {
+    fn stdin() -> Self {
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lines() {
+                if tx.blocking_send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Self { rx }
+    }
+
+    /// The next line; `None` at the end of input (Ctrl-D).
+    async fn next(&mut self) -> Option<std::io::Result<String>> {
+        self.rx.recv().await
+    }
+}
+
+fn is_yes(line: &str) -> bool {
+    matches!(line.trim().to_lowercase().as_str(), "y" | "yes")
+}
+
+/// A yes/no question outside a chat (`datasets delete`); "no" without a terminal to ask on.
+async fn ask_once(question: &str) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() {
-        eprintln!("{question}\n(no terminal to ask on: treated as no; pass --yes to approve)");
+        note!("{question}\n(no terminal to ask on: treated as no; pass --yes to approve)");
         return Ok(false);
     }
-    eprint!("{question} [y/N] ");
+    eprint!("{} [y/N] ", render::terminal_safe(question));
     std::io::stderr().flush()?;
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim().to_lowercase().as_str(), "y" | "yes"))
+    let mut interrupts = signal(SignalKind::interrupt())?;
+    let mut lines = Lines::stdin();
+    tokio::select! {
+        line = lines.next() => Ok(line.transpose()?.is_some_and(|l| is_yes(&l))),
+        _ = interrupts.recv() => { eprintln!(); Ok(false) }
+    }
 }
 
 async fn chat(
@@ -348,123 +444,211 @@ async fn chat(
     decide: Decide,
     json: bool,
 ) -> anyhow::Result<std::process::ExitCode> {
+    // Ctrl-C is ours from here on: it cancels a run, or leaves at the `you>` prompt.
+    let mut interrupts = signal(SignalKind::interrupt())?;
+    let interactive = std::io::stdin().is_terminal();
+    // Lines come from stdin for a session, or for answering a prompt on a terminal.
+    let mut lines = (message.is_none() || interactive).then(Lines::stdin);
+    let mut session = Session { client, decide, json, interactive, interrupts: &mut interrupts };
     if let Some(text) = message {
-        let (status, _) = one_run(client, &mut thread, &text, decide, json).await?;
+        let status = session.one_run(&mut thread, &text, lines.as_mut()).await?;
         return Ok(if status == pb::RunStatus::Succeeded {
             std::process::ExitCode::SUCCESS
         } else {
             std::process::ExitCode::from(1)
         });
     }
-    let interactive = std::io::stdin().is_terminal();
+    let Some(mut lines) = lines else { return Ok(std::process::ExitCode::SUCCESS) };
     if interactive {
-        eprintln!("aware chat — ask about your data; Ctrl-C cancels a run, Ctrl-D leaves.");
+        eprintln!("aware chat — ask about your data; Ctrl-C cancels a run (or leaves at the prompt), Ctrl-D leaves.");
     }
-    let mut lines = std::io::stdin().lock().lines();
     loop {
         if interactive {
             eprint!("\nyou> ");
             std::io::stderr().flush()?;
         }
-        let Some(line) = lines.next().transpose()? else { break };
+        let line = tokio::select! {
+            line = lines.next() => line,
+            _ = session.interrupts.recv() => {
+                eprintln!();
+                break;
+            }
+        };
+        let Some(line) = line.transpose()? else { break };
         if line.trim().is_empty() {
             continue;
         }
-        one_run(client, &mut thread, line.trim(), decide, json).await?;
+        session.one_run(&mut thread, line.trim(), Some(&mut lines)).await?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// Sends one message and shows its run to the end.
-async fn one_run(
-    client: &AwareClient,
-    thread: &mut String,
-    text: &str,
+struct Session<'a> {
+    client: &'a AwareClient,
     decide: Decide,
     json: bool,
-) -> anyhow::Result<(pb::RunStatus, String)> {
-    let sent = client.send_message(thread, text, "").await?;
-    thread.clone_from(&sent.thread_id);
-    let mut stream = client.run_stream(&sent.run_id, StreamOptions::default());
-    let mut text_open = false;
-    let mut cancelled = false;
-    let mut final_text = String::new();
-    loop {
-        let item = tokio::select! {
-            item = stream.next() => item,
-            _ = tokio::signal::ctrl_c(), if !cancelled => {
-                cancelled = true;
-                eprintln!("\n(cancelling…)");
-                client.cancel(&sent.run_id).await?;
-                continue;
+    interactive: bool,
+    interrupts: &'a mut Signal,
+}
+
+/// What the run loop waits for next.
+enum Next {
+    // Boxed: a stream item is large, and this enum is built on every turn of the loop.
+    Item(Box<Option<Result<StreamItem, tonic::Status>>>),
+    Line(Option<std::io::Result<String>>),
+    Interrupt,
+}
+
+impl Session<'_> {
+    /// Sends one message and shows its run to the end; a confirmation is asked about while the
+    /// run's events keep arriving (an expiry or an answer from elsewhere ends the question).
+    async fn one_run(
+        &mut self,
+        thread: &mut String,
+        text: &str,
+        mut lines: Option<&mut Lines>,
+    ) -> anyhow::Result<pb::RunStatus> {
+        let client = self.client;
+        let json = self.json;
+        let sent = client.send_message(thread, text, "").await?;
+        thread.clone_from(&sent.thread_id);
+        let mut stream = client.run_stream(&sent.run_id, StreamOptions::default());
+        let mut text_open = false;
+        let mut cancelled = false;
+        // The confirmation the prompt is asking about.
+        let mut asking: Option<String> = None;
+        loop {
+            let answer = async {
+                match (&asking, lines.as_deref_mut()) {
+                    (Some(_), Some(lines)) => lines.next().await,
+                    _ => std::future::pending().await,
+                }
+            };
+            let next = tokio::select! {
+                item = stream.next() => Next::Item(Box::new(item)),
+                line = answer => Next::Line(line),
+                _ = self.interrupts.recv(), if !cancelled => Next::Interrupt,
+            };
+            let item = match next {
+                Next::Interrupt => {
+                    cancelled = true;
+                    asking = None;
+                    eprintln!("\n(cancelling…)");
+                    client.cancel(&sent.run_id).await?;
+                    continue;
+                }
+                Next::Line(line) => {
+                    let Some(id) = asking.take() else { continue };
+                    // End of input at the prompt is a "no", like an empty answer.
+                    let approved = line.transpose()?.is_some_and(|l| is_yes(&l));
+                    self.answer(&id, approved).await?;
+                    continue;
+                }
+                Next::Item(item) => *item,
+            };
+            let Some(item) = item else { anyhow::bail!("the run's stream ended without RunCompleted") };
+            let event = match item? {
+                StreamItem::Event(e) => e,
+                StreamItem::Heartbeat(_) => continue,
+                StreamItem::Reconnecting { attempt, .. } => {
+                    note!("(connection lost; reconnecting, attempt {attempt}…)");
+                    continue;
+                }
+            };
+            if json {
+                let (kind, detail) = render::event_line(&event);
+                say!("{}", json!({"run_id": event.run_id, "seq": event.seq, "kind": kind, "detail": detail}));
             }
-        };
-        let Some(item) = item else { anyhow::bail!("the run's stream ended without RunCompleted") };
-        let event = match item? {
-            StreamItem::Event(e) => e,
-            StreamItem::Heartbeat(_) => continue,
-            StreamItem::Reconnecting { attempt, .. } => {
-                eprintln!("(connection lost; reconnecting, attempt {attempt}…)");
-                continue;
-            }
-        };
-        if json {
-            let (kind, detail) = render::event_line(&event);
-            println!("{}", json!({"run_id": event.run_id, "seq": event.seq, "kind": kind, "detail": detail}));
-        }
-        match event.payload {
-            Some(P::TextDelta(d)) if !json => {
-                print!("{}", d.delta);
-                std::io::stdout().flush()?;
-                text_open = true;
-            }
-            Some(P::TextEnded(_)) if text_open && !json => {
-                println!();
-                text_open = false;
-            }
-            Some(P::ToolCallStarted(c)) if !json => eprintln!("· {}…", c.title),
-            Some(P::ToolResult(r)) if !json => {
-                if r.is_error {
-                    eprintln!("✗ {}: {}", r.tool_name, r.llm_summary);
-                } else {
-                    eprintln!("✓ {} ({} ms)", r.tool_name, r.duration_ms);
-                    if let Some(text) = r.rich.as_ref().and_then(render::rich_text) {
-                        println!("{text}");
+            match event.payload {
+                Some(P::TextDelta(d)) if !json => {
+                    print!("{}", render::terminal_safe(&d.delta));
+                    std::io::stdout().flush()?;
+                    text_open = true;
+                }
+                Some(P::TextEnded(_)) if text_open && !json => {
+                    println!();
+                    text_open = false;
+                }
+                Some(P::ToolCallStarted(c)) if !json => note!("· {}…", c.title),
+                Some(P::ToolResult(r)) if !json => {
+                    if r.is_error {
+                        note!("✗ {}: {}", r.tool_name, r.llm_summary);
+                    } else {
+                        note!("✓ {} ({} ms)", r.tool_name, r.duration_ms);
+                        if let Some(text) = r.rich.as_ref().and_then(render::rich_text) {
+                            say!("{text}");
+                        }
                     }
                 }
+                Some(P::ToolDenied(d)) if !json => note!("⊘ {}: {}", d.tool_name, d.reason),
+                Some(P::ConfirmationRequired(c)) => {
+                    let elevated = c.tier() == pb::ConfirmationTier::Elevated;
+                    let question = format!("{}{}", if elevated { "⚠ CAUTION: " } else { "" }, c.description);
+                    match self.decide {
+                        Decide::Approve | Decide::Deny => {
+                            let approved = matches!(self.decide, Decide::Approve);
+                            if !json {
+                                note!("{question} → {}", if approved { "approved" } else { "denied" });
+                            }
+                            self.answer(&c.confirmation_id, approved).await?;
+                        }
+                        Decide::Ask if self.interactive && lines.is_some() => {
+                            if text_open {
+                                println!();
+                                text_open = false;
+                            }
+                            eprint!("{}\nApprove? [y/N] ", render::terminal_safe(&question));
+                            std::io::stderr().flush()?;
+                            asking = Some(c.confirmation_id.clone());
+                        }
+                        Decide::Ask => {
+                            note!("{question}\n(no terminal to ask on: treated as no; pass --yes to approve)");
+                            self.answer(&c.confirmation_id, false).await?;
+                        }
+                    }
+                }
+                Some(P::ConfirmationResolved(r)) if asking.as_deref() == Some(r.confirmation_id.as_str()) => {
+                    // Decided without this prompt: it expired, or someone answered elsewhere.
+                    asking = None;
+                    note!("\n(no longer waiting for an answer: {})", resolution_text(r.resolution()));
+                }
+                Some(P::RunCompleted(done)) => {
+                    if text_open && !json {
+                        println!();
+                    }
+                    let status = done.status();
+                    if status != pb::RunStatus::Succeeded && !json {
+                        let why = done.error.map(|e| format!(": {}", e.message)).unwrap_or_default();
+                        note!("(run {:?}{why})", status);
+                    }
+                    return Ok(status);
+                }
+                _ => {}
             }
-            Some(P::ToolDenied(d)) if !json => eprintln!("⊘ {}: {}", d.tool_name, d.reason),
-            Some(P::ConfirmationRequired(c)) => {
-                let elevated = c.tier() == pb::ConfirmationTier::Elevated;
-                let question = format!("{}{}", if elevated { "⚠ CAUTION: " } else { "" }, c.description);
-                let approved = match decide {
-                    Decide::Approve => true,
-                    Decide::Deny => false,
-                    Decide::Ask => ask(&format!("{question}\nApprove?"))?,
-                };
-                if !json {
-                    eprintln!("{question} → {}", if approved { "approved" } else { "denied" });
-                }
-                let answer = client.confirm(&c.confirmation_id, approved).await?;
-                if answer.resolution()
-                    != if approved { pb::ConfirmationResolution::Approved } else { pb::ConfirmationResolution::Denied }
-                {
-                    eprintln!("(already decided: {:?})", answer.resolution());
-                }
-            }
-            Some(P::RunCompleted(done)) => {
-                if text_open && !json {
-                    println!();
-                }
-                final_text.clone_from(&done.final_text);
-                let status = done.status();
-                if status != pb::RunStatus::Succeeded && !json {
-                    let why = done.error.map(|e| format!(": {}", e.message)).unwrap_or_default();
-                    eprintln!("(run {:?}{why})", status);
-                }
-                return Ok((status, final_text));
-            }
-            _ => {}
         }
+    }
+
+    async fn answer(&self, confirmation_id: &str, approved: bool) -> anyhow::Result<()> {
+        let answer = self.client.confirm(confirmation_id, approved).await?;
+        let wanted = if approved { pb::ConfirmationResolution::Approved } else { pb::ConfirmationResolution::Denied };
+        if answer.resolution() == wanted {
+            if !self.json && matches!(self.decide, Decide::Ask) && self.interactive {
+                eprintln!("→ {}", if approved { "approved" } else { "denied — nothing changed" });
+            }
+        } else {
+            note!("(already decided: {})", resolution_text(answer.resolution()));
+        }
+        Ok(())
+    }
+}
+
+fn resolution_text(r: pb::ConfirmationResolution) -> &'static str {
+    match r {
+        pb::ConfirmationResolution::Approved => "approved",
+        pb::ConfirmationResolution::Denied => "denied — nothing changed",
+        pb::ConfirmationResolution::Expired => "expired — nothing changed",
+        pb::ConfirmationResolution::Cancelled => "cancelled — nothing changed",
+        pb::ConfirmationResolution::Superseded => "superseded — nothing changed",
+        pb::ConfirmationResolution::Unspecified => "unknown",
     }
 }

@@ -1,8 +1,64 @@
-//! Text and JSON renderings of aware's results for the terminal.
+//! Text, JSON and CSV renderings of aware's results for the terminal.
 
 use aware_client::v1 as pb;
 use pb::value::Kind;
 use serde_json::{Value as Json, json};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether a character would act on a terminal instead of being shown: C0 controls (ESC starts
+/// escape sequences, BEL rings, CR rewrites the line, BS erases), DEL, C1 controls (U+009B is a
+/// one-character CSI on some terminals) and the invisible bidi/format characters that reorder
+/// what a line appears to say. Newline and tab are layout, not commands.
+fn acts_on_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Text from the data made safe to print: each character that would act on the terminal is
+/// shown as its escape (`\u{1b}`), so the user sees it and the terminal does nothing.
+pub fn terminal_safe(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(acts_on_terminal) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if acts_on_terminal(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A double as people write it: NaN, ∞ and −∞ for the non-finite ones, at most 4 decimals.
+pub fn double_text(d: f64) -> String {
+    if d.is_nan() {
+        "NaN".to_owned()
+    } else if d.is_infinite() {
+        if d > 0.0 { "∞" } else { "−∞" }.to_owned()
+    } else {
+        let s = format!("{d:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+/// A double for JSON, which has no NaN or infinities: those become the strings "NaN",
+/// "Infinity" and "-Infinity" (as proto3 JSON spells them) instead of a silent `null`.
+fn double_json(d: f64) -> Json {
+    if d.is_finite() { json!(d) } else { Json::String(double_csv(d)) }
+}
+
+fn double_csv(d: f64) -> String {
+    if d.is_nan() {
+        "NaN".to_owned()
+    } else if d.is_infinite() {
+        if d > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else {
+        d.to_string()
+    }
+}
 
 /// Widest a table cell is printed before it is cut with `…`.
 const MAX_CELL: usize = 40;
@@ -12,10 +68,7 @@ pub fn value_text(v: &pb::Value) -> String {
         None | Some(Kind::NullValue(_)) => "NULL".to_owned(),
         Some(Kind::BoolValue(b)) => b.to_string(),
         Some(Kind::IntValue(i)) => i.to_string(),
-        Some(Kind::DoubleValue(d)) => {
-            let s = format!("{d:.4}");
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        }
+        Some(Kind::DoubleValue(d)) => double_text(*d),
         Some(Kind::DecimalValue(s) | Kind::StringValue(s) | Kind::TextValue(s)) => s.clone(),
         Some(Kind::DateValue(days)) => chrono_date(*days),
         Some(Kind::TimestampValue(t)) => {
@@ -50,13 +103,15 @@ pub fn value_json(v: &pb::Value) -> Json {
         None | Some(Kind::NullValue(_)) => Json::Null,
         Some(Kind::BoolValue(b)) => json!(b),
         Some(Kind::IntValue(i)) => json!(i),
-        Some(Kind::DoubleValue(d)) => json!(d),
+        Some(Kind::DoubleValue(d)) => double_json(*d),
         _ => Json::String(value_text(v)),
     }
 }
 
+/// A cell on one line, control characters escaped (before measuring, so columns stay aligned),
+/// cut at [`MAX_CELL`].
 fn cut(s: &str) -> String {
-    let one_line = s.replace(['\n', '\r', '\t'], " ");
+    let one_line = terminal_safe(&s.replace(['\n', '\r', '\t'], " ")).into_owned();
     if one_line.chars().count() <= MAX_CELL {
         one_line
     } else {
@@ -124,6 +179,47 @@ pub fn table_json(t: &pb::Table) -> Json {
     )
 }
 
+/// Spreadsheets run a cell that starts with one of these as a formula (`=HYPERLINK(…)`,
+/// `+cmd|…`, `@SUM(…)`, a tab or CR before one); some also take the full-width forms.
+fn starts_formula(s: &str) -> bool {
+    s.starts_with(['=', '+', '-', '@', '\t', '\r', '＝', '＋', '－', '＠'])
+}
+
+/// A text field for CSV: a would-be formula gets a leading `'` (shown, never run), then RFC 4180
+/// quoting.
+pub fn csv_text(raw: &str) -> String {
+    let neutral = if starts_formula(raw) { format!("'{raw}") } else { raw.to_owned() };
+    if neutral.len() != raw.len() || neutral.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", neutral.replace('"', "\"\""))
+    } else {
+        neutral
+    }
+}
+
+/// A cell for CSV: numbers exact (NaN, Infinity, -Infinity spelled out), text neutralised.
+fn csv_cell(v: &pb::Value) -> String {
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => String::new(),
+        Some(Kind::BoolValue(b)) => b.to_string(),
+        Some(Kind::IntValue(i)) => i.to_string(),
+        Some(Kind::DoubleValue(d)) => double_csv(*d),
+        Some(Kind::DecimalValue(s)) => s.clone(),
+        Some(Kind::StringValue(s) | Kind::TextValue(s)) => csv_text(s),
+        Some(_) => csv_text(&value_text(v)),
+    }
+}
+
+/// A table as CSV: a header line, then one line per row (CRLF, as RFC 4180 has it).
+pub fn table_csv(t: &pb::Table) -> String {
+    let mut out = t.columns.iter().map(|c| csv_text(&c.name)).collect::<Vec<_>>().join(",");
+    out.push_str("\r\n");
+    for r in &t.rows {
+        out.push_str(&r.values.iter().map(csv_cell).collect::<Vec<_>>().join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
 pub fn bytes_text(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut x = n as f64;
@@ -139,7 +235,7 @@ fn status_text(d: &pb::Dataset) -> &'static str {
     match d.status() {
         pb::DatasetStatus::Ready => "ready",
         pb::DatasetStatus::Processing => "processing",
-        pb::DatasetStatus::Error => "error",
+        pb::DatasetStatus::Error => "failed",
         pb::DatasetStatus::Unspecified => "?",
     }
 }
@@ -162,7 +258,16 @@ pub fn datasets_text(ds: &[pb::Dataset]) -> String {
             ]
         })
         .collect();
-    grid(&header, &rows, &[false, false, false, true, true, true])
+    let mut text = grid(&header, &rows, &[false, false, false, true, true, true]);
+    // Why a file failed does not fit a column: one line each under the table.
+    for d in ds.iter().filter(|d| d.status() == pb::DatasetStatus::Error) {
+        text.push_str(&format!(
+            "\n✗ {}: {}",
+            d.name,
+            if d.error.is_empty() { "no reason was recorded" } else { &d.error }
+        ));
+    }
+    text
 }
 
 pub fn dataset_json(d: &pb::Dataset) -> Json {
@@ -187,7 +292,7 @@ pub fn statistics_text(s: &pb::DatasetStatistics) -> String {
                 c.distinct_count.to_string(),
                 c.min.as_ref().map(value_text).unwrap_or_default(),
                 c.max.as_ref().map(value_text).unwrap_or_default(),
-                c.mean.map(|m| format!("{m:.2}")).unwrap_or_default(),
+                c.mean.map(|m| if m.is_finite() { format!("{m:.2}") } else { double_text(m) }).unwrap_or_default(),
             ]
         })
         .collect();
@@ -199,7 +304,7 @@ pub fn statistics_json(s: &pb::DatasetStatistics) -> Json {
         "table_name": s.table_name, "rows": s.row_count,
         "columns": s.columns.iter().map(|c| json!({
             "name": c.name, "type": c.r#type, "missing": c.null_count, "distinct": c.distinct_count,
-            "min": c.min.as_ref().map(value_json), "max": c.max.as_ref().map(value_json), "mean": c.mean,
+            "min": c.min.as_ref().map(value_json), "max": c.max.as_ref().map(value_json), "mean": c.mean.map(double_json),
         })).collect::<Vec<_>>(),
     })
 }
@@ -355,5 +460,67 @@ mod tests {
             &[false, true],
         );
         assert_eq!(g, "a    n\n──  ──\nx    5\nyy  10");
+    }
+
+    fn table(cells: Vec<pb::Value>) -> pb::Table {
+        pb::Table {
+            columns: (0..cells.len()).map(|i| pb::Column { name: format!("c{i}"), ..Default::default() }).collect(),
+            rows: vec![pb::Row { values: cells }],
+            ..Default::default()
+        }
+    }
+
+    fn v(kind: Kind) -> pb::Value {
+        pb::Value { kind: Some(kind) }
+    }
+
+    #[test]
+    fn control_characters_from_the_data_are_shown_not_obeyed() {
+        let hostile = "red\x1b[31m alert\x07\rOK\u{9b}2J \u{202e}gnp.exe";
+        let safe = terminal_safe(hostile);
+        assert_eq!(safe, "red\\u{1b}[31m alert\\u{7}\\u{d}OK\\u{9b}2J \\u{202e}gnp.exe");
+        assert!(!safe.chars().any(|c| c.is_control()), "{safe}");
+        assert_eq!(terminal_safe("two\nlines\tand a tab"), "two\nlines\tand a tab", "layout stays");
+        // In a table the escape is measured, so the columns stay aligned.
+        let text = table_text(&table(vec![v(Kind::StringValue("\x1b[2Jx".into())), v(Kind::IntValue(1))]));
+        assert!(text.contains("\\u{1b}[2Jx") && !text.contains('\x1b'), "{text}");
+    }
+
+    #[test]
+    fn non_finite_doubles_read_as_nan_and_infinity_everywhere() {
+        let cells = vec![
+            v(Kind::DoubleValue(f64::NAN)),
+            v(Kind::DoubleValue(f64::INFINITY)),
+            v(Kind::DoubleValue(f64::NEG_INFINITY)),
+            v(Kind::DoubleValue(2.5)),
+        ];
+        let t = table(cells.clone());
+        let text = table_text(&t);
+        let row = text.lines().nth(2).unwrap();
+        assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["NaN", "∞", "−∞", "2.5"], "{text}");
+        assert_eq!(table_json(&t), json!([{"c0": "NaN", "c1": "Infinity", "c2": "-Infinity", "c3": 2.5}]));
+        assert_eq!(table_csv(&t), "c0,c1,c2,c3\r\nNaN,Infinity,-Infinity,2.5\r\n");
+    }
+
+    #[test]
+    fn csv_neutralises_formulas_in_text_but_not_in_numbers() {
+        let cells = vec![
+            v(Kind::StringValue("=HYPERLINK(\"http://x\",\"y\")".into())),
+            v(Kind::StringValue("+cmd|' /C calc'!A0".into())),
+            v(Kind::StringValue("-2+3".into())),
+            v(Kind::StringValue("@SUM(A1)".into())),
+            v(Kind::StringValue("\tx".into())),
+            v(Kind::StringValue("\r=1".into())),
+            v(Kind::StringValue("plain, with comma".into())),
+            v(Kind::IntValue(-5)),
+            v(Kind::DecimalValue("-1.25".into())),
+        ];
+        let csv = table_csv(&table(cells));
+        let row = csv.split("\r\n").nth(1).unwrap();
+        assert_eq!(
+            row,
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",\"'+cmd|' /C calc'!A0\",\"'-2+3\",\"'@SUM(A1)\",\"'\tx\",\"'\r=1\",\"plain, with comma\",-5,-1.25"
+        );
+        assert_eq!(csv_text("=cmd"), "\"'=cmd\"", "headers too");
     }
 }

@@ -1,0 +1,355 @@
+// A run as people see it, built from its events alone — the same for a run streaming in the
+// assistant and for one reopened in the run inspector: answer text (Markdown), a chip per tool
+// call saying where it is, rich results, confirmation cards, and an outcome in plain words.
+import { useEffect, useState } from "react";
+import {
+  ConfirmationResolution,
+  ConfirmationTier,
+  DatasetFormat,
+  EntryKind,
+  RunStatus,
+  ToolPhase,
+  timestampDate,
+  type ConfirmationRequired,
+  type DatasetStatistics,
+  type ServerEvent,
+  type ToolResult,
+  type Usage,
+} from "@aware/client";
+import { aware, errorText, statusText } from "./api";
+import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
+import { Markdown } from "./Markdown";
+import { ResultTable, ScrollBox } from "./ResultTable";
+
+export type Item =
+  | { kind: "text"; id: string; text: string }
+  | { kind: "tool"; id: string; name: string; title: string; phase: ToolPhase }
+  | { kind: "result"; id: string; result: ToolResult }
+  | { kind: "denied"; id: string; reason: string }
+  | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution };
+
+export interface Transcript {
+  items: Item[];
+  status: RunStatus;
+  error?: string;
+}
+
+/** Folds one event into a run's transcript (events are de-duplicated upstream by seq). */
+export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
+  const items = [...t.items];
+  const p = e.payload;
+  const tool = (id: string) => items.findIndex((x) => x.kind === "tool" && x.id === id);
+  switch (p.case) {
+    case "textDelta": {
+      const last = items.findIndex((i) => i.kind === "text" && i.id === p.value.messageId);
+      if (last >= 0) {
+        const text = items[last] as Extract<Item, { kind: "text" }>;
+        items[last] = { ...text, text: text.text + p.value.delta };
+      } else items.push({ kind: "text", id: p.value.messageId, text: p.value.delta });
+      break;
+    }
+    case "toolCallStarted":
+      items.push({ kind: "tool", id: p.value.toolCallId, name: p.value.toolName, title: p.value.title, phase: ToolPhase.QUEUED });
+      break;
+    case "toolStatus": {
+      const i = tool(p.value.toolCallId);
+      if (i >= 0) items[i] = { ...(items[i] as Extract<Item, { kind: "tool" }>), phase: p.value.phase };
+      break;
+    }
+    case "toolResult": {
+      const i = tool(p.value.toolCallId);
+      if (i >= 0) {
+        const chip = items[i] as Extract<Item, { kind: "tool" }>;
+        // A result replayed after a restart comes without its status event.
+        if (!FINAL_PHASES.has(chip.phase)) items[i] = { ...chip, phase: p.value.isError ? ToolPhase.FAILED : ToolPhase.SUCCEEDED };
+      }
+      items.push({ kind: "result", id: p.value.toolCallId, result: p.value });
+      break;
+    }
+    case "toolDenied":
+      items.push({ kind: "denied", id: p.value.toolCallId, reason: `${p.value.toolName}: ${p.value.reason}` });
+      break;
+    case "confirmationRequired":
+      items.push({ kind: "confirm", id: p.value.confirmationId, c: p.value });
+      break;
+    case "confirmationResolved": {
+      const i = items.findIndex((x) => x.kind === "confirm" && x.id === p.value.confirmationId);
+      if (i >= 0) items[i] = { ...(items[i] as Extract<Item, { kind: "confirm" }>), resolution: p.value.resolution };
+      break;
+    }
+    case "runCompleted":
+      return { ...t, items, status: p.value.status, error: p.value.error?.message };
+  }
+  return { ...t, items };
+}
+
+const FINAL_PHASES = new Set([ToolPhase.SUCCEEDED, ToolPhase.FAILED, ToolPhase.DENIED, ToolPhase.EXPIRED, ToolPhase.CANCELLED]);
+
+export function isActive(status: RunStatus): boolean {
+  return status === RunStatus.RUNNING || status === RunStatus.AWAITING_CONFIRMATION || status === RunStatus.QUEUED;
+}
+
+/** What a running tool shows, by tool. */
+const ACTIVITY: Record<string, string> = {
+  list_datasets: "Looking up your datasets…",
+  get_dataset_detail: "Reading the dataset's schema…",
+  preview_rows: "Reading rows…",
+  run_sql_query: "Running SQL…",
+  execute_query_plan: "Running SQL…",
+  get_dataset_statistics: "Profiling the data…",
+  get_system_status: "Checking the system…",
+  get_run_status: "Looking up the run…",
+  search_datasets: "Searching…",
+  delete_dataset: "Deleting the dataset…",
+  list_directory: "Looking in the folder…",
+  import_files: "Importing files…",
+};
+
+/** A tool call's chip: where it is, in words that are true at that moment. */
+function chip(item: Extract<Item, { kind: "tool" }>): { text: string; className: string } {
+  switch (item.phase) {
+    case ToolPhase.AWAITING_CONFIRMATION:
+      return { text: "Waiting for your approval", className: "waiting" };
+    case ToolPhase.DENIED:
+      return { text: "Denied — nothing changed", className: "stopped" };
+    case ToolPhase.EXPIRED:
+      return { text: "Expired — nothing changed", className: "stopped" };
+    case ToolPhase.CANCELLED:
+      return { text: "Cancelled", className: "stopped" };
+    case ToolPhase.FAILED:
+      return { text: `✗ ${item.title}`, className: "failed" };
+    case ToolPhase.SUCCEEDED:
+      return { text: `✓ ${item.title}`, className: "done" };
+    default:
+      return { text: ACTIVITY[item.name] ?? `${item.title}…`, className: "active" };
+  }
+}
+
+const RESOLVED: Record<ConfirmationResolution, string> = {
+  [ConfirmationResolution.UNSPECIFIED]: "Answered",
+  [ConfirmationResolution.APPROVED]: "Allowed",
+  [ConfirmationResolution.DENIED]: "Denied — nothing changed",
+  [ConfirmationResolution.EXPIRED]: "Expired — nothing changed",
+  [ConfirmationResolution.CANCELLED]: "Cancelled — nothing changed",
+  [ConfirmationResolution.SUPERSEDED]: "Superseded — nothing changed",
+};
+
+/** How a finished run ended, in words: a declined or lapsed confirmation says so, not "succeeded". */
+export function outcomeText(t: Transcript): string {
+  if (isActive(t.status)) {
+    const waiting = t.status === RunStatus.AWAITING_CONFIRMATION || t.items.some((i) => i.kind === "tool" && i.phase === ToolPhase.AWAITING_CONFIRMATION);
+    return waiting ? "Waiting for your approval" : "working…";
+  }
+  const confirms = t.items.filter((i): i is Extract<Item, { kind: "confirm" }> => i.kind === "confirm");
+  const last = confirms[confirms.length - 1]?.resolution;
+  if (t.status === RunStatus.SUCCEEDED && last !== undefined && last !== ConfirmationResolution.APPROVED) return RESOLVED[last];
+  const status = RunStatus[t.status].toLowerCase().replace("_", " ");
+  return t.error ? `${status} — ${t.error}` : status;
+}
+
+/** Token usage, only when a model was used (the offline planner calls none). */
+export function usageText(u: Usage | undefined): string | undefined {
+  if (!u) return undefined;
+  const tokens = u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+  if (u.modelCalls === 0 && tokens === 0n) return undefined;
+  const calls = `${u.modelCalls} model call${u.modelCalls === 1 ? "" : "s"}`;
+  return `${calls} · ${count(u.inputTokens)} in / ${count(u.outputTokens)} out tokens${u.partial ? " (estimated)" : ""}`;
+}
+
+/** Tool calls that ended without acting: their chip says so, and their result adds nothing. */
+const STOPPED = new Set([ToolPhase.DENIED, ToolPhase.EXPIRED, ToolPhase.CANCELLED]);
+
+export function TranscriptItems({ items, openDataset }: { items: Item[]; openDataset: (id: string) => void }) {
+  const stopped = new Set(items.filter((i) => i.kind === "tool" && STOPPED.has(i.phase)).map((i) => i.id));
+  return (
+    <>
+      {items.map((item) => {
+        if (item.kind === "result" && stopped.has(item.id) && item.result.rich.case === undefined) return null;
+        switch (item.kind) {
+          case "text":
+            return <Markdown key={"t" + item.id} className="answer" text={item.text} />;
+          case "tool": {
+            const c = chip(item);
+            return <span key={"c" + item.id} className={`chip ${c.className}`}>{c.text}</span>;
+          }
+          case "result":
+            return <RichResult key={"r" + item.id} result={item.result} openDataset={openDataset} />;
+          case "denied":
+            return <p key={"d" + item.id} className="denied">Not allowed — {item.reason}</p>;
+          case "confirm":
+            return <ConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
+        }
+      })}
+    </>
+  );
+}
+
+export function RichResult({ result, openDataset }: { result: ToolResult; openDataset: (id: string) => void }) {
+  const r = result.rich;
+  switch (r.case) {
+    case "table":
+      return <ResultTable table={r.value} caption={result.toolName} expandable />;
+    case "datasetList":
+      return (
+        <div className="table-scroll">
+          <table className="datasets-result">
+            <thead>
+              <tr><th>Dataset</th><th className="num">Rows</th><th className="num">Columns</th><th /></tr>
+            </thead>
+            <tbody>
+              {r.value.datasets.map((d) => (
+                <tr key={d.id}>
+                  <td>{d.tableName}</td>
+                  <td className="num">{count(d.rowCount)}</td>
+                  <td className="num">{d.columnCount}</td>
+                  <td><button type="button" className="link" onClick={() => openDataset(d.id)}>Preview</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      );
+    case "datasetDetail":
+      return r.value.sample ? <ResultTable table={r.value.sample} caption={r.value.dataset?.tableName} expandable /> : null;
+    case "statistics":
+      return <StatisticsTable stats={r.value} />;
+    case "directoryListing":
+      return (
+        <div className="table-scroll">
+          <table className="listing-result">
+            <thead><tr><th>Name</th><th>Kind</th><th className="num">Size</th><th>Imports as</th></tr></thead>
+            <tbody>
+              {r.value.entries.map((e) => (
+                <tr key={e.path}>
+                  <td>{e.path}</td>
+                  <td>{EntryKind[e.kind].toLowerCase()}</td>
+                  <td className="num">{e.kind === EntryKind.FILE ? formatBytes(e.sizeBytes) : ""}</td>
+                  <td>{e.importableFormat ? DatasetFormat[e.importableFormat].toLowerCase() : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      );
+    case "importReport":
+      return (
+        <ul className="import-report">
+          {r.value.files.map((f) => (
+            <li key={f.path} className={f.error ? "error" : ""}>
+              {f.dataset ? <>✓ {f.path} → <button type="button" className="link" onClick={() => openDataset(f.dataset!.id)}>{f.dataset.tableName}</button> ({count(f.dataset.rowCount)} rows)</> : <>✗ {f.path}: {f.error?.message}</>}
+            </li>
+          ))}
+        </ul>
+      );
+    case "searchHits":
+      return (
+        <div className="search-hits">
+          <p className="muted">{r.value.hits.length} hit(s) · {r.value.mode} search{r.value.note ? ` · ${r.value.note}` : ""}</p>
+          <ol>
+            {r.value.hits.map((h) => (
+              <li key={`${h.datasetId}:${h.rowId}`}>
+                <button type="button" className="link" onClick={() => openDataset(h.datasetId)}>{h.tableName}</button>
+                <span className="muted"> row {String(h.rowId)} · {h.column}{h.sameTextRows ? ` · +${h.sameTextRows} rows with the same text` : ""}</span>
+                <p className="snippet"><Snippet html={h.snippet} /></p>
+              </li>
+            ))}
+          </ol>
+        </div>
+      );
+    case "deletedDataset":
+      return <p className="muted">Deleted {r.value.tableName} ({statusText(r.value)}, {formatBytes(r.value.sizeBytes)}).</p>;
+    case "systemStatus":
+      return <p className="muted">aware {r.value.version} · {r.value.mode} mode · model {r.value.modelProvider} · {r.value.datasetCount} datasets</p>;
+    case "run":
+      return <p className="muted">Run <a href={`#/runs/${r.value.runId}`}>{r.value.question || r.value.runId}</a> — {RunStatus[r.value.status].toLowerCase()}</p>;
+    default:
+      return result.isError && result.llmSummary ? <p className="error">{result.llmSummary}</p> : null;
+  }
+}
+
+/** Every statistic the API gives, each number formatted for its column (money in its currency). */
+export function StatisticsTable({ stats }: { stats: DatasetStatistics }) {
+  const n = (x: number | undefined, unit: Unit) => (x === undefined ? "" : formatNumber(x, unit));
+  return (
+    <ScrollBox label={`statistics of ${stats.tableName}`}>
+      <table className="statistics">
+        <thead>
+          <tr>
+            <th scope="col">Column</th><th scope="col">Type</th><th scope="col" className="num">Missing</th><th scope="col" className="num">Distinct</th>
+            <th scope="col" className="num">Min</th><th scope="col" className="num">Max</th><th scope="col" className="num">Mean</th><th scope="col" className="num">Median</th><th scope="col" className="num">Std dev</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.columns.map((c) => {
+            const unit = columnUnit(c.name);
+            return (
+              <tr key={c.name}>
+                <td>{c.name}</td>
+                <td>{c.type}</td>
+                <td className="num">{count(c.nullCount)}</td>
+                <td className="num">{count(c.distinctCount)}</td>
+                <td className="num clip" title={c.min ? cellText(c.min) : ""}>{c.min ? cellText(c.min, unit) : ""}</td>
+                <td className="num clip" title={c.max ? cellText(c.max) : ""}>{c.max ? cellText(c.max, unit) : ""}</td>
+                <td className="num">{n(c.mean, unit)}</td>
+                <td className="num">{n(c.median, unit)}</td>
+                <td className="num">{n(c.stddev, unit)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </ScrollBox>
+  );
+}
+
+/** A search snippet: escaped text with `<mark>` around matched words. Rendered as text nodes and
+ *  <mark> elements, never as HTML, so nothing in a dataset can inject markup. */
+function Snippet({ html }: { html: string }) {
+  const unescape = (t: string) =>
+    t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  const parts = html.split(/<mark>(.*?)<\/mark>/g);
+  return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{unescape(p)}</mark> : <span key={i}>{unescape(p)}</span>))}</>;
+}
+
+function ConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution?: ConfirmationResolution }) {
+  const elevated = c.tier === ConfirmationTier.ELEVATED;
+  const expires = c.expiresAt ? timestampDate(c.expiresAt).getTime() : Date.now();
+  const [now, setNow] = useState(Date.now());
+  const [sending, setSending] = useState(false);
+  const [local, setLocal] = useState<ConfirmationResolution | undefined>();
+  const [error, setError] = useState("");
+  const decided = resolution ?? local;
+  useEffect(() => {
+    if (decided !== undefined) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [decided]);
+  const left = Math.max(0, Math.ceil((expires - now) / 1000));
+  const decide = async (approved: boolean) => {
+    setSending(true);
+    setError("");
+    try {
+      setLocal((await aware.confirm(c.confirmationId, approved)).resolution);
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <div className={`card ${elevated ? "elevated" : "standard"}`} role="group" aria-label={elevated ? "Confirmation required (caution)" : "Confirmation required"}>
+      {elevated && <strong className="caution">⚠ Caution: this cannot be undone</strong>}
+      <Markdown text={c.description} />
+      {decided === undefined ? (
+        <div className="actions">
+          <button type="button" className="deny" disabled={sending} onClick={() => decide(false)}>Deny</button>
+          <button type="button" className={elevated ? "danger" : "allow"} disabled={sending} onClick={() => decide(true)}>Allow</button>
+          <span className="muted" aria-live="off">{left > 0 ? `expires in ${left}s` : "expiring…"}</span>
+        </div>
+      ) : (
+        <p className={`resolved ${decided === ConfirmationResolution.APPROVED ? "" : "stopped"}`}>{RESOLVED[decided]}</p>
+      )}
+      {error && <p className="error" role="alert">{error}</p>}
+    </div>
+  );
+}
