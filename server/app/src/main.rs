@@ -235,7 +235,7 @@ async fn serve_until_signal(config: Config) -> anyhow::Result<()> {
     let addr = config.listen_addr()?;
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let serves_web_app = config.web_dir.is_some();
-    aware_server::server::run(config, listener, shutdown_signal(), |bound| {
+    aware_server::server::run(config, listener, shutdown_signal()?, |bound| {
         if let Some(admin) = bound.admin {
             println!("aware-server admin listening on {admin}");
         }
@@ -250,22 +250,18 @@ async fn serve_until_signal(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM. The handlers are installed when this is called —
+/// before the server says it is listening — so a signal sent as soon as that line appears stops it
+/// gracefully instead of killing it.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
-    }
-    tracing::info!("shutting down");
+        tracing::info!("shutting down");
+    })
 }
