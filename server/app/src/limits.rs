@@ -7,29 +7,32 @@
 
 use crate::config::Limits;
 use aware_core::Error;
+use aware_core::fair::{Open, OpenPerUser};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
-use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 pub struct UserLimits {
     rate: Option<DefaultKeyedRateLimiter<String>>,
     max_streams: usize,
-    streams: Mutex<HashMap<String, usize>>,
+    streams: OpenPerUser,
 }
+
+/// One open stream, counted against its user while it lives.
+pub type StreamGuard = Open;
 
 impl UserLimits {
     /// The configured limits; `enforced` false (local mode) allows everything.
     pub fn new(limits: &Limits, enforced: bool) -> Arc<Self> {
         if !enforced {
-            return Arc::new(Self { rate: None, max_streams: usize::MAX, streams: Mutex::default() });
+            return Arc::new(Self { rate: None, max_streams: usize::MAX, streams: OpenPerUser::default() });
         }
         let rate = NonZeroU32::new(limits.requests_per_second_per_user).map(|per_second| {
             let burst = NonZeroU32::new(limits.request_burst_per_user).unwrap_or(per_second).max(per_second);
             DefaultKeyedRateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst))
         });
-        Arc::new(Self { rate, max_streams: limits.max_streams_per_user as usize, streams: Mutex::default() })
+        Arc::new(Self { rate, max_streams: limits.max_streams_per_user as usize, streams: OpenPerUser::default() })
     }
 
     /// Takes one request from `user`'s allowance.
@@ -47,37 +50,15 @@ impl UserLimits {
     }
 
     /// Counts an open stream of `user` until the guard is dropped.
-    pub fn open_stream(self: &Arc<Self>, user: &str) -> Result<StreamGuard, Error> {
-        let mut streams = self.streams.lock().expect("stream counts");
-        let open = streams.entry(user.to_owned()).or_default();
-        if *open >= self.max_streams {
+    pub fn open_stream(&self, user: &str) -> Result<StreamGuard, Error> {
+        self.streams.open(user, self.max_streams).ok_or_else(|| {
             metrics::counter!("aware_limit_refusals_total", "limit" => "streams").increment(1);
-            return Err(Error::resource_exhausted(format!(
+            Error::resource_exhausted(format!(
                 "this user already has {} streams open (the limit); close one, or resume several runs on one Chat stream",
                 self.max_streams
             ))
-            .with_retry_after(std::time::Duration::from_secs(1)));
-        }
-        *open += 1;
-        Ok(StreamGuard { limits: self.clone(), user: user.to_owned() })
-    }
-}
-
-/// One open stream, counted against its user while it lives.
-pub struct StreamGuard {
-    limits: Arc<UserLimits>,
-    user: String,
-}
-
-impl Drop for StreamGuard {
-    fn drop(&mut self) {
-        let mut streams = self.limits.streams.lock().expect("stream counts");
-        if let Some(open) = streams.get_mut(&self.user) {
-            *open -= 1;
-            if *open == 0 {
-                streams.remove(&self.user);
-            }
-        }
+            .with_retry_after(std::time::Duration::from_secs(1))
+        })
     }
 }
 

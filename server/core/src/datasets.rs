@@ -4,7 +4,7 @@
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, base_table_name, clean_filename};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fair::{FairConfig, FairSlots, Ticket};
+use crate::fair::{FairConfig, FairSlots, Open, OpenPerUser, Ticket};
 use crate::ids::{DatasetId, UploadId, UserId};
 use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewDataset, UploadSession, Uploads};
 use crate::search::SearchService;
@@ -61,24 +61,6 @@ impl Default for DatasetLimits {
     }
 }
 
-/// One open upload stream of a user, counted until dropped.
-struct UploadStream {
-    streams: Arc<Mutex<HashMap<UserId, usize>>>,
-    user: UserId,
-}
-
-impl Drop for UploadStream {
-    fn drop(&mut self) {
-        let mut streams = self.streams.lock().expect("upload streams");
-        if let Some(open) = streams.get_mut(&self.user) {
-            *open -= 1;
-            if *open == 0 {
-                streams.remove(&self.user);
-            }
-        }
-    }
-}
-
 /// How a client described a file it is about to upload.
 #[derive(Clone, Debug)]
 pub struct UploadMeta {
@@ -107,7 +89,7 @@ pub struct DatasetService {
     /// The ingestion workers, shared fairly between users.
     ingest_slots: FairSlots,
     /// Streamed uploads open per user.
-    upload_streams: Arc<Mutex<HashMap<UserId, usize>>>,
+    upload_streams: OpenPerUser,
     /// Serialises appends and commits of one browser upload.
     upload_locks: Arc<Mutex<HashMap<UploadId, Arc<tokio::sync::Mutex<()>>>>>,
     /// Indexes each dataset that becomes ready, and forgets deleted ones.
@@ -294,19 +276,15 @@ impl DatasetService {
     }
 
     /// Counts an open upload stream of `user` until the guard drops, or refuses it.
-    fn open_upload_stream(&self, user: &UserId) -> Result<UploadStream> {
-        let mut streams = self.upload_streams.lock().expect("upload streams");
-        let open = streams.entry(user.clone()).or_default();
-        if *open >= self.limits.max_upload_streams_per_user {
+    fn open_upload_stream(&self, user: &UserId) -> Result<Open> {
+        self.upload_streams.open(user.as_str(), self.limits.max_upload_streams_per_user).ok_or_else(|| {
             metrics::counter!("aware_limit_refusals_total", "limit" => "upload_streams").increment(1);
-            return Err(Error::resource_exhausted(format!(
+            Error::resource_exhausted(format!(
                 "you already have {} uploads streaming (the limit); retry in 1000 ms, once one has finished",
                 self.limits.max_upload_streams_per_user
             ))
-            .with_retry_after(Duration::from_secs(1)));
-        }
-        *open += 1;
-        Ok(UploadStream { streams: self.upload_streams.clone(), user: user.clone() })
+            .with_retry_after(Duration::from_secs(1))
+        })
     }
 
     /// Starts a browser upload.

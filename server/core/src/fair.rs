@@ -153,6 +153,44 @@ pub struct Slot {
     _ticket: Ticket,
 }
 
+/// How many of something each user has open at once (Chat streams, upload streams), each counted
+/// until its [`Open`] guard drops.
+#[derive(Clone, Default)]
+pub struct OpenPerUser {
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl OpenPerUser {
+    /// Counts one more open for `user`, or `None` when they already have `max` open.
+    pub fn open(&self, user: &str, max: usize) -> Option<Open> {
+        let mut counts = self.counts.lock().expect("open counts");
+        let open = counts.entry(user.to_owned()).or_default();
+        if *open >= max {
+            return None;
+        }
+        *open += 1;
+        Some(Open { counts: self.counts.clone(), user: user.to_owned() })
+    }
+}
+
+/// One thing counted open against its user while it lives.
+pub struct Open {
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+    user: String,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        let mut counts = self.counts.lock().expect("open counts");
+        if let Some(open) = counts.get_mut(&self.user) {
+            *open -= 1;
+            if *open == 0 {
+                counts.remove(&self.user);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
