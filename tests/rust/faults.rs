@@ -1,5 +1,5 @@
 //! Fault tests: the server is killed at random points, a SQL worker dies mid-query, the disk fills
-//! up or is read-only, a client stops reading. What a user relies on must hold through each: every
+//! up or is read-only, a client stops reading, a query runs long. What a user relies on must hold through each: every
 //! run reaches a terminal event, the events a client saw before a crash are exactly the start of
 //! the stored log (nothing lost, nothing twice), no side effect runs twice, errors say what
 //! happened, and the server keeps serving.
@@ -332,6 +332,89 @@ async fn a_sql_worker_killed_mid_query_fails_that_query_and_the_pool_recovers() 
         assert!(n.parse::<u64>().unwrap() > 0);
     }
     assert!(!children_cpu(pid, "worker sql").iter().any(|(p, _)| *p == busy), "the dead worker was reaped");
+}
+
+/// Child processes of `pid` whose command line contains `needle`: (pid, nice, CPU ticks).
+fn children_nice(pid: u32, needle: &str) -> Vec<(u32, u64, u64)> {
+    children_cpu(pid, needle)
+        .into_iter()
+        .filter_map(|(child, ticks)| Some((child, aware_e2e::proc_stat(child)?[16], ticks)))
+        .collect()
+}
+
+/// Short work first, and single-use workers started ahead: a query alone keeps the server's CPU
+/// priority; one that has used its CPU allowance is lowered ten nice levels while it runs and is
+/// not kept for the next query; an upload and a listing leave a spare worker of their kind
+/// started; and a server killed with SIGKILL leaves none of those spares behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_work_yields_the_cpu_and_spare_workers_go_with_the_server() {
+    let mut server = TestServer::start_with_env(&["--no-samples"], &[("AWARE_SANDBOX__TIMEOUT_MS", "60000")]);
+    let pid = server.pid().unwrap();
+    let own = aware_e2e::proc_stat(pid).unwrap()[16];
+    let n = aware_e2e::events::number(&server, "SELECT 1 AS one").await;
+    assert_eq!(n, "1");
+    let workers = children_nice(pid, "worker sql");
+    assert!(!workers.is_empty() && workers.iter().all(|(_, nice, _)| *nice == own), "{workers:?}");
+
+    // Five million SHA-256s: seconds of CPU, far past the 250 ms allowance, then an answer.
+    let long = "SELECT count(*) FROM range(1000000) a(x), range(5) b(y) WHERE sha256(CAST(a.x * b.y AS VARCHAR)) < '0'";
+    let mut query = server.query().await;
+    let running =
+        tokio::spawn(async move { query.execute_sql(pb::ExecuteSqlRequest { sql: long.into(), limit: 0 }).await });
+    let mut lowered = None;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        lowered = children_nice(pid, "worker sql").into_iter().find(|(_, nice, _)| *nice == (own + 10).min(19));
+        if lowered.is_some() || running.is_finished() {
+            break;
+        }
+    }
+    let (lowered, _, ticks) = lowered.expect("the long query's worker is lowered while it runs");
+    assert!(ticks >= 20, "lowered only after its allowance: {ticks} ticks");
+    let answer = running.await.unwrap().expect("the long query is answered");
+    assert_eq!(answer.into_inner().table.unwrap().rows.len(), 1);
+    assert!(
+        !children_nice(pid, "worker sql").iter().any(|(p, _, _)| *p == lowered),
+        "a lowered worker is retired, not kept for the next query"
+    );
+
+    // Single-use workers: after one of each, a spare of each kind waits for the next request.
+    upload(&server, "small.csv", b"a,b\n1,2\n".to_vec()).await.unwrap();
+    let mut files = pb::files_service_client::FilesServiceClient::new(server.channel().await);
+    files
+        .list_directory(pb::ListDirectoryRequest {
+            root: "staging".into(),
+            path: String::new(),
+            pattern: String::new(),
+        })
+        .await
+        .expect("a listing");
+    let mut spares = Vec::new();
+    for kind in ["worker ingest", "worker files"] {
+        let mut found = Vec::new();
+        for _ in 0..100 {
+            found = children_cpu(pid, kind);
+            if !found.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(found.len(), 1, "one spare {kind}: {found:?}");
+        spares.push(found[0].0);
+    }
+    server.kill9();
+    // Gone, or a zombie nobody has reaped yet: either way no longer running.
+    let gone = |p: u32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .map_or(true, |s| s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
+    };
+    for _ in 0..100 {
+        if spares.iter().all(|p| gone(*p)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(spares.iter().all(|p| gone(*p)), "spare workers exit with the server: {spares:?}");
 }
 
 const FLOOD_CHUNKS: usize = 20_000;

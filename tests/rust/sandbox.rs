@@ -369,6 +369,7 @@ fn probe_pool() -> SqlPool {
         kill_grace: Duration::from_secs(2),
         max_queries_per_worker: 100,
         test_hooks: true,
+        priority: aware_sandbox::priority::WorkerPriority::new(Duration::from_millis(250)),
     })
 }
 

@@ -62,6 +62,10 @@ pub struct Limits {
     /// Requests one user may have waiting for each shared worker pool (SQL, ingestion, files)
     /// beyond their share of it; more are refused at once.
     pub max_queued_per_user: u32,
+    /// CPU milliseconds a worker process (a query, an ingestion, a file operation) may use at
+    /// the server's priority while it is its user's only running worker; past that, and for a
+    /// user's second and later concurrent workers, it runs 10 nice levels lower.
+    pub interactive_cpu_ms: u64,
 }
 
 impl Default for Limits {
@@ -77,6 +81,7 @@ impl Default for Limits {
             max_upload_streams_per_user: 4,
             upload_idle_secs: 60,
             max_queued_per_user: 8,
+            interactive_cpu_ms: 250,
         }
     }
 }
@@ -661,6 +666,7 @@ impl Config {
         let sb = &self.sandbox;
         anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
         anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");
+        anyhow::ensure!(self.limits.interactive_cpu_ms >= 10, "limits.interactive_cpu_ms must be at least 10");
         anyhow::ensure!((100..=600_000).contains(&sb.timeout_ms), "sandbox.timeout_ms must be 100 to 600000");
         anyhow::ensure!(sb.memory_mb >= 64, "sandbox.memory_mb must be at least 64");
         anyhow::ensure!((1..=64).contains(&sb.threads), "sandbox.threads must be 1 to 64");

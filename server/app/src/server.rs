@@ -33,6 +33,7 @@ use aware_proto::v1::{
 };
 use aware_sandbox::files::FileJail;
 use aware_sandbox::pool::{PoolConfig, SqlPool};
+use aware_sandbox::priority::WorkerPriority;
 use aware_sandbox::{DuckDbEngine, EngineConfig, SandboxSql, SqlLimits};
 use aware_search::{DiskStore, MiniLm};
 use aware_store::SqliteStore;
@@ -108,6 +109,8 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     // user may use every slot of every pool.
     let share = |per_user: usize, slots: usize| if config.multi_user() { per_user.min(slots) } else { slots };
     let queued = config.limits.max_queued_per_user as usize;
+    // One count of every user's running workers, across the three pools, sets their priority.
+    let priority = WorkerPriority::new(Duration::from_millis(config.limits.interactive_cpu_ms));
     let pool = SqlPool::start(PoolConfig {
         worker_exe: worker_exe.clone(),
         size: sandbox.workers,
@@ -120,6 +123,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         kill_grace: Duration::from_millis(1500),
         max_queries_per_worker: 500,
         test_hooks: false,
+        priority: priority.clone(),
     });
     let sql = SandboxSql::new(
         pool,
@@ -137,6 +141,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         ingest_timeout: Duration::from_secs(config.ingest.timeout_secs),
         max_dataset_bytes: config.max_upload_bytes().saturating_mul(4).max(1 << 30),
         read_memory_mb: 512,
+        priority: priority.clone(),
     }));
     let search = search_service(config, engine.clone(), store.clone())?;
     let limits = DatasetLimits {
@@ -172,7 +177,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         queued_per_user: queued,
         max_wait: Duration::from_millis(config.files.queue_wait_ms),
     });
-    let files = file_service(config, &worker_exe, file_slots, &datasets, store.clone())?;
+    let files = file_service(config, &worker_exe, file_slots, priority, &datasets, store.clone())?;
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
@@ -284,6 +289,7 @@ fn file_service(
     config: &Config,
     worker_exe: &Path,
     slots: FairSlots,
+    priority: WorkerPriority,
     datasets: &DatasetService,
     audit: Arc<dyn AuditLog>,
 ) -> anyhow::Result<FileService> {
@@ -296,7 +302,7 @@ fn file_service(
     }
     // Each root's identity is taken now: a folder swapped in at its path later is refused.
     let paths: Vec<std::path::PathBuf> = roots.iter().map(|r| r.path.clone()).collect();
-    let jail = FileJail::new(worker_exe.to_owned(), Duration::from_secs(120), &paths)
+    let jail = FileJail::new(worker_exe.to_owned(), Duration::from_secs(120), priority, &paths)
         .context("cannot open the approved folders")?;
     let enabled = config.mode == crate::config::DeploymentMode::Local;
     // Copies live only while one import runs; any left here were cut off by a crash.

@@ -155,7 +155,7 @@ pub struct Slot {
 
 /// How many of something each user has open at once (Chat streams, upload streams), each counted
 /// until its [`Open`] guard drops.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct OpenPerUser {
     counts: Arc<Mutex<HashMap<String, usize>>>,
 }
@@ -168,8 +168,9 @@ impl OpenPerUser {
         if *open >= max {
             return None;
         }
+        let others = *open;
         *open += 1;
-        Some(Open { counts: self.counts.clone(), user: user.to_owned() })
+        Some(Open { counts: self.counts.clone(), user: user.to_owned(), others })
     }
 }
 
@@ -177,6 +178,14 @@ impl OpenPerUser {
 pub struct Open {
     counts: Arc<Mutex<HashMap<String, usize>>>,
     user: String,
+    others: usize,
+}
+
+impl Open {
+    /// How many others of the user's were open when this one opened.
+    pub fn others(&self) -> usize {
+        self.others
+    }
 }
 
 impl Drop for Open {

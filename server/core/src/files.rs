@@ -8,6 +8,7 @@ use crate::dataset::{Dataset, DatasetFormat};
 use crate::datasets::{DatasetService, UploadMeta};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fair::FairSlots;
+use crate::ids::UserId;
 use crate::ports::{AuditEntry, AuditLog};
 use crate::run::RunError;
 use async_trait::async_trait;
@@ -89,9 +90,18 @@ pub struct RawEntry {
 /// was expected (or a bad pattern) `VALIDATION_ERROR`; an oversized file `RESOURCE_EXHAUSTED`.
 #[async_trait]
 pub trait FileAccess: Send + Sync {
-    async fn list(&self, root: &Path, path: &str, pattern: &str, max_entries: usize) -> Result<(Vec<RawEntry>, bool)>;
-    /// Copies one file beneath `root` into `dest` (a new file); returns the bytes copied.
-    async fn copy(&self, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64>;
+    /// Lists a folder beneath `root` for `user` (whose other work sets the worker's priority).
+    async fn list(
+        &self,
+        user: &UserId,
+        root: &Path,
+        path: &str,
+        pattern: &str,
+        max_entries: usize,
+    ) -> Result<(Vec<RawEntry>, bool)>;
+    /// Copies one file beneath `root` into `dest` (a new file) for `user`; returns the bytes
+    /// copied.
+    async fn copy(&self, user: &UserId, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64>;
 }
 
 /// The file service. Cheap to clone. `enabled` is false in connected mode. Approved folders are
@@ -165,7 +175,7 @@ impl FileService {
             ));
         }
         let _slot = self.slots.acquire(caller.principal.user_id.as_str()).await?;
-        let (raw, truncated) = self.access.list(&r.path, path, pattern, MAX_ENTRIES).await?;
+        let (raw, truncated) = self.access.list(&caller.principal.user_id, &r.path, path, pattern, MAX_ENTRIES).await?;
         let entries = raw
             .into_iter()
             .map(|e| DirEntry {
@@ -245,7 +255,7 @@ impl FileService {
         let dest = self.copies.join(format!("import-{}", uuid::Uuid::now_v7().simple()));
         let result = async {
             let slot = self.slots.acquire(caller.principal.user_id.as_str()).await?;
-            let size = self.access.copy(&root.path, path, &dest, MAX_IMPORT_BYTES).await?;
+            let size = self.access.copy(&caller.principal.user_id, &root.path, path, &dest, MAX_IMPORT_BYTES).await?;
             drop(slot);
             let filename = path.rsplit('/').next().unwrap_or(path).to_owned();
             let meta = UploadMeta { filename, format: String::new(), size_bytes: size };

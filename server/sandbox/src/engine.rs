@@ -3,6 +3,8 @@
 //! removal, and lets ingestion write without locking anyone else's reads.
 
 use crate::ingest::{IngestRequest, IngestResponse, content_paths};
+use crate::priority::WorkerPriority;
+use crate::spare::Workers;
 use crate::sql::ident;
 use crate::values::{to_f64, to_u64, to_value};
 use async_trait::async_trait;
@@ -13,9 +15,7 @@ use aware_core::search::{TextColumnProfile, TextDoc};
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, ErrorCode, Result};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tokio::io::AsyncWriteExt;
 
 /// Engine settings.
 #[derive(Clone, Debug)]
@@ -31,12 +31,15 @@ pub struct EngineConfig {
     pub max_dataset_bytes: u64,
     /// Memory for previews and statistics run in the server process.
     pub read_memory_mb: u64,
+    /// The CPU priority of the server's workers (shared with the SQL pool and the file jail).
+    pub priority: WorkerPriority,
 }
 
 /// The DuckDB dataset engine.
 #[derive(Clone, Debug)]
 pub struct DuckDbEngine {
     config: EngineConfig,
+    workers: Workers,
 }
 
 /// Rows above which distinct counts are approximate (HyperLogLog) rather than exact.
@@ -44,35 +47,24 @@ const EXACT_DISTINCT_MAX_ROWS: u64 = 1_000_000;
 
 impl DuckDbEngine {
     pub fn new(config: EngineConfig) -> Self {
-        Self { config }
+        let workers = Workers::new(config.worker_exe.clone(), "ingest", config.priority.clone());
+        Self { config, workers }
     }
 
     fn paths(&self, dataset: &Dataset) -> [PathBuf; 4] {
         content_paths(&self.config.datasets_dir, dataset.owner.as_str(), dataset.id.as_str())
     }
 
-    async fn run_worker(&self, request: &IngestRequest) -> Result<IngestResponse> {
+    /// Ingests in a worker process for `user`, at the priority their other workers leave it.
+    async fn run_worker(&self, user: &str, request: &IngestRequest) -> Result<IngestResponse> {
         let input = serde_json::to_vec(request).map_err(Error::internal)?;
-        let mut child = tokio::process::Command::new(&self.config.worker_exe)
-            .args(["worker", "ingest"])
-            .env_clear()
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| Error::internal(format!("cannot start ingestion worker {:?}: {e}", self.config.worker_exe)))?;
-        let mut stdin = child.stdin.take().ok_or_else(|| Error::internal("worker stdin missing"))?;
-        stdin.write_all(&input).await?;
-        drop(stdin);
-        // Dropping the child on timeout kills it (kill_on_drop) and tokio reaps it.
-        let output =
-            tokio::time::timeout(self.config.ingest_timeout, child.wait_with_output()).await.map_err(|_| {
-                Error::new(
-                    ErrorCode::RunnerTimeout,
-                    format!("Ingestion took longer than {} s and was stopped.", self.config.ingest_timeout.as_secs()),
-                )
-            })??;
+        let timeout = self.config.ingest_timeout;
+        let output = self.workers.run(user, &input, timeout).await?.ok_or_else(|| {
+            Error::new(
+                ErrorCode::RunnerTimeout,
+                format!("Ingestion took longer than {} s and was stopped.", timeout.as_secs()),
+            )
+        })?;
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);
             tracing::warn!(status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "ingestion worker failed");
@@ -154,7 +146,7 @@ impl DatasetEngine for DuckDbEngine {
             cpu_seconds: self.config.ingest_timeout.as_secs().max(1) * 2,
             max_file_bytes: self.config.max_dataset_bytes,
         };
-        let response = self.run_worker(&request).await;
+        let response = self.run_worker(dataset.owner.as_str(), &request).await;
         let outcome = match response {
             Ok(IngestResponse::Ingested { row_count, columns }) => Ok(IngestOutcome {
                 row_count,

@@ -12,8 +12,11 @@
 //! Landlock to reading beneath the root (and writing beneath the staging folder, for copies), with
 //! resource limits, started per request by [`FileJail`] and killed when its deadline passes.
 
+use crate::priority::WorkerPriority;
+use crate::spare::Workers;
 use async_trait::async_trait;
 use aware_core::files::{EntryKind, FileAccess, RawEntry};
+use aware_core::ids::UserId;
 use aware_core::{Error, ErrorCode, Result};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use serde::{Deserialize, Serialize};
@@ -21,9 +24,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
 use unicode_normalization::UnicodeNormalization;
 
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -450,10 +451,11 @@ fn confine(request: &FilesRequest, root_fd: &OwnedFd) -> std::result::Result<(),
     Ok(())
 }
 
-/// Runs files workers for the server: one process per request, killed at its deadline.
+/// Runs files workers for the server: one process per request (see [`crate::spare`]), killed at
+/// its deadline.
 #[derive(Clone, Debug)]
 pub struct FileJail {
-    worker_exe: PathBuf,
+    workers: Workers,
     timeout: Duration,
     /// Each approved root's identity when the server started.
     roots: HashMap<PathBuf, RootId>,
@@ -461,9 +463,14 @@ pub struct FileJail {
 
 impl FileJail {
     /// A jail for these approved roots, whose identities are taken now.
-    pub fn new(worker_exe: PathBuf, timeout: Duration, roots: &[PathBuf]) -> std::io::Result<Self> {
+    pub fn new(
+        worker_exe: PathBuf,
+        timeout: Duration,
+        priority: WorkerPriority,
+        roots: &[PathBuf],
+    ) -> std::io::Result<Self> {
         let roots = roots.iter().map(|r| Ok((r.clone(), RootId::of(r)?))).collect::<std::io::Result<_>>()?;
-        Ok(Self { worker_exe, timeout, roots })
+        Ok(Self { workers: Workers::new(worker_exe, "files", priority), timeout, roots })
     }
 
     fn root_id(&self, root: &Path) -> Result<RootId> {
@@ -472,27 +479,15 @@ impl FileJail {
         })
     }
 
-    pub async fn run(&self, request: &FilesRequest) -> Result<FilesResponse> {
+    /// Runs one request in a worker process for `user`.
+    pub async fn run(&self, user: &UserId, request: &FilesRequest) -> Result<FilesResponse> {
         let input = serde_json::to_vec(request).map_err(Error::internal)?;
-        let mut child = tokio::process::Command::new(&self.worker_exe)
-            .args(["worker", "files"])
-            .env_clear()
-            .current_dir("/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| Error::internal(format!("cannot start the files worker {:?}: {e}", self.worker_exe)))?;
-        let mut stdin = child.stdin.take().ok_or_else(|| Error::internal("files worker stdin missing"))?;
-        stdin.write_all(&input).await?;
-        drop(stdin);
-        let output = tokio::time::timeout(self.timeout, child.wait_with_output()).await.map_err(|_| {
+        let output = self.workers.run(user.as_str(), &input, self.timeout).await?.ok_or_else(|| {
             Error::new(
                 ErrorCode::RunnerTimeout,
                 format!("The file operation took longer than {} s.", self.timeout.as_secs()),
             )
-        })??;
+        })?;
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);
             tracing::warn!(status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "files worker failed");
@@ -518,7 +513,14 @@ fn answer_error(r: FilesResponse) -> Error {
 
 #[async_trait]
 impl FileAccess for FileJail {
-    async fn list(&self, root: &Path, path: &str, pattern: &str, max_entries: usize) -> Result<(Vec<RawEntry>, bool)> {
+    async fn list(
+        &self,
+        user: &UserId,
+        root: &Path,
+        path: &str,
+        pattern: &str,
+        max_entries: usize,
+    ) -> Result<(Vec<RawEntry>, bool)> {
         let request = FilesRequest::List {
             root: root.to_owned(),
             root_id: self.root_id(root)?,
@@ -526,13 +528,13 @@ impl FileAccess for FileJail {
             pattern: pattern.to_owned(),
             max_entries,
         };
-        match self.run(&request).await? {
+        match self.run(user, &request).await? {
             FilesResponse::Listing { entries, truncated } => Ok((entries, truncated)),
             other => Err(answer_error(other)),
         }
     }
 
-    async fn copy(&self, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64> {
+    async fn copy(&self, user: &UserId, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64> {
         let request = FilesRequest::Copy {
             root: root.to_owned(),
             root_id: self.root_id(root)?,
@@ -540,7 +542,7 @@ impl FileAccess for FileJail {
             dest: dest.to_owned(),
             max_bytes,
         };
-        match self.run(&request).await? {
+        match self.run(user, &request).await? {
             FilesResponse::Copied { bytes } => Ok(bytes),
             other => Err(answer_error(other)),
         }

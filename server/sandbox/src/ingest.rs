@@ -47,8 +47,17 @@ pub enum IngestResponse {
 /// Maximum number of columns a dataset may have.
 const MAX_COLUMNS: usize = 2000;
 
-/// The worker process's `main`: one request in, one response out. Returns the exit code.
+/// The worker process's `main`: one request in, one response out. Returns the exit code. DuckDB
+/// starts before the request is read, so a spare worker (see [`crate::spare`]) has it ready; the
+/// dataset's file is attached to it once the request says where.
 pub fn worker_main() -> i32 {
+    let db = match start_duckdb() {
+        Ok(db) => db,
+        Err(e) => {
+            eprintln!("could not start DuckDB: {e}");
+            return 6;
+        }
+    };
     let mut input = String::new();
     if std::io::stdin().take(1 << 20).read_to_string(&mut input).is_err() {
         return 2;
@@ -58,7 +67,8 @@ pub fn worker_main() -> i32 {
         eprintln!("could not apply resource limits: {e}");
         return 3;
     }
-    let response = ingest(&request);
+    let response = ingest(&db, &request);
+    drop(db);
     let Ok(json) = serde_json::to_string(&response) else { return 4 };
     let mut out = std::io::stdout().lock();
     if out.write_all(json.as_bytes()).and_then(|()| out.flush()).is_err() {
@@ -123,8 +133,8 @@ fn reader(req: &IngestRequest, full_sample: bool) -> String {
     }
 }
 
-fn ingest(req: &IngestRequest) -> IngestResponse {
-    match try_ingest(req) {
+fn ingest(db: &duckdb::Connection, req: &IngestRequest) -> IngestResponse {
+    match try_ingest(db, req) {
         Ok(r) => r,
         Err(e) => {
             // DuckDB's sniffer often gives up on ragged files with a generic message; find the
@@ -191,12 +201,30 @@ fn ragged_row(path: &Path, delim: char) -> Option<(u64, usize, usize)> {
     }
 }
 
-fn try_ingest(req: &IngestRequest) -> duckdb::Result<IngestResponse> {
-    let config = duckdb::Config::default()
-        .threads(i64::from(req.threads.max(1)))?
-        .max_memory(&format!("{}MB", req.memory_limit_mb))?
-        .enable_autoload_extension(false)?;
-    let conn = duckdb::Connection::open_with_flags(&req.target, config)?;
+/// An in-memory DuckDB without extension autoloading; the request's limits are set on it later.
+fn start_duckdb() -> duckdb::Result<duckdb::Connection> {
+    duckdb::Connection::open_in_memory_with_flags(duckdb::Config::default().enable_autoload_extension(false)?)
+}
+
+/// Attaches the new dataset file as `ingested`, fills its table `data`, and detaches it.
+fn try_ingest(conn: &duckdb::Connection, req: &IngestRequest) -> duckdb::Result<IngestResponse> {
+    let target = req.target.to_string_lossy();
+    // Spilled data goes beside the new file (as it would for a file opened directly).
+    conn.execute_batch(&format!(
+        "SET threads = {}; SET memory_limit = '{}MB'; SET temp_directory = {}; ATTACH {} AS ingested; USE ingested;",
+        req.threads.max(1),
+        req.memory_limit_mb,
+        literal(&format!("{target}.tmp")),
+        literal(&target),
+    ))?;
+    let response = fill(conn, req);
+    let detached = conn.execute_batch("USE memory; DETACH ingested;");
+    let response = response?;
+    detached?;
+    Ok(response)
+}
+
+fn fill(conn: &duckdb::Connection, req: &IngestRequest) -> duckdb::Result<IngestResponse> {
     let create =
         |full_sample| conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM {}", reader(req, full_sample)));
     if let Err(e) = create(false) {
@@ -209,10 +237,8 @@ fn try_ingest(req: &IngestRequest) -> duckdb::Result<IngestResponse> {
         create(true)?;
     }
     let row_count: i64 = conn.query_row("SELECT count(*) FROM data", [], |r| r.get(0))?;
-    let mut stmt = conn.prepare(
-        "SELECT column_name, data_type FROM information_schema.columns
-         WHERE table_schema = 'main' AND table_name = 'data' ORDER BY ordinal_position",
-    )?;
+    // The table function, not information_schema: binding that view costs 18 ms, this 1 ms.
+    let mut stmt = conn.prepare("SELECT name, type FROM pragma_table_info('data') ORDER BY cid")?;
     let columns = stmt
         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
         .collect::<duckdb::Result<Vec<_>>>()?;
@@ -224,7 +250,7 @@ fn try_ingest(req: &IngestRequest) -> duckdb::Result<IngestResponse> {
             message: format!("The file has {} columns; at most {MAX_COLUMNS} are supported.", columns.len()),
         });
     }
-    conn.execute_batch("CHECKPOINT")?;
+    conn.execute_batch("CHECKPOINT ingested")?;
     Ok(IngestResponse::Ingested { row_count: row_count as u64, columns })
 }
 

@@ -2,7 +2,7 @@
 //! supervised worker processes, previews and column statistics ([`DuckDbEngine`], the
 //! `DatasetEngine` port), and the SQL sandbox ([`SandboxSql`], the `SqlEngine` port): the
 //! validator, the worker pool and the worker process; and the file jail ([`files`]) for approved
-//! folders.
+//! folders. Every worker's CPU priority follows [`priority`]: short work first.
 //!
 //! Threat model for this crate: uploaded files are hostile (malformed, huge, crafted to crash a
 //! parser or exhaust memory). They are parsed only inside a short-lived worker process with a
@@ -26,7 +26,9 @@ pub mod ingest;
 pub mod parquet_meta;
 #[cfg(feature = "duckdb")]
 pub mod pool;
+pub mod priority;
 pub mod protocol;
+pub mod spare;
 #[cfg(feature = "duckdb")]
 mod sql;
 #[cfg(feature = "duckdb")]

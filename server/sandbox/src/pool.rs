@@ -2,8 +2,10 @@
 //! a process to boot; the first query binds a worker to its user for good (see `sql_worker`), and
 //! the worker then serves only that user. A worker is retired — killed and reaped — after any I/O
 //! error, timeout, limit breach or a set number of queries, and replacements start in the
-//! background.
+//! background. A worker lowered in priority while it ran (see [`crate::priority`]) is retired too:
+//! its priority cannot be raised again.
 
+use crate::priority::WorkerPriority;
 use crate::protocol::{QueryRequest, Request, Response, ResultTable, nonblocking};
 use crate::sql_worker::{MEMORY_ENV, TEST_HOOKS_ENV, THREADS_ENV};
 use aware_core::fair::{FairConfig, FairSlots};
@@ -39,6 +41,8 @@ pub struct PoolConfig {
     pub max_queries_per_worker: u32,
     /// Enables test probes in workers. Never set by the server.
     pub test_hooks: bool,
+    /// The CPU priority of the server's workers (shared with ingestion and the file jail).
+    pub priority: WorkerPriority,
 }
 
 /// Counters for system status and metrics.
@@ -57,6 +61,8 @@ struct Worker {
     stdout: ChildStdout,
     user: Option<String>,
     queries: u32,
+    /// Lowered in priority: retired after its query.
+    lowered: bool,
 }
 
 impl Drop for Worker {
@@ -166,7 +172,7 @@ impl SqlPool {
         let mut child = cmd.spawn().map_err(|e| Error::internal(format!("cannot start a SQL worker: {e}")))?;
         let stdin = child.stdin.take().ok_or_else(|| Error::internal("worker stdin missing"))?;
         let stdout = child.stdout.take().ok_or_else(|| Error::internal("worker stdout missing"))?;
-        Ok(Worker { child, stdin, stdout, user: None, queries: 0 })
+        Ok(Worker { child, stdin, stdout, user: None, queries: 0, lowered: false })
     }
 
     async fn refill_loop(self) {
@@ -233,7 +239,7 @@ impl SqlPool {
         let mut idle = self.idle.lock().expect("pool lock");
         idle.busy -= 1;
         match worker {
-            Some(w) if w.queries < self.config.max_queries_per_worker => idle.bound.push_back(w),
+            Some(w) if w.queries < self.config.max_queries_per_worker && !w.lowered => idle.bound.push_back(w),
             Some(w) => {
                 drop(w);
                 idle.alive -= 1;
@@ -257,12 +263,14 @@ impl SqlPool {
         let worker = lease.worker.as_mut().expect("a fresh lease holds its worker");
         worker.user = Some(user.to_owned());
         worker.queries += 1;
+        let watch = self.config.priority.watch("sql", user, worker.child.id());
         let deadline = Duration::from_millis(request.timeout_ms) + self.config.kill_grace;
         let outcome = tokio::time::timeout(deadline, async {
             nonblocking::write_frame(&mut worker.stdin, &Request::Query(request)).await?;
             nonblocking::read_frame::<Response>(&mut worker.stdout).await
         })
         .await;
+        worker.lowered = watch.lowered();
         match outcome {
             Ok(Ok(Response::Table(table))) => {
                 lease.keep();
