@@ -8,17 +8,15 @@ use prost::Message as _;
 use std::{fs, path::PathBuf};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = proto.join("aware/v1");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)?
+    // protox resolves imports from `proto/`, as the contract's own paths say.
+    std::env::set_current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))?;
+    let mut files: Vec<PathBuf> = fs::read_dir("aware/v1")?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "proto"))
-        .map(|p| p.strip_prefix(&proto).map(PathBuf::from).unwrap_or(p))
         .collect();
     files.sort();
-    std::env::set_current_dir(&proto)?;
     let fds = protox::compile(&files, ["."])?;
-    let out = proto.join("src/gen");
+    let out = PathBuf::from("src/gen");
     fs::create_dir_all(&out)?;
     // compile_fds does not write a descriptor set itself; reflection needs one.
     fs::write(out.join("aware_descriptor.bin"), fds.encode_to_vec())?;

@@ -4,7 +4,7 @@
 
 use crate::ingest::{IngestRequest, IngestResponse, content_paths};
 use crate::priority::WorkerPriority;
-use crate::spare::Workers;
+use crate::spare::{Outcome, Workers};
 use crate::sql::ident;
 use crate::values::{to_f64, to_u64, to_value};
 use async_trait::async_trait;
@@ -57,25 +57,19 @@ impl DuckDbEngine {
 
     /// Ingests in a worker process for `user`, at the priority their other workers leave it.
     async fn run_worker(&self, user: &str, request: &IngestRequest) -> Result<IngestResponse> {
-        let input = serde_json::to_vec(request).map_err(Error::internal)?;
         let timeout = self.config.ingest_timeout;
-        let output = self.workers.run(user, &input, timeout).await?.ok_or_else(|| {
-            Error::new(
+        match self.workers.call(user, request, timeout).await? {
+            Outcome::Answered(response) => Ok(response),
+            Outcome::TimedOut => Err(Error::new(
                 ErrorCode::RunnerTimeout,
                 format!("Ingestion took longer than {} s and was stopped.", timeout.as_secs()),
-            )
-        })?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            tracing::warn!(status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "ingestion worker failed");
-            return Err(Error::new(
+            )),
+            Outcome::Failed => Err(Error::new(
                 ErrorCode::IngestError,
                 "The file could not be processed: the ingestion worker stopped while reading it \
                  (it may be corrupt or need more resources than allowed).",
-            ));
+            )),
         }
-        serde_json::from_slice(&output.stdout)
-            .map_err(|e| Error::internal(format!("ingestion worker answered garbage: {e}")))
     }
 
     /// Opens a dataset's file read-only for a query this crate wrote.

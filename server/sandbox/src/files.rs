@@ -13,7 +13,7 @@
 //! resource limits, started per request by [`FileJail`] and killed when its deadline passes.
 
 use crate::priority::WorkerPriority;
-use crate::spare::Workers;
+use crate::spare::{Outcome, Workers};
 use async_trait::async_trait;
 use aware_core::files::{EntryKind, FileAccess, RawEntry};
 use aware_core::ids::UserId;
@@ -480,21 +480,17 @@ impl FileJail {
     }
 
     /// Runs one request in a worker process for `user`.
-    pub async fn run(&self, user: &UserId, request: &FilesRequest) -> Result<FilesResponse> {
-        let input = serde_json::to_vec(request).map_err(Error::internal)?;
-        let output = self.workers.run(user.as_str(), &input, self.timeout).await?.ok_or_else(|| {
-            Error::new(
+    async fn run(&self, user: &UserId, request: &FilesRequest) -> Result<FilesResponse> {
+        match self.workers.call(user.as_str(), request, self.timeout).await? {
+            Outcome::Answered(response) => Ok(response),
+            Outcome::TimedOut => Err(Error::new(
                 ErrorCode::RunnerTimeout,
                 format!("The file operation took longer than {} s.", self.timeout.as_secs()),
-            )
-        })?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            tracing::warn!(status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "files worker failed");
-            return Err(Error::new(ErrorCode::RunnerInternalError, "The file operation stopped unexpectedly."));
+            )),
+            Outcome::Failed => {
+                Err(Error::new(ErrorCode::RunnerInternalError, "The file operation stopped unexpectedly."))
+            }
         }
-        serde_json::from_slice(&output.stdout)
-            .map_err(|e| Error::internal(format!("files worker answered garbage: {e}")))
     }
 }
 

@@ -10,8 +10,10 @@
 
 use crate::priority::WorkerPriority;
 use aware_core::{Error, Result};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -29,14 +31,22 @@ struct Inner {
     /// `ingest` or `files`: the subcommand, and the pool's name for priorities and metrics.
     kind: &'static str,
     priority: WorkerPriority,
-    spare: Mutex<Option<Child>>,
+    spare: Mutex<Spare>,
+}
+
+#[derive(Debug, Default)]
+struct Spare {
+    child: Option<Child>,
+    /// A replacement is starting: requests that find no spare meanwhile start their own process
+    /// and leave the refill to it, so a burst starts one spare, not one per request.
+    refilling: bool,
 }
 
 impl Workers {
     /// Workers of `kind` run from `exe` (the server binary). The first spare starts with the
     /// first request: a server that never ingests never holds one.
     pub fn new(exe: PathBuf, kind: &'static str, priority: WorkerPriority) -> Self {
-        Self { inner: Arc::new(Inner { exe, kind, priority, spare: Mutex::new(None) }) }
+        Self { inner: Arc::new(Inner { exe, kind, priority, spare: Mutex::default() }) }
     }
 
     fn start(&self) -> Result<Child> {
@@ -54,43 +64,73 @@ impl Workers {
             })
     }
 
-    /// The spare, or a new process when there is none; either way a new spare starts.
+    /// The spare, or a new process when there is none; either way a new spare is on its way.
     fn take(&self) -> Result<Child> {
-        let spare = self.inner.spare.lock().expect("spare lock").take();
-        let this = self.clone();
-        tokio::spawn(async move {
-            match this.start() {
-                Ok(child) => {
-                    // Whichever of two refills comes second is not needed (killed on drop).
-                    this.inner.spare.lock().expect("spare lock").get_or_insert(child);
+        let (child, refill) = {
+            let mut spare = self.inner.spare.lock().expect("spare lock");
+            let refill = !spare.refilling;
+            spare.refilling = true;
+            (spare.child.take(), refill)
+        };
+        if refill {
+            let this = self.clone();
+            tokio::spawn(async move {
+                let started = this.start();
+                let mut spare = this.inner.spare.lock().expect("spare lock");
+                spare.refilling = false;
+                match started {
+                    Ok(child) => spare.child = Some(child),
+                    Err(e) => tracing::warn!(error = %e, internal = ?e.internal, "no spare worker"),
                 }
-                Err(e) => tracing::warn!(error = %e, internal = ?e.internal, "no spare worker"),
-            }
-        });
-        match spare {
+            });
+        }
+        match child {
             Some(child) => Ok(child),
             None => self.start(),
         }
     }
 
-    /// Runs one request for `user`: writes `input` to a worker's stdin, closes it, and collects
-    /// the worker's output once it exits. `None` when it did not exit within `deadline` (it is
-    /// killed).
-    pub async fn run(&self, user: &str, input: &[u8], deadline: Duration) -> Result<Option<Output>> {
+    /// Sends `request` (JSON) to a worker for `user` and reads its JSON answer once it exits. A
+    /// worker that misses `deadline` is killed; one that exits unsuccessfully has its stderr
+    /// logged. Each caller says what those two mean to its user.
+    pub async fn call<Q: Serialize, A: DeserializeOwned>(
+        &self,
+        user: &str,
+        request: &Q,
+        deadline: Duration,
+    ) -> Result<Outcome<A>> {
+        let input = serde_json::to_vec(request).map_err(Error::internal)?;
         let mut child = self.take()?;
-        if let Err(e) = write_request(&mut child, input).await {
+        if let Err(e) = write_request(&mut child, &input).await {
             // The spare died while it waited (or could not read): a fresh one takes the request.
             tracing::warn!(kind = self.inner.kind, error = %e, "a spare worker was gone; starting another");
             child = self.start()?;
-            write_request(&mut child, input).await?;
+            write_request(&mut child, &input).await?;
         }
         let _watch = self.inner.priority.watch(self.inner.kind, user, child.id());
         // Dropping the child on timeout kills it (kill_on_drop) and tokio reaps it.
-        match tokio::time::timeout(deadline, child.wait_with_output()).await {
-            Ok(output) => Ok(Some(output?)),
-            Err(_) => Ok(None),
+        let Ok(output) = tokio::time::timeout(deadline, child.wait_with_output()).await else {
+            return Ok(Outcome::TimedOut);
+        };
+        let output = output?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            tracing::warn!(kind = self.inner.kind, status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "worker failed");
+            return Ok(Outcome::Failed);
         }
+        serde_json::from_slice(&output.stdout)
+            .map(Outcome::Answered)
+            .map_err(|e| Error::internal(format!("the {} worker answered garbage: {e}", self.inner.kind)))
     }
+}
+
+/// How a worker call ended.
+pub enum Outcome<A> {
+    Answered(A),
+    /// Killed at its deadline.
+    TimedOut,
+    /// Exited unsuccessfully (a crash, a signal, a limit).
+    Failed,
 }
 
 async fn write_request(child: &mut Child, input: &[u8]) -> std::io::Result<()> {
