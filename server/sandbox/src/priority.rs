@@ -91,6 +91,8 @@ impl Drop for Watch {
 /// Lowers every thread of process `pid` (nice is per thread on Linux; threads started later
 /// inherit it from the thread that starts them). Counted in `aware_workers_lowered_total`.
 fn lower(pool: &'static str, cause: &'static str, pid: u32, lowered: &AtomicBool) {
+    // Marked first: a query that ends while its threads are being lowered still retires the worker.
+    lowered.store(true, Ordering::Relaxed);
     let target = (getpriority_process(None).unwrap_or(0) + LOWER_BY).min(19);
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return };
     for task in tasks.flatten() {
@@ -101,7 +103,6 @@ fn lower(pool: &'static str, cause: &'static str, pid: u32, lowered: &AtomicBool
             tracing::debug!(pid, tid = tid.as_raw_nonzero(), error = %e, "could not lower a worker thread");
         }
     }
-    lowered.store(true, Ordering::Relaxed);
     metrics::counter!("aware_workers_lowered_total", "pool" => pool, "cause" => cause).increment(1);
 }
 
