@@ -177,8 +177,12 @@ async fn a_viewer_is_never_offered_or_allowed_a_delete() {
     let analyst = add_user(&server.data_dir, "ana", "analyst", &[]);
     let mut chat = ChatServiceClient::new(server.channel().await);
     let tools = |caps: pb::GetCapabilitiesResponse| caps.tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
-    let viewer_tools =
-        tools(chat.get_capabilities(authed(pb::GetCapabilitiesRequest {}, &viewer)).await.unwrap().into_inner());
+    let viewer_caps = chat.get_capabilities(authed(pb::GetCapabilitiesRequest {}, &viewer)).await.unwrap().into_inner();
+    // Clients show a running tool in the server's words: every tool says what it is doing.
+    let preview = viewer_caps.tools.iter().find(|t| t.name == "preview_rows").expect("preview_rows is offered");
+    assert_eq!(preview.activity, "Reading rows…");
+    assert!(viewer_caps.tools.iter().all(|t| t.activity.ends_with('…')), "{:?}", viewer_caps.tools);
+    let viewer_tools = tools(viewer_caps);
     let analyst_tools =
         tools(chat.get_capabilities(authed(pb::GetCapabilitiesRequest {}, &analyst)).await.unwrap().into_inner());
     assert!(!viewer_tools.contains(&"delete_dataset".to_owned()), "{viewer_tools:?}");

@@ -17,7 +17,7 @@ import {
   type Span,
   type Table,
 } from "@aware/client";
-import { aware, errorText, searchText, statusText } from "./api";
+import { aware, errorText, loadActivities, searchText, statusText } from "./api";
 import { Assistant } from "./Assistant";
 import { count, formatBytes } from "./format";
 import { Markdown } from "./Markdown";
@@ -49,6 +49,8 @@ export function App() {
   const [assistantOpen, setAssistantOpen] = useState(false);
   const thread = useRef<Promise<string> | null>(null);
   const version = useRef(BigInt(Date.now()) * 1000n);
+
+  useEffect(loadActivities, []);
 
   const refresh = useCallback(async () => {
     try {

@@ -16,7 +16,7 @@ import {
   type ToolResult,
   type Usage,
 } from "@aware/client";
-import { aware, errorText, statusText } from "./api";
+import { activityOf, aware, errorText, statusText } from "./api";
 import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
 import { Markdown } from "./Markdown";
 import { ResultTable, ScrollBox } from "./ResultTable";
@@ -89,22 +89,6 @@ export function isActive(status: RunStatus): boolean {
   return status === RunStatus.RUNNING || status === RunStatus.AWAITING_CONFIRMATION || status === RunStatus.QUEUED;
 }
 
-/** What a running tool shows, by tool. */
-const ACTIVITY: Record<string, string> = {
-  list_datasets: "Looking up your datasets…",
-  get_dataset_detail: "Reading the dataset's schema…",
-  preview_rows: "Reading rows…",
-  run_sql_query: "Running SQL…",
-  execute_query_plan: "Running SQL…",
-  get_dataset_statistics: "Profiling the data…",
-  get_system_status: "Checking the system…",
-  get_run_status: "Looking up the run…",
-  search_datasets: "Searching…",
-  delete_dataset: "Deleting the dataset…",
-  list_directory: "Looking in the folder…",
-  import_files: "Importing files…",
-};
-
 /** A tool call's chip: where it is, in words that are true at that moment. */
 function chip(item: Extract<Item, { kind: "tool" }>): { text: string; className: string } {
   switch (item.phase) {
@@ -121,7 +105,7 @@ function chip(item: Extract<Item, { kind: "tool" }>): { text: string; className:
     case ToolPhase.SUCCEEDED:
       return { text: `✓ ${item.title}`, className: "done" };
     default:
-      return { text: ACTIVITY[item.name] ?? `${item.title}…`, className: "active" };
+      return { text: activityOf(item.name) ?? `${item.title}…`, className: "active" };
   }
 }
 

@@ -9,6 +9,19 @@ export const aware = createAwareClient({
   source: "web",
 });
 
+/** What each tool shows while it runs ("Reading rows…"), as the server's tool registry words it
+ *  (GetCapabilities); read once, when the app starts. */
+const activities = new Map<string, string>();
+export function loadActivities(): void {
+  aware.chat.getCapabilities({}).then(
+    (caps) => caps.tools.forEach((t) => activities.set(t.name, t.activity)),
+    () => {}, // without them a running tool shows its title: the app still works
+  );
+}
+export function activityOf(tool: string): string | undefined {
+  return activities.get(tool) || undefined;
+}
+
 /** A failed call's message for people. The server starts it with its error code
  *  ("NOT_FOUND: …", for grpcurl users); the page says the sentence only. */
 export function errorText(e: unknown): string {

@@ -8,8 +8,12 @@ use prost::Message as _;
 use std::{fs, path::PathBuf};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // protox resolves imports from `proto/`, as the contract's own paths say.
-    std::env::set_current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))?;
+    // protox resolves imports from `proto/`, as the contract's own paths say. `cargo run` names
+    // the package's folder at run time; the path compiled in may be another checkout's when
+    // several share one target directory.
+    let package =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
+    std::env::set_current_dir(package.join(".."))?;
     let mut files: Vec<PathBuf> = fs::read_dir("aware/v1")?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "proto"))

@@ -4073,6 +4073,9 @@ pub struct ToolInfo {
     /// Capability the tool needs: dataset_read, query, dataset_delete, file_read, file_import, …
     #[prost(string, tag = "6")]
     pub capability: ::prost::alloc::string::String,
+    /// What a client shows while the tool runs, e.g. "Reading rows…".
+    #[prost(string, tag = "7")]
+    pub activity: ::prost::alloc::string::String,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct GetCapabilitiesResponse {

@@ -18,15 +18,8 @@ pub enum AuthMode {
     ApiKey,
 }
 
-/// Where aware runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum DeploymentMode {
-    /// On the user's machine: file tools may reach approved local folders.
-    Local,
-    /// As a shared service: no file tools at all.
-    Connected,
-}
+/// Where aware runs (`local` or `connected`): the policy gate's mode.
+pub use aware_core::policy::DeploymentMode;
 
 /// Log output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

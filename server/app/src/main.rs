@@ -79,7 +79,7 @@ struct ServeArgs {
     #[arg(long, value_enum)]
     auth: Option<AuthMode>,
     /// local (file tools allowed) or connected (no file tools).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = deployment_mode)]
     mode: Option<DeploymentMode>,
     /// Log format on stderr.
     #[arg(long, value_enum)]
@@ -93,6 +93,10 @@ struct ServeArgs {
     /// Approve a folder for the file tools, as NAME=PATH (repeatable; local mode only).
     #[arg(long = "files-root", value_name = "NAME=PATH", value_parser = files_root)]
     files_roots: Vec<FilesRoot>,
+}
+
+fn deployment_mode(raw: &str) -> Result<DeploymentMode, String> {
+    DeploymentMode::parse(raw).ok_or_else(|| "expected local or connected".to_owned())
 }
 
 fn files_root(raw: &str) -> Result<FilesRoot, String> {

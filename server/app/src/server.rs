@@ -3,7 +3,7 @@
 //! HTTP/2 keepalive.
 
 use crate::auth::Authenticator;
-use crate::config::{Config, EmbeddingsKind, ModelKind, RouterKind};
+use crate::config::{Config, DeploymentMode, EmbeddingsKind, ModelKind, RouterKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query};
 use crate::guard::GuardLayer;
 use crate::web::WebLayer;
@@ -14,6 +14,7 @@ use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::fair::{FairConfig, FairSlots};
 use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
+use aware_core::policy::Policy;
 use aware_core::ports::{AuditLog, Catalog, DatasetEngine, Users};
 use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
@@ -196,7 +197,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     let runs = RunEngine::new(
         store.clone(),
         model,
-        ToolRegistry::standard(),
+        Policy::new(ToolRegistry::standard(), config.mode, agent.max_tool_calls),
         Services {
             datasets: datasets.clone(),
             files: files.clone(),
@@ -206,11 +207,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
         },
         SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            mode: match config.mode {
-                crate::config::DeploymentMode::Local => "local",
-                crate::config::DeploymentMode::Connected => "connected",
-            }
-            .to_owned(),
+            mode: config.mode,
             model_provider: model_name.clone(),
             storage: "SQLite".to_owned(),
         },
@@ -304,7 +301,7 @@ fn file_service(
     let paths: Vec<std::path::PathBuf> = roots.iter().map(|r| r.path.clone()).collect();
     let jail = FileJail::new(worker_exe.to_owned(), Duration::from_secs(120), priority, &paths)
         .context("cannot open the approved folders")?;
-    let enabled = config.mode == crate::config::DeploymentMode::Local;
+    let enabled = config.mode == DeploymentMode::Local;
     // Copies live only while one import runs; any left here were cut off by a crash.
     let copies = config.data_dir.join("staging").join("files");
     match std::fs::remove_dir_all(&copies) {

@@ -13,6 +13,7 @@ pub mod fair;
 pub mod files;
 pub mod history;
 pub mod ids;
+pub mod policy;
 pub mod ports;
 pub mod query;
 pub mod query_plan;

@@ -18,6 +18,7 @@ use aware_core::runs::model::{
     LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, word_deltas,
 };
 use aware_core::runs::router::{Intent, route, run_id_in, words};
+use aware_core::runs::tools::ToolName;
 use aware_core::value::ValueKind;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -94,7 +95,7 @@ impl OfflinePlanner {
     }
 
     async fn plan(&self, request: &ModelRequest<'_>) -> ModelTurn {
-        let allowed = |name: &str| request.tools.iter().any(|t| t.name == name);
+        let allowed = |tool: ToolName| request.tools.iter().any(|t| t.name == tool.as_str());
         // After tools ran: answer from what they showed.
         let run_tail: Vec<&Message> =
             request.messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).collect();
@@ -109,15 +110,18 @@ impl OfflinePlanner {
         let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
         let intent = route(&question).intent;
         let context = request.context;
-        let call = |name: &str, args: Value| ModelTurn {
-            tool_calls: vec![ModelToolCall::new(name, args)],
+        let call = |tool: ToolName, args: Value| ModelTurn {
+            tool_calls: vec![ModelToolCall::new(tool.as_str(), args)],
             ..ModelTurn::default()
         };
-        if intent == Intent::DatasetAdmin && allowed("delete_dataset") {
+        if intent == Intent::DatasetAdmin && allowed(ToolName::DeleteDataset) {
             return match named_dataset(&question, &context.datasets) {
                 Some(d) => ModelTurn {
                     text: format!("I will delete {} once you approve.", d.name),
-                    tool_calls: vec![ModelToolCall::new("delete_dataset", json!({"dataset": d.table_name}))],
+                    tool_calls: vec![ModelToolCall::new(
+                        ToolName::DeleteDataset.as_str(),
+                        json!({"dataset": d.table_name}),
+                    )],
                     ..ModelTurn::default()
                 },
                 None => {
@@ -129,7 +133,7 @@ impl OfflinePlanner {
         if let Some(turn) = files(request, &question, intent, &allowed) {
             return turn;
         }
-        if intent == Intent::Search && allowed("search_datasets") {
+        if intent == Intent::Search && allowed(ToolName::SearchDatasets) {
             let query = search_query(&question);
             if query.is_empty() {
                 return text("What should I search for?".into());
@@ -140,21 +144,21 @@ impl OfflinePlanner {
             {
                 args["dataset"] = json!(d.table_name);
             }
-            return call("search_datasets", args);
+            return call(ToolName::SearchDatasets, args);
         }
         if let Some(run_id) = run_id_in(&question).filter(|_| intent == Intent::RunLookup)
-            && allowed("get_run_status")
+            && allowed(ToolName::GetRunStatus)
         {
-            return call("get_run_status", json!({"run_id": run_id}));
+            return call(ToolName::GetRunStatus, json!({"run_id": run_id}));
         }
-        if intent == Intent::SystemStatus && allowed("get_system_status") {
-            return call("get_system_status", json!({}));
+        if intent == Intent::SystemStatus && allowed(ToolName::GetSystemStatus) {
+            return call(ToolName::GetSystemStatus, json!({}));
         }
         // A question about the data's values: a plan, a question back, or what was not understood.
         if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview) {
             match self.data_question(&question, context).await {
-                Ok(Some((lex, r))) if allowed("execute_query_plan") => {
-                    return call("execute_query_plan", reading::plan_json(&lex, &r));
+                Ok(Some((lex, r))) if allowed(ToolName::ExecuteQueryPlan) => {
+                    return call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r));
                 }
                 Ok(Some(_)) => {
                     return text("That needs a query, and queries are not available to you for this request.".into());
@@ -173,28 +177,28 @@ impl OfflinePlanner {
         }
         if intent == Intent::Statistics
             && let Some(d) = target(&question, context)
-            && allowed("get_dataset_statistics")
+            && allowed(ToolName::GetDatasetStatistics)
         {
-            return call("get_dataset_statistics", json!({"dataset": d.table_name}));
+            return call(ToolName::GetDatasetStatistics, json!({"dataset": d.table_name}));
         }
         if intent == Intent::DatasetLookup
             && has(&["columns", "schema", "fields", "structure"])
             && let Some(d) = target(&question, context)
-            && allowed("get_dataset_detail")
+            && allowed(ToolName::GetDatasetDetail)
         {
-            return call("get_dataset_detail", json!({"dataset": d.table_name}));
+            return call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name}));
         }
         if intent == Intent::Preview
             && let Some(d) = named_dataset(&question, &context.datasets).or_else(|| target(&question, context))
-            && allowed("preview_rows")
+            && allowed(ToolName::PreviewRows)
         {
-            return call("preview_rows", json!({"dataset": d.table_name, "limit": 10}));
+            return call(ToolName::PreviewRows, json!({"dataset": d.table_name, "limit": 10}));
         }
         // About what is on screen: the dataset the user has open, else the page they are on.
         if intent == Intent::DatasetLookup && has(&["looking", "this", "here", "screen", "page"]) {
             let open = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id);
-            if let Some(d) = open.filter(|_| allowed("get_dataset_detail")) {
-                return call("get_dataset_detail", json!({"dataset": d.table_name}));
+            if let Some(d) = open.filter(|_| allowed(ToolName::GetDatasetDetail)) {
+                return call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name}));
             }
             if !context.current_route.is_empty() {
                 return text(format!(
@@ -203,8 +207,8 @@ impl OfflinePlanner {
                 ));
             }
         }
-        if intent == Intent::DatasetLookup && allowed("list_datasets") {
-            return call("list_datasets", json!({}));
+        if intent == Intent::DatasetLookup && allowed(ToolName::ListDatasets) {
+            return call(ToolName::ListDatasets, json!({}));
         }
         text(HELP.to_owned())
     }
@@ -231,7 +235,7 @@ impl OfflinePlanner {
             let Message::Tool { tool_call_id, name, content, is_error } = m else { continue };
             let shown = request.shown.iter().find(|(id, _)| id == tool_call_id).map(|(_, r)| r);
             let args = calls.iter().find(|(id, _, _)| id == tool_call_id).map(|(_, _, a)| a);
-            let part = match (name.as_str(), is_error, shown) {
+            let part = match (ToolName::parse(name), is_error, shown) {
                 (_, true, _) if content.starts_with("Action denied") => {
                     "Understood — I did not do it; nothing was changed.".to_owned()
                 }
@@ -240,7 +244,7 @@ impl OfflinePlanner {
                         .to_owned()
                 }
                 (_, true, _) => format!("That did not work: {content}"),
-                ("execute_query_plan", false, Some(RichResult::Table { table, .. })) => {
+                (Some(ToolName::ExecuteQueryPlan), false, Some(RichResult::Table { table, .. })) => {
                     match self.data_question(&question, request.context).await {
                         // The same reading that made the plan (the catalog may have changed since).
                         Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
@@ -253,8 +257,8 @@ impl OfflinePlanner {
                         ),
                     }
                 }
-                ("list_datasets", false, _) => content.replacen("The user has", "You have", 1),
-                ("preview_rows", false, Some(RichResult::Table { table, .. })) => {
+                (Some(ToolName::ListDatasets), false, _) => content.replacen("The user has", "You have", 1),
+                (Some(ToolName::PreviewRows), false, Some(RichResult::Table { table, .. })) => {
                     let dataset = args.and_then(|a| a.get("dataset")).and_then(Value::as_str).unwrap_or_default();
                     let total = request
                         .context
@@ -269,10 +273,10 @@ impl OfflinePlanner {
                         table.columns.len()
                     )
                 }
-                ("get_dataset_statistics", false, Some(RichResult::Statistics { statistics })) => {
+                (Some(ToolName::GetDatasetStatistics), false, Some(RichResult::Statistics { statistics })) => {
                     statistics_answer(statistics, wants_oddities(&question))
                 }
-                ("get_dataset_detail", false, Some(RichResult::DatasetDetail { dataset, .. })) => {
+                (Some(ToolName::GetDatasetDetail), false, Some(RichResult::DatasetDetail { dataset, .. })) => {
                     let columns: Vec<String> =
                         dataset.columns.iter().map(|c| format!("{} ({})", c.name, c.sql_type.to_lowercase())).collect();
                     format!(
@@ -283,7 +287,7 @@ impl OfflinePlanner {
                         columns.join(", ")
                     )
                 }
-                ("search_datasets", false, _) => content.replace(
+                (Some(ToolName::SearchDatasets), false, _) => content.replace(
                     "They are shown to the user with highlighted snippets.",
                     "They are shown with the matching words highlighted.",
                 ),
@@ -475,7 +479,12 @@ fn search_query(text: &str) -> String {
 
 /// Folders: "what CSV files are in my downloads?" lists the named approved folder (filtered by
 /// a format word); "import those" imports what the thread's last listing showed.
-fn files(request: &ModelRequest<'_>, text: &str, intent: Intent, allowed: &dyn Fn(&str) -> bool) -> Option<ModelTurn> {
+fn files(
+    request: &ModelRequest<'_>,
+    text: &str,
+    intent: Intent,
+    allowed: &dyn Fn(ToolName) -> bool,
+) -> Option<ModelTurn> {
     let roots = &request.context.file_roots;
     let said = words(text);
     let named = roots.iter().find(|r| said.iter().any(|w| w == *r || w.strip_suffix('s') == Some(r.as_str())));
@@ -484,23 +493,25 @@ fn files(request: &ModelRequest<'_>, text: &str, intent: Intent, allowed: &dyn F
         .find(|f| said.iter().any(|w| w == *f))
         .map(|f| format!("*.{f}"))
         .unwrap_or_default();
-    let call = |name: &str, args: Value| ModelTurn {
-        tool_calls: vec![ModelToolCall::new(name, args)],
+    let call = |tool: ToolName, args: Value| ModelTurn {
+        tool_calls: vec![ModelToolCall::new(tool.as_str(), args)],
         ..ModelTurn::default()
     };
     match intent {
-        Intent::FileBrowse if allowed("list_directory") => {
+        Intent::FileBrowse if allowed(ToolName::ListDirectory) => {
             let Some(root) = named.or_else(|| roots.iter().find(|r| *r != "staging")).or(roots.first()) else {
                 return Some(text_turn("No folders are approved for me to look in."));
             };
-            Some(call("list_directory", json!({"root": root, "path": "", "pattern": pattern})))
+            Some(call(ToolName::ListDirectory, json!({"root": root, "path": "", "pattern": pattern})))
         }
-        Intent::FileImport if allowed("import_files") => {
+        Intent::FileImport if allowed(ToolName::ImportFiles) => {
             // "those": the arguments of the thread's last listing.
             let last_listing = request.messages.iter().rev().find_map(|m| match m {
-                Message::Assistant { tool_calls, .. } => {
-                    tool_calls.iter().rev().find(|c| c.name == "list_directory").map(|c| c.arguments.clone())
-                }
+                Message::Assistant { tool_calls, .. } => tool_calls
+                    .iter()
+                    .rev()
+                    .find(|c| c.name == ToolName::ListDirectory.as_str())
+                    .map(|c| c.arguments.clone()),
                 _ => None,
             });
             let args = match (named, last_listing) {
@@ -517,7 +528,7 @@ fn files(request: &ModelRequest<'_>, text: &str, intent: Intent, allowed: &dyn F
                     )));
                 }
             };
-            Some(ModelTurn { text: "I will import them once you approve.".into(), ..call("import_files", args) })
+            Some(ModelTurn { text: "I will import them once you approve.".into(), ..call(ToolName::ImportFiles, args) })
         }
         _ => None,
     }

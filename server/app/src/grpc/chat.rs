@@ -4,7 +4,7 @@
 //! envelopes (heartbeats, replay markers, accepted/rejected answers).
 
 use super::State;
-use crate::config::{AuthMode, DeploymentMode};
+use crate::config::AuthMode;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::auth::Caller;
@@ -552,12 +552,13 @@ impl ChatService for Chat {
         let tools = self
             .state
             .runs
-            .tools()
-            .available(&caller, config.mode == DeploymentMode::Local)
+            .policy()
+            .available(&caller)
             .into_iter()
             .map(|t| pb::ToolInfo {
-                name: t.meta().name.to_owned(),
+                name: t.meta().name.as_str().to_owned(),
                 title: t.meta().title.to_owned(),
+                activity: t.meta().activity.to_owned(),
                 description: t.meta().description.to_owned(),
                 input_schema_json: t.input_schema().to_string(),
                 risk: Some(convert::tool_risk(t.meta().risk)),
@@ -575,11 +576,7 @@ impl ChatService for Chat {
             tool_timeout_ms: ms(agent.tool_timeout_ms),
             on_busy_modes: vec![pb::OnBusy::Reject.into(), pb::OnBusy::Enqueue.into(), pb::OnBusy::Interrupt.into()],
             tools,
-            mode: match config.mode {
-                DeploymentMode::Local => "local",
-                DeploymentMode::Connected => "connected",
-            }
-            .to_owned(),
+            mode: config.mode.as_str().to_owned(),
             auth_mode: match config.auth {
                 AuthMode::Local => "local",
                 AuthMode::ApiKey => "api-key",

@@ -7,7 +7,7 @@ use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, To
 use super::model::{Message, ModelRequest, RunContext, ToolCallRequest, estimate_tokens};
 use super::router::{ROUTER_PROMPT, Route, parse_model_route, route};
 use super::store::{ChatRun, Confirmation, SpanRecord, ToolCallRow};
-use super::tools::ToolContext;
+use super::tools::{Tool, ToolContext, spec};
 use crate::auth::{Caller, Principal, Source};
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
 use crate::ports::AuditEntry;
@@ -180,32 +180,15 @@ impl Driver {
     /// The router's output and the gate's decision, as an event.
     fn routing_decided(&self) -> EventPayload {
         let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
-        let tools: Vec<String> = self
-            .inner
-            .tools
-            .gated(&self.ctx.caller, &self.route, self.local_mode())
-            .iter()
-            .map(|t| t.meta().name.to_owned())
-            .collect();
-        let withheld_tools = self
-            .inner
-            .tools
-            .allowed(&self.ctx.caller)
-            .iter()
-            .map(|t| t.meta().name.to_owned())
-            .filter(|t| !tools.contains(t))
-            .collect();
+        let names = |tools: Vec<&Arc<dyn Tool>>| tools.iter().map(|t| t.meta().name.as_str().to_owned()).collect();
+        let policy = &self.inner.policy;
         EventPayload::RoutingDecided {
             intent: name(serde_json::to_value(self.route.intent).unwrap_or_default()),
             confidence: self.route.confidence,
             risk: name(serde_json::to_value(self.route.risk).unwrap_or_default()),
-            tools,
-            withheld_tools,
+            tools: names(policy.offered(&self.ctx.caller, &self.route)),
+            withheld_tools: names(policy.withheld(&self.ctx.caller, &self.route)),
         }
-    }
-
-    fn local_mode(&self) -> bool {
-        self.inner.system.mode == "local"
     }
 
     fn set_phase(&self, phase: RunPhase, confirmation_expires: Option<DateTime<Utc>>) {
@@ -421,7 +404,8 @@ impl Driver {
     ) -> std::result::Result<(), Stop> {
         let started = Utc::now();
         self.set_phase(RunPhase::WaitingModel, None);
-        let specs = self.inner.tools.specs(&self.ctx.caller, &self.route, self.local_mode());
+        let specs: Vec<_> =
+            self.inner.policy.offered(&self.ctx.caller, &self.route).into_iter().map(|t| spec(t.as_ref())).collect();
         let system = system_prompt(context);
         let shown = Arc::clone(&self.shown);
         let request = ModelRequest { system, messages, tools: &specs, context, turn, shown: &shown };
@@ -630,7 +614,7 @@ impl Driver {
             self.tool_done(&call, ToolPhase::Cancelled, CANCELLED.into(), None, None, 0).await?;
             return Err(Stop::Cancelled);
         }
-        let tool = self.inner.tools.get(&call.name).cloned();
+        let tool = self.inner.policy.tool(&call.name).cloned();
         let risk = tool.as_ref().map(|t| t.meta().risk).unwrap_or_default();
         self.emit(EventPayload::ToolCallStarted {
             tool_call_id: call.id.clone(),
@@ -640,56 +624,33 @@ impl Driver {
             title: tool.as_ref().map_or_else(|| call.name.clone(), |t| t.meta().title.to_owned()),
         })
         .await?;
-        let calls_so_far = self
-            .messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Tool { .. } => Some(()),
-                _ => None,
-            })
-            .count();
-        let refusal = match &tool {
-            None => Some(format!("There is no tool named {}.", call.name)),
-            Some(t) if !self.ctx.caller.principal.role.allows(t.meta().capability) => {
-                Some(format!("{} is not allowed for your role.", t.meta().name))
+        let calls_so_far = self.messages.iter().filter(|m| matches!(m, Message::Tool { .. })).count();
+        let calls_so_far = u32::try_from(calls_so_far).unwrap_or(u32::MAX);
+        let tool = match self.inner.policy.check(&self.ctx.caller, &self.route, &call.name, calls_so_far) {
+            Ok(tool) => tool.clone(),
+            Err(refusal) => {
+                let reason = refusal.to_string();
+                self.emit(EventPayload::ToolDenied {
+                    tool_call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    reason: reason.clone(),
+                })
+                .await?;
+                let row = ToolCallRow {
+                    llm_summary: Some(reason.clone()),
+                    duration_ms: Some(0),
+                    ..self.row(&call, ToolPhase::Denied)
+                };
+                self.inner.log.record_tool_result(&row).await?;
+                self.push_message(Message::Tool {
+                    tool_call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: reason,
+                    is_error: true,
+                })
+                .await?;
+                return Ok(());
             }
-            Some(t)
-                if !self
-                    .inner
-                    .tools
-                    .gated(&self.ctx.caller, &self.route, self.local_mode())
-                    .iter()
-                    .any(|g| g.meta().name == t.meta().name) =>
-            {
-                Some(format!("{} is not available for this request.", t.meta().name))
-            }
-            Some(_) if calls_so_far as u32 >= self.inner.config.max_tool_calls => {
-                Some(format!("The limit of {} tool calls per message is reached.", self.inner.config.max_tool_calls))
-            }
-            Some(_) => None,
-        };
-        let Some(tool) = tool.filter(|_| refusal.is_none()) else {
-            let reason = refusal.unwrap_or_default();
-            self.emit(EventPayload::ToolDenied {
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                reason: reason.clone(),
-            })
-            .await?;
-            let row = ToolCallRow {
-                llm_summary: Some(reason.clone()),
-                duration_ms: Some(0),
-                ..self.row(&call, ToolPhase::Denied)
-            };
-            self.inner.log.record_tool_result(&row).await?;
-            self.push_message(Message::Tool {
-                tool_call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: reason,
-                is_error: true,
-            })
-            .await?;
-            return Ok(());
         };
         if !call.arguments.is_object() {
             let shown: String = match &call.arguments {
@@ -921,7 +882,7 @@ impl Driver {
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 arguments_json: call.arguments.to_string(),
-                risk: self.inner.tools.get(&call.name).map(|t| t.meta().risk).unwrap_or_default(),
+                risk: self.inner.policy.tool(&call.name).map(|t| t.meta().risk).unwrap_or_default(),
                 title: call.name.clone(),
             })
             .await?;

@@ -6,12 +6,13 @@ use super::driver;
 use super::events::{Resolution, RunEvent, RunPhase};
 use super::model::LanguageModel;
 use super::store::{ChatRun, Created, RunLog, Snapshot};
-use super::tools::{SystemInfo, ToolRegistry};
+use super::tools::SystemInfo;
 use crate::auth::Caller;
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::ids::{ConfirmationId, MAX_THREAD_NAME, RunId, ThreadId, UserId};
+use crate::policy::Policy;
 use crate::ports::AuditLog;
 use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
@@ -139,7 +140,7 @@ struct ThreadState {
 pub(crate) struct Inner {
     pub log: Arc<dyn RunLog>,
     pub model: Arc<dyn LanguageModel>,
-    pub tools: ToolRegistry,
+    pub policy: Policy,
     pub datasets: DatasetService,
     pub files: FileService,
     pub query: QueryService,
@@ -225,7 +226,7 @@ impl RunEngine {
     pub fn new(
         log: Arc<dyn RunLog>,
         model: Arc<dyn LanguageModel>,
-        tools: ToolRegistry,
+        policy: Policy,
         services: Services,
         system: SystemInfo,
         config: EngineConfig,
@@ -235,7 +236,7 @@ impl RunEngine {
             inner: Arc::new(Inner {
                 log,
                 model,
-                tools,
+                policy,
                 datasets,
                 files,
                 query,
@@ -254,8 +255,9 @@ impl RunEngine {
         &self.inner.config
     }
 
-    pub fn tools(&self) -> &ToolRegistry {
-        &self.inner.tools
+    /// The policy gate runs are checked against.
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
     }
 
     pub fn model_name(&self) -> &str {

@@ -1,9 +1,8 @@
-//! The router and the policy gate. The router reads the user's message into an intent with a
-//! confidence — keyword heuristics first; with `agent.router = "llm"` the model's structured reading
-//! ([`ROUTER_PROMPT`], [`parse_model_route`]) replaces it when it is well-formed and confident. The
-//! gate is a pure function (no model involved) that turns intent × role × deployment mode into the
-//! tools the model may see and call. A guess never blocks the model: below [`CONFIDENT`], every
-//! tool the role and mode allow stays available.
+//! The router: reads the user's message into an intent with a confidence — keyword heuristics
+//! first; with `agent.router = "llm"` the model's structured reading ([`ROUTER_PROMPT`],
+//! [`parse_model_route`]) replaces it when it is well-formed and confident. What a route may use
+//! is decided by the policy gate (`crate::policy`), never here: a guess (below [`CONFIDENT`])
+//! does not narrow the tools at all.
 
 use serde::{Deserialize, Serialize};
 
@@ -220,102 +219,9 @@ pub fn parse_model_route(text: &str) -> Option<Route> {
     Some(r)
 }
 
-/// The tools an intent needs (before role and mode are applied).
-fn tools_for(intent: Intent) -> &'static [&'static str] {
-    match intent {
-        Intent::ChatOnly => &[],
-        // A read-only query is offered with lookups and previews: "apartments that have 3
-        // bedrooms" reads like a lookup and needs a filter.
-        Intent::DatasetLookup => &["list_datasets", "get_dataset_detail", "execute_query_plan"],
-        Intent::Preview => &["preview_rows", "get_dataset_detail", "list_datasets", "execute_query_plan"],
-        Intent::Query => &["execute_query_plan", "run_sql_query", "get_dataset_detail", "list_datasets"],
-        Intent::Statistics => &["get_dataset_statistics", "get_dataset_detail", "list_datasets"],
-        Intent::Search => &["search_datasets", "list_datasets", "get_dataset_detail"],
-        Intent::DatasetAdmin => &["delete_dataset", "list_datasets", "get_dataset_detail"],
-        Intent::FileBrowse => &["list_directory"],
-        Intent::FileImport => &["import_files", "list_directory"],
-        Intent::SystemStatus => &["get_system_status"],
-        Intent::RunLookup => &["get_run_status"],
-    }
-}
-
-/// Tools that touch the server's file system: local mode only.
-const FILE_TOOLS: [&str; 2] = ["list_directory", "import_files"];
-
-/// The policy gate: of `candidates` (the tools the role allows), those this route may use in
-/// this mode. A confident route narrows to its intent's tools.
-pub fn gate<'a>(route: &Route, local_mode: bool, candidates: &[&'a str]) -> Vec<&'a str> {
-    candidates
-        .iter()
-        .copied()
-        .filter(|t| local_mode || !FILE_TOOLS.contains(t))
-        .filter(|t| route.confidence < CONFIDENT || tools_for(route.intent).contains(t))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const ALL: [&str; 11] = [
-        "list_datasets",
-        "get_dataset_detail",
-        "preview_rows",
-        "run_sql_query",
-        "execute_query_plan",
-        "get_dataset_statistics",
-        "get_system_status",
-        "get_run_status",
-        "delete_dataset",
-        "list_directory",
-        "import_files",
-    ];
-
-    #[test]
-    fn each_intent_gets_exactly_its_tools() {
-        let cases: [(&str, Intent, &[&str]); 11] = [
-            ("what CSV files are in my downloads?", Intent::FileBrowse, &["list_directory"]),
-            ("import those", Intent::FileImport, &["list_directory", "import_files"]),
-            (
-                "what am I looking at?",
-                Intent::DatasetLookup,
-                &["list_datasets", "get_dataset_detail", "execute_query_plan"],
-            ),
-            (
-                "what are my files?",
-                Intent::DatasetLookup,
-                &["list_datasets", "get_dataset_detail", "execute_query_plan"],
-            ),
-            (
-                "show me the apartments",
-                Intent::Preview,
-                &["list_datasets", "get_dataset_detail", "preview_rows", "execute_query_plan"],
-            ),
-            (
-                "average price by neighbourhood",
-                Intent::Query,
-                &["list_datasets", "get_dataset_detail", "run_sql_query", "execute_query_plan"],
-            ),
-            (
-                "profile customer churn",
-                Intent::Statistics,
-                &["list_datasets", "get_dataset_detail", "get_dataset_statistics"],
-            ),
-            (
-                "delete the churn dataset",
-                Intent::DatasetAdmin,
-                &["list_datasets", "get_dataset_detail", "delete_dataset"],
-            ),
-            ("system status", Intent::SystemStatus, &["get_system_status"]),
-            ("what happened in run_01ab?", Intent::RunLookup, &["get_run_status"]),
-            ("what is in the downloads folder", Intent::FileBrowse, &["list_directory"]),
-        ];
-        for (text, intent, tools) in cases {
-            let r = route(text);
-            assert_eq!(r.intent, intent, "{text}");
-            assert_eq!(gate(&r, true, &ALL), tools, "{text}");
-        }
-    }
 
     #[test]
     fn a_model_route_counts_only_when_well_formed_and_confident() {
@@ -336,13 +242,9 @@ mod tests {
     }
 
     #[test]
-    fn a_guess_does_not_narrow_and_connected_mode_has_no_file_tools() {
+    fn small_talk_and_gibberish_are_not_confident_requests() {
         assert_eq!(route("hello there").intent, Intent::ChatOnly);
-        let r = route("zxq blorp");
-        assert!(r.confidence < CONFIDENT);
-        assert_eq!(gate(&r, true, &ALL).len(), ALL.len());
-        let connected = gate(&r, false, &ALL);
-        assert!(!connected.contains(&"list_directory") && !connected.contains(&"import_files"));
-        assert!(gate(&route("import the files in my folder"), false, &ALL).is_empty());
+        assert!(route("hello there").confidence < CONFIDENT);
+        assert!(route("zxq blorp").confidence < CONFIDENT);
     }
 }

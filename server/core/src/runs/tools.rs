@@ -5,7 +5,7 @@
 use super::events::SystemStatus;
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::model::ToolSpec;
-use super::router::{Route, gate, route};
+use super::router::Intent;
 use super::summary;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
@@ -13,6 +13,7 @@ use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::ids::RunId;
+use crate::policy::DeploymentMode;
 use crate::query::QueryService;
 use crate::query_plan::QueryPlan;
 use crate::search::{SearchMode, SearchService};
@@ -26,7 +27,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub struct SystemInfo {
     pub version: String,
-    pub mode: String,
+    pub mode: DeploymentMode,
     pub model_provider: String,
     pub storage: String,
 }
@@ -61,15 +62,85 @@ pub struct ToolOutput {
     pub rich: Option<RichResult>,
 }
 
-/// What a tool is, for the model, clients and the policy gate.
+/// The tools of this build: the one place a tool's name is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ToolName {
+    ListDatasets,
+    GetDatasetDetail,
+    PreviewRows,
+    RunSqlQuery,
+    ExecuteQueryPlan,
+    GetDatasetStatistics,
+    GetSystemStatus,
+    GetRunStatus,
+    SearchDatasets,
+    DeleteDataset,
+    ListDirectory,
+    ImportFiles,
+}
+
+impl ToolName {
+    pub const ALL: [Self; 12] = [
+        Self::ListDatasets,
+        Self::GetDatasetDetail,
+        Self::PreviewRows,
+        Self::RunSqlQuery,
+        Self::ExecuteQueryPlan,
+        Self::GetDatasetStatistics,
+        Self::GetSystemStatus,
+        Self::GetRunStatus,
+        Self::SearchDatasets,
+        Self::DeleteDataset,
+        Self::ListDirectory,
+        Self::ImportFiles,
+    ];
+
+    /// The name models call the tool by.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ListDatasets => "list_datasets",
+            Self::GetDatasetDetail => "get_dataset_detail",
+            Self::PreviewRows => "preview_rows",
+            Self::RunSqlQuery => "run_sql_query",
+            Self::ExecuteQueryPlan => "execute_query_plan",
+            Self::GetDatasetStatistics => "get_dataset_statistics",
+            Self::GetSystemStatus => "get_system_status",
+            Self::GetRunStatus => "get_run_status",
+            Self::SearchDatasets => "search_datasets",
+            Self::DeleteDataset => "delete_dataset",
+            Self::ListDirectory => "list_directory",
+            Self::ImportFiles => "import_files",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for ToolName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a tool is, for the model, clients and the policy gate (`crate::policy`).
 pub struct ToolMeta {
-    pub name: &'static str,
+    pub name: ToolName,
     pub title: &'static str,
+    /// What a client shows while the tool runs ("Reading rows…").
+    pub activity: &'static str,
     pub description: &'static str,
     pub risk: ToolRisk,
     /// The capability a caller needs for this tool to be offered at all.
     pub capability: Capability,
+    /// The requests the tool serves: a confidently routed request is offered only these tools.
+    pub intents: &'static [Intent],
 }
+
+/// The tools that find and describe a dataset, useful to every request about one.
+const DATASET_CONTEXT: &[Intent] =
+    &[Intent::DatasetLookup, Intent::Preview, Intent::Query, Intent::Statistics, Intent::Search, Intent::DatasetAdmin];
 
 const READ_ONLY: ToolRisk = ToolRisk { read_only: true, destructive: false, confirmation: None };
 
@@ -105,7 +176,7 @@ impl ToolRegistry {
             Arc::new(ImportFiles),
             Arc::new(SearchDatasets),
         ];
-        Self { tools: tools.into_iter().map(|t| (t.meta().name, t)).collect() }
+        Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str(), t)).collect() }
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -115,36 +186,14 @@ impl ToolRegistry {
     pub fn all(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
         self.tools.values()
     }
+}
 
-    /// The policy gate: the tools this caller may use (a tool not allowed is not shown, and a
-    /// call to it anyway is refused).
-    pub fn allowed(&self, caller: &Caller) -> Vec<&Arc<dyn Tool>> {
-        self.tools.values().filter(|t| caller.principal.role.allows(t.meta().capability)).collect()
-    }
-
-    /// The tools a caller may use in this deployment mode, whatever the request (capabilities).
-    pub fn available(&self, caller: &Caller, local_mode: bool) -> Vec<&Arc<dyn Tool>> {
-        let confident_about_nothing = Route { confidence: 0.0, ..route("") };
-        self.gated(caller, &confident_about_nothing, local_mode)
-    }
-
-    /// The full gate: the role's tools, narrowed by the route and the deployment mode.
-    pub fn gated(&self, caller: &Caller, route: &Route, local_mode: bool) -> Vec<&Arc<dyn Tool>> {
-        let allowed = self.allowed(caller);
-        let names: Vec<&str> = allowed.iter().map(|t| t.meta().name).collect();
-        let kept = gate(route, local_mode, &names);
-        allowed.into_iter().filter(|t| kept.contains(&t.meta().name)).collect()
-    }
-
-    pub fn specs(&self, caller: &Caller, route: &Route, local_mode: bool) -> Vec<ToolSpec> {
-        self.gated(caller, route, local_mode)
-            .into_iter()
-            .map(|t| ToolSpec {
-                name: t.meta().name.to_owned(),
-                description: t.meta().description.to_owned(),
-                input_schema: t.input_schema(),
-            })
-            .collect()
+/// A tool as a model is offered it.
+pub fn spec(tool: &dyn Tool) -> ToolSpec {
+    ToolSpec {
+        name: tool.meta().name.as_str().to_owned(),
+        description: tool.meta().description.to_owned(),
+        input_schema: tool.input_schema(),
     }
 }
 
@@ -168,7 +217,9 @@ fn describe(d: &Dataset) -> String {
 struct ListDatasets;
 
 static LISTDATASETS: ToolMeta = ToolMeta {
-    name: "list_datasets",
+    name: ToolName::ListDatasets,
+    activity: "Looking up your datasets…",
+    intents: DATASET_CONTEXT,
     title: "List datasets",
     description: "List the user's datasets with their table names, formats, row and column counts and status.",
     risk: READ_ONLY,
@@ -217,7 +268,9 @@ fn status_arg(args: &Value) -> Result<Option<DatasetStatus>> {
 struct GetRunStatus;
 
 static GETRUNSTATUS: ToolMeta = ToolMeta {
-    name: "get_run_status",
+    name: ToolName::GetRunStatus,
+    activity: "Looking up the run…",
+    intents: &[Intent::RunLookup],
     title: "Run status",
     description: "The status of one of the user's runs (an assistant run or a query): what was asked, \
                   status, datasets read, tool calls, timings and token usage.",
@@ -304,7 +357,9 @@ fn prepared_for(d: &Dataset, what: &str) -> Prepared {
 struct GetDatasetDetail;
 
 static GETDATASETDETAIL: ToolMeta = ToolMeta {
-    name: "get_dataset_detail",
+    name: ToolName::GetDatasetDetail,
+    activity: "Reading the dataset's schema…",
+    intents: DATASET_CONTEXT,
     title: "Dataset details",
     description: "The schema of one dataset (column names and types), its row count, size, format and status.",
     risk: READ_ONLY,
@@ -349,7 +404,9 @@ impl Tool for GetDatasetDetail {
 struct PreviewRows;
 
 static PREVIEWROWS: ToolMeta = ToolMeta {
-    name: "preview_rows",
+    name: ToolName::PreviewRows,
+    activity: "Reading rows…",
+    intents: &[Intent::Preview],
     title: "Preview rows",
     description: "Show the user the first rows of a dataset (1 to 50, default 10). You get a summary, not the rows.",
     risk: READ_ONLY,
@@ -404,7 +461,9 @@ fn limit_arg(args: &Value, max: u64) -> Result<Option<u32>> {
 struct RunSqlQuery;
 
 static RUNSQLQUERY: ToolMeta = ToolMeta {
-    name: "run_sql_query",
+    name: ToolName::RunSqlQuery,
+    activity: "Running SQL…",
+    intents: &[Intent::Query],
     title: "Run SQL",
     description: "Run one read-only SELECT (DuckDB SQL) over the user's datasets by table name, in a sandbox. \
          The user sees the result table; you get its row count, columns and numeric ranges.",
@@ -450,7 +509,9 @@ impl Tool for RunSqlQuery {
 struct ExecuteQueryPlan;
 
 static EXECUTEQUERYPLAN: ToolMeta = ToolMeta {
-    name: "execute_query_plan",
+    name: ToolName::ExecuteQueryPlan,
+    activity: "Running SQL…",
+    intents: &[Intent::DatasetLookup, Intent::Preview, Intent::Query],
     title: "Run a query plan",
     description: "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
          min, max, median, share — the fraction of rows meeting a `condition` list of filters), a column `per` \
@@ -544,7 +605,9 @@ fn plan_from_json(args: &Value) -> Result<QueryPlan> {
 struct GetDatasetStatistics;
 
 static GETDATASETSTATISTICS: ToolMeta = ToolMeta {
-    name: "get_dataset_statistics",
+    name: ToolName::GetDatasetStatistics,
+    activity: "Profiling the data…",
+    intents: &[Intent::Statistics],
     title: "Dataset statistics",
     description: "Profile every column of a dataset: type, missing and distinct values, and for numbers the range, mean \
          and median.",
@@ -576,7 +639,9 @@ impl Tool for GetDatasetStatistics {
 struct GetSystemStatus;
 
 static GETSYSTEMSTATUS: ToolMeta = ToolMeta {
-    name: "get_system_status",
+    name: ToolName::GetSystemStatus,
+    activity: "Checking the system…",
+    intents: &[Intent::SystemStatus],
     title: "System status",
     description: "The state of aware itself: version, mode, model provider, storage, and the user's dataset totals.",
     risk: READ_ONLY,
@@ -602,7 +667,7 @@ impl Tool for GetSystemStatus {
         let datasets = ctx.datasets.list(&ctx.caller, None).await?;
         let status = SystemStatus {
             version: ctx.system.version.clone(),
-            mode: ctx.system.mode.clone(),
+            mode: ctx.system.mode.as_str().to_owned(),
             model_provider: ctx.system.model_provider.clone(),
             storage: ctx.system.storage.clone(),
             dataset_count: u32::try_from(datasets.len()).unwrap_or(u32::MAX),
@@ -636,7 +701,9 @@ fn search_status(search: &SearchService) -> String {
 struct SearchDatasets;
 
 static SEARCHDATASETS: ToolMeta = ToolMeta {
-    name: "search_datasets",
+    name: ToolName::SearchDatasets,
+    activity: "Searching…",
+    intents: &[Intent::Search],
     title: "Search datasets",
     description: "Search the text columns of the user's datasets by words and by meaning (e.g. \"login problems\" \
          also finds \"cannot sign in\"). The user sees the matching rows with highlighted snippets; you get how many \
@@ -687,7 +754,9 @@ impl Tool for SearchDatasets {
 }
 
 static DELETEDATASET: ToolMeta = ToolMeta {
-    name: "delete_dataset",
+    name: ToolName::DeleteDataset,
+    activity: "Deleting the dataset…",
+    intents: &[Intent::DatasetAdmin],
     title: "Delete a dataset",
     description: "Delete one of the user's datasets (data and catalog entry). A person must approve it first.",
     risk: ToolRisk { read_only: false, destructive: true, confirmation: Some(Tier::Elevated) },
@@ -742,7 +811,9 @@ fn root_arg(args: &Value) -> Result<&str> {
 struct ListDirectory;
 
 static LISTDIRECTORY: ToolMeta = ToolMeta {
-    name: "list_directory",
+    name: ToolName::ListDirectory,
+    activity: "Looking in the folder…",
+    intents: &[Intent::FileBrowse, Intent::FileImport],
     title: "List a folder",
     description: "List one folder inside an approved folder (a root, e.g. `downloads`; `staging` always exists): \
          each entry's name, kind, size, modified time and whether it can be imported. The user sees the listing; \
@@ -793,7 +864,9 @@ impl Tool for ListDirectory {
 struct ImportFiles;
 
 static IMPORTFILES: ToolMeta = ToolMeta {
-    name: "import_files",
+    name: ToolName::ImportFiles,
+    activity: "Importing files…",
+    intents: &[Intent::FileImport],
     title: "Import files",
     description: "Import files from an approved folder as datasets: either `paths` (up to 20, relative to the root) or \
          `path` + `pattern` for every importable file a listing with them shows. Files are copied, never moved. A \

@@ -197,20 +197,22 @@ class GetCapabilitiesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ToolInfo(_message.Message):
-    __slots__ = ("name", "title", "description", "input_schema_json", "risk", "capability")
+    __slots__ = ("name", "title", "description", "input_schema_json", "risk", "capability", "activity")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     INPUT_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
     RISK_FIELD_NUMBER: _ClassVar[int]
     CAPABILITY_FIELD_NUMBER: _ClassVar[int]
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     description: str
     input_schema_json: str
     risk: _events_pb2.ToolRisk
     capability: str
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ..., risk: _Optional[_Union[_events_pb2.ToolRisk, _Mapping]] = ..., capability: _Optional[str] = ...) -> None: ...
+    activity: str
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ..., risk: _Optional[_Union[_events_pb2.ToolRisk, _Mapping]] = ..., capability: _Optional[str] = ..., activity: _Optional[str] = ...) -> None: ...
 
 class GetCapabilitiesResponse(_message.Message):
     __slots__ = ("protocol_version", "server_version", "heartbeat_interval_ms", "confirmation_ttl_ms", "max_iterations", "max_tool_calls_per_message", "tool_timeout_ms", "on_busy_modes", "tools", "mode", "auth_mode", "model_provider", "role", "max_upload_bytes", "max_message_bytes")

@@ -1,0 +1,291 @@
+//! The policy gate: the one place that decides which tools a request is offered and whether a
+//! tool call may run. Its inputs are the caller's role, the deployment mode, the router's reading
+//! of the request (intent and confidence) and each tool's metadata (capability, intents). A model
+//! never decides: it only sees what the gate offers, and every call it makes is checked again
+//! here, returning a typed [`Refusal`] whose text is what the model reads.
+//!
+//! New kinds of tools plug in through their metadata ([`ToolMeta`]): a tool that declares its
+//! capability and the intents it serves is gated like every other, without a change here or in
+//! the driver.
+
+use crate::auth::{Caller, Capability};
+use crate::runs::router::{CONFIDENT, Route, route};
+use crate::runs::tools::{Tool, ToolMeta, ToolName, ToolRegistry};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// Where aware runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeploymentMode {
+    /// On the user's machine: file tools may reach approved local folders.
+    #[default]
+    Local,
+    /// As a shared service: no file tools at all.
+    Connected,
+}
+
+impl DeploymentMode {
+    pub const ALL: [Self; 2] = [Self::Local, Self::Connected];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Connected => "connected",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+
+    /// Whether a capability exists in this mode at all. Approved folders are folders of the
+    /// server's host: a shared service has none.
+    pub fn permits(self, capability: Capability) -> bool {
+        match capability {
+            Capability::FileRead | Capability::FileImport => self == Self::Local,
+            Capability::DatasetRead
+            | Capability::Query
+            | Capability::DatasetWrite
+            | Capability::DatasetDelete
+            | Capability::SystemAdmin => true,
+        }
+    }
+}
+
+impl fmt::Display for DeploymentMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a tool call was not run. Its `Display` is the tool result the model reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The model named a tool that does not exist.
+    NoSuchTool(String),
+    /// The caller's role lacks the tool's capability.
+    NotForRole(ToolName),
+    /// The deployment mode or this request's intent does not offer the tool.
+    NotForThisRequest(ToolName),
+    /// The run already made its allowed number of tool calls.
+    CallLimit(u32),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoSuchTool(name) => write!(f, "There is no tool named {name}."),
+            Self::NotForRole(tool) => write!(f, "{tool} is not allowed for your role."),
+            Self::NotForThisRequest(tool) => write!(f, "{tool} is not available for this request."),
+            Self::CallLimit(max) => write!(f, "The limit of {max} tool calls per message is reached."),
+        }
+    }
+}
+
+/// The gate, with the tools it governs.
+#[derive(Clone)]
+pub struct Policy {
+    tools: ToolRegistry,
+    mode: DeploymentMode,
+    max_tool_calls: u32,
+}
+
+impl Policy {
+    pub fn new(tools: ToolRegistry, mode: DeploymentMode, max_tool_calls: u32) -> Self {
+        Self { tools, mode, max_tool_calls }
+    }
+
+    pub fn mode(&self) -> DeploymentMode {
+        self.mode
+    }
+
+    /// Every tool of this build, whatever the caller (for titles and risk of a call's events).
+    pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    fn role_allows(caller: &Caller, meta: &ToolMeta) -> bool {
+        caller.principal.role.allows(meta.capability)
+    }
+
+    fn route_offers(route: &Route, meta: &ToolMeta) -> bool {
+        route.confidence < CONFIDENT || meta.intents.contains(&route.intent)
+    }
+
+    /// The tools this request is offered: the role's, in this mode, narrowed to the intent's
+    /// tools when the router is confident.
+    pub fn offered(&self, caller: &Caller, route: &Route) -> Vec<&Arc<dyn Tool>> {
+        self.tools
+            .all()
+            .filter(|t| {
+                let meta = t.meta();
+                Self::role_allows(caller, meta) && self.mode.permits(meta.capability) && Self::route_offers(route, meta)
+            })
+            .collect()
+    }
+
+    /// The tools a caller may use in this deployment whatever the request (the capabilities a
+    /// client is told about).
+    pub fn available(&self, caller: &Caller) -> Vec<&Arc<dyn Tool>> {
+        let confident_about_nothing = Route { confidence: 0.0, ..route("") };
+        self.offered(caller, &confident_about_nothing)
+    }
+
+    /// The tools the role allows that this request is not offered (mode or intent).
+    pub fn withheld(&self, caller: &Caller, route: &Route) -> Vec<&Arc<dyn Tool>> {
+        let offered: Vec<ToolName> = self.offered(caller, route).iter().map(|t| t.meta().name).collect();
+        self.tools.all().filter(|t| Self::role_allows(caller, t.meta()) && !offered.contains(&t.meta().name)).collect()
+    }
+
+    /// Whether a call the model made may run: the tool exists, the role allows it, this request
+    /// offers it, and the run has calls left (`calls_so_far` made before this one).
+    pub fn check(
+        &self,
+        caller: &Caller,
+        route: &Route,
+        name: &str,
+        calls_so_far: u32,
+    ) -> Result<&Arc<dyn Tool>, Refusal> {
+        let tool = self.tools.get(name).ok_or_else(|| Refusal::NoSuchTool(name.to_owned()))?;
+        let meta = tool.meta();
+        if !Self::role_allows(caller, meta) {
+            return Err(Refusal::NotForRole(meta.name));
+        }
+        if !self.mode.permits(meta.capability) || !Self::route_offers(route, meta) {
+            return Err(Refusal::NotForThisRequest(meta.name));
+        }
+        if calls_so_far >= self.max_tool_calls {
+            return Err(Refusal::CallLimit(self.max_tool_calls));
+        }
+        Ok(tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::{Principal, Role, Source};
+    use crate::ids::UserId;
+    use crate::runs::router::Intent;
+
+    fn caller(role: Role) -> Caller {
+        Caller { principal: Principal { user_id: UserId::local(), name: String::new(), role }, source: Source::Api }
+    }
+
+    fn names(tools: Vec<&Arc<dyn Tool>>) -> Vec<&'static str> {
+        let mut v: Vec<&'static str> = tools.iter().map(|t| t.meta().name.as_str()).collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn sorted<const N: usize>(mut v: [&'static str; N]) -> Vec<&'static str> {
+        v.sort_unstable();
+        v.to_vec()
+    }
+
+    #[test]
+    fn each_intent_is_offered_exactly_its_tools() {
+        let policy = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 5);
+        let admin = caller(Role::Admin);
+        let cases: [(&str, Intent, Vec<&str>); 12] = [
+            ("what CSV files are in my downloads?", Intent::FileBrowse, sorted(["list_directory"])),
+            ("import those", Intent::FileImport, sorted(["list_directory", "import_files"])),
+            (
+                "what am I looking at?",
+                Intent::DatasetLookup,
+                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan"]),
+            ),
+            (
+                "what are my files?",
+                Intent::DatasetLookup,
+                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan"]),
+            ),
+            (
+                "show me the apartments",
+                Intent::Preview,
+                sorted(["list_datasets", "get_dataset_detail", "preview_rows", "execute_query_plan"]),
+            ),
+            (
+                "average price by neighbourhood",
+                Intent::Query,
+                sorted(["list_datasets", "get_dataset_detail", "run_sql_query", "execute_query_plan"]),
+            ),
+            (
+                "profile customer churn",
+                Intent::Statistics,
+                sorted(["list_datasets", "get_dataset_detail", "get_dataset_statistics"]),
+            ),
+            (
+                "delete the churn dataset",
+                Intent::DatasetAdmin,
+                sorted(["list_datasets", "get_dataset_detail", "delete_dataset"]),
+            ),
+            ("system status", Intent::SystemStatus, sorted(["get_system_status"])),
+            ("what happened in run_01ab?", Intent::RunLookup, sorted(["get_run_status"])),
+            ("what is in the downloads folder", Intent::FileBrowse, sorted(["list_directory"])),
+            (
+                "search the tickets for refunds",
+                Intent::Search,
+                sorted(["search_datasets", "list_datasets", "get_dataset_detail"]),
+            ),
+        ];
+        for (text, intent, tools) in cases {
+            let r = route(text);
+            assert_eq!(r.intent, intent, "{text}");
+            assert_eq!(names(policy.offered(&admin, &r)), tools, "{text}");
+            let withheld = names(policy.withheld(&admin, &r));
+            assert_eq!(withheld.len() + tools.len(), ToolName::ALL.len(), "{text}: {withheld:?}");
+        }
+    }
+
+    #[test]
+    fn a_guess_does_not_narrow_and_connected_mode_has_no_file_tools() {
+        let admin = caller(Role::Admin);
+        let local = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 5);
+        let connected = Policy::new(ToolRegistry::standard(), DeploymentMode::Connected, 5);
+        let guess = route("zxq blorp");
+        assert!(guess.confidence < CONFIDENT);
+        assert_eq!(local.offered(&admin, &guess).len(), ToolName::ALL.len());
+        let offered = names(connected.offered(&admin, &guess));
+        assert!(!offered.contains(&"list_directory") && !offered.contains(&"import_files"), "{offered:?}");
+        assert_eq!(offered.len(), ToolName::ALL.len() - 2);
+        assert!(connected.offered(&admin, &route("import the files in my folder")).is_empty());
+        assert_eq!(names(connected.available(&admin)), offered);
+        assert_eq!(
+            connected.check(&admin, &guess, "list_directory", 0).err(),
+            Some(Refusal::NotForThisRequest(ToolName::ListDirectory))
+        );
+    }
+
+    #[test]
+    fn a_call_is_refused_for_one_typed_reason_in_a_fixed_order() {
+        let policy = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 2);
+        let viewer = caller(Role::Viewer);
+        let admin = caller(Role::Admin);
+        let query = route("average price by neighbourhood");
+        let refusal = |c: &Caller, name: &str, n: u32| policy.check(c, &query, name, n).err();
+        assert_eq!(refusal(&admin, "drop_everything", 0), Some(Refusal::NoSuchTool("drop_everything".into())));
+        // The role comes before the request: a viewer is never told deleting would fit another request.
+        assert_eq!(refusal(&viewer, "delete_dataset", 0), Some(Refusal::NotForRole(ToolName::DeleteDataset)));
+        assert_eq!(refusal(&admin, "delete_dataset", 0), Some(Refusal::NotForThisRequest(ToolName::DeleteDataset)));
+        assert_eq!(refusal(&admin, "run_sql_query", 2), Some(Refusal::CallLimit(2)));
+        assert_eq!(refusal(&viewer, "run_sql_query", 1), None);
+        assert_eq!(Refusal::CallLimit(2).to_string(), "The limit of 2 tool calls per message is reached.");
+        assert_eq!(
+            Refusal::NotForRole(ToolName::DeleteDataset).to_string(),
+            "delete_dataset is not allowed for your role."
+        );
+        let viewer_tools = names(policy.available(&viewer));
+        assert!(!viewer_tools.contains(&"delete_dataset") && viewer_tools.contains(&"run_sql_query"));
+    }
+
+    #[test]
+    fn modes_spell_as_configured() {
+        for m in DeploymentMode::ALL {
+            assert_eq!(DeploymentMode::parse(m.as_str()), Some(m));
+        }
+        assert_eq!(DeploymentMode::parse("Local"), None);
+    }
+}
