@@ -193,24 +193,24 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     };
     let history = RunHistory::new(store.clone());
     let agent = &config.agent;
-    let model_name = model.name().to_owned();
+    let services = Services {
+        datasets,
+        files,
+        query,
+        history,
+        audit: store.clone() as Arc<dyn AuditLog>,
+        system: SystemInfo {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            mode: config.mode,
+            model_provider: model.name().to_owned(),
+            storage: "SQLite".to_owned(),
+        },
+    };
     let runs = RunEngine::new(
         store.clone(),
         model,
         Policy::new(ToolRegistry::standard(), config.mode, agent.max_tool_calls),
-        Services {
-            datasets: datasets.clone(),
-            files: files.clone(),
-            query: query.clone(),
-            history: history.clone(),
-            audit: store.clone() as Arc<dyn AuditLog>,
-        },
-        SystemInfo {
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            mode: config.mode,
-            model_provider: model_name.clone(),
-            storage: "SQLite".to_owned(),
-        },
+        services.clone(),
         RunsConfig {
             max_iterations: agent.max_iterations,
             max_tool_calls: agent.max_tool_calls,
@@ -230,10 +230,7 @@ async fn build_state(config: &Config) -> anyhow::Result<State> {
     Ok(Arc::new(AppState {
         config: config.clone(),
         auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref()),
-        datasets,
-        files,
-        query,
-        history,
+        services,
         runs,
         limits: crate::limits::UserLimits::new(&config.limits, config.auth == crate::config::AuthMode::ApiKey),
         shutdown: tokio::sync::watch::Sender::new(false),
@@ -385,7 +382,7 @@ pub async fn run(
     };
 
     let sweeper = {
-        let datasets = state.datasets.clone();
+        let datasets = state.services.datasets.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(UPLOAD_SWEEP_INTERVAL);
             loop {

@@ -60,7 +60,8 @@ impl fmt::Display for DeploymentMode {
     }
 }
 
-/// Why a tool call was not run. Its `Display` is the tool result the model reads.
+/// Why a tool call was not run. Its `Display` is the tool result the model reads
+/// (`runs::model_view::outcomes`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// The model named a tool that does not exist.
@@ -75,12 +76,7 @@ pub enum Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NoSuchTool(name) => write!(f, "There is no tool named {name}."),
-            Self::NotForRole(tool) => write!(f, "{tool} is not allowed for your role."),
-            Self::NotForThisRequest(tool) => write!(f, "{tool} is not available for this request."),
-            Self::CallLimit(max) => write!(f, "The limit of {max} tool calls per message is reached."),
-        }
+        f.write_str(&crate::runs::model_view::outcomes::refused(self))
     }
 }
 
@@ -272,11 +268,6 @@ mod tests {
         assert_eq!(refusal(&admin, "delete_dataset", 0), Some(Refusal::NotForThisRequest(ToolName::DeleteDataset)));
         assert_eq!(refusal(&admin, "run_sql_query", 2), Some(Refusal::CallLimit(2)));
         assert_eq!(refusal(&viewer, "run_sql_query", 1), None);
-        assert_eq!(Refusal::CallLimit(2).to_string(), "The limit of 2 tool calls per message is reached.");
-        assert_eq!(
-            Refusal::NotForRole(ToolName::DeleteDataset).to_string(),
-            "delete_dataset is not allowed for your role."
-        );
         let viewer_tools = names(policy.available(&viewer));
         assert!(!viewer_tools.contains(&"delete_dataset") && viewer_tools.contains(&"run_sql_query"));
     }

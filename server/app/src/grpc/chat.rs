@@ -10,7 +10,7 @@ use crate::status::to_status;
 use aware_core::auth::Caller;
 use aware_core::ids::{RunId, ThreadId};
 use aware_core::runs::store::{Snapshot, SnapshotDataset};
-use aware_core::runs::{Admission, NewMessage, OnBusy, Subscription};
+use aware_core::runs::{Admission, Delivery, NewMessage, OnBusy, Subscription};
 use aware_core::{Error, ErrorCode};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_server::ChatService;
@@ -143,63 +143,38 @@ fn heartbeat(state: &State, runs: &[RunId]) -> pb::ServerEvent {
 }
 
 /// Sends a subscription's events until `RunCompleted` (or the client goes away). With
-/// `replay_from`, the stored part is framed by `ReplayStarted`/`ReplayFinished`.
+/// `replay_from`, the stored part is framed by `ReplayStarted`/`ReplayFinished` (the framing is
+/// the engine's: `aware_core::runs::delivery`; this only converts).
 async fn forward<T: Send + 'static>(
-    mut sub: Subscription,
+    sub: Subscription,
     tx: mpsc::Sender<Result<T, Status>>,
     wrap: Wrap<T>,
     replay_from: Option<u64>,
 ) {
-    let run_id = sub.run_id().to_string();
-    let replay_until = sub.replay_until();
-    let mut replaying = replay_from.is_some();
-    if let Some(after_seq) = replay_from {
-        let start = unsequenced(
-            &run_id,
-            "",
-            pb::server_event::Payload::ReplayStarted(pb::ReplayStarted { after_seq, last_seq_at_start: replay_until }),
-        );
-        if tx.send(Ok(wrap(start))).await.is_err() {
-            return;
-        }
-    }
-    let finished = |last_seq: u64, live: bool| {
-        unsequenced(&run_id, "", pb::server_event::Payload::ReplayFinished(pb::ReplayFinished { last_seq, live }))
-    };
-    let mut last = replay_from.unwrap_or(0);
+    let mut framed = sub.framed(replay_from);
+    let run_id = framed.run_id().to_string();
     loop {
-        if replaying && last >= replay_until {
-            replaying = false;
-            let live = !sub.finished_at_start();
-            if tx.send(Ok(wrap(finished(last, live)))).await.is_err() {
-                return;
-            }
-            if !live {
-                return;
-            }
-        }
-        match sub.next().await {
-            Ok(Some(e)) => {
-                last = e.seq;
-                let terminal = e.is_terminal();
-                if tx.send(Ok(wrap(convert::event(&e)))).await.is_err() {
-                    return;
-                }
-                if terminal && !replaying {
-                    return;
-                }
-            }
-            Ok(None) => {
-                if replaying {
-                    let _ = tx.send(Ok(wrap(finished(last, false)))).await;
-                }
-                return;
-            }
+        let event = match framed.next().await {
+            Ok(Some(Delivery::Event(e))) => convert::event(&e),
+            Ok(Some(Delivery::ReplayStarted { after_seq, last_seq_at_start })) => unsequenced(
+                &run_id,
+                "",
+                pb::server_event::Payload::ReplayStarted(pb::ReplayStarted { after_seq, last_seq_at_start }),
+            ),
+            Ok(Some(Delivery::ReplayFinished { last_seq, live })) => unsequenced(
+                &run_id,
+                "",
+                pb::server_event::Payload::ReplayFinished(pb::ReplayFinished { last_seq, live }),
+            ),
+            Ok(None) => return,
             Err(e) => {
                 tracing::warn!(run = %run_id, error = %e, "cannot read a run's events");
                 let _ = tx.send(Err(to_status(e))).await;
                 return;
             }
+        };
+        if tx.send(Ok(wrap(event))).await.is_err() {
+            return;
         }
     }
 }

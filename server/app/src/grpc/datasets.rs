@@ -37,8 +37,8 @@ impl DatasetsService for Datasets {
     ) -> Result<Response<pb::ListDatasetsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let filter = convert::status_filter(request.get_ref().status_filter).map_err(to_status)?;
-        let datasets = self.state.datasets.list(&caller, filter).await.map_err(to_status)?;
-        let search = self.state.datasets.search();
+        let datasets = self.state.services.datasets.list(&caller, filter).await.map_err(to_status)?;
+        let search = self.state.services.datasets.search();
         let datasets = datasets.iter().map(|d| convert::dataset_with_index(d, search.status(&d.id))).collect();
         Ok(Response::new(pb::ListDatasetsResponse { datasets }))
     }
@@ -51,11 +51,12 @@ impl DatasetsService for Datasets {
         let req = request.into_inner();
         let (dataset, sample) = self
             .state
+            .services
             .datasets
             .get_with_sample(&caller, &req.dataset_id, req.sample_rows.unwrap_or(DEFAULT_SAMPLE_ROWS))
             .await
             .map_err(to_status)?;
-        let index = self.state.datasets.search().status(&dataset.id);
+        let index = self.state.services.datasets.search().status(&dataset.id);
         Ok(Response::new(pb::GetDatasetResponse {
             dataset: Some(convert::dataset_with_index(&dataset, index)),
             sample: sample.as_ref().map(convert::table),
@@ -75,7 +76,7 @@ impl DatasetsService for Datasets {
         let meta = UploadMeta { filename: first.filename, format: first.format, size_bytes: first.size_bytes };
         let chunks = futures::stream::once(async move { Ok::<Bytes, Error>(first.chunk) })
             .chain(inbound.map(move |m| m.map(|m| m.chunk).map_err(|s| broken_stream(s, max_mb))));
-        let dataset = self.state.datasets.upload(&caller, meta, Box::pin(chunks)).await.map_err(to_status)?;
+        let dataset = self.state.services.datasets.upload(&caller, meta, Box::pin(chunks)).await.map_err(to_status)?;
         Ok(Response::new(pb::UploadDatasetResponse { dataset: Some(convert::dataset(&dataset)) }))
     }
 
@@ -86,10 +87,11 @@ impl DatasetsService for Datasets {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
         let meta = UploadMeta { filename: req.filename, format: req.format, size_bytes: 0 };
-        let session = self.state.datasets.create_upload(&caller, meta, req.size_bytes).await.map_err(to_status)?;
+        let session =
+            self.state.services.datasets.create_upload(&caller, meta, req.size_bytes).await.map_err(to_status)?;
         Ok(Response::new(pb::CreateUploadResponse {
             upload_id: session.id.to_string(),
-            max_chunk_bytes: self.state.datasets.limits().max_chunk_bytes,
+            max_chunk_bytes: self.state.services.datasets.limits().max_chunk_bytes,
         }))
     }
 
@@ -101,6 +103,7 @@ impl DatasetsService for Datasets {
         let req = request.into_inner();
         let received = self
             .state
+            .services
             .datasets
             .append_upload(&caller, &req.upload_id, req.offset, &req.chunk)
             .await
@@ -113,8 +116,13 @@ impl DatasetsService for Datasets {
         request: Request<pb::CommitUploadRequest>,
     ) -> Result<Response<pb::CommitUploadResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let dataset =
-            self.state.datasets.commit_upload(&caller, &request.get_ref().upload_id).await.map_err(to_status)?;
+        let dataset = self
+            .state
+            .services
+            .datasets
+            .commit_upload(&caller, &request.get_ref().upload_id)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::CommitUploadResponse { dataset: Some(convert::dataset(&dataset)) }))
     }
 
@@ -124,7 +132,8 @@ impl DatasetsService for Datasets {
     ) -> Result<Response<pb::PreviewRowsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
-        let table = self.state.datasets.preview(&caller, &req.dataset_id, req.limit).await.map_err(to_status)?;
+        let table =
+            self.state.services.datasets.preview(&caller, &req.dataset_id, req.limit).await.map_err(to_status)?;
         Ok(Response::new(pb::PreviewRowsResponse { table: Some(convert::table(&table)) }))
     }
 
@@ -133,7 +142,8 @@ impl DatasetsService for Datasets {
         request: Request<pb::GetDatasetStatisticsRequest>,
     ) -> Result<Response<pb::GetDatasetStatisticsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let stats = self.state.datasets.statistics(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
+        let stats =
+            self.state.services.datasets.statistics(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
         Ok(Response::new(pb::GetDatasetStatisticsResponse { statistics: Some(convert::statistics(&stats)) }))
     }
 
@@ -142,7 +152,8 @@ impl DatasetsService for Datasets {
         request: Request<pb::DeleteDatasetRequest>,
     ) -> Result<Response<pb::DeleteDatasetResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let deleted = self.state.datasets.delete(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
+        let deleted =
+            self.state.services.datasets.delete(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
         Ok(Response::new(pb::DeleteDatasetResponse { dataset_id: deleted.id.to_string() }))
     }
 
@@ -155,6 +166,7 @@ impl DatasetsService for Datasets {
         let mode = SearchMode::parse(&req.mode).map_err(to_status)?;
         let results = self
             .state
+            .services
             .datasets
             .search()
             .search(&caller, &req.query, Some(req.dataset_id.as_str()), req.limit, mode)

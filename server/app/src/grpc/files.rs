@@ -18,7 +18,7 @@ impl FilesService for Files {
         request: Request<pb::ListRootsRequest>,
     ) -> Result<Response<pb::ListRootsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let roots = self.state.files.roots(&caller).map_err(to_status)?;
+        let roots = self.state.services.files.roots(&caller).map_err(to_status)?;
         let roots = roots
             .into_iter()
             .map(|r| pb::FileRoot { description: r.path.display().to_string(), name: r.name })
@@ -32,7 +32,8 @@ impl FilesService for Files {
     ) -> Result<Response<pb::ListDirectoryResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
-        let listing = self.state.files.list(&caller, &req.root, &req.path, &req.pattern).await.map_err(to_status)?;
+        let listing =
+            self.state.services.files.list(&caller, &req.root, &req.path, &req.pattern).await.map_err(to_status)?;
         Ok(Response::new(pb::ListDirectoryResponse { listing: Some(convert::listing(&listing)) }))
     }
 
@@ -42,7 +43,7 @@ impl FilesService for Files {
     ) -> Result<Response<pb::ImportFilesResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
-        let report = self.state.files.import(&caller, &req.root, &req.paths).await.map_err(to_status)?;
+        let report = self.state.services.files.import(&caller, &req.root, &req.paths).await.map_err(to_status)?;
         Ok(Response::new(pb::ImportFilesResponse { report: Some(convert::import_report(&report)) }))
     }
 }

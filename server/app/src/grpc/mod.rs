@@ -9,11 +9,7 @@ pub mod query;
 use crate::auth::Authenticator;
 use crate::config::Config;
 use aware_core::auth::Caller;
-use aware_core::datasets::DatasetService;
-use aware_core::files::FileService;
-use aware_core::history::RunHistory;
-use aware_core::query::QueryService;
-use aware_core::runs::RunEngine;
+use aware_core::runs::{RunEngine, Services};
 use std::sync::Arc;
 use tonic::Status;
 use tonic::metadata::MetadataMap;
@@ -22,10 +18,8 @@ use tonic::metadata::MetadataMap;
 pub struct AppState {
     pub config: Config,
     pub auth: Authenticator,
-    pub datasets: DatasetService,
-    pub files: FileService,
-    pub query: QueryService,
-    pub history: RunHistory,
+    /// The domain services (the same bag the run engine's tools act through).
+    pub services: Services,
     pub runs: RunEngine,
     /// Per-user request rate and open-stream caps.
     pub limits: Arc<crate::limits::UserLimits>,

@@ -20,7 +20,8 @@ impl QueryService for Query {
     ) -> Result<Response<pb::ExecuteSqlResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
-        let answer = self.state.query.execute_sql(&caller, &req.sql, req.limit, None).await.map_err(to_status)?;
+        let answer =
+            self.state.services.query.execute_sql(&caller, &req.sql, req.limit, None).await.map_err(to_status)?;
         Ok(Response::new(pb::ExecuteSqlResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
@@ -36,7 +37,8 @@ impl QueryService for Query {
         let req = request.get_ref();
         let plan = req.plan.as_ref().ok_or_else(|| to_status(Error::validation("plan", "a plan is required")))?;
         let plan = convert::plan_in(plan).map_err(to_status)?;
-        let answer = self.state.query.execute_plan(&caller, &plan, req.limit, None).await.map_err(to_status)?;
+        let answer =
+            self.state.services.query.execute_plan(&caller, &plan, req.limit, None).await.map_err(to_status)?;
         Ok(Response::new(pb::ExecuteQueryPlanResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
@@ -53,7 +55,8 @@ pub struct Runs {
 impl RunsService for Runs {
     async fn get_run(&self, request: Request<pb::GetRunRequest>) -> Result<Response<pb::GetRunResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let (run, capsule) = self.state.history.get(&caller, &request.get_ref().run_id).await.map_err(to_status)?;
+        let (run, capsule) =
+            self.state.services.history.get(&caller, &request.get_ref().run_id).await.map_err(to_status)?;
         Ok(Response::new(pb::GetRunResponse { run: Some(convert::run(&run, &capsule)) }))
     }
 
@@ -62,6 +65,7 @@ impl RunsService for Runs {
         let req = request.get_ref();
         let page = self
             .state
+            .services
             .history
             .list(&caller, &req.thread_id, req.page_size, &req.page_token)
             .await
@@ -104,7 +108,8 @@ impl RunsService for Runs {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
         let since = req.since.map(|t| convert::timestamp_in(&t, "since")).transpose().map_err(to_status)?;
-        let (user, usage, runs) = self.state.history.usage(&caller, &req.user_id, since).await.map_err(to_status)?;
+        let (user, usage, runs) =
+            self.state.services.history.usage(&caller, &req.user_id, since).await.map_err(to_status)?;
         Ok(Response::new(pb::GetUsageResponse { user_id: user.to_string(), usage: Some(convert::usage(&usage)), runs }))
     }
 }

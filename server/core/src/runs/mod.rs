@@ -3,14 +3,17 @@
 //! port. The models themselves live elsewhere: the offline planner in `aware-planner`, the network
 //! providers and the scripted model in `aware-llm`.
 
+mod admission;
+pub mod delivery;
 mod driver;
 pub mod engine;
 pub mod events;
 pub mod model;
-mod prompt;
+pub mod model_view;
 pub mod router;
 pub mod store;
-pub mod summary;
 pub mod tools;
 
-pub use engine::{Admission, EngineConfig, NewMessage, OnBusy, RunEngine, Services, Subscription};
+pub use admission::{ActiveRunInfo, OnBusy};
+pub use delivery::{Delivery, Framed, Subscription};
+pub use engine::{Admission, EngineConfig, NewMessage, RunEngine, RunLogPage, Services};

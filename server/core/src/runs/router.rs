@@ -1,5 +1,5 @@
 //! The router: reads the user's message into an intent with a confidence — keyword heuristics
-//! first; with `agent.router = "llm"` the model's structured reading ([`ROUTER_PROMPT`],
+//! first; with `agent.router = "llm"` the model's structured reading (`model_view::prompt::ROUTER_PROMPT`,
 //! [`parse_model_route`]) replaces it when it is well-formed and confident. What a route may use
 //! is decided by the policy gate (`crate::policy`), never here: a guess (below [`CONFIDENT`])
 //! does not narrow the tools at all.
@@ -187,15 +187,6 @@ pub fn route(text: &str) -> Route {
     let small_talk = has(&["hello", "hi", "hey", "thanks", "thank", "bye"]);
     r(Intent::ChatOnly, if small_talk { 0.4 } else { 0.3 }, false, Risk::Read)
 }
-
-/// What the model is told when it routes (`agent.router = "llm"`): the taxonomy and the one JSON
-/// object it must answer with.
-pub const ROUTER_PROMPT: &str = "You classify one message a user sent to a data assistant. The assistant can list, \
-describe, preview, query, profile, search and delete the user's datasets, browse and import files from approved \
-folders, report system status and look up earlier runs. Answer with exactly one JSON object and nothing else: \
-{\"intent\": one of \"chat_only\", \"dataset_lookup\", \"preview\", \"query\", \"statistics\", \"search\", \
-\"dataset_admin\", \"file_browse\", \"file_import\", \"system_status\", \"run_lookup\"; \"needs_dataset\": true if \
-it is about one dataset; \"risk\": \"read\", \"write\" or \"destructive\"; \"confidence\": 0 to 1}.";
 
 /// The least risk an intent carries, whatever a model says.
 fn least_risk(intent: Intent) -> Risk {

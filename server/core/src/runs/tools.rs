@@ -2,19 +2,16 @@
 //! it will touch (for confirmations), and returns two tracks: a rich result for the client and a
 //! short summary for the model (names, counts, ranges — never raw row values).
 
+use super::engine::Services;
 use super::events::SystemStatus;
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::model::ToolSpec;
+use super::model_view::summary;
 use super::router::Intent;
-use super::summary;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
-use crate::datasets::DatasetService;
-use crate::files::FileService;
-use crate::history::RunHistory;
 use crate::ids::RunId;
 use crate::policy::DeploymentMode;
-use crate::query::QueryService;
 use crate::query_plan::QueryPlan;
 use crate::search::{SearchMode, SearchService};
 use crate::{Error, Result};
@@ -36,11 +33,7 @@ pub struct SystemInfo {
 #[derive(Clone)]
 pub struct ToolContext {
     pub caller: Caller,
-    pub datasets: DatasetService,
-    pub files: FileService,
-    pub query: QueryService,
-    pub history: RunHistory,
-    pub system: SystemInfo,
+    pub services: Services,
     /// The chat run the tools act for (query runs they start name it as their parent).
     pub run_id: Option<RunId>,
 }
@@ -243,7 +236,7 @@ impl Tool for ListDatasets {
         Ok(Prepared { resource: ResourceRef::default(), description: "List your datasets".to_owned(), pinned: None })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
-        let datasets = ctx.datasets.list(&ctx.caller, status_arg(args)?).await?;
+        let datasets = ctx.services.datasets.list(&ctx.caller, status_arg(args)?).await?;
         let llm_summary = if datasets.is_empty() {
             "The user has no datasets.".to_owned()
         } else {
@@ -302,7 +295,7 @@ impl Tool for GetRunStatus {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let id = args.get("run_id").and_then(Value::as_str).unwrap_or_default();
-        let (run, capsule) = ctx.history.get(&ctx.caller, id).await?;
+        let (run, capsule) = ctx.services.history.get(&ctx.caller, id).await?;
         let llm_summary = format!(
             "Run {} ({}) is {}: {} tool call(s), {} dataset(s) read, {} input and {} output tokens{}.",
             run.id,
@@ -328,7 +321,7 @@ async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| Error::validation("dataset", "name the dataset (its id or table name)"))?;
-    let datasets = ctx.datasets.list(&ctx.caller, None).await?;
+    let datasets = ctx.services.datasets.list(&ctx.caller, None).await?;
     datasets
         .into_iter()
         .find(|d| {
@@ -379,7 +372,7 @@ impl Tool for GetDatasetDetail {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let (dataset, sample) = ctx.datasets.get_with_sample(&ctx.caller, d.id.as_str(), 5).await?;
+        let (dataset, sample) = ctx.services.datasets.get_with_sample(&ctx.caller, d.id.as_str(), 5).await?;
         let columns: Vec<String> =
             dataset.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
         let llm_summary = format!(
@@ -435,7 +428,8 @@ impl Tool for PreviewRows {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let table = ctx.datasets.preview(&ctx.caller, d.id.as_str(), limit_arg(args, 50)?.unwrap_or(10)).await?;
+        let table =
+            ctx.services.datasets.preview(&ctx.caller, d.id.as_str(), limit_arg(args, 50)?.unwrap_or(10)).await?;
         let llm_summary = format!(
             "Displayed {} row(s) of {} (table `{}`, {} rows in all) to the user. {}",
             table.rows.len(),
@@ -497,8 +491,11 @@ impl Tool for RunSqlQuery {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let sql = args.get("sql").and_then(Value::as_str).unwrap_or_default();
-        let answer =
-            ctx.query.execute_sql(&ctx.caller, sql, limit_arg(args, 1000)?.unwrap_or(200), ctx.run_id.as_ref()).await?;
+        let answer = ctx
+            .services
+            .query
+            .execute_sql(&ctx.caller, sql, limit_arg(args, 1000)?.unwrap_or(200), ctx.run_id.as_ref())
+            .await?;
         Ok(ToolOutput {
             llm_summary: summary::query_result(&answer.table),
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.executed_sql }),
@@ -551,7 +548,7 @@ impl Tool for ExecuteQueryPlan {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let plan = plan_from_json(args)?;
-        let answer = ctx.query.execute_plan(&ctx.caller, &plan, plan.limit, ctx.run_id.as_ref()).await?;
+        let answer = ctx.services.query.execute_plan(&ctx.caller, &plan, plan.limit, ctx.run_id.as_ref()).await?;
         Ok(ToolOutput {
             llm_summary: summary::query_result(&answer.table),
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.compiled_sql }),
@@ -628,7 +625,7 @@ impl Tool for GetDatasetStatistics {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let statistics = ctx.datasets.statistics(&ctx.caller, d.id.as_str()).await?;
+        let statistics = ctx.services.datasets.statistics(&ctx.caller, d.id.as_str()).await?;
         Ok(ToolOutput {
             llm_summary: summary::statistics(&statistics),
             rich: Some(RichResult::Statistics { statistics }),
@@ -664,15 +661,15 @@ impl Tool for GetSystemStatus {
         })
     }
     async fn execute(&self, ctx: &ToolContext, _args: &Value) -> Result<ToolOutput> {
-        let datasets = ctx.datasets.list(&ctx.caller, None).await?;
+        let datasets = ctx.services.datasets.list(&ctx.caller, None).await?;
         let status = SystemStatus {
-            version: ctx.system.version.clone(),
-            mode: ctx.system.mode.as_str().to_owned(),
-            model_provider: ctx.system.model_provider.clone(),
-            storage: ctx.system.storage.clone(),
+            version: ctx.services.system.version.clone(),
+            mode: ctx.services.system.mode.as_str().to_owned(),
+            model_provider: ctx.services.system.model_provider.clone(),
+            storage: ctx.services.system.storage.clone(),
             dataset_count: u32::try_from(datasets.len()).unwrap_or(u32::MAX),
             dataset_bytes: datasets.iter().map(|d| d.size_bytes).sum(),
-            search: search_status(ctx.datasets.search()),
+            search: search_status(ctx.services.datasets.search()),
         };
         let llm_summary = format!(
             "aware {} is running in {} mode with the {} model and {} storage. The user has {} dataset(s), {} bytes in all. Search: {}.",
@@ -745,6 +742,7 @@ impl Tool for SearchDatasets {
         let dataset = Some(string_arg(args, "dataset")?).filter(|d| !d.trim().is_empty());
         let limit = args.get("limit").and_then(Value::as_u64).map_or(0, |l| l.clamp(1, 20) as u32);
         let results = ctx
+            .services
             .datasets
             .search()
             .search(&ctx.caller, string_arg(args, "query")?, dataset, limit, SearchMode::Hybrid)
@@ -784,7 +782,7 @@ impl Tool for DeleteDataset {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let deleted = ctx.datasets.delete(&ctx.caller, d.id.as_str()).await?;
+        let deleted = ctx.services.datasets.delete(&ctx.caller, d.id.as_str()).await?;
         Ok(ToolOutput {
             llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
             rich: Some(RichResult::DeletedDataset { dataset: deleted }),
@@ -854,6 +852,7 @@ impl Tool for ListDirectory {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let listing = ctx
+            .services
             .files
             .list(&ctx.caller, root_arg(args)?, string_arg(args, "path")?, string_arg(args, "pattern")?)
             .await?;
@@ -884,7 +883,12 @@ async fn import_paths(ctx: &ToolContext, args: &Value) -> Result<Vec<String>> {
             .map(|p| p.as_str().map(str::to_owned).ok_or_else(|| Error::validation("paths", "paths must be strings")))
             .collect(),
         Some(_) => Err(Error::validation("paths", "paths must be a list of file paths")),
-        None => ctx.files.importable(&ctx.caller, root, string_arg(args, "path")?, string_arg(args, "pattern")?).await,
+        None => {
+            ctx.services
+                .files
+                .importable(&ctx.caller, root, string_arg(args, "path")?, string_arg(args, "pattern")?)
+                .await
+        }
     }
 }
 
@@ -908,7 +912,7 @@ impl Tool for ImportFiles {
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let root = root_arg(args)?;
         let paths = import_paths(ctx, args).await?;
-        ctx.files.check_import(&ctx.caller, root, &paths)?;
+        ctx.services.files.check_import(&ctx.caller, root, &paths)?;
         Ok(Prepared {
             description: format!(
                 "Import {} file{} from “{root}” as datasets: {}. They are copied; the originals stay where they are.",
@@ -928,7 +932,7 @@ impl Tool for ImportFiles {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let paths = import_paths(ctx, args).await?;
-        let report = ctx.files.import(&ctx.caller, root_arg(args)?, &paths).await?;
+        let report = ctx.services.files.import(&ctx.caller, root_arg(args)?, &paths).await?;
         Ok(ToolOutput { llm_summary: summary::import_report(&report), rich: Some(RichResult::ImportReport { report }) })
     }
 }

@@ -1,4 +1,5 @@
-//! The system prompt of a run. Instructions are the server's own words; everything a user, a
+//! The prompts: the system prompt of a run, and the router's prompt (`agent.router = "llm"`).
+//! Instructions are the server's own words; everything a user, a
 //! client or a file could have chosen — the page route from the app's snapshot, dataset, table,
 //! column and folder names — sits in one delimited data section, each value a JSON string
 //! (quotes, backslashes and control characters escaped, `<` and `>` too, so no value can close
@@ -7,7 +8,16 @@
 //! model is told about, not an instruction it is given (and a destructive tool still waits for a
 //! person's approval).
 
-use super::model::RunContext;
+use crate::runs::model::RunContext;
+
+/// What the model is told when it routes (`agent.router = "llm"`): the taxonomy and the one JSON
+/// object it must answer with.
+pub const ROUTER_PROMPT: &str = "You classify one message a user sent to a data assistant. The assistant can list, \
+describe, preview, query, profile, search and delete the user's datasets, browse and import files from approved \
+folders, report system status and look up earlier runs. Answer with exactly one JSON object and nothing else: \
+{\"intent\": one of \"chat_only\", \"dataset_lookup\", \"preview\", \"query\", \"statistics\", \"search\", \
+\"dataset_admin\", \"file_browse\", \"file_import\", \"system_status\", \"run_lookup\"; \"needs_dataset\": true if \
+it is about one dataset; \"risk\": \"read\", \"write\" or \"destructive\"; \"confidence\": 0 to 1}.";
 
 /// The tags around the data section.
 pub const DATA_OPEN: &str = "<app_state>";

@@ -1,0 +1,188 @@
+//! Delivery: one subscriber's view of a run — the stored log after its cursor, then the live
+//! tail, with no gap and no duplicate at the seam (the resume guarantee), and the replay framing
+//! a resuming client reads (`ReplayStarted`, the stored events, `ReplayFinished`). Transports
+//! only convert what [`Framed::next`] yields.
+
+use super::events::RunEvent;
+use super::store::RunLog;
+use crate::ids::RunId;
+use crate::{Error, ErrorCode, Result};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use tokio::sync::broadcast;
+
+/// Events of one run for one subscriber.
+pub struct Subscription {
+    log: Arc<dyn RunLog>,
+    run_id: RunId,
+    last: u64,
+    replay_until: u64,
+    backlog: VecDeque<Arc<RunEvent>>,
+    rx: Option<broadcast::Receiver<Arc<RunEvent>>>,
+    done: bool,
+    finished: bool,
+}
+
+impl Subscription {
+    /// The stored log after `after_seq`, then the live tail from `rx` (subscribed before the log
+    /// is read, so nothing falls between them). A cursor beyond the log is CURSOR_AHEAD.
+    pub(crate) async fn open(
+        log: Arc<dyn RunLog>,
+        run_id: RunId,
+        finished: bool,
+        rx: Option<broadcast::Receiver<Arc<RunEvent>>>,
+        after_seq: u64,
+    ) -> Result<Self> {
+        let last = log.last_seq(&run_id).await?;
+        if after_seq > last {
+            return Err(Error::new(
+                ErrorCode::CursorAhead,
+                format!("the run's log ends at seq {last}; cannot resume after {after_seq}"),
+            ));
+        }
+        let backlog: VecDeque<Arc<RunEvent>> =
+            log.events(&run_id, after_seq, u32::MAX).await?.into_iter().map(Arc::new).collect();
+        let done = backlog.back().is_some_and(|e| e.is_terminal());
+        Ok(Self {
+            finished: finished || done,
+            log,
+            run_id,
+            last: after_seq,
+            replay_until: backlog.back().map_or(after_seq, |e| e.seq),
+            backlog,
+            rx,
+            done,
+        })
+    }
+
+    pub fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
+
+    /// The last seq of the stored log when the subscription started (the replay's end).
+    pub fn replay_until(&self) -> u64 {
+        self.replay_until
+    }
+
+    /// Whether the run had already finished when the subscription started.
+    pub fn finished_at_start(&self) -> bool {
+        self.finished
+    }
+
+    async fn refill(&mut self) -> Result<()> {
+        let events = self.log.events(&self.run_id, self.last, u32::MAX).await?;
+        self.backlog.extend(events.into_iter().map(Arc::new));
+        Ok(())
+    }
+
+    /// The next event, or `None` after `RunCompleted`.
+    pub async fn next(&mut self) -> Result<Option<Arc<RunEvent>>> {
+        loop {
+            if let Some(e) = self.backlog.pop_front() {
+                if e.seq <= self.last {
+                    continue;
+                }
+                self.last = e.seq;
+                if e.is_terminal() {
+                    self.done = true;
+                    self.backlog.clear();
+                }
+                return Ok(Some(e));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let Some(rx) = self.rx.as_mut() else {
+                // Not live: the stored log is all there is.
+                self.refill().await?;
+                if self.backlog.is_empty() {
+                    return Ok(None);
+                }
+                continue;
+            };
+            match rx.recv().await {
+                Ok(e) if e.seq <= self.last => {}
+                Ok(e) if e.seq == self.last + 1 => self.backlog.push_back(e),
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => self.refill().await?,
+                Err(broadcast::error::RecvError::Closed) => {
+                    self.rx = None;
+                    self.refill().await?;
+                    if self.backlog.is_empty() {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a subscriber receives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delivery {
+    /// A resume starts: the stored events after `after_seq` follow, up to `last_seq_at_start`.
+    ReplayStarted { after_seq: u64, last_seq_at_start: u64 },
+    /// One event of the run, in seq order.
+    Event(Arc<RunEvent>),
+    /// The stored part is over; `live`: live events follow (the run had not finished).
+    ReplayFinished { last_seq: u64, live: bool },
+}
+
+/// A subscription with its replay framing (when it resumes from a cursor).
+pub struct Framed {
+    sub: Subscription,
+    replay_from: Option<u64>,
+    started: bool,
+    replaying: bool,
+    last: u64,
+    ended: bool,
+}
+
+impl Subscription {
+    /// Frames the stored part with `ReplayStarted`/`ReplayFinished` when `replay_from` is set
+    /// (a resume); without it, only events.
+    pub fn framed(self, replay_from: Option<u64>) -> Framed {
+        Framed {
+            sub: self,
+            replay_from,
+            started: false,
+            replaying: replay_from.is_some(),
+            last: replay_from.unwrap_or(0),
+            ended: false,
+        }
+    }
+}
+
+impl Framed {
+    pub fn run_id(&self) -> &RunId {
+        self.sub.run_id()
+    }
+
+    /// The next thing to send, or `None` when the stream of this run is over: after
+    /// `RunCompleted`, or after the replay of a run that had finished.
+    pub async fn next(&mut self) -> Result<Option<Delivery>> {
+        if self.ended {
+            return Ok(None);
+        }
+        if let (false, Some(after_seq)) = (self.started, self.replay_from) {
+            self.started = true;
+            return Ok(Some(Delivery::ReplayStarted { after_seq, last_seq_at_start: self.sub.replay_until() }));
+        }
+        if self.replaying && self.last >= self.sub.replay_until() {
+            self.replaying = false;
+            let live = !self.sub.finished_at_start();
+            self.ended = !live;
+            return Ok(Some(Delivery::ReplayFinished { last_seq: self.last, live }));
+        }
+        match self.sub.next().await? {
+            Some(e) => {
+                self.last = e.seq;
+                self.ended = e.is_terminal() && !self.replaying;
+                Ok(Some(Delivery::Event(e)))
+            }
+            None => {
+                self.ended = true;
+                Ok(self.replaying.then_some(Delivery::ReplayFinished { last_seq: self.last, live: false }))
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! A confirmation: created once per call (with a hash of its arguments and what it will touch),
+//! announced once, then waited on — a person's answer, the expiry or a cancel, whichever comes
+//! first. After a restart the wait resumes on the stored confirmation.
+
+use super::tool_step::{Outcome, ToolStep};
+use super::{Driver, Stop};
+use crate::ids::ConfirmationId;
+use crate::run::RunStatus;
+use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
+use crate::runs::model::ToolCallRequest;
+use crate::runs::model_view::outcomes;
+use crate::runs::store::Confirmation;
+use crate::runs::tools::{Prepared, Tool};
+use chrono::Utc;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use tracing::Instrument;
+
+impl Driver {
+    /// Waits for a person; what they answered decides the next step.
+    pub(super) async fn confirm(
+        &mut self,
+        call: &ToolCallRequest,
+        tool: Arc<dyn Tool>,
+        tier: Tier,
+        prepared: Prepared,
+    ) -> std::result::Result<ToolStep, Stop> {
+        let conf = match self.deps.log.confirmation_for_call(&call.id).await? {
+            Some(c) => c,
+            None => {
+                let ttl = chrono::Duration::from_std(self.deps.config.confirmation_ttl)
+                    .unwrap_or(chrono::Duration::seconds(60));
+                let now = Utc::now();
+                let c = Confirmation {
+                    id: ConfirmationId::generate(),
+                    owner: self.run.record.owner.clone(),
+                    run_id: self.run.record.id.clone(),
+                    tool_call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    resource: prepared.resource.clone(),
+                    args_sha256: hex::encode(Sha256::digest(canonical_json(&call.arguments).as_bytes())),
+                    tier,
+                    status: Resolution::Pending,
+                    created_at: now,
+                    expires_at: now + ttl,
+                };
+                self.deps.log.create_confirmation(&c).await?;
+                c
+            }
+        };
+        let approved_resource = conf.resource.clone();
+        let span = tracing::info_span!("confirmation_wait", tool = %call.name);
+        let resolution = self.await_confirmation(call, conf, prepared.description.clone()).instrument(span).await?;
+        Ok(match resolution {
+            // After a restart the call is prepared anew; if the names now point at something
+            // else than what the person approved, nothing is done.
+            Resolution::Approved if approved_resource != prepared.resource => {
+                let e = outcomes::approval_outdated(&approved_resource.display_name);
+                ToolStep::done(Outcome::failed(outcomes::not_done(&e), &e))
+            }
+            Resolution::Approved => {
+                let args = prepared.pinned.unwrap_or_else(|| call.arguments.clone());
+                ToolStep::Execute(tool, args)
+            }
+            Resolution::Denied => ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::DENIED)),
+            Resolution::Expired => ToolStep::done(Outcome::new(ToolPhase::Expired, outcomes::EXPIRED)),
+            Resolution::Pending | Resolution::Cancelled | Resolution::Superseded => {
+                ToolStep::done(Outcome::cancelled(outcomes::CANCELLED))
+            }
+        })
+    }
+
+    /// Emits the confirmation (once) and waits for a person, the expiry or a cancel.
+    async fn await_confirmation(
+        &mut self,
+        call: &ToolCallRequest,
+        conf: Confirmation,
+        description: String,
+    ) -> std::result::Result<Resolution, Stop> {
+        let wait_started = Utc::now();
+        if conf.status == Resolution::Pending {
+            self.emit(EventPayload::ToolStatus {
+                tool_call_id: call.id.clone(),
+                phase: ToolPhase::AwaitingConfirmation,
+                message: description.clone(),
+            })
+            .await?;
+            self.emit(EventPayload::ConfirmationRequired {
+                confirmation_id: conf.id.clone(),
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                resource: conf.resource.clone(),
+                description,
+                tier: conf.tier,
+                expires_at: conf.expires_at,
+                arguments_json: call.arguments.to_string(),
+            })
+            .await?;
+        }
+        self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
+        self.deps.log.set_run_status(&self.run.record.id, RunStatus::AwaitingConfirmation).await?;
+        let resolution = loop {
+            let current = self.deps.log.confirmation(&conf.id).await?.map_or(Resolution::Expired, |c| c.status);
+            if current != Resolution::Pending {
+                break current;
+            }
+            if let Some(why) = self.cancel_reason() {
+                if self.deps.log.resolve_confirmation(&conf.id, why, None).await? {
+                    break why;
+                }
+                continue;
+            }
+            let left = (conf.expires_at - Utc::now()).to_std().unwrap_or_default();
+            if left.is_zero() {
+                self.deps.log.resolve_confirmation(&conf.id, Resolution::Expired, None).await?;
+                continue;
+            }
+            tokio::select! {
+                () = self.live.confirm.notified() => {}
+                () = tokio::time::sleep(left) => {}
+                () = self.cancelled() => {}
+            }
+        };
+        self.emit(EventPayload::ConfirmationResolved {
+            confirmation_id: conf.id.clone(),
+            tool_call_id: call.id.clone(),
+            resolution,
+        })
+        .await?;
+        metrics::counter!("aware_confirmations_total", "outcome" => resolution.as_str()).increment(1);
+        self.set_phase(RunPhase::ExecutingTool, None);
+        self.deps.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
+        self.span(
+            "confirmation_wait",
+            &call.name,
+            wait_started,
+            serde_json::json!({"confirmation_id": conf.id.as_str(), "resolution": resolution.as_str()}),
+        )
+        .await;
+        Ok(resolution)
+    }
+}
+
+/// JSON with object keys sorted, so equal arguments hash equally.
+fn canonical_json(v: &serde_json::Value) -> String {
+    fn sort(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => {
+                let sorted: std::collections::BTreeMap<_, _> = m.iter().map(|(k, v)| (k.clone(), sort(v))).collect();
+                serde_json::to_value(sorted).unwrap_or_default()
+            }
+            serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(v).to_string()
+}

@@ -1,0 +1,68 @@
+//! The end of a run: every open tool call gets a result, then the one `RunCompleted`, which
+//! the engine publishes once the thread is released.
+
+use super::tool_step::Outcome;
+use super::{Driver, Stop};
+use crate::ErrorCode;
+use crate::Result;
+use crate::run::{RunError, RunStatus};
+use crate::runs::events::{EventPayload, RunEvent, ToolPhase};
+use crate::runs::model::Message;
+use crate::runs::model_view::outcomes::{CANCELLED, NOT_RUN};
+
+impl Driver {
+    /// Ends the run: every open tool call gets a result, then the one `RunCompleted`.
+    pub(super) async fn finish(&mut self, outcome: std::result::Result<(), Stop>) -> Result<RunEvent> {
+        let (status, error) = match outcome {
+            Ok(()) => match self.messages.last() {
+                Some(Message::Assistant { tool_calls, .. }) if tool_calls.is_empty() => (RunStatus::Succeeded, None),
+                _ => (RunStatus::MaxIterations, None),
+            },
+            Err(Stop::Cancelled) => (RunStatus::Cancelled, None),
+            Err(Stop::Failed(e)) => {
+                tracing::warn!(run = %self.run.record.id, error = %e, "run failed");
+                let message = if e.code == ErrorCode::Internal {
+                    "an internal error stopped the run".into()
+                } else {
+                    e.message.clone()
+                };
+                (RunStatus::Failed, Some(RunError { code: e.code, message, retryable: e.retryable() }))
+            }
+        };
+        if let Some(id) = self.open_text.take() {
+            self.emit(EventPayload::TextEnded { message_id: id }).await?;
+        }
+        for call in self.unanswered_calls() {
+            let summary = if status == RunStatus::Cancelled { CANCELLED } else { NOT_RUN };
+            self.emit(EventPayload::ToolCallStarted {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                arguments_json: call.arguments.to_string(),
+                risk: self.deps.policy.tool(&call.name).map(|t| t.meta().risk).unwrap_or_default(),
+                title: call.name.clone(),
+            })
+            .await?;
+            self.tool_done(&call, Outcome::new(ToolPhase::Cancelled, summary)).await?;
+        }
+        let final_text = self
+            .messages
+            .iter()
+            .rev()
+            .find_map(|m| match m {
+                Message::Assistant { text, .. } if !text.is_empty() => Some(text.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let route = serde_json::to_value(self.route).unwrap_or_default();
+        self.span("run", "run", self.started, serde_json::json!({"status": status.as_str(), "route": route})).await;
+        let last = self.next_event(EventPayload::RunCompleted {
+            status,
+            error: error.clone(),
+            usage: self.usage,
+            final_text: final_text.clone(),
+        });
+        self.deps.log.complete_chat_run(&last, status, error.as_ref(), &self.usage, &final_text).await?;
+        // Published by the engine once the thread is free: before anyone hears the run is over.
+        Ok(last)
+    }
+}

@@ -1,0 +1,354 @@
+//! The driver of one run: the agent loop, re-entrant from durable state. Every step is derived
+//! from what is stored (transcript, tool-call rows, confirmations, the event log), so after a
+//! crash the same function continues the run without repeating a side effect.
+
+//!
+//! Its parts: this file (loading a run, the loop, emitting events), `model_turn.rs`,
+//! `tool_step.rs` (one tool call as explicit steps), `confirmation.rs`, `finish.rs`. A driver
+//! reaches the rest of the server only through [`Deps`].
+
+use super::admission::Live;
+use super::engine::{EngineConfig, Services};
+use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolPhase};
+use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
+use super::router::{Route, route};
+use super::store::{ChatRun, RunLog, SpanRecord};
+use super::tools::ToolContext;
+use crate::auth::{Caller, Principal, Source};
+use crate::ids::{RunId, ThreadId, ToolCallId};
+use crate::policy::Policy;
+use crate::run::{RunStatus, Usage};
+use crate::{Error, Result};
+use chrono::{DateTime, Utc};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use tracing::Instrument;
+
+mod confirmation;
+mod finish;
+mod model_turn;
+mod tool_step;
+
+/// Why the loop stopped early.
+enum Stop {
+    Cancelled,
+    Failed(Error),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Self::Failed(e)
+    }
+}
+
+/// What a driver needs: the run log, the model, the policy gate, the services tools act through
+/// and the limits of runs. Built once by the engine; shared by every run.
+pub(crate) struct Deps {
+    pub log: Arc<dyn RunLog>,
+    pub model: Arc<dyn LanguageModel>,
+    pub policy: Policy,
+    pub services: Services,
+    pub config: EngineConfig,
+}
+
+struct Driver {
+    deps: Arc<Deps>,
+    live: Arc<Live>,
+    run: ChatRun,
+    thread_id: ThreadId,
+    ctx: ToolContext,
+    last_seq: u64,
+    iteration: u32,
+    usage: Usage,
+    messages: Vec<Message>,
+    /// Keys of events already in the log (for idempotent re-emission after a restart).
+    emitted: HashSet<String>,
+    open_text: Option<String>,
+    run_span: String,
+    started: DateTime<Utc>,
+    /// The router's reading of the question (pure, so a restart reads it the same way).
+    route: Route,
+    /// The rich results this run's tools produced (restored from the tool-call rows after a
+    /// restart), for models that run in process.
+    shown: Arc<Vec<(ToolCallId, RichResult)>>,
+}
+
+fn key(kind: &str, id: &str) -> String {
+    format!("{kind}:{id}")
+}
+
+fn event_key(p: &EventPayload) -> Option<String> {
+    Some(match p {
+        EventPayload::ToolCallStarted { tool_call_id, .. } => key("started", tool_call_id.as_str()),
+        EventPayload::ToolResult { tool_call_id, .. } => key("result", tool_call_id.as_str()),
+        EventPayload::ToolDenied { tool_call_id, .. } => key("result", tool_call_id.as_str()),
+        EventPayload::ConfirmationRequired { confirmation_id, .. } => key("required", confirmation_id.as_str()),
+        EventPayload::ConfirmationResolved { confirmation_id, .. } => key("resolved", confirmation_id.as_str()),
+        EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::Running, .. } => {
+            key("running", tool_call_id.as_str())
+        }
+        EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::AwaitingConfirmation, .. } => {
+            key("awaiting", tool_call_id.as_str())
+        }
+        _ => return None,
+    })
+}
+
+/// Drives a run to its end inside `span` (its `user` and `thread` are filled in here). `fresh`:
+/// the run was never driven (no events, no transcript), so nothing needs restoring. Returns the
+/// run's last event (`RunCompleted`, already in the log) for the engine to publish once the
+/// thread is released; `None` when the run was over already or could not be driven.
+pub(crate) async fn drive(
+    deps: Arc<Deps>,
+    run_id: RunId,
+    live: Arc<Live>,
+    fresh: bool,
+    span: tracing::Span,
+) -> Option<RunEvent> {
+    let run = match deps.log.chat_run(&run_id).await {
+        Ok(Some(run)) => run,
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::error!(run = %run_id, error = %e, "cannot load run");
+            return None;
+        }
+    };
+    if run.record.status.is_terminal() {
+        return None;
+    }
+    span.record("user", tracing::field::display(&run.record.owner));
+    span.record("thread", run.record.thread_id.as_ref().map(ThreadId::as_str).unwrap_or_default());
+    async move {
+        let mut driver = match Driver::load(deps, live, run, fresh).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot restore run");
+                return None;
+            }
+        };
+        let outcome = driver.run_loop().await;
+        driver.finish(outcome).await.inspect_err(|e| tracing::error!(error = %e, "cannot finish run")).ok()
+    }
+    .instrument(span)
+    .await
+}
+
+impl Driver {
+    async fn load(deps: Arc<Deps>, live: Arc<Live>, run: ChatRun, fresh: bool) -> Result<Self> {
+        let id = run.record.id.clone();
+        let events = if fresh { Vec::new() } else { deps.log.events(&id, 0, u32::MAX).await? };
+        let mut emitted = HashSet::new();
+        let mut open_text = None;
+        let mut iteration = 0;
+        for e in &events {
+            iteration = e.iteration;
+            if let Some(k) = event_key(&e.payload) {
+                emitted.insert(k);
+            }
+            match &e.payload {
+                EventPayload::TextStarted { message_id } => open_text = Some(message_id.clone()),
+                EventPayload::TextEnded { .. } => open_text = None,
+                _ => {}
+            }
+        }
+        let last_seq = events.last().map_or(0, |e| e.seq);
+        live.last_seq.store(last_seq, Ordering::Relaxed);
+        let messages = if fresh { Vec::new() } else { deps.log.messages(&id).await? };
+        let shown = if fresh {
+            Vec::new()
+        } else {
+            deps.log
+                .tool_calls(&id)
+                .await?
+                .into_iter()
+                .filter_map(|row| Some((row.id, serde_json::from_str(row.result_json.as_deref()?).ok()?)))
+                .collect()
+        };
+        let principal = Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role };
+        let ctx = ToolContext {
+            caller: Caller { principal, source: Source::AiAssistant },
+            services: deps.services.clone(),
+            run_id: Some(run.record.id.clone()),
+        };
+        let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);
+        let question_route = route(&run.record.question);
+        Ok(Self {
+            usage: run.record.usage,
+            started: run.record.created_at,
+            deps,
+            live,
+            run,
+            thread_id,
+            ctx,
+            last_seq,
+            iteration,
+            messages,
+            emitted,
+            open_text,
+            run_span: format!("run-{id}"),
+            route: question_route,
+            shown: Arc::new(shown),
+        })
+    }
+
+    fn set_phase(&self, phase: RunPhase, confirmation_expires: Option<DateTime<Utc>>) {
+        let mut s = self.live.state.lock().expect("live state");
+        s.phase = phase;
+        s.confirmation_expires = confirmation_expires;
+    }
+
+    fn cancel_reason(&self) -> Option<Resolution> {
+        *self.live.cancel.borrow()
+    }
+
+    async fn cancelled(&self) {
+        let mut rx = self.live.cancel.subscribe();
+        let _ = rx.wait_for(Option::is_some).await;
+    }
+
+    fn next_event(&self, payload: EventPayload) -> RunEvent {
+        RunEvent {
+            run_id: self.run.record.id.clone(),
+            seq: self.last_seq + 1,
+            time: Utc::now(),
+            iteration: self.iteration,
+            thread_id: self.thread_id.clone(),
+            payload,
+        }
+    }
+
+    fn sent(&mut self, event: RunEvent) {
+        self.last_seq = event.seq;
+        self.live.publish(event);
+    }
+
+    /// Appends an event to the log, then fans it out.
+    async fn emit(&mut self, payload: EventPayload) -> Result<()> {
+        if let Some(k) = event_key(&payload)
+            && !self.emitted.insert(k)
+        {
+            return Ok(());
+        }
+        let event = self.next_event(payload);
+        self.deps.log.append_event(&event).await?;
+        self.sent(event);
+        Ok(())
+    }
+
+    async fn push_message(&mut self, message: Message) -> Result<()> {
+        let idx = u32::try_from(self.messages.len()).unwrap_or(u32::MAX);
+        self.deps.log.append_message(&self.run.record.id, idx, &message).await?;
+        self.messages.push(message);
+        Ok(())
+    }
+
+    async fn span(&self, kind: &str, name: &str, start: DateTime<Utc>, attributes: serde_json::Value) {
+        let span = SpanRecord {
+            span_id: if kind == "run" {
+                self.run_span.clone()
+            } else {
+                format!("{kind}-{}", uuid::Uuid::now_v7().simple())
+            },
+            parent_span_id: (kind != "run").then(|| self.run_span.clone()),
+            kind: kind.to_owned(),
+            name: name.to_owned(),
+            start,
+            end: Utc::now(),
+            attributes: attributes.as_object().cloned().unwrap_or_default(),
+        };
+        if let Err(e) = self.deps.log.insert_span(&self.run.record.id, &span).await {
+            tracing::warn!(error = %e, "cannot record a span");
+        }
+    }
+
+    async fn run_loop(&mut self) -> std::result::Result<(), Stop> {
+        let snapshot = self.deps.log.snapshot(&self.thread_id).await?.unwrap_or_default();
+        if self.last_seq == 0 {
+            // RunStarted goes out first; the catalog for the prompt is read after it.
+            let version = snapshot.ui_state_version;
+            self.run.record.ui_state_version = version;
+            self.deps.log.mark_run_started(&self.run.record.id, version).await?;
+            self.emit(EventPayload::RunStarted {
+                user_text: self.run.record.question.clone(),
+                ui_state_version: version,
+                max_iterations: self.deps.config.max_iterations,
+                parent_run_id: self.run.record.parent_run_id.clone(),
+                model: self.deps.model.name().to_owned(),
+                client_msg_id: self.run.record.client_msg_id.clone().unwrap_or_default(),
+            })
+            .await?;
+            if self.deps.config.llm_router {
+                self.refine_route().await?;
+            }
+            if self.deps.config.debug_routing {
+                self.emit(self.routing_decided()).await?;
+            }
+        } else {
+            self.deps.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
+            if let Some(json) = self.deps.log.run_route(&self.run.record.id).await? {
+                self.route = serde_json::from_str(&json).unwrap_or(self.route);
+            }
+        }
+        if self.cancel_reason().is_some() {
+            return Err(Stop::Cancelled);
+        }
+        let context = RunContext {
+            current_route: snapshot.current_route,
+            active_dataset_id: snapshot.active_dataset_id,
+            ui_state_version: self.run.record.ui_state_version,
+            datasets: self.deps.services.datasets.list(&self.ctx.caller, None).await.unwrap_or_default(),
+            file_roots: self.deps.services.files.root_names(),
+        };
+        if let Some(id) = self.open_text.take() {
+            // A model call was cut off by a restart: close its text before anything else.
+            self.emit(EventPayload::TextEnded { message_id: id }).await?;
+        }
+        if self.messages.is_empty() {
+            let text = self.run.record.question.clone();
+            self.push_message(Message::User { text }).await?;
+        }
+        let history =
+            self.deps.log.thread_history(&self.thread_id, &self.run.record.id, self.deps.config.history_runs).await?;
+        loop {
+            let pending = self.unanswered_calls();
+            if !pending.is_empty() {
+                for call in pending {
+                    let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+                    self.tool_call(call).instrument(span).await?;
+                }
+                continue;
+            }
+            match self.messages.last() {
+                Some(Message::Assistant { .. }) => return Ok(()),
+                _ => {
+                    let turns = self.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
+                    if turns as u32 >= self.deps.config.max_iterations {
+                        return Ok(());
+                    }
+                    self.iteration = turns as u32 + 1;
+                    let mut all = history.clone();
+                    all.extend(self.messages.iter().cloned());
+                    let span = tracing::info_span!("model_call", provider = %self.deps.model.name(), turn = turns);
+                    self.model_call(&all, &context, turns as u32).instrument(span).await?;
+                }
+            }
+        }
+    }
+
+    /// Tool calls of the last assistant message that have no tool message yet.
+    fn unanswered_calls(&self) -> Vec<ToolCallRequest> {
+        let Some(pos) = self.messages.iter().rposition(|m| matches!(m, Message::Assistant { .. })) else {
+            return Vec::new();
+        };
+        let Message::Assistant { tool_calls, .. } = &self.messages[pos] else { return Vec::new() };
+        let answered: HashSet<&ToolCallId> = self.messages[pos..]
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool { tool_call_id, .. } => Some(tool_call_id),
+                _ => None,
+            })
+            .collect();
+        tool_calls.iter().filter(|c| !answered.contains(&c.id)).cloned().collect()
+    }
+}

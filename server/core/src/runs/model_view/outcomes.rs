@@ -1,0 +1,87 @@
+//! The results a model reads for a tool call that did not simply run. They are stored in the
+//! transcript, so a run continued after a restart reads the same words.
+
+use crate::policy::Refusal;
+use crate::{Error, ErrorCode};
+
+/// A person denied the confirmation.
+pub const DENIED: &str = "Action denied by user.";
+/// Nobody answered the confirmation in time.
+pub const EXPIRED: &str = "Action not taken: the confirmation expired before anyone approved it.";
+/// The run was cancelled (or superseded) before the tool ran.
+pub const CANCELLED: &str = "Action not taken: the run was cancelled.";
+/// The run was cancelled while a tool with side effects was running.
+pub const CANCELLED_WHILE_RUNNING: &str =
+    "The run was cancelled while the tool was running; it may or may not have taken effect.";
+/// The server stopped between a tool's intent row and its result: at most once means never again.
+pub const UNKNOWN_OUTCOME: &str =
+    "Outcome unknown: the tool was interrupted by a server restart and was not run again.";
+/// The run ended (cancelled, failed, out of turns) before the model's call was reached.
+pub const NOT_RUN: &str = "Not run: the run ended first.";
+
+/// Why the policy gate did not run a call.
+pub fn refused(refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::NoSuchTool(name) => format!("There is no tool named {name}."),
+        Refusal::NotForRole(tool) => format!("{tool} is not allowed for your role."),
+        Refusal::NotForThisRequest(tool) => format!("{tool} is not available for this request."),
+        Refusal::CallLimit(max) => format!("The limit of {max} tool calls per message is reached."),
+    }
+}
+
+/// Arguments the tool could not accept.
+pub fn invalid_call(e: &Error) -> String {
+    format!("Invalid call: {}", e.message)
+}
+
+/// The tool ran and failed.
+pub fn failed(e: &Error) -> String {
+    format!("Error ({}): {}", e.code.as_str(), e.message)
+}
+
+/// The error of an approved call whose resource is no longer what the person approved.
+pub fn approval_outdated(approved: &str) -> Error {
+    Error::new(
+        ErrorCode::ConfirmationExpired,
+        format!(
+            "What was approved ({approved}) has changed since; nothing was done. Ask again to act on what is there now."
+        ),
+    )
+}
+
+/// The result text of [`approval_outdated`].
+pub fn not_done(e: &Error) -> String {
+    format!("Not done: {}", e.message)
+}
+
+/// The tool's time limit was reached.
+pub fn timed_out(limit_secs: u64) -> Error {
+    Error::new(ErrorCode::RunnerTimeout, format!("the tool took longer than {limit_secs} s and was stopped"))
+}
+
+/// Arguments that are not a JSON object (the first 200 characters of what came).
+pub fn arguments_not_an_object(arguments: &serde_json::Value) -> Error {
+    let shown: String = match arguments {
+        serde_json::Value::String(raw) => raw.chars().take(200).collect(),
+        other => other.to_string().chars().take(200).collect(),
+    };
+    Error::validation("arguments", format!("the arguments must be a JSON object; got {shown}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runs::tools::ToolName;
+
+    #[test]
+    fn refusals_name_the_tool_and_the_reason() {
+        assert_eq!(refused(&Refusal::CallLimit(2)), "The limit of 2 tool calls per message is reached.");
+        assert_eq!(
+            refused(&Refusal::NotForRole(ToolName::DeleteDataset)),
+            "delete_dataset is not allowed for your role."
+        );
+        assert_eq!(refused(&Refusal::NoSuchTool("rm".into())), "There is no tool named rm.");
+        let e = arguments_not_an_object(&serde_json::Value::String("x".repeat(500)));
+        assert_eq!(invalid_call(&e).len(), "Invalid call: the arguments must be a JSON object; got ".len() + 200);
+    }
+}
