@@ -85,7 +85,9 @@ pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
     SqliteStore::open(&path).await.with_context(|| format!("cannot open {}", path.display()))
 }
 
-async fn build_state(config: &Config) -> anyhow::Result<State> {
+/// Everything the server serves, built from `config`: the store, the workers, the services and
+/// the run engine (with unfinished runs recovered). `run` serves it; in-process tests drive it.
+pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     let new_data_dir = !database_path(config).exists();
     let store = Arc::new(open_store(config).await?);
     let local_token = if config.local_token_required() {
