@@ -1,11 +1,11 @@
 //! What the benches share: percentiles and process accounting from `/proc`.
 
 use aware_e2e::proc_stat;
-pub use aware_e2e::rss_kib;
+pub(crate) use aware_e2e::rss_kib;
 use std::collections::HashMap;
 
 /// Nearest-rank percentile of sorted values, `p` in 0..=1 (the definition the peer harness uses).
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
     }
@@ -15,13 +15,13 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 /// A process and every descendant: aware's SQL and file workers are child processes, so their
 /// CPU and memory are the server's cost too.
-pub struct ProcessTree {
+pub(crate) struct ProcessTree {
     pub pid: u32,
     ticks: f64,
 }
 
 impl ProcessTree {
-    pub fn new(pid: u32) -> Self {
+    pub(crate) fn new(pid: u32) -> Self {
         Self { pid, ticks: rustix::param::clock_ticks_per_second() as f64 }
     }
 
@@ -44,7 +44,7 @@ impl ProcessTree {
 
     /// CPU seconds (user + system) of the tree, counting children that already exited and were
     /// reaped (a restarted worker's time stays counted).
-    pub fn cpu_s(&self) -> f64 {
+    pub(crate) fn cpu_s(&self) -> f64 {
         let mut ticks = 0;
         for (i, pid) in self.members().into_iter().enumerate() {
             if let Some(f) = proc_stat(pid) {
@@ -56,13 +56,13 @@ impl ProcessTree {
     }
 
     /// Resident memory of the tree, MiB (summed over its processes).
-    pub fn rss_mib(&self) -> f64 {
+    pub(crate) fn rss_mib(&self) -> f64 {
         self.members().into_iter().map(rss_kib).sum::<u64>() as f64 / 1024.0
     }
 }
 
 /// CPU seconds this process has used (the load generator shares the machine with the server).
-pub fn own_cpu_s() -> f64 {
+pub(crate) fn own_cpu_s() -> f64 {
     let ticks = rustix::param::clock_ticks_per_second() as f64;
     proc_stat(std::process::id()).map_or(0.0, |f| (f[11] + f[12]) as f64 / ticks)
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
-pub struct Opts {
+pub(crate) struct Opts {
     /// JSON lines written by `aware-bench peer --out`.
     #[arg(long)]
     aware: PathBuf,
@@ -38,7 +38,7 @@ fn ratio(a: f64, b: f64) -> String {
     }
 }
 
-pub fn main(opts: Opts) -> anyhow::Result<()> {
+pub(crate) fn main(opts: Opts) -> anyhow::Result<()> {
     let aware = read(&opts.aware)?;
     let peer = read(&opts.peer)?;
     println!(

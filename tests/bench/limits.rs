@@ -37,7 +37,7 @@ async fn latencies(server: &TestServer, token: &str, n: usize) -> anyhow::Result
     Ok(lat)
 }
 
-pub async fn main() -> anyhow::Result<()> {
+pub(crate) async fn main() -> anyhow::Result<()> {
     request_rate().await?;
     shared_workers().await
 }

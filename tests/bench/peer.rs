@@ -31,7 +31,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 
 #[derive(Debug, clap::Args)]
-pub struct Opts {
+pub(crate) struct Opts {
     /// Concurrent clients per level, in order.
     #[arg(long, default_value = "1,8,32,64", value_delimiter = ',')]
     levels: Vec<usize>,
@@ -298,7 +298,7 @@ fn next_id() -> usize {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-pub async fn main(opts: Opts) -> anyhow::Result<()> {
+pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     let runs_at_most = opts.warmup + opts.levels.len() * opts.runs;
     let script = ScriptFile::new(&script(opts.distinct_sql.then_some(runs_at_most)));
     let [model, script_path] = script.env();

@@ -66,7 +66,7 @@ fn uuid_like() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-pub async fn main() -> anyhow::Result<()> {
+pub(crate) async fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let script_path = dir.path().join("script.json");
     script(&script_path);

@@ -127,7 +127,7 @@ fn short_texts(rows: usize) -> String {
     out
 }
 
-pub async fn main(rows: usize) -> anyhow::Result<()> {
+pub(crate) async fn main(rows: usize) -> anyhow::Result<()> {
     let model = model_dir();
     let server = TestServer::start_with_env(&["--no-samples"], &[("AWARE_SEARCH__MODEL_DIR", &model)]);
     let mut client = DatasetsServiceClient::new(server.channel().await).max_decoding_message_size(64 << 20);

@@ -16,7 +16,7 @@ use bytes::Bytes;
 use std::collections::HashSet;
 use std::time::Instant;
 
-pub async fn main(rows: u64) -> anyhow::Result<()> {
+pub(crate) async fn main(rows: u64) -> anyhow::Result<()> {
     // 1. Validator.
     let tables: HashSet<String> =
         ["barcelona_apartments", "customer_churn", "support_tickets"].into_iter().map(String::from).collect();

@@ -52,7 +52,7 @@ fn duckdb_baseline(path: &std::path::Path, threads: u32) -> (f64, i64) {
     (secs, n)
 }
 
-pub async fn main(rows: usize) -> anyhow::Result<()> {
+pub(crate) async fn main(rows: usize) -> anyhow::Result<()> {
     let csv = generate_csv(rows);
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("orders.csv");

@@ -17,7 +17,7 @@ fn acts_on_terminal(c: char) -> bool {
 
 /// Text from the data made safe to print: each character that would act on the terminal is
 /// shown as its escape (`\u{1b}`), so the user sees it and the terminal does nothing.
-pub fn terminal_safe(s: &str) -> Cow<'_, str> {
+pub(crate) fn terminal_safe(s: &str) -> Cow<'_, str> {
     if !s.chars().any(acts_on_terminal) {
         return Cow::Borrowed(s);
     }
@@ -33,7 +33,7 @@ pub fn terminal_safe(s: &str) -> Cow<'_, str> {
 }
 
 /// A double as people write it: NaN, ∞ and −∞ for the non-finite ones, at most 4 decimals.
-pub fn double_text(d: f64) -> String {
+pub(crate) fn double_text(d: f64) -> String {
     if d.is_nan() {
         "NaN".to_owned()
     } else if d.is_infinite() {
@@ -63,7 +63,7 @@ fn double_csv(d: f64) -> String {
 /// Widest a table cell is printed before it is cut with `…`.
 const MAX_CELL: usize = 40;
 
-pub fn value_text(v: &pb::Value) -> String {
+pub(crate) fn value_text(v: &pb::Value) -> String {
     match &v.kind {
         None | Some(Kind::NullValue(_)) => "NULL".to_owned(),
         Some(Kind::BoolValue(b)) => b.to_string(),
@@ -98,7 +98,7 @@ fn chrono_date(days: i32) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-pub fn value_json(v: &pb::Value) -> Json {
+pub(crate) fn value_json(v: &pb::Value) -> Json {
     match &v.kind {
         None | Some(Kind::NullValue(_)) => Json::Null,
         Some(Kind::BoolValue(b)) => json!(b),
@@ -122,7 +122,7 @@ fn cut(s: &str) -> String {
 }
 
 /// Aligned columns with a header rule; numbers right-aligned.
-pub fn grid(header: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
+pub(crate) fn grid(header: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
     let rows: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(|c| cut(c)).collect()).collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in &rows {
@@ -149,7 +149,7 @@ pub fn grid(header: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String
     out.join("\n")
 }
 
-pub fn table_text(t: &pb::Table) -> String {
+pub(crate) fn table_text(t: &pb::Table) -> String {
     let header: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
     let numeric: Vec<bool> = t
         .columns
@@ -167,7 +167,7 @@ pub fn table_text(t: &pb::Table) -> String {
     s
 }
 
-pub fn table_json(t: &pb::Table) -> Json {
+pub(crate) fn table_json(t: &pb::Table) -> Json {
     Json::Array(
         t.rows
             .iter()
@@ -187,7 +187,7 @@ fn starts_formula(s: &str) -> bool {
 
 /// A text field for CSV: a would-be formula gets a leading `'` (shown, never run), then RFC 4180
 /// quoting.
-pub fn csv_text(raw: &str) -> String {
+pub(crate) fn csv_text(raw: &str) -> String {
     let neutral = if starts_formula(raw) { format!("'{raw}") } else { raw.to_owned() };
     if neutral.len() != raw.len() || neutral.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", neutral.replace('"', "\"\""))
@@ -210,7 +210,7 @@ fn csv_cell(v: &pb::Value) -> String {
 }
 
 /// A table as CSV: a header line, then one line per row (CRLF, as RFC 4180 has it).
-pub fn table_csv(t: &pb::Table) -> String {
+pub(crate) fn table_csv(t: &pb::Table) -> String {
     let mut out = t.columns.iter().map(|c| csv_text(&c.name)).collect::<Vec<_>>().join(",");
     out.push_str("\r\n");
     for r in &t.rows {
@@ -220,7 +220,7 @@ pub fn table_csv(t: &pb::Table) -> String {
     out
 }
 
-pub fn bytes_text(n: u64) -> String {
+pub(crate) fn bytes_text(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut x = n as f64;
     let mut u = 0;
@@ -240,7 +240,7 @@ fn status_text(d: &pb::Dataset) -> &'static str {
     }
 }
 
-pub fn datasets_text(ds: &[pb::Dataset]) -> String {
+pub(crate) fn datasets_text(ds: &[pb::Dataset]) -> String {
     if ds.is_empty() {
         return "No datasets yet: `aware datasets upload FILE` adds one.".to_owned();
     }
@@ -270,7 +270,7 @@ pub fn datasets_text(ds: &[pb::Dataset]) -> String {
     text
 }
 
-pub fn dataset_json(d: &pb::Dataset) -> Json {
+pub(crate) fn dataset_json(d: &pb::Dataset) -> Json {
     json!({
         "id": d.id, "name": d.name, "table_name": d.table_name, "status": status_text(d),
         "rows": d.row_count, "columns": d.column_count, "size_bytes": d.size_bytes,
@@ -279,7 +279,7 @@ pub fn dataset_json(d: &pb::Dataset) -> Json {
     })
 }
 
-pub fn statistics_text(s: &pb::DatasetStatistics) -> String {
+pub(crate) fn statistics_text(s: &pb::DatasetStatistics) -> String {
     let header = ["column", "type", "missing", "distinct", "min", "max", "mean"].map(str::to_owned);
     let rows: Vec<Vec<String>> = s
         .columns
@@ -299,7 +299,7 @@ pub fn statistics_text(s: &pb::DatasetStatistics) -> String {
     format!("{} rows\n{}", s.row_count, grid(&header, &rows, &[false, false, true, true, false, false, true]))
 }
 
-pub fn statistics_json(s: &pb::DatasetStatistics) -> Json {
+pub(crate) fn statistics_json(s: &pb::DatasetStatistics) -> Json {
     json!({
         "table_name": s.table_name, "rows": s.row_count,
         "columns": s.columns.iter().map(|c| json!({
@@ -309,7 +309,7 @@ pub fn statistics_json(s: &pb::DatasetStatistics) -> Json {
     })
 }
 
-pub fn search_json(h: &pb::SearchHits) -> serde_json::Value {
+pub(crate) fn search_json(h: &pb::SearchHits) -> serde_json::Value {
     json!({
         "mode": h.mode,
         "note": h.note,
@@ -323,7 +323,7 @@ pub fn search_json(h: &pb::SearchHits) -> serde_json::Value {
 }
 
 /// A search snippet for a terminal: the marked words in «», entities decoded.
-pub fn snippet_text(snippet: &str) -> String {
+pub(crate) fn snippet_text(snippet: &str) -> String {
     snippet
         .replace("<mark>", "«")
         .replace("</mark>", "»")
@@ -334,7 +334,7 @@ pub fn snippet_text(snippet: &str) -> String {
 }
 
 /// A tool's rich result as the terminal shows it (nothing for results the text already says).
-pub fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
+pub(crate) fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
     use pb::tool_result::Rich;
     match r {
         Rich::Table(t) => Some(table_text(t)),
@@ -424,7 +424,7 @@ pub fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
 }
 
 /// One event as `kind: detail` (for `aware runs events`).
-pub fn event_line(e: &pb::ServerEvent) -> (String, String) {
+pub(crate) fn event_line(e: &pb::ServerEvent) -> (String, String) {
     use pb::server_event::Payload as P;
     let (kind, detail) = match &e.payload {
         Some(P::RunStarted(s)) => ("run_started", s.user_text.clone()),

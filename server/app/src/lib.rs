@@ -2,6 +2,9 @@
 //! one listener until a shutdown future resolves. `main.rs` only parses arguments, sets up logging
 //! and waits for Ctrl-C/SIGTERM, so tests can run the same code on port 0.
 
+// No `_` arm over our own enums (see aware-core).
+#![warn(clippy::wildcard_enum_match_arm)]
+
 pub mod auth;
 pub mod config;
 pub mod convert;

@@ -69,6 +69,7 @@ pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
     // open database file" or, worse, opens an existing database that every write then fails on.
     let probe = config.data_dir.join(".aware-write-probe");
     if let Err(e) = std::fs::write(&probe, b"") {
+        #[expect(clippy::wildcard_enum_match_arm, reason = "io::ErrorKind is non-exhaustive")]
         let what = match e.kind() {
             std::io::ErrorKind::ReadOnlyFilesystem => "is on a read-only file system",
             std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => "is on a full disk",
@@ -500,7 +501,8 @@ pub async fn run(
 fn provider(config: &Config) -> anyhow::Result<Provider> {
     let kind = match config.agent.model {
         ModelKind::Anthropic => ProviderKind::Anthropic,
-        _ => ProviderKind::OpenAi,
+        // Only the two network kinds reach here; the others have no provider section of their own.
+        ModelKind::Openai | ModelKind::Offline | ModelKind::Script => ProviderKind::OpenAi,
     };
     let llm = &config.llm;
     let default_model = match kind {

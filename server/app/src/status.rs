@@ -36,11 +36,10 @@ pub fn grpc_code(code: ErrorCode) -> Code {
 /// Converts a domain error into the status sent to the client, logging it on the way.
 pub fn to_status(e: Error) -> Status {
     let code = grpc_code(e.code);
-    match code {
-        Code::Internal | Code::Unavailable => {
-            tracing::error!(code = %e.code, message = %e.message, internal = ?e.internal, "request failed");
-        }
-        _ => tracing::info!(code = %e.code, message = %e.message, field = ?e.field, "request refused"),
+    if matches!(code, Code::Internal | Code::Unavailable) {
+        tracing::error!(code = %e.code, message = %e.message, internal = ?e.internal, "request failed");
+    } else {
+        tracing::info!(code = %e.code, message = %e.message, field = ?e.field, "request refused");
     }
     let mut details = ErrorDetails::with_error_info(
         e.code.as_str(),

@@ -462,7 +462,32 @@ impl DatasetService {
                 }
                 let reason = match e.code {
                     ErrorCode::IngestError | ErrorCode::RunnerResourceExceeded | ErrorCode::RunnerTimeout => e.message,
-                    _ => "The file could not be processed because of a server error; try again.".to_owned(),
+                    // Anything else is the server's fault, and its message is not for users.
+                    ErrorCode::ValidationError
+                    | ErrorCode::SqlPolicyViolation
+                    | ErrorCode::RunnerInternalError
+                    | ErrorCode::NotFound
+                    | ErrorCode::PermissionDenied
+                    | ErrorCode::Unauthenticated
+                    | ErrorCode::ConfirmationExpired
+                    | ErrorCode::RunBusy
+                    | ErrorCode::UnknownRun
+                    | ErrorCode::TokenExpired
+                    | ErrorCode::AlreadyResolved
+                    | ErrorCode::NotAuthorized
+                    | ErrorCode::BadRequest
+                    | ErrorCode::CursorAhead
+                    | ErrorCode::ResourceExhausted
+                    | ErrorCode::ModelError
+                    | ErrorCode::Cancelled
+                    | ErrorCode::AlreadyExists
+                    | ErrorCode::Unimplemented
+                    | ErrorCode::Internal
+                    | ErrorCode::PathRefused
+                    | ErrorCode::NotReady
+                    | ErrorCode::StorageUnavailable => {
+                        "The file could not be processed because of a server error; try again.".to_owned()
+                    }
                 };
                 self.engine.remove(&dataset).await.ok();
                 (self.catalog.mark_error(&dataset.id, &reason).await?, "failed")

@@ -184,6 +184,7 @@ impl Error {
 }
 
 impl From<std::io::Error> for Error {
+    #[expect(clippy::wildcard_enum_match_arm, reason = "io::ErrorKind is non-exhaustive: the rest is internal")]
     fn from(e: std::io::Error) -> Self {
         use std::io::ErrorKind;
         match e.kind() {

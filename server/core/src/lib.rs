@@ -4,6 +4,10 @@
 //! This crate must not depend on tonic, prost, sqlx or duckdb: the gRPC layer converts its types at
 //! the boundary, and concrete storage/engines live in `aware-store` and `aware-sandbox`.
 
+// A new variant of an event, error or intent must be handled wherever one is matched: no `_` arm
+// hides it (e.g. from the replay de-duplication of a restarted run).
+#![warn(clippy::wildcard_enum_match_arm)]
+
 pub mod auth;
 pub mod categories;
 pub mod dataset;

@@ -214,6 +214,8 @@ fn condition(f: &Filter, dataset: &Dataset, field: &str) -> Result<String> {
             .ok_or_else(|| Error::validation(&format!("{field}.value"), format!("{:?} needs a value", f.op)))
     };
     let comparable = !matches!(col.kind, ValueKind::Nested | ValueKind::Bytes);
+    let compare =
+        |sym: &str| -> Result<String> { Ok(format!("{q} {sym} {}", literal(one()?, col, &format!("{field}.value"))?)) };
     Ok(match f.op {
         FilterOp::IsNull => format!("{q} IS NULL"),
         FilterOp::IsNotNull => format!("{q} IS NOT NULL"),
@@ -258,17 +260,12 @@ fn condition(f: &Filter, dataset: &Dataset, field: &str) -> Result<String> {
                 literal(hi, col, &format!("{field}.values[1]"))?
             )
         }
-        op => {
-            let sym = match op {
-                FilterOp::Eq => "=",
-                FilterOp::Ne => "<>",
-                FilterOp::Lt => "<",
-                FilterOp::Le => "<=",
-                FilterOp::Gt => ">",
-                _ => ">=",
-            };
-            format!("{q} {sym} {}", literal(one()?, col, &format!("{field}.value"))?)
-        }
+        FilterOp::Eq => compare("=")?,
+        FilterOp::Ne => compare("<>")?,
+        FilterOp::Lt => compare("<")?,
+        FilterOp::Le => compare("<=")?,
+        FilterOp::Gt => compare(">")?,
+        FilterOp::Ge => compare(">=")?,
     })
 }
 

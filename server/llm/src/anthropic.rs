@@ -8,9 +8,9 @@ use aware_core::runs::model::{ModelRequest, ModelToolCall, ModelTurn};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-pub const VERSION: &str = "2023-06-01";
+pub(crate) const VERSION: &str = "2023-06-01";
 
-pub fn body(request: &ModelRequest<'_>, config: &ProviderConfig) -> Value {
+pub(crate) fn body(request: &ModelRequest<'_>, config: &ProviderConfig) -> Value {
     let mut messages: Vec<(String, Vec<Value>)> = Vec::new();
     for turn in turns(request.messages) {
         let (role, blocks) = match turn {
@@ -71,7 +71,7 @@ enum Block {
 }
 
 #[derive(Debug, Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     started: bool,
     blocks: BTreeMap<u64, Block>,
     text: String,

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 const NAME: &str = "openai";
 
-pub fn body(request: &ModelRequest<'_>, config: &ProviderConfig) -> Value {
+pub(crate) fn body(request: &ModelRequest<'_>, config: &ProviderConfig) -> Value {
     let mut messages = vec![json!({"role": "system", "content": request.system})];
     for turn in turns(request.messages) {
         match turn {
@@ -69,7 +69,7 @@ struct Call {
 }
 
 #[derive(Debug, Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     text: String,
     calls: Vec<Call>,
     /// A fragment's key (its index, else its position) → the call it currently feeds.

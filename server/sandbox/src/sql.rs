@@ -2,12 +2,12 @@
 //! uploaded files) only ever enters SQL through these.
 
 /// `"name"` with embedded quotes doubled.
-pub fn ident(name: &str) -> String {
+pub(crate) fn ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 /// `'text'` with embedded quotes doubled.
-pub fn literal(text: &str) -> String {
+pub(crate) fn literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
 }
 

@@ -3,7 +3,7 @@
 use aware_core::value::Value;
 use duckdb::types::Value as Db;
 
-pub fn to_value(v: Db) -> Value {
+pub(crate) fn to_value(v: Db) -> Value {
     match v {
         Db::Null => Value::Null,
         Db::Boolean(b) => Value::Bool(b),
@@ -63,7 +63,7 @@ fn render(v: &Db) -> String {
 }
 
 /// Reads a DuckDB value as f64, for aggregates that are cast to DOUBLE.
-pub fn to_f64(v: &Db) -> Option<f64> {
+pub(crate) fn to_f64(v: &Db) -> Option<f64> {
     match v {
         Db::Double(x) => Some(*x),
         Db::Float(x) => Some((*x).into()),
@@ -74,7 +74,7 @@ pub fn to_f64(v: &Db) -> Option<f64> {
 }
 
 /// Reads a DuckDB count as u64.
-pub fn to_u64(v: &Db) -> u64 {
+pub(crate) fn to_u64(v: &Db) -> u64 {
     match v {
         Db::BigInt(n) => u64::try_from(*n).unwrap_or(0),
         Db::UBigInt(n) => *n,

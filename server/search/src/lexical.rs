@@ -73,7 +73,7 @@ fn fingerprint(fields: &[String]) -> u64 {
 }
 
 /// Writes the index of `docs` into the empty folder `dir`.
-pub fn build(dir: &Path, columns: usize, docs: &[TextDoc]) -> Result<()> {
+pub(crate) fn build(dir: &Path, columns: usize, docs: &[TextDoc]) -> Result<()> {
     let (schema, fields) = schema(columns);
     let index = Index::create_in_dir(dir, schema).map_err(err)?;
     index.tokenizers().register(ANALYZER, analyzer());
@@ -96,7 +96,7 @@ pub fn build(dir: &Path, columns: usize, docs: &[TextDoc]) -> Result<()> {
 }
 
 /// An open lexical index.
-pub struct Lexical {
+pub(crate) struct Lexical {
     index: Index,
     reader: IndexReader,
     fields: Fields,
@@ -104,7 +104,7 @@ pub struct Lexical {
 }
 
 impl Lexical {
-    pub fn open(dir: &Path, column_names: &[String]) -> Result<Self> {
+    pub(crate) fn open(dir: &Path, column_names: &[String]) -> Result<Self> {
         let index = Index::open_in_dir(dir).map_err(err)?;
         index.tokenizers().register(ANALYZER, analyzer());
         let (_, fields) = schema(column_names.len());
@@ -140,7 +140,7 @@ impl Lexical {
     /// share of the query's words it holds, each weighted by its rarity (idf). A row holding one
     /// common word of a long question covers little of it; a row with the one error code asked
     /// for covers all of it.
-    pub fn search(&self, text: &str, k: usize) -> Result<Vec<LexicalMatch>> {
+    pub(crate) fn search(&self, text: &str, k: usize) -> Result<Vec<LexicalMatch>> {
         let Some((query, terms)) = self.query(text)? else { return Ok(Vec::new()) };
         let searcher = self.reader.searcher();
         let n = searcher.num_docs() as f32;
@@ -174,7 +174,7 @@ impl Lexical {
 
     /// Each row's text and a snippet marking `text`'s words (the column where most of them
     /// appear; the first non-empty column when none does, as for rows found by meaning).
-    pub fn hits(&self, text: &str, rows: &[u64]) -> Result<Vec<StoredHit>> {
+    pub(crate) fn hits(&self, text: &str, rows: &[u64]) -> Result<Vec<StoredHit>> {
         let searcher = self.reader.searcher();
         let generator = match self.query(text)? {
             Some((q, _)) => {

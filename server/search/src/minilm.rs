@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::OnceCell;
 
-pub const MODEL_NAME: &str = "all-MiniLM-L6-v2";
+pub(crate) const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Tokens per text: sentence-transformers' setting for this model; longer texts are cut.
 const MAX_TOKENS: usize = 256;
 /// Texts per forward pass (nothing is padded: this only bounds the memory of one pass).
@@ -26,14 +26,14 @@ fn err(e: impl std::fmt::Display) -> Error {
 }
 
 /// The loaded model.
-pub struct Model {
+pub(crate) struct Model {
     bert: Bert,
     tokenizer: WordPiece,
 }
 
 impl Model {
     /// Loads the model from a folder holding its three files.
-    pub fn load(dir: &Path) -> Result<Self> {
+    pub(crate) fn load(dir: &Path) -> Result<Self> {
         let config: Config = serde_json::from_str(&std::fs::read_to_string(dir.join("config.json"))?).map_err(err)?;
         let bert = Bert::load(&config, &std::fs::read(dir.join("model.safetensors"))?).map_err(err)?;
         let tokenizer = WordPiece::from_json(&std::fs::read_to_string(dir.join("tokenizer.json"))?).map_err(err)?;
@@ -41,7 +41,7 @@ impl Model {
     }
 
     /// One unit-length vector per text, in order.
-    pub fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+    pub(crate) fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         let max = MAX_TOKENS.min(self.bert.max_positions());
         let mut out = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {

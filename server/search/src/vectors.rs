@@ -35,7 +35,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Appends records to a vectors file, writing its header first if the file is new.
-pub fn append(path: &Path, rows: &[u64], vectors: &[Vec<f32>]) -> Result<()> {
+pub(crate) fn append(path: &Path, rows: &[u64], vectors: &[Vec<f32>]) -> Result<()> {
     let dims = vectors.first().map_or(0, Vec::len);
     if vectors.iter().any(|v| v.len() != dims) || rows.len() != vectors.len() {
         return Err(err("vectors of different lengths"));

@@ -77,10 +77,8 @@ async fn resume_rejected(
     run_id: &str,
     e: &Error,
 ) -> pb::ServerEvent {
-    let last_seq = match e.code {
-        ErrorCode::CursorAhead => state.runs.last_seq(caller, run_id).await.unwrap_or(0),
-        _ => 0,
-    };
+    let last_seq =
+        if e.code == ErrorCode::CursorAhead { state.runs.last_seq(caller, run_id).await.unwrap_or(0) } else { 0 };
     rejected(client_msg_id, run_id, e, "", last_seq)
 }
 

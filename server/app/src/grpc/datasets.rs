@@ -21,11 +21,12 @@ const DEFAULT_SAMPLE_ROWS: u32 = 5;
 
 /// A broken upload stream: the client went away, or sent something the transport refused.
 fn broken_stream(status: Status, max_message_mb: u32) -> Error {
-    match status.code() {
-        Code::OutOfRange | Code::ResourceExhausted => Error::resource_exhausted(format!(
+    if matches!(status.code(), Code::OutOfRange | Code::ResourceExhausted) {
+        Error::resource_exhausted(format!(
             "an upload message was larger than the {max_message_mb} MiB message limit; send the file in smaller chunks (1 MiB is a good size)"
-        )),
-        _ => Error::new(ErrorCode::Cancelled, format!("the upload was interrupted: {}", status.message())),
+        ))
+    } else {
+        Error::new(ErrorCode::Cancelled, format!("the upload was interrupted: {}", status.message()))
     }
 }
 

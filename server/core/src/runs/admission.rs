@@ -50,7 +50,7 @@ impl Live {
     }
 
     /// Fans an event that is already in the log out to the run's live subscribers.
-    pub fn publish(&self, event: RunEvent) {
+    pub(super) fn publish(&self, event: RunEvent) {
         self.last_seq.store(event.seq, Ordering::Relaxed);
         // No subscriber is not an error: the event is in the log.
         let _ = self.tx.send(Arc::new(event));
@@ -90,13 +90,13 @@ pub(crate) struct RunTable {
 }
 
 impl RunTable {
-    pub fn live(&self, run_id: &RunId) -> Option<Arc<Live>> {
+    pub(super) fn live(&self, run_id: &RunId) -> Option<Arc<Live>> {
         self.live.lock().expect("live map").get(run_id).cloned()
     }
 
     /// The runs that have not finished at the last stop, as they were: their live side, and
     /// each thread's holder and queue. Returns the runs to drive now.
-    pub fn restore(&self, runs: &[ChatRun]) -> Vec<RunId> {
+    pub(super) fn restore(&self, runs: &[ChatRun]) -> Vec<RunId> {
         let mut to_start = Vec::new();
         let mut live = self.live.lock().expect("live map");
         let mut threads = self.threads.lock().expect("thread map");
@@ -129,18 +129,18 @@ impl RunTable {
     }
 
     /// The run holding a thread.
-    pub fn active_in(&self, thread: &ThreadId) -> Option<RunId> {
+    pub(super) fn active_in(&self, thread: &ThreadId) -> Option<RunId> {
         self.threads.lock().expect("thread map").get(thread).and_then(|s| s.active.clone())
     }
 
     /// How many runs of a user are live (running, queued or waiting for a person).
-    pub fn live_for(&self, owner: &UserId) -> usize {
+    pub(super) fn live_for(&self, owner: &UserId) -> usize {
         self.live.lock().expect("live map").values().filter(|l| &l.owner == owner).count()
     }
 
     /// Registers a new run and places it in its thread. Decided under the thread lock: the
     /// active run may have finished since the caller looked.
-    pub fn admit(&self, run_id: &RunId, owner: &UserId, thread: &ThreadId, on_busy: OnBusy) -> Placed {
+    pub(super) fn admit(&self, run_id: &RunId, owner: &UserId, thread: &ThreadId, on_busy: OnBusy) -> Placed {
         self.live.lock().expect("live map").insert(run_id.clone(), Live::new(owner.clone(), None));
         let mut threads = self.threads.lock().expect("thread map");
         let state = threads.entry(thread.clone()).or_default();
@@ -161,7 +161,7 @@ impl RunTable {
     }
 
     /// Takes a run out of its thread's queue; whether it was queued.
-    pub fn unqueue(&self, run_id: &RunId) -> bool {
+    pub(super) fn unqueue(&self, run_id: &RunId) -> bool {
         let mut threads = self.threads.lock().expect("thread map");
         let mut found = false;
         for state in threads.values_mut() {
@@ -175,7 +175,7 @@ impl RunTable {
 
     /// A run is over: it leaves the live map and its thread. Returns the thread's next run,
     /// which now holds the thread. Idempotent.
-    pub fn release(&self, run_id: &RunId) -> Option<RunId> {
+    pub(super) fn release(&self, run_id: &RunId) -> Option<RunId> {
         self.live.lock().expect("live map").remove(run_id);
         let mut threads = self.threads.lock().expect("thread map");
         let mut next = None;
@@ -191,7 +191,7 @@ impl RunTable {
     }
 
     /// How many runs of all users are in each phase right now.
-    pub fn phase_counts(&self) -> Vec<(RunPhase, usize)> {
+    pub(super) fn phase_counts(&self) -> Vec<(RunPhase, usize)> {
         let live: Vec<Arc<Live>> = self.live.lock().expect("live runs").values().cloned().collect();
         RunPhase::ALL
             .into_iter()
@@ -200,7 +200,7 @@ impl RunTable {
     }
 
     /// Phase, last seq and confirmation time left of a run that has not finished.
-    pub fn active_info(&self, run_id: &RunId) -> Option<ActiveRunInfo> {
+    pub(super) fn active_info(&self, run_id: &RunId) -> Option<ActiveRunInfo> {
         let live = self.live(run_id)?;
         let state = live.state.lock().expect("live state");
         let left = state

@@ -321,10 +321,18 @@ impl RunEngine {
             }
             status = self.deps.log.confirmation(&cid).await?.map_or(Resolution::Pending, |c| c.status);
         }
+        if status == wanted {
+            return Ok((conf.run_id, wanted));
+        }
         match status {
-            s if s == wanted => Ok((conf.run_id, wanted)),
             Resolution::Expired => Err(user_error(ErrorCode::ConfirmationExpired, "this confirmation has expired")),
-            s => Err(user_error(ErrorCode::AlreadyResolved, format!("this confirmation was already {}", s.as_str()))),
+            s @ (Resolution::Pending
+            | Resolution::Approved
+            | Resolution::Denied
+            | Resolution::Cancelled
+            | Resolution::Superseded) => {
+                Err(user_error(ErrorCode::AlreadyResolved, format!("this confirmation was already {}", s.as_str())))
+            }
         }
     }
 

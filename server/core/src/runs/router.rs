@@ -193,7 +193,15 @@ fn least_risk(intent: Intent) -> Risk {
     match intent {
         Intent::DatasetAdmin => Risk::Destructive,
         Intent::FileImport => Risk::Write,
-        _ => Risk::Read,
+        Intent::ChatOnly
+        | Intent::DatasetLookup
+        | Intent::Preview
+        | Intent::Query
+        | Intent::Statistics
+        | Intent::Search
+        | Intent::FileBrowse
+        | Intent::SystemStatus
+        | Intent::RunLookup => Risk::Read,
     }
 }
 

@@ -568,7 +568,9 @@ fn plan_from_json(args: &Value) -> Result<QueryPlan> {
                 None => V::Double(n.as_f64().unwrap_or(f64::NAN)),
             },
             Value::String(s) => V::String(s.clone()),
-            _ => return Err(Error::validation(field, "filter values are numbers, strings, booleans or null")),
+            Value::Array(_) | Value::Object(_) => {
+                return Err(Error::validation(field, "filter values are numbers, strings, booleans or null"));
+            }
         })
     }
     fn typed_filters(filters: &mut [Value], field: &str) -> Result<()> {

@@ -150,7 +150,10 @@ fn canonical_json(v: &serde_json::Value) -> String {
                 serde_json::to_value(sorted).unwrap_or_default()
             }
             serde_json::Value::Array(a) => serde_json::Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
+            scalar @ (serde_json::Value::Null
+            | serde_json::Value::Bool(_)
+            | serde_json::Value::Number(_)
+            | serde_json::Value::String(_)) => scalar.clone(),
         }
     }
     sort(v).to_string()

@@ -49,8 +49,8 @@ impl Driver {
             .iter()
             .rev()
             .find_map(|m| match m {
-                Message::Assistant { text, .. } if !text.is_empty() => Some(text.clone()),
-                _ => None,
+                Message::Assistant { text, .. } => (!text.is_empty()).then(|| text.clone()),
+                Message::User { .. } | Message::Tool { .. } => None,
             })
             .unwrap_or_default();
         let route = serde_json::to_value(self.route).unwrap_or_default();

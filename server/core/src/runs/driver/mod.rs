@@ -91,7 +91,15 @@ fn event_key(p: &EventPayload) -> Option<String> {
         EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::AwaitingConfirmation, .. } => {
             key("awaiting", tool_call_id.as_str())
         }
-        _ => return None,
+        // Events a restarted run emits again only if they were not stored (text is streamed
+        // anew; run start and end are emitted once by construction).
+        EventPayload::ToolStatus { .. }
+        | EventPayload::RunStarted { .. }
+        | EventPayload::TextStarted { .. }
+        | EventPayload::TextDelta { .. }
+        | EventPayload::TextEnded { .. }
+        | EventPayload::RoutingDecided { .. }
+        | EventPayload::RunCompleted { .. } => return None,
     })
 }
 
@@ -146,10 +154,10 @@ impl Driver {
             if let Some(k) = event_key(&e.payload) {
                 emitted.insert(k);
             }
-            match &e.payload {
-                EventPayload::TextStarted { message_id } => open_text = Some(message_id.clone()),
-                EventPayload::TextEnded { .. } => open_text = None,
-                _ => {}
+            if let EventPayload::TextStarted { message_id } = &e.payload {
+                open_text = Some(message_id.clone());
+            } else if let EventPayload::TextEnded { .. } = &e.payload {
+                open_text = None;
             }
         }
         let last_seq = events.last().map_or(0, |e| e.seq);
@@ -346,7 +354,7 @@ impl Driver {
             .iter()
             .filter_map(|m| match m {
                 Message::Tool { tool_call_id, .. } => Some(tool_call_id),
-                _ => None,
+                Message::User { .. } | Message::Assistant { .. } => None,
             })
             .collect();
         tool_calls.iter().filter(|c| !answered.contains(&c.id)).cloned().collect()

@@ -61,9 +61,9 @@ pub fn timed_out(limit_secs: u64) -> Error {
 
 /// Arguments that are not a JSON object (the first 200 characters of what came).
 pub fn arguments_not_an_object(arguments: &serde_json::Value) -> Error {
-    let shown: String = match arguments {
-        serde_json::Value::String(raw) => raw.chars().take(200).collect(),
-        other => other.to_string().chars().take(200).collect(),
+    let shown: String = match arguments.as_str() {
+        Some(raw) => raw.chars().take(200).collect(),
+        None => arguments.to_string().chars().take(200).collect(),
     };
     Error::validation("arguments", format!("the arguments must be a JSON object; got {shown}"))
 }

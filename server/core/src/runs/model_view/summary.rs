@@ -9,7 +9,15 @@ fn number(v: &Value) -> Option<f64> {
         Value::Int(i) => Some(*i as f64),
         Value::Double(d) if d.is_finite() => Some(*d),
         Value::Decimal(s) => s.parse().ok(),
-        _ => None,
+        Value::Double(_)
+        | Value::Null
+        | Value::Bool(_)
+        | Value::String(_)
+        | Value::Date(_)
+        | Value::Timestamp(_)
+        | Value::Time(_)
+        | Value::Bytes(_)
+        | Value::Text(_) => None,
     }
 }
 
