@@ -8,7 +8,7 @@
 //!   native gRPC side of grpc-web, reading the status from the trailers when a call ends;
 //! - runs by phase (`aware_runs_active{phase}`): read from the run engine at each scrape;
 //! - tool calls, confirmations, model tokens: the run driver (`aware-core`);
-//! - the SQL worker pool (`aware_sql_workers{state}`, `aware_sql_worker_restarts_total{cause}`):
+//! - the SQL worker pool (`aware_sql_workers{state}`, `aware_workers_retired_total{pool,cause}`):
 //!   the pool (`aware-sandbox`).
 
 use crate::grpc::State;
@@ -60,7 +60,7 @@ fn describe() {
     describe_counter!("aware_confirmations_total", "confirmations resolved, by outcome");
     describe_counter!("aware_model_tokens_total", "model tokens, by provider and kind (input/output)");
     describe_gauge!("aware_sql_workers", "SQL worker processes: alive, busy, warm");
-    describe_counter!("aware_sql_worker_restarts_total", "SQL workers retired early, by cause");
+    describe_counter!("aware_workers_retired_total", "Worker processes retired early, by pool and cause");
     describe_histogram!("aware_event_commit_batch_size", "run events written per event-log commit (group commit)");
 }
 

@@ -4,7 +4,7 @@
 
 use crate::auth::Authenticator;
 use crate::config::{Config, DeploymentMode, EmbeddingsKind, ModelKind, RouterKind};
-use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query};
+use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query, runs};
 use crate::guard::GuardLayer;
 use crate::web::WebLayer;
 use anyhow::Context;
@@ -402,14 +402,14 @@ pub async fn run(
     let max = config.max_message_bytes();
     let datasets = DatasetsServiceServer::new(Datasets { state: state.clone() }).max_decoding_message_size(max);
     let chat = ChatServiceServer::new(Chat { state: state.clone() }).max_decoding_message_size(max);
-    let runs = RunsServiceServer::new(query::Runs { state: state.clone() }).max_decoding_message_size(max);
+    let runs = RunsServiceServer::new(runs::Runs { state: state.clone() }).max_decoding_message_size(max);
     let query = QueryServiceServer::new(query::Query { state: state.clone() }).max_decoding_message_size(max);
     let files = FilesServiceServer::new(files::Files { state: state.clone() }).max_decoding_message_size(max);
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DatasetsServiceServer<Datasets>>().await;
     health.set_serving::<ChatServiceServer<Chat>>().await;
-    health.set_serving::<RunsServiceServer<query::Runs>>().await;
+    health.set_serving::<RunsServiceServer<runs::Runs>>().await;
     health.set_serving::<QueryServiceServer<query::Query>>().await;
     health.set_serving::<FilesServiceServer<files::Files>>().await;
 

@@ -6,6 +6,7 @@ use crate::ingest::{IngestRequest, IngestResponse, content_paths};
 use crate::priority::WorkerPriority;
 use crate::spare::{Outcome, Workers};
 use crate::sql::ident;
+use crate::supervisor::WorkerKind;
 use crate::values::{to_f64, to_u64, to_value};
 use async_trait::async_trait;
 use aware_core::categories::CategoricalColumn;
@@ -47,7 +48,7 @@ const EXACT_DISTINCT_MAX_ROWS: u64 = 1_000_000;
 
 impl DuckDbEngine {
     pub fn new(config: EngineConfig) -> Self {
-        let workers = Workers::new(config.worker_exe.clone(), "ingest", config.priority.clone());
+        let workers = Workers::new(config.worker_exe.clone(), WorkerKind::Ingest, config.priority.clone());
         Self { config, workers }
     }
 

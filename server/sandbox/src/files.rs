@@ -14,6 +14,7 @@
 
 use crate::priority::WorkerPriority;
 use crate::spare::{Outcome, Workers};
+use crate::supervisor::WorkerKind;
 use async_trait::async_trait;
 use aware_core::files::{EntryKind, FileAccess, RawEntry};
 use aware_core::ids::UserId;
@@ -470,7 +471,7 @@ impl FileJail {
         roots: &[PathBuf],
     ) -> std::io::Result<Self> {
         let roots = roots.iter().map(|r| Ok((r.clone(), RootId::of(r)?))).collect::<std::io::Result<_>>()?;
-        Ok(Self { workers: Workers::new(worker_exe, "files", priority), timeout, roots })
+        Ok(Self { workers: Workers::new(worker_exe, WorkerKind::Files, priority), timeout, roots })
     }
 
     fn root_id(&self, root: &Path) -> Result<RootId> {

@@ -35,6 +35,7 @@ mod sql;
 mod sql_engine;
 #[cfg(feature = "duckdb")]
 pub mod sql_worker;
+pub mod supervisor;
 pub mod validator;
 #[cfg(feature = "duckdb")]
 mod values;

@@ -8,6 +8,7 @@
 use crate::priority::WorkerPriority;
 use crate::protocol::{QueryRequest, Request, Response, ResultTable, nonblocking};
 use crate::sql_worker::{MEMORY_ENV, TEST_HOOKS_ENV, THREADS_ENV};
+use crate::supervisor::{self, WorkerKind};
 use aware_core::fair::{FairConfig, FairSlots};
 use aware_core::{Error, ErrorCode, Result};
 use std::collections::VecDeque;
@@ -124,9 +125,9 @@ fn publish(idle: &Idle) {
     metrics::gauge!("aware_sql_workers", "state" => "warm").set(idle.warm.len() as f64);
 }
 
-/// Counts a worker retired before its time, by cause (`aware_sql_worker_restarts_total`).
+/// Counts a SQL worker retired before its time, by cause.
 fn retired(cause: &'static str) {
-    metrics::counter!("aware_sql_worker_restarts_total", "cause" => cause).increment(1);
+    supervisor::retired(WorkerKind::Sql, cause);
 }
 
 impl SqlPool {
@@ -157,18 +158,12 @@ impl SqlPool {
     }
 
     fn spawn_worker(&self) -> Result<Worker> {
-        let mut cmd = tokio::process::Command::new(&self.config.worker_exe);
-        cmd.args(["worker", "sql"])
-            .env_clear()
-            .env(MEMORY_ENV, self.config.memory_mb.to_string())
-            .env(THREADS_ENV, self.config.threads.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true);
+        let mut env =
+            vec![(MEMORY_ENV, self.config.memory_mb.to_string()), (THREADS_ENV, self.config.threads.to_string())];
         if self.config.test_hooks {
-            cmd.env(TEST_HOOKS_ENV, "1");
+            env.push((TEST_HOOKS_ENV, "1".to_owned()));
         }
+        let mut cmd = supervisor::command(&self.config.worker_exe, WorkerKind::Sql, &env, Stdio::inherit());
         let mut child = cmd.spawn().map_err(|e| Error::internal(format!("cannot start a SQL worker: {e}")))?;
         let stdin = child.stdin.take().ok_or_else(|| Error::internal("worker stdin missing"))?;
         let stdout = child.stdout.take().ok_or_else(|| Error::internal("worker stdout missing"))?;

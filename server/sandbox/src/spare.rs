@@ -6,9 +6,11 @@
 //! request takes it, and a replacement starts in the background. A spare that died while it
 //! waited is noticed when the request is written to it, and a fresh process takes the request.
 //!
-//! A spare needs no cleanup: when the server goes, its stdin closes and it exits.
+//! A spare needs no cleanup: when the server goes, its stdin closes and it exits. How a worker
+//! starts and how its early end is counted is `supervisor.rs`.
 
 use crate::priority::WorkerPriority;
+use crate::supervisor::{self, WorkerKind};
 use aware_core::{Error, Result};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -28,8 +30,7 @@ pub struct Workers {
 #[derive(Debug)]
 struct Inner {
     exe: PathBuf,
-    /// `ingest` or `files`: the subcommand, and the pool's name for priorities and metrics.
-    kind: &'static str,
+    kind: WorkerKind,
     priority: WorkerPriority,
     spare: Mutex<Spare>,
 }
@@ -45,23 +46,17 @@ struct Spare {
 impl Workers {
     /// Workers of `kind` run from `exe` (the server binary). The first spare starts with the
     /// first request: a server that never ingests never holds one.
-    pub fn new(exe: PathBuf, kind: &'static str, priority: WorkerPriority) -> Self {
+    pub fn new(exe: PathBuf, kind: WorkerKind, priority: WorkerPriority) -> Self {
         Self { inner: Arc::new(Inner { exe, kind, priority, spare: Mutex::default() }) }
     }
 
     fn start(&self) -> Result<Child> {
-        tokio::process::Command::new(&self.inner.exe)
-            .args(["worker", self.inner.kind])
-            .env_clear()
+        let kind = self.inner.kind;
+        supervisor::command(&self.inner.exe, kind, &[], Stdio::piped())
+            // Single-use workers are sent absolute paths only.
             .current_dir("/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
             .spawn()
-            .map_err(|e| {
-                Error::internal(format!("cannot start a {} worker {:?}: {e}", self.inner.kind, self.inner.exe))
-            })
+            .map_err(|e| Error::internal(format!("cannot start a {} worker {:?}: {e}", kind.as_str(), self.inner.exe)))
     }
 
     /// The spare, or a new process when there is none; either way a new spare is on its way.
@@ -103,24 +98,29 @@ impl Workers {
         let mut child = self.take()?;
         if let Err(e) = write_request(&mut child, &input).await {
             // The spare died while it waited (or could not read): a fresh one takes the request.
-            tracing::warn!(kind = self.inner.kind, error = %e, "a spare worker was gone; starting another");
+            tracing::warn!(kind = self.inner.kind.as_str(), error = %e, "a spare worker was gone; starting another");
+            supervisor::retired(self.inner.kind, "stale");
             child = self.start()?;
             write_request(&mut child, &input).await?;
         }
-        let _watch = self.inner.priority.watch(self.inner.kind, user, child.id());
+        let kind = self.inner.kind;
+        let _watch = self.inner.priority.watch(kind.as_str(), user, child.id());
         // Dropping the child on timeout kills it (kill_on_drop) and tokio reaps it.
         let Ok(output) = tokio::time::timeout(deadline, child.wait_with_output()).await else {
+            supervisor::retired(kind, "deadline");
             return Ok(Outcome::TimedOut);
         };
         let output = output?;
         if !output.status.success() {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            tracing::warn!(kind = self.inner.kind, status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "worker failed");
+            tracing::warn!(kind = kind.as_str(), status = %output.status, stderr = %stderr.chars().take(2000).collect::<String>(), "worker failed");
+            supervisor::retired(kind, "crashed");
             return Ok(Outcome::Failed);
         }
-        serde_json::from_slice(&output.stdout)
-            .map(Outcome::Answered)
-            .map_err(|e| Error::internal(format!("the {} worker answered garbage: {e}", self.inner.kind)))
+        serde_json::from_slice(&output.stdout).map(Outcome::Answered).map_err(|e| {
+            supervisor::retired(kind, "protocol");
+            Error::internal(format!("the {} worker answered garbage: {e}", kind.as_str()))
+        })
     }
 }
 

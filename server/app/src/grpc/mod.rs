@@ -5,6 +5,7 @@ pub mod chat;
 pub mod datasets;
 pub mod files;
 pub mod query;
+pub mod runs;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
