@@ -17,6 +17,7 @@ use aware_core::runs::events::RichResult;
 use aware_core::runs::model::{
     LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, word_deltas,
 };
+use aware_core::runs::model_view::{outcomes, summary};
 use aware_core::runs::router::{Intent, route, run_id_in, words};
 use aware_core::runs::tools::ToolName;
 use aware_core::value::ValueKind;
@@ -236,10 +237,10 @@ impl OfflinePlanner {
             let shown = request.shown.iter().find(|(id, _)| id == tool_call_id).map(|(_, r)| r);
             let args = calls.iter().find(|(id, _, _)| id == tool_call_id).map(|(_, _, a)| a);
             let part = match (ToolName::parse(name), is_error, shown) {
-                (_, true, _) if content.starts_with("Action denied") => {
+                (_, true, _) if content == outcomes::DENIED => {
                     "Understood — I did not do it; nothing was changed.".to_owned()
                 }
-                (_, true, _) if content.starts_with("Action not taken: the confirmation expired") => {
+                (_, true, _) if content == outcomes::EXPIRED => {
                     "The confirmation expired before anyone approved it, so I did not do it; nothing was changed."
                         .to_owned()
                 }
@@ -257,7 +258,9 @@ impl OfflinePlanner {
                         ),
                     }
                 }
-                (Some(ToolName::ListDatasets), false, _) => content.replacen("The user has", "You have", 1),
+                (Some(ToolName::ListDatasets), false, Some(RichResult::DatasetList { datasets })) => {
+                    summary::datasets(datasets, "You have")
+                }
                 (Some(ToolName::PreviewRows), false, Some(RichResult::Table { table, .. })) => {
                     let dataset = args.and_then(|a| a.get("dataset")).and_then(Value::as_str).unwrap_or_default();
                     let total = request
@@ -287,10 +290,9 @@ impl OfflinePlanner {
                         columns.join(", ")
                     )
                 }
-                (Some(ToolName::SearchDatasets), false, _) => content.replace(
-                    "They are shown to the user with highlighted snippets.",
-                    "They are shown with the matching words highlighted.",
-                ),
+                (Some(ToolName::SearchDatasets), false, Some(RichResult::SearchHits { results })) => {
+                    summary::search(results, "They are shown with the matching words highlighted.")
+                }
                 _ => content.clone(),
             };
             parts.push(part);

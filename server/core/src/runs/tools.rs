@@ -190,23 +190,6 @@ pub fn spec(tool: &dyn Tool) -> ToolSpec {
     }
 }
 
-fn describe(d: &Dataset) -> String {
-    match d.status {
-        DatasetStatus::Ready => format!(
-            "{} (table `{}`, {}, {} rows × {} columns)",
-            d.name,
-            d.table_name,
-            d.format.as_str(),
-            d.row_count,
-            d.columns.len()
-        ),
-        DatasetStatus::Processing => format!("{} (table `{}`, still processing)", d.name, d.table_name),
-        DatasetStatus::Error => {
-            format!("{} (table `{}`, failed: {})", d.name, d.table_name, d.error.as_deref().unwrap_or("unknown error"))
-        }
-    }
-}
-
 struct ListDatasets;
 
 static LISTDATASETS: ToolMeta = ToolMeta {
@@ -237,12 +220,7 @@ impl Tool for ListDatasets {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let datasets = ctx.services.datasets.list(&ctx.caller, status_arg(args)?).await?;
-        let llm_summary = if datasets.is_empty() {
-            "The user has no datasets.".to_owned()
-        } else {
-            let lines: Vec<String> = datasets.iter().map(|d| format!("- {}", describe(d))).collect();
-            format!("The user has {} dataset(s):\n{}", datasets.len(), lines.join("\n"))
-        };
+        let llm_summary = summary::datasets(&datasets, summary::THE_USER_HAS);
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::DatasetList { datasets }) })
     }
 }
@@ -749,7 +727,10 @@ impl Tool for SearchDatasets {
             .search()
             .search(&ctx.caller, string_arg(args, "query")?, dataset, limit, SearchMode::Hybrid)
             .await?;
-        Ok(ToolOutput { llm_summary: summary::search(&results), rich: Some(RichResult::SearchHits { results }) })
+        Ok(ToolOutput {
+            llm_summary: summary::search(&results, summary::SHOWN_TO_THE_USER),
+            rich: Some(RichResult::SearchHits { results }),
+        })
     }
 }
 

@@ -1,7 +1,7 @@
 //! The model's track of two-track results: counts, column names and types, numeric ranges and
 //! missing values — never a text cell of the user's data (which may carry injected instructions).
 
-use crate::dataset::DatasetStatistics;
+use crate::dataset::{Dataset, DatasetStatistics, DatasetStatus};
 use crate::value::{Table, Value, ValueKind};
 
 fn number(v: &Value) -> Option<f64> {
@@ -154,7 +154,40 @@ pub fn statistics(s: &DatasetStatistics) -> String {
 
 /// A search for the model: how many hits in which datasets, how they were found, the top score —
 /// never the matched text (it is the user's data and may carry instructions).
-pub fn search(r: &crate::search::SearchResults) -> String {
+/// How the model is told whose datasets a list shows.
+pub const THE_USER_HAS: &str = "The user has";
+/// How the model is told search hits are shown.
+pub const SHOWN_TO_THE_USER: &str = "They are shown to the user with highlighted snippets.";
+
+/// A list of datasets, one line each, introduced by `subject` ("The user has", "You have").
+pub fn datasets(list: &[Dataset], subject: &str) -> String {
+    if list.is_empty() {
+        return format!("{subject} no datasets.");
+    }
+    let lines: Vec<String> = list.iter().map(|d| format!("- {}", dataset_line(d))).collect();
+    format!("{subject} {} dataset(s):\n{}", list.len(), lines.join("\n"))
+}
+
+/// A dataset in a line: name, table, format and size, or why it is not ready.
+fn dataset_line(d: &Dataset) -> String {
+    match d.status {
+        DatasetStatus::Ready => format!(
+            "{} (table `{}`, {}, {} rows × {} columns)",
+            d.name,
+            d.table_name,
+            d.format.as_str(),
+            d.row_count,
+            d.columns.len()
+        ),
+        DatasetStatus::Processing => format!("{} (table `{}`, still processing)", d.name, d.table_name),
+        DatasetStatus::Error => {
+            format!("{} (table `{}`, failed: {})", d.name, d.table_name, d.error.as_deref().unwrap_or("unknown error"))
+        }
+    }
+}
+
+/// What a search found, by dataset, then `shown` (how the hits reach the user).
+pub fn search(r: &crate::search::SearchResults, shown: &str) -> String {
     if r.hits.is_empty() {
         let mut s = format!("No rows matched the search in {} dataset(s).", r.datasets_searched);
         if !r.note.is_empty() {
@@ -173,7 +206,7 @@ pub fn search(r: &crate::search::SearchResults) -> String {
     let rows: usize = per.iter().map(|(_, n)| n).sum();
     let per: Vec<String> = per.iter().map(|(t, n)| format!("{n} in `{t}`")).collect();
     let mut s = format!(
-        "Found {} distinct matching text(s) in {rows} row(s) ({}) by {} search over {} dataset(s); top score {:.4}. They are shown to the user with highlighted snippets.",
+        "Found {} distinct matching text(s) in {rows} row(s) ({}) by {} search over {} dataset(s); top score {:.4}. {shown}",
         r.hits.len(),
         per.join(", "),
         r.mode.as_str(),
