@@ -33,6 +33,12 @@ pub fn grpc_code(code: ErrorCode) -> Code {
     }
 }
 
+/// The code of an in-band `Rejected` answer on the Chat stream, which stays open: a field error
+/// is a BAD_REQUEST there (the message names the field).
+pub fn rejection_code(code: ErrorCode) -> aware_proto::v1::ErrorCode {
+    crate::convert::error_code(if code == ErrorCode::ValidationError { ErrorCode::BadRequest } else { code })
+}
+
 /// Converts a domain error into the status sent to the client, logging it on the way.
 pub fn to_status(e: Error) -> Status {
     let code = grpc_code(e.code);
