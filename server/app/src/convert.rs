@@ -689,6 +689,18 @@ pub fn span(s: &SpanRecord) -> pb::Span {
     }
 }
 
+/// The run a request names on the Chat service: a malformed id names no run of the caller's.
+pub fn run_id_in(raw: &str) -> Result<aware_core::ids::RunId, aware_core::Error> {
+    aware_core::ids::RunId::parse(raw)
+        .ok_or_else(|| aware_core::Error::new(aware_core::ErrorCode::UnknownRun, "a run id is required"))
+}
+
+/// The confirmation a person answers.
+pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, aware_core::Error> {
+    aware_core::ids::ConfirmationId::parse(raw)
+        .ok_or_else(|| aware_core::Error::validation("confirmation_id", "a confirmation id is required"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,7 +67,7 @@ async fn start(runs: &RunEngine, text: &str, thread: &str, on_busy: OnBusy) -> R
 
 /// Every event of a run from its start to `RunCompleted`, live.
 async fn events(runs: &RunEngine, run_id: &RunId) -> Vec<Arc<RunEvent>> {
-    let mut framed = runs.subscribe(&me(), run_id.as_str(), 0).await.expect("subscribed").framed(None);
+    let mut framed = runs.subscribe(&me(), run_id, 0).await.expect("subscribed").framed(None);
     let mut out = Vec::new();
     while let Some(d) = framed.next().await.expect("readable") {
         match d {
@@ -139,7 +139,7 @@ async fn a_scripted_run_streams_this_sequence_and_resumes_exactly_at_every_curso
     // The resume seam: from any cursor, exactly the rest of the log, framed.
     let last = events.len() as u64;
     for after in 0..=last {
-        let sub = state.runs.subscribe(&me(), run_id.as_str(), after).await.expect("resumable");
+        let sub = state.runs.subscribe(&me(), &run_id, after).await.expect("resumable");
         let mut framed = sub.framed(Some(after));
         let mut got = Vec::new();
         while let Some(d) = framed.next().await.expect("readable") {
@@ -150,9 +150,9 @@ async fn a_scripted_run_streams_this_sequence_and_resumes_exactly_at_every_curso
         want.push(Delivery::ReplayFinished { last_seq: last, live: false });
         assert_eq!(got, want, "resume after {after}");
     }
-    let ahead = state.runs.subscribe(&me(), run_id.as_str(), last + 1).await.err().expect("a cursor past the end");
+    let ahead = state.runs.subscribe(&me(), &run_id, last + 1).await.err().expect("a cursor past the end");
     assert_eq!(ahead.code, ErrorCode::CursorAhead);
-    let theirs = state.runs.subscribe(&someone_else(), run_id.as_str(), 0).await.err().expect("not their run");
+    let theirs = state.runs.subscribe(&someone_else(), &run_id, 0).await.err().expect("not their run");
     assert_eq!(theirs.code, ErrorCode::UnknownRun, "another user's run does not exist for them");
 }
 
@@ -164,11 +164,11 @@ async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
     ]}]});
     let (_dir, state) = engine(script, 0).await;
     let run_id = start(&state.runs, "delete the churn dataset", "", OnBusy::Reject).await;
-    let mut framed = state.runs.subscribe(&me(), run_id.as_str(), 0).await.expect("subscribed").framed(None);
+    let mut framed = state.runs.subscribe(&me(), &run_id, 0).await.expect("subscribed").framed(None);
     let mut events = Vec::new();
     while let Some(Delivery::Event(e)) = framed.next().await.expect("readable") {
         if let EventPayload::ConfirmationRequired { confirmation_id, .. } = &e.payload {
-            let id = confirmation_id.as_str();
+            let id = confirmation_id;
             let err = state.runs.resolve_confirmation(&someone_else(), id, true).await.expect_err("not theirs");
             assert_eq!(err.code, ErrorCode::NotFound, "a confirmation answers only to its owner");
             assert_eq!(
@@ -202,11 +202,11 @@ async fn a_denied_delete_changes_nothing_and_the_model_is_told_so() {
     ]}]});
     let (_dir, state) = engine(script, 0).await;
     let run_id = start(&state.runs, "delete the churn dataset", "", OnBusy::Reject).await;
-    let mut framed = state.runs.subscribe(&me(), run_id.as_str(), 0).await.expect("subscribed").framed(None);
+    let mut framed = state.runs.subscribe(&me(), &run_id, 0).await.expect("subscribed").framed(None);
     let mut events = Vec::new();
     while let Some(Delivery::Event(e)) = framed.next().await.expect("readable") {
         if let EventPayload::ConfirmationRequired { confirmation_id, .. } = &e.payload {
-            state.runs.resolve_confirmation(&me(), confirmation_id.as_str(), false).await.expect("denied");
+            state.runs.resolve_confirmation(&me(), confirmation_id, false).await.expect("denied");
         }
         events.push(e);
     }
@@ -225,17 +225,17 @@ async fn cancel_stops_a_running_tool_and_the_run_ends_cancelled() {
     // Every tool waits 30 s between its intent row and its side effect.
     let (_dir, state) = engine(script, 30_000).await;
     let run_id = start(&state.runs, "system status", "", OnBusy::Reject).await;
-    let mut framed = state.runs.subscribe(&me(), run_id.as_str(), 0).await.expect("subscribed").framed(None);
+    let mut framed = state.runs.subscribe(&me(), &run_id, 0).await.expect("subscribed").framed(None);
     let mut events = Vec::new();
     while let Some(Delivery::Event(e)) = framed.next().await.expect("readable") {
         if matches!(e.payload, EventPayload::ToolStatus { phase: ToolPhase::Running, .. }) {
-            assert_eq!(state.runs.cancel(&me(), run_id.as_str()).await.expect("cancelled"), RunStatus::Cancelled);
+            assert_eq!(state.runs.cancel(&me(), &run_id).await.expect("cancelled"), RunStatus::Cancelled);
         }
         events.push(e);
     }
     assert_eq!(completed(&events), (RunStatus::Cancelled, String::new()));
     assert_eq!(tool_results(&events), vec![("get_system_status".to_owned(), true, outcomes::CANCELLED.to_owned())]);
-    assert_eq!(state.runs.cancel(&me(), run_id.as_str()).await.expect("idempotent"), RunStatus::Cancelled);
+    assert_eq!(state.runs.cancel(&me(), &run_id).await.expect("idempotent"), RunStatus::Cancelled);
 }
 
 #[tokio::test]

@@ -23,7 +23,8 @@ pub struct RunPage {
     pub next: Option<RunId>,
 }
 
-fn run_id(raw: &str) -> Result<RunId> {
+/// A run id from a request field or a tool's argument (INVALID `run_id` when it is not one).
+pub fn parse_run_id(raw: &str) -> Result<RunId> {
     RunId::parse(raw).ok_or_else(|| Error::validation("run_id", "a run id is required"))
 }
 
@@ -33,13 +34,12 @@ impl RunHistory {
     }
 
     /// A run with its capsule; another user's run is NOT_FOUND like a missing one.
-    pub async fn get(&self, caller: &Caller, id: &str) -> Result<(RunRecord, Capsule)> {
+    pub async fn get(&self, caller: &Caller, id: &RunId) -> Result<(RunRecord, Capsule)> {
         caller.principal.require(Capability::DatasetRead)?;
-        let id = run_id(id)?;
         self.runs
-            .get_run(&caller.principal.user_id, &id)
+            .get_run(&caller.principal.user_id, id)
             .await?
-            .ok_or_else(|| Error::not_found("run", &id).with_field("run_id"))
+            .ok_or_else(|| Error::not_found("run", id).with_field("run_id"))
     }
 
     /// The caller's runs, newest first; `thread` empty for all, `page_token` from the last page.

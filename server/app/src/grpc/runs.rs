@@ -5,6 +5,7 @@ use super::State;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::Error;
+use aware_core::history::parse_run_id;
 use aware_proto::v1 as pb;
 use aware_proto::v1::runs_service_server::RunsService;
 use tonic::{Request, Response, Status};
@@ -17,8 +18,13 @@ pub struct Runs {
 impl RunsService for Runs {
     async fn get_run(&self, request: Request<pb::GetRunRequest>) -> Result<Response<pb::GetRunResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let (run, capsule) =
-            self.state.services.history.get(&caller, &request.get_ref().run_id).await.map_err(to_status)?;
+        let (run, capsule) = self
+            .state
+            .services
+            .history
+            .get(&caller, &parse_run_id(&request.get_ref().run_id).map_err(to_status)?)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::GetRunResponse { run: Some(convert::run(&run, &capsule)) }))
     }
 
@@ -49,7 +55,8 @@ impl RunsService for Runs {
             n @ 1..=10_000 => n,
             _ => return Err(to_status(Error::validation("limit", "limit must be 0 to 10000"))),
         };
-        let page = self.state.runs.events(&caller, &req.run_id, req.after_seq, limit).await.map_err(to_status)?;
+        let run_id = convert::run_id_in(&req.run_id).map_err(to_status)?;
+        let page = self.state.runs.events(&caller, &run_id, req.after_seq, limit).await.map_err(to_status)?;
         Ok(Response::new(pb::ListRunEventsResponse {
             events: page.events.iter().map(convert::event).collect(),
             status: convert::run_status(page.status).into(),
@@ -62,7 +69,8 @@ impl RunsService for Runs {
         request: Request<pb::GetRunTraceRequest>,
     ) -> Result<Response<pb::GetRunTraceResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let spans = self.state.runs.trace(&caller, &request.into_inner().run_id).await.map_err(to_status)?;
+        let run_id = convert::run_id_in(&request.into_inner().run_id).map_err(to_status)?;
+        let spans = self.state.runs.trace(&caller, &run_id).await.map_err(to_status)?;
         Ok(Response::new(pb::GetRunTraceResponse { spans: spans.iter().map(convert::span).collect() }))
     }
 

@@ -174,9 +174,8 @@ impl RunEngine {
         spawn_driver(self.deps.clone(), self.table.clone(), run_id, fresh);
     }
 
-    async fn owned_run(&self, caller: &Caller, run_id: &str) -> Result<ChatRun> {
-        let id = RunId::parse(run_id).ok_or_else(|| user_error(ErrorCode::UnknownRun, "a run id is required"))?;
-        match self.deps.log.chat_run(&id).await? {
+    async fn owned_run(&self, caller: &Caller, id: &RunId) -> Result<ChatRun> {
+        match self.deps.log.chat_run(id).await? {
             Some(run) if run.record.owner == caller.principal.user_id => Ok(run),
             _ => Err(user_error(ErrorCode::UnknownRun, format!("there is no run {id}"))),
         }
@@ -284,7 +283,7 @@ impl RunEngine {
 
     /// Cancels a run (idempotent). Returns its status: CANCELLED, or the terminal status it
     /// already had.
-    pub async fn cancel(&self, caller: &Caller, run_id: &str) -> Result<RunStatus> {
+    pub async fn cancel(&self, caller: &Caller, run_id: &RunId) -> Result<RunStatus> {
         let run = self.owned_run(caller, run_id).await?;
         if run.record.status.is_terminal() {
             return Ok(run.record.status);
@@ -295,11 +294,14 @@ impl RunEngine {
 
     /// A person's answer to a confirmation. Only its owner, only while pending and unexpired;
     /// the same answer twice is idempotent, a different one is ALREADY_RESOLVED.
-    pub async fn resolve_confirmation(&self, caller: &Caller, id: &str, approved: bool) -> Result<(RunId, Resolution)> {
-        let cid = ConfirmationId::parse(id)
-            .ok_or_else(|| Error::validation("confirmation_id", "a confirmation id is required"))?;
-        let not_found = || Error::not_found("confirmation", &cid).with_field("confirmation_id");
-        let conf = self.deps.log.confirmation(&cid).await?.ok_or_else(not_found)?;
+    pub async fn resolve_confirmation(
+        &self,
+        caller: &Caller,
+        cid: &ConfirmationId,
+        approved: bool,
+    ) -> Result<(RunId, Resolution)> {
+        let not_found = || Error::not_found("confirmation", cid).with_field("confirmation_id");
+        let conf = self.deps.log.confirmation(cid).await?.ok_or_else(not_found)?;
         if conf.owner != caller.principal.user_id {
             return Err(not_found());
         }
@@ -307,19 +309,19 @@ impl RunEngine {
         let mut status = conf.status;
         if status == Resolution::Pending {
             if Utc::now() >= conf.expires_at {
-                self.deps.log.resolve_confirmation(&cid, Resolution::Expired, None).await?;
+                self.deps.log.resolve_confirmation(cid, Resolution::Expired, None).await?;
                 if let Some(live) = self.table.live(&conf.run_id) {
                     live.confirm.notify_one();
                 }
                 return Err(user_error(ErrorCode::ConfirmationExpired, "this confirmation has expired"));
             }
-            if self.deps.log.resolve_confirmation(&cid, wanted, Some(&caller.principal.user_id)).await? {
+            if self.deps.log.resolve_confirmation(cid, wanted, Some(&caller.principal.user_id)).await? {
                 if let Some(live) = self.table.live(&conf.run_id) {
                     live.confirm.notify_one();
                 }
                 return Ok((conf.run_id, wanted));
             }
-            status = self.deps.log.confirmation(&cid).await?.map_or(Resolution::Pending, |c| c.status);
+            status = self.deps.log.confirmation(cid).await?.map_or(Resolution::Pending, |c| c.status);
         }
         if status == wanted {
             return Ok((conf.run_id, wanted));
@@ -348,7 +350,7 @@ impl RunEngine {
     }
 
     /// A subscription to a run's events after `after_seq` (see `delivery.rs`).
-    pub async fn subscribe(&self, caller: &Caller, run_id: &str, after_seq: u64) -> Result<Subscription> {
+    pub async fn subscribe(&self, caller: &Caller, run_id: &RunId, after_seq: u64) -> Result<Subscription> {
         let run = self.owned_run(caller, run_id).await?;
         // Subscribe to the live tail first, then read the log.
         let rx = self.table.live(&run.record.id).map(|l| l.tx.subscribe());
@@ -384,7 +386,7 @@ impl RunEngine {
 
     /// The stored log of a run (unary replay).
     /// A cursor beyond the end of the log is CURSOR_AHEAD, as for [`RunEngine::subscribe`].
-    pub async fn events(&self, caller: &Caller, run_id: &str, after_seq: u64, limit: u32) -> Result<RunLogPage> {
+    pub async fn events(&self, caller: &Caller, run_id: &RunId, after_seq: u64, limit: u32) -> Result<RunLogPage> {
         let run = self.owned_run(caller, run_id).await?;
         let ends_at = self.deps.log.last_seq(&run.record.id).await?;
         if after_seq > ends_at {
@@ -400,13 +402,13 @@ impl RunEngine {
     }
 
     /// The last seq in a run's log.
-    pub async fn last_seq(&self, caller: &Caller, run_id: &str) -> Result<u64> {
+    pub async fn last_seq(&self, caller: &Caller, run_id: &RunId) -> Result<u64> {
         let run = self.owned_run(caller, run_id).await?;
         self.deps.log.last_seq(&run.record.id).await
     }
 
     /// The spans of a run.
-    pub async fn trace(&self, caller: &Caller, run_id: &str) -> Result<Vec<super::store::SpanRecord>> {
+    pub async fn trace(&self, caller: &Caller, run_id: &RunId) -> Result<Vec<super::store::SpanRecord>> {
         let run = self.owned_run(caller, run_id).await?;
         self.deps.log.spans(&run.record.id).await
     }

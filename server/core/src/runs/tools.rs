@@ -10,6 +10,7 @@ use super::model_view::summary;
 use super::router::Intent;
 use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
+use crate::history::parse_run_id;
 use crate::ids::RunId;
 use crate::policy::DeploymentMode;
 use crate::query_plan::QueryPlan;
@@ -273,7 +274,7 @@ impl Tool for GetRunStatus {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let id = args.get("run_id").and_then(Value::as_str).unwrap_or_default();
-        let (run, capsule) = ctx.services.history.get(&ctx.caller, id).await?;
+        let (run, capsule) = ctx.services.history.get(&ctx.caller, &parse_run_id(id)?).await?;
         let llm_summary = format!(
             "Run {} ({}) is {}: {} tool call(s), {} dataset(s) read, {} input and {} output tokens{}.",
             run.id,

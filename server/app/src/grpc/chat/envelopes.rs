@@ -65,8 +65,10 @@ pub(super) async fn resume_rejected(
     run_id: &str,
     e: &Error,
 ) -> pb::ServerEvent {
-    let last_seq =
-        if e.code == ErrorCode::CursorAhead { state.runs.last_seq(caller, run_id).await.unwrap_or(0) } else { 0 };
+    let last_seq = match (e.code, convert::run_id_in(run_id)) {
+        (ErrorCode::CursorAhead, Ok(id)) => state.runs.last_seq(caller, &id).await.unwrap_or(0),
+        _ => 0,
+    };
     rejected(client_msg_id, run_id, e, "", last_seq)
 }
 

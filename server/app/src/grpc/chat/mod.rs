@@ -128,7 +128,11 @@ impl ChatService for Chat {
         let req = request.into_inner();
         let (tx, rx) = mpsc::channel(256);
         let state = self.state.clone();
-        match self.state.runs.subscribe(&caller, &req.run_id, req.after_seq).await {
+        let subscribed = match convert::run_id_in(&req.run_id) {
+            Ok(id) => self.state.runs.subscribe(&caller, &id, req.after_seq).await,
+            Err(e) => Err(e),
+        };
+        match subscribed {
             Ok(sub) => {
                 let run_id = sub.run_id().clone();
                 tokio::spawn(async move {
@@ -184,12 +188,9 @@ impl ChatService for Chat {
     ) -> Result<Response<pb::SubmitConfirmationResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
-        let (run_id, resolution) = self
-            .state
-            .runs
-            .resolve_confirmation(&caller, &req.confirmation_id, req.approved)
-            .await
-            .map_err(to_status)?;
+        let confirmation_id = convert::confirmation_id_in(&req.confirmation_id).map_err(to_status)?;
+        let (run_id, resolution) =
+            self.state.runs.resolve_confirmation(&caller, &confirmation_id, req.approved).await.map_err(to_status)?;
         Ok(Response::new(pb::SubmitConfirmationResponse {
             run_id: run_id.to_string(),
             resolution: convert::resolution(resolution).into(),
@@ -201,7 +202,12 @@ impl ChatService for Chat {
         request: Request<pb::CancelRunRequest>,
     ) -> Result<Response<pb::CancelRunResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let status = self.state.runs.cancel(&caller, &request.into_inner().run_id).await.map_err(to_status)?;
+        let status = self
+            .state
+            .runs
+            .cancel(&caller, &convert::run_id_in(&request.into_inner().run_id).map_err(to_status)?)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::CancelRunResponse { status: convert::run_status(status).into() }))
     }
 

@@ -5,6 +5,7 @@ use super::envelopes::{
     accepted, chat_response, forward, goodbye, heartbeat, rejected, resume_rejected, stopped, unsequenced,
 };
 use super::{PROTOCOL_VERSION, message_in, snapshot_in};
+use crate::convert;
 use crate::grpc::State;
 use aware_core::auth::Caller;
 use aware_core::ids::RunId;
@@ -48,7 +49,11 @@ impl Session {
     }
 
     async fn resume(&mut self, client_msg_id: &str, run_id: &str, after_seq: u64) {
-        match self.state.runs.subscribe(&self.caller, run_id, after_seq).await {
+        let subscribed = match convert::run_id_in(run_id) {
+            Ok(id) => self.state.runs.subscribe(&self.caller, &id, after_seq).await,
+            Err(e) => Err(e),
+        };
+        match subscribed {
             Ok(sub) => self.watch(sub, Some(after_seq)),
             Err(e) => self.send(resume_rejected(&self.state, &self.caller, client_msg_id, run_id, &e).await).await,
         }
@@ -99,7 +104,7 @@ impl Session {
                 match self.state.runs.send_message(&self.caller, message).await {
                     Ok(Admission::Started { run_id, thread_id, queued }) => {
                         self.send(accepted(&id, run_id.as_str(), thread_id.name(), queued)).await;
-                        match self.state.runs.subscribe(&self.caller, run_id.as_str(), 0).await {
+                        match self.state.runs.subscribe(&self.caller, &run_id, 0).await {
                             Ok(sub) => self.watch(sub, None),
                             Err(e) => self.send(rejected(&id, run_id.as_str(), &e, "", 0)).await,
                         }
@@ -116,17 +121,25 @@ impl Session {
                 }
             }
             Some(Kind::Confirmation(c)) => {
-                match self.state.runs.resolve_confirmation(&self.caller, &c.confirmation_id, c.approved).await {
+                let resolved = match convert::confirmation_id_in(&c.confirmation_id) {
+                    Ok(cid) => self.state.runs.resolve_confirmation(&self.caller, &cid, c.approved).await,
+                    Err(e) => Err(e),
+                };
+                match resolved {
                     Ok((run_id, _)) => self.send(accepted(&id, run_id.as_str(), "", false)).await,
                     Err(e) => self.send(rejected(&id, "", &e, "", 0)).await,
                 }
             }
             Some(Kind::Resume(r)) => self.resume(&id, &r.run_id, r.last_event_seq).await,
-            Some(Kind::Cancel(c)) => match self.state.runs.cancel(&self.caller, &c.run_id).await {
+            Some(Kind::Cancel(c)) => match self.cancel(&c.run_id).await {
                 Ok(_) => self.send(accepted(&id, &c.run_id, "", false)).await,
                 Err(e) => self.send(rejected(&id, &c.run_id, &e, "", 0)).await,
             },
         }
+    }
+
+    async fn cancel(&self, run_id: &str) -> aware_core::Result<aware_core::run::RunStatus> {
+        self.state.runs.cancel(&self.caller, &convert::run_id_in(run_id)?).await
     }
 
     fn watched_runs(&self) -> Vec<RunId> {
