@@ -10,6 +10,8 @@
 
 pub mod auth;
 pub mod categories;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod dataset;
 pub mod datasets;
 pub mod error;

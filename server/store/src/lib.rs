@@ -752,61 +752,6 @@ mod tests {
         (dir, store)
     }
 
-    fn new_dataset(owner: &UserId, base: &str) -> NewDataset {
-        NewDataset {
-            id: DatasetId::generate(),
-            owner: owner.clone(),
-            name: format!("{base}.csv"),
-            base_table_name: base.to_owned(),
-            format: DatasetFormat::Csv,
-            size_bytes: 10,
-            version_hash: "ab".repeat(32),
-        }
-    }
-
-    #[tokio::test]
-    async fn catalog_keeps_table_names_unique_per_owner_and_scopes_reads() {
-        let (_dir, store) = store().await;
-        let me = UserId::local();
-        let other = store.create_user("other", Role::Analyst).await.unwrap().id;
-
-        let a = store.insert_processing(new_dataset(&me, "sales")).await.unwrap();
-        let b = store.insert_processing(new_dataset(&me, "sales")).await.unwrap();
-        let c = store.insert_processing(new_dataset(&other, "sales")).await.unwrap();
-        assert_eq!(
-            (a.table_name.as_str(), b.table_name.as_str(), c.table_name.as_str()),
-            ("sales", "sales_2", "sales")
-        );
-        assert_eq!(a.status, DatasetStatus::Processing);
-
-        assert!(store.get(&other, &a.id).await.unwrap().is_none(), "another user's dataset is invisible");
-        assert!(!store.delete(&other, &a.id).await.unwrap(), "and cannot be deleted by them");
-
-        let outcome = IngestOutcome { row_count: 3, columns: vec![Column::new("x", "BIGINT")] };
-        let ready = store.mark_ready(&a.id, &outcome).await.unwrap().unwrap();
-        assert_eq!(
-            (ready.status, ready.row_count, ready.columns.clone()),
-            (DatasetStatus::Ready, 3, outcome.columns.clone())
-        );
-        assert!(store.mark_error(&a.id, "late").await.unwrap().is_none(), "only PROCESSING can change state");
-
-        let failed = store.mark_error(&b.id, "The file is empty.").await.unwrap().unwrap();
-        assert_eq!(failed.error.as_deref(), Some("The file is empty."));
-
-        let mine = store.list(&me, None).await.unwrap();
-        assert_eq!(mine.iter().map(|d| d.id.clone()).collect::<Vec<_>>(), vec![b.id.clone(), a.id.clone()]);
-        assert_eq!(store.list(&me, Some(DatasetStatus::Ready)).await.unwrap().len(), 1);
-        assert_eq!(store.list_processing().await.unwrap().len(), 1);
-
-        assert!(store.delete(&me, &a.id).await.unwrap());
-        assert_eq!(
-            store.insert_processing(new_dataset(&me, "sales")).await.unwrap().table_name,
-            "sales",
-            "a freed name is reused"
-        );
-        assert!(store.mark_ready(&a.id, &outcome).await.unwrap().is_none(), "a deleted dataset stays deleted");
-    }
-
     #[tokio::test]
     async fn api_keys_resolve_to_their_user_and_audit_is_recorded() {
         let (_dir, store) = store().await;
@@ -834,29 +779,6 @@ mod tests {
         assert_eq!(trail.len(), 1);
         assert_eq!((trail[0].source.as_str(), trail[0].action.as_str()), ("web", "dataset.delete"));
         assert_eq!(trail[0].details["name"], "x.csv");
-    }
-
-    #[tokio::test]
-    async fn expired_uploads_are_taken_once() {
-        let (_dir, store) = store().await;
-        let session = UploadSession {
-            id: UploadId::generate(),
-            owner: UserId::local(),
-            filename: "a.csv".into(),
-            format: Some(DatasetFormat::Csv),
-            expected_bytes: Some(5),
-            received_bytes: 0,
-            created_at: Utc::now() - chrono::Duration::hours(2),
-        };
-        store.create_session(&session).await.unwrap();
-        store.set_received(&session.id, 3).await.unwrap();
-        assert_eq!(store.session(&UserId::local(), &session.id).await.unwrap().unwrap().received_bytes, 3);
-        assert_eq!(store.count_open(&UserId::local()).await.unwrap(), 1);
-        assert_eq!(
-            store.take_expired(Utc::now() - chrono::Duration::hours(1)).await.unwrap(),
-            vec![session.id.clone()]
-        );
-        assert!(store.take_expired(Utc::now()).await.unwrap().is_empty());
     }
 }
 

@@ -1,0 +1,95 @@
+//! The contract of the [`Catalog`] and [`Uploads`] ports: table names unique per owner, every
+//! read scoped to its owner, one-way status changes, and uploads that expire once.
+
+use super::run_log::{ana, bo};
+use crate::dataset::{DatasetFormat, DatasetStatus, IngestOutcome};
+use crate::ids::{DatasetId, UploadId, UserId};
+use crate::ports::{Catalog, NewDataset, UploadSession, Uploads};
+use crate::value::Column;
+use chrono::{Duration, Utc};
+
+fn new_dataset(owner: &UserId, base: &str) -> NewDataset {
+    NewDataset {
+        id: DatasetId::generate(),
+        owner: owner.clone(),
+        name: format!("{base}.csv"),
+        base_table_name: base.to_owned(),
+        format: DatasetFormat::Csv,
+        size_bytes: 10,
+        version_hash: "ab".repeat(32),
+    }
+}
+
+/// Runs every check of the catalog's contract on `catalog`, a fresh adapter whose users `ana`
+/// and `bo` exist.
+pub async fn catalog(catalog: &dyn Catalog) {
+    let (me, other) = (ana(), bo());
+    let a = catalog.insert_processing(new_dataset(&me, "sales")).await.expect("inserted");
+    let b = catalog.insert_processing(new_dataset(&me, "sales")).await.expect("inserted");
+    let c = catalog.insert_processing(new_dataset(&other, "sales")).await.expect("inserted");
+    assert_eq!(
+        (a.table_name.as_str(), b.table_name.as_str(), c.table_name.as_str()),
+        ("sales", "sales_2", "sales"),
+        "table names are unique per owner"
+    );
+    assert_eq!((a.status, a.name.as_str(), a.size_bytes), (DatasetStatus::Processing, "sales.csv", 10));
+    assert_eq!(catalog.count(&me).await.expect("counted"), 2);
+
+    assert!(catalog.get(&other, &a.id).await.expect("read").is_none(), "another user's dataset is invisible");
+    assert!(!catalog.delete(&other, &a.id).await.expect("answered"), "and cannot be deleted by them");
+    assert_eq!(catalog.get(&me, &a.id).await.expect("read").map(|d| d.table_name), Some("sales".into()));
+
+    let outcome = IngestOutcome { row_count: 3, columns: vec![Column::new("x", "BIGINT")] };
+    let ready = catalog.mark_ready(&a.id, &outcome).await.expect("marked").expect("still there");
+    assert_eq!(
+        (ready.status, ready.row_count, ready.columns.clone()),
+        (DatasetStatus::Ready, 3, outcome.columns.clone())
+    );
+    assert!(catalog.mark_error(&a.id, "late").await.expect("answered").is_none(), "only PROCESSING can change state");
+
+    let failed = catalog.mark_error(&b.id, "The file is empty.").await.expect("marked").expect("still there");
+    assert_eq!((failed.status, failed.error.as_deref()), (DatasetStatus::Error, Some("The file is empty.")));
+
+    let mine = catalog.list(&me, None).await.expect("listed");
+    assert_eq!(mine.iter().map(|d| d.id.clone()).collect::<Vec<_>>(), vec![b.id.clone(), a.id.clone()], "newest first");
+    assert_eq!(catalog.list(&me, Some(DatasetStatus::Ready)).await.expect("listed").len(), 1);
+    let processing = catalog.list_processing().await.expect("listed");
+    assert_eq!(processing.iter().map(|d| d.id.clone()).collect::<Vec<_>>(), vec![c.id.clone()], "of every user");
+
+    assert!(catalog.delete(&me, &a.id).await.expect("deleted"));
+    assert!(catalog.get(&me, &a.id).await.expect("read").is_none());
+    assert_eq!(
+        catalog.insert_processing(new_dataset(&me, "sales")).await.expect("inserted").table_name,
+        "sales",
+        "a freed name is reused"
+    );
+    assert!(catalog.mark_ready(&a.id, &outcome).await.expect("answered").is_none(), "a deleted dataset stays deleted");
+}
+
+/// Runs every check of the uploads' contract on `uploads`, a fresh adapter whose user `ana`
+/// exists.
+pub async fn uploads(uploads: &dyn Uploads) {
+    let me = ana();
+    let session = |age_hours: i64| UploadSession {
+        id: UploadId::generate(),
+        owner: me.clone(),
+        filename: "a.csv".into(),
+        format: Some(DatasetFormat::Csv),
+        expected_bytes: Some(5),
+        received_bytes: 0,
+        created_at: Utc::now() - Duration::hours(age_hours),
+    };
+    let old = session(2);
+    let fresh = session(0);
+    uploads.create_session(&old).await.expect("created");
+    uploads.create_session(&fresh).await.expect("created");
+    uploads.set_received(&old.id, 3).await.expect("set");
+    assert_eq!(uploads.session(&me, &old.id).await.expect("read").map(|s| s.received_bytes), Some(3));
+    assert!(uploads.session(&bo(), &old.id).await.expect("read").is_none(), "a session is its owner's only");
+    assert_eq!(uploads.count_open(&me).await.expect("counted"), 2);
+    assert_eq!(uploads.take_expired(Utc::now() - Duration::hours(1)).await.expect("taken"), vec![old.id.clone()]);
+    assert!(uploads.take_expired(Utc::now() - Duration::hours(1)).await.expect("taken").is_empty(), "taken once");
+    assert!(uploads.session(&me, &old.id).await.expect("read").is_none());
+    uploads.remove_session(&fresh.id).await.expect("removed");
+    assert_eq!(uploads.count_open(&me).await.expect("counted"), 0);
+}

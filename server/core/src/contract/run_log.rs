@@ -1,0 +1,279 @@
+//! The contract of the [`RunLog`] port: what the run engine relies on to keep its guarantees
+//! (no event lost or repeated, resume without a gap, at most once for side effects, one answer
+//! per confirmation) whatever stores it.
+
+use crate::auth::Role;
+use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
+use crate::run::{RunKind, RunRecord, RunStatus, Usage};
+use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
+use crate::runs::model::Message;
+use crate::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
+use chrono::{Duration, Utc};
+
+/// Runs every check of the contract on `log`, a fresh (empty) adapter whose users `ana` and
+/// `bo` exist.
+pub async fn run_log(log: &dyn RunLog) {
+    threads_belong_to_one_user_and_keep_the_newest_snapshot(log).await;
+    a_client_message_id_starts_one_run(log).await;
+    events_are_contiguous_from_1_and_read_back_in_order(log).await;
+    completing_a_run_appends_its_last_event_and_ends_it(log).await;
+    the_transcript_and_the_thread_history_keep_their_order(log).await;
+    a_tool_call_has_its_intent_before_its_result(log).await;
+    a_confirmation_is_resolved_once(log).await;
+    spans_are_kept_per_run(log).await;
+}
+
+pub(crate) fn ana() -> UserId {
+    UserId::parse("ana").expect("a user id")
+}
+
+pub(crate) fn bo() -> UserId {
+    UserId::parse("bo").expect("a user id")
+}
+
+async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg_id: Option<&str>) -> ChatRun {
+    assert!(log.ensure_thread(owner, thread).await.expect("thread"));
+    let mut record = RunRecord::new(owner.clone(), RunKind::Chat, "what are my files?", RunStatus::Running);
+    record.thread_id = Some(thread.clone());
+    record.client_msg_id = client_msg_id.map(str::to_owned);
+    let run = ChatRun { record, role: Role::Analyst, cancel_requested: false };
+    match log.create_chat_run(&run).await.expect("created") {
+        Created::New => run,
+        Created::Existing(id) => panic!("a new run was found as {id}"),
+    }
+}
+
+fn event(run: &ChatRun, seq: u64, payload: EventPayload) -> RunEvent {
+    RunEvent {
+        run_id: run.record.id.clone(),
+        seq,
+        time: Utc::now(),
+        iteration: 1,
+        thread_id: run.record.thread_id.clone().expect("a chat run has a thread"),
+        payload,
+    }
+}
+
+fn delta(text: &str) -> EventPayload {
+    EventPayload::TextDelta { message_id: "m1".into(), delta: text.into() }
+}
+
+/// What the log must give back of an event (its time may lose precision below a microsecond).
+fn shape(e: &RunEvent) -> (RunId, u64, u32, ThreadId, EventPayload) {
+    (e.run_id.clone(), e.seq, e.iteration, e.thread_id.clone(), e.payload.clone())
+}
+
+async fn threads_belong_to_one_user_and_keep_the_newest_snapshot(log: &dyn RunLog) {
+    let thread = ThreadId::generate_for(&ana());
+    assert!(log.ensure_thread(&ana(), &thread).await.expect("created"), "a new thread is its creator's");
+    assert!(log.ensure_thread(&ana(), &thread).await.expect("again"), "and stays theirs");
+    assert!(!log.ensure_thread(&bo(), &thread).await.expect("someone else"), "never another user's");
+    assert_eq!(log.snapshot(&thread).await.expect("read"), None);
+    let at = |v: u64, route: &str| Snapshot {
+        thread_id: Some(thread.clone()),
+        ui_state_version: v,
+        current_route: route.into(),
+        ..Snapshot::default()
+    };
+    assert_eq!(log.save_snapshot(&thread, &at(5, "/datasets")).await.expect("saved"), 5);
+    assert_eq!(log.save_snapshot(&thread, &at(3, "/old")).await.expect("older"), 5, "an older snapshot is ignored");
+    assert_eq!(log.snapshot(&thread).await.expect("read"), Some(at(5, "/datasets")));
+    assert_eq!(log.save_snapshot(&thread, &at(6, "/runs")).await.expect("newer"), 6);
+    assert_eq!(log.snapshot(&thread).await.expect("read").map(|s| s.current_route), Some("/runs".into()));
+}
+
+async fn a_client_message_id_starts_one_run(log: &dyn RunLog) {
+    let thread = ThreadId::generate_for(&ana());
+    let run = new_run(log, &ana(), &thread, Some("msg-1")).await;
+    let mut again = run.clone();
+    again.record.id = RunId::generate();
+    match log.create_chat_run(&again).await.expect("answered") {
+        Created::Existing(id) => assert_eq!(id, run.record.id, "the same message is the same run"),
+        Created::New => panic!("a second run for one client message id"),
+    }
+    assert_eq!(log.run_by_client_msg(&ana(), "msg-1").await.expect("found"), Some(run.record.id.clone()));
+    assert_eq!(log.run_by_client_msg(&bo(), "msg-1").await.expect("looked up"), None, "ids are per user");
+    let stored = log.chat_run(&run.record.id).await.expect("read").expect("stored");
+    assert_eq!((stored.role, stored.cancel_requested), (Role::Analyst, false));
+    assert_eq!(stored.record.question, "what are my files?");
+    assert_eq!(stored.record.thread_id.as_ref(), Some(&thread));
+    assert_eq!(log.chat_run(&RunId::generate()).await.expect("read"), None);
+
+    log.mark_run_started(&run.record.id, 7).await.expect("started");
+    log.set_run_route(&run.record.id, "{\"intent\":\"query\"}").await.expect("route");
+    log.request_cancel(&run.record.id).await.expect("cancel");
+    let stored = log.chat_run(&run.record.id).await.expect("read").expect("stored");
+    assert_eq!((stored.record.status, stored.record.ui_state_version), (RunStatus::Running, 7));
+    assert!(stored.cancel_requested, "a cancel request survives a restart");
+    assert_eq!(log.run_route(&run.record.id).await.expect("read").as_deref(), Some("{\"intent\":\"query\"}"));
+    let unfinished = log.unfinished_chat_runs().await.expect("listed");
+    assert!(unfinished.iter().any(|r| r.record.id == run.record.id), "a running run is unfinished");
+    let ids: Vec<&RunId> = unfinished.iter().map(|r| &r.record.id).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "oldest first");
+}
+
+async fn events_are_contiguous_from_1_and_read_back_in_order(log: &dyn RunLog) {
+    let run = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    let id = &run.record.id;
+    assert_eq!(log.last_seq(id).await.expect("read"), 0, "an empty log ends at 0");
+    let written: Vec<RunEvent> = (1..=5).map(|seq| event(&run, seq, delta(&format!("part {seq}")))).collect();
+    for e in &written {
+        log.append_event(e).await.expect("appended");
+    }
+    assert_eq!(log.last_seq(id).await.expect("read"), 5);
+    let all: Vec<_> = log.events(id, 0, u32::MAX).await.expect("read").iter().map(shape).collect();
+    assert_eq!(all, written.iter().map(shape).collect::<Vec<_>>());
+    let page: Vec<u64> = log.events(id, 2, 2).await.expect("read").iter().map(|e| e.seq).collect();
+    assert_eq!(page, [3, 4], "after a cursor, at most `limit`");
+    assert!(log.events(id, 5, 10).await.expect("read").is_empty());
+    assert!(log.events(id, u64::MAX, 10).await.expect("read").is_empty(), "a cursor past the end is no error here");
+    let twice = log.append_event(&event(&run, 3, delta("again"))).await;
+    assert!(twice.is_err(), "a seq is written once");
+    let third = log.events(id, 2, 1).await.expect("read");
+    assert_eq!(third[0].payload, delta("part 3"), "and the first write stays");
+    let other = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    assert!(log.events(&other.record.id, 0, 10).await.expect("read").is_empty(), "logs are per run");
+}
+
+async fn completing_a_run_appends_its_last_event_and_ends_it(log: &dyn RunLog) {
+    let run = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    let id = &run.record.id;
+    log.append_event(&event(&run, 1, delta("hello"))).await.expect("appended");
+    let usage = Usage { input_tokens: 10, output_tokens: 3, model_calls: 1, ..Usage::default() };
+    let last = event(
+        &run,
+        2,
+        EventPayload::RunCompleted { status: RunStatus::Succeeded, error: None, usage, final_text: "hello".into() },
+    );
+    log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "hello").await.expect("completed");
+    assert_eq!(log.last_seq(id).await.expect("read"), 2);
+    let events = log.events(id, 1, 10).await.expect("read");
+    assert!(events.len() == 1 && events[0].is_terminal(), "the last event is in the log");
+    let stored = log.chat_run(id).await.expect("read").expect("stored");
+    assert_eq!((stored.record.status, stored.record.final_text.as_str()), (RunStatus::Succeeded, "hello"));
+    assert_eq!(stored.record.usage.input_tokens, 10);
+    assert!(!log.unfinished_chat_runs().await.expect("listed").iter().any(|r| &r.record.id == id));
+    log.set_run_status(id, RunStatus::Running).await.expect("answered");
+    let stored = log.chat_run(id).await.expect("read").expect("stored");
+    assert_eq!(stored.record.status, RunStatus::Succeeded, "a finished run stays finished");
+}
+
+async fn the_transcript_and_the_thread_history_keep_their_order(log: &dyn RunLog) {
+    let thread = ThreadId::generate_for(&ana());
+    let user = |t: &str| Message::User { text: t.into() };
+    let answer = |t: &str| Message::Assistant { text: t.into(), tool_calls: Vec::new() };
+    let mut finished = Vec::new();
+    for n in 1..=3 {
+        let run = new_run(log, &ana(), &thread, None).await;
+        log.append_message(&run.record.id, 0, &user(&format!("q{n}"))).await.expect("appended");
+        log.append_message(&run.record.id, 1, &answer(&format!("a{n}"))).await.expect("appended");
+        let last = event(
+            &run,
+            1,
+            EventPayload::RunCompleted {
+                status: RunStatus::Succeeded,
+                error: None,
+                usage: Usage::default(),
+                final_text: String::new(),
+            },
+        );
+        log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), "").await.expect("done");
+        finished.push(run);
+    }
+    let current = new_run(log, &ana(), &thread, None).await;
+    log.append_message(&current.record.id, 0, &user("now")).await.expect("appended");
+    assert_eq!(log.messages(&current.record.id).await.expect("read"), [user("now")]);
+    assert_eq!(log.messages(&finished[0].record.id).await.expect("read"), [user("q1"), answer("a1")]);
+    let history = log.thread_history(&thread, &current.record.id, 2).await.expect("read");
+    assert_eq!(history, [user("q2"), answer("a2"), user("q3"), answer("a3")], "the last 2 runs, oldest first");
+    let before_second = log.thread_history(&thread, &finished[1].record.id, 10).await.expect("read");
+    assert_eq!(before_second, [user("q1"), answer("a1")], "only runs before the given one");
+}
+
+async fn a_tool_call_has_its_intent_before_its_result(log: &dyn RunLog) {
+    let run = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    let row = |id: &ToolCallId, phase| ToolCallRow {
+        id: id.clone(),
+        run_id: run.record.id.clone(),
+        iteration: 1,
+        tool_name: "delete_dataset".into(),
+        arguments_json: "{\"dataset\":\"churn\"}".into(),
+        phase,
+        llm_summary: None,
+        result_json: None,
+        duration_ms: None,
+    };
+    let first = ToolCallId::generate();
+    log.record_tool_intent(&row(&first, ToolPhase::Running)).await.expect("intent");
+    let rows = log.tool_calls(&run.record.id).await.expect("read");
+    assert_eq!(rows, [row(&first, ToolPhase::Running)], "an intent without a result reads as running");
+    let done = ToolCallRow {
+        llm_summary: Some("Deleted.".into()),
+        result_json: Some("{}".into()),
+        duration_ms: Some(12),
+        ..row(&first, ToolPhase::Succeeded)
+    };
+    log.record_tool_result(&done).await.expect("result");
+    // A refusal has a result and no intent.
+    let second = ToolCallId::generate();
+    let refused =
+        ToolCallRow { llm_summary: Some("no".into()), duration_ms: Some(0), ..row(&second, ToolPhase::Denied) };
+    log.record_tool_result(&refused).await.expect("result");
+    assert_eq!(log.tool_calls(&run.record.id).await.expect("read"), [done, refused], "one row per call, in order");
+}
+
+async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
+    let run = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    let now = Utc::now();
+    let call = ToolCallId::generate();
+    let c = Confirmation {
+        id: ConfirmationId::generate(),
+        owner: ana(),
+        run_id: run.record.id.clone(),
+        tool_call_id: call.clone(),
+        tool_name: "delete_dataset".into(),
+        resource: ResourceRef { kind: "dataset".into(), id: "ds_1".into(), display_name: "churn.csv".into() },
+        args_sha256: "ab".repeat(32),
+        tier: Tier::Elevated,
+        status: Resolution::Pending,
+        created_at: now,
+        expires_at: now + Duration::seconds(60),
+    };
+    log.create_confirmation(&c).await.expect("created");
+    let read = log.confirmation(&c.id).await.expect("read").expect("stored");
+    assert_eq!((read.status, &read.resource, read.tier), (Resolution::Pending, &c.resource, Tier::Elevated));
+    assert_eq!(log.confirmation_for_call(&call).await.expect("read").map(|x| x.id), Some(c.id.clone()));
+    assert_eq!(log.confirmation(&ConfirmationId::generate()).await.expect("read"), None);
+    assert!(log.resolve_confirmation(&c.id, Resolution::Approved, Some(&ana())).await.expect("resolved"));
+    assert!(
+        !log.resolve_confirmation(&c.id, Resolution::Denied, Some(&ana())).await.expect("answered"),
+        "only a pending confirmation changes"
+    );
+    assert!(!log.resolve_confirmation(&c.id, Resolution::Approved, None).await.expect("answered"));
+    assert_eq!(log.confirmation(&c.id).await.expect("read").map(|x| x.status), Some(Resolution::Approved));
+}
+
+async fn spans_are_kept_per_run(log: &dyn RunLog) {
+    let run = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    let start = Utc::now() - Duration::seconds(2);
+    let span = |id: &str, offset: i64| SpanRecord {
+        span_id: id.into(),
+        parent_span_id: (id != "run").then(|| "run".to_owned()),
+        kind: if id == "run" { "run".into() } else { "tool_call".into() },
+        name: id.into(),
+        start: start + Duration::milliseconds(offset),
+        end: start + Duration::milliseconds(offset + 5),
+        attributes: serde_json::Map::from_iter([("n".to_owned(), serde_json::json!(offset))]),
+    };
+    log.insert_span(&run.record.id, &span("tool", 10)).await.expect("inserted");
+    log.insert_span(&run.record.id, &span("run", 0)).await.expect("inserted");
+    let names: Vec<String> = log.spans(&run.record.id).await.expect("read").into_iter().map(|s| s.span_id).collect();
+    assert_eq!(names, ["run", "tool"], "by start time");
+    let read = log.spans(&run.record.id).await.expect("read");
+    assert_eq!(read[1].attributes, span("tool", 10).attributes);
+    assert_eq!(read[1].parent_span_id.as_deref(), Some("run"));
+    let other = new_run(log, &ana(), &ThreadId::generate_for(&ana()), None).await;
+    assert!(log.spans(&other.record.id).await.expect("read").is_empty());
+}

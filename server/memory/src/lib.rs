@@ -1,0 +1,458 @@
+//! In-memory adapters of aware-core's storage ports. They hold what the SQLite adapter holds, in
+//! maps behind one lock each, and keep the same contracts (`aware_core::contract`, checked by this
+//! crate's tests): the second implementation that keeps a contract honest, and a store for tests
+//! that need no disk. Nothing here survives the process, so the server never uses them.
+//!
+//! Depends on `aware-core` only (`deny.toml`).
+
+use async_trait::async_trait;
+use aware_core::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_candidate};
+use aware_core::ids::{ConfirmationId, DatasetId, RunId, ThreadId, ToolCallId, UploadId, UserId};
+use aware_core::ports::{Catalog, NewDataset, UploadSession, Uploads};
+use aware_core::run::{RunError, RunKind, RunStatus, Usage};
+use aware_core::runs::events::{Resolution, RunEvent};
+use aware_core::runs::model::Message;
+use aware_core::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
+use aware_core::{Error, Result};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, MutexGuard};
+
+/// A poisoned lock still guards maps that are each consistent: every change here is one insert,
+/// update or removal.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The dataset catalog, in memory.
+#[derive(Default)]
+pub struct MemoryCatalog {
+    datasets: Mutex<HashMap<DatasetId, Dataset>>,
+}
+
+#[async_trait]
+impl Catalog for MemoryCatalog {
+    async fn insert_processing(&self, new: NewDataset) -> Result<Dataset> {
+        let mut all = lock(&self.datasets);
+        let taken = |name: &str| all.values().any(|d| d.owner == new.owner && d.table_name == name);
+        let Some(table_name) = (1..=1000).map(|n| table_name_candidate(&new.base_table_name, n)).find(|t| !taken(t))
+        else {
+            return Err(Error::resource_exhausted(format!(
+                "too many datasets are named like {}; delete some first",
+                new.base_table_name
+            )));
+        };
+        let now = Utc::now();
+        let dataset = Dataset {
+            id: new.id.clone(),
+            owner: new.owner,
+            name: new.name,
+            table_name,
+            format: new.format,
+            status: DatasetStatus::Processing,
+            row_count: 0,
+            columns: Vec::new(),
+            size_bytes: new.size_bytes,
+            version_hash: new.version_hash,
+            error: None,
+            created_at: now,
+            updated_at: now,
+        };
+        all.insert(new.id, dataset.clone());
+        Ok(dataset)
+    }
+
+    async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>> {
+        Ok(lock(&self.datasets).get(id).filter(|d| &d.owner == owner).cloned())
+    }
+
+    async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {
+        let mut mine: Vec<Dataset> = lock(&self.datasets)
+            .values()
+            .filter(|d| &d.owner == owner && status.is_none_or(|s| d.status == s))
+            .cloned()
+            .collect();
+        mine.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        Ok(mine)
+    }
+
+    async fn mark_ready(&self, id: &DatasetId, outcome: &IngestOutcome) -> Result<Option<Dataset>> {
+        let mut all = lock(&self.datasets);
+        Ok(all.get_mut(id).filter(|d| d.status == DatasetStatus::Processing).map(|d| {
+            d.status = DatasetStatus::Ready;
+            d.row_count = outcome.row_count;
+            d.columns.clone_from(&outcome.columns);
+            d.error = None;
+            d.updated_at = Utc::now();
+            d.clone()
+        }))
+    }
+
+    async fn mark_error(&self, id: &DatasetId, reason: &str) -> Result<Option<Dataset>> {
+        let mut all = lock(&self.datasets);
+        Ok(all.get_mut(id).filter(|d| d.status == DatasetStatus::Processing).map(|d| {
+            d.status = DatasetStatus::Error;
+            d.error = Some(reason.to_owned());
+            d.updated_at = Utc::now();
+            d.clone()
+        }))
+    }
+
+    async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool> {
+        let mut all = lock(&self.datasets);
+        if all.get(id).is_some_and(|d| &d.owner == owner) {
+            all.remove(id);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    async fn list_processing(&self) -> Result<Vec<Dataset>> {
+        Ok(lock(&self.datasets).values().filter(|d| d.status == DatasetStatus::Processing).cloned().collect())
+    }
+
+    async fn count(&self, owner: &UserId) -> Result<u64> {
+        Ok(lock(&self.datasets).values().filter(|d| &d.owner == owner).count() as u64)
+    }
+}
+
+/// Chunked-upload bookkeeping, in memory.
+#[derive(Default)]
+pub struct MemoryUploads {
+    sessions: Mutex<HashMap<UploadId, UploadSession>>,
+}
+
+#[async_trait]
+impl Uploads for MemoryUploads {
+    async fn create_session(&self, session: &UploadSession) -> Result<()> {
+        let mut all = lock(&self.sessions);
+        if all.contains_key(&session.id) {
+            return Err(Error::internal(format!("upload {} already exists", session.id)));
+        }
+        all.insert(session.id.clone(), session.clone());
+        Ok(())
+    }
+
+    async fn session(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>> {
+        Ok(lock(&self.sessions).get(id).filter(|s| &s.owner == owner).cloned())
+    }
+
+    async fn set_received(&self, id: &UploadId, received_bytes: u64) -> Result<()> {
+        if let Some(s) = lock(&self.sessions).get_mut(id) {
+            s.received_bytes = received_bytes;
+        }
+        Ok(())
+    }
+
+    async fn remove_session(&self, id: &UploadId) -> Result<()> {
+        lock(&self.sessions).remove(id);
+        Ok(())
+    }
+
+    async fn count_open(&self, owner: &UserId) -> Result<u64> {
+        Ok(lock(&self.sessions).values().filter(|s| &s.owner == owner).count() as u64)
+    }
+
+    async fn take_expired(&self, cutoff: DateTime<Utc>) -> Result<Vec<UploadId>> {
+        let mut all = lock(&self.sessions);
+        let expired: Vec<UploadId> = all.values().filter(|s| s.created_at < cutoff).map(|s| s.id.clone()).collect();
+        for id in &expired {
+            all.remove(id);
+        }
+        Ok(expired)
+    }
+}
+
+/// The run engine's log, in memory.
+#[derive(Default)]
+pub struct MemoryRunLog {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    threads: HashMap<ThreadId, UserId>,
+    snapshots: HashMap<ThreadId, Snapshot>,
+    /// By id: run ids sort by creation, so this is oldest first.
+    runs: BTreeMap<RunId, StoredRun>,
+    events: HashMap<RunId, BTreeMap<u64, RunEvent>>,
+    messages: HashMap<RunId, BTreeMap<u32, Message>>,
+    /// Per run, in the order calls were first recorded.
+    tool_calls: HashMap<RunId, Vec<ToolCallRow>>,
+    confirmations: HashMap<ConfirmationId, Confirmation>,
+    spans: HashMap<RunId, Vec<SpanRecord>>,
+}
+
+struct StoredRun {
+    run: ChatRun,
+    route_json: Option<String>,
+}
+
+fn active(status: RunStatus) -> bool {
+    matches!(status, RunStatus::Queued | RunStatus::Running | RunStatus::AwaitingConfirmation)
+}
+
+impl MemoryRunLog {
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+}
+
+impl State {
+    fn run_mut(&mut self, id: &RunId) -> Option<&mut ChatRun> {
+        self.runs.get_mut(id).map(|r| &mut r.run)
+    }
+}
+
+#[async_trait]
+impl RunLog for MemoryRunLog {
+    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
+        let mut s = self.state();
+        Ok(s.threads.entry(thread.clone()).or_insert_with(|| owner.clone()) == owner)
+    }
+
+    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
+        let mut s = self.state();
+        let stored = s.snapshots.entry(thread.clone()).or_insert_with(|| snapshot.clone());
+        if snapshot.ui_state_version >= stored.ui_state_version {
+            *stored = snapshot.clone();
+        }
+        Ok(stored.ui_state_version)
+    }
+
+    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
+        Ok(self.state().snapshots.get(thread).cloned())
+    }
+
+    async fn create_chat_run(&self, run: &ChatRun) -> Result<Created> {
+        let mut s = self.state();
+        let r = &run.record;
+        if let Some(key) = r.client_msg_id.as_deref()
+            && let Some(existing) = s
+                .runs
+                .values()
+                .find(|x| x.run.record.owner == r.owner && x.run.record.client_msg_id.as_deref() == Some(key))
+        {
+            return Ok(Created::Existing(existing.run.record.id.clone()));
+        }
+        if s.runs.contains_key(&r.id) {
+            return Err(Error::internal(format!("duplicate run id {}", r.id)));
+        }
+        s.runs.insert(r.id.clone(), StoredRun { run: run.clone(), route_json: None });
+        Ok(Created::New)
+    }
+
+    async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
+        Ok(self
+            .state()
+            .runs
+            .values()
+            .find(|x| &x.run.record.owner == owner && x.run.record.client_msg_id.as_deref() == Some(client_msg_id))
+            .map(|x| x.run.record.id.clone()))
+    }
+
+    async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
+        Ok(self.state().runs.get(id).filter(|x| x.run.record.kind == RunKind::Chat).map(|x| x.run.clone()))
+    }
+
+    async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()> {
+        if let Some(run) = self.state().run_mut(id).filter(|r| active(r.record.status)) {
+            run.record.status = status;
+        }
+        Ok(())
+    }
+
+    async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
+        if let Some(run) = self.state().run_mut(id) {
+            run.record.iterations = iterations;
+            run.record.usage = *usage;
+        }
+        Ok(())
+    }
+
+    async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()> {
+        if let Some(stored) = self.state().runs.get_mut(id) {
+            stored.route_json = Some(route_json.to_owned());
+        }
+        Ok(())
+    }
+
+    async fn run_route(&self, id: &RunId) -> Result<Option<String>> {
+        Ok(self.state().runs.get(id).and_then(|x| x.route_json.clone()))
+    }
+
+    async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
+        if let Some(run) = self.state().run_mut(id).filter(|r| active(r.record.status)) {
+            run.record.status = RunStatus::Running;
+            run.record.ui_state_version = ui_state_version;
+        }
+        Ok(())
+    }
+
+    async fn complete_chat_run(
+        &self,
+        last: &RunEvent,
+        status: RunStatus,
+        error: Option<&RunError>,
+        usage: &Usage,
+        final_text: &str,
+    ) -> Result<()> {
+        let mut s = self.state();
+        let log = s.events.entry(last.run_id.clone()).or_default();
+        if log.contains_key(&last.seq) {
+            return Err(Error::internal(format!("event {} of run {} is already stored", last.seq, last.run_id)));
+        }
+        log.insert(last.seq, last.clone());
+        if let Some(run) = s.run_mut(&last.run_id) {
+            run.record.status = status;
+            run.record.error = error.cloned();
+            run.record.usage = *usage;
+            run.record.final_text = final_text.to_owned();
+            run.record.last_seq = last.seq;
+            run.record.completed_at = Some(last.time);
+        }
+        Ok(())
+    }
+
+    async fn request_cancel(&self, id: &RunId) -> Result<()> {
+        if let Some(run) = self.state().run_mut(id) {
+            run.cancel_requested = true;
+        }
+        Ok(())
+    }
+
+    async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>> {
+        Ok(self
+            .state()
+            .runs
+            .values()
+            .filter(|x| x.run.record.kind == RunKind::Chat && active(x.run.record.status))
+            .map(|x| x.run.clone())
+            .collect())
+    }
+
+    async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {
+        let s = self.state();
+        let mut earlier: Vec<&RunId> = s
+            .runs
+            .range(..before.clone())
+            .filter(|(_, x)| {
+                let r = &x.run.record;
+                r.thread_id.as_ref() == Some(thread) && r.kind == RunKind::Chat && !active(r.status)
+            })
+            .map(|(id, _)| id)
+            .rev()
+            .take(runs as usize)
+            .collect();
+        earlier.reverse();
+        Ok(earlier
+            .into_iter()
+            .flat_map(|id| s.messages.get(id).into_iter().flat_map(|m| m.values().cloned()))
+            .collect())
+    }
+
+    async fn append_event(&self, event: &RunEvent) -> Result<()> {
+        let mut s = self.state();
+        let log = s.events.entry(event.run_id.clone()).or_default();
+        if log.contains_key(&event.seq) {
+            return Err(Error::internal(format!("event {} of run {} is already stored", event.seq, event.run_id)));
+        }
+        log.insert(event.seq, event.clone());
+        Ok(())
+    }
+
+    async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
+        let s = self.state();
+        let Some(log) = s.events.get(run) else { return Ok(Vec::new()) };
+        let Some(from) = after_seq.checked_add(1) else { return Ok(Vec::new()) };
+        Ok(log.range(from..).take(limit as usize).map(|(_, e)| e.clone()).collect())
+    }
+
+    async fn last_seq(&self, run: &RunId) -> Result<u64> {
+        Ok(self.state().events.get(run).and_then(|log| log.keys().next_back().copied()).unwrap_or(0))
+    }
+
+    async fn append_message(&self, run: &RunId, idx: u32, message: &Message) -> Result<()> {
+        let mut s = self.state();
+        let transcript = s.messages.entry(run.clone()).or_default();
+        if transcript.contains_key(&idx) {
+            return Err(Error::internal(format!("message {idx} of run {run} is already stored")));
+        }
+        transcript.insert(idx, message.clone());
+        Ok(())
+    }
+
+    async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
+        Ok(self.state().messages.get(run).map(|m| m.values().cloned().collect()).unwrap_or_default())
+    }
+
+    async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {
+        let mut s = self.state();
+        let rows = s.tool_calls.entry(row.run_id.clone()).or_default();
+        if rows.iter().any(|r| r.id == row.id) {
+            return Err(Error::internal(format!("tool call {} already has an intent", row.id)));
+        }
+        rows.push(row.clone());
+        Ok(())
+    }
+
+    async fn record_tool_result(&self, row: &ToolCallRow) -> Result<()> {
+        let mut s = self.state();
+        let rows = s.tool_calls.entry(row.run_id.clone()).or_default();
+        match rows.iter_mut().find(|r| r.id == row.id) {
+            Some(stored) => {
+                stored.phase = row.phase;
+                stored.llm_summary.clone_from(&row.llm_summary);
+                stored.result_json.clone_from(&row.result_json);
+                stored.duration_ms = row.duration_ms;
+            }
+            None => rows.push(row.clone()),
+        }
+        Ok(())
+    }
+
+    async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>> {
+        Ok(self.state().tool_calls.get(run).cloned().unwrap_or_default())
+    }
+
+    async fn create_confirmation(&self, confirmation: &Confirmation) -> Result<()> {
+        let mut s = self.state();
+        if s.confirmations.values().any(|c| c.id == confirmation.id || c.tool_call_id == confirmation.tool_call_id) {
+            return Err(Error::internal(format!("confirmation {} already exists", confirmation.id)));
+        }
+        s.confirmations.insert(confirmation.id.clone(), confirmation.clone());
+        Ok(())
+    }
+
+    async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>> {
+        Ok(self.state().confirmations.get(id).cloned())
+    }
+
+    async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>> {
+        Ok(self.state().confirmations.values().find(|c| &c.tool_call_id == call).cloned())
+    }
+
+    async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, _by: Option<&UserId>) -> Result<bool> {
+        let mut s = self.state();
+        match s.confirmations.get_mut(id) {
+            Some(c) if c.status == Resolution::Pending => {
+                c.status = to;
+                Ok(true)
+            }
+            Some(_) | None => Ok(false),
+        }
+    }
+
+    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
+        let mut s = self.state();
+        let spans = s.spans.entry(run.clone()).or_default();
+        spans.retain(|x| x.span_id != span.span_id);
+        spans.push(span.clone());
+        spans.sort_by(|a, b| (a.start, &a.span_id).cmp(&(b.start, &b.span_id)));
+        Ok(())
+    }
+
+    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
+        Ok(self.state().spans.get(run).cloned().unwrap_or_default())
+    }
+}

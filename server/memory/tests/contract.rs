@@ -1,0 +1,12 @@
+//! The in-memory adapters pass the port contracts (`aware_core::contract`).
+
+#[tokio::test]
+async fn the_in_memory_run_log_keeps_the_run_log_contract() {
+    aware_core::contract::run_log(&aware_memory::MemoryRunLog::default()).await;
+}
+
+#[tokio::test]
+async fn the_in_memory_catalog_and_uploads_keep_their_contracts() {
+    aware_core::contract::catalog(&aware_memory::MemoryCatalog::default()).await;
+    aware_core::contract::uploads(&aware_memory::MemoryUploads::default()).await;
+}
