@@ -695,6 +695,12 @@ pub fn run_id_in(raw: &str) -> Result<aware_core::ids::RunId, aware_core::Error>
         .ok_or_else(|| aware_core::Error::new(aware_core::ErrorCode::UnknownRun, "a run id is required"))
 }
 
+/// The dataset a request names.
+pub fn dataset_id_in(raw: &str) -> Result<aware_core::ids::DatasetId, aware_core::Error> {
+    aware_core::ids::DatasetId::parse(raw)
+        .ok_or_else(|| aware_core::Error::validation("dataset_id", "a dataset id is required"))
+}
+
 /// The confirmation a person answers.
 pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, aware_core::Error> {
     aware_core::ids::ConfirmationId::parse(raw)

@@ -142,20 +142,19 @@ impl DatasetService {
         self.catalog.list(&caller.principal.user_id, status).await
     }
 
-    pub async fn get(&self, caller: &Caller, id: &str) -> Result<Dataset> {
+    pub async fn get(&self, caller: &Caller, id: &DatasetId) -> Result<Dataset> {
         caller.principal.require(Capability::DatasetRead)?;
-        let id = DatasetId::parse(id).ok_or_else(|| Error::validation("dataset_id", "a dataset id is required"))?;
         self.catalog
-            .get(&caller.principal.user_id, &id)
+            .get(&caller.principal.user_id, id)
             .await?
-            .ok_or_else(|| Error::not_found("dataset", &id).with_field("dataset_id"))
+            .ok_or_else(|| Error::not_found("dataset", id).with_field("dataset_id"))
     }
 
     /// A dataset and, when it is READY, its first `sample_rows` rows.
     pub async fn get_with_sample(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &DatasetId,
         sample_rows: u32,
     ) -> Result<(Dataset, Option<Table>)> {
         let dataset = self.get(caller, id).await?;
@@ -171,7 +170,7 @@ impl DatasetService {
     }
 
     /// The first rows: `limit` 1 to 50, 0 for the default 10.
-    pub async fn preview(&self, caller: &Caller, id: &str, limit: u32) -> Result<Table> {
+    pub async fn preview(&self, caller: &Caller, id: &DatasetId, limit: u32) -> Result<Table> {
         let limit = match limit {
             0 => PREVIEW_DEFAULT_ROWS,
             n if n > PREVIEW_MAX_ROWS => {
@@ -183,12 +182,12 @@ impl DatasetService {
         self.engine.preview(&dataset, limit).await
     }
 
-    pub async fn statistics(&self, caller: &Caller, id: &str) -> Result<DatasetStatistics> {
+    pub async fn statistics(&self, caller: &Caller, id: &DatasetId) -> Result<DatasetStatistics> {
         let dataset = self.ready(caller, id).await?;
         self.engine.statistics(&dataset).await
     }
 
-    async fn ready(&self, caller: &Caller, id: &str) -> Result<Dataset> {
+    async fn ready(&self, caller: &Caller, id: &DatasetId) -> Result<Dataset> {
         let dataset = self.get(caller, id).await?;
         match dataset.status {
             DatasetStatus::Ready => Ok(dataset),
@@ -208,7 +207,7 @@ impl DatasetService {
     }
 
     /// Deletes a dataset: its catalog entry first (so it disappears at once), then its content.
-    pub async fn delete(&self, caller: &Caller, id: &str) -> Result<Dataset> {
+    pub async fn delete(&self, caller: &Caller, id: &DatasetId) -> Result<Dataset> {
         caller.principal.require(Capability::DatasetDelete)?;
         let dataset = self.get(caller, id).await?;
         if !self.catalog.delete(&caller.principal.user_id, &dataset.id).await? {

@@ -54,7 +54,11 @@ impl DatasetsService for Datasets {
             .state
             .services
             .datasets
-            .get_with_sample(&caller, &req.dataset_id, req.sample_rows.unwrap_or(DEFAULT_SAMPLE_ROWS))
+            .get_with_sample(
+                &caller,
+                &convert::dataset_id_in(&req.dataset_id).map_err(to_status)?,
+                req.sample_rows.unwrap_or(DEFAULT_SAMPLE_ROWS),
+            )
             .await
             .map_err(to_status)?;
         let index = self.state.services.datasets.search().status(&dataset.id);
@@ -133,8 +137,13 @@ impl DatasetsService for Datasets {
     ) -> Result<Response<pb::PreviewRowsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
-        let table =
-            self.state.services.datasets.preview(&caller, &req.dataset_id, req.limit).await.map_err(to_status)?;
+        let table = self
+            .state
+            .services
+            .datasets
+            .preview(&caller, &convert::dataset_id_in(&req.dataset_id).map_err(to_status)?, req.limit)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::PreviewRowsResponse { table: Some(convert::table(&table)) }))
     }
 
@@ -143,8 +152,13 @@ impl DatasetsService for Datasets {
         request: Request<pb::GetDatasetStatisticsRequest>,
     ) -> Result<Response<pb::GetDatasetStatisticsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let stats =
-            self.state.services.datasets.statistics(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
+        let stats = self
+            .state
+            .services
+            .datasets
+            .statistics(&caller, &convert::dataset_id_in(&request.get_ref().dataset_id).map_err(to_status)?)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::GetDatasetStatisticsResponse { statistics: Some(convert::statistics(&stats)) }))
     }
 
@@ -153,8 +167,13 @@ impl DatasetsService for Datasets {
         request: Request<pb::DeleteDatasetRequest>,
     ) -> Result<Response<pb::DeleteDatasetResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let deleted =
-            self.state.services.datasets.delete(&caller, &request.get_ref().dataset_id).await.map_err(to_status)?;
+        let deleted = self
+            .state
+            .services
+            .datasets
+            .delete(&caller, &convert::dataset_id_in(&request.get_ref().dataset_id).map_err(to_status)?)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::DeleteDatasetResponse { dataset_id: deleted.id.to_string() }))
     }
 

@@ -351,7 +351,7 @@ impl Tool for GetDatasetDetail {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let (dataset, sample) = ctx.services.datasets.get_with_sample(&ctx.caller, d.id.as_str(), 5).await?;
+        let (dataset, sample) = ctx.services.datasets.get_with_sample(&ctx.caller, &d.id, 5).await?;
         let columns: Vec<String> =
             dataset.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
         let llm_summary = format!(
@@ -407,8 +407,7 @@ impl Tool for PreviewRows {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let table =
-            ctx.services.datasets.preview(&ctx.caller, d.id.as_str(), limit_arg(args, 50)?.unwrap_or(10)).await?;
+        let table = ctx.services.datasets.preview(&ctx.caller, &d.id, limit_arg(args, 50)?.unwrap_or(10)).await?;
         let llm_summary = format!(
             "Displayed {} row(s) of {} (table `{}`, {} rows in all) to the user. {}",
             table.rows.len(),
@@ -606,7 +605,7 @@ impl Tool for GetDatasetStatistics {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let statistics = ctx.services.datasets.statistics(&ctx.caller, d.id.as_str()).await?;
+        let statistics = ctx.services.datasets.statistics(&ctx.caller, &d.id).await?;
         Ok(ToolOutput {
             llm_summary: summary::statistics(&statistics),
             rich: Some(RichResult::Statistics { statistics }),
@@ -766,7 +765,7 @@ impl Tool for DeleteDataset {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let deleted = ctx.services.datasets.delete(&ctx.caller, d.id.as_str()).await?;
+        let deleted = ctx.services.datasets.delete(&ctx.caller, &d.id).await?;
         Ok(ToolOutput {
             llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
             rich: Some(RichResult::DeletedDataset { dataset: deleted }),
