@@ -1,0 +1,39 @@
+//! The dataset catalog port: which datasets a user has, their table names and states.
+
+use crate::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
+use crate::error::Result;
+use crate::ids::{DatasetId, UserId};
+use async_trait::async_trait;
+
+/// A dataset about to be ingested.
+#[derive(Clone, Debug)]
+pub struct NewDataset {
+    pub id: DatasetId,
+    pub owner: UserId,
+    pub name: String,
+    /// The preferred table name; the catalog appends `_2`, `_3`, … until it is unique per owner.
+    pub base_table_name: String,
+    pub format: DatasetFormat,
+    pub size_bytes: u64,
+    pub version_hash: String,
+}
+
+/// The dataset catalog. Every read is scoped to an owner.
+#[async_trait]
+pub trait Catalog: Send + Sync {
+    /// Records a dataset in PROCESSING with a unique table name.
+    async fn insert_processing(&self, new: NewDataset) -> Result<Dataset>;
+    async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>>;
+    /// Newest first.
+    async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>>;
+    /// PROCESSING → READY. `None` when the dataset was deleted meanwhile.
+    async fn mark_ready(&self, id: &DatasetId, outcome: &IngestOutcome) -> Result<Option<Dataset>>;
+    /// PROCESSING → ERROR. `None` when the dataset was deleted meanwhile.
+    async fn mark_error(&self, id: &DatasetId, reason: &str) -> Result<Option<Dataset>>;
+    /// Removes the catalog row; false when there was none for this owner.
+    async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool>;
+    /// Every dataset still PROCESSING (after a restart these were interrupted).
+    async fn list_processing(&self) -> Result<Vec<Dataset>>;
+    /// Whether the owner has any dataset at all (used to seed samples into a new data dir).
+    async fn count(&self, owner: &UserId) -> Result<u64>;
+}

@@ -1,0 +1,27 @@
+//! Ports: the traits through which the domain reaches storage and engines, one file per concern.
+//! `aware-store` implements the storage ports with SQLite, `aware-memory` in memory (both pass
+//! `crate::contract`), and a PostgreSQL twin can join them without touching the domain;
+//! `aware-sandbox` implements [`DatasetEngine`] and [`SqlEngine`].
+//!
+//! Here: [`Catalog`] (`catalog.rs`), [`Users`] (`users.rs`), [`AuditLog`] (`audit.rs`),
+//! [`Uploads`] (`uploads.rs`), [`DatasetEngine`] (`dataset_engine.rs`), [`RunStore`] — the run
+//! records (`run_records.rs`), [`SqlEngine`] (`sql.rs`). The ports of the run engine sit beside
+//! it: the run log (`runs/store.rs`), the language model (`runs/model.rs`), the tools
+//! (`runs/tools.rs`); and the search index and embedder (`search.rs`), approved folders
+//! (`files.rs`), categorical values (`categories.rs`) beside the services that use them.
+
+mod audit;
+mod catalog;
+mod dataset_engine;
+mod run_records;
+mod sql;
+mod uploads;
+mod users;
+
+pub use audit::{AuditEntry, AuditLog};
+pub use catalog::{Catalog, NewDataset};
+pub use dataset_engine::DatasetEngine;
+pub use run_records::RunStore;
+pub use sql::{SqlEngine, SqlOutcome};
+pub use uploads::{UploadSession, Uploads};
+pub use users::{ApiKeyGrant, User, Users};

@@ -1,0 +1,30 @@
+//! The run records port: every run (chat runs and queries) with its capsule, for history and
+//! usage.
+
+use crate::error::Result;
+use crate::ids::{RunId, ThreadId, UserId};
+use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// Where runs and their capsules are kept. (The run engine adds events, tool calls and
+/// confirmations to this port.)
+#[async_trait]
+pub trait RunStore: Send + Sync {
+    async fn insert_run(&self, run: &RunRecord) -> Result<()>;
+    /// Records the terminal state of a run.
+    async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()>;
+    async fn save_capsule(&self, id: &RunId, capsule: &Capsule) -> Result<()>;
+    /// A run of this owner, with its capsule.
+    async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>>;
+    /// The owner's runs (of one thread, or all), newest first, `before` a run id for paging.
+    async fn list_runs(
+        &self,
+        owner: &UserId,
+        thread: Option<&ThreadId>,
+        before: Option<&RunId>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>>;
+    /// The owner's model usage summed over runs created at or after `since`, and how many runs.
+    async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)>;
+}
