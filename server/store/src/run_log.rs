@@ -1,7 +1,8 @@
 //! SQLite implementation of the run engine's storage port: threads, snapshots, the event log,
 //! transcripts, tool-call intents/results, confirmations (compare-and-set) and spans.
 
-use super::{SqliteStore, StoreError, db, from_json, from_micros, group_commit, json, micros, run_from_row};
+use super::run_records::run_from_row;
+use super::{SqliteStore, StoreError, db, from_json, from_micros, group_commit, json, micros};
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;

@@ -1,0 +1,207 @@
+//! The run records port on SQLite: runs (chat and query), their capsules, history pages and
+//! usage.
+
+use super::*;
+
+/// `SELECT <every run column> FROM runs <rest>`.
+macro_rules! select_runs {
+    ($rest:literal) => {
+        concat!(
+            "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text FROM runs ",
+            $rest
+        )
+    };
+}
+
+/// `SELECT` of run capsules (alias `c`) with the given tail.
+macro_rules! select_capsules {
+    ($tail:literal) => {
+        concat!(
+            "SELECT c.datasets_json, c.query_mode, c.plan_json, c.compiled_sql, c.result_summary, c.error_json, ",
+            "c.exec_time_ms FROM run_capsules c ",
+            $tail
+        )
+    };
+}
+
+fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
+    Ok(Capsule {
+        datasets: from_json("datasets_json", c.get("datasets_json"))?.unwrap_or_default(),
+        query_mode: QueryMode::parse(&c.get::<String, _>("query_mode")).unwrap_or_default(),
+        plan_json: c.get("plan_json"),
+        compiled_sql: c.get("compiled_sql"),
+        result_summary: c.get("result_summary"),
+        error: from_json("error_json", c.get("error_json"))?,
+        exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
+        tool_calls: Vec::new(),
+    })
+}
+
+pub(crate) fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
+    let kind: String = r.get("kind");
+    let status: String = r.get("status");
+    let corrupt = |what: &str| -> Error { StoreError::Corrupt(what.to_owned()).into() };
+    Ok(RunRecord {
+        id: RunId::parse(r.get("id")).ok_or_else(|| corrupt("run id"))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
+        thread_id: r.get::<Option<String>, _>("thread_id").as_deref().and_then(ThreadId::parse),
+        kind: RunKind::parse(&kind).ok_or_else(|| corrupt("run kind"))?,
+        status: RunStatus::parse(&status).ok_or_else(|| corrupt("run status"))?,
+        question: r.get("question"),
+        client_msg_id: r.get("client_msg_id"),
+        parent_run_id: r.get::<Option<String>, _>("parent_run_id").as_deref().and_then(RunId::parse),
+        ui_state_version: r.get::<i64, _>("ui_state_version") as u64,
+        model: r.get("model"),
+        last_seq: r.get::<i64, _>("last_seq") as u64,
+        iterations: r.get::<i64, _>("iterations") as u32,
+        usage: from_json("usage_json", r.get("usage_json"))?.unwrap_or_default(),
+        error: from_json("error_json", r.get("error_json"))?,
+        final_text: r.get::<Option<String>, _>("final_text").unwrap_or_default(),
+        created_at: from_micros(r.get("created_at")),
+        completed_at: r.get::<Option<i64>, _>("completed_at").map(from_micros),
+    })
+}
+
+#[async_trait]
+impl RunStore for SqliteStore {
+    async fn insert_run(&self, run: &RunRecord) -> Result<()> {
+        match self.insert_run_row(run, None).await? {
+            1 => Ok(()),
+            _ => Err(StoreError::Corrupt(format!("run {} exists already", run.id)).into()),
+        }
+    }
+
+    async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {
+        sqlx::query("UPDATE runs SET status = ?, error_json = ?, usage_json = ?, completed_at = ? WHERE id = ?")
+            .bind(status.as_str())
+            .bind(error.map(json).transpose()?)
+            .bind(json(usage)?)
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn save_capsule(&self, id: &RunId, c: &Capsule) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (run_id) DO UPDATE SET datasets_json = excluded.datasets_json, query_mode = excluded.query_mode,
+                 plan_json = excluded.plan_json, compiled_sql = excluded.compiled_sql, result_summary = excluded.result_summary,
+                 error_json = excluded.error_json, exec_time_ms = excluded.exec_time_ms",
+        )
+        .bind(id.as_str())
+        .bind(json(&c.datasets)?)
+        .bind(c.query_mode.as_str())
+        .bind(c.plan_json.as_deref())
+        .bind(c.compiled_sql.as_deref())
+        .bind(c.result_summary.as_deref())
+        .bind(c.error.as_ref().map(json).transpose()?)
+        .bind(c.exec_time_ms.map(|n| n as i64))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>> {
+        let Some(row) = sqlx::query(select_runs!("WHERE id = ? AND owner_id = ?"))
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?
+        else {
+            return Ok(None);
+        };
+        let run = run_from_row(&row)?;
+        let mut capsule = match sqlx::query(select_capsules!("WHERE c.run_id = ?"))
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?
+        {
+            None => Capsule::default(),
+            Some(c) => capsule_from_row(&c)?,
+        };
+        if run.kind == RunKind::Chat {
+            // A chat run's capsule gathers the queries its tools ran: every dataset version they
+            // read, and the last query's mode, plan, SQL, summary; exec time adds up.
+            let children = sqlx::query(select_capsules!(
+                "JOIN runs r ON r.id = c.run_id WHERE r.parent_run_id = ? AND r.kind IN ('sql', 'query_plan') ORDER BY r.id"
+            ))
+            .bind(id.as_str())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+            for c in &children {
+                let child = capsule_from_row(c)?;
+                for d in child.datasets {
+                    if !capsule.datasets.contains(&d) {
+                        capsule.datasets.push(d);
+                    }
+                }
+                capsule.query_mode = child.query_mode;
+                capsule.plan_json = child.plan_json;
+                capsule.compiled_sql = child.compiled_sql;
+                capsule.result_summary = child.result_summary;
+                capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
+            }
+            capsule.error = run.error.clone();
+            capsule.tool_calls = aware_core::runs::store::RunLog::tool_calls(self, id).await?;
+        }
+        Ok(Some((run, capsule)))
+    }
+
+    async fn list_runs(
+        &self,
+        owner: &UserId,
+        thread: Option<&ThreadId>,
+        before: Option<&RunId>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>> {
+        // Run ids are time-ordered (UUIDv7), so paging by id is paging by creation time.
+        let rows = sqlx::query(select_runs!(
+            "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3) ORDER BY id DESC LIMIT ?4"
+        ))
+        .bind(owner.as_str())
+        .bind(thread.map(ThreadId::as_str))
+        .bind(before.map(RunId::as_str))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(run_from_row).collect()
+    }
+
+    async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)> {
+        let row = sqlx::query(
+            "SELECT count(*) AS runs,
+                    coalesce(sum(json_extract(usage_json, '$.input_tokens')), 0) AS input,
+                    coalesce(sum(json_extract(usage_json, '$.output_tokens')), 0) AS output,
+                    coalesce(sum(json_extract(usage_json, '$.cache_read_tokens')), 0) AS cache_read,
+                    coalesce(sum(json_extract(usage_json, '$.cache_write_tokens')), 0) AS cache_write,
+                    coalesce(sum(json_extract(usage_json, '$.model_calls')), 0) AS calls,
+                    coalesce(max(json_extract(usage_json, '$.partial')), 0) AS partial
+             FROM runs WHERE owner_id = ?1 AND created_at >= ?2",
+        )
+        .bind(owner.as_str())
+        .bind(since.map_or(i64::MIN, micros))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db)?;
+        let n = |c: &str| u64::try_from(row.get::<i64, _>(c)).unwrap_or(0);
+        let usage = Usage {
+            input_tokens: n("input"),
+            output_tokens: n("output"),
+            cache_read_tokens: n("cache_read"),
+            cache_write_tokens: n("cache_write"),
+            model_calls: u32::try_from(n("calls")).unwrap_or(u32::MAX),
+            partial: n("partial") > 0,
+        };
+        Ok((usage, u32::try_from(n("runs")).unwrap_or(u32::MAX)))
+    }
+}
