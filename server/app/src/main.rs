@@ -188,8 +188,7 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
                     before(traces_days.or(retention.traces_days)),
                     before(audit_days.or(retention.audit_days)),
                 )
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                .await?;
             println!(
                 "Deleted {} events and {} trace spans of runs that ended, and {} audit entries.",
                 report.events, report.spans, report.audit
@@ -199,7 +198,7 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Users { command: UsersCommand::List { common } } => {
             let config = load(&common, Overrides::default())?;
             let store = aware_server::server::open_store(&config).await?;
-            let users = aware_core::ports::Users::list_users(&store).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+            let users = aware_core::ports::Users::list_users(&store).await?;
             for u in users {
                 println!(
                     "{}\t{}\t{}\t{}",

@@ -102,7 +102,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     } else {
         None
     };
-    store.ensure_user(&Principal::local()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    store.ensure_user(&Principal::local()).await?;
     let worker_exe = match &config.worker_exe {
         Some(p) => p.clone(),
         None => std::env::current_exe().context("cannot find the server executable for worker processes")?,
@@ -252,20 +252,17 @@ fn search_service(
         .map_err(|e| anyhow::anyhow!("cannot open the search indexes: {e}"))?;
     let embedder: Option<Arc<dyn Embedder>> = match se.embeddings {
         EmbeddingsKind::Off => None,
-        EmbeddingsKind::Openai => Some(Arc::new(
-            OpenAiEmbeddings::new(EmbeddingsConfig {
-                base_url: se.embeddings_url.clone().unwrap_or_default(),
-                api_key: se.embeddings_api_key.clone().unwrap_or_default(),
-                model: se.embeddings_model.clone().unwrap_or_default(),
-                timeout: Duration::from_secs(60),
-            })
-            .map_err(|e| anyhow::anyhow!("{e}"))?,
-        )),
+        EmbeddingsKind::Openai => Some(Arc::new(OpenAiEmbeddings::new(EmbeddingsConfig {
+            base_url: se.embeddings_url.clone().unwrap_or_default(),
+            api_key: se.embeddings_api_key.clone().unwrap_or_default(),
+            model: se.embeddings_model.clone().unwrap_or_default(),
+            timeout: Duration::from_secs(60),
+        })?)),
         EmbeddingsKind::Local => {
             let dir = se.model_dir.clone().unwrap_or_else(|| config.data_dir.join("models").join("all-minilm-l6-v2"));
             match MiniLm::open(&dir) {
                 Ok(model) => Some(Arc::new(model)),
-                Err(e) if se.model_dir.is_some() => return Err(anyhow::anyhow!("{e}")),
+                Err(e) if se.model_dir.is_some() => return Err(e.into()),
                 Err(_) => {
                     tracing::info!(
                         dir = %dir.display(),
@@ -518,8 +515,7 @@ fn provider(config: &Config) -> anyhow::Result<Provider> {
         timeout: Duration::from_secs(llm.timeout_secs),
         idle_timeout: Duration::from_secs(llm.idle_timeout_secs),
         max_retries: llm.max_retries,
-    })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    })?;
     tracing::info!(model = provider.name(), "runs use a language-model provider");
     Ok(provider)
 }

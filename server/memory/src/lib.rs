@@ -6,10 +6,12 @@
 //! Depends on `aware-core` only (`deny.toml`).
 
 use async_trait::async_trait;
+use aware_core::auth::{Principal, Role};
 use aware_core::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_candidate};
+use aware_core::ids::ApiKeyId;
 use aware_core::ids::{ConfirmationId, DatasetId, RunId, ThreadId, ToolCallId, UploadId, UserId};
-use aware_core::ports::{Catalog, NewDataset, UploadSession, Uploads};
-use aware_core::run::{RunError, RunKind, RunStatus, Usage};
+use aware_core::ports::{ApiKeyGrant, Catalog, NewDataset, RunStore, UploadSession, Uploads, User, Users};
+use aware_core::run::{Capsule, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
@@ -22,6 +24,77 @@ use std::sync::{Mutex, MutexGuard};
 /// update or removal.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Users and their API keys, in memory.
+#[derive(Default)]
+pub struct MemoryUsers {
+    state: Mutex<UsersState>,
+}
+
+#[derive(Default)]
+struct UsersState {
+    /// In creation order.
+    users: Vec<User>,
+    /// By token hash: the key and its user.
+    keys: HashMap<String, (ApiKeyId, UserId, Option<DateTime<Utc>>)>,
+}
+
+#[async_trait]
+impl Users for MemoryUsers {
+    async fn create_user(&self, name: &str, role: Role) -> Result<User> {
+        let user = User { id: UserId::generate(), name: name.to_owned(), role, created_at: Utc::now() };
+        lock(&self.state).users.push(user.clone());
+        Ok(user)
+    }
+
+    async fn ensure_user(&self, principal: &Principal) -> Result<()> {
+        let mut s = lock(&self.state);
+        if !s.users.iter().any(|u| u.id == principal.user_id) {
+            let user = User {
+                id: principal.user_id.clone(),
+                name: principal.name.clone(),
+                role: principal.role,
+                created_at: Utc::now(),
+            };
+            s.users.push(user);
+        }
+        Ok(())
+    }
+
+    async fn add_api_key(
+        &self,
+        user: &UserId,
+        token_sha256: &str,
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Result<ApiKeyId> {
+        let mut s = lock(&self.state);
+        if !s.users.iter().any(|u| &u.id == user) {
+            return Err(Error::not_found("user", user));
+        }
+        if s.keys.contains_key(token_sha256) {
+            return Err(Error::internal("an API key with this token exists already"));
+        }
+        let id = ApiKeyId::generate();
+        s.keys.insert(token_sha256.to_owned(), (id.clone(), user.clone(), expires_at));
+        Ok(id)
+    }
+
+    async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>> {
+        let s = lock(&self.state);
+        let Some((key_id, user_id, expires_at)) = s.keys.get(token_sha256) else { return Ok(None) };
+        let Some(user) = s.users.iter().find(|u| &u.id == user_id) else { return Ok(None) };
+        Ok(Some(ApiKeyGrant {
+            key_id: key_id.clone(),
+            principal: Principal { user_id: user.id.clone(), name: user.name.clone(), role: user.role },
+            expires_at: *expires_at,
+            revoked: false,
+        }))
+    }
+
+    async fn list_users(&self) -> Result<Vec<User>> {
+        Ok(lock(&self.state).users.clone())
+    }
 }
 
 /// The dataset catalog, in memory.
@@ -163,7 +236,8 @@ impl Uploads for MemoryUploads {
     }
 }
 
-/// The run engine's log, in memory.
+/// The runs, in memory: the run engine's log ([`RunLog`]) and the run records ([`RunStore`]),
+/// which share them as the SQLite adapter's `runs` table does.
 #[derive(Default)]
 pub struct MemoryRunLog {
     state: Mutex<State>,
@@ -181,6 +255,7 @@ struct State {
     tool_calls: HashMap<RunId, Vec<ToolCallRow>>,
     confirmations: HashMap<ConfirmationId, Confirmation>,
     spans: HashMap<RunId, Vec<SpanRecord>>,
+    capsules: HashMap<RunId, Capsule>,
 }
 
 struct StoredRun {
@@ -454,5 +529,103 @@ impl RunLog for MemoryRunLog {
 
     async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
         Ok(self.state().spans.get(run).cloned().unwrap_or_default())
+    }
+}
+
+#[async_trait]
+impl RunStore for MemoryRunLog {
+    async fn insert_run(&self, run: &RunRecord) -> Result<()> {
+        let mut s = self.state();
+        if s.runs.contains_key(&run.id) {
+            return Err(Error::internal(format!("run {} exists already", run.id)));
+        }
+        // Query runs carry no role; a chat run is created through the run log.
+        let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, cancel_requested: false };
+        s.runs.insert(run.id.clone(), StoredRun { run: stored, route_json: None });
+        Ok(())
+    }
+
+    async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {
+        if let Some(run) = self.state().run_mut(id) {
+            run.record.status = status;
+            run.record.error = error.cloned();
+            run.record.usage = *usage;
+            run.record.completed_at = Some(Utc::now());
+        }
+        Ok(())
+    }
+
+    async fn save_capsule(&self, id: &RunId, capsule: &Capsule) -> Result<()> {
+        let stored = Capsule { tool_calls: Vec::new(), ..capsule.clone() };
+        self.state().capsules.insert(id.clone(), stored);
+        Ok(())
+    }
+
+    async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>> {
+        let s = self.state();
+        let Some(run) = s.runs.get(id).map(|x| &x.run.record).filter(|r| &r.owner == owner) else {
+            return Ok(None);
+        };
+        let mut capsule = s.capsules.get(id).cloned().unwrap_or_default();
+        if run.kind == RunKind::Chat {
+            // The queries its tools ran, oldest first (ids sort by creation).
+            let children = s.runs.values().map(|x| &x.run.record).filter(|r| {
+                r.parent_run_id.as_ref() == Some(id) && matches!(r.kind, RunKind::Sql | RunKind::QueryPlan)
+            });
+            for child in children.filter_map(|r| s.capsules.get(&r.id)) {
+                for d in &child.datasets {
+                    if !capsule.datasets.contains(d) {
+                        capsule.datasets.push(d.clone());
+                    }
+                }
+                capsule.query_mode = child.query_mode;
+                capsule.plan_json.clone_from(&child.plan_json);
+                capsule.compiled_sql.clone_from(&child.compiled_sql);
+                capsule.result_summary.clone_from(&child.result_summary);
+                capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
+            }
+            capsule.error.clone_from(&run.error);
+            capsule.tool_calls = s.tool_calls.get(id).cloned().unwrap_or_default();
+        }
+        Ok(Some((run.clone(), capsule)))
+    }
+
+    async fn list_runs(
+        &self,
+        owner: &UserId,
+        thread: Option<&ThreadId>,
+        before: Option<&RunId>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>> {
+        let s = self.state();
+        Ok(s.runs
+            .values()
+            .rev()
+            .map(|x| &x.run.record)
+            .filter(|r| &r.owner == owner)
+            .filter(|r| thread.is_none_or(|t| r.thread_id.as_ref() == Some(t)))
+            .filter(|r| before.is_none_or(|b| &r.id < b))
+            .take(limit as usize)
+            .cloned()
+            .collect())
+    }
+
+    async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)> {
+        let s = self.state();
+        let mut total = Usage::default();
+        let mut runs = 0u32;
+        for r in s.runs.values().map(|x| &x.run.record) {
+            if &r.owner != owner || since.is_some_and(|t| r.created_at < t) {
+                continue;
+            }
+            runs += 1;
+            total.input_tokens += r.usage.input_tokens;
+            total.output_tokens += r.usage.output_tokens;
+            total.cache_read_tokens += r.usage.cache_read_tokens;
+            total.cache_write_tokens += r.usage.cache_write_tokens;
+            total.model_calls += r.usage.model_calls;
+            total.partial |= r.usage.partial;
+        }
+        Ok((total, runs))
     }
 }

@@ -10,3 +10,13 @@ async fn the_in_memory_catalog_and_uploads_keep_their_contracts() {
     aware_core::contract::catalog(&aware_memory::MemoryCatalog::default()).await;
     aware_core::contract::uploads(&aware_memory::MemoryUploads::default()).await;
 }
+
+#[tokio::test]
+async fn the_in_memory_run_records_keep_their_contract() {
+    aware_core::contract::run_records(&aware_memory::MemoryRunLog::default()).await;
+}
+
+#[tokio::test]
+async fn the_in_memory_users_keep_their_contract() {
+    aware_core::contract::users(&aware_memory::MemoryUsers::default()).await;
+}

@@ -27,3 +27,16 @@ async fn the_sqlite_catalog_and_uploads_keep_their_contracts() {
     aware_core::contract::catalog(&store).await;
     aware_core::contract::uploads(&store).await;
 }
+
+#[tokio::test]
+async fn the_sqlite_run_records_keep_their_contract() {
+    let (_dir, store) = store().await;
+    aware_core::contract::run_records(&store).await;
+}
+
+#[tokio::test]
+async fn the_sqlite_users_keep_their_contract() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("aware.db")).await.expect("opened");
+    aware_core::contract::users(&store).await;
+}

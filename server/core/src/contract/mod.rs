@@ -5,10 +5,19 @@
 //!
 //! - [`run_log`]: the run engine's log — threads and snapshots, chat runs, the event log, the
 //!   transcript, tool calls, confirmations, spans;
-//! - [`catalog`]: the dataset catalog; [`uploads`]: chunked-upload bookkeeping.
+//! - [`run_records`]: runs and their capsules, shared with the run log;
+//! - [`catalog`]: the dataset catalog; [`uploads`]: chunked-upload bookkeeping;
+//! - [`users`]: users and API keys.
+//!
+//! The audit log's port only appends; what it keeps is checked through the SQLite adapter's own
+//! reader (`aware-store`'s tests).
 
 mod catalog;
 mod run_log;
+mod run_records;
+mod users;
 
 pub use catalog::{catalog, uploads};
 pub use run_log::run_log;
+pub use run_records::run_records;
+pub use users::users;

@@ -1,0 +1,109 @@
+//! The contract of the [`RunStore`] port (run records), which shares the runs with the run log:
+//! a chat run created through [`RunLog`] is a run here too, and its capsule gathers the queries
+//! its tools ran.
+
+use super::run_log::{ana, bo};
+use crate::ErrorCode;
+use crate::auth::Role;
+use crate::ids::{DatasetId, RunId, ThreadId, ToolCallId};
+use crate::ports::RunStore;
+use crate::run::{Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use crate::runs::events::ToolPhase;
+use crate::runs::store::{ChatRun, RunLog, ToolCallRow};
+
+fn version(table: &str) -> DatasetVersion {
+    DatasetVersion { dataset_id: DatasetId::generate(), table_name: table.into(), version_hash: "cd".repeat(32) }
+}
+
+/// Runs every check of the contract on `store`, a fresh adapter of both ports whose users `ana`
+/// and `bo` exist.
+pub async fn run_records<S: RunStore + RunLog>(store: &S) {
+    let me = ana();
+    let thread = ThreadId::generate_for(&me);
+    assert!(store.ensure_thread(&me, &thread).await.expect("thread"));
+    let mut chat = RunRecord::new(me.clone(), RunKind::Chat, "average price?", RunStatus::Running);
+    chat.thread_id = Some(thread.clone());
+    let chat_run = ChatRun { record: chat.clone(), role: Role::Analyst, cancel_requested: false };
+    store.create_chat_run(&chat_run).await.expect("chat run");
+
+    // Two queries the chat run's tools ran, and one of another user.
+    let mut first = RunRecord::new(me.clone(), RunKind::QueryPlan, "plan", RunStatus::Running);
+    first.parent_run_id = Some(chat.id.clone());
+    let mut second = RunRecord::new(me.clone(), RunKind::Sql, "SELECT 1", RunStatus::Running);
+    second.parent_run_id = Some(chat.id.clone());
+    let theirs = RunRecord::new(bo(), RunKind::Sql, "SELECT 2", RunStatus::Running);
+    for r in [&first, &second, &theirs] {
+        store.insert_run(r).await.expect("inserted");
+    }
+    assert!(store.insert_run(&first).await.is_err(), "a run id is stored once");
+
+    let (apartments, churn) = (version("apartments"), version("churn"));
+    let capsule = |datasets: Vec<DatasetVersion>, mode, sql: &str, ms| Capsule {
+        datasets,
+        query_mode: mode,
+        plan_json: (mode == QueryMode::Plan).then(|| "{}".to_owned()),
+        compiled_sql: Some(sql.to_owned()),
+        result_summary: Some(format!("{sql}: 1 row")),
+        error: None,
+        exec_time_ms: Some(ms),
+        tool_calls: Vec::new(),
+    };
+    store
+        .save_capsule(&first.id, &capsule(vec![apartments.clone()], QueryMode::Plan, "SELECT avg(price)", 5))
+        .await
+        .expect("saved");
+    store
+        .save_capsule(&second.id, &capsule(vec![apartments.clone(), churn.clone()], QueryMode::Sql, "SELECT 1", 7))
+        .await
+        .expect("saved");
+    let usage = Usage { input_tokens: 100, output_tokens: 20, model_calls: 2, ..Usage::default() };
+    store.finish_run(&first.id, RunStatus::Succeeded, None, &usage).await.expect("finished");
+    let failure = RunError { code: ErrorCode::RunnerTimeout, message: "too slow".into(), retryable: true };
+    store.finish_run(&second.id, RunStatus::Failed, Some(&failure), &Usage::default()).await.expect("finished");
+
+    let (run, caps) = store.get_run(&me, &first.id).await.expect("read").expect("stored");
+    assert_eq!((run.status, run.kind, run.usage.input_tokens), (RunStatus::Succeeded, RunKind::QueryPlan, 100));
+    assert!(run.completed_at.is_some(), "a finished run has an end");
+    assert_eq!(caps.compiled_sql.as_deref(), Some("SELECT avg(price)"));
+    let (run, _) = store.get_run(&me, &second.id).await.expect("read").expect("stored");
+    assert_eq!(run.error.as_ref().map(|e| e.code), Some(ErrorCode::RunnerTimeout));
+    assert!(store.get_run(&me, &theirs.id).await.expect("read").is_none(), "another user's run does not exist");
+    assert!(store.get_run(&me, &RunId::generate()).await.expect("read").is_none());
+
+    // The chat run's capsule: every dataset version its queries read (once each), the last
+    // query's mode and SQL, their time added up, and its tool calls.
+    let call = ToolCallRow {
+        id: ToolCallId::generate(),
+        run_id: chat.id.clone(),
+        iteration: 1,
+        tool_name: "run_sql_query".into(),
+        arguments_json: "{}".into(),
+        phase: ToolPhase::Running,
+        llm_summary: None,
+        result_json: None,
+        duration_ms: None,
+    };
+    store.record_tool_intent(&call).await.expect("intent");
+    let (run, caps) = store.get_run(&me, &chat.id).await.expect("read").expect("a chat run is a run");
+    assert_eq!((run.kind, run.thread_id.as_ref()), (RunKind::Chat, Some(&thread)));
+    assert_eq!(caps.datasets, [apartments, churn]);
+    assert_eq!((caps.query_mode, caps.compiled_sql.as_deref()), (QueryMode::Sql, Some("SELECT 1")));
+    assert_eq!(caps.exec_time_ms, Some(12));
+    assert_eq!(caps.tool_calls, [call]);
+
+    let mine: Vec<RunId> =
+        store.list_runs(&me, None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
+    assert_eq!(mine, [second.id.clone(), first.id.clone(), chat.id.clone()], "newest first, only mine");
+    let page: Vec<RunId> =
+        store.list_runs(&me, None, Some(&second.id), 1).await.expect("listed").into_iter().map(|r| r.id).collect();
+    assert_eq!(page, [first.id.clone()], "before a run, at most `limit`");
+    let in_thread: Vec<RunId> =
+        store.list_runs(&me, Some(&thread), None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
+    assert_eq!(in_thread, [chat.id.clone()], "a thread's runs");
+
+    let (total, runs) = store.usage_since(&me, None).await.expect("summed");
+    assert_eq!((runs, total.input_tokens, total.output_tokens, total.model_calls), (3, 100, 20, 2));
+    let (_, later) =
+        store.usage_since(&me, Some(chrono::Utc::now() + chrono::Duration::hours(1))).await.expect("summed");
+    assert_eq!(later, 0, "only runs created since");
+}
