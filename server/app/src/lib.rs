@@ -1,6 +1,12 @@
 //! The aware server as a library: [`server::run`] serves gRPC, grpc-web, health and reflection on
 //! one listener until a shutdown future resolves. `main.rs` only parses arguments, sets up logging
 //! and waits for Ctrl-C/SIGTERM, so tests can run the same code on port 0.
+//!
+//! Map: `server.rs` (`build_state` wires every adapter once; `run` serves), `grpc/` (one handler
+//! per service: `chat/`, `datasets.rs`, `query.rs`, `runs.rs`, `files.rs`), `convert.rs` (proto ⇄
+//! domain, ids parsed at the boundary), `status.rs` (the one error → status mapping), `auth.rs`,
+//! `limits.rs`, `guard.rs` (Origin/Host checks), `web.rs`, `metrics.rs`, `telemetry.rs`,
+//! `config.rs`.
 
 // No `_` arm over our own enums (see aware-core).
 #![warn(clippy::wildcard_enum_match_arm)]

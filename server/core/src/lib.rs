@@ -1,8 +1,18 @@
 //! aware's domain layer: identifiers, the data model, the error taxonomy, the ports (traits) that
-//! storage and the data engine implement, and the services that hold the business rules.
+//! storage and the engines implement, and the services that hold the business rules.
 //!
-//! This crate must not depend on tonic, prost, sqlx or duckdb: the gRPC layer converts its types at
-//! the boundary, and concrete storage/engines live in `aware-store` and `aware-sandbox`.
+//! Map:
+//! - runs of the agent: `runs/` — `engine.rs` (entry points), `admission.rs`, `delivery.rs`
+//!   (resume), `driver/` (the agent loop), `model_view/` (what the model sees), `tools.rs`,
+//!   `router.rs`, `events.rs`, `model.rs` and `store.rs` (the language-model and run-log ports);
+//! - the policy gate: `policy.rs`;
+//! - ports: `ports/` (one file each) and their contracts: `contract/` (feature `contract`);
+//! - services: `datasets.rs` (+ `dataset.rs`, `staging.rs`, `samples.rs`), `query.rs` (+
+//!   `query_plan.rs`), `search.rs`, `files.rs`, `history.rs`, `categories.rs`;
+//! - shared: `ids.rs`, `auth.rs`, `error.rs`, `value.rs`, `run.rs`, `fair.rs` (fair slots).
+//!
+//! This crate must not depend on tonic, prost, sqlx or duckdb (`deny.toml`): the gRPC layer
+//! converts its types at the boundary, and concrete storage/engines live in the adapter crates.
 
 // A new variant of an event, error or intent must be handled wherever one is matched: no `_` arm
 // hides it (e.g. from the replay de-duplication of a restarted run).
