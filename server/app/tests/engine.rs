@@ -8,7 +8,7 @@
 use aware_core::ErrorCode;
 use aware_core::auth::{Caller, Principal, Role, Source};
 use aware_core::dataset::DatasetStatus;
-use aware_core::ids::{RunId, UserId};
+use aware_core::ids::{ConfirmationId, RunId, UserId};
 use aware_core::run::RunStatus;
 use aware_core::runs::events::{EventPayload, Resolution, RunEvent, ToolPhase};
 use aware_core::runs::model_view::outcomes;
@@ -156,34 +156,43 @@ async fn a_scripted_run_streams_this_sequence_and_resumes_exactly_at_every_curso
     assert_eq!(theirs.code, ErrorCode::UnknownRun, "another user's run does not exist for them");
 }
 
-#[tokio::test]
-async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
+/// A model that deletes `customer_churn` and then says `reply`; the run's events, each
+/// confirmation it asks for answered by `answer`.
+async fn delete_run(
+    reply: &str,
+    answer: impl AsyncFn(&State, &ConfirmationId),
+) -> (tempfile::TempDir, State, Vec<Arc<RunEvent>>) {
     let script = json!({"replies": [{"when": "delete", "turns": [
         {"tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": "customer_churn"}}]},
-        {"chunks": ["Deleted."]}
+        {"chunks": [reply]}
     ]}]});
-    let (_dir, state) = engine(script, 0).await;
+    let (dir, state) = engine(script, 0).await;
     let run_id = start(&state.runs, "delete the churn dataset", "", OnBusy::Reject).await;
     let mut framed = state.runs.subscribe(&me(), &run_id, 0).await.expect("subscribed").framed(None);
     let mut events = Vec::new();
     while let Some(Delivery::Event(e)) = framed.next().await.expect("readable") {
         if let EventPayload::ConfirmationRequired { confirmation_id, .. } = &e.payload {
-            let id = confirmation_id;
-            let err = state.runs.resolve_confirmation(&someone_else(), id, true).await.expect_err("not theirs");
-            assert_eq!(err.code, ErrorCode::NotFound, "a confirmation answers only to its owner");
-            assert_eq!(
-                state.runs.resolve_confirmation(&me(), id, true).await.expect("approved").1,
-                Resolution::Approved
-            );
-            assert_eq!(
-                state.runs.resolve_confirmation(&me(), id, true).await.expect("same answer").1,
-                Resolution::Approved
-            );
-            let changed = state.runs.resolve_confirmation(&me(), id, false).await.expect_err("already approved");
-            assert_eq!(changed.code, ErrorCode::AlreadyResolved);
+            answer(&state, confirmation_id).await;
         }
         events.push(e);
     }
+    (dir, state, events)
+}
+
+#[tokio::test]
+async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
+    let (_dir, state, events) = delete_run("Deleted.", async |state: &State, id: &ConfirmationId| {
+        let err = state.runs.resolve_confirmation(&someone_else(), id, true).await.expect_err("not theirs");
+        assert_eq!(err.code, ErrorCode::NotFound, "a confirmation answers only to its owner");
+        assert_eq!(state.runs.resolve_confirmation(&me(), id, true).await.expect("approved").1, Resolution::Approved);
+        assert_eq!(
+            state.runs.resolve_confirmation(&me(), id, true).await.expect("same answer").1,
+            Resolution::Approved
+        );
+        let changed = state.runs.resolve_confirmation(&me(), id, false).await.expect_err("already approved");
+        assert_eq!(changed.code, ErrorCode::AlreadyResolved);
+    })
+    .await;
     assert_eq!(completed(&events).0, RunStatus::Succeeded);
     let results = tool_results(&events);
     assert_eq!(results.len(), 1, "{results:?}");
@@ -196,20 +205,10 @@ async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
 
 #[tokio::test]
 async fn a_denied_delete_changes_nothing_and_the_model_is_told_so() {
-    let script = json!({"replies": [{"when": "delete", "turns": [
-        {"tool_calls": [{"name": "delete_dataset", "arguments": {"dataset": "customer_churn"}}]},
-        {"chunks": ["Kept it."]}
-    ]}]});
-    let (_dir, state) = engine(script, 0).await;
-    let run_id = start(&state.runs, "delete the churn dataset", "", OnBusy::Reject).await;
-    let mut framed = state.runs.subscribe(&me(), &run_id, 0).await.expect("subscribed").framed(None);
-    let mut events = Vec::new();
-    while let Some(Delivery::Event(e)) = framed.next().await.expect("readable") {
-        if let EventPayload::ConfirmationRequired { confirmation_id, .. } = &e.payload {
-            state.runs.resolve_confirmation(&me(), confirmation_id, false).await.expect("denied");
-        }
-        events.push(e);
-    }
+    let (_dir, state, events) = delete_run("Kept it.", async |state: &State, id: &ConfirmationId| {
+        state.runs.resolve_confirmation(&me(), id, false).await.expect("denied");
+    })
+    .await;
     assert_eq!(tool_results(&events), vec![("delete_dataset".to_owned(), true, outcomes::DENIED.to_owned())]);
     assert!(events.iter().any(|e| matches!(e.payload, EventPayload::ToolStatus { phase: ToolPhase::Denied, .. })));
     let left = state.services.datasets.list(&me(), None).await.expect("listed");

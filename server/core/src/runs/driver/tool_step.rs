@@ -139,26 +139,9 @@ impl Driver {
 
     /// Finished before a restart: replay its result into the transcript only.
     async fn replay(&mut self, call: &ToolCallRequest, row: ToolCallRow) -> Result<()> {
-        let summary = row.llm_summary.unwrap_or_default();
         let rich = row.result_json.as_deref().and_then(|j| serde_json::from_str(j).ok());
-        let is_error = row.phase != ToolPhase::Succeeded;
-        self.emit(EventPayload::ToolResult {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            is_error,
-            llm_summary: summary.clone(),
-            error: None,
-            duration_ms: row.duration_ms.unwrap_or(0),
-            rich,
-        })
-        .await?;
-        self.push_message(Message::Tool {
-            tool_call_id: call.id.clone(),
-            name: call.name.clone(),
-            content: summary,
-            is_error,
-        })
-        .await
+        let result = (row.phase != ToolPhase::Succeeded, row.llm_summary.unwrap_or_default(), None);
+        self.publish_result(call, result, row.duration_ms.unwrap_or(0), rich).await
     }
 
     /// The gate said no: `ToolDenied`, and the reason as the call's result.
@@ -305,8 +288,19 @@ impl Driver {
         metrics::counter!("aware_tool_calls_total", "tool" => call.name.clone(), "outcome" => phase.as_str())
             .increment(1);
         self.audit(call, phase, duration_ms).await;
-        let is_error = phase != ToolPhase::Succeeded;
         self.emit(EventPayload::ToolStatus { tool_call_id: call.id.clone(), phase, message: String::new() }).await?;
+        self.publish_result(call, (phase != ToolPhase::Succeeded, summary, error), duration_ms, rich).await
+    }
+
+    /// A call's result as the client sees it (`ToolResult`) and the model reads it (the
+    /// transcript): `(is_error, summary, error)`.
+    async fn publish_result(
+        &mut self,
+        call: &ToolCallRequest,
+        (is_error, summary, error): (bool, String, Option<RunError>),
+        duration_ms: u64,
+        rich: Option<RichResult>,
+    ) -> Result<()> {
         self.emit(EventPayload::ToolResult {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
