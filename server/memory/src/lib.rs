@@ -239,7 +239,7 @@ impl Uploads for MemoryUploads {
 /// The runs, in memory: the run engine's log ([`RunLog`]) and the run records ([`RunStore`]),
 /// which share them as the SQLite adapter's `runs` table does.
 #[derive(Default)]
-pub struct MemoryRunLog {
+pub struct MemoryRuns {
     state: Mutex<State>,
 }
 
@@ -267,7 +267,7 @@ fn active(status: RunStatus) -> bool {
     matches!(status, RunStatus::Queued | RunStatus::Running | RunStatus::AwaitingConfirmation)
 }
 
-impl MemoryRunLog {
+impl MemoryRuns {
     fn state(&self) -> MutexGuard<'_, State> {
         lock(&self.state)
     }
@@ -277,10 +277,20 @@ impl State {
     fn run_mut(&mut self, id: &RunId) -> Option<&mut ChatRun> {
         self.runs.get_mut(id).map(|r| &mut r.run)
     }
+
+    /// Appends an event to its run's log; a seq is written once.
+    fn append(&mut self, event: &RunEvent) -> Result<()> {
+        let log = self.events.entry(event.run_id.clone()).or_default();
+        if log.contains_key(&event.seq) {
+            return Err(Error::internal(format!("event {} of run {} is already stored", event.seq, event.run_id)));
+        }
+        log.insert(event.seq, event.clone());
+        Ok(())
+    }
 }
 
 #[async_trait]
-impl RunLog for MemoryRunLog {
+impl RunLog for MemoryRuns {
     async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
         let mut s = self.state();
         Ok(s.threads.entry(thread.clone()).or_insert_with(|| owner.clone()) == owner)
@@ -373,11 +383,7 @@ impl RunLog for MemoryRunLog {
         final_text: &str,
     ) -> Result<()> {
         let mut s = self.state();
-        let log = s.events.entry(last.run_id.clone()).or_default();
-        if log.contains_key(&last.seq) {
-            return Err(Error::internal(format!("event {} of run {} is already stored", last.seq, last.run_id)));
-        }
-        log.insert(last.seq, last.clone());
+        s.append(last)?;
         if let Some(run) = s.run_mut(&last.run_id) {
             run.record.status = status;
             run.record.error = error.cloned();
@@ -427,13 +433,7 @@ impl RunLog for MemoryRunLog {
     }
 
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
-        let mut s = self.state();
-        let log = s.events.entry(event.run_id.clone()).or_default();
-        if log.contains_key(&event.seq) {
-            return Err(Error::internal(format!("event {} of run {} is already stored", event.seq, event.run_id)));
-        }
-        log.insert(event.seq, event.clone());
-        Ok(())
+        self.state().append(event)
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
@@ -533,7 +533,7 @@ impl RunLog for MemoryRunLog {
 }
 
 #[async_trait]
-impl RunStore for MemoryRunLog {
+impl RunStore for MemoryRuns {
     async fn insert_run(&self, run: &RunRecord) -> Result<()> {
         let mut s = self.state();
         if s.runs.contains_key(&run.id) {

@@ -2,7 +2,7 @@
 
 #[tokio::test]
 async fn the_in_memory_run_log_keeps_the_run_log_contract() {
-    aware_core::contract::run_log(&aware_memory::MemoryRunLog::default()).await;
+    aware_core::contract::run_log(&aware_memory::MemoryRuns::default()).await;
 }
 
 #[tokio::test]
@@ -13,7 +13,7 @@ async fn the_in_memory_catalog_and_uploads_keep_their_contracts() {
 
 #[tokio::test]
 async fn the_in_memory_run_records_keep_their_contract() {
-    aware_core::contract::run_records(&aware_memory::MemoryRunLog::default()).await;
+    aware_core::contract::run_records(&aware_memory::MemoryRuns::default()).await;
 }
 
 #[tokio::test]

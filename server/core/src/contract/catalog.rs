@@ -1,7 +1,7 @@
 //! The contract of the [`Catalog`] and [`Uploads`] ports: table names unique per owner, every
 //! read scoped to its owner, one-way status changes, and uploads that expire once.
 
-use super::run_log::{ana, bo};
+use super::{ana, bo};
 use crate::dataset::{DatasetFormat, DatasetStatus, IngestOutcome};
 use crate::ids::{DatasetId, UploadId, UserId};
 use crate::ports::{Catalog, NewDataset, UploadSession, Uploads};

@@ -21,3 +21,14 @@ pub use catalog::{catalog, uploads};
 pub use run_log::run_log;
 pub use run_records::run_records;
 pub use users::users;
+
+use crate::ids::UserId;
+
+/// The two users every contract assumes exist (the adapter's test creates them).
+fn ana() -> UserId {
+    UserId::parse("ana").expect("a user id")
+}
+
+fn bo() -> UserId {
+    UserId::parse("bo").expect("a user id")
+}

@@ -2,6 +2,7 @@
 //! (no event lost or repeated, resume without a gap, at most once for side effects, one answer
 //! per confirmation) whatever stores it.
 
+use super::{ana, bo};
 use crate::auth::Role;
 use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
 use crate::run::{RunKind, RunRecord, RunStatus, Usage};
@@ -21,14 +22,6 @@ pub async fn run_log(log: &dyn RunLog) {
     a_tool_call_has_its_intent_before_its_result(log).await;
     a_confirmation_is_resolved_once(log).await;
     spans_are_kept_per_run(log).await;
-}
-
-pub(crate) fn ana() -> UserId {
-    UserId::parse("ana").expect("a user id")
-}
-
-pub(crate) fn bo() -> UserId {
-    UserId::parse("bo").expect("a user id")
 }
 
 async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg_id: Option<&str>) -> ChatRun {

@@ -2,7 +2,7 @@
 //! a chat run created through [`RunLog`] is a run here too, and its capsule gathers the queries
 //! its tools ran.
 
-use super::run_log::{ana, bo};
+use super::{ana, bo};
 use crate::ErrorCode;
 use crate::auth::Role;
 use crate::ids::{DatasetId, RunId, ThreadId, ToolCallId};

@@ -58,6 +58,16 @@ pub(super) fn rejected(
 
 /// The in-band answer to a resume that cannot be served; a cursor beyond the log is told where
 /// the log ends.
+/// A subscription to the run a request names (`run_id` as the client sent it).
+pub(super) async fn subscribe(
+    state: &State,
+    caller: &Caller,
+    run_id: &str,
+    after_seq: u64,
+) -> Result<Subscription, Error> {
+    state.runs.subscribe(caller, &convert::run_id_in(run_id)?, after_seq).await
+}
+
 pub(super) async fn resume_rejected(
     state: &State,
     caller: &Caller,

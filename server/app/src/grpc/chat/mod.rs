@@ -20,7 +20,7 @@ use aware_core::runs::{Admission, NewMessage, OnBusy};
 use aware_core::{Error, ErrorCode};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_server::ChatService;
-use envelopes::{forward, goodbye, heartbeat, resume_rejected, stopped, stream_run_response};
+use envelopes::{forward, goodbye, heartbeat, resume_rejected, stopped, stream_run_response, subscribe};
 use futures::Stream;
 use session::Session;
 use std::collections::HashMap;
@@ -128,11 +128,7 @@ impl ChatService for Chat {
         let req = request.into_inner();
         let (tx, rx) = mpsc::channel(256);
         let state = self.state.clone();
-        let subscribed = match convert::run_id_in(&req.run_id) {
-            Ok(id) => self.state.runs.subscribe(&caller, &id, req.after_seq).await,
-            Err(e) => Err(e),
-        };
-        match subscribed {
+        match subscribe(&self.state, &caller, &req.run_id, req.after_seq).await {
             Ok(sub) => {
                 let run_id = sub.run_id().clone();
                 tokio::spawn(async move {

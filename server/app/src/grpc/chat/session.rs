@@ -2,7 +2,7 @@
 //! its own task, heartbeats, and the goodbye when the server stops.
 
 use super::envelopes::{
-    accepted, chat_response, forward, goodbye, heartbeat, rejected, resume_rejected, stopped, unsequenced,
+    accepted, chat_response, forward, goodbye, heartbeat, rejected, resume_rejected, stopped, subscribe, unsequenced,
 };
 use super::{PROTOCOL_VERSION, message_in, snapshot_in};
 use crate::convert;
@@ -49,11 +49,7 @@ impl Session {
     }
 
     async fn resume(&mut self, client_msg_id: &str, run_id: &str, after_seq: u64) {
-        let subscribed = match convert::run_id_in(run_id) {
-            Ok(id) => self.state.runs.subscribe(&self.caller, &id, after_seq).await,
-            Err(e) => Err(e),
-        };
-        match subscribed {
+        match subscribe(&self.state, &self.caller, run_id, after_seq).await {
             Ok(sub) => self.watch(sub, Some(after_seq)),
             Err(e) => self.send(resume_rejected(&self.state, &self.caller, client_msg_id, run_id, &e).await).await,
         }
