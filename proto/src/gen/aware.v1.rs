@@ -3318,6 +3318,9 @@ pub enum RunKind {
     Sql = 2,
     /// QueryService.ExecuteQueryPlan.
     QueryPlan = 3,
+    /// One tool call an MCP client made itself (`tools/call` on /mcp): gated, confirmed, audited
+    /// and logged like a chat run's calls; its events are read like a chat run's.
+    Tool = 4,
 }
 impl RunKind {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -3330,6 +3333,7 @@ impl RunKind {
             Self::Chat => "RUN_KIND_CHAT",
             Self::Sql => "RUN_KIND_SQL",
             Self::QueryPlan => "RUN_KIND_QUERY_PLAN",
+            Self::Tool => "RUN_KIND_TOOL",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3339,6 +3343,7 @@ impl RunKind {
             "RUN_KIND_CHAT" => Some(Self::Chat),
             "RUN_KIND_SQL" => Some(Self::Sql),
             "RUN_KIND_QUERY_PLAN" => Some(Self::QueryPlan),
+            "RUN_KIND_TOOL" => Some(Self::Tool),
             _ => None,
         }
     }
@@ -4043,6 +4048,38 @@ pub struct SubmitConfirmationResponse {
     #[prost(enumeration = "ConfirmationResolution", tag = "2")]
     pub resolution: i32,
 }
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListPendingConfirmationsRequest {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListPendingConfirmationsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub confirmations: ::prost::alloc::vec::Vec<PendingConfirmation>,
+}
+/// PendingConfirmation is a confirmation waiting for a person.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PendingConfirmation {
+    #[prost(string, tag = "1")]
+    pub confirmation_id: ::prost::alloc::string::String,
+    /// The run the call belongs to (kind CHAT or TOOL); follow it with `StreamRun`.
+    #[prost(string, tag = "2")]
+    pub run_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub tool_call_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "4")]
+    pub tool_name: ::prost::alloc::string::String,
+    /// What approval acts on, resolved when the confirmation was issued.
+    #[prost(message, optional, tag = "5")]
+    pub resource: ::core::option::Option<ResourceRef>,
+    /// Plain English: what the call will do.
+    #[prost(string, tag = "6")]
+    pub description: ::prost::alloc::string::String,
+    #[prost(enumeration = "ConfirmationTier", tag = "7")]
+    pub tier: i32,
+    #[prost(message, optional, tag = "8")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    #[prost(message, optional, tag = "9")]
+    pub expires_at: ::core::option::Option<::prost_types::Timestamp>,
+}
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct CancelRunRequest {
     #[prost(string, tag = "1")]
@@ -4431,6 +4468,36 @@ pub mod chat_service_client {
                 .insert(GrpcMethod::new("aware.v1.ChatService", "CancelRun"));
             self.inner.unary(req, path, codec).await
         }
+        /// ListPendingConfirmations lists the caller's confirmations still waiting for an answer
+        /// (pending and unexpired), oldest first, whatever started them: a chat run in another tab, or an
+        /// MCP client's `tools/call` (whose client may not be able to ask a person itself). Answer one
+        /// with `SubmitConfirmation`; the first valid answer from anywhere wins.
+        pub async fn list_pending_confirmations(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListPendingConfirmationsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListPendingConfirmationsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ChatService/ListPendingConfirmations",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("aware.v1.ChatService", "ListPendingConfirmations"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
         /// GetCapabilities describes the protocol, the limits and the tools this caller may use.
         pub async fn get_capabilities(
             &mut self,
@@ -4530,6 +4597,17 @@ pub mod chat_service_server {
             request: tonic::Request<super::CancelRunRequest>,
         ) -> std::result::Result<
             tonic::Response<super::CancelRunResponse>,
+            tonic::Status,
+        >;
+        /// ListPendingConfirmations lists the caller's confirmations still waiting for an answer
+        /// (pending and unexpired), oldest first, whatever started them: a chat run in another tab, or an
+        /// MCP client's `tools/call` (whose client may not be able to ask a person itself). Answer one
+        /// with `SubmitConfirmation`; the first valid answer from anywhere wins.
+        async fn list_pending_confirmations(
+            &self,
+            request: tonic::Request<super::ListPendingConfirmationsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListPendingConfirmationsResponse>,
             tonic::Status,
         >;
         /// GetCapabilities describes the protocol, the limits and the tools this caller may use.
@@ -4909,6 +4987,57 @@ pub mod chat_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = CancelRunSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ChatService/ListPendingConfirmations" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListPendingConfirmationsSvc<T: ChatService>(pub Arc<T>);
+                    impl<
+                        T: ChatService,
+                    > tonic::server::UnaryService<super::ListPendingConfirmationsRequest>
+                    for ListPendingConfirmationsSvc<T> {
+                        type Response = super::ListPendingConfirmationsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<
+                                super::ListPendingConfirmationsRequest,
+                            >,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ChatService>::list_pending_confirmations(
+                                        &inner,
+                                        request,
+                                    )
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListPendingConfirmationsSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

@@ -5,8 +5,10 @@ use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStati
 use aware_core::files::{EntryKind, ImportReport, Listing};
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
-use aware_core::runs::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk};
-use aware_core::runs::store::SpanRecord;
+use aware_core::runs::events::{
+    EventPayload, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
+};
+use aware_core::runs::store::{Confirmation, SpanRecord};
 use aware_core::search::{IndexState, IndexStatus, SearchHit, SearchResults};
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, Result};
@@ -389,6 +391,7 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
             RunKind::Chat => pb::RunKind::Chat,
             RunKind::Sql => pb::RunKind::Sql,
             RunKind::QueryPlan => pb::RunKind::QueryPlan,
+            RunKind::Tool => pb::RunKind::Tool,
         }
         .into(),
         status: run_status(r.status).into(),
@@ -628,11 +631,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             confirmation_id: confirmation_id.to_string(),
             tool_call_id: tool_call_id.to_string(),
             tool_name: tool_name.clone(),
-            resource: Some(pb::ResourceRef {
-                r#type: resource.kind.clone(),
-                id: resource.id.clone(),
-                display_name: resource.display_name.clone(),
-            }),
+            resource: Some(resource_ref(resource)),
             description: description.clone(),
             tier: tier(*t).into(),
             expires_at: Some(timestamp(*expires_at)),
@@ -724,5 +723,24 @@ mod tests {
         assert_eq!(status_filter(0).unwrap(), None);
         assert_eq!(status_filter(2).unwrap(), Some(DatasetStatus::Ready));
         assert_eq!(status_filter(99).unwrap_err().field.as_deref(), Some("status_filter"));
+    }
+}
+
+fn resource_ref(r: &ResourceRef) -> pb::ResourceRef {
+    pb::ResourceRef { r#type: r.kind.clone(), id: r.id.clone(), display_name: r.display_name.clone() }
+}
+
+/// A confirmation waiting for a person (`ListPendingConfirmations`).
+pub(crate) fn pending_confirmation(c: &Confirmation) -> pb::PendingConfirmation {
+    pb::PendingConfirmation {
+        confirmation_id: c.id.to_string(),
+        run_id: c.run_id.to_string(),
+        tool_call_id: c.tool_call_id.to_string(),
+        tool_name: c.tool_name.clone(),
+        resource: Some(resource_ref(&c.resource)),
+        description: c.description.clone(),
+        tier: tier(c.tier).into(),
+        created_at: Some(timestamp(c.created_at)),
+        expires_at: Some(timestamp(c.expires_at)),
     }
 }

@@ -12,7 +12,7 @@ use aware_core::ids::{ConfirmationId, RunId, UserId};
 use aware_core::run::RunStatus;
 use aware_core::runs::events::{EventPayload, Resolution, RunEvent, ToolPhase};
 use aware_core::runs::model_view::outcomes;
-use aware_core::runs::{Admission, Delivery, NewMessage, OnBusy, RunEngine};
+use aware_core::runs::{Admission, ClientToolCall, Delivery, NewMessage, OnBusy, RunEngine};
 use aware_server::config::{Config, ModelKind};
 use aware_server::grpc::State;
 use serde_json::{Value, json};
@@ -263,4 +263,62 @@ async fn a_busy_thread_rejects_queues_or_is_interrupted_as_asked() {
     // The thread is free again as soon as RunCompleted is out.
     let again = start(runs, "quick three", "t1", OnBusy::Reject).await;
     assert_eq!(completed(&events(runs, &again).await).0, RunStatus::Succeeded);
+}
+
+#[tokio::test]
+async fn a_clients_own_tool_call_is_gated_confirmed_and_listed_as_pending_until_a_person_answers() {
+    let (_dir, state) = engine(json!({"replies": []}), 0).await;
+    let call = |tool: &str, arguments: Value| ClientToolCall { tool: tool.to_owned(), arguments };
+
+    // A read: no model turn, one result; the run's answer is the call's summary.
+    let listed = state.runs.call_tool(&me(), &call("list_datasets", json!({}))).await.expect("started");
+    let read = events(&state.runs, &listed).await;
+    let (status, answer) = completed(&read);
+    assert_eq!(status, RunStatus::Succeeded);
+    assert_eq!(tool_results(&read), vec![("list_datasets".to_owned(), false, answer.clone())]);
+    assert!(answer.contains("3 dataset"), "{answer}");
+    let (run, _) = state.services.history.get(&me(), &listed).await.expect("stored");
+    assert_eq!(run.kind, aware_core::run::RunKind::Tool);
+
+    // A viewer's delete is refused by the gate before anything is resolved.
+    let viewer = Caller { principal: Principal { role: Role::Viewer, ..Principal::local() }, source: Source::Api };
+    let refused = state.runs.call_tool(&viewer, &call("delete_dataset", json!({"dataset": "customer_churn"}))).await;
+    let mut framed =
+        state.runs.subscribe(&viewer, &refused.expect("started"), 0).await.expect("subscribed").framed(None);
+    let mut denied = false;
+    while let Some(Delivery::Event(e)) = framed.next().await.expect("readable") {
+        denied |= matches!(e.payload, EventPayload::ToolDenied { .. });
+    }
+    assert!(denied, "the viewer's call was denied");
+
+    // A delete waits for a person: it is listed as pending (with what it will do) until answered.
+    let deleting = state
+        .runs
+        .call_tool(&me(), &call("delete_dataset", json!({"dataset": "customer_churn"})))
+        .await
+        .expect("started");
+    let mut pending = Vec::new();
+    for _ in 0..200 {
+        pending = state.runs.pending_confirmations(&me()).await.expect("listed");
+        if !pending.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!((&pending[0].run_id, pending[0].tool_name.as_str()), (&deleting, "delete_dataset"));
+    assert!(pending[0].description.contains("customer"), "{}", pending[0].description);
+    assert!(state.runs.pending_confirmations(&someone_else()).await.expect("listed").is_empty());
+    let left = state.services.datasets.list(&me(), None).await.expect("listed");
+    assert_eq!(left.len(), 3, "nothing is deleted before the answer");
+    state.runs.resolve_confirmation(&me(), &pending[0].id, true).await.expect("approved");
+    let deleted = events(&state.runs, &deleting).await;
+    assert_eq!(completed(&deleted).0, RunStatus::Succeeded);
+    assert!(!tool_results(&deleted)[0].1, "the delete succeeded");
+    assert!(state.runs.pending_confirmations(&me()).await.expect("listed").is_empty());
+    let left = state.services.datasets.list(&me(), None).await.expect("listed");
+    assert!(left.iter().all(|d| d.table_name != "customer_churn"), "the dataset is gone");
+
+    let not_an_object = state.runs.call_tool(&me(), &call("list_datasets", json!([1]))).await.expect_err("refused");
+    assert_eq!(not_an_object.code, ErrorCode::ValidationError);
 }

@@ -97,6 +97,8 @@ pub enum Source {
     Web,
     Cli,
     AiAssistant,
+    /// An MCP client calling a tool directly (`/mcp`, `aware mcp`).
+    Mcp,
     /// The server itself (e.g. seeding sample datasets into a new data dir).
     System,
 }
@@ -108,6 +110,7 @@ impl Source {
             Self::Web => "web",
             Self::Cli => "cli",
             Self::AiAssistant => "ai_assistant",
+            Self::Mcp => "mcp",
             Self::System => "system",
         }
     }

@@ -11,6 +11,9 @@ pub enum RunKind {
     Chat,
     Sql,
     QueryPlan,
+    /// One tool call a client made itself (over MCP): driven like a chat run — the policy gate,
+    /// confirmations, audit and the event log — but its one call is the client's, not a model's.
+    Tool,
 }
 
 impl RunKind {
@@ -19,11 +22,18 @@ impl RunKind {
             Self::Chat => "chat",
             Self::Sql => "sql",
             Self::QueryPlan => "query_plan",
+            Self::Tool => "tool",
         }
     }
 
+    /// Whether the run engine drives it (an event log, tool calls, confirmations): a chat run
+    /// or a client's tool call.
+    pub fn is_driven(self) -> bool {
+        matches!(self, Self::Chat | Self::Tool)
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Chat, Self::Sql, Self::QueryPlan].into_iter().find(|k| k.as_str() == s)
+        [Self::Chat, Self::Sql, Self::QueryPlan, Self::Tool].into_iter().find(|k| k.as_str() == s)
     }
 }
 

@@ -337,7 +337,7 @@ impl RunLog for MemoryRuns {
     }
 
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
-        Ok(self.state().runs.get(id).filter(|x| x.run.record.kind == RunKind::Chat).map(|x| x.run.clone()))
+        Ok(self.state().runs.get(id).filter(|x| x.run.record.kind.is_driven()).map(|x| x.run.clone()))
     }
 
     async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()> {
@@ -407,7 +407,7 @@ impl RunLog for MemoryRuns {
             .state()
             .runs
             .values()
-            .filter(|x| x.run.record.kind == RunKind::Chat && active(x.run.record.status))
+            .filter(|x| x.run.record.kind.is_driven() && active(x.run.record.status))
             .map(|x| x.run.clone())
             .collect())
     }
@@ -507,6 +507,18 @@ impl RunLog for MemoryRuns {
         Ok(self.state().confirmations.values().find(|c| &c.tool_call_id == call).cloned())
     }
 
+    async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>> {
+        let mut pending: Vec<Confirmation> = self
+            .state()
+            .confirmations
+            .values()
+            .filter(|c| &c.owner == owner && c.status == Resolution::Pending && c.expires_at > now)
+            .cloned()
+            .collect();
+        pending.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(pending)
+    }
+
     async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, _by: Option<&UserId>) -> Result<bool> {
         let mut s = self.state();
         match s.confirmations.get_mut(id) {
@@ -567,7 +579,7 @@ impl RunStore for MemoryRuns {
             return Ok(None);
         };
         let mut capsule = s.capsules.get(id).cloned().unwrap_or_default();
-        if run.kind == RunKind::Chat {
+        if run.kind.is_driven() {
             // The queries its tools ran, oldest first (ids sort by creation).
             let children = s.runs.values().map(|x| &x.run.record).filter(|r| {
                 r.parent_run_id.as_ref() == Some(id) && matches!(r.kind, RunKind::Sql | RunKind::QueryPlan)

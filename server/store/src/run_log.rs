@@ -11,7 +11,7 @@ use aware_core::run::{RunError, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use std::str::FromStr;
@@ -76,6 +76,7 @@ fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
         status: Resolution::parse(&status).ok_or_else(|| corrupt("confirmation status"))?,
         created_at: from_micros(r.get("created_at")),
         expires_at: from_micros(r.get("expires_at")),
+        description: r.get("description"),
     })
 }
 
@@ -89,7 +90,7 @@ macro_rules! select_confirmations {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id, resource_name, ",
-            "args_sha256, tier, status, created_at, expires_at FROM confirmations ",
+            "args_sha256, tier, status, created_at, expires_at, description FROM confirmations ",
             $rest
         )
     };
@@ -171,7 +172,7 @@ impl RunLog for SqliteStore {
     }
 
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
-        let row = sqlx::query(select_chat_runs!("WHERE id = ? AND kind = 'chat'"))
+        let row = sqlx::query(select_chat_runs!("WHERE id = ? AND kind IN ('chat', 'tool')"))
             .bind(id.as_str())
             .fetch_optional(&self.pool)
             .await
@@ -291,7 +292,7 @@ impl RunLog for SqliteStore {
 
     async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>> {
         let rows = sqlx::query(select_chat_runs!(
-            "WHERE kind = 'chat' AND status IN ('queued', 'running', 'awaiting_confirmation') ORDER BY id"
+            "WHERE kind IN ('chat', 'tool') AND status IN ('queued', 'running', 'awaiting_confirmation') ORDER BY id"
         ))
         .fetch_all(&self.pool)
         .await
@@ -424,8 +425,9 @@ impl RunLog for SqliteStore {
     async fn create_confirmation(&self, c: &Confirmation) -> Result<()> {
         sqlx::query(
             "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
-                                        resource_name, args_sha256, tier, status, created_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        resource_name, args_sha256, tier, status, created_at, expires_at,
+                                        description)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(c.id.as_str())
         .bind(c.owner.as_str())
@@ -440,6 +442,7 @@ impl RunLog for SqliteStore {
         .bind(c.status.as_str())
         .bind(micros(c.created_at))
         .bind(micros(c.expires_at))
+        .bind(&c.description)
         .execute(&self.pool)
         .await
         .map_err(db)?;
@@ -462,6 +465,18 @@ impl RunLog for SqliteStore {
             .await
             .map_err(db)?;
         row.as_ref().map(confirmation_row).transpose()
+    }
+
+    async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>> {
+        let rows = sqlx::query(select_confirmations!(
+            "WHERE owner_id = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, id"
+        ))
+        .bind(owner.as_str())
+        .bind(micros(now))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(confirmation_row).collect()
     }
 
     async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, by: Option<&UserId>) -> Result<bool> {

@@ -127,7 +127,7 @@ impl RunStore for SqliteStore {
             None => Capsule::default(),
             Some(c) => capsule_from_row(&c)?,
         };
-        if run.kind == RunKind::Chat {
+        if run.kind.is_driven() {
             // A chat run's capsule gathers the queries its tools ran: every dataset version they
             // read, and the last query's mode, plan, SQL, summary; exec time adds up.
             let children = sqlx::query(select_capsules!(

@@ -233,10 +233,27 @@ async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
         status: Resolution::Pending,
         created_at: now,
         expires_at: now + Duration::seconds(60),
+        description: "Delete churn.csv".into(),
     };
     log.create_confirmation(&c).await.expect("created");
     let read = log.confirmation(&c.id).await.expect("read").expect("stored");
     assert_eq!((read.status, &read.resource, read.tier), (Resolution::Pending, &c.resource, Tier::Elevated));
+    assert_eq!(read.description, "Delete churn.csv");
+    // Pending ones are listed for their owner only, oldest first, until they expire.
+    let later = Confirmation {
+        id: ConfirmationId::generate(),
+        tool_call_id: ToolCallId::generate(),
+        created_at: now + Duration::seconds(1),
+        expires_at: now + Duration::seconds(5),
+        ..c.clone()
+    };
+    log.create_confirmation(&later).await.expect("created");
+    let ids = |v: Vec<Confirmation>| v.into_iter().map(|x| x.id).collect::<Vec<_>>();
+    let pending = log.pending_confirmations(&ana(), now).await.expect("listed");
+    assert_eq!(ids(pending), [c.id.clone(), later.id.clone()]);
+    assert!(log.pending_confirmations(&bo(), now).await.expect("listed").is_empty(), "another user's are not theirs");
+    let after_expiry = log.pending_confirmations(&ana(), now + Duration::seconds(10)).await.expect("listed");
+    assert_eq!(ids(after_expiry), [c.id.clone()], "an expired one is not waiting any more");
     assert_eq!(log.confirmation_for_call(&call).await.expect("read").map(|x| x.id), Some(c.id.clone()));
     assert_eq!(log.confirmation(&ConfirmationId::generate()).await.expect("read"), None);
     assert!(log.resolve_confirmation(&c.id, Resolution::Approved, Some(&ana())).await.expect("resolved"));
@@ -246,6 +263,7 @@ async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
     );
     assert!(!log.resolve_confirmation(&c.id, Resolution::Approved, None).await.expect("answered"));
     assert_eq!(log.confirmation(&c.id).await.expect("read").map(|x| x.status), Some(Resolution::Approved));
+    assert_eq!(ids(log.pending_confirmations(&ana(), now).await.expect("listed")), [later.id], "answered: gone");
 }
 
 async fn spans_are_kept_per_run(log: &dyn RunLog) {

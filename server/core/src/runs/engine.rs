@@ -4,11 +4,12 @@
 //! Transport-agnostic: the gRPC layer calls these methods for `Chat` and its unary companions.
 
 use super::admission::{ActiveRunInfo, OnBusy, RunTable};
+use super::client_call::ClientToolCall;
 use super::delivery::Subscription;
 use super::driver::{self, Deps};
 use super::events::{Resolution, RunEvent, RunPhase};
 use super::model::LanguageModel;
-use super::store::{ChatRun, Created, RunLog, Snapshot};
+use super::store::{ChatRun, Confirmation, Created, RunLog, Snapshot};
 use super::tools::SystemInfo;
 use crate::auth::Caller;
 use crate::datasets::DatasetService;
@@ -265,6 +266,41 @@ impl RunEngine {
             self.spawn_driver(run_id.clone(), true);
         }
         Ok(Admission::Started { run_id, thread_id: thread, queued: !placed.started_now })
+    }
+
+    /// Starts a tool run: one call a client made itself (an MCP `tools/call`), on a thread of its
+    /// own. The driver puts it through the same gate, confirmation, audit and log as a model's
+    /// call (the audit source is `mcp`); follow it with [`RunEngine::subscribe`].
+    pub async fn call_tool(&self, caller: &Caller, call: &ClientToolCall) -> Result<RunId> {
+        if !call.arguments.is_object() {
+            return Err(Error::validation("arguments", "a tool's arguments are a JSON object"));
+        }
+        let owner = &caller.principal.user_id;
+        let thread = self.thread(caller, "").await?;
+        let _admission = self.table.admission.lock().await;
+        if self.table.live_for(owner) >= self.deps.config.max_active_runs_per_user as usize {
+            return Err(Error::resource_exhausted(format!(
+                "at most {} runs may be active per user; wait for one to finish",
+                self.deps.config.max_active_runs_per_user
+            )));
+        }
+        let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
+        record.thread_id = Some(thread.clone());
+        let run = ChatRun { record, role: caller.principal.role, cancel_requested: false };
+        if let Created::Existing(_) = self.deps.log.create_chat_run(&run).await? {
+            return Err(Error::internal("a new tool run collided with a stored one"));
+        }
+        let run_id = run.record.id.clone();
+        if self.table.admit(&run_id, owner, &thread, OnBusy::Reject).started_now {
+            self.spawn_driver(run_id.clone(), true);
+        }
+        Ok(run_id)
+    }
+
+    /// The caller's confirmations waiting for an answer, oldest first (whatever started them: a
+    /// chat run, an MCP client's call).
+    pub async fn pending_confirmations(&self, caller: &Caller) -> Result<Vec<Confirmation>> {
+        self.deps.log.pending_confirmations(&caller.principal.user_id, Utc::now()).await
     }
 
     async fn cancel_run(&self, run_id: &RunId, why: Resolution) -> Result<()> {

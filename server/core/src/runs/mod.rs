@@ -4,6 +4,7 @@
 //! providers and the scripted model in `aware-llm`.
 
 mod admission;
+pub mod client_call;
 pub mod delivery;
 mod driver;
 pub mod engine;
@@ -15,5 +16,6 @@ pub mod store;
 pub mod tools;
 
 pub use admission::{ActiveRunInfo, OnBusy};
+pub use client_call::ClientToolCall;
 pub use delivery::{Delivery, Framed, Subscription};
 pub use engine::{Admission, EngineConfig, NewMessage, RunEngine, RunLogPage, Services};

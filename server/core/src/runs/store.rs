@@ -99,6 +99,8 @@ pub struct Confirmation {
     pub status: Resolution,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
+    /// What the call will do, in plain English: what a person approves.
+    pub description: String,
 }
 
 /// One timed step of a run.
@@ -168,6 +170,9 @@ pub trait RunLog: Send + Sync {
     async fn create_confirmation(&self, confirmation: &Confirmation) -> Result<()>;
     async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>>;
     async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>>;
+    /// A user's confirmations still waiting for an answer at `now` (pending, unexpired), oldest
+    /// first.
+    async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>>;
     /// Atomic compare-and-set from `pending`; true if this call made the change.
     async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, by: Option<&UserId>) -> Result<bool>;
 

@@ -22,65 +22,72 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from aware.v1 import common_pb2 as aware_dot_v1_dot_common__pb2
 from aware.v1 import datasets_pb2 as aware_dot_v1_dot_datasets__pb2
 from aware.v1 import events_pb2 as aware_dot_v1_dot_events__pb2
 from aware.v1 import run_pb2 as aware_dot_v1_dot_run__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61ware/v1/chat.proto\x12\x08\x61ware.v1\x1a\x17\x61ware/v1/datasets.proto\x1a\x15\x61ware/v1/events.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa5\x02\n\x0b\x43hatRequest\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12 \n\x05hello\x18\x02 \x01(\x0b\x32\x0f.aware.v1.HelloH\x00\x12+\n\x08snapshot\x18\x03 \x01(\x0b\x32\x17.aware.v1.StateSnapshotH\x00\x12(\n\x07message\x18\x04 \x01(\x0b\x32\x15.aware.v1.UserMessageH\x00\x12\x36\n\x0c\x63onfirmation\x18\x05 \x01(\x0b\x32\x1e.aware.v1.ConfirmationResponseH\x00\x12\"\n\x06resume\x18\x06 \x01(\x0b\x32\x10.aware.v1.ResumeH\x00\x12\"\n\x06\x63\x61ncel\x18\x07 \x01(\x0b\x32\x10.aware.v1.CancelH\x00\x42\x06\n\x04kind\"_\n\x05Hello\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x1a\n\x12\x63lient_instance_id\x18\x02 \x01(\t\x12 \n\x06resume\x18\x03 \x03(\x0b\x32\x10.aware.v1.Resume\"f\n\x0e\x44\x61tasetSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\trow_count\x18\x03 \x01(\x04\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.aware.v1.DatasetStatus\"\xcb\x01\n\rStateSnapshot\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x18\n\x10ui_state_version\x18\x02 \x01(\x04\x12\x15\n\rcurrent_route\x18\x03 \x01(\t\x12\x19\n\x11\x61\x63tive_dataset_id\x18\x04 \x01(\t\x12*\n\x08\x64\x61tasets\x18\x05 \x03(\x0b\x32\x18.aware.v1.DatasetSummary\x12/\n\x0b\x63\x61ptured_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"Q\n\x0bUserMessage\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12!\n\x07on_busy\x18\x03 \x01(\x0e\x32\x10.aware.v1.OnBusy\"A\n\x14\x43onfirmationResponse\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x10\n\x08\x61pproved\x18\x02 \x01(\x08\"0\n\x06Resume\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x16\n\x0elast_event_seq\x18\x02 \x01(\x04\"\x18\n\x06\x43\x61ncel\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"4\n\x0c\x43hatResponse\x12$\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x15.aware.v1.ServerEvent\"S\n\x12SendMessageRequest\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12&\n\x07message\x18\x02 \x01(\x0b\x32\x15.aware.v1.UserMessage\"H\n\x13SendMessageResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06queued\x18\x03 \x01(\x08\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\"9\n\x11StreamRunResponse\x12$\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x15.aware.v1.ServerEvent\"?\n\x12UpdateStateRequest\x12)\n\x08snapshot\x18\x01 \x01(\x0b\x32\x17.aware.v1.StateSnapshot\"B\n\x13UpdateStateResponse\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x18\n\x10ui_state_version\x18\x02 \x01(\x04\"F\n\x19SubmitConfirmationRequest\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x10\n\x08\x61pproved\x18\x02 \x01(\x08\"b\n\x1aSubmitConfirmationResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x34\n\nresolution\x18\x02 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"8\n\x11\x43\x61ncelRunResponse\x12#\n\x06status\x18\x01 \x01(\x0e\x32\x13.aware.v1.RunStatus\"\x18\n\x16GetCapabilitiesRequest\"\x9f\x01\n\x08ToolInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x19\n\x11input_schema_json\x18\x04 \x01(\t\x12 \n\x04risk\x18\x05 \x01(\x0b\x32\x12.aware.v1.ToolRisk\x12\x12\n\ncapability\x18\x06 \x01(\t\x12\x10\n\x08\x61\x63tivity\x18\x07 \x01(\t\"\xa4\x03\n\x17GetCapabilitiesResponse\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x16\n\x0eserver_version\x18\x02 \x01(\t\x12\x1d\n\x15heartbeat_interval_ms\x18\x03 \x01(\r\x12\x1b\n\x13\x63onfirmation_ttl_ms\x18\x04 \x01(\r\x12\x16\n\x0emax_iterations\x18\x05 \x01(\r\x12\"\n\x1amax_tool_calls_per_message\x18\x06 \x01(\r\x12\x17\n\x0ftool_timeout_ms\x18\x07 \x01(\r\x12\'\n\ron_busy_modes\x18\x08 \x03(\x0e\x32\x10.aware.v1.OnBusy\x12!\n\x05tools\x18\t \x03(\x0b\x32\x12.aware.v1.ToolInfo\x12\x0c\n\x04mode\x18\n \x01(\t\x12\x11\n\tauth_mode\x18\x0b \x01(\t\x12\x16\n\x0emodel_provider\x18\x0c \x01(\t\x12\x0c\n\x04role\x18\r \x01(\t\x12\x18\n\x10max_upload_bytes\x18\x0e \x01(\x04\x12\x19\n\x11max_message_bytes\x18\x0f \x01(\r*a\n\x06OnBusy\x12\x17\n\x13ON_BUSY_UNSPECIFIED\x10\x00\x12\x12\n\x0eON_BUSY_REJECT\x10\x01\x12\x13\n\x0fON_BUSY_ENQUEUE\x10\x02\x12\x15\n\x11ON_BUSY_INTERRUPT\x10\x03\x32\xa7\x04\n\x0b\x43hatService\x12\x39\n\x04\x43hat\x12\x15.aware.v1.ChatRequest\x1a\x16.aware.v1.ChatResponse(\x01\x30\x01\x12J\n\x0bSendMessage\x12\x1c.aware.v1.SendMessageRequest\x1a\x1d.aware.v1.SendMessageResponse\x12\x46\n\tStreamRun\x12\x1a.aware.v1.StreamRunRequest\x1a\x1b.aware.v1.StreamRunResponse0\x01\x12J\n\x0bUpdateState\x12\x1c.aware.v1.UpdateStateRequest\x1a\x1d.aware.v1.UpdateStateResponse\x12_\n\x12SubmitConfirmation\x12#.aware.v1.SubmitConfirmationRequest\x1a$.aware.v1.SubmitConfirmationResponse\x12\x44\n\tCancelRun\x12\x1a.aware.v1.CancelRunRequest\x1a\x1b.aware.v1.CancelRunResponse\x12V\n\x0fGetCapabilities\x12 .aware.v1.GetCapabilitiesRequest\x1a!.aware.v1.GetCapabilitiesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61ware/v1/chat.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x17\x61ware/v1/datasets.proto\x1a\x15\x61ware/v1/events.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa5\x02\n\x0b\x43hatRequest\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12 \n\x05hello\x18\x02 \x01(\x0b\x32\x0f.aware.v1.HelloH\x00\x12+\n\x08snapshot\x18\x03 \x01(\x0b\x32\x17.aware.v1.StateSnapshotH\x00\x12(\n\x07message\x18\x04 \x01(\x0b\x32\x15.aware.v1.UserMessageH\x00\x12\x36\n\x0c\x63onfirmation\x18\x05 \x01(\x0b\x32\x1e.aware.v1.ConfirmationResponseH\x00\x12\"\n\x06resume\x18\x06 \x01(\x0b\x32\x10.aware.v1.ResumeH\x00\x12\"\n\x06\x63\x61ncel\x18\x07 \x01(\x0b\x32\x10.aware.v1.CancelH\x00\x42\x06\n\x04kind\"_\n\x05Hello\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x1a\n\x12\x63lient_instance_id\x18\x02 \x01(\t\x12 \n\x06resume\x18\x03 \x03(\x0b\x32\x10.aware.v1.Resume\"f\n\x0e\x44\x61tasetSummary\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\trow_count\x18\x03 \x01(\x04\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.aware.v1.DatasetStatus\"\xcb\x01\n\rStateSnapshot\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x18\n\x10ui_state_version\x18\x02 \x01(\x04\x12\x15\n\rcurrent_route\x18\x03 \x01(\t\x12\x19\n\x11\x61\x63tive_dataset_id\x18\x04 \x01(\t\x12*\n\x08\x64\x61tasets\x18\x05 \x03(\x0b\x32\x18.aware.v1.DatasetSummary\x12/\n\x0b\x63\x61ptured_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"Q\n\x0bUserMessage\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12!\n\x07on_busy\x18\x03 \x01(\x0e\x32\x10.aware.v1.OnBusy\"A\n\x14\x43onfirmationResponse\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x10\n\x08\x61pproved\x18\x02 \x01(\x08\"0\n\x06Resume\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x16\n\x0elast_event_seq\x18\x02 \x01(\x04\"\x18\n\x06\x43\x61ncel\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"4\n\x0c\x43hatResponse\x12$\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x15.aware.v1.ServerEvent\"S\n\x12SendMessageRequest\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12&\n\x07message\x18\x02 \x01(\x0b\x32\x15.aware.v1.UserMessage\"H\n\x13SendMessageResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06queued\x18\x03 \x01(\x08\"5\n\x10StreamRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\"9\n\x11StreamRunResponse\x12$\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x15.aware.v1.ServerEvent\"?\n\x12UpdateStateRequest\x12)\n\x08snapshot\x18\x01 \x01(\x0b\x32\x17.aware.v1.StateSnapshot\"B\n\x13UpdateStateResponse\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x18\n\x10ui_state_version\x18\x02 \x01(\x04\"F\n\x19SubmitConfirmationRequest\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x10\n\x08\x61pproved\x18\x02 \x01(\x08\"b\n\x1aSubmitConfirmationResponse\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x34\n\nresolution\x18\x02 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\"!\n\x1fListPendingConfirmationsRequest\"X\n ListPendingConfirmationsResponse\x12\x34\n\rconfirmations\x18\x01 \x03(\x0b\x32\x1d.aware.v1.PendingConfirmation\"\xaf\x02\n\x13PendingConfirmation\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x03 \x01(\t\x12\x11\n\ttool_name\x18\x04 \x01(\t\x12\'\n\x08resource\x18\x05 \x01(\x0b\x32\x15.aware.v1.ResourceRef\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12(\n\x04tier\x18\x07 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"8\n\x11\x43\x61ncelRunResponse\x12#\n\x06status\x18\x01 \x01(\x0e\x32\x13.aware.v1.RunStatus\"\x18\n\x16GetCapabilitiesRequest\"\x9f\x01\n\x08ToolInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x19\n\x11input_schema_json\x18\x04 \x01(\t\x12 \n\x04risk\x18\x05 \x01(\x0b\x32\x12.aware.v1.ToolRisk\x12\x12\n\ncapability\x18\x06 \x01(\t\x12\x10\n\x08\x61\x63tivity\x18\x07 \x01(\t\"\xa4\x03\n\x17GetCapabilitiesResponse\x12\x18\n\x10protocol_version\x18\x01 \x01(\r\x12\x16\n\x0eserver_version\x18\x02 \x01(\t\x12\x1d\n\x15heartbeat_interval_ms\x18\x03 \x01(\r\x12\x1b\n\x13\x63onfirmation_ttl_ms\x18\x04 \x01(\r\x12\x16\n\x0emax_iterations\x18\x05 \x01(\r\x12\"\n\x1amax_tool_calls_per_message\x18\x06 \x01(\r\x12\x17\n\x0ftool_timeout_ms\x18\x07 \x01(\r\x12\'\n\ron_busy_modes\x18\x08 \x03(\x0e\x32\x10.aware.v1.OnBusy\x12!\n\x05tools\x18\t \x03(\x0b\x32\x12.aware.v1.ToolInfo\x12\x0c\n\x04mode\x18\n \x01(\t\x12\x11\n\tauth_mode\x18\x0b \x01(\t\x12\x16\n\x0emodel_provider\x18\x0c \x01(\t\x12\x0c\n\x04role\x18\r \x01(\t\x12\x18\n\x10max_upload_bytes\x18\x0e \x01(\x04\x12\x19\n\x11max_message_bytes\x18\x0f \x01(\r*a\n\x06OnBusy\x12\x17\n\x13ON_BUSY_UNSPECIFIED\x10\x00\x12\x12\n\x0eON_BUSY_REJECT\x10\x01\x12\x13\n\x0fON_BUSY_ENQUEUE\x10\x02\x12\x15\n\x11ON_BUSY_INTERRUPT\x10\x03\x32\x9a\x05\n\x0b\x43hatService\x12\x39\n\x04\x43hat\x12\x15.aware.v1.ChatRequest\x1a\x16.aware.v1.ChatResponse(\x01\x30\x01\x12J\n\x0bSendMessage\x12\x1c.aware.v1.SendMessageRequest\x1a\x1d.aware.v1.SendMessageResponse\x12\x46\n\tStreamRun\x12\x1a.aware.v1.StreamRunRequest\x1a\x1b.aware.v1.StreamRunResponse0\x01\x12J\n\x0bUpdateState\x12\x1c.aware.v1.UpdateStateRequest\x1a\x1d.aware.v1.UpdateStateResponse\x12_\n\x12SubmitConfirmation\x12#.aware.v1.SubmitConfirmationRequest\x1a$.aware.v1.SubmitConfirmationResponse\x12\x44\n\tCancelRun\x12\x1a.aware.v1.CancelRunRequest\x1a\x1b.aware.v1.CancelRunResponse\x12q\n\x18ListPendingConfirmations\x12).aware.v1.ListPendingConfirmationsRequest\x1a*.aware.v1.ListPendingConfirmationsResponse\x12V\n\x0fGetCapabilities\x12 .aware.v1.GetCapabilitiesRequest\x1a!.aware.v1.GetCapabilitiesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'aware.v1.chat_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ONBUSY']._serialized_start=2400
-  _globals['_ONBUSY']._serialized_end=2497
-  _globals['_CHATREQUEST']._serialized_start=135
-  _globals['_CHATREQUEST']._serialized_end=428
-  _globals['_HELLO']._serialized_start=430
-  _globals['_HELLO']._serialized_end=525
-  _globals['_DATASETSUMMARY']._serialized_start=527
-  _globals['_DATASETSUMMARY']._serialized_end=629
-  _globals['_STATESNAPSHOT']._serialized_start=632
-  _globals['_STATESNAPSHOT']._serialized_end=835
-  _globals['_USERMESSAGE']._serialized_start=837
-  _globals['_USERMESSAGE']._serialized_end=918
-  _globals['_CONFIRMATIONRESPONSE']._serialized_start=920
-  _globals['_CONFIRMATIONRESPONSE']._serialized_end=985
-  _globals['_RESUME']._serialized_start=987
-  _globals['_RESUME']._serialized_end=1035
-  _globals['_CANCEL']._serialized_start=1037
-  _globals['_CANCEL']._serialized_end=1061
-  _globals['_CHATRESPONSE']._serialized_start=1063
-  _globals['_CHATRESPONSE']._serialized_end=1115
-  _globals['_SENDMESSAGEREQUEST']._serialized_start=1117
-  _globals['_SENDMESSAGEREQUEST']._serialized_end=1200
-  _globals['_SENDMESSAGERESPONSE']._serialized_start=1202
-  _globals['_SENDMESSAGERESPONSE']._serialized_end=1274
-  _globals['_STREAMRUNREQUEST']._serialized_start=1276
-  _globals['_STREAMRUNREQUEST']._serialized_end=1329
-  _globals['_STREAMRUNRESPONSE']._serialized_start=1331
-  _globals['_STREAMRUNRESPONSE']._serialized_end=1388
-  _globals['_UPDATESTATEREQUEST']._serialized_start=1390
-  _globals['_UPDATESTATEREQUEST']._serialized_end=1453
-  _globals['_UPDATESTATERESPONSE']._serialized_start=1455
-  _globals['_UPDATESTATERESPONSE']._serialized_end=1521
-  _globals['_SUBMITCONFIRMATIONREQUEST']._serialized_start=1523
-  _globals['_SUBMITCONFIRMATIONREQUEST']._serialized_end=1593
-  _globals['_SUBMITCONFIRMATIONRESPONSE']._serialized_start=1595
-  _globals['_SUBMITCONFIRMATIONRESPONSE']._serialized_end=1693
-  _globals['_CANCELRUNREQUEST']._serialized_start=1695
-  _globals['_CANCELRUNREQUEST']._serialized_end=1729
-  _globals['_CANCELRUNRESPONSE']._serialized_start=1731
-  _globals['_CANCELRUNRESPONSE']._serialized_end=1787
-  _globals['_GETCAPABILITIESREQUEST']._serialized_start=1789
-  _globals['_GETCAPABILITIESREQUEST']._serialized_end=1813
-  _globals['_TOOLINFO']._serialized_start=1816
-  _globals['_TOOLINFO']._serialized_end=1975
-  _globals['_GETCAPABILITIESRESPONSE']._serialized_start=1978
-  _globals['_GETCAPABILITIESRESPONSE']._serialized_end=2398
-  _globals['_CHATSERVICE']._serialized_start=2500
-  _globals['_CHATSERVICE']._serialized_end=3051
+  _globals['_ONBUSY']._serialized_start=2854
+  _globals['_ONBUSY']._serialized_end=2951
+  _globals['_CHATREQUEST']._serialized_start=158
+  _globals['_CHATREQUEST']._serialized_end=451
+  _globals['_HELLO']._serialized_start=453
+  _globals['_HELLO']._serialized_end=548
+  _globals['_DATASETSUMMARY']._serialized_start=550
+  _globals['_DATASETSUMMARY']._serialized_end=652
+  _globals['_STATESNAPSHOT']._serialized_start=655
+  _globals['_STATESNAPSHOT']._serialized_end=858
+  _globals['_USERMESSAGE']._serialized_start=860
+  _globals['_USERMESSAGE']._serialized_end=941
+  _globals['_CONFIRMATIONRESPONSE']._serialized_start=943
+  _globals['_CONFIRMATIONRESPONSE']._serialized_end=1008
+  _globals['_RESUME']._serialized_start=1010
+  _globals['_RESUME']._serialized_end=1058
+  _globals['_CANCEL']._serialized_start=1060
+  _globals['_CANCEL']._serialized_end=1084
+  _globals['_CHATRESPONSE']._serialized_start=1086
+  _globals['_CHATRESPONSE']._serialized_end=1138
+  _globals['_SENDMESSAGEREQUEST']._serialized_start=1140
+  _globals['_SENDMESSAGEREQUEST']._serialized_end=1223
+  _globals['_SENDMESSAGERESPONSE']._serialized_start=1225
+  _globals['_SENDMESSAGERESPONSE']._serialized_end=1297
+  _globals['_STREAMRUNREQUEST']._serialized_start=1299
+  _globals['_STREAMRUNREQUEST']._serialized_end=1352
+  _globals['_STREAMRUNRESPONSE']._serialized_start=1354
+  _globals['_STREAMRUNRESPONSE']._serialized_end=1411
+  _globals['_UPDATESTATEREQUEST']._serialized_start=1413
+  _globals['_UPDATESTATEREQUEST']._serialized_end=1476
+  _globals['_UPDATESTATERESPONSE']._serialized_start=1478
+  _globals['_UPDATESTATERESPONSE']._serialized_end=1544
+  _globals['_SUBMITCONFIRMATIONREQUEST']._serialized_start=1546
+  _globals['_SUBMITCONFIRMATIONREQUEST']._serialized_end=1616
+  _globals['_SUBMITCONFIRMATIONRESPONSE']._serialized_start=1618
+  _globals['_SUBMITCONFIRMATIONRESPONSE']._serialized_end=1716
+  _globals['_LISTPENDINGCONFIRMATIONSREQUEST']._serialized_start=1718
+  _globals['_LISTPENDINGCONFIRMATIONSREQUEST']._serialized_end=1751
+  _globals['_LISTPENDINGCONFIRMATIONSRESPONSE']._serialized_start=1753
+  _globals['_LISTPENDINGCONFIRMATIONSRESPONSE']._serialized_end=1841
+  _globals['_PENDINGCONFIRMATION']._serialized_start=1844
+  _globals['_PENDINGCONFIRMATION']._serialized_end=2147
+  _globals['_CANCELRUNREQUEST']._serialized_start=2149
+  _globals['_CANCELRUNREQUEST']._serialized_end=2183
+  _globals['_CANCELRUNRESPONSE']._serialized_start=2185
+  _globals['_CANCELRUNRESPONSE']._serialized_end=2241
+  _globals['_GETCAPABILITIESREQUEST']._serialized_start=2243
+  _globals['_GETCAPABILITIESREQUEST']._serialized_end=2267
+  _globals['_TOOLINFO']._serialized_start=2270
+  _globals['_TOOLINFO']._serialized_end=2429
+  _globals['_GETCAPABILITIESRESPONSE']._serialized_start=2432
+  _globals['_GETCAPABILITIESRESPONSE']._serialized_end=2852
+  _globals['_CHATSERVICE']._serialized_start=2954
+  _globals['_CHATSERVICE']._serialized_end=3620
 # @@protoc_insertion_point(module_scope)

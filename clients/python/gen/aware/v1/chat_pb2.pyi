@@ -1,5 +1,6 @@
 import datetime
 
+from aware.v1 import common_pb2 as _common_pb2
 from aware.v1 import datasets_pb2 as _datasets_pb2
 from aware.v1 import events_pb2 as _events_pb2
 from aware.v1 import run_pb2 as _run_pb2
@@ -179,6 +180,38 @@ class SubmitConfirmationResponse(_message.Message):
     run_id: str
     resolution: _events_pb2.ConfirmationResolution
     def __init__(self, run_id: _Optional[str] = ..., resolution: _Optional[_Union[_events_pb2.ConfirmationResolution, str]] = ...) -> None: ...
+
+class ListPendingConfirmationsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListPendingConfirmationsResponse(_message.Message):
+    __slots__ = ("confirmations",)
+    CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
+    confirmations: _containers.RepeatedCompositeFieldContainer[PendingConfirmation]
+    def __init__(self, confirmations: _Optional[_Iterable[_Union[PendingConfirmation, _Mapping]]] = ...) -> None: ...
+
+class PendingConfirmation(_message.Message):
+    __slots__ = ("confirmation_id", "run_id", "tool_call_id", "tool_name", "resource", "description", "tier", "created_at", "expires_at")
+    CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    TIER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    confirmation_id: str
+    run_id: str
+    tool_call_id: str
+    tool_name: str
+    resource: _common_pb2.ResourceRef
+    description: str
+    tier: _events_pb2.ConfirmationTier
+    created_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, confirmation_id: _Optional[str] = ..., run_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[_events_pb2.ConfirmationTier, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CancelRunRequest(_message.Message):
     __slots__ = ("run_id",)

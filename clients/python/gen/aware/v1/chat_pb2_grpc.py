@@ -97,6 +97,11 @@ class ChatServiceStub:
                 request_serializer=aware_dot_v1_dot_chat__pb2.CancelRunRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_chat__pb2.CancelRunResponse.FromString,
                 _registered_method=True)
+        self.ListPendingConfirmations = channel.unary_unary(
+                '/aware.v1.ChatService/ListPendingConfirmations',
+                request_serializer=aware_dot_v1_dot_chat__pb2.ListPendingConfirmationsRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_chat__pb2.ListPendingConfirmationsResponse.FromString,
+                _registered_method=True)
         self.GetCapabilities = channel.unary_unary(
                 '/aware.v1.ChatService/GetCapabilities',
                 request_serializer=aware_dot_v1_dot_chat__pb2.GetCapabilitiesRequest.SerializeToString,
@@ -189,6 +194,16 @@ class ChatServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPendingConfirmations(self, request, context):
+        """ListPendingConfirmations lists the caller's confirmations still waiting for an answer
+        (pending and unexpired), oldest first, whatever started them: a chat run in another tab, or an
+        MCP client's `tools/call` (whose client may not be able to ask a person itself). Answer one
+        with `SubmitConfirmation`; the first valid answer from anywhere wins.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetCapabilities(self, request, context):
         """GetCapabilities describes the protocol, the limits and the tools this caller may use.
         """
@@ -228,6 +243,11 @@ def add_ChatServiceServicer_to_server(servicer, server):
                     servicer.CancelRun,
                     request_deserializer=aware_dot_v1_dot_chat__pb2.CancelRunRequest.FromString,
                     response_serializer=aware_dot_v1_dot_chat__pb2.CancelRunResponse.SerializeToString,
+            ),
+            'ListPendingConfirmations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPendingConfirmations,
+                    request_deserializer=aware_dot_v1_dot_chat__pb2.ListPendingConfirmationsRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_chat__pb2.ListPendingConfirmationsResponse.SerializeToString,
             ),
             'GetCapabilities': grpc.unary_unary_rpc_method_handler(
                     servicer.GetCapabilities,
@@ -430,6 +450,33 @@ class ChatService:
             '/aware.v1.ChatService/CancelRun',
             aware_dot_v1_dot_chat__pb2.CancelRunRequest.SerializeToString,
             aware_dot_v1_dot_chat__pb2.CancelRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPendingConfirmations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.ChatService/ListPendingConfirmations',
+            aware_dot_v1_dot_chat__pb2.ListPendingConfirmationsRequest.SerializeToString,
+            aware_dot_v1_dot_chat__pb2.ListPendingConfirmationsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -40,6 +40,7 @@ class RunKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_KIND_CHAT: _ClassVar[RunKind]
     RUN_KIND_SQL: _ClassVar[RunKind]
     RUN_KIND_QUERY_PLAN: _ClassVar[RunKind]
+    RUN_KIND_TOOL: _ClassVar[RunKind]
 
 class QueryMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -68,6 +69,7 @@ RUN_KIND_UNSPECIFIED: RunKind
 RUN_KIND_CHAT: RunKind
 RUN_KIND_SQL: RunKind
 RUN_KIND_QUERY_PLAN: RunKind
+RUN_KIND_TOOL: RunKind
 QUERY_MODE_UNSPECIFIED: QueryMode
 QUERY_MODE_NONE: QueryMode
 QUERY_MODE_PLAN: QueryMode

@@ -207,6 +207,17 @@ impl ChatService for Chat {
         Ok(Response::new(pb::CancelRunResponse { status: convert::run_status(status).into() }))
     }
 
+    async fn list_pending_confirmations(
+        &self,
+        request: Request<pb::ListPendingConfirmationsRequest>,
+    ) -> Result<Response<pb::ListPendingConfirmationsResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let pending = self.state.runs.pending_confirmations(&caller).await.map_err(to_status)?;
+        Ok(Response::new(pb::ListPendingConfirmationsResponse {
+            confirmations: pending.iter().map(convert::pending_confirmation).collect(),
+        }))
+    }
+
     async fn get_capabilities(
         &self,
         request: Request<pb::GetCapabilitiesRequest>,

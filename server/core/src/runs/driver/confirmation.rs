@@ -43,6 +43,7 @@ impl Driver {
                     status: Resolution::Pending,
                     created_at: now,
                     expires_at: now + ttl,
+                    description: prepared.description.clone(),
                 };
                 self.deps.log.create_confirmation(&c).await?;
                 c

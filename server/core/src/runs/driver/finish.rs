@@ -16,6 +16,8 @@ impl Driver {
         let (status, error) = match outcome {
             Ok(()) => match self.messages.last() {
                 Some(Message::Assistant { tool_calls, .. }) if tool_calls.is_empty() => (RunStatus::Succeeded, None),
+                // A tool run ends with its call's result (which says whether the call did its work).
+                Some(Message::Tool { .. }) if self.is_tool_run() => (RunStatus::Succeeded, None),
                 _ => (RunStatus::MaxIterations, None),
             },
             Err(Stop::Cancelled) => (RunStatus::Cancelled, None),
@@ -50,6 +52,8 @@ impl Driver {
             .rev()
             .find_map(|m| match m {
                 Message::Assistant { text, .. } => (!text.is_empty()).then(|| text.clone()),
+                // A tool run's answer is its call's summary.
+                Message::Tool { content, .. } if self.is_tool_run() => Some(content.clone()),
                 Message::User { .. } | Message::Tool { .. } => None,
             })
             .unwrap_or_default();

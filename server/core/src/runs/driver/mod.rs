@@ -8,6 +8,7 @@
 //! reaches the rest of the server only through [`Deps`].
 
 use super::admission::Live;
+use super::client_call::ClientToolCall;
 use super::engine::{EngineConfig, Services};
 use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolPhase};
 use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
@@ -17,7 +18,7 @@ use super::tools::ToolContext;
 use crate::auth::{Caller, Principal, Source};
 use crate::ids::{RunId, ThreadId, ToolCallId};
 use crate::policy::Policy;
-use crate::run::{RunStatus, Usage};
+use crate::run::{RunKind, RunStatus, Usage};
 use crate::{Error, Result};
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
@@ -174,13 +175,19 @@ impl Driver {
                 .collect()
         };
         let principal = Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role };
+        // A client's own call: the client chose the tool, so no reading of a question narrows
+        // what it may call (the gate still checks role, mode and limits), and it acts as `mcp`.
+        let (source, question_route) = if run.record.kind == RunKind::Tool {
+            (Source::Mcp, Route { confidence: 0.0, ..route("") })
+        } else {
+            (Source::AiAssistant, route(&run.record.question))
+        };
         let ctx = ToolContext {
-            caller: Caller { principal, source: Source::AiAssistant },
+            caller: Caller { principal, source },
             services: deps.services.clone(),
             run_id: Some(run.record.id.clone()),
         };
         let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);
-        let question_route = route(&run.record.question);
         Ok(Self {
             usage: run.record.usage,
             started: run.record.created_at,
@@ -282,11 +289,11 @@ impl Driver {
                 ui_state_version: version,
                 max_iterations: self.deps.config.max_iterations,
                 parent_run_id: self.run.record.parent_run_id.clone(),
-                model: self.deps.model.name().to_owned(),
+                model: self.run.record.model.clone().unwrap_or_default(),
                 client_msg_id: self.run.record.client_msg_id.clone().unwrap_or_default(),
             })
             .await?;
-            if self.deps.config.llm_router {
+            if self.deps.config.llm_router && !self.is_tool_run() {
                 self.refine_route().await?;
             }
             if self.deps.config.debug_routing {
@@ -315,6 +322,18 @@ impl Driver {
         if self.messages.is_empty() {
             let text = self.run.record.question.clone();
             self.push_message(Message::User { text }).await?;
+            if self.is_tool_run() {
+                // The client's call stands where a model's turn would.
+                let call = ClientToolCall::from_question(&self.run.record.question)?;
+                self.iteration = 1;
+                let request = ToolCallRequest {
+                    id: ToolCallId::generate(),
+                    provider_id: None,
+                    name: call.tool,
+                    arguments: call.arguments,
+                };
+                self.push_message(Message::Assistant { text: String::new(), tool_calls: vec![request] }).await?;
+            }
         }
         let history =
             self.deps.log.thread_history(&self.thread_id, &self.run.record.id, self.deps.config.history_runs).await?;
@@ -329,6 +348,8 @@ impl Driver {
             }
             match self.messages.last() {
                 Some(Message::Assistant { .. }) => return Ok(()),
+                // A tool run is over once its one call is answered: no model speaks.
+                Some(_) if self.is_tool_run() => return Ok(()),
                 _ => {
                     let turns = self.messages.iter().filter(|m| matches!(m, Message::Assistant { .. })).count();
                     if turns as u32 >= self.deps.config.max_iterations {
@@ -342,6 +363,11 @@ impl Driver {
                 }
             }
         }
+    }
+
+    /// A client's own call rather than a chat with the model.
+    fn is_tool_run(&self) -> bool {
+        self.run.record.kind == RunKind::Tool
     }
 
     /// Tool calls of the last assistant message that have no tool message yet.

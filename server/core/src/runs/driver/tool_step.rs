@@ -8,7 +8,6 @@
 
 use super::{Driver, Stop};
 use crate::Result;
-use crate::auth::Source;
 use crate::policy::Refusal;
 use crate::ports::AuditEntry;
 use crate::run::RunError;
@@ -252,11 +251,12 @@ impl Driver {
         }
     }
 
-    /// Post-hook: every tool call's outcome goes to the audit log, with the assistant as source.
+    /// Post-hook: every tool call's outcome goes to the audit log, with who made the call as source.
     async fn audit(&self, call: &ToolCallRequest, phase: ToolPhase, duration_ms: u64) {
         let entry = AuditEntry {
             user_id: self.run.record.owner.clone(),
-            source: Source::AiAssistant,
+            // The assistant, or the MCP client whose own call this is.
+            source: self.ctx.caller.source,
             action: format!("tool.{}", call.name),
             resource_type: "tool_call".to_owned(),
             resource_id: call.id.to_string(),

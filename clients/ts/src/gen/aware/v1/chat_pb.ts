@@ -4,9 +4,11 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { ResourceRef } from "./common_pb.js";
+import { file_aware_v1_common } from "./common_pb.js";
 import type { DatasetStatus } from "./datasets_pb.js";
 import { file_aware_v1_datasets } from "./datasets_pb.js";
-import type { ConfirmationResolution, ServerEvent, ToolRisk } from "./events_pb.js";
+import type { ConfirmationResolution, ConfirmationTier, ServerEvent, ToolRisk } from "./events_pb.js";
 import { file_aware_v1_events } from "./events_pb.js";
 import type { RunStatus } from "./run_pb.js";
 import { file_aware_v1_run } from "./run_pb.js";
@@ -18,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/chat.proto.
  */
 export const file_aware_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("ChNhd2FyZS92MS9jaGF0LnByb3RvEghhd2FyZS52MSKlAgoLQ2hhdFJlcXVlc3QSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIgCgVoZWxsbxgCIAEoCzIPLmF3YXJlLnYxLkhlbGxvSAASKwoIc25hcHNob3QYAyABKAsyFy5hd2FyZS52MS5TdGF0ZVNuYXBzaG90SAASKAoHbWVzc2FnZRgEIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlSAASNgoMY29uZmlybWF0aW9uGAUgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzcG9uc2VIABIiCgZyZXN1bWUYBiABKAsyEC5hd2FyZS52MS5SZXN1bWVIABIiCgZjYW5jZWwYByABKAsyEC5hd2FyZS52MS5DYW5jZWxIAEIGCgRraW5kIl8KBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SGgoSY2xpZW50X2luc3RhbmNlX2lkGAIgASgJEiAKBnJlc3VtZRgDIAMoCzIQLmF3YXJlLnYxLlJlc3VtZSJmCg5EYXRhc2V0U3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCXJvd19jb3VudBgDIAEoBBInCgZzdGF0dXMYBCABKA4yFy5hd2FyZS52MS5EYXRhc2V0U3RhdHVzIssBCg1TdGF0ZVNuYXBzaG90EhEKCXRocmVhZF9pZBgBIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAIgASgEEhUKDWN1cnJlbnRfcm91dGUYAyABKAkSGQoRYWN0aXZlX2RhdGFzZXRfaWQYBCABKAkSKgoIZGF0YXNldHMYBSADKAsyGC5hd2FyZS52MS5EYXRhc2V0U3VtbWFyeRIvCgtjYXB0dXJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUQoLVXNlck1lc3NhZ2USEQoJdGhyZWFkX2lkGAEgASgJEgwKBHRleHQYAiABKAkSIQoHb25fYnVzeRgDIAEoDjIQLmF3YXJlLnYxLk9uQnVzeSJBChRDb25maXJtYXRpb25SZXNwb25zZRIXCg9jb25maXJtYXRpb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgiMAoGUmVzdW1lEg4KBnJ1bl9pZBgBIAEoCRIWCg5sYXN0X2V2ZW50X3NlcRgCIAEoBCIYCgZDYW5jZWwSDgoGcnVuX2lkGAEgASgJIjQKDENoYXRSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50IlMKElNlbmRNZXNzYWdlUmVxdWVzdBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiYKB21lc3NhZ2UYAiABKAsyFS5hd2FyZS52MS5Vc2VyTWVzc2FnZSJIChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIjUKEFN0cmVhbVJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoBCI5ChFTdHJlYW1SdW5SZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50Ij8KElVwZGF0ZVN0YXRlUmVxdWVzdBIpCghzbmFwc2hvdBgBIAEoCzIXLmF3YXJlLnYxLlN0YXRlU25hcHNob3QiQgoTVXBkYXRlU3RhdGVSZXNwb25zZRIRCgl0aHJlYWRfaWQYASABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgCIAEoBCJGChlTdWJtaXRDb25maXJtYXRpb25SZXF1ZXN0EhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCJiChpTdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRIOCgZydW5faWQYASABKAkSNAoKcmVzb2x1dGlvbhgCIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24iIgoQQ2FuY2VsUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOAoRQ2FuY2VsUnVuUmVzcG9uc2USIwoGc3RhdHVzGAEgASgOMhMuYXdhcmUudjEuUnVuU3RhdHVzIhgKFkdldENhcGFiaWxpdGllc1JlcXVlc3QinwEKCFRvb2xJbmZvEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YBCABKAkSIAoEcmlzaxgFIAEoCzISLmF3YXJlLnYxLlRvb2xSaXNrEhIKCmNhcGFiaWxpdHkYBiABKAkSEAoIYWN0aXZpdHkYByABKAkipAMKF0dldENhcGFiaWxpdGllc1Jlc3BvbnNlEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFgoOc2VydmVyX3ZlcnNpb24YAiABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAMgASgNEhsKE2NvbmZpcm1hdGlvbl90dGxfbXMYBCABKA0SFgoObWF4X2l0ZXJhdGlvbnMYBSABKA0SIgoabWF4X3Rvb2xfY2FsbHNfcGVyX21lc3NhZ2UYBiABKA0SFwoPdG9vbF90aW1lb3V0X21zGAcgASgNEicKDW9uX2J1c3lfbW9kZXMYCCADKA4yEC5hd2FyZS52MS5PbkJ1c3kSIQoFdG9vbHMYCSADKAsyEi5hd2FyZS52MS5Ub29sSW5mbxIMCgRtb2RlGAogASgJEhEKCWF1dGhfbW9kZRgLIAEoCRIWCg5tb2RlbF9wcm92aWRlchgMIAEoCRIMCgRyb2xlGA0gASgJEhgKEG1heF91cGxvYWRfYnl0ZXMYDiABKAQSGQoRbWF4X21lc3NhZ2VfYnl0ZXMYDyABKA0qYQoGT25CdXN5EhcKE09OX0JVU1lfVU5TUEVDSUZJRUQQABISCg5PTl9CVVNZX1JFSkVDVBABEhMKD09OX0JVU1lfRU5RVUVVRRACEhUKEU9OX0JVU1lfSU5URVJSVVBUEAMypwQKC0NoYXRTZXJ2aWNlEjkKBENoYXQSFS5hd2FyZS52MS5DaGF0UmVxdWVzdBoWLmF3YXJlLnYxLkNoYXRSZXNwb25zZSgBMAESSgoLU2VuZE1lc3NhZ2USHC5hd2FyZS52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5hd2FyZS52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEkYKCVN0cmVhbVJ1bhIaLmF3YXJlLnYxLlN0cmVhbVJ1blJlcXVlc3QaGy5hd2FyZS52MS5TdHJlYW1SdW5SZXNwb25zZTABEkoKC1VwZGF0ZVN0YXRlEhwuYXdhcmUudjEuVXBkYXRlU3RhdGVSZXF1ZXN0Gh0uYXdhcmUudjEuVXBkYXRlU3RhdGVSZXNwb25zZRJfChJTdWJtaXRDb25maXJtYXRpb24SIy5hd2FyZS52MS5TdWJtaXRDb25maXJtYXRpb25SZXF1ZXN0GiQuYXdhcmUudjEuU3VibWl0Q29uZmlybWF0aW9uUmVzcG9uc2USRAoJQ2FuY2VsUnVuEhouYXdhcmUudjEuQ2FuY2VsUnVuUmVxdWVzdBobLmF3YXJlLnYxLkNhbmNlbFJ1blJlc3BvbnNlElYKD0dldENhcGFiaWxpdGllcxIgLmF3YXJlLnYxLkdldENhcGFiaWxpdGllc1JlcXVlc3QaIS5hd2FyZS52MS5HZXRDYXBhYmlsaXRpZXNSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_datasets, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChNhd2FyZS92MS9jaGF0LnByb3RvEghhd2FyZS52MSKlAgoLQ2hhdFJlcXVlc3QSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIgCgVoZWxsbxgCIAEoCzIPLmF3YXJlLnYxLkhlbGxvSAASKwoIc25hcHNob3QYAyABKAsyFy5hd2FyZS52MS5TdGF0ZVNuYXBzaG90SAASKAoHbWVzc2FnZRgEIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlSAASNgoMY29uZmlybWF0aW9uGAUgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzcG9uc2VIABIiCgZyZXN1bWUYBiABKAsyEC5hd2FyZS52MS5SZXN1bWVIABIiCgZjYW5jZWwYByABKAsyEC5hd2FyZS52MS5DYW5jZWxIAEIGCgRraW5kIl8KBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SGgoSY2xpZW50X2luc3RhbmNlX2lkGAIgASgJEiAKBnJlc3VtZRgDIAMoCzIQLmF3YXJlLnYxLlJlc3VtZSJmCg5EYXRhc2V0U3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCXJvd19jb3VudBgDIAEoBBInCgZzdGF0dXMYBCABKA4yFy5hd2FyZS52MS5EYXRhc2V0U3RhdHVzIssBCg1TdGF0ZVNuYXBzaG90EhEKCXRocmVhZF9pZBgBIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAIgASgEEhUKDWN1cnJlbnRfcm91dGUYAyABKAkSGQoRYWN0aXZlX2RhdGFzZXRfaWQYBCABKAkSKgoIZGF0YXNldHMYBSADKAsyGC5hd2FyZS52MS5EYXRhc2V0U3VtbWFyeRIvCgtjYXB0dXJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUQoLVXNlck1lc3NhZ2USEQoJdGhyZWFkX2lkGAEgASgJEgwKBHRleHQYAiABKAkSIQoHb25fYnVzeRgDIAEoDjIQLmF3YXJlLnYxLk9uQnVzeSJBChRDb25maXJtYXRpb25SZXNwb25zZRIXCg9jb25maXJtYXRpb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgiMAoGUmVzdW1lEg4KBnJ1bl9pZBgBIAEoCRIWCg5sYXN0X2V2ZW50X3NlcRgCIAEoBCIYCgZDYW5jZWwSDgoGcnVuX2lkGAEgASgJIjQKDENoYXRSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50IlMKElNlbmRNZXNzYWdlUmVxdWVzdBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiYKB21lc3NhZ2UYAiABKAsyFS5hd2FyZS52MS5Vc2VyTWVzc2FnZSJIChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIjUKEFN0cmVhbVJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoBCI5ChFTdHJlYW1SdW5SZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50Ij8KElVwZGF0ZVN0YXRlUmVxdWVzdBIpCghzbmFwc2hvdBgBIAEoCzIXLmF3YXJlLnYxLlN0YXRlU25hcHNob3QiQgoTVXBkYXRlU3RhdGVSZXNwb25zZRIRCgl0aHJlYWRfaWQYASABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgCIAEoBCJGChlTdWJtaXRDb25maXJtYXRpb25SZXF1ZXN0EhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCJiChpTdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRIOCgZydW5faWQYASABKAkSNAoKcmVzb2x1dGlvbhgCIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24iIQofTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVxdWVzdCJYCiBMaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnNSZXNwb25zZRI0Cg1jb25maXJtYXRpb25zGAEgAygLMh0uYXdhcmUudjEuUGVuZGluZ0NvbmZpcm1hdGlvbiKvAgoTUGVuZGluZ0NvbmZpcm1hdGlvbhIXCg9jb25maXJtYXRpb25faWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhQKDHRvb2xfY2FsbF9pZBgDIAEoCRIRCgl0b29sX25hbWUYBCABKAkSJwoIcmVzb3VyY2UYBSABKAsyFS5hd2FyZS52MS5SZXNvdXJjZVJlZhITCgtkZXNjcmlwdGlvbhgGIAEoCRIoCgR0aWVyGAcgASgOMhouYXdhcmUudjEuQ29uZmlybWF0aW9uVGllchIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIiChBDYW5jZWxSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSI4ChFDYW5jZWxSdW5SZXNwb25zZRIjCgZzdGF0dXMYASABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCKfAQoIVG9vbEluZm8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgEIAEoCRIgCgRyaXNrGAUgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSEgoKY2FwYWJpbGl0eRgGIAEoCRIQCghhY3Rpdml0eRgHIAEoCSKkAwoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIWCg5zZXJ2ZXJfdmVyc2lvbhgCIAEoCRIdChVoZWFydGJlYXRfaW50ZXJ2YWxfbXMYAyABKA0SGwoTY29uZmlybWF0aW9uX3R0bF9tcxgEIAEoDRIWCg5tYXhfaXRlcmF0aW9ucxgFIAEoDRIiChptYXhfdG9vbF9jYWxsc19wZXJfbWVzc2FnZRgGIAEoDRIXCg90b29sX3RpbWVvdXRfbXMYByABKA0SJwoNb25fYnVzeV9tb2RlcxgIIAMoDjIQLmF3YXJlLnYxLk9uQnVzeRIhCgV0b29scxgJIAMoCzISLmF3YXJlLnYxLlRvb2xJbmZvEgwKBG1vZGUYCiABKAkSEQoJYXV0aF9tb2RlGAsgASgJEhYKDm1vZGVsX3Byb3ZpZGVyGAwgASgJEgwKBHJvbGUYDSABKAkSGAoQbWF4X3VwbG9hZF9ieXRlcxgOIAEoBBIZChFtYXhfbWVzc2FnZV9ieXRlcxgPIAEoDSphCgZPbkJ1c3kSFwoTT05fQlVTWV9VTlNQRUNJRklFRBAAEhIKDk9OX0JVU1lfUkVKRUNUEAESEwoPT05fQlVTWV9FTlFVRVVFEAISFQoRT05fQlVTWV9JTlRFUlJVUFQQAzKaBQoLQ2hhdFNlcnZpY2USOQoEQ2hhdBIVLmF3YXJlLnYxLkNoYXRSZXF1ZXN0GhYuYXdhcmUudjEuQ2hhdFJlc3BvbnNlKAEwARJKCgtTZW5kTWVzc2FnZRIcLmF3YXJlLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBodLmF3YXJlLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USRgoJU3RyZWFtUnVuEhouYXdhcmUudjEuU3RyZWFtUnVuUmVxdWVzdBobLmF3YXJlLnYxLlN0cmVhbVJ1blJlc3BvbnNlMAESSgoLVXBkYXRlU3RhdGUSHC5hd2FyZS52MS5VcGRhdGVTdGF0ZVJlcXVlc3QaHS5hd2FyZS52MS5VcGRhdGVTdGF0ZVJlc3BvbnNlEl8KElN1Ym1pdENvbmZpcm1hdGlvbhIjLmF3YXJlLnYxLlN1Ym1pdENvbmZpcm1hdGlvblJlcXVlc3QaJC5hd2FyZS52MS5TdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRJECglDYW5jZWxSdW4SGi5hd2FyZS52MS5DYW5jZWxSdW5SZXF1ZXN0GhsuYXdhcmUudjEuQ2FuY2VsUnVuUmVzcG9uc2UScQoYTGlzdFBlbmRpbmdDb25maXJtYXRpb25zEikuYXdhcmUudjEuTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVxdWVzdBoqLmF3YXJlLnYxLkxpc3RQZW5kaW5nQ29uZmlybWF0aW9uc1Jlc3BvbnNlElYKD0dldENhcGFiaWxpdGllcxIgLmF3YXJlLnYxLkdldENhcGFiaWxpdGllc1JlcXVlc3QaIS5hd2FyZS52MS5HZXRDYXBhYmlsaXRpZXNSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ChatRequest is one client message on the `Chat` stream. `client_msg_id` is an idempotency key:
@@ -482,6 +484,101 @@ export const SubmitConfirmationResponseSchema: GenMessage<SubmitConfirmationResp
   messageDesc(file_aware_v1_chat, 16);
 
 /**
+ * @generated from message aware.v1.ListPendingConfirmationsRequest
+ */
+export type ListPendingConfirmationsRequest = Message<"aware.v1.ListPendingConfirmationsRequest"> & {
+};
+
+/**
+ * Describes the message aware.v1.ListPendingConfirmationsRequest.
+ * Use `create(ListPendingConfirmationsRequestSchema)` to create a new message.
+ */
+export const ListPendingConfirmationsRequestSchema: GenMessage<ListPendingConfirmationsRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 17);
+
+/**
+ * @generated from message aware.v1.ListPendingConfirmationsResponse
+ */
+export type ListPendingConfirmationsResponse = Message<"aware.v1.ListPendingConfirmationsResponse"> & {
+  /**
+   * @generated from field: repeated aware.v1.PendingConfirmation confirmations = 1;
+   */
+  confirmations: PendingConfirmation[];
+};
+
+/**
+ * Describes the message aware.v1.ListPendingConfirmationsResponse.
+ * Use `create(ListPendingConfirmationsResponseSchema)` to create a new message.
+ */
+export const ListPendingConfirmationsResponseSchema: GenMessage<ListPendingConfirmationsResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 18);
+
+/**
+ * PendingConfirmation is a confirmation waiting for a person.
+ *
+ * @generated from message aware.v1.PendingConfirmation
+ */
+export type PendingConfirmation = Message<"aware.v1.PendingConfirmation"> & {
+  /**
+   * @generated from field: string confirmation_id = 1;
+   */
+  confirmationId: string;
+
+  /**
+   * The run the call belongs to (kind CHAT or TOOL); follow it with `StreamRun`.
+   *
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string tool_call_id = 3;
+   */
+  toolCallId: string;
+
+  /**
+   * @generated from field: string tool_name = 4;
+   */
+  toolName: string;
+
+  /**
+   * What approval acts on, resolved when the confirmation was issued.
+   *
+   * @generated from field: aware.v1.ResourceRef resource = 5;
+   */
+  resource?: ResourceRef | undefined;
+
+  /**
+   * Plain English: what the call will do.
+   *
+   * @generated from field: string description = 6;
+   */
+  description: string;
+
+  /**
+   * @generated from field: aware.v1.ConfirmationTier tier = 7;
+   */
+  tier: ConfirmationTier;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 9;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message aware.v1.PendingConfirmation.
+ * Use `create(PendingConfirmationSchema)` to create a new message.
+ */
+export const PendingConfirmationSchema: GenMessage<PendingConfirmation> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 19);
+
+/**
  * @generated from message aware.v1.CancelRunRequest
  */
 export type CancelRunRequest = Message<"aware.v1.CancelRunRequest"> & {
@@ -496,7 +593,7 @@ export type CancelRunRequest = Message<"aware.v1.CancelRunRequest"> & {
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 17);
+  messageDesc(file_aware_v1_chat, 20);
 
 /**
  * @generated from message aware.v1.CancelRunResponse
@@ -515,7 +612,7 @@ export type CancelRunResponse = Message<"aware.v1.CancelRunResponse"> & {
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 18);
+  messageDesc(file_aware_v1_chat, 21);
 
 /**
  * @generated from message aware.v1.GetCapabilitiesRequest
@@ -528,7 +625,7 @@ export type GetCapabilitiesRequest = Message<"aware.v1.GetCapabilitiesRequest"> 
  * Use `create(GetCapabilitiesRequestSchema)` to create a new message.
  */
 export const GetCapabilitiesRequestSchema: GenMessage<GetCapabilitiesRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 19);
+  messageDesc(file_aware_v1_chat, 22);
 
 /**
  * ToolInfo describes one tool this caller's role and the deployment mode allow.
@@ -583,7 +680,7 @@ export type ToolInfo = Message<"aware.v1.ToolInfo"> & {
  * Use `create(ToolInfoSchema)` to create a new message.
  */
 export const ToolInfoSchema: GenMessage<ToolInfo> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 20);
+  messageDesc(file_aware_v1_chat, 23);
 
 /**
  * @generated from message aware.v1.GetCapabilitiesResponse
@@ -676,7 +773,7 @@ export type GetCapabilitiesResponse = Message<"aware.v1.GetCapabilitiesResponse"
  * Use `create(GetCapabilitiesResponseSchema)` to create a new message.
  */
 export const GetCapabilitiesResponseSchema: GenMessage<GetCapabilitiesResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 21);
+  messageDesc(file_aware_v1_chat, 24);
 
 /**
  * OnBusy decides what a message does when its thread already has an active run.
@@ -823,6 +920,19 @@ export const ChatService: GenService<{
     methodKind: "unary";
     input: typeof CancelRunRequestSchema;
     output: typeof CancelRunResponseSchema;
+  },
+  /**
+   * ListPendingConfirmations lists the caller's confirmations still waiting for an answer
+   * (pending and unexpired), oldest first, whatever started them: a chat run in another tab, or an
+   * MCP client's `tools/call` (whose client may not be able to ask a person itself). Answer one
+   * with `SubmitConfirmation`; the first valid answer from anywhere wins.
+   *
+   * @generated from rpc aware.v1.ChatService.ListPendingConfirmations
+   */
+  listPendingConfirmations: {
+    methodKind: "unary";
+    input: typeof ListPendingConfirmationsRequestSchema;
+    output: typeof ListPendingConfirmationsResponseSchema;
   },
   /**
    * GetCapabilities describes the protocol, the limits and the tools this caller may use.
