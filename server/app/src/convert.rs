@@ -706,6 +706,25 @@ pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, 
         .ok_or_else(|| aware_core::Error::validation("confirmation_id", "a confirmation id is required"))
 }
 
+fn resource_ref(r: &ResourceRef) -> pb::ResourceRef {
+    pb::ResourceRef { r#type: r.kind.clone(), id: r.id.clone(), display_name: r.display_name.clone() }
+}
+
+/// A confirmation waiting for a person (`ListPendingConfirmations`).
+pub(crate) fn pending_confirmation(c: &Confirmation) -> pb::PendingConfirmation {
+    pb::PendingConfirmation {
+        confirmation_id: c.id.to_string(),
+        run_id: c.run_id.to_string(),
+        tool_call_id: c.tool_call_id.to_string(),
+        tool_name: c.tool_name.clone(),
+        resource: Some(resource_ref(&c.resource)),
+        description: c.description.clone(),
+        tier: tier(c.tier).into(),
+        created_at: Some(timestamp(c.created_at)),
+        expires_at: Some(timestamp(c.expires_at)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -723,24 +742,5 @@ mod tests {
         assert_eq!(status_filter(0).unwrap(), None);
         assert_eq!(status_filter(2).unwrap(), Some(DatasetStatus::Ready));
         assert_eq!(status_filter(99).unwrap_err().field.as_deref(), Some("status_filter"));
-    }
-}
-
-fn resource_ref(r: &ResourceRef) -> pb::ResourceRef {
-    pb::ResourceRef { r#type: r.kind.clone(), id: r.id.clone(), display_name: r.display_name.clone() }
-}
-
-/// A confirmation waiting for a person (`ListPendingConfirmations`).
-pub(crate) fn pending_confirmation(c: &Confirmation) -> pb::PendingConfirmation {
-    pb::PendingConfirmation {
-        confirmation_id: c.id.to_string(),
-        run_id: c.run_id.to_string(),
-        tool_call_id: c.tool_call_id.to_string(),
-        tool_name: c.tool_name.clone(),
-        resource: Some(resource_ref(&c.resource)),
-        description: c.description.clone(),
-        tier: tier(c.tier).into(),
-        created_at: Some(timestamp(c.created_at)),
-        expires_at: Some(timestamp(c.expires_at)),
     }
 }

@@ -5,8 +5,8 @@
 //! Map: `server.rs` (`build_state` wires every adapter once; `run` serves), `grpc/` (one handler
 //! per service: `chat/`, `datasets.rs`, `query.rs`, `runs.rs`, `files.rs`), `convert.rs` (proto ⇄
 //! domain, ids parsed at the boundary), `status.rs` (the one error → status mapping), `auth.rs`,
-//! `limits.rs`, `guard.rs` (Origin/Host checks), `web.rs`, `metrics.rs`, `telemetry.rs`,
-//! `config.rs`.
+//! `limits.rs`, `guard.rs` (Origin/Host checks), `mcp/` (aware as an MCP server at `/mcp`),
+//! `web.rs`, `metrics.rs`, `telemetry.rs`, `config.rs`.
 
 // No `_` arm over our own enums (see aware-core).
 #![warn(clippy::wildcard_enum_match_arm)]
@@ -17,6 +17,7 @@ pub mod convert;
 pub mod grpc;
 pub mod guard;
 pub mod limits;
+pub mod mcp;
 pub mod metrics;
 pub mod server;
 pub mod status;

@@ -6,6 +6,7 @@ use crate::auth::Authenticator;
 use crate::config::{Config, DeploymentMode, EmbeddingsKind, ModelKind, RouterKind};
 use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query, runs};
 use crate::guard::GuardLayer;
+use crate::mcp::McpLayer;
 use crate::web::WebLayer;
 use anyhow::Context;
 use aware_core::auth::{Caller, Principal, Source};
@@ -419,6 +420,8 @@ pub async fn run(
     let reflection_v1 = reflection(tonic_reflection::server::Builder::configure()).build_v1()?;
     let reflection_v1alpha = reflection(tonic_reflection::server::Builder::configure()).build_v1alpha()?;
 
+    // Cancelled when shutdown starts: MCP sessions and their event streams end.
+    let stop_mcp = tokio_util::sync::CancellationToken::new();
     let router = Server::builder()
         .accept_http1(true)
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
@@ -426,6 +429,8 @@ pub async fn run(
         // First of all: a request for a host or from an origin this server does not serve (DNS
         // rebinding) gets neither the page nor the API.
         .layer(GuardLayer::new(&config.allowed_hosts, &config.cors_origins))
+        // MCP's Streamable HTTP (its GET opens an event stream, so before the web app's GETs).
+        .layer(McpLayer::new(state.clone(), stop_mcp.clone()))
         .layer(WebLayer::new(config.web_dir.as_deref()))
         .layer(cors_layer(&config.cors_origins))
         .layer(tonic_web::GrpcWebLayer::new())
@@ -445,12 +450,13 @@ pub async fn run(
     let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (stop_admin, admin_stopped) = tokio::sync::oneshot::channel::<()>();
     let signal = {
-        let (draining, ready, state) = (draining.clone(), ready.clone(), state.clone());
+        let (draining, ready, state, stop_mcp) = (draining.clone(), ready.clone(), state.clone(), stop_mcp.clone());
         async move {
             shutdown.await;
             tracing::info!("shutting down: open streams are told and closed; tools in progress may finish");
             ready.store(false, std::sync::atomic::Ordering::Relaxed);
             state.shutdown.send_replace(true);
+            stop_mcp.cancel();
             draining.notify_one();
         }
     };

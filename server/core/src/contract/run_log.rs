@@ -253,7 +253,7 @@ async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
     assert_eq!(ids(pending), [c.id.clone(), later.id.clone()]);
     assert!(log.pending_confirmations(&bo(), now).await.expect("listed").is_empty(), "another user's are not theirs");
     let after_expiry = log.pending_confirmations(&ana(), now + Duration::seconds(10)).await.expect("listed");
-    assert_eq!(ids(after_expiry), [c.id.clone()], "an expired one is not waiting any more");
+    assert_eq!(ids(after_expiry), std::slice::from_ref(&c.id), "an expired one is not waiting any more");
     assert_eq!(log.confirmation_for_call(&call).await.expect("read").map(|x| x.id), Some(c.id.clone()));
     assert_eq!(log.confirmation(&ConfirmationId::generate()).await.expect("read"), None);
     assert!(log.resolve_confirmation(&c.id, Resolution::Approved, Some(&ana())).await.expect("resolved"));

@@ -1,0 +1,177 @@
+//! An MCP call's run, followed to its end. Each tool the run starts is a progress notification
+//! (when the client sent a progress token). A confirmation is asked through `elicitation/create`
+//! when the client can elicit; it stays pending in aware too (`ListPendingConfirmations`, the CLI,
+//! the web app), and the first valid answer from anywhere wins. A client that cancels the request
+//! cancels the run.
+
+use crate::grpc::State;
+use aware_core::auth::Caller;
+use aware_core::ids::{ConfirmationId, RunId};
+use aware_core::run::{RunError, RunStatus};
+use aware_core::runs::Delivery;
+use aware_core::runs::events::{EventPayload, Resolution, RichResult, Tier};
+use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ProgressNotificationParam, ProgressToken};
+use rmcp::service::{ElicitationMode, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::json;
+
+/// One tool call's result, as the run's log has it.
+pub(super) struct CallResult {
+    pub tool_name: String,
+    pub is_error: bool,
+    pub summary: String,
+    pub rich: Option<RichResult>,
+    pub error: Option<RunError>,
+    /// How its confirmation ended, when it needed one.
+    pub resolution: Option<Resolution>,
+}
+
+/// A run's outcome.
+pub(super) struct Followed {
+    pub status: RunStatus,
+    pub final_text: String,
+    pub error: Option<RunError>,
+    pub results: Vec<CallResult>,
+}
+
+fn internal(e: impl std::fmt::Display) -> McpError {
+    McpError::internal_error(e.to_string(), None)
+}
+
+/// Follows `run_id` from its first event to `RunCompleted`.
+pub(super) async fn follow(
+    state: &State,
+    caller: &Caller,
+    run_id: &RunId,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<Followed, McpError> {
+    let mut framed = state.runs.subscribe(caller, run_id, 0).await.map_err(internal)?.framed(None);
+    let progress = ctx.meta.get_progress_token();
+    let mut steps = 0u32;
+    let mut results: Vec<CallResult> = Vec::new();
+    let mut pending_resolution: Option<Resolution> = None;
+    loop {
+        let delivery = tokio::select! {
+            biased;
+            () = ctx.ct.cancelled() => {
+                let _ = state.runs.cancel(caller, run_id).await;
+                return Err(McpError::internal_error("the request was cancelled; so is its run", None));
+            }
+            d = framed.next() => d.map_err(internal)?,
+        };
+        let Some(delivery) = delivery else {
+            return Err(internal("the run's log ended before the run did"));
+        };
+        let event = match delivery {
+            Delivery::Event(e) => e,
+            Delivery::ReplayStarted { .. } | Delivery::ReplayFinished { .. } => continue,
+        };
+        match &event.payload {
+            EventPayload::ToolCallStarted { title, .. } => {
+                steps += 1;
+                if let Some(token) = &progress {
+                    notify(ctx, token, steps, title).await;
+                }
+            }
+            EventPayload::ConfirmationRequired { confirmation_id, description, tier, .. } => {
+                if ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                    ask(state.clone(), caller.clone(), ctx.clone(), confirmation_id.clone(), description, *tier);
+                }
+            }
+            EventPayload::ConfirmationResolved { resolution, .. } => {
+                pending_resolution = Some(*resolution);
+            }
+            EventPayload::ToolResult { tool_name, is_error, llm_summary, error, rich, .. } => {
+                results.push(CallResult {
+                    tool_name: tool_name.clone(),
+                    is_error: *is_error,
+                    summary: llm_summary.clone(),
+                    rich: rich.clone(),
+                    error: error.clone(),
+                    resolution: pending_resolution.take(),
+                });
+            }
+            EventPayload::ToolDenied { tool_name, reason, .. } => {
+                results.push(CallResult {
+                    tool_name: tool_name.clone(),
+                    is_error: true,
+                    summary: reason.clone(),
+                    rich: None,
+                    error: None,
+                    resolution: None,
+                });
+            }
+            EventPayload::RunCompleted { status, final_text, error, .. } => {
+                return Ok(Followed { status: *status, final_text: final_text.clone(), error: error.clone(), results });
+            }
+            EventPayload::RunStarted { .. }
+            | EventPayload::TextStarted { .. }
+            | EventPayload::TextDelta { .. }
+            | EventPayload::TextEnded { .. }
+            | EventPayload::ToolStatus { .. }
+            | EventPayload::RoutingDecided { .. } => {}
+        }
+    }
+}
+
+async fn notify(ctx: &RequestContext<RoleServer>, token: &ProgressToken, step: u32, title: &str) {
+    let param = serde_json::from_value::<ProgressNotificationParam>(json!({
+        "progressToken": token,
+        "progress": step,
+        "message": format!("{title}…"),
+    }));
+    if let Ok(param) = param
+        && let Err(e) = ctx.peer.notify_progress(param).await
+    {
+        tracing::debug!(error = %e, "an MCP progress notification was not delivered");
+    }
+}
+
+/// Asks the client's person to approve, in the background: an answer resolves the confirmation
+/// (unless someone answered in aware first); a dismissed or failed request leaves it pending.
+fn ask(
+    state: State,
+    caller: Caller,
+    ctx: RequestContext<RoleServer>,
+    id: ConfirmationId,
+    description: &str,
+    tier: Tier,
+) {
+    let message = format!(
+        "aware asks before it acts ({} tier): {} Approve? You can also answer in aware itself.",
+        tier.as_str(),
+        description.trim_end_matches('.').to_owned() + "."
+    );
+    tokio::spawn(async move {
+        let params = serde_json::from_value::<ElicitRequestParams>(json!({
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"approve": {"type": "boolean", "title": "Approve", "description": "Go ahead"}},
+                "required": ["approve"]
+            }
+        }));
+        let Ok(params) = params else { return };
+        let answer: ElicitResult = match ctx.peer.create_elicitation(params).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(error = %e, "an MCP elicitation failed; the confirmation stays pending");
+                return;
+            }
+        };
+        let approved = match answer.action {
+            ElicitationAction::Accept => {
+                answer.content.as_ref().and_then(|c| c.get("approve")).and_then(serde_json::Value::as_bool)
+            }
+            ElicitationAction::Decline => Some(false),
+            // Dismissed (or an answer this SDK does not know): a person may still answer in aware.
+            ElicitationAction::Cancel | _ => None,
+        };
+        if let Some(approved) = approved
+            && let Err(e) = state.runs.resolve_confirmation(&caller, &id, approved).await
+        {
+            tracing::debug!(error = %e, "an MCP client's answer came after another");
+        }
+    });
+}

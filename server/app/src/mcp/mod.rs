@@ -1,0 +1,128 @@
+//! aware as an MCP server: Streamable HTTP at `/mcp` on the API port, served by the official Rust
+//! SDK (`rmcp`) with sessions and SSE resumption (`Last-Event-ID`). A request is authenticated as
+//! a gRPC call is (bearer token; none in local mode) and its caller acts with the audit source
+//! `mcp`; the Host/Origin guard in front of the port (`guard.rs`) refuses DNS-rebinding requests
+//! before they get here.
+//!
+//! Its parts: this file (the layer that routes `/mcp` and authenticates), `handler.rs` (the MCP
+//! methods), `tools.rs` (aware's tools as MCP tools: schemas, annotations, results), `follow.rs`
+//! (a call's run followed to its end: progress, elicitation, the result) and `catalog.rs`
+//! (datasets as resources, the seed questions as prompts).
+
+mod catalog;
+mod follow;
+mod handler;
+mod tools;
+
+use crate::grpc::State;
+use aware_core::auth::Source;
+use bytes::Bytes;
+use http::{Request, Response, StatusCode, header};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio_util::sync::CancellationToken;
+use tower::{Layer, Service};
+
+/// Where MCP is served on the API port.
+pub const PATH: &str = "/mcp";
+
+type Endpoint = StreamableHttpService<handler::AwareMcp, LocalSessionManager>;
+
+/// Routes `/mcp` to the MCP endpoint; everything else goes on.
+#[derive(Clone)]
+pub struct McpLayer {
+    state: State,
+    endpoint: Endpoint,
+}
+
+impl McpLayer {
+    /// `stop` ends every MCP session and stream (at shutdown).
+    pub fn new(state: State, stop: CancellationToken) -> Self {
+        let config = StreamableHttpServerConfig::default()
+            .with_cancellation_token(stop)
+            .with_max_request_body_bytes(state.config.max_message_bytes())
+            // Sessions, with event ids on SSE streams so a client resumes with `Last-Event-ID`.
+            .with_legacy_session_mode(true)
+            // The guard in front of the port checks Host and Origin against the configured hosts
+            // and origins, for MCP as for gRPC and the web app.
+            .disable_allowed_hosts();
+        let for_sessions = state.clone();
+        let endpoint = StreamableHttpService::new(
+            move || Ok(handler::AwareMcp::new(for_sessions.clone())),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        Self { state, endpoint }
+    }
+}
+
+impl<S> Layer<S> for McpLayer {
+    type Service = Mcp<S>;
+    fn layer(&self, inner: S) -> Mcp<S> {
+        Mcp { inner, state: self.state.clone(), endpoint: self.endpoint.clone() }
+    }
+}
+
+#[derive(Clone)]
+pub struct Mcp<S> {
+    inner: S,
+    state: State,
+    endpoint: Endpoint,
+}
+
+impl<S, B> Service<Request<B>> for Mcp<S>
+where
+    S: Service<Request<B>, Response = Response<tonic::body::Body>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: std::fmt::Display,
+{
+    type Response = Response<tonic::body::Body>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        if req.uri().path() != PATH {
+            return Box::pin(self.inner.call(req));
+        }
+        let (state, mut endpoint) = (self.state.clone(), self.endpoint.clone());
+        Box::pin(async move {
+            let metadata = tonic::metadata::MetadataMap::from_headers(req.headers().clone());
+            let mut caller = match state.caller(&metadata).await {
+                Ok(caller) => caller,
+                Err(status) => return Ok(refused(&status)),
+            };
+            caller.source = Source::Mcp;
+            req.extensions_mut().insert(caller);
+            let response = endpoint.call(req).await.unwrap_or_else(|e| match e {});
+            Ok(response.map(tonic::body::Body::new))
+        })
+    }
+}
+
+/// An unauthenticated (401, with the bearer challenge) or throttled (429) request.
+fn refused(status: &tonic::Status) -> Response<tonic::body::Body> {
+    let code = if status.code() == tonic::Code::Unauthenticated {
+        StatusCode::UNAUTHORIZED
+    } else if status.code() == tonic::Code::ResourceExhausted {
+        StatusCode::TOO_MANY_REQUESTS
+    } else {
+        StatusCode::FORBIDDEN
+    };
+    let body = serde_json::json!({"error": status.message()}).to_string();
+    let mut response = Response::new(tonic::body::Body::new(body));
+    *response.status_mut() = code;
+    response.headers_mut().insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    if code == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, http::HeaderValue::from_static("Bearer"));
+    }
+    response
+}

@@ -1,0 +1,145 @@
+//! aware's tools as MCP tools: the input schema a model is given, an output schema for the typed
+//! rich result (`structuredContent`), and annotations from each tool's risk. Annotations are
+//! hints for the client; what runs is still decided by the policy gate and confirmations.
+
+use aware_core::runs::tools::{Tool, ToolName};
+use serde_json::{Value, json};
+
+/// The tool that runs a whole agent run.
+pub(super) const ASK_AWARE: &str = "ask_aware";
+
+/// An aware tool as MCP lists it.
+pub(super) fn listed(tool: &dyn Tool) -> Value {
+    let meta = tool.meta();
+    let read_only = meta.risk.read_only;
+    json!({
+        "name": meta.name.as_str(),
+        "title": meta.title,
+        "description": meta.description,
+        "inputSchema": tool.input_schema(),
+        "outputSchema": output_schema(meta.name),
+        "annotations": {
+            "title": meta.title,
+            "readOnlyHint": read_only,
+            "destructiveHint": meta.risk.destructive,
+            // Reads repeat without effect; a delete of the same dataset twice finds nothing the
+            // second time; an import imports again.
+            "idempotentHint": read_only || meta.name == ToolName::DeleteDataset,
+            // Every tool acts on this server's datasets and approved folders only.
+            "openWorldHint": false,
+        },
+    })
+}
+
+/// `ask_aware`: a question answered by a full agent run.
+pub(super) fn ask_aware() -> Value {
+    json!({
+        "name": ASK_AWARE,
+        "title": "Ask aware",
+        "description": "Ask aware a question about your datasets in plain English. aware runs its own agent \
+            (the same one as its chat): it picks and runs its tools, asks a person before anything \
+            destructive, and returns its answer, the run id and the results it showed.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "question": {"type": "string", "description": "the question, e.g. \"average price by neighbourhood\""},
+                "thread_id": {"type": "string", "description": "continue this conversation (optional)"}
+            },
+            "required": ["question"],
+            "additionalProperties": false
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "answer": {"type": "string"},
+                "run_id": {"type": "string"},
+                "status": {"type": "string"},
+                "results": {"type": "array", "items": {"type": "object"}}
+            },
+            "required": ["answer", "run_id", "status", "results"]
+        },
+        "annotations": {
+            "title": "Ask aware",
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": false,
+        },
+    })
+}
+
+/// A result of `kind` (the rich result's `type`) with these fields.
+fn result_of(kind: &str, properties: Value) -> Value {
+    let mut required: Vec<String> = vec!["type".to_owned()];
+    if let Some(p) = properties.as_object() {
+        required.extend(p.keys().cloned());
+    }
+    let mut all = json!({"type": {"type": "string", "const": kind}});
+    if let (Some(all), Some(p)) = (all.as_object_mut(), properties.as_object()) {
+        all.extend(p.clone());
+    }
+    json!({"type": "object", "properties": all, "required": required})
+}
+
+/// A typed cell: `{"t": kind, "v": value}` (decimals as exact text, dates as days since 1970,
+/// timestamps as microseconds since 1970 UTC).
+fn table() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "columns": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "sql_type": {"type": "string"}, "kind": {"type": "string"}},
+                "required": ["name", "sql_type"]
+            }},
+            "rows": {"type": "array", "items": {"type": "array", "items": {
+                "type": "object", "properties": {"t": {"type": "string"}, "v": {}}, "required": ["t"]
+            }}},
+            "truncated": {"type": "boolean"},
+            "exec_time_ms": {"type": "integer"}
+        },
+        "required": ["columns", "rows", "truncated"]
+    })
+}
+
+/// The shape of a tool's `structuredContent`: its rich result, as aware's clients get it.
+fn output_schema(name: ToolName) -> Value {
+    let object = json!({"type": "object"});
+    let objects = json!({"type": "array", "items": {"type": "object"}});
+    match name {
+        ToolName::ListDatasets => result_of("dataset_list", json!({"datasets": objects})),
+        ToolName::GetDatasetDetail => {
+            result_of("dataset_detail", json!({"dataset": object, "sample": {"anyOf": [table(), {"type": "null"}]}}))
+        }
+        ToolName::PreviewRows | ToolName::RunSqlQuery | ToolName::ExecuteQueryPlan => {
+            result_of("table", json!({"table": table(), "executed_sql": {"type": "string"}}))
+        }
+        ToolName::GetDatasetStatistics => result_of("statistics", json!({"statistics": object})),
+        ToolName::GetSystemStatus => result_of("system_status", json!({"status": object})),
+        ToolName::GetRunStatus => result_of("run", json!({"run": object, "capsule": object})),
+        ToolName::SearchDatasets => result_of("search_hits", json!({"results": object})),
+        ToolName::DeleteDataset => result_of("deleted_dataset", json!({"dataset": object})),
+        ToolName::ListDirectory => result_of("directory_listing", json!({"listing": object})),
+        ToolName::ImportFiles => result_of("import_report", json!({"report": object})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aware_core::runs::tools::ToolRegistry;
+
+    #[test]
+    fn every_tool_declares_its_result_type_and_risk() {
+        for tool in ToolRegistry::standard().all() {
+            let listed = listed(tool.as_ref());
+            let kind = &listed["outputSchema"]["properties"]["type"]["const"];
+            assert!(kind.is_string(), "{listed}");
+            let read_only = tool.meta().risk.read_only;
+            assert_eq!(listed["annotations"]["readOnlyHint"], json!(read_only));
+            if tool.meta().name == ToolName::DeleteDataset {
+                assert_eq!(listed["annotations"]["destructiveHint"], json!(true));
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! aware as an MCP server (`/mcp`), driven by third-party parts against the real binary: the
+//! official MCP conformance suite (npm, run on Node 24 from PyPI) and the official Python MCP
+//! SDK (`tests/mcp/python_client.py`), with gRPC on the side to check what the MCP client cannot
+//! see (the datasets left, a confirmation pending in aware) and to answer as a person would.
+
+#![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
+
+use aware_e2e::{TestServer, add_user};
+use aware_proto::v1 as pb;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
+}
+
+fn tool(path: &str) -> PathBuf {
+    let p = root().join(path);
+    assert!(p.exists(), "{} is missing: run scripts/install-tools (scripts/test does)", p.display());
+    p
+}
+
+fn mcp_url(server: &TestServer) -> String {
+    format!("http://{}/mcp", server.addr)
+}
+
+fn text(out: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// Every conformance scenario that applies to a product server passes; the rest are listed with
+/// their reasons in `tests/mcp/conformance-expected-failures.yml` (the suite fails on a listed
+/// scenario that passes, so the list stays true).
+#[test]
+fn the_official_conformance_suite_passes_every_scenario_for_a_product_server() {
+    let server = TestServer::start(&[]);
+    let out = Command::new(tool(".tools/bin/node24"))
+        .arg(tool("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        .args(["server", "--url", &mcp_url(&server), "--spec-version", "2025-11-25", "--expected-failures"])
+        .arg(tool("tests/mcp/conformance-expected-failures.yml"))
+        .arg("--output-dir")
+        .arg(tempfile::tempdir().unwrap().path())
+        .output()
+        .unwrap();
+    let report = text(&out);
+    assert!(out.status.success(), "{report}");
+    for must_pass in [
+        "server-initialize",
+        "ping",
+        "logging-set-level",
+        "tools-list",
+        "resources-list",
+        "prompts-list",
+        "server-sse-multiple-streams",
+        "dns-rebinding-protection",
+    ] {
+        let line = report.lines().find(|l| l.contains(&format!(" {must_pass}: "))).unwrap_or_default();
+        assert!(line.contains('✓') && line.contains(" 0 failed"), "{must_pass}: {line:?}\n{report}");
+    }
+}
+
+/// Runs `tests/mcp/python_client.py` and returns its child process.
+fn python_client(server: &TestServer, mode: &str, dataset: &str) -> std::process::Child {
+    Command::new(tool(".tools/python/bin/python"))
+        .arg(tool("tests/mcp/python_client.py"))
+        .args([&mcp_url(server), mode, dataset])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn report(child: std::process::Child) -> Value {
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap_or_else(|e| panic!("{e}: {}", text(&out)))
+}
+
+async fn table_names(server: &TestServer) -> Vec<String> {
+    let mut client = server.datasets().await;
+    let listed = client.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
+    listed.datasets.into_iter().map(|d| d.table_name).collect()
+}
+
+/// The Python SDK lists aware's tools (with annotations and output schemas), reads a dataset
+/// resource, gets a prompt, runs SQL and gets the right numbers in `structuredContent`, and asks
+/// to delete a dataset: aware asks the person through elicitation, the person declines, and
+/// nothing is deleted.
+#[tokio::test]
+async fn a_python_mcp_client_queries_and_a_declined_delete_deletes_nothing() {
+    let server = TestServer::start(&[]);
+    let r = tokio::task::spawn_blocking({
+        let child = python_client(&server, "tour", "customer_churn");
+        move || report(child)
+    })
+    .await
+    .unwrap();
+    assert_eq!((r["server"].as_str(), r["protocol"].as_str()), (Some("aware"), Some("2025-11-25")), "{r}");
+
+    let tools = &r["tools"];
+    for name in ["list_datasets", "run_sql_query", "get_dataset_statistics", "search_datasets", "ask_aware"] {
+        assert!(tools.get(name).is_some(), "{name} is listed: {tools}");
+    }
+    assert_eq!(tools["run_sql_query"]["read_only"], Value::Bool(true), "{tools}");
+    assert_eq!(tools["delete_dataset"]["destructive"], Value::Bool(true), "{tools}");
+    assert!(tools.as_object().unwrap().values().all(|t| t["has_output_schema"] == Value::Bool(true)), "{tools}");
+
+    assert!(r["resource_uri"].as_str().unwrap().starts_with("aware://datasets/ds_"), "{r}");
+    assert_eq!(r["resource"]["dataset"]["row_count"], 500, "{}", r["resource"]);
+    assert_eq!(r["resource"]["statistics"]["row_count"], 500, "statistics come with the schema");
+    assert_eq!(r["prompt"], "Summarize the dataset customer_churn.");
+
+    // The numbers, as the same query answers them over gRPC.
+    let query = &r["query"];
+    assert_eq!(query["is_error"], Value::Bool(false), "{query}");
+    assert!(!query["progress"].as_array().unwrap().is_empty(), "progress was reported: {query}");
+    let row = &query["structured"]["table"]["rows"][0];
+    let sql = "SELECT count(*) AS n, sum(CASE WHEN churned THEN 1 ELSE 0 END) AS churned FROM customer_churn";
+    let mut grpc = server.query().await;
+    let answer =
+        grpc.execute_sql(pb::ExecuteSqlRequest { sql: sql.into(), ..Default::default() }).await.unwrap().into_inner();
+    let expected = format!("{:?}", answer.table.unwrap().rows[0]);
+    assert_eq!(row[0]["v"], 500, "{row}");
+    assert!(expected.contains(&format!("{:?}", row[1]["v"].as_str().unwrap())), "{row} vs gRPC {expected}");
+    assert!(query["text"].as_str().unwrap().contains("n = 500"), "{query}");
+
+    let delete = &r["delete"];
+    assert_eq!(delete["is_error"], Value::Bool(true), "{delete}");
+    assert!(delete["text"].as_str().unwrap().starts_with("not approved:"), "{delete}");
+    assert!(r["asked"][0].as_str().unwrap().contains("customer_churn"), "the person was asked: {r}");
+    assert!(table_names(&server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
+}
+
+/// A client that cannot elicit: the delete's confirmation is pending in aware
+/// (`ListPendingConfirmations`), a person approves it over gRPC, the MCP call returns and the
+/// dataset is gone. Another user does not see it pending.
+#[tokio::test]
+async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
+    let server = TestServer::start(&[]);
+    let child = python_client(&server, "delete", "support_tickets");
+    let mut chat = server.chat().await;
+    let mut pending = Vec::new();
+    for _ in 0..300 {
+        pending = chat
+            .list_pending_confirmations(pb::ListPendingConfirmationsRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .confirmations;
+        if !pending.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let c = &pending[0];
+    assert_eq!(c.tool_name, "delete_dataset");
+    assert!(c.description.contains("support_tickets"), "{}", c.description);
+    assert_eq!(c.resource.as_ref().unwrap().r#type, "dataset");
+    assert!(table_names(&server).await.contains(&"support_tickets".to_owned()), "not before the answer");
+
+    let mut runs = server.runs().await;
+    let run = runs.get_run(pb::GetRunRequest { run_id: c.run_id.clone() }).await.unwrap().into_inner();
+    assert_eq!(run.run.unwrap().kind, pb::RunKind::Tool as i32, "an MCP call is a run of kind TOOL");
+
+    let answered = chat
+        .submit_confirmation(pb::SubmitConfirmationRequest {
+            confirmation_id: c.confirmation_id.clone(),
+            approved: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answered.resolution, pb::ConfirmationResolution::Approved as i32);
+    let r = tokio::task::spawn_blocking(move || report(child)).await.unwrap();
+    assert_eq!(r["delete"]["is_error"], Value::Bool(false), "{r}");
+    assert_eq!(r["delete"]["structured"]["type"], "deleted_dataset", "{r}");
+    assert!(r["asked"].as_array().unwrap().is_empty(), "a client without elicitation is not asked");
+    assert!(!table_names(&server).await.contains(&"support_tickets".to_owned()), "the dataset is gone");
+    assert!(
+        chat.list_pending_confirmations(pb::ListPendingConfirmationsRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .confirmations
+            .is_empty()
+    );
+}
+
+/// `/mcp` authenticates as gRPC does: in api-key mode, no token or a wrong one is 401 (with the
+/// bearer challenge) and no session; a viewer's token lists no delete tool.
+#[test]
+fn mcp_asks_for_the_same_credentials_as_grpc() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let viewer = add_user(&data, "vera", "viewer", &[]);
+    let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}"#;
+    let post = |token: Option<&str>, body: &str, session: Option<&str>| {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+             Content-Length: {}\r\nConnection: close\r\n",
+            server.addr,
+            body.len()
+        );
+        if let Some(t) = token {
+            head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        }
+        if let Some(s) = session {
+            head.push_str(&format!("Mcp-Session-Id: {s}\r\n"));
+        }
+        write!(conn, "{head}\r\n{body}").unwrap();
+        let mut raw = Vec::new();
+        let _ = conn.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    };
+    let none = post(None, initialize, None);
+    assert!(none.starts_with("HTTP/1.1 401"), "{none}");
+    assert!(none.to_ascii_lowercase().contains("www-authenticate: bearer"), "{none}");
+    let wrong = post(Some("aw_not_a_key"), initialize, None);
+    assert!(wrong.starts_with("HTTP/1.1 401") && !wrong.contains("mcp-session-id"), "{wrong}");
+
+    let ok = post(Some(&viewer), initialize, None);
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let session = ok
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|s| s.trim().to_owned()))
+        .unwrap();
+    let _ = post(Some(&viewer), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&session));
+    let listed = post(Some(&viewer), r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, Some(&session));
+    assert!(listed.contains("run_sql_query") && !listed.contains("delete_dataset"), "{listed}");
+}
