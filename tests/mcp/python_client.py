@@ -1,11 +1,13 @@
 """A real MCP client nobody here wrote (the official Python SDK, `mcp` on PyPI) against aware's /mcp.
 
-Usage: python_client.py URL tour DATASET
+Usage: python_client.py ENDPOINT tour DATASET
          lists the tools, reads DATASET's resource, runs a query, then asks to delete DATASET and
          declines when aware asks (elicitation)
-       python_client.py URL delete DATASET
+       python_client.py ENDPOINT delete DATASET
          asks to delete DATASET with a client that cannot elicit: the call waits for a person to
          answer in aware itself
+ENDPOINT is the server's /mcp URL, or `stdio:AWARE_CLI:GRPC_URL` to go through `aware mcp` (the
+stdio relay a desktop client is configured with).
 Prints one JSON object: what the client saw.
 """
 
@@ -14,7 +16,15 @@ import json
 import sys
 
 from mcp import ClientSession, types
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+
+def transport(endpoint):
+    if endpoint.startswith("stdio:"):
+        cli, server = endpoint[len("stdio:"):].split(":", 1)
+        return stdio_client(StdioServerParameters(command=cli, args=["--server", server, "mcp"]))
+    return streamable_http_client(endpoint)
 
 
 def result_json(result):
@@ -33,7 +43,7 @@ async def main(url, mode, dataset):
         return types.ElicitResult(action="decline")
 
     report = {}
-    async with streamable_http_client(url) as streams:
+    async with transport(url) as streams:
         read, write = streams[0], streams[1]
         callback = decline if mode == "tour" else None
         async with ClientSession(read, write, elicitation_callback=callback) as session:

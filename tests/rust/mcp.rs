@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
-use aware_e2e::{TestServer, add_user};
+use aware_e2e::{TestServer, add_user, server_bin};
 use aware_proto::v1 as pb;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -61,16 +61,27 @@ fn the_official_conformance_suite_passes_every_scenario_for_a_product_server() {
     }
 }
 
-/// Runs `tests/mcp/python_client.py` and returns its child process.
-fn python_client(server: &TestServer, mode: &str, dataset: &str) -> std::process::Child {
+/// The `aware` CLI beside the server's binary.
+fn cli_bin() -> PathBuf {
+    let bin = server_bin().with_file_name("aware");
+    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
+    bin
+}
+
+/// Runs `tests/mcp/python_client.py` against `endpoint` and returns its child process.
+fn python_client_at(endpoint: &str, mode: &str, dataset: &str) -> std::process::Child {
     Command::new(tool(".tools/python/bin/python"))
         .arg(tool("tests/mcp/python_client.py"))
-        .args([&mcp_url(server), mode, dataset])
+        .args([endpoint, mode, dataset])
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
+}
+
+fn python_client(server: &TestServer, mode: &str, dataset: &str) -> std::process::Child {
+    python_client_at(&mcp_url(server), mode, dataset)
 }
 
 fn report(child: std::process::Child) -> Value {
@@ -93,12 +104,22 @@ async fn table_names(server: &TestServer) -> Vec<String> {
 #[tokio::test]
 async fn a_python_mcp_client_queries_and_a_declined_delete_deletes_nothing() {
     let server = TestServer::start(&[]);
-    let r = tokio::task::spawn_blocking({
-        let child = python_client(&server, "tour", "customer_churn");
-        move || report(child)
-    })
-    .await
-    .unwrap();
+    let child = python_client(&server, "tour", "customer_churn");
+    tour(&server, tokio::task::spawn_blocking(move || report(child)).await.unwrap()).await;
+}
+
+/// A desktop client configured with a command (`aware mcp`) gets the same server through the
+/// stdio relay: the same tools, numbers and elicitation.
+#[tokio::test]
+async fn the_stdio_relay_gives_a_desktop_client_the_same_server() {
+    let server = TestServer::start(&[]);
+    let endpoint = format!("stdio:{}:{}", cli_bin().display(), server.url());
+    let child = python_client_at(&endpoint, "tour", "customer_churn");
+    tour(&server, tokio::task::spawn_blocking(move || report(child)).await.unwrap()).await;
+}
+
+/// What the tour of `python_client.py` must have seen.
+async fn tour(server: &TestServer, r: Value) {
     assert_eq!((r["server"].as_str(), r["protocol"].as_str()), (Some("aware"), Some("2025-11-25")), "{r}");
 
     let tools = &r["tools"];
@@ -132,7 +153,7 @@ async fn a_python_mcp_client_queries_and_a_declined_delete_deletes_nothing() {
     assert_eq!(delete["is_error"], Value::Bool(true), "{delete}");
     assert!(delete["text"].as_str().unwrap().starts_with("not approved:"), "{delete}");
     assert!(r["asked"][0].as_str().unwrap().contains("customer_churn"), "the person was asked: {r}");
-    assert!(table_names(&server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
+    assert!(table_names(server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
 }
 
 /// A client that cannot elicit: the delete's confirmation is pending in aware
@@ -162,6 +183,9 @@ async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
     assert!(c.description.contains("support_tickets"), "{}", c.description);
     assert_eq!(c.resource.as_ref().unwrap().r#type, "dataset");
     assert!(table_names(&server).await.contains(&"support_tickets".to_owned()), "not before the answer");
+    let cli = Command::new(cli_bin()).args(["--server", &server.url(), "approvals"]).output().unwrap();
+    let listed = text(&cli);
+    assert!(listed.contains(&c.confirmation_id) && listed.contains("support_tickets"), "aware approvals: {listed}");
 
     let mut runs = server.runs().await;
     let run = runs.get_run(pb::GetRunRequest { run_id: c.run_id.clone() }).await.unwrap().into_inner();

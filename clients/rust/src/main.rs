@@ -7,6 +7,7 @@
 //! the data (cells, column names, model text) may carry terminal escape sequences, and a terminal
 //! must show them, never obey them.
 
+mod mcp_proxy;
 mod render;
 
 /// `println!` with control characters from the data escaped (see [`render::terminal_safe`]).
@@ -92,6 +93,25 @@ enum Command {
         #[command(subcommand)]
         command: RunsCommand,
     },
+    /// Confirmations waiting for you (from any chat, or an MCP client's call): list them, or
+    /// approve or deny one.
+    Approvals {
+        #[command(subcommand)]
+        command: Option<ApprovalsCommand>,
+    },
+    /// Serve MCP on stdin/stdout for a desktop MCP client, relayed to this server's /mcp (the
+    /// same port as --server, the same --token).
+    Mcp,
+}
+
+#[derive(Subcommand)]
+enum ApprovalsCommand {
+    /// List what waits for an answer (the default).
+    List,
+    /// Approve a confirmation by its id.
+    Approve { confirmation_id: String },
+    /// Deny a confirmation by its id.
+    Deny { confirmation_id: String },
 }
 
 #[derive(Subcommand)]
@@ -196,8 +216,59 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             }
         }
         Command::Runs { command } => runs(&client, command, json).await?,
+        Command::Approvals { command } => approvals(&client, command.unwrap_or(ApprovalsCommand::List), json).await?,
+        // The gRPC connection above checked the server is there.
+        Command::Mcp => mcp_proxy::serve(&mcp_proxy::endpoint(&cli.server), cli.token.as_deref()).await?,
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+async fn approvals(client: &AwareClient, command: ApprovalsCommand, json: bool) -> anyhow::Result<()> {
+    let (id, approved) = match command {
+        ApprovalsCommand::List => {
+            let pending = client
+                .chat()
+                .list_pending_confirmations(pb::ListPendingConfirmationsRequest {})
+                .await?
+                .into_inner()
+                .confirmations;
+            if json {
+                let items: Vec<_> = pending
+                    .iter()
+                    .map(|c| {
+                        json!({"confirmation_id": c.confirmation_id, "run_id": c.run_id, "tool": c.tool_name,
+                               "description": c.description, "expires_at": c.expires_at.map(|t| t.seconds)})
+                    })
+                    .collect();
+                say!("{}", json!(items));
+            } else if pending.is_empty() {
+                say!("Nothing waits for your approval.");
+            } else {
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                for c in &pending {
+                    let left = c.expires_at.map_or(0, |t| (t.seconds.max(0) as u64).saturating_sub(now));
+                    say!(
+                        "{}  {}  {} (expires in {left} s; run {})",
+                        c.confirmation_id,
+                        c.tool_name,
+                        c.description,
+                        c.run_id
+                    );
+                }
+            }
+            return Ok(());
+        }
+        ApprovalsCommand::Approve { confirmation_id } => (confirmation_id, true),
+        ApprovalsCommand::Deny { confirmation_id } => (confirmation_id, false),
+    };
+    let answer = client.confirm(&id, approved).await?;
+    let resolution = pb::ConfirmationResolution::try_from(answer.resolution).unwrap_or_default().as_str_name();
+    if json {
+        say!("{}", json!({"confirmation_id": id, "run_id": answer.run_id, "resolution": resolution}));
+    } else {
+        say!("{} {id} (run {})", if approved { "Approved" } else { "Denied" }, answer.run_id);
+    }
+    Ok(())
 }
 
 /// CSV as it is when it goes to a file or a pipe; escaped like the rest when it goes to a terminal.
