@@ -3,6 +3,7 @@
 // change, dataset selection, upload and delete sends a StateSnapshot, so aware knows where the
 // user is.
 import { useCallback, useEffect, useRef, useState } from "react";
+import { Approvals } from "./Approvals";
 import {
   timestampDate,
   DatasetStatus,
@@ -112,7 +113,10 @@ export function App() {
         <a href="#/runs" aria-current={route.startsWith("/runs") ? "page" : undefined}>Runs</a>
         <a href="#/settings" aria-current={route === "/settings" ? "page" : undefined}>Settings</a>
       </nav>
-      <main>{page}</main>
+      <main>
+        <Approvals onAnswered={refresh} />
+        {page}
+      </main>
       <button type="button" className="open-assistant" aria-expanded={assistantOpen} onClick={() => setAssistantOpen(true)}>
         Ask the assistant
       </button>

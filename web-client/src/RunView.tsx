@@ -16,7 +16,7 @@ import {
   type ToolResult,
   type Usage,
 } from "@aware/client";
-import { activityOf, aware, errorText, statusText } from "./api";
+import { activityOf, aware, errorText, shownInAssistant, statusText } from "./api";
 import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
 import { Markdown } from "./Markdown";
 import { ResultTable, ScrollBox } from "./ResultTable";
@@ -161,7 +161,7 @@ export function TranscriptItems({ items, openDataset }: { items: Item[]; openDat
           case "denied":
             return <p key={"d" + item.id} className="denied">Not allowed — {item.reason}</p>;
           case "confirm":
-            return <ConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
+            return <RunConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
         }
       })}
     </>
@@ -295,7 +295,16 @@ function Snippet({ html }: { html: string }) {
   return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{unescape(p)}</mark> : <span key={i}>{unescape(p)}</span>))}</>;
 }
 
-function ConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution?: ConfirmationResolution }) {
+/** A run's own card: the approvals list (`Approvals.tsx`) leaves it to this one. */
+function RunConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution?: ConfirmationResolution }) {
+  useEffect(() => void shownInAssistant.add(c.confirmationId), [c.confirmationId]);
+  return <ConfirmCard c={c} resolution={resolution} />;
+}
+
+/** What a confirmation card needs: from a run's `ConfirmationRequired`, or a `PendingConfirmation`. */
+export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt">;
+
+export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: ConfirmationResolution }) {
   const elevated = c.tier === ConfirmationTier.ELEVATED;
   const expires = c.expiresAt ? timestampDate(c.expiresAt).getTime() : Date.now();
   const [now, setNow] = useState(Date.now());

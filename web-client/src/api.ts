@@ -22,6 +22,10 @@ export function activityOf(tool: string): string | undefined {
   return activities.get(tool) || undefined;
 }
 
+/** The confirmations this page's assistant panel shows as cards: the approvals list leaves them
+ *  to it. */
+export const shownInAssistant = new Set<string>();
+
 /** A failed call's message for people. The server starts it with its error code
  *  ("NOT_FOUND: …", for grpcurl users); the page says the sentence only. */
 export function errorText(e: unknown): string {

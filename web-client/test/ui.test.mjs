@@ -478,3 +478,42 @@ test("answers render Markdown safely; usage shows when a model was used; an expi
   await page.screenshot({ path: join(shots, "19-expired.png") });
   await context.close();
 });
+
+/** An MCP client's session on `server`'s /mcp (Streamable HTTP, no elicitation): `call(id,
+ *  method, params)` resolves to the response's text once the server answers. */
+async function mcpSession(server) {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+  const post = (message) => fetch(`${server}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }) });
+  const init = await post({ id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "ui-test", version: "1" } } });
+  headers["mcp-session-id"] = init.headers.get("mcp-session-id");
+  await init.text();
+  await (await post({ method: "notifications/initialized" })).text();
+  return (id, method, params) => post({ id, method, params }).then((r) => r.text());
+}
+
+test("an MCP client's delete waits in the app's approvals list; Allow there lets the client's call finish", async () => {
+  const server = await startServer("approvals", {});
+  const call = await mcpSession(server);
+  const deleting = call(2, "tools/call", { name: "delete_dataset", arguments: { dataset: "barcelona_apartments" } });
+  const { context, page } = await open("#/datasets", { server });
+  const waiting = page.getByRole("region", { name: "Waiting for your approval" });
+  await waiting.waitFor();
+  assert.match(await waiting.innerText(), /delete_dataset/);
+  assert.match(await waiting.innerText(), /barcelona_apartments/);
+  assert.match(await waiting.innerText(), /Caution/);
+  await page.screenshot({ path: join(shots, "12-mcp-approval.png") });
+  await waiting.getByRole("button", { name: "Allow" }).click();
+  const answer = await deleting;
+  assert.match(answer, /"isError":false/);
+  assert.match(answer, /"deleted_dataset"/);
+  await waiting.waitFor({ state: "detached" });
+  await page.locator("main table.datasets").getByText("barcelona_apartments.csv").waitFor({ state: "detached" });
+  // A chat run's own card is not listed twice: the assistant shows it, the approvals list does not.
+  const turn = await ask(page, "delete the customer churn dataset");
+  await turn.locator(".card.elevated").waitFor();
+  await page.waitForTimeout(2500);
+  assert.equal(await waiting.count(), 0, "the assistant's card is the only one");
+  await turn.locator(".card.elevated").getByRole("button", { name: "Deny" }).click();
+  await finished(turn);
+  await context.close();
+});
