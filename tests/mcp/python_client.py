@@ -73,6 +73,8 @@ async def main(url, mode, dataset):
 
                 query = await session.call_tool("run_sql_query", {"sql": sql}, progress_callback=on_progress)
                 report["query"] = dict(result_json(query), progress=progress)
+                asked_aware = await session.call_tool("ask_aware", {"question": "what are my files?"})
+                report["ask_aware"] = result_json(asked_aware)
                 prompt = await session.get_prompt("summarize_dataset", {"name": dataset})
                 report["prompt"] = prompt.messages[0].content.text
             report["delete"] = result_json(await session.call_tool("delete_dataset", {"dataset": dataset}))

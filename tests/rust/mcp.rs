@@ -8,6 +8,8 @@
 use aware_e2e::{TestServer, add_user, server_bin};
 use aware_proto::v1 as pb;
 use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -149,6 +151,14 @@ async fn tour(server: &TestServer, r: Value) {
     assert!(expected.contains(&format!("{:?}", row[1]["v"].as_str().unwrap())), "{row} vs gRPC {expected}");
     assert!(query["text"].as_str().unwrap().contains("n = 500"), "{query}");
 
+    // ask_aware: a whole agent run, its answer, run id and results.
+    let ask = &r["ask_aware"]["structured"];
+    assert_eq!(ask["status"], "succeeded", "{ask}");
+    assert!(ask["run_id"].as_str().unwrap().starts_with("run_"), "{ask}");
+    assert!(ask["answer"].as_str().unwrap().contains("customer_churn"), "{ask}");
+    assert_eq!(ask["results"][0]["tool"], "list_datasets", "{ask}");
+    assert_eq!(ask["results"][0]["result"]["datasets"].as_array().map(Vec::len), Some(3), "{ask}");
+
     let delete = &r["delete"];
     assert_eq!(delete["is_error"], Value::Bool(true), "{delete}");
     assert!(delete["text"].as_str().unwrap().starts_with("not approved:"), "{delete}");
@@ -215,6 +225,79 @@ async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
     );
 }
 
+/// A raw HTTP/1.1 request to `/mcp` (the connection closes after the answer); returns the stream.
+fn request(server: &TestServer, method: &str, token: Option<&str>, body: &str, session: Option<&str>) -> TcpStream {
+    let mut conn = TcpStream::connect(server.addr).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut head = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+         Content-Length: {}\r\nConnection: close\r\n",
+        server.addr,
+        body.len()
+    );
+    if let Some(t) = token {
+        head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    if let Some(s) = session {
+        head.push_str(&format!("Mcp-Session-Id: {s}\r\n"));
+    }
+    write!(conn, "{head}\r\n{body}").unwrap();
+    conn
+}
+
+/// A POST to `/mcp` and its whole answer (head and body).
+fn post(server: &TestServer, token: Option<&str>, body: &str, session: Option<&str>) -> String {
+    let mut raw = Vec::new();
+    let _ = request(server, "POST", token, body, session).read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// A new session's id (initialized).
+fn session(server: &TestServer, token: Option<&str>) -> String {
+    let ok = post(server, token, INITIALIZE, None);
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let id = ok
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|s| s.trim().to_owned()))
+        .unwrap();
+    let _ = post(server, token, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&id));
+    id
+}
+
+/// A session's event stream (GET) hears when the caller's datasets change: a delete over gRPC
+/// sends `notifications/resources/list_changed`.
+#[tokio::test]
+async fn a_session_hears_when_the_datasets_change() {
+    let server = TestServer::start(&[]);
+    let id = session(&server, None);
+    let mut stream = request(&server, "GET", None, "", Some(&id));
+    let heard = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+                Err(_) => {}
+            }
+            if String::from_utf8_lossy(&seen).contains("notifications/resources/list_changed") {
+                return true;
+            }
+        }
+        false
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut datasets = server.datasets().await;
+    let listed = datasets.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
+    let churn = listed.datasets.iter().find(|d| d.table_name == "customer_churn").unwrap();
+    datasets.delete_dataset(pb::DeleteDatasetRequest { dataset_id: churn.id.clone() }).await.unwrap();
+    assert!(tokio::task::spawn_blocking(move || heard.join().unwrap()).await.unwrap(), "list_changed was sent");
+}
+
 /// `/mcp` authenticates as gRPC does: in api-key mode, no token or a wrong one is 401 (with the
 /// bearer challenge) and no session; a viewer's token lists no delete tool.
 #[test]
@@ -223,42 +306,15 @@ fn mcp_asks_for_the_same_credentials_as_grpc() {
     let data = dir.path().join("data");
     let viewer = add_user(&data, "vera", "viewer", &[]);
     let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}"#;
-    let post = |token: Option<&str>, body: &str, session: Option<&str>| {
-        use std::io::{Read, Write};
-        let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
-        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        let mut head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
-             Content-Length: {}\r\nConnection: close\r\n",
-            server.addr,
-            body.len()
-        );
-        if let Some(t) = token {
-            head.push_str(&format!("Authorization: Bearer {t}\r\n"));
-        }
-        if let Some(s) = session {
-            head.push_str(&format!("Mcp-Session-Id: {s}\r\n"));
-        }
-        write!(conn, "{head}\r\n{body}").unwrap();
-        let mut raw = Vec::new();
-        let _ = conn.read_to_end(&mut raw);
-        String::from_utf8_lossy(&raw).into_owned()
-    };
+    let initialize = INITIALIZE;
+    let post = |token: Option<&str>, body: &str, session: Option<&str>| post(&server, token, body, session);
     let none = post(None, initialize, None);
     assert!(none.starts_with("HTTP/1.1 401"), "{none}");
     assert!(none.to_ascii_lowercase().contains("www-authenticate: bearer"), "{none}");
     let wrong = post(Some("aw_not_a_key"), initialize, None);
     assert!(wrong.starts_with("HTTP/1.1 401") && !wrong.contains("mcp-session-id"), "{wrong}");
 
-    let ok = post(Some(&viewer), initialize, None);
-    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-    let session = ok
-        .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|s| s.trim().to_owned()))
-        .unwrap();
-    let _ = post(Some(&viewer), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&session));
+    let session = session(&server, Some(&viewer));
     let listed = post(Some(&viewer), r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, Some(&session));
     assert!(listed.contains("run_sql_query") && !listed.contains("delete_dataset"), "{listed}");
 }

@@ -94,6 +94,8 @@ pub struct DatasetService {
     upload_locks: Arc<Mutex<HashMap<UploadId, Arc<tokio::sync::Mutex<()>>>>>,
     /// Indexes each dataset that becomes ready, and forgets deleted ones.
     search: SearchService,
+    /// Whose datasets changed (added, ready, failed, deleted): for clients that keep a list.
+    changes: tokio::sync::broadcast::Sender<UserId>,
 }
 
 impl DatasetService {
@@ -125,7 +127,18 @@ impl DatasetService {
             upload_streams: Default::default(),
             upload_locks: Default::default(),
             search,
+            changes: tokio::sync::broadcast::channel(64).0,
         }
+    }
+
+    /// The owners of datasets that change from now on (a lagging receiver has missed some).
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<UserId> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self, owner: &UserId) {
+        // Nobody listening is fine.
+        let _ = self.changes.send(owner.clone());
     }
 
     /// The search over these datasets.
@@ -217,6 +230,7 @@ impl DatasetService {
             tracing::warn!(dataset = %dataset.id, error = %e, "dataset content could not be removed");
         }
         self.search.forget(&dataset.id).await;
+        self.changed(&dataset.owner);
         self.audit(caller, "dataset.delete", &dataset, "succeeded").await;
         Ok(dataset)
     }
@@ -447,6 +461,7 @@ impl DatasetService {
             version_hash: staged.sha256.clone(),
         };
         let dataset = self.catalog.insert_processing(new).await?;
+        self.changed(&dataset.owner);
         let outcome = match checked {
             Ok(format) => self.engine.ingest(&dataset, staged.path(), format).await,
             Err(e) => Err(e),
@@ -497,6 +512,7 @@ impl DatasetService {
             self.engine.remove(&dataset).await.ok();
             return Err(Error::not_found("dataset", &dataset.id));
         };
+        self.changed(&updated.owner);
         self.audit(caller, "dataset.upload", &updated, outcome_label).await;
         if updated.status == DatasetStatus::Ready {
             self.search.index(updated.clone());

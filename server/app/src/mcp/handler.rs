@@ -18,7 +18,7 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -148,8 +148,13 @@ impl ServerHandler for AwareMcp {
     // Logging is in the 2025-11-25 revision most clients speak (SEP-2577 drops it later).
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        let capabilities =
-            ServerCapabilities::builder().enable_logging().enable_prompts().enable_resources().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .build();
         InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("aware", env!("CARGO_PKG_VERSION")).with_title("aware"))
             .with_instructions(
@@ -157,6 +162,36 @@ impl ServerHandler for AwareMcp {
                  preview, query (read-only DuckDB SQL), profile and search datasets; use ask_aware for a \
                  question in plain English. Deleting asks a person first.",
             )
+    }
+
+    /// From now on the session hears when the caller's datasets change
+    /// (`notifications/resources/list_changed`), until it closes.
+    async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
+        let Some(owner) = ctx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .map(|c| c.principal.user_id.clone())
+        else {
+            return;
+        };
+        let mut changes = self.state.services.datasets.changes();
+        tokio::spawn(async move {
+            loop {
+                let mine = match changes.recv().await {
+                    Ok(whose) => whose == owner,
+                    // Missed some: one of them may have been this caller's.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
+                if ctx.peer.is_transport_closed() {
+                    return;
+                }
+                if mine && ctx.peer.notify_resource_list_changed().await.is_err() {
+                    return; // the session is gone
+                }
+            }
+        });
     }
 
     async fn list_tools(
