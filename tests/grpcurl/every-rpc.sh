@@ -71,6 +71,7 @@ confirmation() {
   echo "no confirmation for $1" >&2; exit 1
 }
 cid=$(confirmation "$run")
+expect "$(call ChatService/ListPendingConfirmations '{}' | json '[c["confirmationId"] for c in d["confirmations"]][0]')" "$cid" ListPendingConfirmations
 expect "$(call ChatService/SubmitConfirmation "{\"confirmation_id\":\"$cid\",\"approved\":false}" | json 'd["resolution"]')" CONFIRMATION_RESOLUTION_DENIED SubmitConfirmation
 expect "$(call ChatService/StreamRun "{\"run_id\":\"$run\",\"after_seq\":0}" | grep -c '"runCompleted"')" 1 StreamRun
 run2=$(call ChatService/SendMessage '{"client_msg_id":"recipe-msg-4","message":{"thread_id":"recipe","text":"delete the recipe cities dataset"}}' | json 'd["runId"]')
