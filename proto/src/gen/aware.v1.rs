@@ -3448,7 +3448,7 @@ pub mod server_event {
     }
 }
 /// RunStarted is always seq 1.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct RunStarted {
     #[prost(string, tag = "1")]
     pub thread_id: ::prost::alloc::string::String,
@@ -3468,6 +3468,34 @@ pub struct RunStarted {
     pub model: ::prost::alloc::string::String,
     #[prost(string, tag = "7")]
     pub client_msg_id: ::prost::alloc::string::String,
+    /// The tools this run's user may use here, with their provenance: what existed when the run
+    /// started (a run's `ToolDenied` says why one was not used).
+    #[prost(message, repeated, tag = "8")]
+    pub tools: ::prost::alloc::vec::Vec<ToolListing>,
+}
+/// ToolProvenance says where a tool comes from.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ToolProvenance {
+    /// "builtin" (aware's own) or "external" (a registered MCP server's, named `server.tool`).
+    #[prost(string, tag = "1")]
+    pub source: ::prost::alloc::string::String,
+    /// The external server's id from the configuration (`\[[mcp.servers]\]`).
+    #[prost(string, tag = "2")]
+    pub server_id: ::prost::alloc::string::String,
+    /// The scope the server's configuration maps the tool to (what the policy gate grants per role
+    /// and mode).
+    #[prost(string, tag = "3")]
+    pub scope: ::prost::alloc::string::String,
+}
+/// ToolListing is one tool a run could use.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ToolListing {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub title: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "3")]
+    pub provenance: ::core::option::Option<ToolProvenance>,
 }
 /// TextStarted opens an assistant text message.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -3516,6 +3544,8 @@ pub struct ToolCallStarted {
     /// A short human description, e.g. "Looking up your datasets".
     #[prost(string, tag = "5")]
     pub title: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "6")]
+    pub provenance: ::core::option::Option<ToolProvenance>,
 }
 /// ToolStatus reports a tool call's phase change.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -3573,9 +3603,11 @@ pub struct ToolResult {
     /// The SQL that ran, for query tools.
     #[prost(string, tag = "7")]
     pub executed_sql: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "8")]
+    pub provenance: ::core::option::Option<ToolProvenance>,
     #[prost(
         oneof = "tool_result::Rich",
-        tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30"
+        tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31"
     )]
     pub rich: ::core::option::Option<tool_result::Rich>,
 }
@@ -3605,7 +3637,21 @@ pub mod tool_result {
         Run(super::Run),
         #[prost(message, tag = "30")]
         DeletedDataset(super::Dataset),
+        /// An external MCP tool's whole result (the MCP `CallToolResult`, as JSON): shown to the
+        /// person; the model got only a capped text of it, marked as external content.
+        #[prost(message, tag = "31")]
+        External(super::ExternalResult),
     }
+}
+/// ExternalResult is what an external MCP server's tool returned.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ExternalResult {
+    #[prost(string, tag = "1")]
+    pub server_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub tool: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub result_json: ::prost::alloc::string::String,
 }
 /// ToolDenied says the policy gate refused a tool call (the tool is not allowed for this intent,
 /// role or mode). The model also gets a tool result saying so.
@@ -3615,8 +3661,15 @@ pub struct ToolDenied {
     pub tool_call_id: ::prost::alloc::string::String,
     #[prost(string, tag = "2")]
     pub tool_name: ::prost::alloc::string::String,
+    /// For the model and people: e.g. "Tool everything.echo was not permitted in this context."
     #[prost(string, tag = "3")]
     pub reason: ::prost::alloc::string::String,
+    /// Why, as a code: no_such_tool, scope_not_mapped, role_not_allowed,
+    /// scope_not_allowed_environment, not_for_this_request, call_limit.
+    #[prost(string, tag = "4")]
+    pub code: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "5")]
+    pub provenance: ::core::option::Option<ToolProvenance>,
 }
 /// ConfirmationRequired asks a person to approve a tool call. Persisted before it is sent and
 /// replayed unchanged (same id, same expiry).
@@ -4113,6 +4166,22 @@ pub struct ToolInfo {
     /// What a client shows while the tool runs, e.g. "Reading rows…".
     #[prost(string, tag = "7")]
     pub activity: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "8")]
+    pub provenance: ::core::option::Option<ToolProvenance>,
+}
+/// ExternalServer is a registered external MCP server (`\[[mcp.servers]\]`).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ExternalServer {
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// "starting", "ready" or "failed" (retried with backoff; its tools are unavailable meanwhile).
+    #[prost(string, tag = "2")]
+    pub state: ::prost::alloc::string::String,
+    /// Why it failed, when it did.
+    #[prost(string, tag = "3")]
+    pub detail: ::prost::alloc::string::String,
+    #[prost(uint32, tag = "4")]
+    pub tools: u32,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct GetCapabilitiesResponse {
@@ -4149,6 +4218,10 @@ pub struct GetCapabilitiesResponse {
     pub max_upload_bytes: u64,
     #[prost(uint32, tag = "15")]
     pub max_message_bytes: u32,
+    /// The registered external MCP servers and their state; their tools that this caller may use
+    /// are in `tools`, with provenance.
+    #[prost(message, repeated, tag = "16")]
+    pub external_servers: ::prost::alloc::vec::Vec<ExternalServer>,
 }
 /// OnBusy decides what a message does when its thread already has an active run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]

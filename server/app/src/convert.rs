@@ -6,7 +6,7 @@ use aware_core::files::{EntryKind, ImportReport, Listing};
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{
-    EventPayload, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
+    EventPayload, Provenance, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
 };
 use aware_core::runs::store::{Confirmation, SpanRecord};
 use aware_core::search::{IndexState, IndexStatus, SearchHit, SearchResults};
@@ -542,6 +542,11 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
         }),
         RichResult::Table { table: t, .. } => pb::tool_result::Rich::Table(table(t)),
         RichResult::Run { run: r, capsule } => pb::tool_result::Rich::Run(run(r, capsule)),
+        RichResult::External { server_id, tool, result } => pb::tool_result::Rich::External(pb::ExternalResult {
+            server_id: server_id.clone(),
+            tool: tool.clone(),
+            result_json: result.to_string(),
+        }),
         RichResult::Statistics { statistics: s } => pb::tool_result::Rich::Statistics(statistics(s)),
         RichResult::DirectoryListing { listing: l } => pb::tool_result::Rich::DirectoryListing(listing(l)),
         RichResult::ImportReport { report } => pb::tool_result::Rich::ImportReport(import_report(report)),
@@ -570,6 +575,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             parent_run_id,
             model,
             client_msg_id,
+            tools,
         } => P::RunStarted(pb::RunStarted {
             thread_id: e.thread_id.name().to_owned(),
             user_text: user_text.clone(),
@@ -578,19 +584,28 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             parent_run_id: parent_run_id.as_ref().map(ToString::to_string).unwrap_or_default(),
             model: model.clone(),
             client_msg_id: client_msg_id.clone(),
+            tools: tools
+                .iter()
+                .map(|t| pb::ToolListing {
+                    name: t.name.clone(),
+                    title: t.title.clone(),
+                    provenance: Some(provenance(&t.provenance)),
+                })
+                .collect(),
         }),
         EventPayload::TextStarted { message_id } => P::TextStarted(pb::TextStarted { message_id: message_id.clone() }),
         EventPayload::TextDelta { message_id, delta } => {
             P::TextDelta(pb::TextDelta { message_id: message_id.clone(), delta: delta.clone() })
         }
         EventPayload::TextEnded { message_id } => P::TextEnded(pb::TextEnded { message_id: message_id.clone() }),
-        EventPayload::ToolCallStarted { tool_call_id, tool_name, arguments_json, risk, title } => {
+        EventPayload::ToolCallStarted { tool_call_id, tool_name, arguments_json, risk, title, provenance: p } => {
             P::ToolCallStarted(pb::ToolCallStarted {
                 tool_call_id: tool_call_id.to_string(),
                 tool_name: tool_name.clone(),
                 arguments_json: arguments_json.clone(),
                 risk: Some(tool_risk(*risk)),
                 title: title.clone(),
+                provenance: Some(provenance(p)),
             })
         }
         EventPayload::ToolStatus { tool_call_id, phase, message } => P::ToolStatus(pb::ToolStatus {
@@ -598,26 +613,38 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             phase: tool_phase(*phase).into(),
             message: message.clone(),
         }),
-        EventPayload::ToolResult { tool_call_id, tool_name, is_error, llm_summary, error, duration_ms, rich: r } => {
-            P::ToolResult(pb::ToolResult {
-                tool_call_id: tool_call_id.to_string(),
-                tool_name: tool_name.clone(),
-                is_error: *is_error,
-                llm_summary: llm_summary.clone(),
-                error: error.as_ref().map(run_error),
-                duration_ms: *duration_ms,
-                executed_sql: match r {
-                    Some(RichResult::Table { executed_sql, .. }) => executed_sql.clone(),
-                    _ => String::new(),
-                },
-                rich: r.as_ref().map(rich),
-            })
-        }
-        EventPayload::ToolDenied { tool_call_id, tool_name, reason } => P::ToolDenied(pb::ToolDenied {
+        EventPayload::ToolResult {
+            tool_call_id,
+            tool_name,
+            is_error,
+            llm_summary,
+            error,
+            duration_ms,
+            rich: r,
+            provenance: p,
+        } => P::ToolResult(pb::ToolResult {
             tool_call_id: tool_call_id.to_string(),
             tool_name: tool_name.clone(),
-            reason: reason.clone(),
+            is_error: *is_error,
+            llm_summary: llm_summary.clone(),
+            error: error.as_ref().map(run_error),
+            duration_ms: *duration_ms,
+            executed_sql: match r {
+                Some(RichResult::Table { executed_sql, .. }) => executed_sql.clone(),
+                _ => String::new(),
+            },
+            rich: r.as_ref().map(rich),
+            provenance: Some(provenance(p)),
         }),
+        EventPayload::ToolDenied { tool_call_id, tool_name, reason, code, provenance: p } => {
+            P::ToolDenied(pb::ToolDenied {
+                tool_call_id: tool_call_id.to_string(),
+                tool_name: tool_name.clone(),
+                reason: reason.clone(),
+                code: code.clone(),
+                provenance: Some(provenance(p)),
+            })
+        }
         EventPayload::ConfirmationRequired {
             confirmation_id,
             tool_call_id,
@@ -723,6 +750,11 @@ pub(crate) fn pending_confirmation(c: &Confirmation) -> pb::PendingConfirmation 
         created_at: Some(timestamp(c.created_at)),
         expires_at: Some(timestamp(c.expires_at)),
     }
+}
+
+/// Where a tool comes from.
+pub(crate) fn provenance(p: &Provenance) -> pb::ToolProvenance {
+    pb::ToolProvenance { source: p.source.as_str().to_owned(), server_id: p.server_id.clone(), scope: p.scope.clone() }
 }
 
 #[cfg(test)]

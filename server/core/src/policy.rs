@@ -9,8 +9,9 @@
 //! the driver.
 
 use crate::auth::{Caller, Capability};
-use crate::runs::router::{CONFIDENT, Route, route};
-use crate::runs::tools::{Tool, ToolMeta, ToolName, ToolRegistry};
+use crate::ports::{ExternalServer, ExternalTools, NoExternalTools};
+use crate::runs::router::{CONFIDENT, Intent, Route, route};
+use crate::runs::tools::{Gate, Tool, ToolId, ToolMeta, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -61,17 +62,35 @@ impl fmt::Display for DeploymentMode {
 }
 
 /// Why a tool call was not run. Its `Display` is the tool result the model reads
-/// (`runs::model_view::outcomes`).
+/// (`runs::model_view::outcomes`); [`Refusal::code`] is what clients get (`ToolDenied.code`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// The model named a tool that does not exist.
     NoSuchTool(String),
-    /// The caller's role lacks the tool's capability.
-    NotForRole(ToolName),
+    /// An external tool its server's configuration maps to no scope: denied by default.
+    ScopeNotMapped(String),
+    /// The caller's role lacks the tool's capability (or its scope's least role).
+    NotForRole(String),
+    /// An external tool whose scope is not granted in this deployment mode.
+    ScopeNotAllowedEnvironment(String),
     /// The deployment mode or this request's intent does not offer the tool.
-    NotForThisRequest(ToolName),
+    NotForThisRequest(String),
     /// The run already made its allowed number of tool calls.
     CallLimit(u32),
+}
+
+impl Refusal {
+    /// The reason as a code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NoSuchTool(_) => "no_such_tool",
+            Self::ScopeNotMapped(_) => "scope_not_mapped",
+            Self::NotForRole(_) => "role_not_allowed",
+            Self::ScopeNotAllowedEnvironment(_) => "scope_not_allowed_environment",
+            Self::NotForThisRequest(_) => "not_for_this_request",
+            Self::CallLimit(_) => "call_limit",
+        }
+    }
 }
 
 impl fmt::Display for Refusal {
@@ -80,77 +99,132 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// The gate, with the tools it governs.
+/// The gate, with the tools it governs: this build's, and the external servers' as they are now.
 #[derive(Clone)]
 pub struct Policy {
     tools: ToolRegistry,
+    external: Arc<dyn ExternalTools>,
     mode: DeploymentMode,
     max_tool_calls: u32,
 }
 
 impl Policy {
     pub fn new(tools: ToolRegistry, mode: DeploymentMode, max_tool_calls: u32) -> Self {
-        Self { tools, mode, max_tool_calls }
+        Self { tools, external: Arc::new(NoExternalTools), mode, max_tool_calls }
+    }
+
+    /// The gate over external MCP servers' tools too.
+    pub fn with_external(mut self, external: Arc<dyn ExternalTools>) -> Self {
+        self.external = external;
+        self
     }
 
     pub fn mode(&self) -> DeploymentMode {
         self.mode
     }
 
-    /// Every tool of this build, whatever the caller (for titles and risk of a call's events).
-    pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.get(name)
+    /// The registered external servers and their state.
+    pub fn external_servers(&self) -> Vec<ExternalServer> {
+        self.external.servers()
+    }
+
+    fn all(&self) -> Vec<Arc<dyn Tool>> {
+        let mut all: Vec<Arc<dyn Tool>> = self.tools.all().cloned().collect();
+        all.extend(self.external.tools());
+        all
+    }
+
+    /// Every tool there is now, whatever the caller (for titles and risk of a call's events).
+    pub fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools
+            .get(name)
+            .cloned()
+            .or_else(|| self.external.tools().into_iter().find(|t| t.meta().name.as_str() == name))
     }
 
     fn role_allows(caller: &Caller, meta: &ToolMeta) -> bool {
-        caller.principal.role.allows(meta.capability)
+        let role = caller.principal.role;
+        match &meta.gate {
+            Gate::Capability(c) => role.allows(*c),
+            Gate::Scope(Some(grant)) => role >= grant.min_role,
+            Gate::Scope(None) => false,
+        }
     }
 
+    fn mode_permits(&self, meta: &ToolMeta) -> bool {
+        match &meta.gate {
+            Gate::Capability(c) => self.mode.permits(*c),
+            Gate::Scope(Some(grant)) => grant.modes.contains(&self.mode),
+            Gate::Scope(None) => false,
+        }
+    }
+
+    /// A builtin serves the intents it lists; an external tool is offered when the request names
+    /// a tool outright. When the router is not confident, everything is offered.
     fn route_offers(route: &Route, meta: &ToolMeta) -> bool {
-        route.confidence < CONFIDENT || meta.intents.contains(&route.intent)
+        route.confidence < CONFIDENT
+            || match meta.name {
+                ToolId::Builtin(_) => meta.intents.contains(&route.intent),
+                ToolId::External { .. } => route.intent == Intent::ExternalTool,
+            }
     }
 
     /// The tools this request is offered: the role's, in this mode, narrowed to the intent's
     /// tools when the router is confident.
-    pub fn offered(&self, caller: &Caller, route: &Route) -> Vec<&Arc<dyn Tool>> {
-        self.tools
-            .all()
+    pub fn offered(&self, caller: &Caller, route: &Route) -> Vec<Arc<dyn Tool>> {
+        self.all()
+            .into_iter()
             .filter(|t| {
                 let meta = t.meta();
-                Self::role_allows(caller, meta) && self.mode.permits(meta.capability) && Self::route_offers(route, meta)
+                Self::role_allows(caller, meta) && self.mode_permits(meta) && Self::route_offers(route, meta)
             })
             .collect()
     }
 
     /// The tools a caller may use in this deployment whatever the request (the capabilities a
     /// client is told about).
-    pub fn available(&self, caller: &Caller) -> Vec<&Arc<dyn Tool>> {
+    pub fn available(&self, caller: &Caller) -> Vec<Arc<dyn Tool>> {
         let confident_about_nothing = Route { confidence: 0.0, ..route("") };
         self.offered(caller, &confident_about_nothing)
     }
 
     /// The tools the role allows that this request is not offered (mode or intent).
-    pub fn withheld(&self, caller: &Caller, route: &Route) -> Vec<&Arc<dyn Tool>> {
-        let offered: Vec<ToolName> = self.offered(caller, route).iter().map(|t| t.meta().name).collect();
-        self.tools.all().filter(|t| Self::role_allows(caller, t.meta()) && !offered.contains(&t.meta().name)).collect()
+    pub fn withheld(&self, caller: &Caller, route: &Route) -> Vec<Arc<dyn Tool>> {
+        let offered: Vec<String> =
+            self.offered(caller, route).iter().map(|t| t.meta().name.as_str().to_owned()).collect();
+        self.all()
+            .into_iter()
+            .filter(|t| Self::role_allows(caller, t.meta()) && !offered.iter().any(|o| o == t.meta().name.as_str()))
+            .collect()
     }
 
-    /// Whether a call the model made may run: the tool exists, the role allows it, this request
-    /// offers it, and the run has calls left (`calls_so_far` made before this one).
+    /// Whether a call the model made may run: the tool exists, (an external one) maps to a
+    /// scope, the role allows it, the mode grants it, this request offers it, and the run has
+    /// calls left (`calls_so_far` made before this one).
     pub fn check(
         &self,
         caller: &Caller,
         route: &Route,
         name: &str,
         calls_so_far: u32,
-    ) -> Result<&Arc<dyn Tool>, Refusal> {
-        let tool = self.tools.get(name).ok_or_else(|| Refusal::NoSuchTool(name.to_owned()))?;
+    ) -> Result<Arc<dyn Tool>, Refusal> {
+        let tool = self.tool(name).ok_or_else(|| Refusal::NoSuchTool(name.to_owned()))?;
         let meta = tool.meta();
-        if !Self::role_allows(caller, meta) {
-            return Err(Refusal::NotForRole(meta.name));
+        let named = || meta.name.as_str().to_owned();
+        if meta.gate == Gate::Scope(None) {
+            return Err(Refusal::ScopeNotMapped(named()));
         }
-        if !self.mode.permits(meta.capability) || !Self::route_offers(route, meta) {
-            return Err(Refusal::NotForThisRequest(meta.name));
+        if !Self::role_allows(caller, meta) {
+            return Err(Refusal::NotForRole(named()));
+        }
+        if !self.mode_permits(meta) {
+            return Err(match meta.gate {
+                Gate::Scope(_) => Refusal::ScopeNotAllowedEnvironment(named()),
+                Gate::Capability(_) => Refusal::NotForThisRequest(named()),
+            });
+        }
+        if !Self::route_offers(route, meta) {
+            return Err(Refusal::NotForThisRequest(named()));
         }
         if calls_so_far >= self.max_tool_calls {
             return Err(Refusal::CallLimit(self.max_tool_calls));
@@ -165,27 +239,29 @@ mod tests {
     use crate::auth::{Principal, Role, Source};
     use crate::ids::UserId;
     use crate::runs::router::Intent;
+    use crate::runs::tools::ToolName;
 
     fn caller(role: Role) -> Caller {
         Caller { principal: Principal { user_id: UserId::local(), name: String::new(), role }, source: Source::Api }
     }
 
-    fn names(tools: Vec<&Arc<dyn Tool>>) -> Vec<&'static str> {
-        let mut v: Vec<&'static str> = tools.iter().map(|t| t.meta().name.as_str()).collect();
+    fn names(tools: Vec<Arc<dyn Tool>>) -> Vec<String> {
+        let mut v: Vec<String> = tools.iter().map(|t| t.meta().name.as_str().to_owned()).collect();
         v.sort_unstable();
         v
     }
 
-    fn sorted<const N: usize>(mut v: [&'static str; N]) -> Vec<&'static str> {
+    fn sorted<const N: usize>(v: [&'static str; N]) -> Vec<String> {
+        let mut v: Vec<String> = v.iter().map(|s| (*s).to_owned()).collect();
         v.sort_unstable();
-        v.to_vec()
+        v
     }
 
     #[test]
     fn each_intent_is_offered_exactly_its_tools() {
         let policy = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 5);
         let admin = caller(Role::Admin);
-        let cases: [(&str, Intent, Vec<&str>); 12] = [
+        let cases: [(&str, Intent, Vec<String>); 12] = [
             ("what CSV files are in my downloads?", Intent::FileBrowse, sorted(["list_directory"])),
             ("import those", Intent::FileImport, sorted(["list_directory", "import_files"])),
             (
@@ -245,13 +321,13 @@ mod tests {
         assert!(guess.confidence < CONFIDENT);
         assert_eq!(local.offered(&admin, &guess).len(), ToolName::ALL.len());
         let offered = names(connected.offered(&admin, &guess));
-        assert!(!offered.contains(&"list_directory") && !offered.contains(&"import_files"), "{offered:?}");
+        assert!(!offered.iter().any(|n| n == "list_directory" || n == "import_files"), "{offered:?}");
         assert_eq!(offered.len(), ToolName::ALL.len() - 2);
         assert!(connected.offered(&admin, &route("import the files in my folder")).is_empty());
         assert_eq!(names(connected.available(&admin)), offered);
         assert_eq!(
             connected.check(&admin, &guess, "list_directory", 0).err(),
-            Some(Refusal::NotForThisRequest(ToolName::ListDirectory))
+            Some(Refusal::NotForThisRequest("list_directory".into()))
         );
     }
 
@@ -264,12 +340,14 @@ mod tests {
         let refusal = |c: &Caller, name: &str, n: u32| policy.check(c, &query, name, n).err();
         assert_eq!(refusal(&admin, "drop_everything", 0), Some(Refusal::NoSuchTool("drop_everything".into())));
         // The role comes before the request: a viewer is never told deleting would fit another request.
-        assert_eq!(refusal(&viewer, "delete_dataset", 0), Some(Refusal::NotForRole(ToolName::DeleteDataset)));
-        assert_eq!(refusal(&admin, "delete_dataset", 0), Some(Refusal::NotForThisRequest(ToolName::DeleteDataset)));
+        assert_eq!(refusal(&viewer, "delete_dataset", 0), Some(Refusal::NotForRole("delete_dataset".into())));
+        assert_eq!(refusal(&admin, "delete_dataset", 0), Some(Refusal::NotForThisRequest("delete_dataset".into())));
         assert_eq!(refusal(&admin, "run_sql_query", 2), Some(Refusal::CallLimit(2)));
         assert_eq!(refusal(&viewer, "run_sql_query", 1), None);
         let viewer_tools = names(policy.available(&viewer));
-        assert!(!viewer_tools.contains(&"delete_dataset") && viewer_tools.contains(&"run_sql_query"));
+        assert!(
+            !viewer_tools.iter().any(|n| n == "delete_dataset") && viewer_tools.iter().any(|n| n == "run_sql_query")
+        );
     }
 
     #[test]

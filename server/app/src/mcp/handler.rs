@@ -201,7 +201,7 @@ impl ServerHandler for AwareMcp {
     ) -> Result<ListToolsResult, McpError> {
         let caller = caller(&ctx)?;
         let mut listed: Vec<Value> =
-            self.state.runs.policy().available(&caller).into_iter().map(|t| tools::listed(t.as_ref())).collect();
+            self.state.runs.policy().available(&caller).iter().filter_map(|t| tools::listed(t.as_ref())).collect();
         listed.push(tools::ask_aware());
         from_json(json!({"tools": listed}))
     }
@@ -217,7 +217,7 @@ impl ServerHandler for AwareMcp {
         if name == tools::ASK_AWARE {
             return self.ask_aware(&caller, &arguments, &ctx).await.map(CallToolResponse::from);
         }
-        if self.state.runs.policy().tool(name).is_none() {
+        if self.state.runs.policy().tool(name).and_then(|t| t.meta().name.builtin()).is_none() {
             return Err(McpError::invalid_params(format!("there is no tool {name:?}"), None));
         }
         self.call_tool_run(&caller, name, arguments, &ctx).await.map(CallToolResponse::from)

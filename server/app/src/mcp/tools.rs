@@ -8,27 +8,29 @@ use serde_json::{Value, json};
 /// The tool that runs a whole agent run.
 pub(super) const ASK_AWARE: &str = "ask_aware";
 
-/// An aware tool as MCP lists it.
-pub(super) fn listed(tool: &dyn Tool) -> Value {
+/// One of aware's own tools as MCP lists it (`None` for an external server's tool: aware does not
+/// re-serve those).
+pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
     let meta = tool.meta();
+    let name = meta.name.builtin()?;
     let read_only = meta.risk.read_only;
-    json!({
-        "name": meta.name.as_str(),
+    Some(json!({
+        "name": name.as_str(),
         "title": meta.title,
         "description": meta.description,
         "inputSchema": tool.input_schema(),
-        "outputSchema": output_schema(meta.name),
+        "outputSchema": output_schema(name),
         "annotations": {
             "title": meta.title,
             "readOnlyHint": read_only,
             "destructiveHint": meta.risk.destructive,
             // Reads repeat without effect; a delete of the same dataset twice finds nothing the
             // second time; an import imports again.
-            "idempotentHint": read_only || meta.name == ToolName::DeleteDataset,
+            "idempotentHint": read_only || name == ToolName::DeleteDataset,
             // Every tool acts on this server's datasets and approved folders only.
             "openWorldHint": false,
         },
-    })
+    }))
 }
 
 /// `ask_aware`: a question answered by a full agent run.
@@ -132,12 +134,12 @@ mod tests {
     #[test]
     fn every_tool_declares_its_result_type_and_risk() {
         for tool in ToolRegistry::standard().all() {
-            let listed = listed(tool.as_ref());
+            let listed = listed(tool.as_ref()).expect("a builtin");
             let kind = &listed["outputSchema"]["properties"]["type"]["const"];
             assert!(kind.is_string(), "{listed}");
             let read_only = tool.meta().risk.read_only;
             assert_eq!(listed["annotations"]["readOnlyHint"], json!(read_only));
-            if tool.meta().name == ToolName::DeleteDataset {
+            if tool.meta().name.builtin() == Some(ToolName::DeleteDataset) {
                 assert_eq!(listed["annotations"]["destructiveHint"], json!(true));
             }
         }

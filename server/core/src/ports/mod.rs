@@ -5,7 +5,8 @@
 //!
 //! Here: [`Catalog`] (`catalog.rs`), [`Users`] (`users.rs`), [`AuditLog`] (`audit.rs`),
 //! [`Uploads`] (`uploads.rs`), [`DatasetEngine`] (`dataset_engine.rs`), [`RunStore`] — the run
-//! records (`run_records.rs`), [`SqlEngine`] (`sql.rs`). The ports of the run engine sit beside
+//! records (`run_records.rs`), [`SqlEngine`] (`sql.rs`), [`ExternalTools`] — external MCP
+//! servers' tools (`external_tools.rs`). The ports of the run engine sit beside
 //! it: the run log (`runs/store.rs`), the language model (`runs/model.rs`), the tools
 //! (`runs/tools.rs`); and the search index and embedder (`search.rs`), approved folders
 //! (`files.rs`), categorical values (`categories.rs`) beside the services that use them.
@@ -13,6 +14,7 @@
 mod audit;
 mod catalog;
 mod dataset_engine;
+mod external_tools;
 mod run_records;
 mod sql;
 mod uploads;
@@ -21,6 +23,7 @@ mod users;
 pub use audit::{AuditEntry, AuditLog};
 pub use catalog::{Catalog, NewDataset};
 pub use dataset_engine::DatasetEngine;
+pub use external_tools::{ExternalServer, ExternalTools, NoExternalTools, ServerState};
 pub use run_records::RunStore;
 pub use sql::{SqlEngine, SqlOutcome};
 pub use uploads::{UploadSession, Uploads};

@@ -100,6 +100,46 @@ pub struct ToolRisk {
     pub confirmation: Option<Tier>,
 }
 
+/// Where a tool comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolSource {
+    /// One of aware's own tools.
+    #[default]
+    Builtin,
+    /// A tool of an external MCP server registered in the configuration.
+    External,
+}
+
+impl ToolSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Builtin => "builtin",
+            Self::External => "external",
+        }
+    }
+}
+
+/// A tool's provenance: its source, and for an external tool its server and the scope its
+/// configuration maps it to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub source: ToolSource,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_id: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scope: String,
+}
+
+/// A tool a run could use, listed at its start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolListing {
+    pub name: String,
+    pub title: String,
+    #[serde(default)]
+    pub provenance: Provenance,
+}
+
 /// The state of a confirmation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -143,16 +183,46 @@ pub struct ResourceRef {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RichResult {
-    DatasetList { datasets: Vec<Dataset> },
-    DeletedDataset { dataset: Dataset },
-    DatasetDetail { dataset: Dataset, sample: Option<Table> },
-    Table { table: Table, executed_sql: String },
-    Statistics { statistics: DatasetStatistics },
-    SystemStatus { status: SystemStatus },
-    DirectoryListing { listing: Listing },
-    ImportReport { report: ImportReport },
-    SearchHits { results: SearchResults },
-    Run { run: Box<RunRecord>, capsule: Box<Capsule> },
+    DatasetList {
+        datasets: Vec<Dataset>,
+    },
+    DeletedDataset {
+        dataset: Dataset,
+    },
+    DatasetDetail {
+        dataset: Dataset,
+        sample: Option<Table>,
+    },
+    Table {
+        table: Table,
+        executed_sql: String,
+    },
+    Statistics {
+        statistics: DatasetStatistics,
+    },
+    SystemStatus {
+        status: SystemStatus,
+    },
+    DirectoryListing {
+        listing: Listing,
+    },
+    ImportReport {
+        report: ImportReport,
+    },
+    SearchHits {
+        results: SearchResults,
+    },
+    Run {
+        run: Box<RunRecord>,
+        capsule: Box<Capsule>,
+    },
+    /// An external MCP tool's whole result (`CallToolResult` as JSON), for the client only: the
+    /// model gets a capped text of it, marked as external content.
+    External {
+        server_id: String,
+        tool: String,
+        result: serde_json::Value,
+    },
 }
 
 /// What `get_system_status` reports.
@@ -180,6 +250,9 @@ pub enum EventPayload {
         parent_run_id: Option<RunId>,
         model: String,
         client_msg_id: String,
+        /// The tools the run's user may use here, with their provenance.
+        #[serde(default)]
+        tools: Vec<ToolListing>,
     },
     TextStarted {
         message_id: String,
@@ -197,6 +270,8 @@ pub enum EventPayload {
         arguments_json: String,
         risk: ToolRisk,
         title: String,
+        #[serde(default)]
+        provenance: Provenance,
     },
     ToolStatus {
         tool_call_id: ToolCallId,
@@ -211,11 +286,19 @@ pub enum EventPayload {
         error: Option<RunError>,
         duration_ms: u64,
         rich: Option<RichResult>,
+        /// Boxed: this is the payload's largest variant already.
+        #[serde(default)]
+        provenance: Box<Provenance>,
     },
     ToolDenied {
         tool_call_id: ToolCallId,
         tool_name: String,
         reason: String,
+        /// Why, as a code (`role_not_allowed`, `scope_not_allowed_environment`, …).
+        #[serde(default)]
+        code: String,
+        #[serde(default)]
+        provenance: Provenance,
     },
     ConfirmationRequired {
         confirmation_id: ConfirmationId,

@@ -52,6 +52,9 @@ pub struct ToolSpec {
     pub name: String,
     pub description: String,
     pub input_schema: serde_json::Value,
+    /// Where the tool comes from (an external server's tools are named `server.tool`).
+    #[serde(skip)]
+    pub provenance: super::events::Provenance,
 }
 
 /// What the agent knows about where the user is and what they have ("eyes").

@@ -21,6 +21,8 @@ pub enum Intent {
     FileImport,
     SystemStatus,
     RunLookup,
+    /// "use everything.echo with hello": a call of an external server's tool, by its name.
+    ExternalTool,
 }
 
 /// How far a request may reach.
@@ -112,11 +114,26 @@ pub fn run_id_in(text: &str) -> Option<&str> {
         .map(|w| w.trim_end_matches('.'))
 }
 
+/// The external tool a message asks for by name: "use everything.echo with hello", "call
+/// files.read_file …" (a `server.tool` name right after use, call or run).
+pub fn external_tool_in(text: &str) -> Option<&str> {
+    let mut tokens = text.split_whitespace();
+    let verb = tokens.next()?.to_lowercase();
+    let name = tokens.next()?.trim_end_matches([',', ':', '.', '?', '!']);
+    let (server, tool) = name.split_once('.')?;
+    let part = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'));
+    (matches!(verb.as_str(), "use" | "call" | "run") && part(server) && part(tool)).then_some(name)
+}
+
 /// Reads a message into a route, with keyword rules in priority order.
 pub fn route(text: &str) -> Route {
     let said = words(text);
     let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
     let r = |intent, confidence, needs_dataset, risk| Route { intent, confidence, needs_dataset, risk };
+    // A tool named outright: the person chose it (its own risk decides about confirmation).
+    if external_tool_in(text).is_some() {
+        return r(Intent::ExternalTool, 0.9, false, Risk::Write);
+    }
     if has(&["delete", "remove", "drop", "erase"]) {
         return r(Intent::DatasetAdmin, 0.9, true, Risk::Destructive);
     }
@@ -192,7 +209,8 @@ pub fn route(text: &str) -> Route {
 fn least_risk(intent: Intent) -> Risk {
     match intent {
         Intent::DatasetAdmin => Risk::Destructive,
-        Intent::FileImport => Risk::Write,
+        // Whatever the tool does: its own risk decides about confirmation.
+        Intent::FileImport | Intent::ExternalTool => Risk::Write,
         Intent::ChatOnly
         | Intent::DatasetLookup
         | Intent::Preview

@@ -4,11 +4,11 @@
 
 use super::engine::Services;
 use super::events::SystemStatus;
-use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
+use super::events::{Provenance, ResourceRef, RichResult, Tier, ToolRisk, ToolSource};
 use super::model::ToolSpec;
 use super::model_view::summary;
 use super::router::Intent;
-use crate::auth::{Caller, Capability};
+use crate::auth::{Caller, Capability, Role};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::history::parse_run_id;
 use crate::ids::RunId;
@@ -18,6 +18,7 @@ use crate::search::{SearchMode, SearchService};
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -118,18 +119,83 @@ impl std::fmt::Display for ToolName {
     }
 }
 
+/// A tool's name: one of this build's, or an external MCP server's (`server.tool`, so the two
+/// never collide).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ToolId {
+    Builtin(ToolName),
+    External { server: String, tool: String, full: String },
+}
+
+impl ToolId {
+    pub fn external(server: &str, tool: &str) -> Self {
+        Self::External { server: server.to_owned(), tool: tool.to_owned(), full: format!("{server}.{tool}") }
+    }
+
+    /// The name models call the tool by.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Builtin(name) => name.as_str(),
+            Self::External { full, .. } => full,
+        }
+    }
+
+    pub fn builtin(&self) -> Option<ToolName> {
+        match self {
+            Self::Builtin(name) => Some(*name),
+            Self::External { .. } => None,
+        }
+    }
+}
+
+/// Who may use an external tool where: the scope its server's configuration maps it to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeGrant {
+    pub scope: String,
+    /// The deployment modes the scope is granted in (none: never).
+    pub modes: Vec<DeploymentMode>,
+    /// The least role that may use it.
+    pub min_role: Role,
+}
+
+/// What decides whether a caller may use a tool (`crate::policy`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// One of this build's tools: the capability a caller needs (the mode may rule it out).
+    Capability(Capability),
+    /// An external tool: its scope, or `None` when the configuration maps it to none (denied).
+    Scope(Option<ScopeGrant>),
+}
+
 /// What a tool is, for the model, clients and the policy gate (`crate::policy`).
 pub struct ToolMeta {
-    pub name: ToolName,
-    pub title: &'static str,
+    pub name: ToolId,
+    pub title: Cow<'static, str>,
     /// What a client shows while the tool runs ("Reading rows…").
-    pub activity: &'static str,
-    pub description: &'static str,
+    pub activity: Cow<'static, str>,
+    pub description: Cow<'static, str>,
     pub risk: ToolRisk,
-    /// The capability a caller needs for this tool to be offered at all.
-    pub capability: Capability,
+    /// Who may use it, and where.
+    pub gate: Gate,
     /// The requests the tool serves: a confidently routed request is offered only these tools.
     pub intents: &'static [Intent],
+}
+
+impl ToolMeta {
+    /// Where the tool comes from, for events and clients.
+    pub fn provenance(&self) -> Provenance {
+        match (&self.name, &self.gate) {
+            (ToolId::Builtin(_), _) => Provenance::default(),
+            (ToolId::External { server, .. }, gate) => Provenance {
+                source: ToolSource::External,
+                server_id: server.clone(),
+                scope: match gate {
+                    Gate::Scope(Some(grant)) => grant.scope.clone(),
+                    Gate::Scope(None) | Gate::Capability(_) => String::new(),
+                },
+            },
+        }
+    }
 }
 
 /// The tools that find and describe a dataset, useful to every request about one.
@@ -140,7 +206,7 @@ const READ_ONLY: ToolRisk = ToolRisk { read_only: true, destructive: false, conf
 
 #[async_trait]
 pub trait Tool: Send + Sync {
-    fn meta(&self) -> &'static ToolMeta;
+    fn meta(&self) -> &ToolMeta;
     fn input_schema(&self) -> Value;
     /// Checks the arguments and names the resource, without side effects.
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared>;
@@ -150,7 +216,7 @@ pub trait Tool: Send + Sync {
 /// The tools by name.
 #[derive(Clone)]
 pub struct ToolRegistry {
-    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    tools: BTreeMap<String, Arc<dyn Tool>>,
 }
 
 impl ToolRegistry {
@@ -170,7 +236,7 @@ impl ToolRegistry {
             Arc::new(ImportFiles),
             Arc::new(SearchDatasets),
         ];
-        Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str(), t)).collect() }
+        Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str().to_owned(), t)).collect() }
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -186,26 +252,29 @@ impl ToolRegistry {
 pub fn spec(tool: &dyn Tool) -> ToolSpec {
     ToolSpec {
         name: tool.meta().name.as_str().to_owned(),
-        description: tool.meta().description.to_owned(),
+        description: tool.meta().description.to_string(),
         input_schema: tool.input_schema(),
+        provenance: tool.meta().provenance(),
     }
 }
 
 struct ListDatasets;
 
 static LISTDATASETS: ToolMeta = ToolMeta {
-    name: ToolName::ListDatasets,
-    activity: "Looking up your datasets…",
+    name: ToolId::Builtin(ToolName::ListDatasets),
+    activity: Cow::Borrowed("Looking up your datasets…"),
     intents: DATASET_CONTEXT,
-    title: "List datasets",
-    description: "List the user's datasets with their table names, formats, row and column counts and status.",
+    title: Cow::Borrowed("List datasets"),
+    description: Cow::Borrowed(
+        "List the user's datasets with their table names, formats, row and column counts and status.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for ListDatasets {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &LISTDATASETS
     }
     fn input_schema(&self) -> Value {
@@ -240,19 +309,21 @@ fn status_arg(args: &Value) -> Result<Option<DatasetStatus>> {
 struct GetRunStatus;
 
 static GETRUNSTATUS: ToolMeta = ToolMeta {
-    name: ToolName::GetRunStatus,
-    activity: "Looking up the run…",
+    name: ToolId::Builtin(ToolName::GetRunStatus),
+    activity: Cow::Borrowed("Looking up the run…"),
     intents: &[Intent::RunLookup],
-    title: "Run status",
-    description: "The status of one of the user's runs (an assistant run or a query): what was asked, \
+    title: Cow::Borrowed("Run status"),
+    description: Cow::Borrowed(
+        "The status of one of the user's runs (an assistant run or a query): what was asked, \
                   status, datasets read, tool calls, timings and token usage.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for GetRunStatus {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &GETRUNSTATUS
     }
     fn input_schema(&self) -> Value {
@@ -329,18 +400,20 @@ fn prepared_for(d: &Dataset, what: &str) -> Prepared {
 struct GetDatasetDetail;
 
 static GETDATASETDETAIL: ToolMeta = ToolMeta {
-    name: ToolName::GetDatasetDetail,
-    activity: "Reading the dataset's schema…",
+    name: ToolId::Builtin(ToolName::GetDatasetDetail),
+    activity: Cow::Borrowed("Reading the dataset's schema…"),
     intents: DATASET_CONTEXT,
-    title: "Dataset details",
-    description: "The schema of one dataset (column names and types), its row count, size, format and status.",
+    title: Cow::Borrowed("Dataset details"),
+    description: Cow::Borrowed(
+        "The schema of one dataset (column names and types), its row count, size, format and status.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for GetDatasetDetail {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &GETDATASETDETAIL
     }
     fn input_schema(&self) -> Value {
@@ -376,18 +449,20 @@ impl Tool for GetDatasetDetail {
 struct PreviewRows;
 
 static PREVIEWROWS: ToolMeta = ToolMeta {
-    name: ToolName::PreviewRows,
-    activity: "Reading rows…",
+    name: ToolId::Builtin(ToolName::PreviewRows),
+    activity: Cow::Borrowed("Reading rows…"),
     intents: &[Intent::Preview],
-    title: "Preview rows",
-    description: "Show the user the first rows of a dataset (1 to 50, default 10). You get a summary, not the rows.",
+    title: Cow::Borrowed("Preview rows"),
+    description: Cow::Borrowed(
+        "Show the user the first rows of a dataset (1 to 50, default 10). You get a summary, not the rows.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for PreviewRows {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &PREVIEWROWS
     }
     fn input_schema(&self) -> Value {
@@ -433,19 +508,21 @@ fn limit_arg(args: &Value, max: u64) -> Result<Option<u32>> {
 struct RunSqlQuery;
 
 static RUNSQLQUERY: ToolMeta = ToolMeta {
-    name: ToolName::RunSqlQuery,
-    activity: "Running SQL…",
+    name: ToolId::Builtin(ToolName::RunSqlQuery),
+    activity: Cow::Borrowed("Running SQL…"),
     intents: &[Intent::Query],
-    title: "Run SQL",
-    description: "Run one read-only SELECT (DuckDB SQL) over the user's datasets by table name, in a sandbox. \
+    title: Cow::Borrowed("Run SQL"),
+    description: Cow::Borrowed(
+        "Run one read-only SELECT (DuckDB SQL) over the user's datasets by table name, in a sandbox. \
          The user sees the result table; you get its row count, columns and numeric ranges.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::Query,
+    gate: Gate::Capability(Capability::Query),
 };
 
 #[async_trait]
 impl Tool for RunSqlQuery {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &RUNSQLQUERY
     }
     fn input_schema(&self) -> Value {
@@ -484,22 +561,24 @@ impl Tool for RunSqlQuery {
 struct ExecuteQueryPlan;
 
 static EXECUTEQUERYPLAN: ToolMeta = ToolMeta {
-    name: ToolName::ExecuteQueryPlan,
-    activity: "Running SQL…",
+    name: ToolId::Builtin(ToolName::ExecuteQueryPlan),
+    activity: Cow::Borrowed("Running SQL…"),
     intents: &[Intent::DatasetLookup, Intent::Preview, Intent::Query],
-    title: "Run a query plan",
-    description: "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
+    title: Cow::Borrowed("Run a query plan"),
+    description: Cow::Borrowed(
+        "Run a typed query over one dataset: select columns or aggregates (count, count_distinct, sum, avg, \
          min, max, median, share — the fraction of rows meeting a `condition` list of filters), a column `per` \
          another (a ratio per row), a date column's `bucket` (year, quarter, month, week, day) to group by, filters \
          (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, between), group_by, order_by, limit. \
          Checked against the schema, compiled to SQL, run in the sandbox.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::Query,
+    gate: Gate::Capability(Capability::Query),
 };
 
 #[async_trait]
 impl Tool for ExecuteQueryPlan {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &EXECUTEQUERYPLAN
     }
     fn input_schema(&self) -> Value {
@@ -582,19 +661,21 @@ fn plan_from_json(args: &Value) -> Result<QueryPlan> {
 struct GetDatasetStatistics;
 
 static GETDATASETSTATISTICS: ToolMeta = ToolMeta {
-    name: ToolName::GetDatasetStatistics,
-    activity: "Profiling the data…",
+    name: ToolId::Builtin(ToolName::GetDatasetStatistics),
+    activity: Cow::Borrowed("Profiling the data…"),
     intents: &[Intent::Statistics],
-    title: "Dataset statistics",
-    description: "Profile every column of a dataset: type, missing and distinct values, and for numbers the range, mean \
+    title: Cow::Borrowed("Dataset statistics"),
+    description: Cow::Borrowed(
+        "Profile every column of a dataset: type, missing and distinct values, and for numbers the range, mean \
          and median.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for GetDatasetStatistics {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &GETDATASETSTATISTICS
     }
     fn input_schema(&self) -> Value {
@@ -616,18 +697,20 @@ impl Tool for GetDatasetStatistics {
 struct GetSystemStatus;
 
 static GETSYSTEMSTATUS: ToolMeta = ToolMeta {
-    name: ToolName::GetSystemStatus,
-    activity: "Checking the system…",
+    name: ToolId::Builtin(ToolName::GetSystemStatus),
+    activity: Cow::Borrowed("Checking the system…"),
     intents: &[Intent::SystemStatus],
-    title: "System status",
-    description: "The state of aware itself: version, mode, model provider, storage, and the user's dataset totals.",
+    title: Cow::Borrowed("System status"),
+    description: Cow::Borrowed(
+        "The state of aware itself: version, mode, model provider, storage, and the user's dataset totals.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for GetSystemStatus {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &GETSYSTEMSTATUS
     }
     fn input_schema(&self) -> Value {
@@ -678,20 +761,22 @@ fn search_status(search: &SearchService) -> String {
 struct SearchDatasets;
 
 static SEARCHDATASETS: ToolMeta = ToolMeta {
-    name: ToolName::SearchDatasets,
-    activity: "Searching…",
+    name: ToolId::Builtin(ToolName::SearchDatasets),
+    activity: Cow::Borrowed("Searching…"),
     intents: &[Intent::Search],
-    title: "Search datasets",
-    description: "Search the text columns of the user's datasets by words and by meaning (e.g. \"login problems\" \
+    title: Cow::Borrowed("Search datasets"),
+    description: Cow::Borrowed(
+        "Search the text columns of the user's datasets by words and by meaning (e.g. \"login problems\" \
          also finds \"cannot sign in\"). The user sees the matching rows with highlighted snippets; you get how many \
          matched where and the top score, never the text.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::DatasetRead,
+    gate: Gate::Capability(Capability::DatasetRead),
 };
 
 #[async_trait]
 impl Tool for SearchDatasets {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &SEARCHDATASETS
     }
     fn input_schema(&self) -> Value {
@@ -735,18 +820,20 @@ impl Tool for SearchDatasets {
 }
 
 static DELETEDATASET: ToolMeta = ToolMeta {
-    name: ToolName::DeleteDataset,
-    activity: "Deleting the dataset…",
+    name: ToolId::Builtin(ToolName::DeleteDataset),
+    activity: Cow::Borrowed("Deleting the dataset…"),
     intents: &[Intent::DatasetAdmin],
-    title: "Delete a dataset",
-    description: "Delete one of the user's datasets (data and catalog entry). A person must approve it first.",
+    title: Cow::Borrowed("Delete a dataset"),
+    description: Cow::Borrowed(
+        "Delete one of the user's datasets (data and catalog entry). A person must approve it first.",
+    ),
     risk: ToolRisk { read_only: false, destructive: true, confirmation: Some(Tier::Elevated) },
-    capability: Capability::DatasetDelete,
+    gate: Gate::Capability(Capability::DatasetDelete),
 };
 
 #[async_trait]
 impl Tool for DeleteDataset {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &DELETEDATASET
     }
     fn input_schema(&self) -> Value {
@@ -792,20 +879,22 @@ fn root_arg(args: &Value) -> Result<&str> {
 struct ListDirectory;
 
 static LISTDIRECTORY: ToolMeta = ToolMeta {
-    name: ToolName::ListDirectory,
-    activity: "Looking in the folder…",
+    name: ToolId::Builtin(ToolName::ListDirectory),
+    activity: Cow::Borrowed("Looking in the folder…"),
     intents: &[Intent::FileBrowse, Intent::FileImport],
-    title: "List a folder",
-    description: "List one folder inside an approved folder (a root, e.g. `downloads`; `staging` always exists): \
+    title: Cow::Borrowed("List a folder"),
+    description: Cow::Borrowed(
+        "List one folder inside an approved folder (a root, e.g. `downloads`; `staging` always exists): \
          each entry's name, kind, size, modified time and whether it can be imported. The user sees the listing; \
          you get counts by kind and format.",
+    ),
     risk: READ_ONLY,
-    capability: Capability::FileRead,
+    gate: Gate::Capability(Capability::FileRead),
 };
 
 #[async_trait]
 impl Tool for ListDirectory {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &LISTDIRECTORY
     }
     fn input_schema(&self) -> Value {
@@ -846,15 +935,17 @@ impl Tool for ListDirectory {
 struct ImportFiles;
 
 static IMPORTFILES: ToolMeta = ToolMeta {
-    name: ToolName::ImportFiles,
-    activity: "Importing files…",
+    name: ToolId::Builtin(ToolName::ImportFiles),
+    activity: Cow::Borrowed("Importing files…"),
     intents: &[Intent::FileImport],
-    title: "Import files",
-    description: "Import files from an approved folder as datasets: either `paths` (up to 20, relative to the root) or \
+    title: Cow::Borrowed("Import files"),
+    description: Cow::Borrowed(
+        "Import files from an approved folder as datasets: either `paths` (up to 20, relative to the root) or \
          `path` + `pattern` for every importable file a listing with them shows. Files are copied, never moved. A \
          person must approve the list first.",
+    ),
     risk: ToolRisk { read_only: false, destructive: false, confirmation: Some(Tier::Standard) },
-    capability: Capability::FileImport,
+    gate: Gate::Capability(Capability::FileImport),
 };
 
 /// The files an import names: its `paths`, or what its folder and pattern list.
@@ -877,7 +968,7 @@ async fn import_paths(ctx: &ToolContext, args: &Value) -> Result<Vec<String>> {
 
 #[async_trait]
 impl Tool for ImportFiles {
-    fn meta(&self) -> &'static ToolMeta {
+    fn meta(&self) -> &ToolMeta {
         &IMPORTFILES
     }
     fn input_schema(&self) -> Value {

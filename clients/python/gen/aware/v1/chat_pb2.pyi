@@ -230,7 +230,7 @@ class GetCapabilitiesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ToolInfo(_message.Message):
-    __slots__ = ("name", "title", "description", "input_schema_json", "risk", "capability", "activity")
+    __slots__ = ("name", "title", "description", "input_schema_json", "risk", "capability", "activity", "provenance")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -238,6 +238,7 @@ class ToolInfo(_message.Message):
     RISK_FIELD_NUMBER: _ClassVar[int]
     CAPABILITY_FIELD_NUMBER: _ClassVar[int]
     ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     name: str
     title: str
     description: str
@@ -245,10 +246,23 @@ class ToolInfo(_message.Message):
     risk: _events_pb2.ToolRisk
     capability: str
     activity: str
-    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ..., risk: _Optional[_Union[_events_pb2.ToolRisk, _Mapping]] = ..., capability: _Optional[str] = ..., activity: _Optional[str] = ...) -> None: ...
+    provenance: _events_pb2.ToolProvenance
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., input_schema_json: _Optional[str] = ..., risk: _Optional[_Union[_events_pb2.ToolRisk, _Mapping]] = ..., capability: _Optional[str] = ..., activity: _Optional[str] = ..., provenance: _Optional[_Union[_events_pb2.ToolProvenance, _Mapping]] = ...) -> None: ...
+
+class ExternalServer(_message.Message):
+    __slots__ = ("id", "state", "detail", "tools")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    state: str
+    detail: str
+    tools: int
+    def __init__(self, id: _Optional[str] = ..., state: _Optional[str] = ..., detail: _Optional[str] = ..., tools: _Optional[int] = ...) -> None: ...
 
 class GetCapabilitiesResponse(_message.Message):
-    __slots__ = ("protocol_version", "server_version", "heartbeat_interval_ms", "confirmation_ttl_ms", "max_iterations", "max_tool_calls_per_message", "tool_timeout_ms", "on_busy_modes", "tools", "mode", "auth_mode", "model_provider", "role", "max_upload_bytes", "max_message_bytes")
+    __slots__ = ("protocol_version", "server_version", "heartbeat_interval_ms", "confirmation_ttl_ms", "max_iterations", "max_tool_calls_per_message", "tool_timeout_ms", "on_busy_modes", "tools", "mode", "auth_mode", "model_provider", "role", "max_upload_bytes", "max_message_bytes", "external_servers")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_INTERVAL_MS_FIELD_NUMBER: _ClassVar[int]
@@ -264,6 +278,7 @@ class GetCapabilitiesResponse(_message.Message):
     ROLE_FIELD_NUMBER: _ClassVar[int]
     MAX_UPLOAD_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_SERVERS_FIELD_NUMBER: _ClassVar[int]
     protocol_version: int
     server_version: str
     heartbeat_interval_ms: int
@@ -279,4 +294,5 @@ class GetCapabilitiesResponse(_message.Message):
     role: str
     max_upload_bytes: int
     max_message_bytes: int
-    def __init__(self, protocol_version: _Optional[int] = ..., server_version: _Optional[str] = ..., heartbeat_interval_ms: _Optional[int] = ..., confirmation_ttl_ms: _Optional[int] = ..., max_iterations: _Optional[int] = ..., max_tool_calls_per_message: _Optional[int] = ..., tool_timeout_ms: _Optional[int] = ..., on_busy_modes: _Optional[_Iterable[_Union[OnBusy, str]]] = ..., tools: _Optional[_Iterable[_Union[ToolInfo, _Mapping]]] = ..., mode: _Optional[str] = ..., auth_mode: _Optional[str] = ..., model_provider: _Optional[str] = ..., role: _Optional[str] = ..., max_upload_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ...) -> None: ...
+    external_servers: _containers.RepeatedCompositeFieldContainer[ExternalServer]
+    def __init__(self, protocol_version: _Optional[int] = ..., server_version: _Optional[str] = ..., heartbeat_interval_ms: _Optional[int] = ..., confirmation_ttl_ms: _Optional[int] = ..., max_iterations: _Optional[int] = ..., max_tool_calls_per_message: _Optional[int] = ..., tool_timeout_ms: _Optional[int] = ..., on_busy_modes: _Optional[_Iterable[_Union[OnBusy, str]]] = ..., tools: _Optional[_Iterable[_Union[ToolInfo, _Mapping]]] = ..., mode: _Optional[str] = ..., auth_mode: _Optional[str] = ..., model_provider: _Optional[str] = ..., role: _Optional[str] = ..., max_upload_bytes: _Optional[int] = ..., max_message_bytes: _Optional[int] = ..., external_servers: _Optional[_Iterable[_Union[ExternalServer, _Mapping]]] = ...) -> None: ...

@@ -107,7 +107,7 @@ class ServerEvent(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
-    __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id")
+    __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id", "tools")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     USER_TEXT_FIELD_NUMBER: _ClassVar[int]
     UI_STATE_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +115,7 @@ class RunStarted(_message.Message):
     PARENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CLIENT_MSG_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     user_text: str
     ui_state_version: int
@@ -122,7 +123,28 @@ class RunStarted(_message.Message):
     parent_run_id: str
     model: str
     client_msg_id: str
-    def __init__(self, thread_id: _Optional[str] = ..., user_text: _Optional[str] = ..., ui_state_version: _Optional[int] = ..., max_iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., model: _Optional[str] = ..., client_msg_id: _Optional[str] = ...) -> None: ...
+    tools: _containers.RepeatedCompositeFieldContainer[ToolListing]
+    def __init__(self, thread_id: _Optional[str] = ..., user_text: _Optional[str] = ..., ui_state_version: _Optional[int] = ..., max_iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., model: _Optional[str] = ..., client_msg_id: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[ToolListing, _Mapping]]] = ...) -> None: ...
+
+class ToolProvenance(_message.Message):
+    __slots__ = ("source", "server_id", "scope")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SERVER_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    server_id: str
+    scope: str
+    def __init__(self, source: _Optional[str] = ..., server_id: _Optional[str] = ..., scope: _Optional[str] = ...) -> None: ...
+
+class ToolListing(_message.Message):
+    __slots__ = ("name", "title", "provenance")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    title: str
+    provenance: ToolProvenance
+    def __init__(self, name: _Optional[str] = ..., title: _Optional[str] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
 
 class TextStarted(_message.Message):
     __slots__ = ("message_id",)
@@ -157,18 +179,20 @@ class ToolRisk(_message.Message):
     def __init__(self, read_only: _Optional[bool] = ..., destructive: _Optional[bool] = ..., requires_confirmation: _Optional[bool] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ...) -> None: ...
 
 class ToolCallStarted(_message.Message):
-    __slots__ = ("tool_call_id", "tool_name", "arguments_json", "risk", "title")
+    __slots__ = ("tool_call_id", "tool_name", "arguments_json", "risk", "title", "provenance")
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     RISK_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     tool_call_id: str
     tool_name: str
     arguments_json: str
     risk: ToolRisk
     title: str
-    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., risk: _Optional[_Union[ToolRisk, _Mapping]] = ..., title: _Optional[str] = ...) -> None: ...
+    provenance: ToolProvenance
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., risk: _Optional[_Union[ToolRisk, _Mapping]] = ..., title: _Optional[str] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
 
 class ToolStatus(_message.Message):
     __slots__ = ("tool_call_id", "phase", "message")
@@ -207,7 +231,7 @@ class SystemStatus(_message.Message):
     def __init__(self, version: _Optional[str] = ..., mode: _Optional[str] = ..., model_provider: _Optional[str] = ..., storage: _Optional[str] = ..., dataset_count: _Optional[int] = ..., dataset_bytes: _Optional[int] = ..., sandbox_workers: _Optional[int] = ..., sandbox_workers_busy: _Optional[int] = ..., search_index: _Optional[str] = ..., uptime_seconds: _Optional[int] = ..., active_runs: _Optional[int] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset")
+    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "provenance")
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     IS_ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +250,8 @@ class ToolResult(_message.Message):
     QUERY_PLAN_FIELD_NUMBER: _ClassVar[int]
     RUN_FIELD_NUMBER: _ClassVar[int]
     DELETED_DATASET_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     tool_call_id: str
     tool_name: str
     is_error: bool
@@ -244,17 +270,33 @@ class ToolResult(_message.Message):
     query_plan: _query_pb2.QueryPlan
     run: _run_pb2.Run
     deleted_dataset: _datasets_pb2.Dataset
-    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ...) -> None: ...
+    external: ExternalResult
+    provenance: ToolProvenance
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
+
+class ExternalResult(_message.Message):
+    __slots__ = ("server_id", "tool", "result_json")
+    SERVER_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    RESULT_JSON_FIELD_NUMBER: _ClassVar[int]
+    server_id: str
+    tool: str
+    result_json: str
+    def __init__(self, server_id: _Optional[str] = ..., tool: _Optional[str] = ..., result_json: _Optional[str] = ...) -> None: ...
 
 class ToolDenied(_message.Message):
-    __slots__ = ("tool_call_id", "tool_name", "reason")
+    __slots__ = ("tool_call_id", "tool_name", "reason", "code", "provenance")
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     tool_call_id: str
     tool_name: str
     reason: str
-    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    code: str
+    provenance: ToolProvenance
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., reason: _Optional[str] = ..., code: _Optional[str] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
 
 class ConfirmationRequired(_message.Message):
     __slots__ = ("confirmation_id", "tool_call_id", "tool_name", "resource", "description", "tier", "expires_at", "arguments_json")

@@ -16,6 +16,7 @@ use crate::convert;
 use crate::status::to_status;
 use aware_core::ids::ThreadId;
 use aware_core::runs::store::{Snapshot, SnapshotDataset};
+use aware_core::runs::tools::Gate;
 use aware_core::runs::{Admission, NewMessage, OnBusy};
 use aware_core::{Error, ErrorCode};
 use aware_proto::v1 as pb;
@@ -231,14 +232,34 @@ impl ChatService for Chat {
             .policy()
             .available(&caller)
             .into_iter()
-            .map(|t| pb::ToolInfo {
-                name: t.meta().name.as_str().to_owned(),
-                title: t.meta().title.to_owned(),
-                activity: t.meta().activity.to_owned(),
-                description: t.meta().description.to_owned(),
-                input_schema_json: t.input_schema().to_string(),
-                risk: Some(convert::tool_risk(t.meta().risk)),
-                capability: t.meta().capability.as_str().to_owned(),
+            .map(|t| {
+                let meta = t.meta();
+                pb::ToolInfo {
+                    name: meta.name.as_str().to_owned(),
+                    title: meta.title.to_string(),
+                    activity: meta.activity.to_string(),
+                    description: meta.description.to_string(),
+                    input_schema_json: t.input_schema().to_string(),
+                    risk: Some(convert::tool_risk(meta.risk)),
+                    capability: match &meta.gate {
+                        Gate::Capability(c) => c.as_str().to_owned(),
+                        Gate::Scope(grant) => grant.as_ref().map(|g| format!("scope:{}", g.scope)).unwrap_or_default(),
+                    },
+                    provenance: Some(convert::provenance(&meta.provenance())),
+                }
+            })
+            .collect();
+        let external_servers = self
+            .state
+            .runs
+            .policy()
+            .external_servers()
+            .into_iter()
+            .map(|s| pb::ExternalServer {
+                id: s.id,
+                state: s.state.as_str().to_owned(),
+                detail: s.detail,
+                tools: s.tools,
             })
             .collect();
         let ms = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
@@ -263,6 +284,7 @@ impl ChatService for Chat {
             max_upload_bytes: config.max_upload_bytes(),
             max_message_bytes: u32::try_from(config.max_message_bytes())
                 .map_err(|e| to_status(aware_core::Error::internal(e)))?,
+            external_servers,
         }))
     }
 }

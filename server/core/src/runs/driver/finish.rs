@@ -42,6 +42,7 @@ impl Driver {
                 arguments_json: call.arguments.to_string(),
                 risk: self.deps.policy.tool(&call.name).map(|t| t.meta().risk).unwrap_or_default(),
                 title: call.name.clone(),
+                provenance: self.provenance(&call.name),
             })
             .await?;
             self.tool_done(&call, Outcome::new(ToolPhase::Cancelled, summary)).await?;

@@ -10,7 +10,7 @@
 use super::admission::Live;
 use super::client_call::ClientToolCall;
 use super::engine::{EngineConfig, Services};
-use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolPhase};
+use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolListing, ToolPhase};
 use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
 use super::router::{Route, route};
 use super::store::{ChatRun, RunLog, SpanRecord};
@@ -291,6 +291,17 @@ impl Driver {
                 parent_run_id: self.run.record.parent_run_id.clone(),
                 model: self.run.record.model.clone().unwrap_or_default(),
                 client_msg_id: self.run.record.client_msg_id.clone().unwrap_or_default(),
+                tools: self
+                    .deps
+                    .policy
+                    .available(&self.ctx.caller)
+                    .iter()
+                    .map(|t| ToolListing {
+                        name: t.meta().name.as_str().to_owned(),
+                        title: t.meta().title.to_string(),
+                        provenance: t.meta().provenance(),
+                    })
+                    .collect(),
             })
             .await?;
             if self.deps.config.llm_router && !self.is_tool_run() {

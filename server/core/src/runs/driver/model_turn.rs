@@ -21,7 +21,7 @@ impl Driver {
     /// The router's output and the gate's decision, as an event.
     pub(super) fn routing_decided(&self) -> EventPayload {
         let name = |v: serde_json::Value| v.as_str().unwrap_or_default().to_owned();
-        let names = |tools: Vec<&Arc<dyn Tool>>| tools.iter().map(|t| t.meta().name.as_str().to_owned()).collect();
+        let names = |tools: Vec<Arc<dyn Tool>>| tools.iter().map(|t| t.meta().name.as_str().to_owned()).collect();
         let policy = &self.deps.policy;
         EventPayload::RoutingDecided {
             intent: name(serde_json::to_value(self.route.intent).unwrap_or_default()),

@@ -11,7 +11,7 @@ use crate::Result;
 use crate::policy::Refusal;
 use crate::ports::AuditEntry;
 use crate::run::RunError;
-use crate::runs::events::{EventPayload, RichResult, Tier, ToolPhase, ToolRisk};
+use crate::runs::events::{EventPayload, Provenance, RichResult, Tier, ToolPhase, ToolRisk};
 use crate::runs::model::{Message, ToolCallRequest};
 use crate::runs::model_view::outcomes;
 use crate::runs::store::ToolCallRow;
@@ -118,20 +118,21 @@ impl Driver {
         if self.cancel_reason().is_some() {
             return Ok(ToolStep::done(Outcome::cancelled(outcomes::CANCELLED)));
         }
-        let tool = self.deps.policy.tool(&call.name).cloned();
+        let tool = self.deps.policy.tool(&call.name);
         let risk = tool.as_ref().map(|t| t.meta().risk).unwrap_or_default();
         self.emit(EventPayload::ToolCallStarted {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             arguments_json: call.arguments.to_string(),
             risk,
-            title: tool.as_ref().map_or_else(|| call.name.clone(), |t| t.meta().title.to_owned()),
+            title: tool.as_ref().map_or_else(|| call.name.clone(), |t| t.meta().title.to_string()),
+            provenance: self.provenance(&call.name),
         })
         .await?;
         let calls_so_far = self.messages.iter().filter(|m| matches!(m, Message::Tool { .. })).count();
         let calls_so_far = u32::try_from(calls_so_far).unwrap_or(u32::MAX);
         Ok(match self.deps.policy.check(&self.ctx.caller, &self.route, &call.name, calls_so_far) {
-            Ok(tool) => ToolStep::Check(tool.clone(), risk),
+            Ok(tool) => ToolStep::Check(tool, risk),
             Err(refusal) => ToolStep::Refuse(refusal),
         })
     }
@@ -150,6 +151,8 @@ impl Driver {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             reason: reason.clone(),
+            code: refusal.code().to_owned(),
+            provenance: self.provenance(&call.name),
         })
         .await?;
         let row = ToolCallRow {
@@ -236,6 +239,11 @@ impl Driver {
         }))
     }
 
+    /// Where the tool a call names comes from (nothing known for a tool that does not exist).
+    pub(super) fn provenance(&self, name: &str) -> Provenance {
+        self.deps.policy.tool(name).map(|t| t.meta().provenance()).unwrap_or_default()
+    }
+
     /// A tool-call row without a result yet.
     fn row(&self, call: &ToolCallRequest, phase: ToolPhase) -> ToolCallRow {
         ToolCallRow {
@@ -309,6 +317,7 @@ impl Driver {
             error,
             duration_ms,
             rich,
+            provenance: Box::new(self.provenance(&call.name)),
         })
         .await?;
         self.push_message(Message::Tool {

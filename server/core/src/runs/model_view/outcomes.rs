@@ -25,6 +25,9 @@ pub fn refused(refusal: &Refusal) -> String {
         Refusal::NoSuchTool(name) => format!("There is no tool named {name}."),
         Refusal::NotForRole(tool) => format!("{tool} is not allowed for your role."),
         Refusal::NotForThisRequest(tool) => format!("{tool} is not available for this request."),
+        Refusal::ScopeNotMapped(tool) | Refusal::ScopeNotAllowedEnvironment(tool) => {
+            format!("Tool {tool} was not permitted in this context.")
+        }
         Refusal::CallLimit(max) => format!("The limit of {max} tool calls per message is reached."),
     }
 }
@@ -71,14 +74,17 @@ pub fn arguments_not_an_object(arguments: &serde_json::Value) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runs::tools::ToolName;
 
     #[test]
     fn refusals_name_the_tool_and_the_reason() {
         assert_eq!(refused(&Refusal::CallLimit(2)), "The limit of 2 tool calls per message is reached.");
         assert_eq!(
-            refused(&Refusal::NotForRole(ToolName::DeleteDataset)),
+            refused(&Refusal::NotForRole("delete_dataset".into())),
             "delete_dataset is not allowed for your role."
+        );
+        assert_eq!(
+            refused(&Refusal::ScopeNotAllowedEnvironment("everything.echo".into())),
+            "Tool everything.echo was not permitted in this context."
         );
         assert_eq!(refused(&Refusal::NoSuchTool("rm".into())), "There is no tool named rm.");
         let e = arguments_not_an_object(&serde_json::Value::String("x".repeat(500)));

@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/events.proto.
  */
 export const file_aware_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIqIICgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQioQEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCSIhCgtUZXh0U3RhcnRlZBISCgptZXNzYWdlX2lkGAEgASgJIi4KCVRleHREZWx0YRISCgptZXNzYWdlX2lkGAEgASgJEg0KBWRlbHRhGAIgASgJIh8KCVRleHRFbmRlZBISCgptZXNzYWdlX2lkGAEgASgJInsKCFRvb2xSaXNrEhEKCXJlYWRfb25seRgBIAEoCBITCgtkZXN0cnVjdGl2ZRgCIAEoCBIdChVyZXF1aXJlc19jb25maXJtYXRpb24YAyABKAgSKAoEdGllchgEIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXIigwEKD1Rvb2xDYWxsU3RhcnRlZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiAKBHJpc2sYBCABKAsyEi5hd2FyZS52MS5Ub29sUmlzaxINCgV0aXRsZRgFIAEoCSJXCgpUb29sU3RhdHVzEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIiCgVwaGFzZRgCIAEoDjITLmF3YXJlLnYxLlRvb2xQaGFzZRIPCgdtZXNzYWdlGAMgASgJIv4BCgxTeXN0ZW1TdGF0dXMSDwoHdmVyc2lvbhgBIAEoCRIMCgRtb2RlGAIgASgJEhYKDm1vZGVsX3Byb3ZpZGVyGAMgASgJEg8KB3N0b3JhZ2UYBCABKAkSFQoNZGF0YXNldF9jb3VudBgFIAEoDRIVCg1kYXRhc2V0X2J5dGVzGAYgASgEEhcKD3NhbmRib3hfd29ya2VycxgHIAEoDRIcChRzYW5kYm94X3dvcmtlcnNfYnVzeRgIIAEoDRIUCgxzZWFyY2hfaW5kZXgYCSABKAkSFgoOdXB0aW1lX3NlY29uZHMYCiABKAQSEwoLYWN0aXZlX3J1bnMYCyABKA0ipQUKClRvb2xSZXN1bHQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIQCghpc19lcnJvchgDIAEoCBITCgtsbG1fc3VtbWFyeRgEIAEoCRIeCgVlcnJvchgFIAEoCzIPLmF3YXJlLnYxLkVycm9yEhMKC2R1cmF0aW9uX21zGAYgASgEEhQKDGV4ZWN1dGVkX3NxbBgHIAEoCRIgCgV0YWJsZRgUIAEoCzIPLmF3YXJlLnYxLlRhYmxlSAASLQoMZGF0YXNldF9saXN0GBUgASgLMhUuYXdhcmUudjEuRGF0YXNldExpc3RIABIxCg5kYXRhc2V0X2RldGFpbBgWIAEoCzIXLmF3YXJlLnYxLkRhdGFzZXREZXRhaWxIABIxCgpzdGF0aXN0aWNzGBcgASgLMhsuYXdhcmUudjEuRGF0YXNldFN0YXRpc3RpY3NIABIrCgtzZWFyY2hfaGl0cxgYIAEoCzIULmF3YXJlLnYxLlNlYXJjaEhpdHNIABIvCg1zeXN0ZW1fc3RhdHVzGBkgASgLMhYuYXdhcmUudjEuU3lzdGVtU3RhdHVzSAASNwoRZGlyZWN0b3J5X2xpc3RpbmcYGiABKAsyGi5hd2FyZS52MS5EaXJlY3RvcnlMaXN0aW5nSAASLwoNaW1wb3J0X3JlcG9ydBgbIAEoCzIWLmF3YXJlLnYxLkltcG9ydFJlcG9ydEgAEikKCnF1ZXJ5X3BsYW4YHCABKAsyEy5hd2FyZS52MS5RdWVyeVBsYW5IABIcCgNydW4YHSABKAsyDS5hd2FyZS52MS5SdW5IABIsCg9kZWxldGVkX2RhdGFzZXQYHiABKAsyES5hd2FyZS52MS5EYXRhc2V0SABCBgoEcmljaCJFCgpUb29sRGVuaWVkEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSDgoGcmVhc29uGAMgASgJIogCChRDb25maXJtYXRpb25SZXF1aXJlZBIXCg9jb25maXJtYXRpb25faWQYASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRInCghyZXNvdXJjZRgEIAEoCzIVLmF3YXJlLnYxLlJlc291cmNlUmVmEhMKC2Rlc2NyaXB0aW9uGAUgASgJEigKBHRpZXIYBiABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyEi4KCmV4cGlyZXNfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmFyZ3VtZW50c19qc29uGAggASgJInsKFENvbmZpcm1hdGlvblJlc29sdmVkEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSNAoKcmVzb2x1dGlvbhgDIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24iaQoOUm91dGluZ0RlY2lkZWQSDgoGaW50ZW50GAEgASgJEhIKCmNvbmZpZGVuY2UYAiABKAISDAoEcmlzaxgDIAEoCRINCgV0b29scxgEIAMoCRIWCg53aXRoaGVsZF90b29scxgFIAMoCSKHAQoMUnVuQ29tcGxldGVkEiMKBnN0YXR1cxgBIAEoDjITLmF3YXJlLnYxLlJ1blN0YXR1cxIeCgVlcnJvchgCIAEoCzIPLmF3YXJlLnYxLkVycm9yEh4KBXVzYWdlGAMgASgLMg8uYXdhcmUudjEuVXNhZ2USEgoKZmluYWxfdGV4dBgEIAEoCSJuCglBY3RpdmVSdW4SDgoGcnVuX2lkGAEgASgJEiEKBXBoYXNlGAIgASgOMhIuYXdhcmUudjEuUnVuUGhhc2USEAoIbGFzdF9zZXEYAyABKAQSHAoUY29uZmlybWF0aW9uX21zX2xlZnQYBCABKAQiZgoJSGVhcnRiZWF0Ei8KC3NlcnZlcl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgthY3RpdmVfcnVucxgCIAMoCzITLmF3YXJlLnYxLkFjdGl2ZVJ1biI3CgxTaHV0dGluZ0Rvd24SDwoHbWVzc2FnZRgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSI9Cg1SZXBsYXlTdGFydGVkEhEKCWFmdGVyX3NlcRgBIAEoBBIZChFsYXN0X3NlcV9hdF9zdGFydBgCIAEoBCIwCg5SZXBsYXlGaW5pc2hlZBIQCghsYXN0X3NlcRgBIAEoBBIMCgRsaXZlGAIgASgIIn4KCFJlamVjdGVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSIQoEY29kZRgCIAEoDjITLmF3YXJlLnYxLkVycm9yQ29kZRIPCgdtZXNzYWdlGAMgASgJEhUKDWFjdGl2ZV9ydW5faWQYBCABKAkSEAoIbGFzdF9zZXEYBSABKAQiRAoIQWNjZXB0ZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIlIKDFN0YXRlQXBwbGllZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEKnUKEENvbmZpcm1hdGlvblRpZXISIQodQ09ORklSTUFUSU9OX1RJRVJfVU5TUEVDSUZJRUQQABIeChpDT05GSVJNQVRJT05fVElFUl9TVEFOREFSRBABEh4KGkNPTkZJUk1BVElPTl9USUVSX0VMRVZBVEVEEAIq/wEKFkNvbmZpcm1hdGlvblJlc29sdXRpb24SJwojQ09ORklSTUFUSU9OX1JFU09MVVRJT05fVU5TUEVDSUZJRUQQABIkCiBDT05GSVJNQVRJT05fUkVTT0xVVElPTl9BUFBST1ZFRBABEiIKHkNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0RFTklFRBACEiMKH0NPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0VYUElSRUQQAxIlCiFDT05GSVJNQVRJT05fUkVTT0xVVElPTl9DQU5DRUxMRUQQBBImCiJDT05GSVJNQVRJT05fUkVTT0xVVElPTl9TVVBFUlNFREVEEAUqtAEKCFJ1blBoYXNlEhkKFVJVTl9QSEFTRV9VTlNQRUNJRklFRBAAEhQKEFJVTl9QSEFTRV9RVUVVRUQQARIbChdSVU5fUEhBU0VfV0FJVElOR19NT0RFTBACEhcKE1JVTl9QSEFTRV9TVFJFQU1JTkcQAxIcChhSVU5fUEhBU0VfRVhFQ1VUSU5HX1RPT0wQBBIjCh9SVU5fUEhBU0VfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIqIICgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQixwEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCRIkCgV0b29scxgIIAMoCzIVLmF3YXJlLnYxLlRvb2xMaXN0aW5nIkIKDlRvb2xQcm92ZW5hbmNlEg4KBnNvdXJjZRgBIAEoCRIRCglzZXJ2ZXJfaWQYAiABKAkSDQoFc2NvcGUYAyABKAkiWAoLVG9vbExpc3RpbmcSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIsCgpwcm92ZW5hbmNlGAMgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiIQoLVGV4dFN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSIuCglUZXh0RGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVkZWx0YRgCIAEoCSIfCglUZXh0RW5kZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJ7CghUb29sUmlzaxIRCglyZWFkX29ubHkYASABKAgSEwoLZGVzdHJ1Y3RpdmUYAiABKAgSHQoVcmVxdWlyZXNfY29uZmlybWF0aW9uGAMgASgIEigKBHRpZXIYBCABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyIrEBCg9Ub29sQ2FsbFN0YXJ0ZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIgCgRyaXNrGAQgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSDQoFdGl0bGUYBSABKAkSLAoKcHJvdmVuYW5jZRgGIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIlcKClRvb2xTdGF0dXMSFAoMdG9vbF9jYWxsX2lkGAEgASgJEiIKBXBoYXNlGAIgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEg8KB21lc3NhZ2UYAyABKAki/gEKDFN5c3RlbVN0YXR1cxIPCgd2ZXJzaW9uGAEgASgJEgwKBG1vZGUYAiABKAkSFgoObW9kZWxfcHJvdmlkZXIYAyABKAkSDwoHc3RvcmFnZRgEIAEoCRIVCg1kYXRhc2V0X2NvdW50GAUgASgNEhUKDWRhdGFzZXRfYnl0ZXMYBiABKAQSFwoPc2FuZGJveF93b3JrZXJzGAcgASgNEhwKFHNhbmRib3hfd29ya2Vyc19idXN5GAggASgNEhQKDHNlYXJjaF9pbmRleBgJIAEoCRIWCg51cHRpbWVfc2Vjb25kcxgKIAEoBBITCgthY3RpdmVfcnVucxgLIAEoDSKBBgoKVG9vbFJlc3VsdBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEhMKC2xsbV9zdW1tYXJ5GAQgASgJEh4KBWVycm9yGAUgASgLMg8uYXdhcmUudjEuRXJyb3ISEwoLZHVyYXRpb25fbXMYBiABKAQSFAoMZXhlY3V0ZWRfc3FsGAcgASgJEiAKBXRhYmxlGBQgASgLMg8uYXdhcmUudjEuVGFibGVIABItCgxkYXRhc2V0X2xpc3QYFSABKAsyFS5hd2FyZS52MS5EYXRhc2V0TGlzdEgAEjEKDmRhdGFzZXRfZGV0YWlsGBYgASgLMhcuYXdhcmUudjEuRGF0YXNldERldGFpbEgAEjEKCnN0YXRpc3RpY3MYFyABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljc0gAEisKC3NlYXJjaF9oaXRzGBggASgLMhQuYXdhcmUudjEuU2VhcmNoSGl0c0gAEi8KDXN5c3RlbV9zdGF0dXMYGSABKAsyFi5hd2FyZS52MS5TeXN0ZW1TdGF0dXNIABI3ChFkaXJlY3RvcnlfbGlzdGluZxgaIAEoCzIaLmF3YXJlLnYxLkRpcmVjdG9yeUxpc3RpbmdIABIvCg1pbXBvcnRfcmVwb3J0GBsgASgLMhYuYXdhcmUudjEuSW1wb3J0UmVwb3J0SAASKQoKcXVlcnlfcGxhbhgcIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAEhwKA3J1bhgdIAEoCzINLmF3YXJlLnYxLlJ1bkgAEiwKD2RlbGV0ZWRfZGF0YXNldBgeIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXRIABIsCghleHRlcm5hbBgfIAEoCzIYLmF3YXJlLnYxLkV4dGVybmFsUmVzdWx0SAASLAoKcHJvdmVuYW5jZRgIIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlQgYKBHJpY2giRgoORXh0ZXJuYWxSZXN1bHQSEQoJc2VydmVyX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkigQEKClRvb2xEZW5pZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSDAoEY29kZRgEIAEoCRIsCgpwcm92ZW5hbmNlGAUgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiiAIKFENvbmZpcm1hdGlvblJlcXVpcmVkEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEicKCHJlc291cmNlGAQgASgLMhUuYXdhcmUudjEuUmVzb3VyY2VSZWYSEwoLZGVzY3JpcHRpb24YBSABKAkSKAoEdGllchgGIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXISLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYXJndW1lbnRzX2pzb24YCCABKAkiewoUQ29uZmlybWF0aW9uUmVzb2x2ZWQSFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRI0CgpyZXNvbHV0aW9uGAMgASgOMiAuYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzb2x1dGlvbiJpCg5Sb3V0aW5nRGVjaWRlZBIOCgZpbnRlbnQYASABKAkSEgoKY29uZmlkZW5jZRgCIAEoAhIMCgRyaXNrGAMgASgJEg0KBXRvb2xzGAQgAygJEhYKDndpdGhoZWxkX3Rvb2xzGAUgAygJIocBCgxSdW5Db21wbGV0ZWQSIwoGc3RhdHVzGAEgASgOMhMuYXdhcmUudjEuUnVuU3RhdHVzEh4KBWVycm9yGAIgASgLMg8uYXdhcmUudjEuRXJyb3ISHgoFdXNhZ2UYAyABKAsyDy5hd2FyZS52MS5Vc2FnZRISCgpmaW5hbF90ZXh0GAQgASgJIm4KCUFjdGl2ZVJ1bhIOCgZydW5faWQYASABKAkSIQoFcGhhc2UYAiABKA4yEi5hd2FyZS52MS5SdW5QaGFzZRIQCghsYXN0X3NlcRgDIAEoBBIcChRjb25maXJtYXRpb25fbXNfbGVmdBgEIAEoBCJmCglIZWFydGJlYXQSLwoLc2VydmVyX3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKC2FjdGl2ZV9ydW5zGAIgAygLMhMuYXdhcmUudjEuQWN0aXZlUnVuIjcKDFNodXR0aW5nRG93bhIPCgdtZXNzYWdlGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIj0KDVJlcGxheVN0YXJ0ZWQSEQoJYWZ0ZXJfc2VxGAEgASgEEhkKEWxhc3Rfc2VxX2F0X3N0YXJ0GAIgASgEIjAKDlJlcGxheUZpbmlzaGVkEhAKCGxhc3Rfc2VxGAEgASgEEgwKBGxpdmUYAiABKAgifgoIUmVqZWN0ZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIhCgRjb2RlGAIgASgOMhMuYXdhcmUudjEuRXJyb3JDb2RlEg8KB21lc3NhZ2UYAyABKAkSFQoNYWN0aXZlX3J1bl9pZBgEIAEoCRIQCghsYXN0X3NlcRgFIAEoBCJECghBY2NlcHRlZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIOCgZxdWV1ZWQYAyABKAgiUgoMU3RhdGVBcHBsaWVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhgKEHVpX3N0YXRlX3ZlcnNpb24YAyABKAQqdQoQQ29uZmlybWF0aW9uVGllchIhCh1DT05GSVJNQVRJT05fVElFUl9VTlNQRUNJRklFRBAAEh4KGkNPTkZJUk1BVElPTl9USUVSX1NUQU5EQVJEEAESHgoaQ09ORklSTUFUSU9OX1RJRVJfRUxFVkFURUQQAir/AQoWQ29uZmlybWF0aW9uUmVzb2x1dGlvbhInCiNDT05GSVJNQVRJT05fUkVTT0xVVElPTl9VTlNQRUNJRklFRBAAEiQKIENPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0FQUFJPVkVEEAESIgoeQ09ORklSTUFUSU9OX1JFU09MVVRJT05fREVOSUVEEAISIwofQ09ORklSTUFUSU9OX1JFU09MVVRJT05fRVhQSVJFRBADEiUKIUNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0NBTkNFTExFRBAEEiYKIkNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX1NVUEVSU0VERUQQBSq0AQoIUnVuUGhhc2USGQoVUlVOX1BIQVNFX1VOU1BFQ0lGSUVEEAASFAoQUlVOX1BIQVNFX1FVRVVFRBABEhsKF1JVTl9QSEFTRV9XQUlUSU5HX01PREVMEAISFwoTUlVOX1BIQVNFX1NUUkVBTUlORxADEhwKGFJVTl9QSEFTRV9FWEVDVVRJTkdfVE9PTBAEEiMKH1JVTl9QSEFTRV9BV0FJVElOR19DT05GSVJNQVRJT04QBWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ServerEvent is one event. Sequenced events (seq ≥ 1) are facts of a run, persisted before they
@@ -234,6 +234,14 @@ export type RunStarted = Message<"aware.v1.RunStarted"> & {
    * @generated from field: string client_msg_id = 7;
    */
   clientMsgId: string;
+
+  /**
+   * The tools this run's user may use here, with their provenance: what existed when the run
+   * started (a run's `ToolDenied` says why one was not used).
+   *
+   * @generated from field: repeated aware.v1.ToolListing tools = 8;
+   */
+  tools: ToolListing[];
 };
 
 /**
@@ -242,6 +250,71 @@ export type RunStarted = Message<"aware.v1.RunStarted"> & {
  */
 export const RunStartedSchema: GenMessage<RunStarted> = /*@__PURE__*/
   messageDesc(file_aware_v1_events, 1);
+
+/**
+ * ToolProvenance says where a tool comes from.
+ *
+ * @generated from message aware.v1.ToolProvenance
+ */
+export type ToolProvenance = Message<"aware.v1.ToolProvenance"> & {
+  /**
+   * "builtin" (aware's own) or "external" (a registered MCP server's, named `server.tool`).
+   *
+   * @generated from field: string source = 1;
+   */
+  source: string;
+
+  /**
+   * The external server's id from the configuration (`[[mcp.servers]]`).
+   *
+   * @generated from field: string server_id = 2;
+   */
+  serverId: string;
+
+  /**
+   * The scope the server's configuration maps the tool to (what the policy gate grants per role
+   * and mode).
+   *
+   * @generated from field: string scope = 3;
+   */
+  scope: string;
+};
+
+/**
+ * Describes the message aware.v1.ToolProvenance.
+ * Use `create(ToolProvenanceSchema)` to create a new message.
+ */
+export const ToolProvenanceSchema: GenMessage<ToolProvenance> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 2);
+
+/**
+ * ToolListing is one tool a run could use.
+ *
+ * @generated from message aware.v1.ToolListing
+ */
+export type ToolListing = Message<"aware.v1.ToolListing"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: aware.v1.ToolProvenance provenance = 3;
+   */
+  provenance?: ToolProvenance | undefined;
+};
+
+/**
+ * Describes the message aware.v1.ToolListing.
+ * Use `create(ToolListingSchema)` to create a new message.
+ */
+export const ToolListingSchema: GenMessage<ToolListing> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 3);
 
 /**
  * TextStarted opens an assistant text message.
@@ -260,7 +333,7 @@ export type TextStarted = Message<"aware.v1.TextStarted"> & {
  * Use `create(TextStartedSchema)` to create a new message.
  */
 export const TextStartedSchema: GenMessage<TextStarted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 2);
+  messageDesc(file_aware_v1_events, 4);
 
 /**
  * TextDelta appends to an open text message.
@@ -284,7 +357,7 @@ export type TextDelta = Message<"aware.v1.TextDelta"> & {
  * Use `create(TextDeltaSchema)` to create a new message.
  */
 export const TextDeltaSchema: GenMessage<TextDelta> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 3);
+  messageDesc(file_aware_v1_events, 5);
 
 /**
  * TextEnded closes a text message.
@@ -303,7 +376,7 @@ export type TextEnded = Message<"aware.v1.TextEnded"> & {
  * Use `create(TextEndedSchema)` to create a new message.
  */
 export const TextEndedSchema: GenMessage<TextEnded> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 4);
+  messageDesc(file_aware_v1_events, 6);
 
 /**
  * ToolRisk is the server's policy for a tool (authoritative; not the model's claim).
@@ -337,7 +410,7 @@ export type ToolRisk = Message<"aware.v1.ToolRisk"> & {
  * Use `create(ToolRiskSchema)` to create a new message.
  */
 export const ToolRiskSchema: GenMessage<ToolRisk> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 5);
+  messageDesc(file_aware_v1_events, 7);
 
 /**
  * ToolCallStarted announces a tool call the model made.
@@ -373,6 +446,11 @@ export type ToolCallStarted = Message<"aware.v1.ToolCallStarted"> & {
    * @generated from field: string title = 5;
    */
   title: string;
+
+  /**
+   * @generated from field: aware.v1.ToolProvenance provenance = 6;
+   */
+  provenance?: ToolProvenance | undefined;
 };
 
 /**
@@ -380,7 +458,7 @@ export type ToolCallStarted = Message<"aware.v1.ToolCallStarted"> & {
  * Use `create(ToolCallStartedSchema)` to create a new message.
  */
 export const ToolCallStartedSchema: GenMessage<ToolCallStarted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 6);
+  messageDesc(file_aware_v1_events, 8);
 
 /**
  * ToolStatus reports a tool call's phase change.
@@ -409,7 +487,7 @@ export type ToolStatus = Message<"aware.v1.ToolStatus"> & {
  * Use `create(ToolStatusSchema)` to create a new message.
  */
 export const ToolStatusSchema: GenMessage<ToolStatus> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 7);
+  messageDesc(file_aware_v1_events, 9);
 
 /**
  * SystemStatus describes the server (a rich tool result).
@@ -480,7 +558,7 @@ export type SystemStatus = Message<"aware.v1.SystemStatus"> & {
  * Use `create(SystemStatusSchema)` to create a new message.
  */
 export const SystemStatusSchema: GenMessage<SystemStatus> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 8);
+  messageDesc(file_aware_v1_events, 10);
 
 /**
  * ToolResult ends a tool call. Two tracks: the rich payload is for the client only; `llm_summary`
@@ -595,7 +673,21 @@ export type ToolResult = Message<"aware.v1.ToolResult"> & {
      */
     value: Dataset;
     case: "deletedDataset";
+  } | {
+    /**
+     * An external MCP tool's whole result (the MCP `CallToolResult`, as JSON): shown to the
+     * person; the model got only a capped text of it, marked as external content.
+     *
+     * @generated from field: aware.v1.ExternalResult external = 31;
+     */
+    value: ExternalResult;
+    case: "external";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * @generated from field: aware.v1.ToolProvenance provenance = 8;
+   */
+  provenance?: ToolProvenance | undefined;
 };
 
 /**
@@ -603,7 +695,36 @@ export type ToolResult = Message<"aware.v1.ToolResult"> & {
  * Use `create(ToolResultSchema)` to create a new message.
  */
 export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 9);
+  messageDesc(file_aware_v1_events, 11);
+
+/**
+ * ExternalResult is what an external MCP server's tool returned.
+ *
+ * @generated from message aware.v1.ExternalResult
+ */
+export type ExternalResult = Message<"aware.v1.ExternalResult"> & {
+  /**
+   * @generated from field: string server_id = 1;
+   */
+  serverId: string;
+
+  /**
+   * @generated from field: string tool = 2;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: string result_json = 3;
+   */
+  resultJson: string;
+};
+
+/**
+ * Describes the message aware.v1.ExternalResult.
+ * Use `create(ExternalResultSchema)` to create a new message.
+ */
+export const ExternalResultSchema: GenMessage<ExternalResult> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 12);
 
 /**
  * ToolDenied says the policy gate refused a tool call (the tool is not allowed for this intent,
@@ -623,9 +744,24 @@ export type ToolDenied = Message<"aware.v1.ToolDenied"> & {
   toolName: string;
 
   /**
+   * For the model and people: e.g. "Tool everything.echo was not permitted in this context."
+   *
    * @generated from field: string reason = 3;
    */
   reason: string;
+
+  /**
+   * Why, as a code: no_such_tool, scope_not_mapped, role_not_allowed,
+   * scope_not_allowed_environment, not_for_this_request, call_limit.
+   *
+   * @generated from field: string code = 4;
+   */
+  code: string;
+
+  /**
+   * @generated from field: aware.v1.ToolProvenance provenance = 5;
+   */
+  provenance?: ToolProvenance | undefined;
 };
 
 /**
@@ -633,7 +769,7 @@ export type ToolDenied = Message<"aware.v1.ToolDenied"> & {
  * Use `create(ToolDeniedSchema)` to create a new message.
  */
 export const ToolDeniedSchema: GenMessage<ToolDenied> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 10);
+  messageDesc(file_aware_v1_events, 13);
 
 /**
  * ConfirmationRequired asks a person to approve a tool call. Persisted before it is sent and
@@ -692,7 +828,7 @@ export type ConfirmationRequired = Message<"aware.v1.ConfirmationRequired"> & {
  * Use `create(ConfirmationRequiredSchema)` to create a new message.
  */
 export const ConfirmationRequiredSchema: GenMessage<ConfirmationRequired> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 11);
+  messageDesc(file_aware_v1_events, 14);
 
 /**
  * ConfirmationResolved is broadcast to every subscriber, so other tabs close their dialogs.
@@ -721,7 +857,7 @@ export type ConfirmationResolved = Message<"aware.v1.ConfirmationResolved"> & {
  * Use `create(ConfirmationResolvedSchema)` to create a new message.
  */
 export const ConfirmationResolvedSchema: GenMessage<ConfirmationResolved> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 12);
+  messageDesc(file_aware_v1_events, 15);
 
 /**
  * RoutingDecided shows how the router read the message and what the policy gate allowed; sent
@@ -770,7 +906,7 @@ export type RoutingDecided = Message<"aware.v1.RoutingDecided"> & {
  * Use `create(RoutingDecidedSchema)` to create a new message.
  */
 export const RoutingDecidedSchema: GenMessage<RoutingDecided> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 13);
+  messageDesc(file_aware_v1_events, 16);
 
 /**
  * RunCompleted is the only terminal event; exactly one per run, always last.
@@ -810,7 +946,7 @@ export type RunCompleted = Message<"aware.v1.RunCompleted"> & {
  * Use `create(RunCompletedSchema)` to create a new message.
  */
 export const RunCompletedSchema: GenMessage<RunCompleted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 14);
+  messageDesc(file_aware_v1_events, 17);
 
 /**
  * ActiveRun is one run a heartbeat reports on.
@@ -846,7 +982,7 @@ export type ActiveRun = Message<"aware.v1.ActiveRun"> & {
  * Use `create(ActiveRunSchema)` to create a new message.
  */
 export const ActiveRunSchema: GenMessage<ActiveRun> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 15);
+  messageDesc(file_aware_v1_events, 18);
 
 /**
  * Heartbeat is sent every 5 s on every open stream (unsequenced).
@@ -870,7 +1006,7 @@ export type Heartbeat = Message<"aware.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 16);
+  messageDesc(file_aware_v1_events, 19);
 
 /**
  * ShuttingDown is the last message of every open stream when the server stops (SIGTERM): the
@@ -897,7 +1033,7 @@ export type ShuttingDown = Message<"aware.v1.ShuttingDown"> & {
  * Use `create(ShuttingDownSchema)` to create a new message.
  */
 export const ShuttingDownSchema: GenMessage<ShuttingDown> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 17);
+  messageDesc(file_aware_v1_events, 20);
 
 /**
  * ReplayStarted marks the start of a replay (unsequenced).
@@ -925,7 +1061,7 @@ export type ReplayStarted = Message<"aware.v1.ReplayStarted"> & {
  * Use `create(ReplayStartedSchema)` to create a new message.
  */
 export const ReplayStartedSchema: GenMessage<ReplayStarted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 18);
+  messageDesc(file_aware_v1_events, 21);
 
 /**
  * ReplayFinished marks the seam between replayed and live events (unsequenced).
@@ -951,7 +1087,7 @@ export type ReplayFinished = Message<"aware.v1.ReplayFinished"> & {
  * Use `create(ReplayFinishedSchema)` to create a new message.
  */
 export const ReplayFinishedSchema: GenMessage<ReplayFinished> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 19);
+  messageDesc(file_aware_v1_events, 22);
 
 /**
  * Rejected answers one bad client message in-band; the stream stays open (unsequenced).
@@ -994,7 +1130,7 @@ export type Rejected = Message<"aware.v1.Rejected"> & {
  * Use `create(RejectedSchema)` to create a new message.
  */
 export const RejectedSchema: GenMessage<Rejected> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 20);
+  messageDesc(file_aware_v1_events, 23);
 
 /**
  * Accepted acknowledges a user message: its run id, before the run starts (unsequenced).
@@ -1025,7 +1161,7 @@ export type Accepted = Message<"aware.v1.Accepted"> & {
  * Use `create(AcceptedSchema)` to create a new message.
  */
 export const AcceptedSchema: GenMessage<Accepted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 21);
+  messageDesc(file_aware_v1_events, 24);
 
 /**
  * StateApplied acknowledges a state snapshot (unsequenced).
@@ -1056,7 +1192,7 @@ export type StateApplied = Message<"aware.v1.StateApplied"> & {
  * Use `create(StateAppliedSchema)` to create a new message.
  */
 export const StateAppliedSchema: GenMessage<StateApplied> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 22);
+  messageDesc(file_aware_v1_events, 25);
 
 /**
  * ConfirmationTier says how careful the person should be.
