@@ -178,6 +178,9 @@ pub enum ErrorCode {
     /// The server's data directory cannot be written (read-only or failing); nothing was saved and
     /// reads still work (UNAVAILABLE). A full disk is RESOURCE_EXHAUSTED.
     StorageUnavailable = 26,
+    /// An external MCP server's tool failed, timed out, or its server is not running (it is
+    /// restarted with backoff) (UNAVAILABLE).
+    ExternalToolFailed = 27,
 }
 impl ErrorCode {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -213,6 +216,7 @@ impl ErrorCode {
             Self::PathRefused => "ERROR_CODE_PATH_REFUSED",
             Self::NotReady => "ERROR_CODE_NOT_READY",
             Self::StorageUnavailable => "ERROR_CODE_STORAGE_UNAVAILABLE",
+            Self::ExternalToolFailed => "ERROR_CODE_EXTERNAL_TOOL_FAILED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -245,6 +249,7 @@ impl ErrorCode {
             "ERROR_CODE_PATH_REFUSED" => Some(Self::PathRefused),
             "ERROR_CODE_NOT_READY" => Some(Self::NotReady),
             "ERROR_CODE_STORAGE_UNAVAILABLE" => Some(Self::StorageUnavailable),
+            "ERROR_CODE_EXTERNAL_TOOL_FAILED" => Some(Self::ExternalToolFailed),
             _ => None,
         }
     }

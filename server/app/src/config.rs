@@ -412,6 +412,13 @@ impl Default for Agent {
     }
 }
 
+/// External MCP servers (see `aware_mcp::ServerConfig` for one entry's fields).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Mcp {
+    pub servers: Vec<aware_mcp::ServerConfig>,
+}
+
 /// The server's configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -455,6 +462,8 @@ pub struct Config {
     pub llm: Llm,
     pub files: Files,
     pub search: Search,
+    /// External MCP servers whose tools aware may use (`[[mcp.servers]]`).
+    pub mcp: Mcp,
     /// The executable that runs worker processes; defaults to this server binary.
     pub worker_exe: Option<PathBuf>,
     /// The built web UI (a folder with `index.html`), served on the same port; unset: no UI.
@@ -470,7 +479,7 @@ impl Default for Config {
             auth: AuthMode::Local,
             mode: DeploymentMode::Local,
             log_format: LogFormat::Text,
-            log_level: "info,tantivy=warn".to_owned(),
+            log_level: "info,tantivy=warn,rmcp=warn".to_owned(),
             cors_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
             allowed_hosts: Vec::new(),
             local_credential: LocalCredential::Auto,
@@ -485,6 +494,7 @@ impl Default for Config {
             llm: Llm::default(),
             files: Files::default(),
             search: Search::default(),
+            mcp: Mcp::default(),
             worker_exe: None,
             web_dir: None,
         }

@@ -359,6 +359,7 @@ pub fn error_code(c: aware_core::ErrorCode) -> pb::ErrorCode {
         E::PathRefused => pb::ErrorCode::PathRefused,
         E::NotReady => pb::ErrorCode::NotReady,
         E::StorageUnavailable => pb::ErrorCode::StorageUnavailable,
+        E::ExternalToolFailed => pb::ErrorCode::ExternalToolFailed,
     }
 }
 

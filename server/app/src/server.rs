@@ -210,10 +210,12 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             storage: "SQLite".to_owned(),
         },
     };
+    // External MCP servers: supervised from now on; a server that fails never stops aware.
+    let external = aware_mcp::McpRegistry::start(&config.mcp.servers)?;
     let runs = RunEngine::new(
         store.clone(),
         model,
-        Policy::new(ToolRegistry::standard(), config.mode, agent.max_tool_calls),
+        Policy::new(ToolRegistry::standard(), config.mode, agent.max_tool_calls).with_external(external),
         services.clone(),
         RunsConfig {
             max_iterations: agent.max_iterations,

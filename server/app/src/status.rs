@@ -26,7 +26,7 @@ pub fn grpc_code(code: ErrorCode) -> Code {
         }
         ErrorCode::RunBusy => Code::Aborted,
         ErrorCode::CursorAhead => Code::OutOfRange,
-        ErrorCode::ModelError | ErrorCode::StorageUnavailable => Code::Unavailable,
+        ErrorCode::ModelError | ErrorCode::StorageUnavailable | ErrorCode::ExternalToolFailed => Code::Unavailable,
         ErrorCode::Cancelled => Code::Cancelled,
         ErrorCode::AlreadyExists => Code::AlreadyExists,
         ErrorCode::Unimplemented => Code::Unimplemented,

@@ -499,7 +499,8 @@ impl DatasetService {
                     | ErrorCode::Internal
                     | ErrorCode::PathRefused
                     | ErrorCode::NotReady
-                    | ErrorCode::StorageUnavailable => {
+                    | ErrorCode::StorageUnavailable
+                    | ErrorCode::ExternalToolFailed => {
                         "The file could not be processed because of a server error; try again.".to_owned()
                     }
                 };

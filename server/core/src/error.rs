@@ -34,6 +34,8 @@ pub enum ErrorCode {
     PathRefused,
     NotReady,
     StorageUnavailable,
+    /// An external MCP server's tool failed, timed out, or its server is not running.
+    ExternalToolFailed,
 }
 
 impl ErrorCode {
@@ -66,6 +68,7 @@ impl ErrorCode {
             Self::PathRefused => "PATH_REFUSED",
             Self::NotReady => "NOT_READY",
             Self::StorageUnavailable => "STORAGE_UNAVAILABLE",
+            Self::ExternalToolFailed => "EXTERNAL_TOOL_FAILED",
         }
     }
 
@@ -80,6 +83,7 @@ impl ErrorCode {
                 | Self::ModelError
                 | Self::Internal
                 | Self::StorageUnavailable
+                | Self::ExternalToolFailed
         )
     }
 }

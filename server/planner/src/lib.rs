@@ -22,5 +22,6 @@ pub mod lexicon;
 pub mod offline;
 pub mod reading;
 pub mod text;
+mod tools_talk;
 
 pub use offline::OfflinePlanner;

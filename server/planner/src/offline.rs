@@ -7,6 +7,7 @@
 use crate::answer;
 use crate::lexicon::Lexicon;
 use crate::reading::{self, Reading, Unread};
+use crate::tools_talk;
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::categories::Categories;
@@ -115,6 +116,14 @@ impl OfflinePlanner {
             tool_calls: vec![ModelToolCall::new(tool.as_str(), args)],
             ..ModelTurn::default()
         };
+        if intent == Intent::ExternalTool
+            && let Some(turn) = tools_talk::call_named(request, &question)
+        {
+            return turn;
+        }
+        if tools_talk::asks_for_tools(&said) {
+            return tools_talk::list(request);
+        }
         if intent == Intent::DatasetAdmin && allowed(ToolName::DeleteDataset) {
             return match named_dataset(&question, &context.datasets) {
                 Some(d) => ModelTurn {

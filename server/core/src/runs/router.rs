@@ -196,6 +196,10 @@ pub fn route(text: &str) -> Route {
     if has(&["looking", "this", "here", "screen", "page"]) {
         return r(Intent::DatasetLookup, 0.6, true, Risk::Read);
     }
+    // "What tools do you have?": about the assistant itself — everything stays on offer.
+    if has(&["tool", "tools"]) {
+        return r(Intent::ChatOnly, 0.3, false, Risk::Read);
+    }
     if has(&["files", "file", "datasets", "dataset", "data", "tables", "uploads", "have"]) {
         return r(Intent::DatasetLookup, 0.7, false, Risk::Read);
     }
