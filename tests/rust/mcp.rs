@@ -318,3 +318,20 @@ fn mcp_asks_for_the_same_credentials_as_grpc() {
     let listed = post(Some(&viewer), r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, Some(&session));
     assert!(listed.contains("run_sql_query") && !listed.contains("delete_dataset"), "{listed}");
 }
+
+/// aware's MCP client (the one that connects registered servers, run alone by
+/// `aware-server mcp-probe URL`) passes the conformance suite's client scenarios.
+#[test]
+fn the_mcp_client_passes_the_conformance_client_scenarios() {
+    for scenario in ["initialize", "tools_call", "sse-retry"] {
+        let out = Command::new(tool(".tools/bin/node24"))
+            .arg(tool("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+            .args(["client", "--command", &format!("{} mcp-probe", server_bin().display()), "--scenario", scenario])
+            .arg("--output-dir")
+            .arg(tempfile::tempdir().unwrap().path())
+            .output()
+            .unwrap();
+        let report = text(&out);
+        assert!(out.status.success() && report.contains("OVERALL: PASSED"), "{scenario}: {report}");
+    }
+}

@@ -40,6 +40,10 @@ enum Command {
         #[arg(long, value_name = "DAYS")]
         audit_days: Option<u32>,
     },
+    /// Connect to an MCP server at URL (Streamable HTTP) as aware connects to a registered one,
+    /// list its tools and call each with the simplest arguments: aware's MCP client on its own
+    /// (the MCP conformance suite's client scenarios launch it).
+    McpProbe { url: String },
     /// Internal: a sandboxed worker process started by the server.
     #[command(hide = true)]
     Worker {
@@ -175,6 +179,12 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             println!("Send it as `authorization: Bearer <token>`. It is shown only once:");
             println!("{token}");
+            Ok(())
+        }
+        Command::McpProbe { url } => {
+            for line in aware_mcp::probe(&url).await.map_err(|e| anyhow::anyhow!("{}", e.message))? {
+                println!("{line}");
+            }
             Ok(())
         }
         Command::Gc { common, events_days, traces_days, audit_days } => {

@@ -8,7 +8,7 @@ use crate::tool::ExternalTool;
 use aware_core::ports::{ExternalServer, ExternalTools, ServerState};
 use aware_core::runs::tools::Tool;
 use aware_core::{Error, Result};
-use rmcp::model::{ClientConfig, Implementation};
+use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, Peer};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -52,7 +52,8 @@ impl Slot {
 }
 
 /// Hears a server's notifications: a changed tool list is listed again.
-struct Listener {
+#[derive(Default)]
+pub(crate) struct Listener {
     changed: Arc<Notify>,
 }
 
@@ -64,6 +65,9 @@ impl ClientHandler for Listener {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = Implementation::new("aware", env!("CARGO_PKG_VERSION"));
+        // The revision deployed servers speak, and whose sessions and resumable streams aware's
+        // client relies on (2026-07-28 dropped both).
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
         info
     }
 }
