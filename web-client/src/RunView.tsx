@@ -13,6 +13,7 @@ import {
   type ConfirmationRequired,
   type DatasetStatistics,
   type ServerEvent,
+  type ToolProvenance,
   type ToolResult,
   type Usage,
 } from "@aware/client";
@@ -23,9 +24,9 @@ import { ResultTable, ScrollBox } from "./ResultTable";
 
 export type Item =
   | { kind: "text"; id: string; text: string }
-  | { kind: "tool"; id: string; name: string; title: string; phase: ToolPhase }
+  | { kind: "tool"; id: string; name: string; title: string; phase: ToolPhase; from?: string }
   | { kind: "result"; id: string; result: ToolResult }
-  | { kind: "denied"; id: string; reason: string }
+  | { kind: "denied"; id: string; reason: string; from?: string }
   | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution };
 
 export interface Transcript {
@@ -49,7 +50,7 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       break;
     }
     case "toolCallStarted":
-      items.push({ kind: "tool", id: p.value.toolCallId, name: p.value.toolName, title: p.value.title, phase: ToolPhase.QUEUED });
+      items.push({ kind: "tool", id: p.value.toolCallId, name: p.value.toolName, title: p.value.title, phase: ToolPhase.QUEUED, from: origin(p.value.provenance) });
       break;
     case "toolStatus": {
       const i = tool(p.value.toolCallId);
@@ -67,7 +68,7 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       break;
     }
     case "toolDenied":
-      items.push({ kind: "denied", id: p.value.toolCallId, reason: `${p.value.toolName}: ${p.value.reason}` });
+      items.push({ kind: "denied", id: p.value.toolCallId, reason: p.value.reason, from: origin(p.value.provenance) });
       break;
     case "confirmationRequired":
       items.push({ kind: "confirm", id: p.value.confirmationId, c: p.value });
@@ -81,6 +82,13 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       return { ...t, items, status: p.value.status, error: p.value.error?.message };
   }
   return { ...t, items };
+}
+
+/** Where an external server's tool comes from, in words ("from everything · scope demo.read");
+ *  nothing for aware's own tools. */
+function origin(p: ToolProvenance | undefined): string | undefined {
+  if (!p || p.source !== "external") return undefined;
+  return `from ${p.serverId}${p.scope ? ` · scope ${p.scope}` : ""}`;
 }
 
 const FINAL_PHASES = new Set([ToolPhase.SUCCEEDED, ToolPhase.FAILED, ToolPhase.DENIED, ToolPhase.EXPIRED, ToolPhase.CANCELLED]);
@@ -154,12 +162,22 @@ export function TranscriptItems({ items, openDataset }: { items: Item[]; openDat
             return <Markdown key={"t" + item.id} className="answer" text={item.text} />;
           case "tool": {
             const c = chip(item);
-            return <span key={"c" + item.id} className={`chip ${c.className}`}>{c.text}</span>;
+            return (
+              <span key={"c" + item.id} className={`chip ${c.className}`}>
+                {c.text}
+                {item.from && <span className="provenance"> · {item.from}</span>}
+              </span>
+            );
           }
           case "result":
             return <RichResult key={"r" + item.id} result={item.result} openDataset={openDataset} />;
           case "denied":
-            return <p key={"d" + item.id} className="denied">Not allowed — {item.reason}</p>;
+            return (
+              <p key={"d" + item.id} className="denied">
+                Not allowed — {item.reason}
+                {item.from && <span className="provenance"> ({item.from})</span>}
+              </p>
+            );
           case "confirm":
             return <RunConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
         }
@@ -197,6 +215,8 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
       return r.value.sample ? <ResultTable table={r.value.sample} caption={r.value.dataset?.tableName} expandable /> : null;
     case "statistics":
       return <StatisticsTable stats={r.value} />;
+    case "external":
+      return <ExternalResult serverId={r.value.serverId} tool={r.value.tool} json={r.value.resultJson} />;
     case "directoryListing":
       return (
         <div className="table-scroll">
@@ -344,5 +364,23 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
       )}
       {error && <p className="error" role="alert">{error}</p>}
     </div>
+  );
+}
+
+/** An external MCP tool's result: its text content as text (never as HTML or Markdown: it is
+ *  another server's data), anything else named by its kind. */
+function ExternalResult({ serverId, tool, json }: { serverId: string; tool: string; json: string }) {
+  let parts: string[] = [];
+  try {
+    const result = JSON.parse(json) as { content?: { type?: string; text?: string }[] };
+    parts = (result.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : `[${c.type ?? "content"}]`));
+  } catch {
+    parts = [json];
+  }
+  return (
+    <figure className="external-result">
+      <figcaption className="muted">{tool} · from the external server {serverId}</figcaption>
+      <pre>{parts.join("\n")}</pre>
+    </figure>
   );
 }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import net from "node:net";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import ts from "typescript";
 
@@ -515,5 +515,35 @@ test("an MCP client's delete waits in the app's approvals list; Allow there lets
   assert.equal(await waiting.count(), 0, "the assistant's card is the only one");
   await turn.locator(".card.elevated").getByRole("button", { name: "Deny" }).click();
   await finished(turn);
+  await context.close();
+});
+
+test("an external MCP server's tool shows where it comes from, and its output is shown as text", async () => {
+  const repo = join(here, "..", "..");
+  const node = join(repo, ".tools", "bin", "node24");
+  const everything = join(repo, "tests", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+  const server = await startServer("external", {
+    AWARE_MCP__SERVERS: `[{id="everything", command=${JSON.stringify(node)}, args=[${JSON.stringify(everything)}, "stdio"], tools={echo="demo.read"}, scopes=[{name="demo.read", modes=["local"]}]}]`,
+  });
+  // The TypeScript client as built by scripts/test (clients/ts/dist).
+  const { createAwareClient } = await import(pathToFileURL(join(repo, "clients", "ts", "dist", "src", "index.js")).href);
+  const aware = createAwareClient({ baseUrl: server });
+  for (let i = 0; ; i++) {
+    const caps = await aware.chat.getCapabilities({}).catch(() => null);
+    if (caps?.externalServers?.[0]?.state === "ready") break;
+    assert.ok(i < 100, "the external server did not become ready");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { context, page } = await open("#/datasets", { server });
+  const turn = await ask(page, "use everything.echo with <b>hello</b> from the browser");
+  await finished(turn);
+  assert.match(await turn.locator(".chip").innerText(), /Echo Tool · from everything · scope demo\.read/);
+  const shown = turn.locator(".external-result");
+  assert.match(await shown.innerText(), /Echo: <b>hello<\/b> from the browser/, "markup from another server stays text");
+  assert.match(await shown.innerText(), /from the external server everything/);
+  await page.screenshot({ path: join(shots, "13-external-tool.png") });
+  const tools = await ask(page, "what tools do you have?");
+  await finished(tools);
+  assert.match(await tools.innerText(), /From the external MCP server everything: everything\.echo \(scope demo\.read\)/);
   await context.close();
 });
