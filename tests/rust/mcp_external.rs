@@ -115,7 +115,8 @@ modes = ["connected"]
 "#;
     let text = format!(
         "[[mcp.servers]]\nid = \"everything\"\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\ntimeout_ms = 5000\n{scopes}\n\
-         [[mcp.servers]]\nid = \"web\"\nurl = \"http://127.0.0.1:{hop}/mcp\"\ntimeout_ms = 5000\n{scopes}",
+         [[mcp.servers]]\nid = \"web\"\nurl = \"http://127.0.0.1:{hop}/mcp\"\ntimeout_ms = 5000\n\
+         headers = {{ authorization = \"Bearer t0k3n\", x-aware-test = \"yes\" }}\n{scopes}",
         tool(".tools/bin/node24"),
         everything()
     );
@@ -228,7 +229,13 @@ async fn external_tools_are_gated_by_scope_carry_provenance_and_survive_their_se
             other => panic!("the client gets the whole result: {other:?}"),
         }
     }
-    assert!(sent_text(&sent).contains("\"echo\""), "the HTTP server was called");
+    let wire = sent_text(&sent).to_ascii_lowercase();
+    assert!(wire.contains("\"echo\""), "the HTTP server was called");
+    assert!(
+        wire.contains("authorization: bearer t0k3n") && wire.contains("x-aware-test: yes"),
+        "with the configured headers: {}",
+        &wire[..wire.len().min(600)]
+    );
 
     // A scope not granted in this mode, and a tool mapped to no scope: denied with a code, and
     // the server never hears of it.

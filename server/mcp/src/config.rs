@@ -95,6 +95,18 @@ impl ServerConfig {
         if self.timeout_ms == 0 {
             return Err(Error::validation(&field("timeout_ms"), "a call's timeout must be more than 0 ms"));
         }
+        for (name, value) in &self.headers {
+            let valid = http::HeaderName::try_from(name.as_str()).is_ok()
+                && http::HeaderValue::try_from(value.as_str()).is_ok();
+            let bearer =
+                !name.eq_ignore_ascii_case("authorization") || value.to_ascii_lowercase().starts_with("bearer ");
+            if !valid || !bearer {
+                return Err(Error::validation(
+                    &field("headers"),
+                    format!("the header {name:?} is not a valid HTTP header (authorization must be `Bearer <token>`)"),
+                ));
+            }
+        }
         for (tool, scope) in &self.tools {
             if !self.scopes.iter().any(|s| &s.name == scope) {
                 return Err(Error::validation(
@@ -148,6 +160,10 @@ mod tests {
         assert!(neither.check().is_err());
         let bad_id = ServerConfig { id: "a.b".into(), ..ok.clone() };
         assert!(bad_id.check().is_err(), "a dot would make tool names ambiguous");
+        let bad_header = ServerConfig { headers: [("x bad".to_owned(), "v".to_owned())].into(), ..ok.clone() };
+        assert!(bad_header.check().is_err());
+        let basic = ServerConfig { headers: [("authorization".to_owned(), "Basic x".to_owned())].into(), ..ok.clone() };
+        assert!(basic.check().is_err(), "only bearer tokens are sent");
         let undefined = ServerConfig { tools: [("echo".to_owned(), "nope".to_owned())].into(), ..ok };
         assert!(undefined.check().unwrap_err().message.contains("nope"));
     }

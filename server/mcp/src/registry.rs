@@ -158,9 +158,22 @@ async fn serve(slot: &Arc<Slot>) -> std::result::Result<String, String> {
         }
         Endpoint::Http { url, headers } => {
             let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-            if let Some(auth) = headers.get("authorization").or_else(|| headers.get("Authorization")) {
-                config = config.auth_header(auth.trim_start_matches("Bearer ").to_owned());
+            let mut custom = std::collections::HashMap::new();
+            for (name, value) in headers {
+                if name.eq_ignore_ascii_case("authorization") {
+                    // Checked by `ServerConfig::check`: `Bearer <token>`, any case.
+                    let token = value.get(7..).filter(|_| value[..7].eq_ignore_ascii_case("bearer ")).ok_or(
+                        "headers.authorization must be `Bearer <token>` (the MCP client sends bearer tokens only)",
+                    )?;
+                    config = config.auth_header(token.to_owned());
+                } else {
+                    // Checked by `ServerConfig::check`.
+                    let name = http::HeaderName::try_from(name.as_str()).map_err(|e| e.to_string())?;
+                    let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| e.to_string())?;
+                    custom.insert(name, value);
+                }
             }
+            config = config.custom_headers(custom);
             let transport = StreamableHttpClientTransport::from_config(config);
             listener.serve(transport).await.map_err(|e| format!("did not initialize at {url}: {e}"))?
         }
