@@ -335,3 +335,52 @@ fn the_mcp_client_passes_the_conformance_client_scenarios() {
         assert!(out.status.success() && report.contains("OVERALL: PASSED"), "{scenario}: {report}");
     }
 }
+
+/// A client whose response stream drops mid-call reconnects with `Last-Event-ID` (a GET on the
+/// session) and gets the call's result there; the dropped connection did not cancel the call
+/// (MCP 2025-11-25: a disconnect is not a cancellation).
+#[test]
+fn a_dropped_stream_resumes_with_last_event_id_and_gets_the_result() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_AGENT__TOOL_DELAY_MS", "1500")]);
+    let id = session(&server, None);
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_datasets","arguments":{}}}"#;
+    let mut dropped = request(&server, "POST", None, call, Some(&id));
+    dropped.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    let mut first = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&first).contains("\nid: ") {
+        let n = dropped.read(&mut buf).expect("the priming event arrives before the result");
+        assert!(n > 0, "the stream ended early: {}", String::from_utf8_lossy(&first));
+        first.extend_from_slice(&buf[..n]);
+    }
+    let first = String::from_utf8_lossy(&first).into_owned();
+    assert!(!first.contains("\"id\":7"), "the result is not there yet: {first}");
+    let last_event_id =
+        first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().map(|s| s.trim().to_owned()).unwrap();
+    drop(dropped);
+
+    let head = format!("Last-Event-ID: {last_event_id}");
+    let mut resumed = {
+        let mut conn = TcpStream::connect(server.addr).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            conn,
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
+             Mcp-Session-Id: {id}\r\n{head}\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+        .unwrap();
+        conn
+    };
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while std::time::Instant::now() < deadline && !String::from_utf8_lossy(&got).contains("\"id\":7") {
+        match resumed.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.contains("\"id\":7") && got.contains("dataset_list"), "the result after resuming: {got}");
+}
