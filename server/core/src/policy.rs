@@ -10,7 +10,7 @@
 
 use crate::auth::{Caller, Capability};
 use crate::ports::{ExternalServer, ExternalTools, NoExternalTools};
-use crate::runs::router::{CONFIDENT, Intent, Route, route};
+use crate::runs::router::{CONFIDENT, Intent, Route};
 use crate::runs::tools::{Gate, Tool, ToolId, ToolMeta, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -184,8 +184,7 @@ impl Policy {
     /// The tools a caller may use in this deployment whatever the request (the capabilities a
     /// client is told about).
     pub fn available(&self, caller: &Caller) -> Vec<Arc<dyn Tool>> {
-        let confident_about_nothing = Route { confidence: 0.0, ..route("") };
-        self.offered(caller, &confident_about_nothing)
+        self.offered(caller, &Route::undecided())
     }
 
     /// The tools the role allows that this request is not offered (mode or intent).
@@ -238,7 +237,7 @@ mod tests {
     use super::*;
     use crate::auth::{Principal, Role, Source};
     use crate::ids::UserId;
-    use crate::runs::router::Intent;
+    use crate::runs::router::{Intent, route};
     use crate::runs::tools::ToolName;
 
     fn caller(role: Role) -> Caller {

@@ -310,7 +310,7 @@ impl OfflinePlanner {
     }
 }
 
-fn text(text: String) -> ModelTurn {
+pub(crate) fn text(text: String) -> ModelTurn {
     ModelTurn { text, ..ModelTurn::default() }
 }
 

@@ -4,14 +4,11 @@
 //! message only when that is unambiguous (a JSON object, or the text for the tool's one string
 //! field); otherwise it says what the tool needs instead of guessing.
 
+use crate::offline::text;
 use aware_core::runs::events::ToolSource;
 use aware_core::runs::model::{ModelRequest, ModelToolCall, ModelTurn, ToolSpec};
 use aware_core::runs::router::external_tool_in;
 use serde_json::{Map, Value, json};
-
-fn text(s: String) -> ModelTurn {
-    ModelTurn { text: s, ..ModelTurn::default() }
-}
 
 /// Whether a message asks what the assistant can do.
 pub(crate) fn asks_for_tools(said: &[String]) -> bool {

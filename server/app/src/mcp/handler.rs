@@ -13,7 +13,7 @@ use aware_core::runs::events::Resolution;
 use aware_core::runs::{Admission, ClientToolCall, NewMessage, OnBusy};
 #[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Extensions, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ServerCapabilities, ServerConfig, SetLevelRequestParams,
@@ -34,11 +34,13 @@ impl AwareMcp {
     }
 }
 
-/// The authenticated caller of the HTTP request that carried this message (`mod.rs`).
+/// The authenticated caller of the HTTP request that carried a message (`mod.rs` puts it there).
+fn caller_in(extensions: &Extensions) -> Option<&Caller> {
+    extensions.get::<http::request::Parts>().and_then(|parts| parts.extensions.get::<Caller>())
+}
+
 fn caller(ctx: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
-    ctx.extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Caller>())
+    caller_in(&ctx.extensions)
         .cloned()
         .ok_or_else(|| McpError::internal_error("the request carries no authenticated caller", None))
 }
@@ -167,12 +169,7 @@ impl ServerHandler for AwareMcp {
     /// From now on the session hears when the caller's datasets change
     /// (`notifications/resources/list_changed`), until it closes.
     async fn on_initialized(&self, ctx: NotificationContext<RoleServer>) {
-        let Some(owner) = ctx
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<Caller>())
-            .map(|c| c.principal.user_id.clone())
-        else {
+        let Some(owner) = caller_in(&ctx.extensions).map(|c| c.principal.user_id.clone()) else {
             return;
         };
         let mut changes = self.state.services.datasets.changes();

@@ -15,7 +15,7 @@ use crate::auth::Caller;
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
-use crate::ids::{ConfirmationId, MAX_THREAD_NAME, RunId, ThreadId};
+use crate::ids::{ConfirmationId, MAX_THREAD_NAME, RunId, ThreadId, UserId};
 use crate::policy::Policy;
 use crate::ports::AuditLog;
 use crate::query::QueryService;
@@ -199,6 +199,17 @@ impl RunEngine {
         Ok(thread)
     }
 
+    /// Refused when `owner` already has as many live runs as allowed (call under the admission lock).
+    fn room_for_another_run(&self, owner: &UserId) -> Result<()> {
+        let max = self.deps.config.max_active_runs_per_user;
+        if self.table.live_for(owner) >= max as usize {
+            return Err(Error::resource_exhausted(format!(
+                "at most {max} runs may be active per user; wait for one to finish"
+            )));
+        }
+        Ok(())
+    }
+
     /// Admits a user message: starts a run, queues it, or reports the thread busy.
     pub async fn send_message(&self, caller: &Caller, message: NewMessage) -> Result<Admission> {
         let text = message.text.trim();
@@ -228,12 +239,7 @@ impl RunEngine {
         if let (Some(active_run_id), OnBusy::Reject) = (&active, message.on_busy) {
             return Ok(Admission::Busy { active_run_id: active_run_id.clone() });
         }
-        if self.table.live_for(owner) >= self.deps.config.max_active_runs_per_user as usize {
-            return Err(Error::resource_exhausted(format!(
-                "at most {} runs may be active per user; wait for one to finish",
-                self.deps.config.max_active_runs_per_user
-            )));
-        }
+        self.room_for_another_run(owner)?;
         let queued = active.is_some();
         let mut record = RunRecord::new(
             owner.clone(),
@@ -278,12 +284,7 @@ impl RunEngine {
         let owner = &caller.principal.user_id;
         let thread = self.thread(caller, "").await?;
         let _admission = self.table.admission.lock().await;
-        if self.table.live_for(owner) >= self.deps.config.max_active_runs_per_user as usize {
-            return Err(Error::resource_exhausted(format!(
-                "at most {} runs may be active per user; wait for one to finish",
-                self.deps.config.max_active_runs_per_user
-            )));
-        }
+        self.room_for_another_run(owner)?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
         record.thread_id = Some(thread.clone());
         let run = ChatRun { record, role: caller.principal.role, cancel_requested: false };

@@ -43,6 +43,14 @@ pub struct Route {
     pub risk: Risk,
 }
 
+impl Route {
+    /// No reading of a request: the gate narrows nothing (what a caller may use at all, or a
+    /// client's own tool call).
+    pub fn undecided() -> Self {
+        Self { confidence: 0.0, ..route("") }
+    }
+}
+
 /// Below this, the gate does not narrow the tools.
 pub const CONFIDENT: f32 = 0.5;
 

@@ -36,13 +36,14 @@ impl Driver {
         }
         for call in self.unanswered_calls() {
             let summary = if status == RunStatus::Cancelled { CANCELLED } else { NOT_RUN };
+            let tool = self.deps.policy.tool(&call.name);
             self.emit(EventPayload::ToolCallStarted {
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 arguments_json: call.arguments.to_string(),
-                risk: self.deps.policy.tool(&call.name).map(|t| t.meta().risk).unwrap_or_default(),
+                risk: tool.as_ref().map(|t| t.meta().risk).unwrap_or_default(),
                 title: call.name.clone(),
-                provenance: self.provenance(&call.name),
+                provenance: tool.as_ref().map(|t| t.meta().provenance()).unwrap_or_default(),
             })
             .await?;
             self.tool_done(&call, Outcome::new(ToolPhase::Cancelled, summary)).await?;

@@ -178,7 +178,7 @@ impl Driver {
         // A client's own call: the client chose the tool, so no reading of a question narrows
         // what it may call (the gate still checks role, mode and limits), and it acts as `mcp`.
         let (source, question_route) = if run.record.kind == RunKind::Tool {
-            (Source::Mcp, Route { confidence: 0.0, ..route("") })
+            (Source::Mcp, Route::undecided())
         } else {
             (Source::AiAssistant, route(&run.record.question))
         };

@@ -126,7 +126,7 @@ impl Driver {
             arguments_json: call.arguments.to_string(),
             risk,
             title: tool.as_ref().map_or_else(|| call.name.clone(), |t| t.meta().title.to_string()),
-            provenance: self.provenance(&call.name),
+            provenance: tool.as_ref().map(|t| t.meta().provenance()).unwrap_or_default(),
         })
         .await?;
         let calls_so_far = self.messages.iter().filter(|m| matches!(m, Message::Tool { .. })).count();
