@@ -5,7 +5,7 @@
 //! and the client's run stream surviving a server crash mid-run.
 
 use aware_client::{AwareClient, StreamItem, StreamOptions};
-use aware_e2e::{TestServer, server_bin};
+use aware_e2e::{TestServer, cli_bin};
 use aware_proto::v1 as pb;
 use futures::StreamExt;
 use serde_json::Value;
@@ -147,13 +147,6 @@ fn the_cli_chats_and_answers_confirmations() {
     assert!(shown["compiled_sql"].as_str().unwrap().to_lowercase().contains("avg("), "{shown}");
     let log = ok(&aware(&server, &["runs", "events", run_id], ""));
     assert_eq!(log.lines().count(), events.lines().count(), "the log is what the chat streamed");
-}
-
-/// The `aware` binary beside the server's.
-fn cli_bin() -> std::path::PathBuf {
-    let bin = server_bin().with_file_name("aware");
-    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
-    bin
 }
 
 /// The CLI on a real terminal: a pseudo-terminal whose other side is the child's stdin, stdout,

@@ -3,23 +3,18 @@
 //! from `clients/python/generate`, grpcio from `.tools/python`) lists datasets and streams a run.
 //! (The TypeScript client has its own Node suite: `clients/ts/test`.)
 
-use aware_e2e::TestServer;
-use std::path::PathBuf;
+use aware_e2e::{TestServer, workspace_root};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
-}
 
 /// The README's Python example works as written: it prints the user's real datasets, the tool the
 /// assistant ran, the streamed answer and the run's final status.
 #[test]
 fn the_python_example_lists_datasets_and_streams_a_run() {
-    let python = root().join(".tools/python/bin/python");
+    let python = workspace_root().join(".tools/python/bin/python");
     assert!(python.exists(), "{} is missing: run scripts/install-tools", python.display());
     let server = TestServer::start(&[]);
     let out = Command::new(&python)
-        .arg(root().join("clients/python/example.py"))
+        .arg(workspace_root().join("clients/python/example.py"))
         .arg(server.addr.to_string())
         .arg("what are my files?")
         .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -34,7 +29,7 @@ fn the_python_example_lists_datasets_and_streams_a_run() {
 
     // An answer about a table comes with the table, printed above the text that refers to it.
     let out = Command::new(&python)
-        .arg(root().join("clients/python/example.py"))
+        .arg(workspace_root().join("clients/python/example.py"))
         .arg(server.addr.to_string())
         .arg("average price by neighbourhood")
         .env("PYTHONDONTWRITEBYTECODE", "1")

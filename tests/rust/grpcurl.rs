@@ -4,14 +4,10 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
-use aware_e2e::{TestServer, add_user};
+use aware_e2e::{TestServer, add_user, workspace_root};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_owned()
-}
 
 fn grpcurl_bin() -> PathBuf {
     if let Some(p) = std::env::var_os("AWARE_GRPCURL") {

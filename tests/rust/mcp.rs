@@ -5,24 +5,13 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
-use aware_e2e::{TestServer, add_user, server_bin};
+use aware_e2e::{TestServer, add_user, cli_bin, installed, server_bin};
 use aware_proto::v1 as pb;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
-}
-
-fn tool(path: &str) -> PathBuf {
-    let p = root().join(path);
-    assert!(p.exists(), "{} is missing: run scripts/install-tools (scripts/test does)", p.display());
-    p
-}
 
 fn mcp_url(server: &TestServer) -> String {
     format!("http://{}/mcp", server.addr)
@@ -38,10 +27,10 @@ fn text(out: &Output) -> String {
 #[test]
 fn the_official_conformance_suite_passes_every_scenario_for_a_product_server() {
     let server = TestServer::start(&[]);
-    let out = Command::new(tool(".tools/bin/node24"))
-        .arg(tool("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+    let out = Command::new(installed(".tools/bin/node24"))
+        .arg(installed("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
         .args(["server", "--url", &mcp_url(&server), "--spec-version", "2025-11-25", "--expected-failures"])
-        .arg(tool("tests/mcp/conformance-expected-failures.yml"))
+        .arg(installed("tests/mcp/conformance-expected-failures.yml"))
         .arg("--output-dir")
         .arg(tempfile::tempdir().unwrap().path())
         .output()
@@ -63,17 +52,10 @@ fn the_official_conformance_suite_passes_every_scenario_for_a_product_server() {
     }
 }
 
-/// The `aware` CLI beside the server's binary.
-fn cli_bin() -> PathBuf {
-    let bin = server_bin().with_file_name("aware");
-    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
-    bin
-}
-
 /// Runs `tests/mcp/python_client.py` against `endpoint` and returns its child process.
 fn python_client_at(endpoint: &str, mode: &str, dataset: &str) -> std::process::Child {
-    Command::new(tool(".tools/python/bin/python"))
-        .arg(tool("tests/mcp/python_client.py"))
+    Command::new(installed(".tools/python/bin/python"))
+        .arg(installed("tests/mcp/python_client.py"))
         .args([endpoint, mode, dataset])
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdout(Stdio::piped())
@@ -225,8 +207,16 @@ async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
     );
 }
 
-/// A raw HTTP/1.1 request to `/mcp` (the connection closes after the answer); returns the stream.
-fn request(server: &TestServer, method: &str, token: Option<&str>, body: &str, session: Option<&str>) -> TcpStream {
+/// A raw HTTP/1.1 request to `/mcp` (the connection closes after the answer), with `extra`
+/// headers; returns the stream.
+fn request(
+    server: &TestServer,
+    method: &str,
+    token: Option<&str>,
+    body: &str,
+    session: Option<&str>,
+    extra: &[(&str, &str)],
+) -> TcpStream {
     let mut conn = TcpStream::connect(server.addr).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut head = format!(
@@ -242,14 +232,33 @@ fn request(server: &TestServer, method: &str, token: Option<&str>, body: &str, s
     if let Some(s) = session {
         head.push_str(&format!("Mcp-Session-Id: {s}\r\n"));
     }
+    for (name, value) in extra {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
     write!(conn, "{head}\r\n{body}").unwrap();
     conn
+}
+
+/// Reads `stream` until what arrived contains `marker`, it ends, or `secs` pass; returns what
+/// arrived.
+fn read_until(stream: &mut TcpStream, marker: &str, secs: u64) -> String {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    while std::time::Instant::now() < deadline && !String::from_utf8_lossy(&seen).contains(marker) {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+    String::from_utf8_lossy(&seen).into_owned()
 }
 
 /// A POST to `/mcp` and its whole answer (head and body).
 fn post(server: &TestServer, token: Option<&str>, body: &str, session: Option<&str>) -> String {
     let mut raw = Vec::new();
-    let _ = request(server, "POST", token, body, session).read_to_end(&mut raw);
+    let _ = request(server, "POST", token, body, session, &[]).read_to_end(&mut raw);
     String::from_utf8_lossy(&raw).into_owned()
 }
 
@@ -273,23 +282,9 @@ fn session(server: &TestServer, token: Option<&str>) -> String {
 async fn a_session_hears_when_the_datasets_change() {
     let server = TestServer::start(&[]);
     let id = session(&server, None);
-    let mut stream = request(&server, "GET", None, "", Some(&id));
-    let heard = std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 4096];
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        while std::time::Instant::now() < deadline {
-            match stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => seen.extend_from_slice(&buf[..n]),
-                Err(_) => {}
-            }
-            if String::from_utf8_lossy(&seen).contains("notifications/resources/list_changed") {
-                return true;
-            }
-        }
-        false
-    });
+    let mut stream = request(&server, "GET", None, "", Some(&id), &[]);
+    let marker = "notifications/resources/list_changed";
+    let heard = std::thread::spawn(move || read_until(&mut stream, marker, 20).contains(marker));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut datasets = server.datasets().await;
     let listed = datasets.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
@@ -324,8 +319,8 @@ fn mcp_asks_for_the_same_credentials_as_grpc() {
 #[test]
 fn the_mcp_client_passes_the_conformance_client_scenarios() {
     for scenario in ["initialize", "tools_call", "sse-retry"] {
-        let out = Command::new(tool(".tools/bin/node24"))
-            .arg(tool("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        let out = Command::new(installed(".tools/bin/node24"))
+            .arg(installed("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
             .args(["client", "--command", &format!("{} mcp-probe", server_bin().display()), "--scenario", scenario])
             .arg("--output-dir")
             .arg(tempfile::tempdir().unwrap().path())
@@ -344,7 +339,7 @@ fn a_dropped_stream_resumes_with_last_event_id_and_gets_the_result() {
     let server = TestServer::start_with_env(&[], &[("AWARE_AGENT__TOOL_DELAY_MS", "1500")]);
     let id = session(&server, None);
     let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_datasets","arguments":{}}}"#;
-    let mut dropped = request(&server, "POST", None, call, Some(&id));
+    let mut dropped = request(&server, "POST", None, call, Some(&id), &[]);
     dropped.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
     let mut first = Vec::new();
     let mut buf = [0u8; 4096];
@@ -359,28 +354,7 @@ fn a_dropped_stream_resumes_with_last_event_id_and_gets_the_result() {
         first.lines().filter_map(|l| l.strip_prefix("id: ")).next_back().map(|s| s.trim().to_owned()).unwrap();
     drop(dropped);
 
-    let head = format!("Last-Event-ID: {last_event_id}");
-    let mut resumed = {
-        let mut conn = TcpStream::connect(server.addr).unwrap();
-        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        write!(
-            conn,
-            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
-             Mcp-Session-Id: {id}\r\n{head}\r\nConnection: close\r\n\r\n",
-            server.addr
-        )
-        .unwrap();
-        conn
-    };
-    let mut got = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    while std::time::Instant::now() < deadline && !String::from_utf8_lossy(&got).contains("\"id\":7") {
-        match resumed.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-            Err(_) => {}
-        }
-    }
-    let got = String::from_utf8_lossy(&got);
+    let mut resumed = request(&server, "GET", None, "", Some(&id), &[("Last-Event-ID", &last_event_id)]);
+    let got = read_until(&mut resumed, "\"id\":7", 15);
     assert!(got.contains("\"id\":7") && got.contains("dataset_list"), "the result after resuming: {got}");
 }

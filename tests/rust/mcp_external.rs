@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
 use aware_e2e::events::{denials, follow, results};
-use aware_e2e::{ScriptFile, TestServer};
+use aware_e2e::{ScriptFile, TestServer, installed};
 use aware_proto::v1 as pb;
 use pb::server_event::Payload as P;
 use serde_json::json;
@@ -17,18 +17,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
-}
-
-fn tool(path: &str) -> String {
-    let p = root().join(path);
-    assert!(p.exists(), "{} is missing: run scripts/install-tools (scripts/test does)", p.display());
-    p.display().to_string()
-}
-
-fn everything() -> String {
-    tool("tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+fn everything() -> PathBuf {
+    installed("tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 /// server-everything over Streamable HTTP on a free port; stopped when dropped.
@@ -40,8 +30,9 @@ struct HttpEverything {
 impl HttpEverything {
     fn start() -> Self {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut child = Command::new(tool(".tools/bin/node24"))
-            .args([everything().as_str(), "streamableHttp"])
+        let mut child = Command::new(installed(".tools/bin/node24"))
+            .arg(everything())
+            .arg("streamableHttp")
             .env("PORT", port.to_string())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -117,7 +108,7 @@ modes = ["connected"]
         "[[mcp.servers]]\nid = \"everything\"\ncommand = {:?}\nargs = [{:?}, \"stdio\"]\ntimeout_ms = 5000\n{scopes}\n\
          [[mcp.servers]]\nid = \"web\"\nurl = \"http://127.0.0.1:{hop}/mcp\"\ntimeout_ms = 5000\n\
          headers = {{ authorization = \"Bearer t0k3n\", x-aware-test = \"yes\" }}\n{scopes}",
-        tool(".tools/bin/node24"),
+        installed(".tools/bin/node24"),
         everything()
     );
     std::fs::write(&file, text).unwrap();

@@ -33,6 +33,25 @@ pub fn server_bin() -> PathBuf {
     bin
 }
 
+/// The checkout these suites belong to.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_owned()
+}
+
+/// A file `scripts/install-tools` puts in the checkout (`.tools/…`, `tests/mcp/node_modules/…`).
+pub fn installed(path: &str) -> PathBuf {
+    let p = workspace_root().join(path);
+    assert!(p.exists(), "{} is missing: run scripts/install-tools (scripts/test does)", p.display());
+    p
+}
+
+/// The `aware` CLI, beside the server's binary.
+pub fn cli_bin() -> PathBuf {
+    let bin = server_bin().with_file_name("aware");
+    assert!(bin.exists(), "{} is missing: cargo build --workspace --bins", bin.display());
+    bin
+}
+
 /// The search embedding model `scripts/install-tools` puts in the checkout (all-MiniLM-L6-v2):
 /// `$E2E_MODEL_DIR` (set by `scripts/env.sh`, so a binary built from another checkout sharing the
 /// target directory still finds this one's model), else beside the crate that was compiled.
