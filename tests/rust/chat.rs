@@ -89,6 +89,8 @@ fn name(e: &pb::ServerEvent) -> &'static str {
         P::ConfirmationResolved(_) => "confirmation_resolved",
         P::RunCompleted(_) => "run_completed",
         P::RoutingDecided(_) => "routing_decided",
+        P::MemorySaved(_) => "memory_saved",
+        P::MemoryForgotten(_) => "memory_forgotten",
         P::Heartbeat(_) => "heartbeat",
         P::ReplayStarted(_) => "replay_started",
         P::ReplayFinished(_) => "replay_finished",
@@ -268,7 +270,8 @@ impl Session {
     }
 
     async fn confirm(&self, client_msg_id: &str, confirmation_id: &str, approved: bool) {
-        let c = pb::ConfirmationResponse { confirmation_id: confirmation_id.to_owned(), approved };
+        let c =
+            pb::ConfirmationResponse { confirmation_id: confirmation_id.to_owned(), approved, ..Default::default() };
         self.send(client_msg_id, Kind::Confirmation(c)).await;
     }
 
@@ -431,7 +434,8 @@ async fn submit(
     confirmation_id: &str,
     approved: bool,
 ) -> Result<pb::SubmitConfirmationResponse, tonic::Status> {
-    let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.to_owned(), approved };
+    let req =
+        pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.to_owned(), approved, ..Default::default() };
     server.chat().await.submit_confirmation(req).await.map(tonic::Response::into_inner)
 }
 
@@ -1066,11 +1070,19 @@ async fn another_user_cannot_answer_see_or_cancel_a_run_and_nothing_executes() {
 
     let mut client = server.chat().await;
     for approved in [true, false] {
-        let req = pb::SubmitConfirmationRequest { confirmation_id: conf.confirmation_id.clone(), approved };
+        let req = pb::SubmitConfirmationRequest {
+            confirmation_id: conf.confirmation_id.clone(),
+            approved,
+            ..Default::default()
+        };
         let err = client.submit_confirmation(authed(req, &bob)).await.unwrap_err();
         assert_eq!((err.code(), reason(&err).as_str()), (Code::NotFound, "NOT_FOUND"), "{err:?}");
     }
-    let req = pb::SubmitConfirmationRequest { confirmation_id: conf.confirmation_id.clone(), approved: true };
+    let req = pb::SubmitConfirmationRequest {
+        confirmation_id: conf.confirmation_id.clone(),
+        approved: true,
+        ..Default::default()
+    };
     assert_eq!(client.submit_confirmation(req).await.unwrap_err().code(), Code::Unauthenticated);
     let req = pb::CancelRunRequest { run_id: run_id.clone() };
     assert_eq!(client.cancel_run(authed(req, &bob)).await.unwrap_err().code(), Code::NotFound);
@@ -1112,7 +1124,11 @@ async fn another_user_cannot_answer_see_or_cancel_a_run_and_nothing_executes() {
     let tables: Vec<String> = datasets_as(&server, Some(&alice)).await.into_iter().map(|d| d.table_name).collect();
     assert_eq!(tables, ["secret"]);
 
-    let req = pb::SubmitConfirmationRequest { confirmation_id: conf.confirmation_id.clone(), approved: false };
+    let req = pb::SubmitConfirmationRequest {
+        confirmation_id: conf.confirmation_id.clone(),
+        approved: false,
+        ..Default::default()
+    };
     client.submit_confirmation(authed(req, &alice)).await.unwrap();
     let after = chat.until_completed(&run_id).await;
     assert_eq!(resolutions(&after), [pb::ConfirmationResolution::Denied]);
@@ -1581,7 +1597,12 @@ async fn a_repeated_client_msg_id_returns_the_original_run_and_never_starts_anot
     let listed = server
         .runs()
         .await
-        .list_runs(pb::ListRunsRequest { thread_id: thread.clone(), page_size: 0, page_token: String::new() })
+        .list_runs(pb::ListRunsRequest {
+            thread_id: thread.clone(),
+            page_size: 0,
+            page_token: String::new(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -1595,7 +1616,12 @@ async fn a_repeated_client_msg_id_returns_the_original_run_and_never_starts_anot
     let listed = server
         .runs()
         .await
-        .list_runs(pb::ListRunsRequest { thread_id: one.thread_id.clone(), page_size: 0, page_token: String::new() })
+        .list_runs(pb::ListRunsRequest {
+            thread_id: one.thread_id.clone(),
+            page_size: 0,
+            page_token: String::new(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -1637,7 +1663,11 @@ async fn bad_resumes_are_rejected_in_band_and_the_stream_keeps_serving() {
 
     chat.send(
         "bad",
-        Kind::Confirmation(pb::ConfirmationResponse { confirmation_id: "cf_nope".into(), approved: true }),
+        Kind::Confirmation(pb::ConfirmationResponse {
+            confirmation_id: "cf_nope".into(),
+            approved: true,
+            ..Default::default()
+        }),
     )
     .await;
     assert_eq!(rejected(&chat.answer("bad").await).1, pb::ErrorCode::NotFound);
@@ -1962,7 +1992,12 @@ async fn thread_ids_are_per_user_so_taking_main_first_blocks_nobody() {
     }
     let mut runs = server.runs().await;
     for (token, run) in [(&bob, &bobs.run_id), (&alice, &alices.run_id)] {
-        let req = pb::ListRunsRequest { thread_id: "main".into(), page_size: 0, page_token: String::new() };
+        let req = pb::ListRunsRequest {
+            thread_id: "main".into(),
+            page_size: 0,
+            page_token: String::new(),
+            ..Default::default()
+        };
         let listed = runs.list_runs(authed(req, token)).await.unwrap().into_inner().runs;
         let ids: Vec<&str> = listed.iter().map(|r| r.run_id.as_str()).collect();
         assert_eq!(ids, [run.as_str()], "each user's `main` holds only their own run");

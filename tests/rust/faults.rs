@@ -88,7 +88,11 @@ async fn tables(server: &TestServer) -> Vec<String> {
 }
 
 async fn approve(server: &TestServer, confirmation_id: &str) {
-    let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.to_owned(), approved: true };
+    let req = pb::SubmitConfirmationRequest {
+        confirmation_id: confirmation_id.to_owned(),
+        approved: true,
+        ..Default::default()
+    };
     if let Err(e) = server.chat().await.submit_confirmation(req).await {
         // A second answer (the first reached the server just before a crash) is refused as such.
         assert_eq!(reason(&e), "ALREADY_RESOLVED", "approving failed: {e:?}");
@@ -172,6 +176,7 @@ async fn kill_9_at_random_points_in_50_runs_loses_nothing_and_repeats_no_side_ef
                         let req = pb::SubmitConfirmationRequest {
                             confirmation_id: c.confirmation_id.clone(),
                             approved: true,
+                            ..Default::default()
                         };
                         let _ = chat.submit_confirmation(req).await;
                     }

@@ -156,7 +156,7 @@ fn echo(kind: Kind, r: &Recorded, usage: Usage) -> Reply {
 }
 
 async fn submit(server: &TestServer, confirmation_id: &str, approved: bool) {
-    let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.into(), approved };
+    let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.into(), approved, ..Default::default() };
     guard("SubmitConfirmation", server.chat().await.submit_confirmation(req)).await.unwrap();
 }
 

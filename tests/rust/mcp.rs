@@ -187,6 +187,7 @@ async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
         .submit_confirmation(pb::SubmitConfirmationRequest {
             confirmation_id: c.confirmation_id.clone(),
             approved: true,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -307,7 +307,12 @@ async fn query_plans_compile_run_and_leave_capsules() {
         .unwrap_err();
     assert_eq!(refused.message(), "`read_csv` is not allowed: queries may only read your datasets");
     let listed = runs
-        .list_runs(pb::ListRunsRequest { thread_id: String::new(), page_size: 1, page_token: String::new() })
+        .list_runs(pb::ListRunsRequest {
+            thread_id: String::new(),
+            page_size: 1,
+            page_token: String::new(),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -319,7 +324,12 @@ async fn query_plans_compile_run_and_leave_capsules() {
         "a refused query is recorded too"
     );
     let page2 = runs
-        .list_runs(pb::ListRunsRequest { thread_id: String::new(), page_size: 1, page_token: listed.next_page_token })
+        .list_runs(pb::ListRunsRequest {
+            thread_id: String::new(),
+            page_size: 1,
+            page_token: listed.next_page_token,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

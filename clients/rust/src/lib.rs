@@ -9,8 +9,10 @@
 use aware_proto::v1 as pb;
 use pb::chat_service_client::ChatServiceClient;
 use pb::datasets_service_client::DatasetsServiceClient;
+use pb::memory_service_client::MemoryServiceClient;
 use pb::query_service_client::QueryServiceClient;
 use pb::runs_service_client::RunsServiceClient;
+use pb::threads_service_client::ThreadsServiceClient;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -135,6 +137,29 @@ impl AwareClient {
             .max_decoding_message_size(self.max_message_bytes)
     }
 
+    pub fn threads(&self) -> ThreadsServiceClient<Svc> {
+        ThreadsServiceClient::with_interceptor(self.channel.clone(), self.headers.clone())
+            .max_decoding_message_size(self.max_message_bytes)
+    }
+
+    pub fn memory(&self) -> MemoryServiceClient<Svc> {
+        MemoryServiceClient::with_interceptor(self.channel.clone(), self.headers.clone())
+            .max_decoding_message_size(self.max_message_bytes)
+    }
+
+    /// Answers a confirmation with every option: a session scope, edited (narrowed) arguments.
+    pub async fn answer(&self, req: pb::SubmitConfirmationRequest) -> Result<pb::SubmitConfirmationResponse, Status> {
+        Ok(self.chat().submit_confirmation(req).await?.into_inner())
+    }
+
+    /// Rates a run's answer.
+    pub async fn feedback(&self, run_id: &str, up: bool, reason: &str) -> Result<pb::Feedback, Status> {
+        let rating = if up { pb::FeedbackRating::Up } else { pb::FeedbackRating::Down };
+        let req = pb::SubmitFeedbackRequest { run_id: run_id.into(), rating: rating.into(), reason: reason.into() };
+        let answered = self.runs().submit_feedback(req).await?.into_inner();
+        answered.feedback.ok_or_else(|| Status::internal("the server returned no feedback"))
+    }
+
     /// A dataset by id, SQL table name or file name (case-insensitive), with a helpful error.
     pub async fn dataset(&self, name: &str) -> Result<pb::Dataset, Status> {
         let all = self.datasets().list_datasets(pb::ListDatasetsRequest::default()).await?.into_inner().datasets;
@@ -196,7 +221,8 @@ impl AwareClient {
         confirmation_id: &str,
         approved: bool,
     ) -> Result<pb::SubmitConfirmationResponse, Status> {
-        let req = pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.into(), approved };
+        let req =
+            pb::SubmitConfirmationRequest { confirmation_id: confirmation_id.into(), approved, ..Default::default() };
         Ok(self.chat().submit_confirmation(req).await?.into_inner())
     }
 

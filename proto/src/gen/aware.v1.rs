@@ -3115,6 +3115,16 @@ pub mod query_service_server {
         const NAME: &'static str = SERVICE_NAME;
     }
 }
+/// Feedback is the run owner's rating of its answer (one per run; a second replaces the first).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Feedback {
+    #[prost(enumeration = "FeedbackRating", tag = "1")]
+    pub rating: i32,
+    #[prost(string, tag = "2")]
+    pub reason: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "3")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+}
 /// DatasetVersion pins a dataset a run read, at the version it read.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct DatasetVersion {
@@ -3194,6 +3204,9 @@ pub struct Run {
     /// empty for chat runs and for queries sent straight to QueryService.
     #[prost(string, tag = "22")]
     pub parent_run_id: ::prost::alloc::string::String,
+    /// The owner's rating of the answer, if they gave one.
+    #[prost(message, optional, tag = "23")]
+    pub feedback: ::core::option::Option<Feedback>,
 }
 /// Span is one timed step of a run.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -3386,6 +3399,36 @@ impl QueryMode {
         }
     }
 }
+/// FeedbackRating is a person's verdict on a run's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum FeedbackRating {
+    Unspecified = 0,
+    Up = 1,
+    Down = 2,
+}
+impl FeedbackRating {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "FEEDBACK_RATING_UNSPECIFIED",
+            Self::Up => "FEEDBACK_RATING_UP",
+            Self::Down => "FEEDBACK_RATING_DOWN",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "FEEDBACK_RATING_UNSPECIFIED" => Some(Self::Unspecified),
+            "FEEDBACK_RATING_UP" => Some(Self::Up),
+            "FEEDBACK_RATING_DOWN" => Some(Self::Down),
+            _ => None,
+        }
+    }
+}
 /// ServerEvent is one event. Sequenced events (seq ≥ 1) are facts of a run, persisted before they
 /// are sent and replayed identically. Unsequenced events (seq 0: heartbeat, replay markers,
 /// accepted, state_applied, rejected) belong to one stream and are never stored.
@@ -3404,7 +3447,7 @@ pub struct ServerEvent {
     pub thread_id: ::prost::alloc::string::String,
     #[prost(
         oneof = "server_event::Payload",
-        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 40, 41, 42, 43, 44, 45, 46"
+        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 40, 41, 42, 43, 44, 45, 46"
     )]
     pub payload: ::core::option::Option<server_event::Payload>,
 }
@@ -3436,6 +3479,10 @@ pub mod server_event {
         RunCompleted(super::RunCompleted),
         #[prost(message, tag = "21")]
         RoutingDecided(super::RoutingDecided),
+        #[prost(message, tag = "22")]
+        MemorySaved(super::MemorySaved),
+        #[prost(message, tag = "23")]
+        MemoryForgotten(super::MemoryForgotten),
         #[prost(message, tag = "40")]
         Heartbeat(super::Heartbeat),
         #[prost(message, tag = "41")]
@@ -3708,6 +3755,30 @@ pub struct ConfirmationResolved {
     pub tool_call_id: ::prost::alloc::string::String,
     #[prost(enumeration = "ConfirmationResolution", tag = "3")]
     pub resolution: i32,
+    /// Set when a session grant answered it (no card was shown): the grant that allowed the call.
+    #[prost(string, tag = "4")]
+    pub grant_id: ::prost::alloc::string::String,
+    /// Set when the person approved narrower arguments than the call asked for: what runs.
+    #[prost(string, tag = "5")]
+    pub edited_arguments_json: ::prost::alloc::string::String,
+}
+/// MemorySaved: a fact was stored in the user's memory after the run's work (a post-hook): the user
+/// asked for it ("remember that …"), or approved the assistant's proposal. It comes just before
+/// RunCompleted.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemorySaved {
+    #[prost(string, tag = "1")]
+    pub memory_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub text: ::prost::alloc::string::String,
+}
+/// MemoryForgotten: a stored fact was removed at the user's approved request ("forget that …").
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryForgotten {
+    #[prost(string, tag = "1")]
+    pub memory_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub text: ::prost::alloc::string::String,
 }
 /// RoutingDecided shows how the router read the message and what the policy gate allowed; sent
 /// after RunStarted only when the server runs with `agent.debug_routing`.
@@ -4031,6 +4102,16 @@ pub struct ConfirmationResponse {
     pub confirmation_id: ::prost::alloc::string::String,
     #[prost(bool, tag = "2")]
     pub approved: bool,
+    #[prost(enumeration = "ConfirmationScope", tag = "3")]
+    pub scope: i32,
+    /// With scope SESSION: how long the grant lasts; 0 means 300.
+    #[prost(uint32, tag = "4")]
+    pub duration_seconds: u32,
+    /// Approve with edits: the call's arguments, narrowed (a subset of the listed files, a smaller
+    /// limit). The server checks they only narrow the request and binds the approval to them; what
+    /// widens it is `Rejected{BAD_REQUEST}` and the confirmation stays pending. Empty: as asked.
+    #[prost(string, tag = "5")]
+    pub edited_arguments_json: ::prost::alloc::string::String,
 }
 /// Resume replays a run after `last_event_seq` (0 = from the start), then follows it live.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -4098,6 +4179,12 @@ pub struct SubmitConfirmationRequest {
     pub confirmation_id: ::prost::alloc::string::String,
     #[prost(bool, tag = "2")]
     pub approved: bool,
+    #[prost(enumeration = "ConfirmationScope", tag = "3")]
+    pub scope: i32,
+    #[prost(uint32, tag = "4")]
+    pub duration_seconds: u32,
+    #[prost(string, tag = "5")]
+    pub edited_arguments_json: ::prost::alloc::string::String,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SubmitConfirmationResponse {
@@ -4105,7 +4192,43 @@ pub struct SubmitConfirmationResponse {
     pub run_id: ::prost::alloc::string::String,
     #[prost(enumeration = "ConfirmationResolution", tag = "2")]
     pub resolution: i32,
+    /// The session grant the approval created (scope SESSION).
+    #[prost(string, tag = "3")]
+    pub grant_id: ::prost::alloc::string::String,
 }
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListGrantsRequest {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListGrantsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub grants: ::prost::alloc::vec::Vec<Grant>,
+}
+/// Grant is a session grant: a STANDARD tool on one resource class, allowed without asking until it
+/// expires or is revoked.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Grant {
+    #[prost(string, tag = "1")]
+    pub grant_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub tool_name: ::prost::alloc::string::String,
+    /// What it covers, e.g. "files:staging" (imports from the approved folder `staging`).
+    #[prost(string, tag = "3")]
+    pub resource_class: ::prost::alloc::string::String,
+    /// The confirmation whose approval created it.
+    #[prost(string, tag = "4")]
+    pub confirmation_id: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "5")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    #[prost(message, optional, tag = "6")]
+    pub expires_at: ::core::option::Option<::prost_types::Timestamp>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RevokeGrantRequest {
+    #[prost(string, tag = "1")]
+    pub grant_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RevokeGrantResponse {}
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ListPendingConfirmationsRequest {}
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -4261,6 +4384,42 @@ impl OnBusy {
             "ON_BUSY_REJECT" => Some(Self::Reject),
             "ON_BUSY_ENQUEUE" => Some(Self::Enqueue),
             "ON_BUSY_INTERRUPT" => Some(Self::Interrupt),
+            _ => None,
+        }
+    }
+}
+/// ConfirmationScope is how far an approval reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum ConfirmationScope {
+    /// Same as ONCE.
+    Unspecified = 0,
+    /// This call only.
+    Once = 1,
+    /// This call, and later calls of the same tool on the same resource class (e.g. imports from
+    /// the same approved folder) by the same user, without asking, for `duration_seconds` (default
+    /// 300, at most 3,600) or until `RevokeGrant`. STANDARD tools only: an ELEVATED confirmation with
+    /// this scope is refused (`PERMISSION_DENIED`) and stays pending.
+    Session = 2,
+}
+impl ConfirmationScope {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CONFIRMATION_SCOPE_UNSPECIFIED",
+            Self::Once => "CONFIRMATION_SCOPE_ONCE",
+            Self::Session => "CONFIRMATION_SCOPE_SESSION",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CONFIRMATION_SCOPE_UNSPECIFIED" => Some(Self::Unspecified),
+            "CONFIRMATION_SCOPE_ONCE" => Some(Self::Once),
+            "CONFIRMATION_SCOPE_SESSION" => Some(Self::Session),
             _ => None,
         }
     }
@@ -4601,6 +4760,56 @@ pub mod chat_service_client {
                 .insert(GrpcMethod::new("aware.v1.ChatService", "GetCapabilities"));
             self.inner.unary(req, path, codec).await
         }
+        /// ListGrants lists the caller's session grants still in force.
+        pub async fn list_grants(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListGrantsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListGrantsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ChatService/ListGrants",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ChatService", "ListGrants"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RevokeGrant ends a session grant now: the next such call asks again.
+        pub async fn revoke_grant(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RevokeGrantRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RevokeGrantResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ChatService/RevokeGrant",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ChatService", "RevokeGrant"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -4694,6 +4903,22 @@ pub mod chat_service_server {
             request: tonic::Request<super::GetCapabilitiesRequest>,
         ) -> std::result::Result<
             tonic::Response<super::GetCapabilitiesResponse>,
+            tonic::Status,
+        >;
+        /// ListGrants lists the caller's session grants still in force.
+        async fn list_grants(
+            &self,
+            request: tonic::Request<super::ListGrantsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListGrantsResponse>,
+            tonic::Status,
+        >;
+        /// RevokeGrant ends a session grant now: the next such call asks again.
+        async fn revoke_grant(
+            &self,
+            request: tonic::Request<super::RevokeGrantRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RevokeGrantResponse>,
             tonic::Status,
         >;
     }
@@ -5176,6 +5401,96 @@ pub mod chat_service_server {
                     };
                     Box::pin(fut)
                 }
+                "/aware.v1.ChatService/ListGrants" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListGrantsSvc<T: ChatService>(pub Arc<T>);
+                    impl<
+                        T: ChatService,
+                    > tonic::server::UnaryService<super::ListGrantsRequest>
+                    for ListGrantsSvc<T> {
+                        type Response = super::ListGrantsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListGrantsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ChatService>::list_grants(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListGrantsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ChatService/RevokeGrant" => {
+                    #[allow(non_camel_case_types)]
+                    struct RevokeGrantSvc<T: ChatService>(pub Arc<T>);
+                    impl<
+                        T: ChatService,
+                    > tonic::server::UnaryService<super::RevokeGrantRequest>
+                    for RevokeGrantSvc<T> {
+                        type Response = super::RevokeGrantResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::RevokeGrantRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ChatService>::revoke_grant(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = RevokeGrantSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
                 _ => {
                     Box::pin(async move {
                         let mut response = http::Response::new(
@@ -5217,6 +5532,526 @@ pub mod chat_service_server {
     }
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Memory {
+    #[prost(string, tag = "1")]
+    pub memory_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub text: ::prost::alloc::string::String,
+    /// The run that stored it; empty when added through AddMemory.
+    #[prost(string, tag = "3")]
+    pub source_run_id: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "4")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it was last put in front of the assistant; unset if never.
+    #[prost(message, optional, tag = "5")]
+    pub last_used_at: ::core::option::Option<::prost_types::Timestamp>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListMemoriesRequest {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListMemoriesResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub memories: ::prost::alloc::vec::Vec<Memory>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AddMemoryRequest {
+    #[prost(string, tag = "1")]
+    pub text: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AddMemoryResponse {
+    #[prost(message, optional, tag = "1")]
+    pub memory: ::core::option::Option<Memory>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteMemoryRequest {
+    #[prost(string, tag = "1")]
+    pub memory_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteMemoryResponse {}
+/// Generated client implementations.
+pub mod memory_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// MemoryService: the short facts aware keeps for the caller — what they asked it to remember
+    /// ("remember that our fiscal year starts in April", stored after the run) or approved when the
+    /// assistant proposed it. They go into the assistant's instructions as facts (the most relevant
+    /// first, bounded). Per user: nobody else reads them.
+    #[derive(Debug, Clone)]
+    pub struct MemoryServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl MemoryServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> MemoryServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> MemoryServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            MemoryServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// ListMemories lists the caller's memories, newest first.
+        pub async fn list_memories(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListMemoriesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListMemoriesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.MemoryService/ListMemories",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.MemoryService", "ListMemories"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// AddMemory stores a fact (1 to 500 characters; at most 200 per user). The same text twice is
+        /// one memory.
+        pub async fn add_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::AddMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::AddMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.MemoryService/AddMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.MemoryService", "AddMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// DeleteMemory forgets a fact.
+        pub async fn delete_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DeleteMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.MemoryService/DeleteMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.MemoryService", "DeleteMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Generated server implementations.
+pub mod memory_service_server {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    /// Generated trait containing gRPC methods that should be implemented for use with MemoryServiceServer.
+    #[async_trait]
+    pub trait MemoryService: std::marker::Send + std::marker::Sync + 'static {
+        /// ListMemories lists the caller's memories, newest first.
+        async fn list_memories(
+            &self,
+            request: tonic::Request<super::ListMemoriesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListMemoriesResponse>,
+            tonic::Status,
+        >;
+        /// AddMemory stores a fact (1 to 500 characters; at most 200 per user). The same text twice is
+        /// one memory.
+        async fn add_memory(
+            &self,
+            request: tonic::Request<super::AddMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::AddMemoryResponse>,
+            tonic::Status,
+        >;
+        /// DeleteMemory forgets a fact.
+        async fn delete_memory(
+            &self,
+            request: tonic::Request<super::DeleteMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteMemoryResponse>,
+            tonic::Status,
+        >;
+    }
+    /// MemoryService: the short facts aware keeps for the caller — what they asked it to remember
+    /// ("remember that our fiscal year starts in April", stored after the run) or approved when the
+    /// assistant proposed it. They go into the assistant's instructions as facts (the most relevant
+    /// first, bounded). Per user: nobody else reads them.
+    #[derive(Debug)]
+    pub struct MemoryServiceServer<T> {
+        inner: Arc<T>,
+        accept_compression_encodings: EnabledCompressionEncodings,
+        send_compression_encodings: EnabledCompressionEncodings,
+        max_decoding_message_size: Option<usize>,
+        max_encoding_message_size: Option<usize>,
+    }
+    impl<T> MemoryServiceServer<T> {
+        pub fn new(inner: T) -> Self {
+            Self::from_arc(Arc::new(inner))
+        }
+        pub fn from_arc(inner: Arc<T>) -> Self {
+            Self {
+                inner,
+                accept_compression_encodings: Default::default(),
+                send_compression_encodings: Default::default(),
+                max_decoding_message_size: None,
+                max_encoding_message_size: None,
+            }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> InterceptedService<Self, F>
+        where
+            F: tonic::service::Interceptor,
+        {
+            InterceptedService::new(Self::new(inner), interceptor)
+        }
+        /// Enable decompressing requests with the given encoding.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.accept_compression_encodings.enable(encoding);
+            self
+        }
+        /// Compress responses with the given encoding, if the client supports it.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.send_compression_encodings.enable(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.max_decoding_message_size = Some(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.max_encoding_message_size = Some(limit);
+            self
+        }
+    }
+    impl<T, B> tonic::codegen::Service<http::Request<B>> for MemoryServiceServer<T>
+    where
+        T: MemoryService,
+        B: Body + std::marker::Send + 'static,
+        B::Error: Into<StdError> + std::marker::Send + 'static,
+    {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = BoxFuture<Self::Response, Self::Error>;
+        fn poll_ready(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<std::result::Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: http::Request<B>) -> Self::Future {
+            match req.uri().path() {
+                "/aware.v1.MemoryService/ListMemories" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListMemoriesSvc<T: MemoryService>(pub Arc<T>);
+                    impl<
+                        T: MemoryService,
+                    > tonic::server::UnaryService<super::ListMemoriesRequest>
+                    for ListMemoriesSvc<T> {
+                        type Response = super::ListMemoriesResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListMemoriesRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MemoryService>::list_memories(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListMemoriesSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.MemoryService/AddMemory" => {
+                    #[allow(non_camel_case_types)]
+                    struct AddMemorySvc<T: MemoryService>(pub Arc<T>);
+                    impl<
+                        T: MemoryService,
+                    > tonic::server::UnaryService<super::AddMemoryRequest>
+                    for AddMemorySvc<T> {
+                        type Response = super::AddMemoryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::AddMemoryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MemoryService>::add_memory(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = AddMemorySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.MemoryService/DeleteMemory" => {
+                    #[allow(non_camel_case_types)]
+                    struct DeleteMemorySvc<T: MemoryService>(pub Arc<T>);
+                    impl<
+                        T: MemoryService,
+                    > tonic::server::UnaryService<super::DeleteMemoryRequest>
+                    for DeleteMemorySvc<T> {
+                        type Response = super::DeleteMemoryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DeleteMemoryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as MemoryService>::delete_memory(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DeleteMemorySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                _ => {
+                    Box::pin(async move {
+                        let mut response = http::Response::new(
+                            tonic::body::Body::default(),
+                        );
+                        let headers = response.headers_mut();
+                        headers
+                            .insert(
+                                tonic::Status::GRPC_STATUS,
+                                (tonic::Code::Unimplemented as i32).into(),
+                            );
+                        headers
+                            .insert(
+                                http::header::CONTENT_TYPE,
+                                tonic::metadata::GRPC_CONTENT_TYPE,
+                            );
+                        Ok(response)
+                    })
+                }
+            }
+        }
+    }
+    impl<T> Clone for MemoryServiceServer<T> {
+        fn clone(&self) -> Self {
+            let inner = self.inner.clone();
+            Self {
+                inner,
+                accept_compression_encodings: self.accept_compression_encodings,
+                send_compression_encodings: self.send_compression_encodings,
+                max_decoding_message_size: self.max_decoding_message_size,
+                max_encoding_message_size: self.max_encoding_message_size,
+            }
+        }
+    }
+    /// Generated gRPC service name
+    pub const SERVICE_NAME: &str = "aware.v1.MemoryService";
+    impl<T> tonic::server::NamedService for MemoryServiceServer<T> {
+        const NAME: &'static str = SERVICE_NAME;
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubmitFeedbackRequest {
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    #[prost(enumeration = "FeedbackRating", tag = "2")]
+    pub rating: i32,
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubmitFeedbackResponse {
+    #[prost(message, optional, tag = "1")]
+    pub feedback: ::core::option::Option<Feedback>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct GetRunRequest {
     #[prost(string, tag = "1")]
     pub run_id: ::prost::alloc::string::String,
@@ -5236,6 +6071,9 @@ pub struct ListRunsRequest {
     pub page_size: u32,
     #[prost(string, tag = "3")]
     pub page_token: ::prost::alloc::string::String,
+    /// UP or DOWN lists only runs rated so; UNSPECIFIED lists every run.
+    #[prost(enumeration = "FeedbackRating", tag = "4")]
+    pub rating: i32,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListRunsResponse {
@@ -5513,6 +6351,32 @@ pub mod runs_service_client {
                 .insert(GrpcMethod::new("aware.v1.RunsService", "GetUsage"));
             self.inner.unary(req, path, codec).await
         }
+        /// SubmitFeedback rates a run's answer: UP or DOWN with an optional reason (at most 1,000
+        /// characters). One per run: a second replaces the first. Audited and counted in /metrics.
+        pub async fn submit_feedback(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SubmitFeedbackRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SubmitFeedbackResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.RunsService/SubmitFeedback",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.RunsService", "SubmitFeedback"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -5564,6 +6428,15 @@ pub mod runs_service_server {
             request: tonic::Request<super::GetUsageRequest>,
         ) -> std::result::Result<
             tonic::Response<super::GetUsageResponse>,
+            tonic::Status,
+        >;
+        /// SubmitFeedback rates a run's answer: UP or DOWN with an optional reason (at most 1,000
+        /// characters). One per run: a second replaces the first. Audited and counted in /metrics.
+        async fn submit_feedback(
+            &self,
+            request: tonic::Request<super::SubmitFeedbackRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SubmitFeedbackResponse>,
             tonic::Status,
         >;
     }
@@ -5871,6 +6744,51 @@ pub mod runs_service_server {
                     };
                     Box::pin(fut)
                 }
+                "/aware.v1.RunsService/SubmitFeedback" => {
+                    #[allow(non_camel_case_types)]
+                    struct SubmitFeedbackSvc<T: RunsService>(pub Arc<T>);
+                    impl<
+                        T: RunsService,
+                    > tonic::server::UnaryService<super::SubmitFeedbackRequest>
+                    for SubmitFeedbackSvc<T> {
+                        type Response = super::SubmitFeedbackResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SubmitFeedbackRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as RunsService>::submit_feedback(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SubmitFeedbackSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
                 _ => {
                     Box::pin(async move {
                         let mut response = http::Response::new(
@@ -5908,6 +6826,776 @@ pub mod runs_service_server {
     /// Generated gRPC service name
     pub const SERVICE_NAME: &str = "aware.v1.RunsService";
     impl<T> tonic::server::NamedService for RunsServiceServer<T> {
+        const NAME: &'static str = SERVICE_NAME;
+    }
+}
+/// Thread is one conversation.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Thread {
+    /// The id clients use (`UserMessage.thread_id`).
+    #[prost(string, tag = "1")]
+    pub thread_id: ::prost::alloc::string::String,
+    /// From the first message, unless renamed.
+    #[prost(string, tag = "2")]
+    pub title: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "3")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// When its newest run was created.
+    #[prost(message, optional, tag = "4")]
+    pub last_activity_at: ::core::option::Option<::prost_types::Timestamp>,
+    #[prost(uint32, tag = "5")]
+    pub run_count: u32,
+    #[prost(enumeration = "RunStatus", tag = "6")]
+    pub last_run_status: i32,
+    /// For a fork: the thread and the run it was forked at.
+    #[prost(string, tag = "7")]
+    pub forked_from_thread_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "8")]
+    pub forked_from_run_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListThreadsRequest {
+    /// 1 to 100; 0 means 20.
+    #[prost(uint32, tag = "1")]
+    pub page_size: u32,
+    #[prost(string, tag = "2")]
+    pub page_token: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListThreadsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub threads: ::prost::alloc::vec::Vec<Thread>,
+    #[prost(string, tag = "2")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetThreadRequest {
+    #[prost(string, tag = "1")]
+    pub thread_id: ::prost::alloc::string::String,
+}
+/// TurnResult is one tool result of a turn, by reference: its event is `seq` of the turn's run
+/// (`ListRunEvents{run_id, after_seq: seq - 1, limit: 1}` returns it with its rich result).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct TurnResult {
+    #[prost(uint64, tag = "1")]
+    pub seq: u64,
+    #[prost(string, tag = "2")]
+    pub tool_call_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub tool_name: ::prost::alloc::string::String,
+    #[prost(bool, tag = "4")]
+    pub is_error: bool,
+    #[prost(string, tag = "5")]
+    pub summary: ::prost::alloc::string::String,
+    /// Whether the event carries a rich result (a table, a dataset list, …).
+    #[prost(bool, tag = "6")]
+    pub has_rich: bool,
+}
+/// TurnConfirmation is a confirmation a turn asked for, and how it ended.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct TurnConfirmation {
+    #[prost(string, tag = "1")]
+    pub confirmation_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub tool_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub description: ::prost::alloc::string::String,
+    #[prost(enumeration = "ConfirmationResolution", tag = "4")]
+    pub resolution: i32,
+    #[prost(string, tag = "5")]
+    pub grant_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "6")]
+    pub edited_arguments_json: ::prost::alloc::string::String,
+}
+/// Turn is one run of the thread: what the user said and what the assistant answered.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Turn {
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    #[prost(enumeration = "RunStatus", tag = "2")]
+    pub status: i32,
+    #[prost(string, tag = "3")]
+    pub user_text: ::prost::alloc::string::String,
+    /// The assistant's final text.
+    #[prost(string, tag = "4")]
+    pub assistant_text: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "5")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    #[prost(message, repeated, tag = "6")]
+    pub results: ::prost::alloc::vec::Vec<TurnResult>,
+    #[prost(message, repeated, tag = "7")]
+    pub confirmations: ::prost::alloc::vec::Vec<TurnConfirmation>,
+    #[prost(message, optional, tag = "8")]
+    pub feedback: ::core::option::Option<Feedback>,
+    /// Memories this turn saved or forgot.
+    #[prost(string, repeated, tag = "9")]
+    pub memories_saved: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetThreadResponse {
+    #[prost(message, optional, tag = "1")]
+    pub thread: ::core::option::Option<Thread>,
+    /// Oldest first (at most the newest 200).
+    #[prost(message, repeated, tag = "2")]
+    pub turns: ::prost::alloc::vec::Vec<Turn>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RenameThreadRequest {
+    #[prost(string, tag = "1")]
+    pub thread_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub title: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RenameThreadResponse {
+    #[prost(message, optional, tag = "1")]
+    pub thread: ::core::option::Option<Thread>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteThreadRequest {
+    #[prost(string, tag = "1")]
+    pub thread_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteThreadResponse {
+    /// The runs removed with it.
+    #[prost(uint32, tag = "1")]
+    pub runs_deleted: u32,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ForkThreadRequest {
+    /// A chat run of one of the caller's threads: the fork holds the turns before it.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ForkThreadResponse {
+    #[prost(message, optional, tag = "1")]
+    pub thread: ::core::option::Option<Thread>,
+    /// The text of `run_id`'s message, for the client to edit and send on the new thread.
+    #[prost(string, tag = "2")]
+    pub user_text: ::prost::alloc::string::String,
+}
+/// Generated client implementations.
+pub mod threads_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// ThreadsService: the caller's conversations — list, reopen, rename, delete, and fork from a past
+    /// message (edit and resend without losing the original). Another user's thread answers
+    /// NOT_FOUND. A thread is listed once it has a chat run.
+    #[derive(Debug, Clone)]
+    pub struct ThreadsServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl ThreadsServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> ThreadsServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> ThreadsServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            ThreadsServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// ListThreads lists the caller's threads, newest activity first, paginated.
+        pub async fn list_threads(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListThreadsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListThreadsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ThreadsService/ListThreads",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ThreadsService", "ListThreads"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetThread returns a thread as its turns, oldest first.
+        pub async fn get_thread(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetThreadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ThreadsService/GetThread",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ThreadsService", "GetThread"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RenameThread sets a thread's title (1 to 200 characters).
+        pub async fn rename_thread(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RenameThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RenameThreadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ThreadsService/RenameThread",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ThreadsService", "RenameThread"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// DeleteThread removes a thread with its runs' transcripts, events and spans (and the queries
+        /// its runs started). Refused with RUN_BUSY while one of its runs is active. Audited.
+        pub async fn delete_thread(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DeleteThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteThreadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ThreadsService/DeleteThread",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ThreadsService", "DeleteThread"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ForkThread starts a new thread whose history is the original's up to, not including, `run_id`:
+        /// send the edited message on it. The original is untouched.
+        pub async fn fork_thread(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ForkThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ForkThreadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ThreadsService/ForkThread",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ThreadsService", "ForkThread"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Generated server implementations.
+pub mod threads_service_server {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    /// Generated trait containing gRPC methods that should be implemented for use with ThreadsServiceServer.
+    #[async_trait]
+    pub trait ThreadsService: std::marker::Send + std::marker::Sync + 'static {
+        /// ListThreads lists the caller's threads, newest activity first, paginated.
+        async fn list_threads(
+            &self,
+            request: tonic::Request<super::ListThreadsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListThreadsResponse>,
+            tonic::Status,
+        >;
+        /// GetThread returns a thread as its turns, oldest first.
+        async fn get_thread(
+            &self,
+            request: tonic::Request<super::GetThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetThreadResponse>,
+            tonic::Status,
+        >;
+        /// RenameThread sets a thread's title (1 to 200 characters).
+        async fn rename_thread(
+            &self,
+            request: tonic::Request<super::RenameThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RenameThreadResponse>,
+            tonic::Status,
+        >;
+        /// DeleteThread removes a thread with its runs' transcripts, events and spans (and the queries
+        /// its runs started). Refused with RUN_BUSY while one of its runs is active. Audited.
+        async fn delete_thread(
+            &self,
+            request: tonic::Request<super::DeleteThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteThreadResponse>,
+            tonic::Status,
+        >;
+        /// ForkThread starts a new thread whose history is the original's up to, not including, `run_id`:
+        /// send the edited message on it. The original is untouched.
+        async fn fork_thread(
+            &self,
+            request: tonic::Request<super::ForkThreadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ForkThreadResponse>,
+            tonic::Status,
+        >;
+    }
+    /// ThreadsService: the caller's conversations — list, reopen, rename, delete, and fork from a past
+    /// message (edit and resend without losing the original). Another user's thread answers
+    /// NOT_FOUND. A thread is listed once it has a chat run.
+    #[derive(Debug)]
+    pub struct ThreadsServiceServer<T> {
+        inner: Arc<T>,
+        accept_compression_encodings: EnabledCompressionEncodings,
+        send_compression_encodings: EnabledCompressionEncodings,
+        max_decoding_message_size: Option<usize>,
+        max_encoding_message_size: Option<usize>,
+    }
+    impl<T> ThreadsServiceServer<T> {
+        pub fn new(inner: T) -> Self {
+            Self::from_arc(Arc::new(inner))
+        }
+        pub fn from_arc(inner: Arc<T>) -> Self {
+            Self {
+                inner,
+                accept_compression_encodings: Default::default(),
+                send_compression_encodings: Default::default(),
+                max_decoding_message_size: None,
+                max_encoding_message_size: None,
+            }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> InterceptedService<Self, F>
+        where
+            F: tonic::service::Interceptor,
+        {
+            InterceptedService::new(Self::new(inner), interceptor)
+        }
+        /// Enable decompressing requests with the given encoding.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.accept_compression_encodings.enable(encoding);
+            self
+        }
+        /// Compress responses with the given encoding, if the client supports it.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.send_compression_encodings.enable(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.max_decoding_message_size = Some(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.max_encoding_message_size = Some(limit);
+            self
+        }
+    }
+    impl<T, B> tonic::codegen::Service<http::Request<B>> for ThreadsServiceServer<T>
+    where
+        T: ThreadsService,
+        B: Body + std::marker::Send + 'static,
+        B::Error: Into<StdError> + std::marker::Send + 'static,
+    {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = BoxFuture<Self::Response, Self::Error>;
+        fn poll_ready(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<std::result::Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: http::Request<B>) -> Self::Future {
+            match req.uri().path() {
+                "/aware.v1.ThreadsService/ListThreads" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListThreadsSvc<T: ThreadsService>(pub Arc<T>);
+                    impl<
+                        T: ThreadsService,
+                    > tonic::server::UnaryService<super::ListThreadsRequest>
+                    for ListThreadsSvc<T> {
+                        type Response = super::ListThreadsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListThreadsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ThreadsService>::list_threads(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListThreadsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ThreadsService/GetThread" => {
+                    #[allow(non_camel_case_types)]
+                    struct GetThreadSvc<T: ThreadsService>(pub Arc<T>);
+                    impl<
+                        T: ThreadsService,
+                    > tonic::server::UnaryService<super::GetThreadRequest>
+                    for GetThreadSvc<T> {
+                        type Response = super::GetThreadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::GetThreadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ThreadsService>::get_thread(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = GetThreadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ThreadsService/RenameThread" => {
+                    #[allow(non_camel_case_types)]
+                    struct RenameThreadSvc<T: ThreadsService>(pub Arc<T>);
+                    impl<
+                        T: ThreadsService,
+                    > tonic::server::UnaryService<super::RenameThreadRequest>
+                    for RenameThreadSvc<T> {
+                        type Response = super::RenameThreadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::RenameThreadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ThreadsService>::rename_thread(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = RenameThreadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ThreadsService/DeleteThread" => {
+                    #[allow(non_camel_case_types)]
+                    struct DeleteThreadSvc<T: ThreadsService>(pub Arc<T>);
+                    impl<
+                        T: ThreadsService,
+                    > tonic::server::UnaryService<super::DeleteThreadRequest>
+                    for DeleteThreadSvc<T> {
+                        type Response = super::DeleteThreadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DeleteThreadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ThreadsService>::delete_thread(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DeleteThreadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ThreadsService/ForkThread" => {
+                    #[allow(non_camel_case_types)]
+                    struct ForkThreadSvc<T: ThreadsService>(pub Arc<T>);
+                    impl<
+                        T: ThreadsService,
+                    > tonic::server::UnaryService<super::ForkThreadRequest>
+                    for ForkThreadSvc<T> {
+                        type Response = super::ForkThreadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ForkThreadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ThreadsService>::fork_thread(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ForkThreadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                _ => {
+                    Box::pin(async move {
+                        let mut response = http::Response::new(
+                            tonic::body::Body::default(),
+                        );
+                        let headers = response.headers_mut();
+                        headers
+                            .insert(
+                                tonic::Status::GRPC_STATUS,
+                                (tonic::Code::Unimplemented as i32).into(),
+                            );
+                        headers
+                            .insert(
+                                http::header::CONTENT_TYPE,
+                                tonic::metadata::GRPC_CONTENT_TYPE,
+                            );
+                        Ok(response)
+                    })
+                }
+            }
+        }
+    }
+    impl<T> Clone for ThreadsServiceServer<T> {
+        fn clone(&self) -> Self {
+            let inner = self.inner.clone();
+            Self {
+                inner,
+                accept_compression_encodings: self.accept_compression_encodings,
+                send_compression_encodings: self.send_compression_encodings,
+                max_decoding_message_size: self.max_decoding_message_size,
+                max_encoding_message_size: self.max_encoding_message_size,
+            }
+        }
+    }
+    /// Generated gRPC service name
+    pub const SERVICE_NAME: &str = "aware.v1.ThreadsService";
+    impl<T> tonic::server::NamedService for ThreadsServiceServer<T> {
         const NAME: &'static str = SERVICE_NAME;
     }
 }

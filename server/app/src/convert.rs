@@ -4,11 +4,12 @@
 use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
 use aware_core::files::{EntryKind, ImportReport, Listing};
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
-use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use aware_core::run::{Capsule, Feedback, QueryMode, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{
     EventPayload, Provenance, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
 };
-use aware_core::runs::store::{Confirmation, SpanRecord};
+use aware_core::runs::store::{Confirmation, SessionGrant, SpanRecord};
+use aware_core::runs::{Answer, DEFAULT_GRANT, LONGEST_GRANT, Scope};
 use aware_core::search::{IndexState, IndexStatus, SearchHit, SearchResults};
 use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, Result};
@@ -438,6 +439,75 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         model: r.model.clone().unwrap_or_default(),
         iterations: r.iterations,
         parent_run_id: r.parent_run_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+        feedback: r.feedback.as_ref().map(feedback),
+    }
+}
+
+pub fn feedback(f: &Feedback) -> pb::Feedback {
+    pb::Feedback { rating: rating(f.rating).into(), reason: f.reason.clone(), created_at: Some(timestamp(f.at)) }
+}
+
+fn rating(r: Rating) -> pb::FeedbackRating {
+    match r {
+        Rating::Up => pb::FeedbackRating::Up,
+        Rating::Down => pb::FeedbackRating::Down,
+    }
+}
+
+/// A rating a request gives (required for feedback; a filter when listing).
+pub fn rating_in(raw: i32, field: &str) -> Result<Option<Rating>> {
+    match pb::FeedbackRating::try_from(raw) {
+        Ok(pb::FeedbackRating::Unspecified) => Ok(None),
+        Ok(pb::FeedbackRating::Up) => Ok(Some(Rating::Up)),
+        Ok(pb::FeedbackRating::Down) => Ok(Some(Rating::Down)),
+        Err(_) => Err(Error::validation(field, "rating is UP or DOWN")),
+    }
+}
+
+/// A person's answer to a confirmation, from the fields `ConfirmationResponse` and
+/// `SubmitConfirmationRequest` share.
+pub fn answer_in(approved: bool, scope: i32, duration_seconds: u32, edited_arguments_json: &str) -> Result<Answer> {
+    let scope = match pb::ConfirmationScope::try_from(scope) {
+        Ok(pb::ConfirmationScope::Unspecified | pb::ConfirmationScope::Once) => {
+            if duration_seconds != 0 {
+                return Err(Error::validation("duration_seconds", "a duration goes with scope SESSION"));
+            }
+            Scope::Once
+        }
+        Ok(pb::ConfirmationScope::Session) => {
+            let duration = match duration_seconds {
+                0 => DEFAULT_GRANT,
+                n => std::time::Duration::from_secs(u64::from(n)),
+            };
+            if duration > LONGEST_GRANT {
+                return Err(Error::validation(
+                    "duration_seconds",
+                    format!("a session grant lasts at most {} seconds", LONGEST_GRANT.as_secs()),
+                ));
+            }
+            Scope::Session(duration)
+        }
+        Err(_) => return Err(Error::validation("scope", "scope is ONCE or SESSION")),
+    };
+    let edited_args = match edited_arguments_json.trim() {
+        "" => None,
+        raw => Some(serde_json::from_str::<serde_json::Value>(raw).map_err(|e| {
+            Error::new(aware_core::ErrorCode::BadRequest, format!("edited_arguments_json is not JSON: {e}"))
+                .with_field("edited_arguments_json")
+        })?),
+    };
+    Ok(Answer { approved, scope, edited_args })
+}
+
+/// A session grant.
+pub fn grant(g: &SessionGrant) -> pb::Grant {
+    pb::Grant {
+        grant_id: g.id.to_string(),
+        tool_name: g.tool_name.clone(),
+        resource_class: g.resource_class.clone(),
+        confirmation_id: g.confirmation_id.to_string(),
+        created_at: Some(timestamp(g.created_at)),
+        expires_at: Some(timestamp(g.expires_at)),
     }
 }
 
@@ -665,12 +735,24 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             expires_at: Some(timestamp(*expires_at)),
             arguments_json: arguments_json.clone(),
         }),
-        EventPayload::ConfirmationResolved { confirmation_id, tool_call_id, resolution: r } => {
-            P::ConfirmationResolved(pb::ConfirmationResolved {
-                confirmation_id: confirmation_id.to_string(),
-                tool_call_id: tool_call_id.to_string(),
-                resolution: resolution(*r).into(),
-            })
+        EventPayload::ConfirmationResolved {
+            confirmation_id,
+            tool_call_id,
+            resolution: r,
+            grant_id,
+            edited_arguments_json,
+        } => P::ConfirmationResolved(pb::ConfirmationResolved {
+            confirmation_id: confirmation_id.to_string(),
+            tool_call_id: tool_call_id.to_string(),
+            resolution: resolution(*r).into(),
+            grant_id: grant_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+            edited_arguments_json: edited_arguments_json.clone(),
+        }),
+        EventPayload::MemorySaved { memory_id, text } => {
+            P::MemorySaved(pb::MemorySaved { memory_id: memory_id.to_string(), text: text.clone() })
+        }
+        EventPayload::MemoryForgotten { memory_id, text } => {
+            P::MemoryForgotten(pb::MemoryForgotten { memory_id: memory_id.to_string(), text: text.clone() })
         }
         EventPayload::RoutingDecided { intent, confidence, risk, tools, withheld_tools } => {
             P::RoutingDecided(pb::RoutingDecided {

@@ -4,7 +4,7 @@
 
 use crate::auth::Authenticator;
 use crate::config::{Config, DeploymentMode, EmbeddingsKind, ModelKind, RouterKind};
-use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, query, runs};
+use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, memory, query, runs, threads};
 use crate::guard::GuardLayer;
 use crate::mcp::McpLayer;
 use crate::web::WebLayer;
@@ -15,6 +15,7 @@ use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::fair::{FairConfig, FairSlots};
 use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
+use aware_core::memory::MemoryService;
 use aware_core::policy::Policy;
 use aware_core::ports::{AuditLog, Catalog, DatasetEngine, Users};
 use aware_core::query::QueryService;
@@ -30,8 +31,9 @@ use aware_llm::{Provider, ProviderConfig, ProviderKind};
 use aware_planner::OfflinePlanner;
 use aware_proto::v1::{
     FILE_DESCRIPTOR_SET, chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
-    files_service_server::FilesServiceServer, query_service_server::QueryServiceServer,
-    runs_service_server::RunsServiceServer,
+    files_service_server::FilesServiceServer, memory_service_server::MemoryServiceServer,
+    query_service_server::QueryServiceServer, runs_service_server::RunsServiceServer,
+    threads_service_server::ThreadsServiceServer,
 };
 use aware_sandbox::files::FileJail;
 use aware_sandbox::pool::{PoolConfig, SqlPool};
@@ -195,13 +197,15 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
         _ => Arc::new(OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())))),
     };
-    let history = RunHistory::new(store.clone());
+    let history = RunHistory::new(store.clone(), store.clone());
+    let memory = MemoryService::new(store.clone(), store.clone());
     let agent = &config.agent;
     let services = Services {
         datasets,
         files,
         query,
         history,
+        memory,
         audit: store.clone() as Arc<dyn AuditLog>,
         system: SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -405,6 +409,8 @@ pub async fn run(
     let runs = RunsServiceServer::new(runs::Runs { state: state.clone() }).max_decoding_message_size(max);
     let query = QueryServiceServer::new(query::Query { state: state.clone() }).max_decoding_message_size(max);
     let files = FilesServiceServer::new(files::Files { state: state.clone() }).max_decoding_message_size(max);
+    let threads = ThreadsServiceServer::new(threads::Threads { state: state.clone() }).max_decoding_message_size(max);
+    let memories = MemoryServiceServer::new(memory::Memories { state: state.clone() }).max_decoding_message_size(max);
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DatasetsServiceServer<Datasets>>().await;
@@ -412,6 +418,8 @@ pub async fn run(
     health.set_serving::<RunsServiceServer<runs::Runs>>().await;
     health.set_serving::<QueryServiceServer<query::Query>>().await;
     health.set_serving::<FilesServiceServer<files::Files>>().await;
+    health.set_serving::<ThreadsServiceServer<threads::Threads>>().await;
+    health.set_serving::<MemoryServiceServer<memory::Memories>>().await;
 
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
         b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
@@ -442,6 +450,8 @@ pub async fn run(
         .add_service(runs)
         .add_service(query)
         .add_service(files)
+        .add_service(threads)
+        .add_service(memories)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha);

@@ -12,7 +12,7 @@ use aware_core::ids::{ConfirmationId, RunId, UserId};
 use aware_core::run::RunStatus;
 use aware_core::runs::events::{EventPayload, Resolution, RunEvent, ToolPhase};
 use aware_core::runs::model_view::outcomes;
-use aware_core::runs::{Admission, ClientToolCall, Delivery, NewMessage, OnBusy, RunEngine};
+use aware_core::runs::{Admission, Answer, ClientToolCall, Delivery, NewMessage, OnBusy, RunEngine};
 use aware_server::config::{Config, ModelKind};
 use aware_server::grpc::State;
 use serde_json::{Value, json};
@@ -182,14 +182,19 @@ async fn delete_run(
 #[tokio::test]
 async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
     let (_dir, state, events) = delete_run("Deleted.", async |state: &State, id: &ConfirmationId| {
-        let err = state.runs.resolve_confirmation(&someone_else(), id, true).await.expect_err("not theirs");
+        let err =
+            state.runs.resolve_confirmation(&someone_else(), id, Answer::once(true)).await.expect_err("not theirs");
         assert_eq!(err.code, ErrorCode::NotFound, "a confirmation answers only to its owner");
-        assert_eq!(state.runs.resolve_confirmation(&me(), id, true).await.expect("approved").1, Resolution::Approved);
         assert_eq!(
-            state.runs.resolve_confirmation(&me(), id, true).await.expect("same answer").1,
+            state.runs.resolve_confirmation(&me(), id, Answer::once(true)).await.expect("approved").1,
             Resolution::Approved
         );
-        let changed = state.runs.resolve_confirmation(&me(), id, false).await.expect_err("already approved");
+        assert_eq!(
+            state.runs.resolve_confirmation(&me(), id, Answer::once(true)).await.expect("same answer").1,
+            Resolution::Approved
+        );
+        let changed =
+            state.runs.resolve_confirmation(&me(), id, Answer::once(false)).await.expect_err("already approved");
         assert_eq!(changed.code, ErrorCode::AlreadyResolved);
     })
     .await;
@@ -206,7 +211,7 @@ async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
 #[tokio::test]
 async fn a_denied_delete_changes_nothing_and_the_model_is_told_so() {
     let (_dir, state, events) = delete_run("Kept it.", async |state: &State, id: &ConfirmationId| {
-        state.runs.resolve_confirmation(&me(), id, false).await.expect("denied");
+        state.runs.resolve_confirmation(&me(), id, Answer::once(false)).await.expect("denied");
     })
     .await;
     assert_eq!(tool_results(&events), vec![("delete_dataset".to_owned(), true, outcomes::DENIED.to_owned())]);
@@ -311,7 +316,7 @@ async fn a_clients_own_tool_call_is_gated_confirmed_and_listed_as_pending_until_
     assert!(state.runs.pending_confirmations(&someone_else()).await.expect("listed").is_empty());
     let left = state.services.datasets.list(&me(), None).await.expect("listed");
     assert_eq!(left.len(), 3, "nothing is deleted before the answer");
-    state.runs.resolve_confirmation(&me(), &pending[0].id, true).await.expect("approved");
+    state.runs.resolve_confirmation(&me(), &pending[0].id, Answer::once(true)).await.expect("approved");
     let deleted = events(&state.runs, &deleting).await;
     assert_eq!(completed(&deleted).0, RunStatus::Succeeded);
     assert!(!tool_results(&deleted)[0].1, "the delete succeeded");

@@ -3,8 +3,8 @@
 use crate::auth::{Caller, Capability};
 use crate::error::{Error, Result};
 use crate::ids::{RunId, ThreadId, UserId};
-use crate::ports::RunStore;
-use crate::run::{Capsule, RunRecord, Usage};
+use crate::ports::{AuditEntry, AuditLog, RunStore};
+use crate::run::{Capsule, Feedback, MAX_FEEDBACK_REASON, Rating, RunRecord, Usage};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ pub const MAX_PAGE: u32 = 100;
 #[derive(Clone)]
 pub struct RunHistory {
     runs: Arc<dyn RunStore>,
+    audit: Arc<dyn AuditLog>,
 }
 
 /// One page of runs; `next` is the token for the following page.
@@ -29,8 +30,8 @@ pub fn parse_run_id(raw: &str) -> Result<RunId> {
 }
 
 impl RunHistory {
-    pub fn new(runs: Arc<dyn RunStore>) -> Self {
-        Self { runs }
+    pub fn new(runs: Arc<dyn RunStore>, audit: Arc<dyn AuditLog>) -> Self {
+        Self { runs, audit }
     }
 
     /// A run with its capsule; another user's run is NOT_FOUND like a missing one.
@@ -42,8 +43,16 @@ impl RunHistory {
             .ok_or_else(|| Error::not_found("run", id).with_field("run_id"))
     }
 
-    /// The caller's runs, newest first; `thread` empty for all, `page_token` from the last page.
-    pub async fn list(&self, caller: &Caller, thread: &str, page_size: u32, page_token: &str) -> Result<RunPage> {
+    /// The caller's runs, newest first; `thread` empty for all, `rating` to list only runs rated
+    /// so, `page_token` from the last page.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        thread: &str,
+        rating: Option<Rating>,
+        page_size: u32,
+        page_token: &str,
+    ) -> Result<RunPage> {
         caller.principal.require(Capability::DatasetRead)?;
         let size = match page_size {
             0 => DEFAULT_PAGE,
@@ -64,7 +73,7 @@ impl RunHistory {
             t => Some(RunId::parse(t).ok_or_else(|| Error::validation("page_token", "malformed page token"))?),
         };
         let mut runs =
-            self.runs.list_runs(&caller.principal.user_id, thread.as_ref(), before.as_ref(), size + 1).await?;
+            self.runs.list_runs(&caller.principal.user_id, thread.as_ref(), rating, before.as_ref(), size + 1).await?;
         let next = if runs.len() > size as usize {
             runs.truncate(size as usize);
             runs.last().map(|r| r.id.clone())
@@ -72,6 +81,34 @@ impl RunHistory {
             None
         };
         Ok(RunPage { runs, next })
+    }
+
+    /// Rates a run's answer (its owner only; a second rating replaces the first). Audited and
+    /// counted (`aware_feedback_total`).
+    pub async fn submit_feedback(&self, caller: &Caller, id: &RunId, rating: Rating, reason: &str) -> Result<Feedback> {
+        caller.principal.require(Capability::DatasetRead)?;
+        let reason = reason.trim();
+        if reason.chars().count() > MAX_FEEDBACK_REASON {
+            return Err(Error::validation("reason", format!("a reason is at most {MAX_FEEDBACK_REASON} characters")));
+        }
+        let feedback = Feedback { rating, reason: reason.to_owned(), at: Utc::now() };
+        if !self.runs.set_feedback(&caller.principal.user_id, id, &feedback).await? {
+            return Err(Error::not_found("run", id).with_field("run_id"));
+        }
+        metrics::counter!("aware_feedback_total", "rating" => rating.as_str()).increment(1);
+        let entry = AuditEntry {
+            user_id: caller.principal.user_id.clone(),
+            source: caller.source,
+            action: "run.feedback".to_owned(),
+            resource_type: "run".to_owned(),
+            resource_id: id.to_string(),
+            outcome: "succeeded".to_owned(),
+            details: serde_json::json!({"rating": rating.as_str(), "reason": feedback.reason}),
+        };
+        if let Err(e) = self.audit.record(entry).await {
+            tracing::warn!(error = %e, "cannot audit feedback");
+        }
+        Ok(feedback)
     }
 
     /// Model usage metered per user: the caller's own, or (admins only) another user's.

@@ -83,6 +83,17 @@ id_type!(
     "call_"
 );
 
+id_type!(
+    /// A fact in a user's memory.
+    MemoryId,
+    "mem_"
+);
+id_type!(
+    /// A session grant ("allow for 5 minutes").
+    GrantId,
+    "gr_"
+);
+
 /// Longest thread id a client may choose.
 pub const MAX_THREAD_NAME: usize = 64;
 

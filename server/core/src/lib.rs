@@ -29,6 +29,7 @@ pub mod fair;
 pub mod files;
 pub mod history;
 pub mod ids;
+pub mod memory;
 pub mod policy;
 pub mod ports;
 pub mod query;

@@ -260,47 +260,51 @@ mod tests {
     fn each_intent_is_offered_exactly_its_tools() {
         let policy = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 5);
         let admin = caller(Role::Admin);
-        let cases: [(&str, Intent, Vec<String>); 12] = [
-            ("what CSV files are in my downloads?", Intent::FileBrowse, sorted(["list_directory"])),
-            ("import those", Intent::FileImport, sorted(["list_directory", "import_files"])),
+        let cases: [(&str, Intent, Vec<String>); 14] = [
+            ("what CSV files are in my downloads?", Intent::FileBrowse, sorted(["list_directory", "remember"])),
+            ("import those", Intent::FileImport, sorted(["list_directory", "import_files", "remember"])),
             (
                 "what am I looking at?",
                 Intent::DatasetLookup,
-                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan"]),
+                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan", "remember"]),
             ),
             (
                 "what are my files?",
                 Intent::DatasetLookup,
-                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan"]),
+                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan", "remember"]),
             ),
             (
                 "show me the apartments",
                 Intent::Preview,
-                sorted(["list_datasets", "get_dataset_detail", "preview_rows", "execute_query_plan"]),
+                sorted(["list_datasets", "get_dataset_detail", "preview_rows", "execute_query_plan", "remember"]),
             ),
             (
                 "average price by neighbourhood",
                 Intent::Query,
-                sorted(["list_datasets", "get_dataset_detail", "run_sql_query", "execute_query_plan"]),
+                sorted(["list_datasets", "get_dataset_detail", "run_sql_query", "execute_query_plan", "remember"]),
             ),
             (
                 "profile customer churn",
                 Intent::Statistics,
-                sorted(["list_datasets", "get_dataset_detail", "get_dataset_statistics"]),
+                sorted(["list_datasets", "get_dataset_detail", "get_dataset_statistics", "remember"]),
             ),
             (
                 "delete the churn dataset",
                 Intent::DatasetAdmin,
-                sorted(["list_datasets", "get_dataset_detail", "delete_dataset"]),
+                sorted(["list_datasets", "get_dataset_detail", "delete_dataset", "remember"]),
             ),
-            ("system status", Intent::SystemStatus, sorted(["get_system_status"])),
-            ("what happened in run_01ab?", Intent::RunLookup, sorted(["get_run_status"])),
-            ("what is in the downloads folder", Intent::FileBrowse, sorted(["list_directory"])),
+            ("system status", Intent::SystemStatus, sorted(["get_system_status", "remember"])),
+            ("what happened in run_01ab?", Intent::RunLookup, sorted(["get_run_status", "remember"])),
+            ("what is in the downloads folder", Intent::FileBrowse, sorted(["list_directory", "remember"])),
             (
                 "search the tickets for refunds",
                 Intent::Search,
-                sorted(["search_datasets", "list_datasets", "get_dataset_detail"]),
+                sorted(["search_datasets", "list_datasets", "get_dataset_detail", "remember"]),
             ),
+            // Said in so many words: stored after the run without asking, so `remember` is not
+            // offered; forgetting asks.
+            ("remember that our fiscal year starts in April", Intent::Memory, sorted(["forget_memory"])),
+            ("forget that our fiscal year starts in April", Intent::Memory, sorted(["forget_memory"])),
         ];
         for (text, intent, tools) in cases {
             let r = route(text);
@@ -322,7 +326,7 @@ mod tests {
         let offered = names(connected.offered(&admin, &guess));
         assert!(!offered.iter().any(|n| n == "list_directory" || n == "import_files"), "{offered:?}");
         assert_eq!(offered.len(), ToolName::ALL.len() - 2);
-        assert!(connected.offered(&admin, &route("import the files in my folder")).is_empty());
+        assert_eq!(names(connected.offered(&admin, &route("import the files in my folder"))), ["remember"]);
         assert_eq!(names(connected.available(&admin)), offered);
         assert_eq!(
             connected.check(&admin, &guess, "list_directory", 0).err(),

@@ -153,6 +153,42 @@ pub struct Capsule {
     pub tool_calls: Vec<crate::runs::store::ToolCallRow>,
 }
 
+/// A person's verdict on a run's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rating {
+    Up,
+    Down,
+}
+
+impl Rating {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Up => "up",
+            Self::Down => "down",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "up" => Some(Self::Up),
+            "down" => Some(Self::Down),
+            _ => None,
+        }
+    }
+}
+
+/// The run owner's rating of its answer (one per run: a second replaces the first).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Feedback {
+    pub rating: Rating,
+    pub reason: String,
+    pub at: DateTime<Utc>,
+}
+
+/// Longest reason a feedback may give.
+pub const MAX_FEEDBACK_REASON: usize = 1_000;
+
 /// A run as stored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -174,6 +210,9 @@ pub struct RunRecord {
     pub final_text: String,
     pub created_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
+    /// The owner's rating of the answer.
+    #[serde(default)]
+    pub feedback: Option<Feedback>,
 }
 
 impl RunRecord {
@@ -197,6 +236,7 @@ impl RunRecord {
             final_text: String::new(),
             created_at: Utc::now(),
             completed_at: None,
+            feedback: None,
         }
     }
 }

@@ -9,12 +9,17 @@ use async_trait::async_trait;
 use aware_core::auth::{Principal, Role};
 use aware_core::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_candidate};
 use aware_core::ids::ApiKeyId;
-use aware_core::ids::{ConfirmationId, DatasetId, RunId, ThreadId, ToolCallId, UploadId, UserId};
-use aware_core::ports::{ApiKeyGrant, Catalog, NewDataset, RunStore, UploadSession, Uploads, User, Users};
-use aware_core::run::{Capsule, RunError, RunKind, RunRecord, RunStatus, Usage};
+use aware_core::ids::{ConfirmationId, DatasetId, GrantId, MemoryId, RunId, ThreadId, ToolCallId, UploadId, UserId};
+use aware_core::ports::{
+    ApiKeyGrant, Catalog, Memory, MemoryStore, NewDataset, RunStore, UploadSession, Uploads, User, Users,
+};
+use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
 use aware_core::runs::model::Message;
-use aware_core::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
+use aware_core::runs::store::{
+    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary,
+    ToolCallRow,
+};
 use aware_core::{Error, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
@@ -245,8 +250,9 @@ pub struct MemoryRuns {
 
 #[derive(Default)]
 struct State {
-    threads: HashMap<ThreadId, UserId>,
+    threads: HashMap<ThreadId, StoredThread>,
     snapshots: HashMap<ThreadId, Snapshot>,
+    grants: Vec<(SessionGrant, Option<DateTime<Utc>>)>,
     /// By id: run ids sort by creation, so this is oldest first.
     runs: BTreeMap<RunId, StoredRun>,
     events: HashMap<RunId, BTreeMap<u64, RunEvent>>,
@@ -256,6 +262,13 @@ struct State {
     confirmations: HashMap<ConfirmationId, Confirmation>,
     spans: HashMap<RunId, Vec<SpanRecord>>,
     capsules: HashMap<RunId, Capsule>,
+}
+
+struct StoredThread {
+    owner: UserId,
+    title: Option<String>,
+    created_at: DateTime<Utc>,
+    forked_from: Option<(ThreadId, RunId)>,
 }
 
 struct StoredRun {
@@ -274,6 +287,26 @@ impl MemoryRuns {
 }
 
 impl State {
+    fn summary(&self, id: &ThreadId) -> Option<ThreadSummary> {
+        let t = self.threads.get(id)?;
+        let runs: Vec<&RunRecord> = self
+            .runs
+            .values()
+            .map(|x| &x.run.record)
+            .filter(|r| r.thread_id.as_ref() == Some(id) && r.kind == RunKind::Chat)
+            .collect();
+        Some(ThreadSummary {
+            id: id.clone(),
+            owner: t.owner.clone(),
+            title: t.title.clone(),
+            created_at: t.created_at,
+            last_activity_at: runs.iter().map(|r| r.created_at).max().unwrap_or(t.created_at),
+            run_count: u32::try_from(runs.len()).unwrap_or(u32::MAX),
+            last_run_status: runs.last().map(|r| r.status),
+            forked_from: t.forked_from.clone(),
+        })
+    }
+
     fn run_mut(&mut self, id: &RunId) -> Option<&mut ChatRun> {
         self.runs.get_mut(id).map(|r| &mut r.run)
     }
@@ -293,7 +326,13 @@ impl State {
 impl RunLog for MemoryRuns {
     async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
         let mut s = self.state();
-        Ok(s.threads.entry(thread.clone()).or_insert_with(|| owner.clone()) == owner)
+        let stored = s.threads.entry(thread.clone()).or_insert_with(|| StoredThread {
+            owner: owner.clone(),
+            title: None,
+            created_at: Utc::now(),
+            forked_from: None,
+        });
+        Ok(&stored.owner == owner)
     }
 
     async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
@@ -519,15 +558,187 @@ impl RunLog for MemoryRuns {
         Ok(pending)
     }
 
-    async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, _by: Option<&UserId>) -> Result<bool> {
+    async fn resolve_confirmation(
+        &self,
+        id: &ConfirmationId,
+        to: Resolution,
+        _by: Option<&UserId>,
+        edited_args: Option<&str>,
+    ) -> Result<bool> {
         let mut s = self.state();
         match s.confirmations.get_mut(id) {
             Some(c) if c.status == Resolution::Pending => {
                 c.status = to;
+                c.edited_args = edited_args.map(str::to_owned);
                 Ok(true)
             }
             Some(_) | None => Ok(false),
         }
+    }
+
+    async fn create_grant(&self, grant: &SessionGrant) -> Result<()> {
+        self.state().grants.push((grant.clone(), None));
+        Ok(())
+    }
+
+    async fn live_grant(
+        &self,
+        owner: &UserId,
+        tool: &str,
+        class: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<SessionGrant>> {
+        Ok(self
+            .state()
+            .grants
+            .iter()
+            .filter(|(g, revoked)| {
+                revoked.is_none()
+                    && &g.owner == owner
+                    && g.tool_name == tool
+                    && g.resource_class == class
+                    && g.expires_at > now
+            })
+            .map(|(g, _)| g)
+            .max_by_key(|g| g.expires_at)
+            .cloned())
+    }
+
+    async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>> {
+        let mut live: Vec<SessionGrant> = self
+            .state()
+            .grants
+            .iter()
+            .filter(|(g, revoked)| revoked.is_none() && &g.owner == owner && g.expires_at > now)
+            .map(|(g, _)| g.clone())
+            .collect();
+        live.sort_by(|a, b| (a.expires_at, &a.id).cmp(&(b.expires_at, &b.id)));
+        Ok(live)
+    }
+
+    async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool> {
+        let mut s = self.state();
+        match s.grants.iter_mut().find(|(g, revoked)| &g.id == id && &g.owner == owner && revoked.is_none()) {
+            Some((g, revoked)) if g.expires_at > now => {
+                *revoked = Some(now);
+                Ok(true)
+            }
+            Some(_) | None => Ok(false),
+        }
+    }
+
+    async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>> {
+        let s = self.state();
+        Ok(s.summary(thread))
+    }
+
+    async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>> {
+        let s = self.state();
+        let mut all: Vec<ThreadSummary> = s
+            .threads
+            .iter()
+            .filter(|(_, t)| &t.owner == owner)
+            .filter_map(|(id, _)| s.summary(id))
+            .filter(|t| t.run_count > 0)
+            .filter(|t| after.is_none_or(|c| (t.last_activity_at, &t.id) < (c.last_activity_at, &c.thread)))
+            .collect();
+        all.sort_by(|a, b| (b.last_activity_at, &b.id).cmp(&(a.last_activity_at, &a.id)));
+        all.truncate(limit as usize);
+        Ok(all)
+    }
+
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, only_if_unset: bool) -> Result<()> {
+        if let Some(t) = self.state().threads.get_mut(thread)
+            && (!only_if_unset || t.title.is_none())
+        {
+            t.title = Some(title.to_owned());
+        }
+        Ok(())
+    }
+
+    async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()> {
+        if let Some(t) = self.state().threads.get_mut(thread) {
+            t.forked_from = Some((from_thread.clone(), from_run.clone()));
+        }
+        Ok(())
+    }
+
+    async fn thread_runs(&self, thread: &ThreadId, limit: u32) -> Result<Vec<ChatRun>> {
+        let s = self.state();
+        let mut runs: Vec<ChatRun> = s
+            .runs
+            .values()
+            .rev()
+            .filter(|x| x.run.record.thread_id.as_ref() == Some(thread) && x.run.record.kind == RunKind::Chat)
+            .take(limit as usize)
+            .map(|x| x.run.clone())
+            .collect();
+        runs.reverse();
+        Ok(runs)
+    }
+
+    async fn delete_thread(&self, thread: &ThreadId) -> Result<u32> {
+        let mut s = self.state();
+        let of_thread: Vec<RunId> = s
+            .runs
+            .values()
+            .filter(|x| x.run.record.thread_id.as_ref() == Some(thread))
+            .map(|x| x.run.record.id.clone())
+            .collect();
+        let children: Vec<RunId> = s
+            .runs
+            .values()
+            .filter(|x| {
+                x.run.record.thread_id.is_none()
+                    && x.run.record.parent_run_id.as_ref().is_some_and(|p| of_thread.contains(p))
+            })
+            .map(|x| x.run.record.id.clone())
+            .collect();
+        let chat = s
+            .runs
+            .values()
+            .filter(|x| x.run.record.thread_id.as_ref() == Some(thread) && x.run.record.kind == RunKind::Chat)
+            .count();
+        for id in of_thread.iter().chain(&children) {
+            s.runs.remove(id);
+            s.events.remove(id);
+            s.messages.remove(id);
+            s.tool_calls.remove(id);
+            s.spans.remove(id);
+            s.capsules.remove(id);
+            s.confirmations.retain(|_, c| &c.run_id != id);
+        }
+        s.threads.remove(thread);
+        s.snapshots.remove(thread);
+        Ok(u32::try_from(chat).unwrap_or(u32::MAX))
+    }
+
+    async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()> {
+        let mut s = self.state();
+        let Some(original) = s.runs.get(from) else { return Err(Error::internal(format!("no run {from} to copy"))) };
+        let mut run = original.run.clone();
+        let route_json = original.route_json.clone();
+        run.record.id = to.clone();
+        run.record.thread_id = Some(thread.clone());
+        run.record.client_msg_id = None;
+        run.record.parent_run_id = None;
+        run.record.feedback = None;
+        run.cancel_requested = false;
+        s.runs.insert(to.clone(), StoredRun { run, route_json });
+        if let Some(messages) = s.messages.get(from).cloned() {
+            s.messages.insert(to.clone(), messages);
+        }
+        if let Some(events) = s.events.get(from).cloned() {
+            let renamed = events
+                .into_iter()
+                .map(|(seq, e)| (seq, RunEvent { run_id: to.clone(), thread_id: thread.clone(), ..e }))
+                .collect();
+            s.events.insert(to.clone(), renamed);
+        }
+        if let Some(capsule) = s.capsules.get(from).cloned() {
+            s.capsules.insert(to.clone(), capsule);
+        }
+        Ok(())
     }
 
     async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
@@ -606,6 +817,7 @@ impl RunStore for MemoryRuns {
         &self,
         owner: &UserId,
         thread: Option<&ThreadId>,
+        rating: Option<Rating>,
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>> {
@@ -616,10 +828,21 @@ impl RunStore for MemoryRuns {
             .map(|x| &x.run.record)
             .filter(|r| &r.owner == owner)
             .filter(|r| thread.is_none_or(|t| r.thread_id.as_ref() == Some(t)))
+            .filter(|r| rating.is_none_or(|want| r.feedback.as_ref().is_some_and(|f| f.rating == want)))
             .filter(|r| before.is_none_or(|b| &r.id < b))
             .take(limit as usize)
             .cloned()
             .collect())
+    }
+
+    async fn set_feedback(&self, owner: &UserId, id: &RunId, feedback: &Feedback) -> Result<bool> {
+        match self.state().run_mut(id) {
+            Some(run) if &run.record.owner == owner => {
+                run.record.feedback = Some(feedback.clone());
+                Ok(true)
+            }
+            Some(_) | None => Ok(false),
+        }
     }
 
     async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)> {
@@ -639,5 +862,38 @@ impl RunStore for MemoryRuns {
             total.partial |= r.usage.partial;
         }
         Ok((total, runs))
+    }
+}
+
+/// Users' memories, in memory.
+#[derive(Default)]
+pub struct MemoryMemories {
+    /// Oldest first.
+    all: Mutex<Vec<Memory>>,
+}
+
+#[async_trait]
+impl MemoryStore for MemoryMemories {
+    async fn add_memory(&self, memory: &Memory) -> Result<()> {
+        lock(&self.all).push(memory.clone());
+        Ok(())
+    }
+
+    async fn memories(&self, owner: &UserId) -> Result<Vec<Memory>> {
+        Ok(lock(&self.all).iter().rev().filter(|m| &m.owner == owner).cloned().collect())
+    }
+
+    async fn delete_memory(&self, owner: &UserId, id: &MemoryId) -> Result<bool> {
+        let mut all = lock(&self.all);
+        let before = all.len();
+        all.retain(|m| !(&m.id == id && &m.owner == owner));
+        Ok(all.len() < before)
+    }
+
+    async fn touch_memories(&self, owner: &UserId, ids: &[MemoryId], at: DateTime<Utc>) -> Result<()> {
+        for m in lock(&self.all).iter_mut().filter(|m| &m.owner == owner && ids.contains(&m.id)) {
+            m.last_used_at = Some(at);
+        }
+        Ok(())
     }
 }

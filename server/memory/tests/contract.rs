@@ -20,3 +20,9 @@ async fn the_in_memory_run_records_keep_their_contract() {
 async fn the_in_memory_users_keep_their_contract() {
     aware_core::contract::users(&aware_memory::MemoryUsers::default()).await;
 }
+
+#[tokio::test]
+async fn the_in_memory_conversations_and_memories_keep_their_contracts() {
+    aware_core::contract::conversations(&aware_memory::MemoryRuns::default()).await;
+    aware_core::contract::memories(&aware_memory::MemoryMemories::default()).await;
+}

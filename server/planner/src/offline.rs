@@ -13,6 +13,7 @@ use aware_core::Result;
 use aware_core::categories::Categories;
 use aware_core::dataset::{Dataset, DatasetStatistics, DatasetStatus};
 use aware_core::ids::ToolCallId;
+use aware_core::memory::{Explicit, explicit_request};
 use aware_core::run::Usage;
 use aware_core::runs::events::RichResult;
 use aware_core::runs::model::{
@@ -123,6 +124,17 @@ impl OfflinePlanner {
         }
         if tools_talk::asks_for_tools(&said) {
             return tools_talk::list(request);
+        }
+        // Memory in so many words: a "remember that …" is stored by the run's post-hook once this
+        // answer is done; forgetting asks the person first.
+        match explicit_request(&question) {
+            Some(Explicit::Remember(fact)) => {
+                return text(format!("I'll remember that {fact}. Say \"forget that …\" or open Memory to remove it."));
+            }
+            Some(Explicit::Forget(fact)) if allowed(ToolName::ForgetMemory) => {
+                return call(ToolName::ForgetMemory, serde_json::json!({ "fact": fact }));
+            }
+            Some(Explicit::Forget(_)) | None => {}
         }
         if intent == Intent::DatasetAdmin && allowed(ToolName::DeleteDataset) {
             return match named_dataset(&question, &context.datasets) {
@@ -301,6 +313,10 @@ impl OfflinePlanner {
                 }
                 (Some(ToolName::SearchDatasets), false, Some(RichResult::SearchHits { results })) => {
                     summary::search(results, "They are shown with the matching words highlighted.")
+                }
+                (Some(ToolName::ForgetMemory), false, _) => {
+                    let fact = args.and_then(|a| a.get("fact")).and_then(Value::as_str).unwrap_or_default();
+                    format!("Done: I no longer remember that {fact}.")
                 }
                 _ => content.clone(),
             };

@@ -2,9 +2,9 @@
 //! Only this crate knows SQL for the metadata store; a PostgreSQL twin would implement the same
 //! ports and pass the same contracts (`aware_core::contract`, run by `tests/contract.rs`).
 //!
-//! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs
-//! and capsules), `run_log.rs` (the run engine's log: threads, snapshots, events, transcripts,
-//! tool calls, confirmations, spans) with `group_commit.rs` (event appends that arrive together
+//! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs,
+//! capsules, feedback), `memories.rs`, `run_log.rs` (the run engine's log: threads, snapshots,
+//! events, transcripts, tool calls, confirmations, session grants, spans) with `group_commit.rs` (event appends that arrive together
 //! share one commit); `gc.rs` (what `aware-server gc` removes); this file: opening the database,
 //! the shared helpers and errors.
 //!
@@ -33,6 +33,7 @@ mod audit;
 mod catalog;
 mod gc;
 mod group_commit;
+mod memories;
 mod run_log;
 mod run_records;
 mod uploads;

@@ -6,11 +6,14 @@ use super::{SqliteStore, StoreError, db, from_json, from_micros, group_commit, j
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
-use aware_core::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
+use aware_core::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
 use aware_core::run::{RunError, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use aware_core::runs::model::Message;
-use aware_core::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
+use aware_core::runs::store::{
+    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary,
+    ToolCallRow,
+};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -26,7 +29,7 @@ macro_rules! select_chat_runs {
         concat!(
             "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
             "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, ",
-            "cancel_requested ",
+            "cancel_requested, feedback_rating, feedback_reason, feedback_at ",
             "FROM runs ",
             $rest
         )
@@ -77,7 +80,61 @@ fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
         created_at: from_micros(r.get("created_at")),
         expires_at: from_micros(r.get("expires_at")),
         description: r.get("description"),
+        edited_args: r.get("edited_args_json"),
+        grant_id: r.get::<Option<String>, _>("grant_id").as_deref().and_then(GrantId::parse),
     })
+}
+
+fn grant_row(r: &SqliteRow) -> Result<SessionGrant> {
+    Ok(SessionGrant {
+        id: GrantId::parse(r.get("id")).ok_or_else(|| corrupt("grant id"))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
+        tool_name: r.get("tool_name"),
+        resource_class: r.get("resource_class"),
+        confirmation_id: ConfirmationId::parse(r.get("confirmation_id")).ok_or_else(|| corrupt("confirmation id"))?,
+        created_at: from_micros(r.get("created_at")),
+        expires_at: from_micros(r.get("expires_at")),
+    })
+}
+
+fn thread_row(r: &SqliteRow) -> Result<ThreadSummary> {
+    let status: Option<String> = r.get("last_status");
+    let from_thread: Option<String> = r.get("forked_from_thread");
+    let from_run: Option<String> = r.get("forked_from_run");
+    let created_at = from_micros(r.get("created_at"));
+    Ok(ThreadSummary {
+        id: ThreadId::parse(r.get("id")).ok_or_else(|| corrupt("thread id"))?,
+        owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
+        title: r.get("title"),
+        created_at,
+        last_activity_at: r.get::<Option<i64>, _>("last_at").map_or(created_at, from_micros),
+        run_count: r.get::<i64, _>("run_count") as u32,
+        last_run_status: status
+            .as_deref()
+            .map(|s| RunStatus::parse(s).ok_or_else(|| corrupt("run status")))
+            .transpose()?,
+        forked_from: match (
+            from_thread.as_deref().and_then(ThreadId::parse),
+            from_run.as_deref().and_then(RunId::parse),
+        ) {
+            (Some(t), Some(r)) => Some((t, r)),
+            _ => None,
+        },
+    })
+}
+
+/// A thread with its chat runs counted: `SELECT … FROM threads t LEFT JOIN runs r … <rest>`.
+macro_rules! select_threads {
+    ($rest:literal) => {
+        concat!(
+            "SELECT t.id, t.owner_id, t.title, t.created_at, t.forked_from_thread, t.forked_from_run, ",
+            "count(r.id) AS run_count, max(r.created_at) AS last_at, ",
+            "(SELECT r2.status FROM runs r2 WHERE r2.thread_id = t.id AND r2.kind = 'chat' ORDER BY r2.id DESC LIMIT 1) ",
+            "AS last_status ",
+            "FROM threads t LEFT JOIN runs r ON r.thread_id = t.id AND r.kind = 'chat' ",
+            $rest
+        )
+    };
 }
 
 fn decode_messages(rows: &[SqliteRow]) -> Result<Vec<Message>> {
@@ -90,7 +147,8 @@ macro_rules! select_confirmations {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id, resource_name, ",
-            "args_sha256, tier, status, created_at, expires_at, description FROM confirmations ",
+            "args_sha256, tier, status, created_at, expires_at, description, edited_args_json, grant_id ",
+            "FROM confirmations ",
             $rest
         )
     };
@@ -426,8 +484,8 @@ impl RunLog for SqliteStore {
         sqlx::query(
             "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
                                         resource_name, args_sha256, tier, status, created_at, expires_at,
-                                        description)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        description, edited_args_json, grant_id)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(c.id.as_str())
         .bind(c.owner.as_str())
@@ -443,6 +501,8 @@ impl RunLog for SqliteStore {
         .bind(micros(c.created_at))
         .bind(micros(c.expires_at))
         .bind(&c.description)
+        .bind(c.edited_args.as_deref())
+        .bind(c.grant_id.as_ref().map(GrantId::as_str))
         .execute(&self.pool)
         .await
         .map_err(db)?;
@@ -479,19 +539,231 @@ impl RunLog for SqliteStore {
         rows.iter().map(confirmation_row).collect()
     }
 
-    async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, by: Option<&UserId>) -> Result<bool> {
+    async fn resolve_confirmation(
+        &self,
+        id: &ConfirmationId,
+        to: Resolution,
+        by: Option<&UserId>,
+        edited_args: Option<&str>,
+    ) -> Result<bool> {
         let changed = sqlx::query(
-            "UPDATE confirmations SET status = ?, resolved_at = ?, resolved_by = ? WHERE id = ? AND status = 'pending'",
+            "UPDATE confirmations SET status = ?, resolved_at = ?, resolved_by = ?, edited_args_json = ?
+             WHERE id = ? AND status = 'pending'",
         )
         .bind(to.as_str())
         .bind(micros(Utc::now()))
         .bind(by.map(UserId::as_str))
+        .bind(edited_args)
         .bind(id.as_str())
         .execute(&self.pool)
         .await
         .map_err(db)?
         .rows_affected();
         Ok(changed == 1)
+    }
+
+    async fn create_grant(&self, g: &SessionGrant) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO session_grants (id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(g.id.as_str())
+        .bind(g.owner.as_str())
+        .bind(&g.tool_name)
+        .bind(&g.resource_class)
+        .bind(g.confirmation_id.as_str())
+        .bind(micros(g.created_at))
+        .bind(micros(g.expires_at))
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn live_grant(
+        &self,
+        owner: &UserId,
+        tool: &str,
+        class: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<SessionGrant>> {
+        let row = sqlx::query(
+            "SELECT id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at FROM session_grants
+             WHERE owner_id = ? AND tool_name = ? AND resource_class = ? AND expires_at > ? AND revoked_at IS NULL
+             ORDER BY expires_at DESC LIMIT 1",
+        )
+        .bind(owner.as_str())
+        .bind(tool)
+        .bind(class)
+        .bind(micros(now))
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db)?;
+        row.as_ref().map(grant_row).transpose()
+    }
+
+    async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>> {
+        let rows = sqlx::query(
+            "SELECT id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at FROM session_grants
+             WHERE owner_id = ? AND expires_at > ? AND revoked_at IS NULL ORDER BY expires_at, id",
+        )
+        .bind(owner.as_str())
+        .bind(micros(now))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(grant_row).collect()
+    }
+
+    async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool> {
+        let changed = sqlx::query(
+            "UPDATE session_grants SET revoked_at = ?1
+             WHERE id = ?2 AND owner_id = ?3 AND revoked_at IS NULL AND expires_at > ?1",
+        )
+        .bind(micros(now))
+        .bind(id.as_str())
+        .bind(owner.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        Ok(changed == 1)
+    }
+
+    async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>> {
+        let row = sqlx::query(select_threads!("WHERE t.id = ? GROUP BY t.id"))
+            .bind(thread.as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db)?;
+        row.as_ref().map(thread_row).transpose()
+    }
+
+    async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>> {
+        let rows = sqlx::query(select_threads!(
+            "WHERE t.owner_id = ?1 GROUP BY t.id HAVING count(r.id) > 0
+               AND (?2 IS NULL OR max(r.created_at) < ?2 OR (max(r.created_at) = ?2 AND t.id < ?3))
+             ORDER BY last_at DESC, t.id DESC LIMIT ?4"
+        ))
+        .bind(owner.as_str())
+        .bind(after.map(|c| micros(c.last_activity_at)))
+        .bind(after.map(|c| c.thread.as_str()))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter().map(thread_row).collect()
+    }
+
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, only_if_unset: bool) -> Result<()> {
+        sqlx::query("UPDATE threads SET title = ?, updated_at = ? WHERE id = ? AND (NOT ? OR title IS NULL)")
+            .bind(title)
+            .bind(micros(Utc::now()))
+            .bind(thread.as_str())
+            .bind(only_if_unset)
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()> {
+        sqlx::query("UPDATE threads SET forked_from_thread = ?, forked_from_run = ? WHERE id = ?")
+            .bind(from_thread.as_str())
+            .bind(from_run.as_str())
+            .bind(thread.as_str())
+            .execute(&self.pool)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn thread_runs(&self, thread: &ThreadId, limit: u32) -> Result<Vec<ChatRun>> {
+        let rows = sqlx::query(select_chat_runs!("WHERE thread_id = ? AND kind = 'chat' ORDER BY id DESC LIMIT ?"))
+            .bind(thread.as_str())
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db)?;
+        let mut runs = rows.iter().map(chat_run_from_row).collect::<Result<Vec<_>>>()?;
+        runs.reverse();
+        Ok(runs)
+    }
+
+    async fn delete_thread(&self, thread: &ThreadId) -> Result<u32> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let runs: i64 = sqlx::query_scalar("SELECT count(*) FROM runs WHERE thread_id = ? AND kind = 'chat'")
+            .bind(thread.as_str())
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(db)?;
+        // The queries its runs' tools started have no thread of their own.
+        sqlx::query(
+            "DELETE FROM runs WHERE parent_run_id IN (SELECT id FROM runs WHERE thread_id = ?) AND thread_id IS NULL",
+        )
+        .bind(thread.as_str())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        // Everything else goes by cascade: runs, their events, transcripts, tool calls,
+        // confirmations, capsules and spans, and the thread's snapshot.
+        sqlx::query("DELETE FROM threads WHERE id = ?").bind(thread.as_str()).execute(&mut *tx).await.map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(runs as u32)
+    }
+
+    async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()> {
+        let mut tx = self.pool.begin().await.map_err(db)?;
+        let copied = sqlx::query(
+            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+                               ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
+                               started_at, completed_at, role, cancel_requested, final_text, route_json)
+             SELECT ?1, owner_id, ?2, kind, status, NULL, question, NULL, ui_state_version, model, last_seq,
+                    iterations, usage_json, error_json, created_at, started_at, completed_at, role, 0, final_text,
+                    route_json
+             FROM runs WHERE id = ?3",
+        )
+        .bind(to.as_str())
+        .bind(thread.as_str())
+        .bind(from.as_str())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        if copied != 1 {
+            return Err(corrupt("the run to copy"));
+        }
+        sqlx::query("INSERT INTO run_messages (run_id, idx, message_json) SELECT ?, idx, message_json FROM run_messages WHERE run_id = ?")
+            .bind(to.as_str())
+            .bind(from.as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
+        // Each event names its run and thread: the copies name the new ones.
+        sqlx::query(
+            "INSERT INTO run_events (run_id, seq, created_at, payload)
+             SELECT ?1, seq, created_at, CAST(json_set(CAST(payload AS TEXT), '$.run_id', ?1, '$.thread_id', ?2) AS BLOB)
+             FROM run_events WHERE run_id = ?3",
+        )
+        .bind(to.as_str())
+        .bind(thread.as_str())
+        .bind(from.as_str())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        sqlx::query(
+            "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary,
+                                       error_json, exec_time_ms)
+             SELECT ?, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms
+             FROM run_capsules WHERE run_id = ?",
+        )
+        .bind(to.as_str())
+        .bind(from.as_str())
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(())
     }
 
     async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {

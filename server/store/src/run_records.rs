@@ -2,13 +2,15 @@
 //! usage.
 
 use super::*;
+use aware_core::run::{Feedback, Rating};
 
 /// `SELECT <every run column> FROM runs <rest>`.
 macro_rules! select_runs {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
-            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text FROM runs ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, ",
+            "feedback_rating, feedback_reason, feedback_at FROM runs ",
             $rest
         )
     };
@@ -60,6 +62,14 @@ pub(crate) fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
         final_text: r.get::<Option<String>, _>("final_text").unwrap_or_default(),
         created_at: from_micros(r.get("created_at")),
         completed_at: r.get::<Option<i64>, _>("completed_at").map(from_micros),
+        feedback: match r.get::<Option<String>, _>("feedback_rating") {
+            Some(rating) => Some(Feedback {
+                rating: Rating::parse(&rating).ok_or_else(|| corrupt("feedback rating"))?,
+                reason: r.get::<Option<String>, _>("feedback_reason").unwrap_or_default(),
+                at: from_micros(r.get::<Option<i64>, _>("feedback_at").unwrap_or_default()),
+            }),
+            None => None,
+        },
     })
 }
 
@@ -160,21 +170,40 @@ impl RunStore for SqliteStore {
         &self,
         owner: &UserId,
         thread: Option<&ThreadId>,
+        rating: Option<Rating>,
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>> {
         // Run ids are time-ordered (UUIDv7), so paging by id is paging by creation time.
         let rows = sqlx::query(select_runs!(
-            "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3) ORDER BY id DESC LIMIT ?4"
+            "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3)
+               AND (?5 IS NULL OR feedback_rating = ?5) ORDER BY id DESC LIMIT ?4"
         ))
         .bind(owner.as_str())
         .bind(thread.map(ThreadId::as_str))
         .bind(before.map(RunId::as_str))
         .bind(i64::from(limit))
+        .bind(rating.map(Rating::as_str))
         .fetch_all(&self.pool)
         .await
         .map_err(db)?;
         rows.iter().map(run_from_row).collect()
+    }
+
+    async fn set_feedback(&self, owner: &UserId, id: &RunId, feedback: &Feedback) -> Result<bool> {
+        let changed = sqlx::query(
+            "UPDATE runs SET feedback_rating = ?, feedback_reason = ?, feedback_at = ? WHERE id = ? AND owner_id = ?",
+        )
+        .bind(feedback.rating.as_str())
+        .bind(&feedback.reason)
+        .bind(micros(feedback.at))
+        .bind(id.as_str())
+        .bind(owner.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?
+        .rows_affected();
+        Ok(changed == 1)
     }
 
     async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)> {

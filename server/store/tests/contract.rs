@@ -40,3 +40,10 @@ async fn the_sqlite_users_keep_their_contract() {
     let store = SqliteStore::open(&dir.path().join("aware.db")).await.expect("opened");
     aware_core::contract::users(&store).await;
 }
+
+#[tokio::test]
+async fn the_sqlite_conversations_and_memories_keep_their_contracts() {
+    let (_dir, store) = store().await;
+    aware_core::contract::conversations(&store).await;
+    aware_core::contract::memories(&store).await;
+}

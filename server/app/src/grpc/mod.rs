@@ -4,8 +4,10 @@
 pub mod chat;
 pub mod datasets;
 pub mod files;
+pub mod memory;
 pub mod query;
 pub mod runs;
+pub mod threads;
 
 use crate::auth::Authenticator;
 use crate::config::Config;

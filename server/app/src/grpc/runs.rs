@@ -35,7 +35,13 @@ impl RunsService for Runs {
             .state
             .services
             .history
-            .list(&caller, &req.thread_id, req.page_size, &req.page_token)
+            .list(
+                &caller,
+                &req.thread_id,
+                convert::rating_in(req.rating, "rating").map_err(to_status)?,
+                req.page_size,
+                &req.page_token,
+            )
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::ListRunsResponse {
@@ -81,5 +87,25 @@ impl RunsService for Runs {
         let (user, usage, runs) =
             self.state.services.history.usage(&caller, &req.user_id, since).await.map_err(to_status)?;
         Ok(Response::new(pb::GetUsageResponse { user_id: user.to_string(), usage: Some(convert::usage(&usage)), runs }))
+    }
+
+    async fn submit_feedback(
+        &self,
+        request: Request<pb::SubmitFeedbackRequest>,
+    ) -> Result<Response<pb::SubmitFeedbackResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let run_id = parse_run_id(&req.run_id).map_err(to_status)?;
+        let rating = convert::rating_in(req.rating, "rating")
+            .and_then(|r| r.ok_or_else(|| Error::validation("rating", "rating is UP or DOWN")))
+            .map_err(to_status)?;
+        let feedback = self
+            .state
+            .services
+            .history
+            .submit_feedback(&caller, &run_id, rating, &req.reason)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::SubmitFeedbackResponse { feedback: Some(convert::feedback(&feedback)) }))
     }
 }

@@ -109,6 +109,8 @@ pub(super) async fn follow(
             | EventPayload::TextDelta { .. }
             | EventPayload::TextEnded { .. }
             | EventPayload::ToolStatus { .. }
+            | EventPayload::MemorySaved { .. }
+            | EventPayload::MemoryForgotten { .. }
             | EventPayload::RoutingDecided { .. } => {}
         }
     }
@@ -169,7 +171,8 @@ fn ask(
             ElicitationAction::Cancel | _ => None,
         };
         if let Some(approved) = approved
-            && let Err(e) = state.runs.resolve_confirmation(&caller, &id, approved).await
+            && let Err(e) =
+                state.runs.resolve_confirmation(&caller, &id, aware_core::runs::Answer::once(approved)).await
         {
             tracing::debug!(error = %e, "an MCP client's answer came after another");
         }

@@ -14,12 +14,11 @@ pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
     let meta = tool.meta();
     let name = meta.name.builtin()?;
     let read_only = meta.risk.read_only;
-    Some(json!({
+    let mut listed = json!({
         "name": name.as_str(),
         "title": meta.title,
         "description": meta.description,
         "inputSchema": tool.input_schema(),
-        "outputSchema": output_schema(name),
         "annotations": {
             "title": meta.title,
             "readOnlyHint": read_only,
@@ -30,7 +29,11 @@ pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
             // Every tool acts on this server's datasets and approved folders only.
             "openWorldHint": false,
         },
-    }))
+    });
+    if let Some(schema) = output_schema(name) {
+        listed["outputSchema"] = schema;
+    }
+    Some(listed)
 }
 
 /// `ask_aware`: a question answered by a full agent run.
@@ -104,11 +107,12 @@ fn table() -> Value {
     })
 }
 
-/// The shape of a tool's `structuredContent`: its rich result, as aware's clients get it.
-fn output_schema(name: ToolName) -> Value {
+/// The shape of a tool's `structuredContent`: its rich result, as aware's clients get it (none
+/// for the memory tools, whose result is their text).
+fn output_schema(name: ToolName) -> Option<Value> {
     let object = json!({"type": "object"});
     let objects = json!({"type": "array", "items": {"type": "object"}});
-    match name {
+    Some(match name {
         ToolName::ListDatasets => result_of("dataset_list", json!({"datasets": objects})),
         ToolName::GetDatasetDetail => {
             result_of("dataset_detail", json!({"dataset": object, "sample": {"anyOf": [table(), {"type": "null"}]}}))
@@ -123,7 +127,8 @@ fn output_schema(name: ToolName) -> Value {
         ToolName::DeleteDataset => result_of("deleted_dataset", json!({"dataset": object})),
         ToolName::ListDirectory => result_of("directory_listing", json!({"listing": object})),
         ToolName::ImportFiles => result_of("import_report", json!({"report": object})),
-    }
+        ToolName::Remember | ToolName::ForgetMemory => return None,
+    })
 }
 
 #[cfg(test)]
@@ -136,7 +141,12 @@ mod tests {
         for tool in ToolRegistry::standard().all() {
             let listed = listed(tool.as_ref()).expect("a builtin");
             let kind = &listed["outputSchema"]["properties"]["type"]["const"];
-            assert!(kind.is_string(), "{listed}");
+            let name = tool.meta().name.builtin();
+            if matches!(name, Some(ToolName::Remember | ToolName::ForgetMemory)) {
+                assert!(listed.get("outputSchema").is_none(), "a result of text only: {listed}");
+            } else {
+                assert!(kind.is_string(), "{listed}");
+            }
             let read_only = tool.meta().risk.read_only;
             assert_eq!(listed["annotations"]["readOnlyHint"], json!(read_only));
             if tool.meta().name.builtin() == Some(ToolName::DeleteDataset) {

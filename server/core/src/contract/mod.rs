@@ -7,17 +7,21 @@
 //!   transcript, tool calls, confirmations, spans;
 //! - [`run_records`]: runs and their capsules, shared with the run log;
 //! - [`catalog`]: the dataset catalog; [`uploads`]: chunked-upload bookkeeping;
-//! - [`users`]: users and API keys.
+//! - [`users`]: users and API keys;
+//! - [`conversations`]: threads listed, renamed, forked and deleted, session grants, edited
+//!   approvals, feedback; [`memories`]: each user's remembered facts.
 //!
 //! The audit log's port only appends; what it keeps is checked through the SQLite adapter's own
 //! reader (`aware-store`'s tests).
 
 mod catalog;
+mod conversations;
 mod run_log;
 mod run_records;
 mod users;
 
 pub use catalog::{catalog, uploads};
+pub use conversations::{conversations, memories};
 pub use run_log::run_log;
 pub use run_records::run_records;
 pub use users::users;

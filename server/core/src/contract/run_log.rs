@@ -234,6 +234,8 @@ async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
         created_at: now,
         expires_at: now + Duration::seconds(60),
         description: "Delete churn.csv".into(),
+        edited_args: None,
+        grant_id: None,
     };
     log.create_confirmation(&c).await.expect("created");
     let read = log.confirmation(&c.id).await.expect("read").expect("stored");
@@ -256,12 +258,12 @@ async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
     assert_eq!(ids(after_expiry), std::slice::from_ref(&c.id), "an expired one is not waiting any more");
     assert_eq!(log.confirmation_for_call(&call).await.expect("read").map(|x| x.id), Some(c.id.clone()));
     assert_eq!(log.confirmation(&ConfirmationId::generate()).await.expect("read"), None);
-    assert!(log.resolve_confirmation(&c.id, Resolution::Approved, Some(&ana())).await.expect("resolved"));
+    assert!(log.resolve_confirmation(&c.id, Resolution::Approved, Some(&ana()), None).await.expect("resolved"));
     assert!(
-        !log.resolve_confirmation(&c.id, Resolution::Denied, Some(&ana())).await.expect("answered"),
+        !log.resolve_confirmation(&c.id, Resolution::Denied, Some(&ana()), None).await.expect("answered"),
         "only a pending confirmation changes"
     );
-    assert!(!log.resolve_confirmation(&c.id, Resolution::Approved, None).await.expect("answered"));
+    assert!(!log.resolve_confirmation(&c.id, Resolution::Approved, None, None).await.expect("answered"));
     assert_eq!(log.confirmation(&c.id).await.expect("read").map(|x| x.status), Some(Resolution::Approved));
     assert_eq!(ids(log.pending_confirmations(&ana(), now).await.expect("listed")), [later.id], "answered: gone");
 }

@@ -92,13 +92,18 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     assert_eq!(caps.tool_calls, [call]);
 
     let mine: Vec<RunId> =
-        store.list_runs(&me, None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
+        store.list_runs(&me, None, None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
     assert_eq!(mine, [second.id.clone(), first.id.clone(), chat.id.clone()], "newest first, only mine");
-    let page: Vec<RunId> =
-        store.list_runs(&me, None, Some(&second.id), 1).await.expect("listed").into_iter().map(|r| r.id).collect();
+    let page: Vec<RunId> = store
+        .list_runs(&me, None, None, Some(&second.id), 1)
+        .await
+        .expect("listed")
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
     assert_eq!(page, [first.id.clone()], "before a run, at most `limit`");
     let in_thread: Vec<RunId> =
-        store.list_runs(&me, Some(&thread), None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
+        store.list_runs(&me, Some(&thread), None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
     assert_eq!(in_thread, [chat.id.clone()], "a thread's runs");
 
     let (total, runs) = store.usage_since(&me, None).await.expect("summed");

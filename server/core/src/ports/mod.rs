@@ -6,7 +6,8 @@
 //! Here: [`Catalog`] (`catalog.rs`), [`Users`] (`users.rs`), [`AuditLog`] (`audit.rs`),
 //! [`Uploads`] (`uploads.rs`), [`DatasetEngine`] (`dataset_engine.rs`), [`RunStore`] — the run
 //! records (`run_records.rs`), [`SqlEngine`] (`sql.rs`), [`ExternalTools`] — external MCP
-//! servers' tools (`external_tools.rs`). The ports of the run engine sit beside
+//! servers' tools (`external_tools.rs`), [`MemoryStore`] — what users asked aware to
+//! remember (`memories.rs`). The ports of the run engine sit beside
 //! it: the run log (`runs/store.rs`), the language model (`runs/model.rs`), the tools
 //! (`runs/tools.rs`); and the search index and embedder (`search.rs`), approved folders
 //! (`files.rs`), categorical values (`categories.rs`) beside the services that use them.
@@ -15,6 +16,7 @@ mod audit;
 mod catalog;
 mod dataset_engine;
 mod external_tools;
+mod memories;
 mod run_records;
 mod sql;
 mod uploads;
@@ -24,6 +26,7 @@ pub use audit::{AuditEntry, AuditLog};
 pub use catalog::{Catalog, NewDataset};
 pub use dataset_engine::DatasetEngine;
 pub use external_tools::{ExternalServer, ExternalTools, NoExternalTools, ServerState};
+pub use memories::{Memory, MemoryStore};
 pub use run_records::RunStore;
 pub use sql::{SqlEngine, SqlOutcome};
 pub use uploads::{UploadSession, Uploads};

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::ids::{RunId, ThreadId, UserId};
-use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
+use crate::run::{Capsule, Feedback, Rating, RunError, RunRecord, RunStatus, Usage};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -17,14 +17,18 @@ pub trait RunStore: Send + Sync {
     async fn save_capsule(&self, id: &RunId, capsule: &Capsule) -> Result<()>;
     /// A run of this owner, with its capsule.
     async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>>;
-    /// The owner's runs (of one thread, or all), newest first, `before` a run id for paging.
+    /// The owner's runs (of one thread, or all; rated so, or all), newest first, `before` a run id
+    /// for paging.
     async fn list_runs(
         &self,
         owner: &UserId,
         thread: Option<&ThreadId>,
+        rating: Option<Rating>,
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>>;
+    /// Sets (or replaces) the feedback on a run of `owner`; false when there is no such run.
+    async fn set_feedback(&self, owner: &UserId, id: &RunId, feedback: &Feedback) -> Result<bool>;
     /// The owner's model usage summed over runs created at or after `since`, and how many runs.
     async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)>;
 }

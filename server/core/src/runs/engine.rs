@@ -7,17 +7,18 @@ use super::admission::{ActiveRunInfo, OnBusy, RunTable};
 use super::client_call::ClientToolCall;
 use super::delivery::Subscription;
 use super::driver::{self, Deps};
-use super::events::{Resolution, RunEvent, RunPhase};
+use super::events::{EventPayload, Resolution, RunEvent, RunPhase, Tier};
 use super::model::LanguageModel;
-use super::store::{ChatRun, Confirmation, Created, RunLog, Snapshot};
-use super::tools::SystemInfo;
-use crate::auth::Caller;
+use super::store::{ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot};
+use super::tools::{SystemInfo, ToolContext};
+use crate::auth::{Caller, Source};
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
-use crate::ids::{ConfirmationId, MAX_THREAD_NAME, RunId, ThreadId, UserId};
+use crate::ids::{ConfirmationId, GrantId, MAX_THREAD_NAME, RunId, ThreadId, UserId};
+use crate::memory::MemoryService;
 use crate::policy::Policy;
-use crate::ports::AuditLog;
+use crate::ports::{AuditEntry, AuditLog};
 use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
 use crate::{Error, ErrorCode, Result};
@@ -59,6 +60,35 @@ impl Default for EngineConfig {
     }
 }
 
+/// How far an approval reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// This call only.
+    Once,
+    /// This call, and the same tool on the same resource class for this long.
+    Session(Duration),
+}
+
+/// A session grant lasts this long unless the person says otherwise, and at most the longest.
+pub const DEFAULT_GRANT: Duration = Duration::from_secs(300);
+pub const LONGEST_GRANT: Duration = Duration::from_secs(3_600);
+
+/// A person's answer to a confirmation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub approved: bool,
+    pub scope: Scope,
+    /// Approve with edits: narrowed arguments.
+    pub edited_args: Option<serde_json::Value>,
+}
+
+impl Answer {
+    /// Approve or deny this call only, as asked.
+    pub fn once(approved: bool) -> Self {
+        Self { approved, scope: Scope::Once, edited_args: None }
+    }
+}
+
 /// A user message to process.
 pub struct NewMessage {
     pub client_msg_id: String,
@@ -93,6 +123,7 @@ pub struct Services {
     pub files: FileService,
     pub query: QueryService,
     pub history: RunHistory,
+    pub memory: MemoryService,
     pub audit: Arc<dyn AuditLog>,
     pub system: SystemInfo,
 }
@@ -129,8 +160,8 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, run_id: RunId, fresh: boo
 /// The run engine. Cheap to clone.
 #[derive(Clone)]
 pub struct RunEngine {
-    deps: Arc<Deps>,
-    table: Arc<RunTable>,
+    pub(super) deps: Arc<Deps>,
+    pub(super) table: Arc<RunTable>,
 }
 
 fn user_error(code: ErrorCode, message: impl Into<String>) -> Error {
@@ -175,7 +206,7 @@ impl RunEngine {
         spawn_driver(self.deps.clone(), self.table.clone(), run_id, fresh);
     }
 
-    async fn owned_run(&self, caller: &Caller, id: &RunId) -> Result<ChatRun> {
+    pub(super) async fn owned_run(&self, caller: &Caller, id: &RunId) -> Result<ChatRun> {
         match self.deps.log.chat_run(id).await? {
             Some(run) if run.record.owner == caller.principal.user_id => Ok(run),
             _ => Err(user_error(ErrorCode::UnknownRun, format!("there is no run {id}"))),
@@ -184,7 +215,7 @@ impl RunEngine {
 
     /// The caller's thread `raw` (a new one when empty), created on first use. A thread id names
     /// a thread of its user only, so whatever id another user picks, it is a thread of their own.
-    async fn thread(&self, caller: &Caller, raw: &str) -> Result<ThreadId> {
+    pub(super) async fn thread(&self, caller: &Caller, raw: &str) -> Result<ThreadId> {
         let owner = &caller.principal.user_id;
         let thread = if raw.trim().is_empty() {
             ThreadId::generate_for(owner)
@@ -262,6 +293,8 @@ impl RunEngine {
             }
         }
         let run_id = run.record.id.clone();
+        // A thread is titled by its first message until someone renames it.
+        self.deps.log.set_thread_title(&thread, &super::threads::title_from(text), true).await?;
         // A queued run is started by the release of the run before it; this call starts it only
         // when the thread is free now.
         let placed = self.table.admit(&run_id, owner, &thread, message.on_busy);
@@ -330,38 +363,60 @@ impl RunEngine {
     }
 
     /// A person's answer to a confirmation. Only its owner, only while pending and unexpired;
-    /// the same answer twice is idempotent, a different one is ALREADY_RESOLVED.
+    /// the same answer twice is idempotent, a different one is ALREADY_RESOLVED. An approval may
+    /// reach further (a session grant: STANDARD tools only) or narrower (edited arguments, checked
+    /// by the tool to only narrow the call). Returns the run, the resolution and the grant made.
     pub async fn resolve_confirmation(
         &self,
         caller: &Caller,
         cid: &ConfirmationId,
-        approved: bool,
-    ) -> Result<(RunId, Resolution)> {
+        answer: Answer,
+    ) -> Result<(RunId, Resolution, Option<GrantId>)> {
         let not_found = || Error::not_found("confirmation", cid).with_field("confirmation_id");
         let conf = self.deps.log.confirmation(cid).await?.ok_or_else(not_found)?;
         if conf.owner != caller.principal.user_id {
             return Err(not_found());
         }
-        let wanted = if approved { Resolution::Approved } else { Resolution::Denied };
+        if !answer.approved && (answer.scope != Scope::Once || answer.edited_args.is_some()) {
+            return Err(Error::validation("scope", "a session scope and edited arguments go with an approval"));
+        }
+        if let Scope::Session(_) = answer.scope
+            && conf.tier == Tier::Elevated
+        {
+            return Err(Error::new(
+                ErrorCode::PermissionDenied,
+                "an ELEVATED action is approved once, never for a session; approve it with scope ONCE",
+            ));
+        }
+        let wanted = if answer.approved { Resolution::Approved } else { Resolution::Denied };
         let mut status = conf.status;
         if status == Resolution::Pending {
             if Utc::now() >= conf.expires_at {
-                self.deps.log.resolve_confirmation(cid, Resolution::Expired, None).await?;
+                self.deps.log.resolve_confirmation(cid, Resolution::Expired, None, None).await?;
                 if let Some(live) = self.table.live(&conf.run_id) {
                     live.confirm.notify_one();
                 }
                 return Err(user_error(ErrorCode::ConfirmationExpired, "this confirmation has expired"));
             }
-            if self.deps.log.resolve_confirmation(cid, wanted, Some(&caller.principal.user_id)).await? {
+            let edited = match &answer.edited_args {
+                Some(edited) => Some(self.narrowed(caller, &conf, edited).await?.to_string()),
+                None => None,
+            };
+            let by = Some(&caller.principal.user_id);
+            if self.deps.log.resolve_confirmation(cid, wanted, by, edited.as_deref()).await? {
+                let grant = match answer.scope {
+                    Scope::Session(duration) => Some(self.grant(caller, &conf, duration).await?),
+                    Scope::Once => None,
+                };
                 if let Some(live) = self.table.live(&conf.run_id) {
                     live.confirm.notify_one();
                 }
-                return Ok((conf.run_id, wanted));
+                return Ok((conf.run_id, wanted, grant));
             }
             status = self.deps.log.confirmation(cid).await?.map_or(Resolution::Pending, |c| c.status);
         }
         if status == wanted {
-            return Ok((conf.run_id, wanted));
+            return Ok((conf.run_id, wanted, None));
         }
         match status {
             Resolution::Expired => Err(user_error(ErrorCode::ConfirmationExpired, "this confirmation has expired")),
@@ -373,6 +428,101 @@ impl RunEngine {
                 Err(user_error(ErrorCode::AlreadyResolved, format!("this confirmation was already {}", s.as_str())))
             }
         }
+    }
+
+    /// The edited arguments of an approval, if the tool agrees they only narrow the call as it
+    /// was prepared for the confirmation (BAD_REQUEST otherwise).
+    async fn narrowed(
+        &self,
+        caller: &Caller,
+        conf: &Confirmation,
+        edited: &serde_json::Value,
+    ) -> Result<serde_json::Value> {
+        let tool = self.deps.policy.tool(&conf.tool_name).ok_or_else(|| {
+            Error::new(ErrorCode::BadRequest, format!("{} is no longer available to edit", conf.tool_name))
+        })?;
+        // The call as the person was asked about it: its arguments in the run's log.
+        let asked = self
+            .deps
+            .log
+            .events(&conf.run_id, 0, u32::MAX)
+            .await?
+            .into_iter()
+            .find_map(|e| {
+                if let EventPayload::ConfirmationRequired { confirmation_id, arguments_json, .. } = e.payload
+                    && confirmation_id == conf.id
+                {
+                    return serde_json::from_str::<serde_json::Value>(&arguments_json).ok();
+                }
+                None
+            })
+            .ok_or_else(|| Error::internal("the confirmed call's arguments are not in its log"))?;
+        let ctx = ToolContext {
+            caller: Caller { principal: caller.principal.clone(), source: Source::AiAssistant },
+            services: self.deps.services.clone(),
+            run_id: Some(conf.run_id.clone()),
+        };
+        let prepared = tool.prepare(&ctx, &asked).await?;
+        tool.narrow(&prepared.pinned.unwrap_or(asked), edited)
+    }
+
+    /// Creates the session grant an approval asked for, and audits it.
+    async fn grant(&self, caller: &Caller, conf: &Confirmation, duration: Duration) -> Result<GrantId> {
+        let tool = self.deps.policy.tool(&conf.tool_name);
+        let class = tool
+            .map_or_else(|| format!("{}:{}", conf.resource.kind, conf.resource.id), |t| t.grant_class(&conf.resource));
+        let now = Utc::now();
+        let grant = SessionGrant {
+            id: GrantId::generate(),
+            owner: caller.principal.user_id.clone(),
+            tool_name: conf.tool_name.clone(),
+            resource_class: class,
+            confirmation_id: conf.id.clone(),
+            created_at: now,
+            expires_at: now + chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::minutes(5)),
+        };
+        self.deps.log.create_grant(&grant).await?;
+        self.audit_grant(caller, "grant.create", &grant).await;
+        Ok(grant.id)
+    }
+
+    async fn audit_grant(&self, caller: &Caller, action: &str, grant: &SessionGrant) {
+        let entry = AuditEntry {
+            user_id: caller.principal.user_id.clone(),
+            source: caller.source,
+            action: action.to_owned(),
+            resource_type: "grant".to_owned(),
+            resource_id: grant.id.to_string(),
+            outcome: "succeeded".to_owned(),
+            details: serde_json::json!({
+                "tool": grant.tool_name,
+                "resource_class": grant.resource_class,
+                "confirmation_id": grant.confirmation_id.as_str(),
+                "expires_at": grant.expires_at.to_rfc3339(),
+            }),
+        };
+        if let Err(e) = self.deps.services.audit.record(entry).await {
+            tracing::warn!(error = %e, "cannot audit a grant");
+        }
+    }
+
+    /// The caller's session grants in force, soonest to expire first.
+    pub async fn grants(&self, caller: &Caller) -> Result<Vec<SessionGrant>> {
+        self.deps.log.live_grants(&caller.principal.user_id, Utc::now()).await
+    }
+
+    /// Ends one of the caller's session grants now (NOT_FOUND when none is in force).
+    pub async fn revoke_grant(&self, caller: &Caller, id: &GrantId) -> Result<()> {
+        let owner = &caller.principal.user_id;
+        let now = Utc::now();
+        let grant = self.deps.log.live_grants(owner, now).await?.into_iter().find(|g| &g.id == id);
+        let not_found = || Error::not_found("grant", id).with_field("grant_id");
+        let grant = grant.ok_or_else(not_found)?;
+        if !self.deps.log.revoke_grant(owner, id, now).await? {
+            return Err(not_found());
+        }
+        self.audit_grant(caller, "grant.revoke", &grant).await;
+        Ok(())
     }
 
     /// Stores the latest UI state of a thread (never older than the stored one). The snapshot's

@@ -2,7 +2,7 @@
 
 use crate::dataset::{Dataset, DatasetStatistics};
 use crate::files::{ImportReport, Listing};
-use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId};
+use crate::ids::{ConfirmationId, GrantId, MemoryId, RunId, ThreadId, ToolCallId};
 use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
 use crate::search::SearchResults;
 use crate::value::Table;
@@ -314,6 +314,22 @@ pub enum EventPayload {
         confirmation_id: ConfirmationId,
         tool_call_id: ToolCallId,
         resolution: Resolution,
+        /// The session grant that approved it without asking.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grant_id: Option<GrantId>,
+        /// The narrowed arguments a person approved (approve with edits); empty: as asked.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        edited_arguments_json: String,
+    },
+    /// A run's post-hook stored a fact in the user's memory.
+    MemorySaved {
+        memory_id: MemoryId,
+        text: String,
+    },
+    /// A run's post-hook forgot a fact the user approved forgetting.
+    MemoryForgotten {
+        memory_id: MemoryId,
+        text: String,
     },
     RoutingDecided {
         intent: String,

@@ -9,13 +9,17 @@ pub mod delivery;
 mod driver;
 pub mod engine;
 pub mod events;
+mod memory_tools;
 pub mod model;
 pub mod model_view;
 pub mod router;
 pub mod store;
+pub mod threads;
 pub mod tools;
 
 pub use admission::{ActiveRunInfo, OnBusy};
 pub use client_call::ClientToolCall;
 pub use delivery::{Delivery, Framed, Subscription};
-pub use engine::{Admission, EngineConfig, NewMessage, RunEngine, RunLogPage, Services};
+pub use engine::{
+    Admission, Answer, DEFAULT_GRANT, EngineConfig, LONGEST_GRANT, NewMessage, RunEngine, RunLogPage, Scope, Services,
+};

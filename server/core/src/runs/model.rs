@@ -67,6 +67,8 @@ pub struct RunContext {
     pub datasets: Vec<Dataset>,
     /// The approved folders the file tools may read (none in connected mode).
     pub file_roots: Vec<String>,
+    /// What the user asked aware to remember, most relevant to this request first (bounded).
+    pub memories: Vec<String>,
 }
 
 /// One model call.

@@ -23,6 +23,8 @@ pub enum Intent {
     RunLookup,
     /// "use everything.echo with hello": a call of an external server's tool, by its name.
     ExternalTool,
+    /// "remember that …", "forget that …": the user's memory, in so many words.
+    Memory,
 }
 
 /// How far a request may reach.
@@ -138,6 +140,10 @@ pub fn route(text: &str) -> Route {
     let said = words(text);
     let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
     let r = |intent, confidence, needs_dataset, risk| Route { intent, confidence, needs_dataset, risk };
+    // "Remember that deleting …" is about memory, whatever words the fact holds.
+    if crate::memory::explicit_request(text).is_some() {
+        return r(Intent::Memory, 0.9, false, Risk::Write);
+    }
     // A tool named outright: the person chose it (its own risk decides about confirmation).
     if external_tool_in(text).is_some() {
         return r(Intent::ExternalTool, 0.9, false, Risk::Write);
@@ -222,7 +228,7 @@ fn least_risk(intent: Intent) -> Risk {
     match intent {
         Intent::DatasetAdmin => Risk::Destructive,
         // Whatever the tool does: its own risk decides about confirmation.
-        Intent::FileImport | Intent::ExternalTool => Risk::Write,
+        Intent::FileImport | Intent::ExternalTool | Intent::Memory => Risk::Write,
         Intent::ChatOnly
         | Intent::DatasetLookup
         | Intent::Preview

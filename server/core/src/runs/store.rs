@@ -5,7 +5,7 @@ use super::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use super::model::Message;
 use crate::Result;
 use crate::auth::Role;
-use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
+use crate::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
 use crate::run::{RunError, RunRecord, RunStatus, Usage};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -101,6 +101,46 @@ pub struct Confirmation {
     pub expires_at: DateTime<Utc>,
     /// What the call will do, in plain English: what a person approves.
     pub description: String,
+    /// The narrowed arguments a person approved instead of the call's (approve with edits).
+    pub edited_args: Option<String>,
+    /// The session grant that approved it without asking.
+    pub grant_id: Option<GrantId>,
+}
+
+/// A thread as listed: its title, times, runs and where it was forked from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadSummary {
+    pub id: ThreadId,
+    pub owner: UserId,
+    pub title: Option<String>,
+    pub created_at: DateTime<Utc>,
+    /// When its newest chat run was created (its creation when it has none).
+    pub last_activity_at: DateTime<Utc>,
+    /// Its chat runs.
+    pub run_count: u32,
+    pub last_run_status: Option<RunStatus>,
+    /// For a fork: the thread and the run it was forked at.
+    pub forked_from: Option<(ThreadId, RunId)>,
+}
+
+/// Where a page of threads continues: after this activity time and thread.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadCursor {
+    pub last_activity_at: DateTime<Utc>,
+    pub thread: ThreadId,
+}
+
+/// "Allow for 5 minutes": later calls of a STANDARD tool on one resource class by one user run
+/// without asking, until the grant expires or is revoked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionGrant {
+    pub id: GrantId,
+    pub owner: UserId,
+    pub tool_name: String,
+    pub resource_class: String,
+    pub confirmation_id: ConfirmationId,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
 }
 
 /// One timed step of a run.
@@ -173,8 +213,46 @@ pub trait RunLog: Send + Sync {
     /// A user's confirmations still waiting for an answer at `now` (pending, unexpired), oldest
     /// first.
     async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>>;
-    /// Atomic compare-and-set from `pending`; true if this call made the change.
-    async fn resolve_confirmation(&self, id: &ConfirmationId, to: Resolution, by: Option<&UserId>) -> Result<bool>;
+    /// Atomic compare-and-set from `pending`; true if this call made the change. `edited_args`:
+    /// the narrowed arguments an approval binds the call to.
+    async fn resolve_confirmation(
+        &self,
+        id: &ConfirmationId,
+        to: Resolution,
+        by: Option<&UserId>,
+        edited_args: Option<&str>,
+    ) -> Result<bool>;
+
+    async fn create_grant(&self, grant: &SessionGrant) -> Result<()>;
+    /// A grant of `owner` for `tool` on `class`, in force at `now` (the latest to expire).
+    async fn live_grant(
+        &self,
+        owner: &UserId,
+        tool: &str,
+        class: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<SessionGrant>>;
+    /// The owner's grants in force at `now`, soonest to expire first.
+    async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>>;
+    /// Ends a grant of `owner` at `now`; false when there is no such grant in force.
+    async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool>;
+
+    /// A thread, with its owner (to check against the caller).
+    async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>>;
+    /// The owner's threads that have a chat run, newest activity first, after `after`.
+    async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>>;
+    /// Sets the title; with `only_if_unset`, only a thread that has none.
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, only_if_unset: bool) -> Result<()>;
+    /// Records that `thread` is a fork of `from_thread` at `from_run`.
+    async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()>;
+    /// The thread's newest `limit` chat runs, oldest first.
+    async fn thread_runs(&self, thread: &ThreadId, limit: u32) -> Result<Vec<ChatRun>>;
+    /// Removes the thread with its runs, their transcripts, events, tool calls, confirmations,
+    /// capsules and spans, and the query runs they started. Returns how many chat runs went.
+    async fn delete_thread(&self, thread: &ThreadId) -> Result<u32>;
+    /// Copies a finished run into `thread` as run `to`: its record (without client message id,
+    /// parent or feedback), transcript, events (naming the new run and thread) and capsule.
+    async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()>;
 
     async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()>;
     async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>>;

@@ -72,10 +72,12 @@ pub enum ToolName {
     DeleteDataset,
     ListDirectory,
     ImportFiles,
+    Remember,
+    ForgetMemory,
 }
 
 impl ToolName {
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 14] = [
         Self::ListDatasets,
         Self::GetDatasetDetail,
         Self::PreviewRows,
@@ -88,6 +90,8 @@ impl ToolName {
         Self::DeleteDataset,
         Self::ListDirectory,
         Self::ImportFiles,
+        Self::Remember,
+        Self::ForgetMemory,
     ];
 
     /// The name models call the tool by.
@@ -105,6 +109,8 @@ impl ToolName {
             Self::DeleteDataset => "delete_dataset",
             Self::ListDirectory => "list_directory",
             Self::ImportFiles => "import_files",
+            Self::Remember => "remember",
+            Self::ForgetMemory => "forget_memory",
         }
     }
 
@@ -211,6 +217,24 @@ pub trait Tool: Send + Sync {
     /// Checks the arguments and names the resource, without side effects.
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared>;
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput>;
+    /// Approve with edits: the arguments a person edited, checked to only narrow `approved` (the
+    /// prepared call: pinned arguments when the tool pins them). Returns the arguments to run
+    /// with; anything that is not a narrowing is a BAD_REQUEST error. By default a tool's
+    /// arguments cannot be edited.
+    fn narrow(&self, _approved: &Value, _edited: &Value) -> Result<Value> {
+        Err(Error::new(
+            crate::ErrorCode::BadRequest,
+            format!(
+                "the arguments of {} cannot be edited; approve or deny the call as asked",
+                self.meta().name.as_str()
+            ),
+        ))
+    }
+    /// What a session grant for this tool covers, given what one call acts on: later calls on
+    /// the same class run without asking. By default, the same resource.
+    fn grant_class(&self, resource: &ResourceRef) -> String {
+        format!("{}:{}", resource.kind, resource.id)
+    }
 }
 
 /// The tools by name.
@@ -222,7 +246,7 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
-        let tools: [Arc<dyn Tool>; 12] = [
+        let tools: [Arc<dyn Tool>; 14] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -235,6 +259,8 @@ impl ToolRegistry {
             Arc::new(ListDirectory),
             Arc::new(ImportFiles),
             Arc::new(SearchDatasets),
+            Arc::new(super::memory_tools::Remember),
+            Arc::new(super::memory_tools::ForgetMemory),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str().to_owned(), t)).collect() }
     }
@@ -1003,6 +1029,40 @@ impl Tool for ImportFiles {
             // approval is not imported with it.
             pinned: Some(json!({"root": root, "paths": paths})),
         })
+    }
+    /// A subset of the files, from the same folder.
+    fn narrow(&self, approved: &Value, edited: &Value) -> Result<Value> {
+        let bad = |m: &str| Error::new(crate::ErrorCode::BadRequest, m.to_owned()).with_field("edited_arguments_json");
+        let files = |v: &Value| -> Option<Vec<String>> {
+            v.get("paths")?.as_array()?.iter().map(|p| p.as_str().map(str::to_owned)).collect()
+        };
+        let Some(Value::Object(fields)) = Some(edited) else { return Err(bad("the edited arguments are an object")) };
+        if fields.keys().any(|k| k != "root" && k != "paths") {
+            return Err(bad("an import's edit may only list fewer `paths`"));
+        }
+        if edited.get("root").is_some_and(|r| Some(r) != approved.get("root")) {
+            return Err(bad("an edit cannot change the folder an import reads from"));
+        }
+        let (Some(asked), Some(kept)) = (files(approved), files(edited)) else {
+            return Err(bad("the edited arguments list `paths` as strings"));
+        };
+        if kept.is_empty() {
+            return Err(bad("keep at least one file, or deny the import"));
+        }
+        if let Some(extra) = kept.iter().find(|p| !asked.contains(p)) {
+            return Err(bad(&format!("{extra} was not in the list you were asked to approve")));
+        }
+        let mut unique = kept.clone();
+        unique.sort();
+        unique.dedup();
+        if unique.len() != kept.len() {
+            return Err(bad("a file is listed twice"));
+        }
+        Ok(json!({"root": approved.get("root").cloned().unwrap_or_default(), "paths": kept}))
+    }
+    /// Imports from the same approved folder.
+    fn grant_class(&self, resource: &ResourceRef) -> String {
+        format!("files:{}", resource.display_name)
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let paths = import_paths(ctx, args).await?;

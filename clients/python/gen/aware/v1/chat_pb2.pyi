@@ -20,10 +20,19 @@ class OnBusy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ON_BUSY_REJECT: _ClassVar[OnBusy]
     ON_BUSY_ENQUEUE: _ClassVar[OnBusy]
     ON_BUSY_INTERRUPT: _ClassVar[OnBusy]
+
+class ConfirmationScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONFIRMATION_SCOPE_UNSPECIFIED: _ClassVar[ConfirmationScope]
+    CONFIRMATION_SCOPE_ONCE: _ClassVar[ConfirmationScope]
+    CONFIRMATION_SCOPE_SESSION: _ClassVar[ConfirmationScope]
 ON_BUSY_UNSPECIFIED: OnBusy
 ON_BUSY_REJECT: OnBusy
 ON_BUSY_ENQUEUE: OnBusy
 ON_BUSY_INTERRUPT: OnBusy
+CONFIRMATION_SCOPE_UNSPECIFIED: ConfirmationScope
+CONFIRMATION_SCOPE_ONCE: ConfirmationScope
+CONFIRMATION_SCOPE_SESSION: ConfirmationScope
 
 class ChatRequest(_message.Message):
     __slots__ = ("client_msg_id", "hello", "snapshot", "message", "confirmation", "resume", "cancel")
@@ -92,12 +101,18 @@ class UserMessage(_message.Message):
     def __init__(self, thread_id: _Optional[str] = ..., text: _Optional[str] = ..., on_busy: _Optional[_Union[OnBusy, str]] = ...) -> None: ...
 
 class ConfirmationResponse(_message.Message):
-    __slots__ = ("confirmation_id", "approved")
+    __slots__ = ("confirmation_id", "approved", "scope", "duration_seconds", "edited_arguments_json")
     CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
     APPROVED_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    EDITED_ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     confirmation_id: str
     approved: bool
-    def __init__(self, confirmation_id: _Optional[str] = ..., approved: _Optional[bool] = ...) -> None: ...
+    scope: ConfirmationScope
+    duration_seconds: int
+    edited_arguments_json: str
+    def __init__(self, confirmation_id: _Optional[str] = ..., approved: _Optional[bool] = ..., scope: _Optional[_Union[ConfirmationScope, str]] = ..., duration_seconds: _Optional[int] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
 
 class Resume(_message.Message):
     __slots__ = ("run_id", "last_event_seq")
@@ -166,20 +181,64 @@ class UpdateStateResponse(_message.Message):
     def __init__(self, thread_id: _Optional[str] = ..., ui_state_version: _Optional[int] = ...) -> None: ...
 
 class SubmitConfirmationRequest(_message.Message):
-    __slots__ = ("confirmation_id", "approved")
+    __slots__ = ("confirmation_id", "approved", "scope", "duration_seconds", "edited_arguments_json")
     CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
     APPROVED_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    EDITED_ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     confirmation_id: str
     approved: bool
-    def __init__(self, confirmation_id: _Optional[str] = ..., approved: _Optional[bool] = ...) -> None: ...
+    scope: ConfirmationScope
+    duration_seconds: int
+    edited_arguments_json: str
+    def __init__(self, confirmation_id: _Optional[str] = ..., approved: _Optional[bool] = ..., scope: _Optional[_Union[ConfirmationScope, str]] = ..., duration_seconds: _Optional[int] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
 
 class SubmitConfirmationResponse(_message.Message):
-    __slots__ = ("run_id", "resolution")
+    __slots__ = ("run_id", "resolution", "grant_id")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    GRANT_ID_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     resolution: _events_pb2.ConfirmationResolution
-    def __init__(self, run_id: _Optional[str] = ..., resolution: _Optional[_Union[_events_pb2.ConfirmationResolution, str]] = ...) -> None: ...
+    grant_id: str
+    def __init__(self, run_id: _Optional[str] = ..., resolution: _Optional[_Union[_events_pb2.ConfirmationResolution, str]] = ..., grant_id: _Optional[str] = ...) -> None: ...
+
+class ListGrantsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListGrantsResponse(_message.Message):
+    __slots__ = ("grants",)
+    GRANTS_FIELD_NUMBER: _ClassVar[int]
+    grants: _containers.RepeatedCompositeFieldContainer[Grant]
+    def __init__(self, grants: _Optional[_Iterable[_Union[Grant, _Mapping]]] = ...) -> None: ...
+
+class Grant(_message.Message):
+    __slots__ = ("grant_id", "tool_name", "resource_class", "confirmation_id", "created_at", "expires_at")
+    GRANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_CLASS_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    grant_id: str
+    tool_name: str
+    resource_class: str
+    confirmation_id: str
+    created_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, grant_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource_class: _Optional[str] = ..., confirmation_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RevokeGrantRequest(_message.Message):
+    __slots__ = ("grant_id",)
+    GRANT_ID_FIELD_NUMBER: _ClassVar[int]
+    grant_id: str
+    def __init__(self, grant_id: _Optional[str] = ...) -> None: ...
+
+class RevokeGrantResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class ListPendingConfirmationsRequest(_message.Message):
     __slots__ = ()

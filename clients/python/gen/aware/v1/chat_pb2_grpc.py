@@ -107,6 +107,16 @@ class ChatServiceStub:
                 request_serializer=aware_dot_v1_dot_chat__pb2.GetCapabilitiesRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_chat__pb2.GetCapabilitiesResponse.FromString,
                 _registered_method=True)
+        self.ListGrants = channel.unary_unary(
+                '/aware.v1.ChatService/ListGrants',
+                request_serializer=aware_dot_v1_dot_chat__pb2.ListGrantsRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_chat__pb2.ListGrantsResponse.FromString,
+                _registered_method=True)
+        self.RevokeGrant = channel.unary_unary(
+                '/aware.v1.ChatService/RevokeGrant',
+                request_serializer=aware_dot_v1_dot_chat__pb2.RevokeGrantRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_chat__pb2.RevokeGrantResponse.FromString,
+                _registered_method=True)
 
 
 class ChatServiceServicer:
@@ -211,6 +221,20 @@ class ChatServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListGrants(self, request, context):
+        """ListGrants lists the caller's session grants still in force.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeGrant(self, request, context):
+        """RevokeGrant ends a session grant now: the next such call asks again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ChatServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -253,6 +277,16 @@ def add_ChatServiceServicer_to_server(servicer, server):
                     servicer.GetCapabilities,
                     request_deserializer=aware_dot_v1_dot_chat__pb2.GetCapabilitiesRequest.FromString,
                     response_serializer=aware_dot_v1_dot_chat__pb2.GetCapabilitiesResponse.SerializeToString,
+            ),
+            'ListGrants': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGrants,
+                    request_deserializer=aware_dot_v1_dot_chat__pb2.ListGrantsRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_chat__pb2.ListGrantsResponse.SerializeToString,
+            ),
+            'RevokeGrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeGrant,
+                    request_deserializer=aware_dot_v1_dot_chat__pb2.RevokeGrantRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_chat__pb2.RevokeGrantResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -504,6 +538,60 @@ class ChatService:
             '/aware.v1.ChatService/GetCapabilities',
             aware_dot_v1_dot_chat__pb2.GetCapabilitiesRequest.SerializeToString,
             aware_dot_v1_dot_chat__pb2.GetCapabilitiesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGrants(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.ChatService/ListGrants',
+            aware_dot_v1_dot_chat__pb2.ListGrantsRequest.SerializeToString,
+            aware_dot_v1_dot_chat__pb2.ListGrantsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeGrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.ChatService/RevokeGrant',
+            aware_dot_v1_dot_chat__pb2.RevokeGrantRequest.SerializeToString,
+            aware_dot_v1_dot_chat__pb2.RevokeGrantResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -55,7 +55,7 @@ RUN_PHASE_EXECUTING_TOOL: RunPhase
 RUN_PHASE_AWAITING_CONFIRMATION: RunPhase
 
 class ServerEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
+    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -73,6 +73,8 @@ class ServerEvent(_message.Message):
     CONFIRMATION_RESOLVED_FIELD_NUMBER: _ClassVar[int]
     RUN_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     ROUTING_DECIDED_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_SAVED_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     REPLAY_STARTED_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FINISHED_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +99,8 @@ class ServerEvent(_message.Message):
     confirmation_resolved: ConfirmationResolved
     run_completed: RunCompleted
     routing_decided: RoutingDecided
+    memory_saved: MemorySaved
+    memory_forgotten: MemoryForgotten
     heartbeat: Heartbeat
     replay_started: ReplayStarted
     replay_finished: ReplayFinished
@@ -104,7 +108,7 @@ class ServerEvent(_message.Message):
     accepted: Accepted
     state_applied: StateApplied
     shutting_down: ShuttingDown
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id", "tools")
@@ -319,14 +323,34 @@ class ConfirmationRequired(_message.Message):
     def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., arguments_json: _Optional[str] = ...) -> None: ...
 
 class ConfirmationResolved(_message.Message):
-    __slots__ = ("confirmation_id", "tool_call_id", "resolution")
+    __slots__ = ("confirmation_id", "tool_call_id", "resolution", "grant_id", "edited_arguments_json")
     CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    GRANT_ID_FIELD_NUMBER: _ClassVar[int]
+    EDITED_ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     confirmation_id: str
     tool_call_id: str
     resolution: ConfirmationResolution
-    def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., resolution: _Optional[_Union[ConfirmationResolution, str]] = ...) -> None: ...
+    grant_id: str
+    edited_arguments_json: str
+    def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., resolution: _Optional[_Union[ConfirmationResolution, str]] = ..., grant_id: _Optional[str] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
+
+class MemorySaved(_message.Message):
+    __slots__ = ("memory_id", "text")
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    memory_id: str
+    text: str
+    def __init__(self, memory_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class MemoryForgotten(_message.Message):
+    __slots__ = ("memory_id", "text")
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    memory_id: str
+    text: str
+    def __init__(self, memory_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class RoutingDecided(_message.Message):
     __slots__ = ("intent", "confidence", "risk", "tools", "withheld_tools")

@@ -48,6 +48,12 @@ class QueryMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     QUERY_MODE_NONE: _ClassVar[QueryMode]
     QUERY_MODE_PLAN: _ClassVar[QueryMode]
     QUERY_MODE_SQL: _ClassVar[QueryMode]
+
+class FeedbackRating(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FEEDBACK_RATING_UNSPECIFIED: _ClassVar[FeedbackRating]
+    FEEDBACK_RATING_UP: _ClassVar[FeedbackRating]
+    FEEDBACK_RATING_DOWN: _ClassVar[FeedbackRating]
 TOOL_PHASE_UNSPECIFIED: ToolPhase
 TOOL_PHASE_QUEUED: ToolPhase
 TOOL_PHASE_AWAITING_CONFIRMATION: ToolPhase
@@ -74,6 +80,19 @@ QUERY_MODE_UNSPECIFIED: QueryMode
 QUERY_MODE_NONE: QueryMode
 QUERY_MODE_PLAN: QueryMode
 QUERY_MODE_SQL: QueryMode
+FEEDBACK_RATING_UNSPECIFIED: FeedbackRating
+FEEDBACK_RATING_UP: FeedbackRating
+FEEDBACK_RATING_DOWN: FeedbackRating
+
+class Feedback(_message.Message):
+    __slots__ = ("rating", "reason", "created_at")
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    rating: FeedbackRating
+    reason: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, rating: _Optional[_Union[FeedbackRating, str]] = ..., reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class DatasetVersion(_message.Message):
     __slots__ = ("dataset_id", "table_name", "version_hash")
@@ -102,7 +121,7 @@ class ToolCallRecord(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., phase: _Optional[_Union[ToolPhase, str]] = ..., llm_summary: _Optional[str] = ..., duration_ms: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id")
+    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +144,7 @@ class Run(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
     PARENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    FEEDBACK_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     thread_id: str
     kind: RunKind
@@ -147,7 +167,8 @@ class Run(_message.Message):
     model: str
     iterations: int
     parent_run_id: str
-    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ...) -> None: ...
+    feedback: Feedback
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ...) -> None: ...
 
 class Span(_message.Message):
     __slots__ = ("span_id", "parent_span_id", "kind", "name", "start_time", "end_time", "duration_ms", "attributes")

@@ -12,6 +12,22 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SubmitFeedbackRequest(_message.Message):
+    __slots__ = ("run_id", "rating", "reason")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    rating: _run_pb2.FeedbackRating
+    reason: str
+    def __init__(self, run_id: _Optional[str] = ..., rating: _Optional[_Union[_run_pb2.FeedbackRating, str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class SubmitFeedbackResponse(_message.Message):
+    __slots__ = ("feedback",)
+    FEEDBACK_FIELD_NUMBER: _ClassVar[int]
+    feedback: _run_pb2.Feedback
+    def __init__(self, feedback: _Optional[_Union[_run_pb2.Feedback, _Mapping]] = ...) -> None: ...
+
 class GetRunRequest(_message.Message):
     __slots__ = ("run_id",)
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
@@ -25,14 +41,16 @@ class GetRunResponse(_message.Message):
     def __init__(self, run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
-    __slots__ = ("thread_id", "page_size", "page_token")
+    __slots__ = ("thread_id", "page_size", "page_token", "rating")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     page_size: int
     page_token: str
-    def __init__(self, thread_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    rating: _run_pb2.FeedbackRating
+    def __init__(self, thread_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., rating: _Optional[_Union[_run_pb2.FeedbackRating, str]] = ...) -> None: ...
 
 class ListRunsResponse(_message.Message):
     __slots__ = ("runs", "next_page_token")

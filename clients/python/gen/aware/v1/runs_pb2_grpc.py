@@ -62,6 +62,11 @@ class RunsServiceStub:
                 request_serializer=aware_dot_v1_dot_runs__pb2.GetUsageRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_runs__pb2.GetUsageResponse.FromString,
                 _registered_method=True)
+        self.SubmitFeedback = channel.unary_unary(
+                '/aware.v1.RunsService/SubmitFeedback',
+                request_serializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackResponse.FromString,
+                _registered_method=True)
 
 
 class RunsServiceServicer:
@@ -106,6 +111,14 @@ class RunsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitFeedback(self, request, context):
+        """SubmitFeedback rates a run's answer: UP or DOWN with an optional reason (at most 1,000
+        characters). One per run: a second replaces the first. Audited and counted in /metrics.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RunsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -133,6 +146,11 @@ def add_RunsServiceServicer_to_server(servicer, server):
                     servicer.GetUsage,
                     request_deserializer=aware_dot_v1_dot_runs__pb2.GetUsageRequest.FromString,
                     response_serializer=aware_dot_v1_dot_runs__pb2.GetUsageResponse.SerializeToString,
+            ),
+            'SubmitFeedback': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitFeedback,
+                    request_deserializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -273,6 +291,33 @@ class RunsService:
             '/aware.v1.RunsService/GetUsage',
             aware_dot_v1_dot_runs__pb2.GetUsageRequest.SerializeToString,
             aware_dot_v1_dot_runs__pb2.GetUsageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitFeedback(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.RunsService/SubmitFeedback',
+            aware_dot_v1_dot_runs__pb2.SubmitFeedbackRequest.SerializeToString,
+            aware_dot_v1_dot_runs__pb2.SubmitFeedbackResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -186,12 +186,36 @@ impl ChatService for Chat {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
         let confirmation_id = convert::confirmation_id_in(&req.confirmation_id).map_err(to_status)?;
-        let (run_id, resolution) =
-            self.state.runs.resolve_confirmation(&caller, &confirmation_id, req.approved).await.map_err(to_status)?;
+        let answer = convert::answer_in(req.approved, req.scope, req.duration_seconds, &req.edited_arguments_json)
+            .map_err(to_status)?;
+        let (run_id, resolution, grant) =
+            self.state.runs.resolve_confirmation(&caller, &confirmation_id, answer).await.map_err(to_status)?;
         Ok(Response::new(pb::SubmitConfirmationResponse {
             run_id: run_id.to_string(),
             resolution: convert::resolution(resolution).into(),
+            grant_id: grant.map(|g| g.to_string()).unwrap_or_default(),
         }))
+    }
+
+    async fn list_grants(
+        &self,
+        request: Request<pb::ListGrantsRequest>,
+    ) -> Result<Response<pb::ListGrantsResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let grants = self.state.runs.grants(&caller).await.map_err(to_status)?;
+        Ok(Response::new(pb::ListGrantsResponse { grants: grants.iter().map(convert::grant).collect() }))
+    }
+
+    async fn revoke_grant(
+        &self,
+        request: Request<pb::RevokeGrantRequest>,
+    ) -> Result<Response<pb::RevokeGrantResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let raw = request.into_inner().grant_id;
+        let id = aware_core::ids::GrantId::parse(&raw)
+            .ok_or_else(|| to_status(Error::validation("grant_id", "a grant id is required")))?;
+        self.state.runs.revoke_grant(&caller, &id).await.map_err(to_status)?;
+        Ok(Response::new(pb::RevokeGrantResponse {}))
     }
 
     async fn cancel_run(

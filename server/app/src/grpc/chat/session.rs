@@ -117,12 +117,13 @@ impl Session {
                 }
             }
             Some(Kind::Confirmation(c)) => {
-                let resolved = match convert::confirmation_id_in(&c.confirmation_id) {
-                    Ok(cid) => self.state.runs.resolve_confirmation(&self.caller, &cid, c.approved).await,
-                    Err(e) => Err(e),
+                let answer = convert::answer_in(c.approved, c.scope, c.duration_seconds, &c.edited_arguments_json);
+                let resolved = match (convert::confirmation_id_in(&c.confirmation_id), answer) {
+                    (Ok(cid), Ok(answer)) => self.state.runs.resolve_confirmation(&self.caller, &cid, answer).await,
+                    (Err(e), _) | (_, Err(e)) => Err(e),
                 };
                 match resolved {
-                    Ok((run_id, _)) => self.send(accepted(&id, run_id.as_str(), "", false)).await,
+                    Ok((run_id, _, _)) => self.send(accepted(&id, run_id.as_str(), "", false)).await,
                     Err(e) => self.send(rejected(&id, "", &e, "", 0)).await,
                 }
             }

@@ -1,15 +1,19 @@
 //! A confirmation: created once per call (with a hash of its arguments and what it will touch),
 //! announced once, then waited on — a person's answer, the expiry or a cancel, whichever comes
-//! first. After a restart the wait resumes on the stored confirmation.
+//! first. After a restart the wait resumes on the stored confirmation. A session grant for the
+//! tool and the call's resource class answers a STANDARD confirmation at once (no card; the
+//! log shows `ConfirmationResolved` with the grant); an approval with edits runs the narrowed
+//! arguments it was bound to.
 
 use super::tool_step::{Outcome, ToolStep};
-use super::{Driver, Stop};
+use super::{Approval, Driver, Stop};
 use crate::ids::ConfirmationId;
+use crate::ports::AuditEntry;
 use crate::run::RunStatus;
 use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
 use crate::runs::model::ToolCallRequest;
 use crate::runs::model_view::outcomes;
-use crate::runs::store::Confirmation;
+use crate::runs::store::{Confirmation, SessionGrant};
 use crate::runs::tools::{Prepared, Tool};
 use chrono::Utc;
 use sha2::{Digest, Sha256};
@@ -17,7 +21,8 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 impl Driver {
-    /// Waits for a person; what they answered decides the next step.
+    /// Waits for a person (or finds a session grant that answers for them); what was answered
+    /// decides the next step.
     pub(super) async fn confirm(
         &mut self,
         call: &ToolCallRequest,
@@ -31,28 +36,42 @@ impl Driver {
                 let ttl = chrono::Duration::from_std(self.deps.config.confirmation_ttl)
                     .unwrap_or(chrono::Duration::seconds(60));
                 let now = Utc::now();
+                let owner = &self.run.record.owner;
+                // "Allow for 5 minutes": a STANDARD call on a class the user granted runs without
+                // asking. ELEVATED calls always ask.
+                let grant = match tier {
+                    Tier::Standard => {
+                        self.deps.log.live_grant(owner, &call.name, &tool.grant_class(&prepared.resource), now).await?
+                    }
+                    Tier::Elevated => None,
+                };
                 let c = Confirmation {
                     id: ConfirmationId::generate(),
-                    owner: self.run.record.owner.clone(),
+                    owner: owner.clone(),
                     run_id: self.run.record.id.clone(),
                     tool_call_id: call.id.clone(),
                     tool_name: call.name.clone(),
                     resource: prepared.resource.clone(),
                     args_sha256: hex::encode(Sha256::digest(canonical_json(&call.arguments).as_bytes())),
                     tier,
-                    status: Resolution::Pending,
+                    status: if grant.is_some() { Resolution::Approved } else { Resolution::Pending },
                     created_at: now,
                     expires_at: now + ttl,
                     description: prepared.description.clone(),
+                    edited_args: None,
+                    grant_id: grant.as_ref().map(|g| g.id.clone()),
                 };
                 self.deps.log.create_confirmation(&c).await?;
+                if let Some(grant) = &grant {
+                    self.audit_grant_use(call, grant).await;
+                }
                 c
             }
         };
         let approved_resource = conf.resource.clone();
         let span = tracing::info_span!("confirmation_wait", tool = %call.name);
-        let resolution = self.await_confirmation(call, conf, prepared.description.clone()).instrument(span).await?;
-        Ok(match resolution {
+        let answered = self.await_confirmation(call, conf, prepared.description.clone()).instrument(span).await?;
+        Ok(match answered.status {
             // After a restart the call is prepared anew; if the names now point at something
             // else than what the person approved, nothing is done.
             Resolution::Approved if approved_resource != prepared.resource => {
@@ -60,7 +79,10 @@ impl Driver {
                 ToolStep::done(Outcome::failed(outcomes::not_done(&e), &e))
             }
             Resolution::Approved => {
-                let args = prepared.pinned.unwrap_or_else(|| call.arguments.clone());
+                // Edits were checked to narrow the call when the person sent them.
+                let edited = answered.edited_args.as_deref().and_then(|j| serde_json::from_str(j).ok());
+                self.approvals.insert(call.id.clone(), Approval { edited: edited.clone(), grant: answered.grant_id });
+                let args = edited.or(prepared.pinned).unwrap_or_else(|| call.arguments.clone());
                 ToolStep::Execute(tool, args)
             }
             Resolution::Denied => ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::DENIED)),
@@ -71,15 +93,38 @@ impl Driver {
         })
     }
 
-    /// Emits the confirmation (once) and waits for a person, the expiry or a cancel.
+    /// Each call a session grant lets through is audited with the grant.
+    async fn audit_grant_use(&self, call: &ToolCallRequest, grant: &SessionGrant) {
+        let entry = AuditEntry {
+            user_id: self.run.record.owner.clone(),
+            source: self.ctx.caller.source,
+            action: "grant.use".to_owned(),
+            resource_type: "grant".to_owned(),
+            resource_id: grant.id.to_string(),
+            outcome: "approved".to_owned(),
+            details: serde_json::json!({
+                "run_id": self.run.record.id.as_str(),
+                "tool_call_id": call.id.as_str(),
+                "tool": call.name,
+                "resource_class": grant.resource_class,
+            }),
+        };
+        if let Err(e) = self.deps.services.audit.record(entry).await {
+            tracing::error!(error = %e, "audit entry for a grant's use could not be written");
+        }
+    }
+
+    /// Emits the confirmation (once) and waits for a person, the expiry or a cancel. Returns the
+    /// confirmation as it was answered.
     async fn await_confirmation(
         &mut self,
         call: &ToolCallRequest,
         conf: Confirmation,
         description: String,
-    ) -> std::result::Result<Resolution, Stop> {
+    ) -> std::result::Result<Confirmation, Stop> {
         let wait_started = Utc::now();
-        if conf.status == Resolution::Pending {
+        let asks = conf.status == Resolution::Pending;
+        if asks {
             self.emit(EventPayload::ToolStatus {
                 tool_call_id: call.id.clone(),
                 phase: ToolPhase::AwaitingConfirmation,
@@ -97,23 +142,22 @@ impl Driver {
                 arguments_json: call.arguments.to_string(),
             })
             .await?;
+            self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
+            self.deps.log.set_run_status(&self.run.record.id, RunStatus::AwaitingConfirmation).await?;
         }
-        self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
-        self.deps.log.set_run_status(&self.run.record.id, RunStatus::AwaitingConfirmation).await?;
-        let resolution = loop {
-            let current = self.deps.log.confirmation(&conf.id).await?.map_or(Resolution::Expired, |c| c.status);
-            if current != Resolution::Pending {
-                break current;
+        let answered = loop {
+            let current = self.deps.log.confirmation(&conf.id).await?;
+            let status = current.as_ref().map_or(Resolution::Expired, |c| c.status);
+            if status != Resolution::Pending {
+                break Confirmation { status, ..current.unwrap_or_else(|| conf.clone()) };
             }
             if let Some(why) = self.cancel_reason() {
-                if self.deps.log.resolve_confirmation(&conf.id, why, None).await? {
-                    break why;
-                }
+                self.deps.log.resolve_confirmation(&conf.id, why, None, None).await?;
                 continue;
             }
             let left = (conf.expires_at - Utc::now()).to_std().unwrap_or_default();
             if left.is_zero() {
-                self.deps.log.resolve_confirmation(&conf.id, Resolution::Expired, None).await?;
+                self.deps.log.resolve_confirmation(&conf.id, Resolution::Expired, None, None).await?;
                 continue;
             }
             tokio::select! {
@@ -122,23 +166,28 @@ impl Driver {
                 () = self.cancelled() => {}
             }
         };
+        let resolution = answered.status;
         self.emit(EventPayload::ConfirmationResolved {
             confirmation_id: conf.id.clone(),
             tool_call_id: call.id.clone(),
             resolution,
+            grant_id: answered.grant_id.clone(),
+            edited_arguments_json: answered.edited_args.clone().unwrap_or_default(),
         })
         .await?;
         metrics::counter!("aware_confirmations_total", "outcome" => resolution.as_str()).increment(1);
-        self.set_phase(RunPhase::ExecutingTool, None);
-        self.deps.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
-        self.span(
-            "confirmation_wait",
-            &call.name,
-            wait_started,
-            serde_json::json!({"confirmation_id": conf.id.as_str(), "resolution": resolution.as_str()}),
-        )
-        .await;
-        Ok(resolution)
+        if asks {
+            self.set_phase(RunPhase::ExecutingTool, None);
+            self.deps.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
+            self.span(
+                "confirmation_wait",
+                &call.name,
+                wait_started,
+                serde_json::json!({"confirmation_id": conf.id.as_str(), "resolution": resolution.as_str()}),
+            )
+            .await;
+        }
+        Ok(answered)
     }
 }
 

@@ -48,6 +48,10 @@ impl Driver {
             .await?;
             self.tool_done(&call, Outcome::new(ToolPhase::Cancelled, summary)).await?;
         }
+        // Post-hooks act on the finished work, before anyone hears the run is over.
+        if let Err(e) = self.post_hooks(status).await {
+            tracing::warn!(run = %self.run.record.id, error = %e, "a post-hook failed");
+        }
         let final_text = self
             .messages
             .iter()

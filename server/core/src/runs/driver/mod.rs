@@ -21,7 +21,7 @@ use crate::policy::Policy;
 use crate::run::{RunKind, RunStatus, Usage};
 use crate::{Error, Result};
 use chrono::{DateTime, Utc};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use tracing::Instrument;
@@ -29,7 +29,14 @@ use tracing::Instrument;
 mod confirmation;
 mod finish;
 mod model_turn;
+mod post_hooks;
 mod tool_step;
+
+/// How a person approved a call: with narrowed arguments, or through a session grant.
+struct Approval {
+    edited: Option<serde_json::Value>,
+    grant: Option<crate::ids::GrantId>,
+}
 
 /// Why the loop stopped early.
 enum Stop {
@@ -73,6 +80,8 @@ struct Driver {
     /// The rich results this run's tools produced (restored from the tool-call rows after a
     /// restart), for models that run in process.
     shown: Arc<Vec<(ToolCallId, RichResult)>>,
+    /// How this run's approved calls were approved (for their results and audit entries).
+    approvals: HashMap<ToolCallId, Approval>,
 }
 
 fn key(kind: &str, id: &str) -> String {
@@ -86,6 +95,8 @@ fn event_key(p: &EventPayload) -> Option<String> {
         EventPayload::ToolDenied { tool_call_id, .. } => key("result", tool_call_id.as_str()),
         EventPayload::ConfirmationRequired { confirmation_id, .. } => key("required", confirmation_id.as_str()),
         EventPayload::ConfirmationResolved { confirmation_id, .. } => key("resolved", confirmation_id.as_str()),
+        EventPayload::MemorySaved { memory_id, .. } => key("saved", memory_id.as_str()),
+        EventPayload::MemoryForgotten { memory_id, .. } => key("forgot", memory_id.as_str()),
         EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::Running, .. } => {
             key("running", tool_call_id.as_str())
         }
@@ -204,6 +215,7 @@ impl Driver {
             run_span: format!("run-{id}"),
             route: question_route,
             shown: Arc::new(shown),
+            approvals: HashMap::new(),
         })
     }
 
@@ -325,6 +337,18 @@ impl Driver {
             ui_state_version: self.run.record.ui_state_version,
             datasets: self.deps.services.datasets.list(&self.ctx.caller, None).await.unwrap_or_default(),
             file_roots: self.deps.services.files.root_names(),
+            // A client's own tool call has no model to tell.
+            memories: if self.is_tool_run() {
+                Vec::new()
+            } else {
+                self.deps
+                    .services
+                    .memory
+                    .for_prompt(&self.run.record.owner, &self.run.record.question)
+                    .await
+                    .inspect_err(|e| tracing::warn!(error = %e, "cannot read the user's memories"))
+                    .unwrap_or_default()
+            },
         };
         if let Some(id) = self.open_text.take() {
             // A model call was cut off by a restart: close its text before anything else.

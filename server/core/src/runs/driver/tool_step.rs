@@ -269,11 +269,19 @@ impl Driver {
             resource_type: "tool_call".to_owned(),
             resource_id: call.id.to_string(),
             outcome: phase.as_str().to_owned(),
-            details: serde_json::json!({
-                "run_id": self.run.record.id.as_str(),
-                "arguments": call.arguments,
-                "duration_ms": duration_ms,
-            }),
+            details: {
+                let mut details = serde_json::json!({
+                    "run_id": self.run.record.id.as_str(),
+                    "arguments": call.arguments,
+                    "duration_ms": duration_ms,
+                });
+                if let Some(approval) = self.approvals.get(&call.id) {
+                    // Both: what was asked and what the person let run.
+                    details["approved_arguments"] = approval.edited.clone().unwrap_or_default();
+                    details["grant_id"] = approval.grant.as_ref().map(|g| g.as_str()).into();
+                }
+                details
+            },
         };
         if let Err(e) = self.deps.services.audit.record(entry).await {
             tracing::error!(error = %e, "audit entry for a tool call could not be written");
@@ -282,7 +290,11 @@ impl Driver {
 
     /// Records a tool's final result everywhere: the row, the events, the transcript.
     pub(super) async fn tool_done(&mut self, call: &ToolCallRequest, outcome: Outcome) -> Result<()> {
-        let Outcome { phase, summary, error, rich, duration_ms, .. } = outcome;
+        let Outcome { phase, mut summary, error, rich, duration_ms, .. } = outcome;
+        if let Some(edited) = self.approvals.get(&call.id).and_then(|a| a.edited.as_ref()) {
+            // The model learns the person narrowed its call, and to what.
+            summary = outcomes::approved_with_edits(edited, &summary);
+        }
         let row = ToolCallRow {
             llm_summary: Some(summary.clone()),
             result_json: rich.as_ref().and_then(|r| serde_json::to_string(r).ok()),

@@ -71,6 +71,11 @@ pub fn arguments_not_an_object(arguments: &serde_json::Value) -> Error {
     Error::validation("arguments", format!("the arguments must be a JSON object; got {shown}"))
 }
 
+/// A call's result when the person approved narrower arguments than the model asked for.
+pub fn approved_with_edits(edited: &serde_json::Value, summary: &str) -> String {
+    format!("The user approved a narrower call than you asked for, with arguments {edited}. {summary}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/chat.proto.
  */
 export const file_aware_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("ChNhd2FyZS92MS9jaGF0LnByb3RvEghhd2FyZS52MSKlAgoLQ2hhdFJlcXVlc3QSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIgCgVoZWxsbxgCIAEoCzIPLmF3YXJlLnYxLkhlbGxvSAASKwoIc25hcHNob3QYAyABKAsyFy5hd2FyZS52MS5TdGF0ZVNuYXBzaG90SAASKAoHbWVzc2FnZRgEIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlSAASNgoMY29uZmlybWF0aW9uGAUgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzcG9uc2VIABIiCgZyZXN1bWUYBiABKAsyEC5hd2FyZS52MS5SZXN1bWVIABIiCgZjYW5jZWwYByABKAsyEC5hd2FyZS52MS5DYW5jZWxIAEIGCgRraW5kIl8KBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SGgoSY2xpZW50X2luc3RhbmNlX2lkGAIgASgJEiAKBnJlc3VtZRgDIAMoCzIQLmF3YXJlLnYxLlJlc3VtZSJmCg5EYXRhc2V0U3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCXJvd19jb3VudBgDIAEoBBInCgZzdGF0dXMYBCABKA4yFy5hd2FyZS52MS5EYXRhc2V0U3RhdHVzIssBCg1TdGF0ZVNuYXBzaG90EhEKCXRocmVhZF9pZBgBIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAIgASgEEhUKDWN1cnJlbnRfcm91dGUYAyABKAkSGQoRYWN0aXZlX2RhdGFzZXRfaWQYBCABKAkSKgoIZGF0YXNldHMYBSADKAsyGC5hd2FyZS52MS5EYXRhc2V0U3VtbWFyeRIvCgtjYXB0dXJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUQoLVXNlck1lc3NhZ2USEQoJdGhyZWFkX2lkGAEgASgJEgwKBHRleHQYAiABKAkSIQoHb25fYnVzeRgDIAEoDjIQLmF3YXJlLnYxLk9uQnVzeSJBChRDb25maXJtYXRpb25SZXNwb25zZRIXCg9jb25maXJtYXRpb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgiMAoGUmVzdW1lEg4KBnJ1bl9pZBgBIAEoCRIWCg5sYXN0X2V2ZW50X3NlcRgCIAEoBCIYCgZDYW5jZWwSDgoGcnVuX2lkGAEgASgJIjQKDENoYXRSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50IlMKElNlbmRNZXNzYWdlUmVxdWVzdBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiYKB21lc3NhZ2UYAiABKAsyFS5hd2FyZS52MS5Vc2VyTWVzc2FnZSJIChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIjUKEFN0cmVhbVJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoBCI5ChFTdHJlYW1SdW5SZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50Ij8KElVwZGF0ZVN0YXRlUmVxdWVzdBIpCghzbmFwc2hvdBgBIAEoCzIXLmF3YXJlLnYxLlN0YXRlU25hcHNob3QiQgoTVXBkYXRlU3RhdGVSZXNwb25zZRIRCgl0aHJlYWRfaWQYASABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgCIAEoBCJGChlTdWJtaXRDb25maXJtYXRpb25SZXF1ZXN0EhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCCJiChpTdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRIOCgZydW5faWQYASABKAkSNAoKcmVzb2x1dGlvbhgCIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24iIQofTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVxdWVzdCJYCiBMaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnNSZXNwb25zZRI0Cg1jb25maXJtYXRpb25zGAEgAygLMh0uYXdhcmUudjEuUGVuZGluZ0NvbmZpcm1hdGlvbiKvAgoTUGVuZGluZ0NvbmZpcm1hdGlvbhIXCg9jb25maXJtYXRpb25faWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhQKDHRvb2xfY2FsbF9pZBgDIAEoCRIRCgl0b29sX25hbWUYBCABKAkSJwoIcmVzb3VyY2UYBSABKAsyFS5hd2FyZS52MS5SZXNvdXJjZVJlZhITCgtkZXNjcmlwdGlvbhgGIAEoCRIoCgR0aWVyGAcgASgOMhouYXdhcmUudjEuQ29uZmlybWF0aW9uVGllchIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIiChBDYW5jZWxSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSI4ChFDYW5jZWxSdW5SZXNwb25zZRIjCgZzdGF0dXMYASABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCLNAQoIVG9vbEluZm8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgEIAEoCRIgCgRyaXNrGAUgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSEgoKY2FwYWJpbGl0eRgGIAEoCRIQCghhY3Rpdml0eRgHIAEoCRIsCgpwcm92ZW5hbmNlGAggASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiSgoORXh0ZXJuYWxTZXJ2ZXISCgoCaWQYASABKAkSDQoFc3RhdGUYAiABKAkSDgoGZGV0YWlsGAMgASgJEg0KBXRvb2xzGAQgASgNItgDChdHZXRDYXBhYmlsaXRpZXNSZXNwb25zZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhYKDnNlcnZlcl92ZXJzaW9uGAIgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgDIAEoDRIbChNjb25maXJtYXRpb25fdHRsX21zGAQgASgNEhYKDm1heF9pdGVyYXRpb25zGAUgASgNEiIKGm1heF90b29sX2NhbGxzX3Blcl9tZXNzYWdlGAYgASgNEhcKD3Rvb2xfdGltZW91dF9tcxgHIAEoDRInCg1vbl9idXN5X21vZGVzGAggAygOMhAuYXdhcmUudjEuT25CdXN5EiEKBXRvb2xzGAkgAygLMhIuYXdhcmUudjEuVG9vbEluZm8SDAoEbW9kZRgKIAEoCRIRCglhdXRoX21vZGUYCyABKAkSFgoObW9kZWxfcHJvdmlkZXIYDCABKAkSDAoEcm9sZRgNIAEoCRIYChBtYXhfdXBsb2FkX2J5dGVzGA4gASgEEhkKEW1heF9tZXNzYWdlX2J5dGVzGA8gASgNEjIKEGV4dGVybmFsX3NlcnZlcnMYECADKAsyGC5hd2FyZS52MS5FeHRlcm5hbFNlcnZlciphCgZPbkJ1c3kSFwoTT05fQlVTWV9VTlNQRUNJRklFRBAAEhIKDk9OX0JVU1lfUkVKRUNUEAESEwoPT05fQlVTWV9FTlFVRVVFEAISFQoRT05fQlVTWV9JTlRFUlJVUFQQAzKaBQoLQ2hhdFNlcnZpY2USOQoEQ2hhdBIVLmF3YXJlLnYxLkNoYXRSZXF1ZXN0GhYuYXdhcmUudjEuQ2hhdFJlc3BvbnNlKAEwARJKCgtTZW5kTWVzc2FnZRIcLmF3YXJlLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBodLmF3YXJlLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USRgoJU3RyZWFtUnVuEhouYXdhcmUudjEuU3RyZWFtUnVuUmVxdWVzdBobLmF3YXJlLnYxLlN0cmVhbVJ1blJlc3BvbnNlMAESSgoLVXBkYXRlU3RhdGUSHC5hd2FyZS52MS5VcGRhdGVTdGF0ZVJlcXVlc3QaHS5hd2FyZS52MS5VcGRhdGVTdGF0ZVJlc3BvbnNlEl8KElN1Ym1pdENvbmZpcm1hdGlvbhIjLmF3YXJlLnYxLlN1Ym1pdENvbmZpcm1hdGlvblJlcXVlc3QaJC5hd2FyZS52MS5TdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRJECglDYW5jZWxSdW4SGi5hd2FyZS52MS5DYW5jZWxSdW5SZXF1ZXN0GhsuYXdhcmUudjEuQ2FuY2VsUnVuUmVzcG9uc2UScQoYTGlzdFBlbmRpbmdDb25maXJtYXRpb25zEikuYXdhcmUudjEuTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVxdWVzdBoqLmF3YXJlLnYxLkxpc3RQZW5kaW5nQ29uZmlybWF0aW9uc1Jlc3BvbnNlElYKD0dldENhcGFiaWxpdGllcxIgLmF3YXJlLnYxLkdldENhcGFiaWxpdGllc1JlcXVlc3QaIS5hd2FyZS52MS5HZXRDYXBhYmlsaXRpZXNSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChNhd2FyZS92MS9jaGF0LnByb3RvEghhd2FyZS52MSKlAgoLQ2hhdFJlcXVlc3QSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIgCgVoZWxsbxgCIAEoCzIPLmF3YXJlLnYxLkhlbGxvSAASKwoIc25hcHNob3QYAyABKAsyFy5hd2FyZS52MS5TdGF0ZVNuYXBzaG90SAASKAoHbWVzc2FnZRgEIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlSAASNgoMY29uZmlybWF0aW9uGAUgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzcG9uc2VIABIiCgZyZXN1bWUYBiABKAsyEC5hd2FyZS52MS5SZXN1bWVIABIiCgZjYW5jZWwYByABKAsyEC5hd2FyZS52MS5DYW5jZWxIAEIGCgRraW5kIl8KBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SGgoSY2xpZW50X2luc3RhbmNlX2lkGAIgASgJEiAKBnJlc3VtZRgDIAMoCzIQLmF3YXJlLnYxLlJlc3VtZSJmCg5EYXRhc2V0U3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCXJvd19jb3VudBgDIAEoBBInCgZzdGF0dXMYBCABKA4yFy5hd2FyZS52MS5EYXRhc2V0U3RhdHVzIssBCg1TdGF0ZVNuYXBzaG90EhEKCXRocmVhZF9pZBgBIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAIgASgEEhUKDWN1cnJlbnRfcm91dGUYAyABKAkSGQoRYWN0aXZlX2RhdGFzZXRfaWQYBCABKAkSKgoIZGF0YXNldHMYBSADKAsyGC5hd2FyZS52MS5EYXRhc2V0U3VtbWFyeRIvCgtjYXB0dXJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUQoLVXNlck1lc3NhZ2USEQoJdGhyZWFkX2lkGAEgASgJEgwKBHRleHQYAiABKAkSIQoHb25fYnVzeRgDIAEoDjIQLmF3YXJlLnYxLk9uQnVzeSKmAQoUQ29uZmlybWF0aW9uUmVzcG9uc2USFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEhAKCGFwcHJvdmVkGAIgASgIEioKBXNjb3BlGAMgASgOMhsuYXdhcmUudjEuQ29uZmlybWF0aW9uU2NvcGUSGAoQZHVyYXRpb25fc2Vjb25kcxgEIAEoDRIdChVlZGl0ZWRfYXJndW1lbnRzX2pzb24YBSABKAkiMAoGUmVzdW1lEg4KBnJ1bl9pZBgBIAEoCRIWCg5sYXN0X2V2ZW50X3NlcRgCIAEoBCIYCgZDYW5jZWwSDgoGcnVuX2lkGAEgASgJIjQKDENoYXRSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50IlMKElNlbmRNZXNzYWdlUmVxdWVzdBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiYKB21lc3NhZ2UYAiABKAsyFS5hd2FyZS52MS5Vc2VyTWVzc2FnZSJIChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIjUKEFN0cmVhbVJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoBCI5ChFTdHJlYW1SdW5SZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50Ij8KElVwZGF0ZVN0YXRlUmVxdWVzdBIpCghzbmFwc2hvdBgBIAEoCzIXLmF3YXJlLnYxLlN0YXRlU25hcHNob3QiQgoTVXBkYXRlU3RhdGVSZXNwb25zZRIRCgl0aHJlYWRfaWQYASABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgCIAEoBCKrAQoZU3VibWl0Q29uZmlybWF0aW9uUmVxdWVzdBIXCg9jb25maXJtYXRpb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgSKgoFc2NvcGUYAyABKA4yGy5hd2FyZS52MS5Db25maXJtYXRpb25TY29wZRIYChBkdXJhdGlvbl9zZWNvbmRzGAQgASgNEh0KFWVkaXRlZF9hcmd1bWVudHNfanNvbhgFIAEoCSJ0ChpTdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRIOCgZydW5faWQYASABKAkSNAoKcmVzb2x1dGlvbhgCIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24SEAoIZ3JhbnRfaWQYAyABKAkiEwoRTGlzdEdyYW50c1JlcXVlc3QiNQoSTGlzdEdyYW50c1Jlc3BvbnNlEh8KBmdyYW50cxgBIAMoCzIPLmF3YXJlLnYxLkdyYW50Ir0BCgVHcmFudBIQCghncmFudF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSFgoOcmVzb3VyY2VfY2xhc3MYAyABKAkSFwoPY29uZmlybWF0aW9uX2lkGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiYKElJldm9rZUdyYW50UmVxdWVzdBIQCghncmFudF9pZBgBIAEoCSIVChNSZXZva2VHcmFudFJlc3BvbnNlIiEKH0xpc3RQZW5kaW5nQ29uZmlybWF0aW9uc1JlcXVlc3QiWAogTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVzcG9uc2USNAoNY29uZmlybWF0aW9ucxgBIAMoCzIdLmF3YXJlLnYxLlBlbmRpbmdDb25maXJtYXRpb24irwIKE1BlbmRpbmdDb25maXJtYXRpb24SFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIUCgx0b29sX2NhbGxfaWQYAyABKAkSEQoJdG9vbF9uYW1lGAQgASgJEicKCHJlc291cmNlGAUgASgLMhUuYXdhcmUudjEuUmVzb3VyY2VSZWYSEwoLZGVzY3JpcHRpb24YBiABKAkSKAoEdGllchgHIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXISLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiIgoQQ2FuY2VsUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOAoRQ2FuY2VsUnVuUmVzcG9uc2USIwoGc3RhdHVzGAEgASgOMhMuYXdhcmUudjEuUnVuU3RhdHVzIhgKFkdldENhcGFiaWxpdGllc1JlcXVlc3QizQEKCFRvb2xJbmZvEgwKBG5hbWUYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSGQoRaW5wdXRfc2NoZW1hX2pzb24YBCABKAkSIAoEcmlzaxgFIAEoCzISLmF3YXJlLnYxLlRvb2xSaXNrEhIKCmNhcGFiaWxpdHkYBiABKAkSEAoIYWN0aXZpdHkYByABKAkSLAoKcHJvdmVuYW5jZRgIIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIkoKDkV4dGVybmFsU2VydmVyEgoKAmlkGAEgASgJEg0KBXN0YXRlGAIgASgJEg4KBmRldGFpbBgDIAEoCRINCgV0b29scxgEIAEoDSLYAwoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGAoQcHJvdG9jb2xfdmVyc2lvbhgBIAEoDRIWCg5zZXJ2ZXJfdmVyc2lvbhgCIAEoCRIdChVoZWFydGJlYXRfaW50ZXJ2YWxfbXMYAyABKA0SGwoTY29uZmlybWF0aW9uX3R0bF9tcxgEIAEoDRIWCg5tYXhfaXRlcmF0aW9ucxgFIAEoDRIiChptYXhfdG9vbF9jYWxsc19wZXJfbWVzc2FnZRgGIAEoDRIXCg90b29sX3RpbWVvdXRfbXMYByABKA0SJwoNb25fYnVzeV9tb2RlcxgIIAMoDjIQLmF3YXJlLnYxLk9uQnVzeRIhCgV0b29scxgJIAMoCzISLmF3YXJlLnYxLlRvb2xJbmZvEgwKBG1vZGUYCiABKAkSEQoJYXV0aF9tb2RlGAsgASgJEhYKDm1vZGVsX3Byb3ZpZGVyGAwgASgJEgwKBHJvbGUYDSABKAkSGAoQbWF4X3VwbG9hZF9ieXRlcxgOIAEoBBIZChFtYXhfbWVzc2FnZV9ieXRlcxgPIAEoDRIyChBleHRlcm5hbF9zZXJ2ZXJzGBAgAygLMhguYXdhcmUudjEuRXh0ZXJuYWxTZXJ2ZXIqYQoGT25CdXN5EhcKE09OX0JVU1lfVU5TUEVDSUZJRUQQABISCg5PTl9CVVNZX1JFSkVDVBABEhMKD09OX0JVU1lfRU5RVUVVRRACEhUKEU9OX0JVU1lfSU5URVJSVVBUEAMqdAoRQ29uZmlybWF0aW9uU2NvcGUSIgoeQ09ORklSTUFUSU9OX1NDT1BFX1VOU1BFQ0lGSUVEEAASGwoXQ09ORklSTUFUSU9OX1NDT1BFX09OQ0UQARIeChpDT05GSVJNQVRJT05fU0NPUEVfU0VTU0lPThACMq8GCgtDaGF0U2VydmljZRI5CgRDaGF0EhUuYXdhcmUudjEuQ2hhdFJlcXVlc3QaFi5hd2FyZS52MS5DaGF0UmVzcG9uc2UoATABEkoKC1NlbmRNZXNzYWdlEhwuYXdhcmUudjEuU2VuZE1lc3NhZ2VSZXF1ZXN0Gh0uYXdhcmUudjEuU2VuZE1lc3NhZ2VSZXNwb25zZRJGCglTdHJlYW1SdW4SGi5hd2FyZS52MS5TdHJlYW1SdW5SZXF1ZXN0GhsuYXdhcmUudjEuU3RyZWFtUnVuUmVzcG9uc2UwARJKCgtVcGRhdGVTdGF0ZRIcLmF3YXJlLnYxLlVwZGF0ZVN0YXRlUmVxdWVzdBodLmF3YXJlLnYxLlVwZGF0ZVN0YXRlUmVzcG9uc2USXwoSU3VibWl0Q29uZmlybWF0aW9uEiMuYXdhcmUudjEuU3VibWl0Q29uZmlybWF0aW9uUmVxdWVzdBokLmF3YXJlLnYxLlN1Ym1pdENvbmZpcm1hdGlvblJlc3BvbnNlEkQKCUNhbmNlbFJ1bhIaLmF3YXJlLnYxLkNhbmNlbFJ1blJlcXVlc3QaGy5hd2FyZS52MS5DYW5jZWxSdW5SZXNwb25zZRJxChhMaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnMSKS5hd2FyZS52MS5MaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnNSZXF1ZXN0GiouYXdhcmUudjEuTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVzcG9uc2USVgoPR2V0Q2FwYWJpbGl0aWVzEiAuYXdhcmUudjEuR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdBohLmF3YXJlLnYxLkdldENhcGFiaWxpdGllc1Jlc3BvbnNlEkcKCkxpc3RHcmFudHMSGy5hd2FyZS52MS5MaXN0R3JhbnRzUmVxdWVzdBocLmF3YXJlLnYxLkxpc3RHcmFudHNSZXNwb25zZRJKCgtSZXZva2VHcmFudBIcLmF3YXJlLnYxLlJldm9rZUdyYW50UmVxdWVzdBodLmF3YXJlLnYxLlJldm9rZUdyYW50UmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ChatRequest is one client message on the `Chat` stream. `client_msg_id` is an idempotency key:
@@ -241,6 +241,27 @@ export type ConfirmationResponse = Message<"aware.v1.ConfirmationResponse"> & {
    * @generated from field: bool approved = 2;
    */
   approved: boolean;
+
+  /**
+   * @generated from field: aware.v1.ConfirmationScope scope = 3;
+   */
+  scope: ConfirmationScope;
+
+  /**
+   * With scope SESSION: how long the grant lasts; 0 means 300.
+   *
+   * @generated from field: uint32 duration_seconds = 4;
+   */
+  durationSeconds: number;
+
+  /**
+   * Approve with edits: the call's arguments, narrowed (a subset of the listed files, a smaller
+   * limit). The server checks they only narrow the request and binds the approval to them; what
+   * widens it is `Rejected{BAD_REQUEST}` and the confirmation stays pending. Empty: as asked.
+   *
+   * @generated from field: string edited_arguments_json = 5;
+   */
+  editedArgumentsJson: string;
 };
 
 /**
@@ -452,6 +473,21 @@ export type SubmitConfirmationRequest = Message<"aware.v1.SubmitConfirmationRequ
    * @generated from field: bool approved = 2;
    */
   approved: boolean;
+
+  /**
+   * @generated from field: aware.v1.ConfirmationScope scope = 3;
+   */
+  scope: ConfirmationScope;
+
+  /**
+   * @generated from field: uint32 duration_seconds = 4;
+   */
+  durationSeconds: number;
+
+  /**
+   * @generated from field: string edited_arguments_json = 5;
+   */
+  editedArgumentsJson: string;
 };
 
 /**
@@ -474,6 +510,13 @@ export type SubmitConfirmationResponse = Message<"aware.v1.SubmitConfirmationRes
    * @generated from field: aware.v1.ConfirmationResolution resolution = 2;
    */
   resolution: ConfirmationResolution;
+
+  /**
+   * The session grant the approval created (scope SESSION).
+   *
+   * @generated from field: string grant_id = 3;
+   */
+  grantId: string;
 };
 
 /**
@@ -482,6 +525,115 @@ export type SubmitConfirmationResponse = Message<"aware.v1.SubmitConfirmationRes
  */
 export const SubmitConfirmationResponseSchema: GenMessage<SubmitConfirmationResponse> = /*@__PURE__*/
   messageDesc(file_aware_v1_chat, 16);
+
+/**
+ * @generated from message aware.v1.ListGrantsRequest
+ */
+export type ListGrantsRequest = Message<"aware.v1.ListGrantsRequest"> & {
+};
+
+/**
+ * Describes the message aware.v1.ListGrantsRequest.
+ * Use `create(ListGrantsRequestSchema)` to create a new message.
+ */
+export const ListGrantsRequestSchema: GenMessage<ListGrantsRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 17);
+
+/**
+ * @generated from message aware.v1.ListGrantsResponse
+ */
+export type ListGrantsResponse = Message<"aware.v1.ListGrantsResponse"> & {
+  /**
+   * @generated from field: repeated aware.v1.Grant grants = 1;
+   */
+  grants: Grant[];
+};
+
+/**
+ * Describes the message aware.v1.ListGrantsResponse.
+ * Use `create(ListGrantsResponseSchema)` to create a new message.
+ */
+export const ListGrantsResponseSchema: GenMessage<ListGrantsResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 18);
+
+/**
+ * Grant is a session grant: a STANDARD tool on one resource class, allowed without asking until it
+ * expires or is revoked.
+ *
+ * @generated from message aware.v1.Grant
+ */
+export type Grant = Message<"aware.v1.Grant"> & {
+  /**
+   * @generated from field: string grant_id = 1;
+   */
+  grantId: string;
+
+  /**
+   * @generated from field: string tool_name = 2;
+   */
+  toolName: string;
+
+  /**
+   * What it covers, e.g. "files:staging" (imports from the approved folder `staging`).
+   *
+   * @generated from field: string resource_class = 3;
+   */
+  resourceClass: string;
+
+  /**
+   * The confirmation whose approval created it.
+   *
+   * @generated from field: string confirmation_id = 4;
+   */
+  confirmationId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 6;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message aware.v1.Grant.
+ * Use `create(GrantSchema)` to create a new message.
+ */
+export const GrantSchema: GenMessage<Grant> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 19);
+
+/**
+ * @generated from message aware.v1.RevokeGrantRequest
+ */
+export type RevokeGrantRequest = Message<"aware.v1.RevokeGrantRequest"> & {
+  /**
+   * @generated from field: string grant_id = 1;
+   */
+  grantId: string;
+};
+
+/**
+ * Describes the message aware.v1.RevokeGrantRequest.
+ * Use `create(RevokeGrantRequestSchema)` to create a new message.
+ */
+export const RevokeGrantRequestSchema: GenMessage<RevokeGrantRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 20);
+
+/**
+ * @generated from message aware.v1.RevokeGrantResponse
+ */
+export type RevokeGrantResponse = Message<"aware.v1.RevokeGrantResponse"> & {
+};
+
+/**
+ * Describes the message aware.v1.RevokeGrantResponse.
+ * Use `create(RevokeGrantResponseSchema)` to create a new message.
+ */
+export const RevokeGrantResponseSchema: GenMessage<RevokeGrantResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 21);
 
 /**
  * @generated from message aware.v1.ListPendingConfirmationsRequest
@@ -494,7 +646,7 @@ export type ListPendingConfirmationsRequest = Message<"aware.v1.ListPendingConfi
  * Use `create(ListPendingConfirmationsRequestSchema)` to create a new message.
  */
 export const ListPendingConfirmationsRequestSchema: GenMessage<ListPendingConfirmationsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 17);
+  messageDesc(file_aware_v1_chat, 22);
 
 /**
  * @generated from message aware.v1.ListPendingConfirmationsResponse
@@ -511,7 +663,7 @@ export type ListPendingConfirmationsResponse = Message<"aware.v1.ListPendingConf
  * Use `create(ListPendingConfirmationsResponseSchema)` to create a new message.
  */
 export const ListPendingConfirmationsResponseSchema: GenMessage<ListPendingConfirmationsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 18);
+  messageDesc(file_aware_v1_chat, 23);
 
 /**
  * PendingConfirmation is a confirmation waiting for a person.
@@ -576,7 +728,7 @@ export type PendingConfirmation = Message<"aware.v1.PendingConfirmation"> & {
  * Use `create(PendingConfirmationSchema)` to create a new message.
  */
 export const PendingConfirmationSchema: GenMessage<PendingConfirmation> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 19);
+  messageDesc(file_aware_v1_chat, 24);
 
 /**
  * @generated from message aware.v1.CancelRunRequest
@@ -593,7 +745,7 @@ export type CancelRunRequest = Message<"aware.v1.CancelRunRequest"> & {
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 20);
+  messageDesc(file_aware_v1_chat, 25);
 
 /**
  * @generated from message aware.v1.CancelRunResponse
@@ -612,7 +764,7 @@ export type CancelRunResponse = Message<"aware.v1.CancelRunResponse"> & {
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 21);
+  messageDesc(file_aware_v1_chat, 26);
 
 /**
  * @generated from message aware.v1.GetCapabilitiesRequest
@@ -625,7 +777,7 @@ export type GetCapabilitiesRequest = Message<"aware.v1.GetCapabilitiesRequest"> 
  * Use `create(GetCapabilitiesRequestSchema)` to create a new message.
  */
 export const GetCapabilitiesRequestSchema: GenMessage<GetCapabilitiesRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 22);
+  messageDesc(file_aware_v1_chat, 27);
 
 /**
  * ToolInfo describes one tool this caller's role and the deployment mode allow.
@@ -685,7 +837,7 @@ export type ToolInfo = Message<"aware.v1.ToolInfo"> & {
  * Use `create(ToolInfoSchema)` to create a new message.
  */
 export const ToolInfoSchema: GenMessage<ToolInfo> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 23);
+  messageDesc(file_aware_v1_chat, 28);
 
 /**
  * ExternalServer is a registered external MCP server (`[[mcp.servers]]`).
@@ -723,7 +875,7 @@ export type ExternalServer = Message<"aware.v1.ExternalServer"> & {
  * Use `create(ExternalServerSchema)` to create a new message.
  */
 export const ExternalServerSchema: GenMessage<ExternalServer> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 24);
+  messageDesc(file_aware_v1_chat, 29);
 
 /**
  * @generated from message aware.v1.GetCapabilitiesResponse
@@ -824,7 +976,7 @@ export type GetCapabilitiesResponse = Message<"aware.v1.GetCapabilitiesResponse"
  * Use `create(GetCapabilitiesResponseSchema)` to create a new message.
  */
 export const GetCapabilitiesResponseSchema: GenMessage<GetCapabilitiesResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 25);
+  messageDesc(file_aware_v1_chat, 30);
 
 /**
  * OnBusy decides what a message does when its thread already has an active run.
@@ -866,6 +1018,43 @@ export enum OnBusy {
  */
 export const OnBusySchema: GenEnum<OnBusy> = /*@__PURE__*/
   enumDesc(file_aware_v1_chat, 0);
+
+/**
+ * ConfirmationScope is how far an approval reaches.
+ *
+ * @generated from enum aware.v1.ConfirmationScope
+ */
+export enum ConfirmationScope {
+  /**
+   * Same as ONCE.
+   *
+   * @generated from enum value: CONFIRMATION_SCOPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * This call only.
+   *
+   * @generated from enum value: CONFIRMATION_SCOPE_ONCE = 1;
+   */
+  ONCE = 1,
+
+  /**
+   * This call, and later calls of the same tool on the same resource class (e.g. imports from
+   * the same approved folder) by the same user, without asking, for `duration_seconds` (default
+   * 300, at most 3,600) or until `RevokeGrant`. STANDARD tools only: an ELEVATED confirmation with
+   * this scope is refused (`PERMISSION_DENIED`) and stays pending.
+   *
+   * @generated from enum value: CONFIRMATION_SCOPE_SESSION = 2;
+   */
+  SESSION = 2,
+}
+
+/**
+ * Describes the enum aware.v1.ConfirmationScope.
+ */
+export const ConfirmationScopeSchema: GenEnum<ConfirmationScope> = /*@__PURE__*/
+  enumDesc(file_aware_v1_chat, 1);
 
 /**
  * ChatService is the assistant. A user message starts a *run*: the agent reads the user's context
@@ -994,6 +1183,26 @@ export const ChatService: GenService<{
     methodKind: "unary";
     input: typeof GetCapabilitiesRequestSchema;
     output: typeof GetCapabilitiesResponseSchema;
+  },
+  /**
+   * ListGrants lists the caller's session grants still in force.
+   *
+   * @generated from rpc aware.v1.ChatService.ListGrants
+   */
+  listGrants: {
+    methodKind: "unary";
+    input: typeof ListGrantsRequestSchema;
+    output: typeof ListGrantsResponseSchema;
+  },
+  /**
+   * RevokeGrant ends a session grant now: the next such call asks again.
+   *
+   * @generated from rpc aware.v1.ChatService.RevokeGrant
+   */
+  revokeGrant: {
+    methodKind: "unary";
+    input: typeof RevokeGrantRequestSchema;
+    output: typeof RevokeGrantResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_aware_v1_chat, 0);

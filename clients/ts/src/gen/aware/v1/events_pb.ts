@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/events.proto.
  */
 export const file_aware_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIqIICgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQixwEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCRIkCgV0b29scxgIIAMoCzIVLmF3YXJlLnYxLlRvb2xMaXN0aW5nIkIKDlRvb2xQcm92ZW5hbmNlEg4KBnNvdXJjZRgBIAEoCRIRCglzZXJ2ZXJfaWQYAiABKAkSDQoFc2NvcGUYAyABKAkiWAoLVG9vbExpc3RpbmcSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIsCgpwcm92ZW5hbmNlGAMgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiIQoLVGV4dFN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSIuCglUZXh0RGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVkZWx0YRgCIAEoCSIfCglUZXh0RW5kZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJ7CghUb29sUmlzaxIRCglyZWFkX29ubHkYASABKAgSEwoLZGVzdHJ1Y3RpdmUYAiABKAgSHQoVcmVxdWlyZXNfY29uZmlybWF0aW9uGAMgASgIEigKBHRpZXIYBCABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyIrEBCg9Ub29sQ2FsbFN0YXJ0ZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIgCgRyaXNrGAQgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSDQoFdGl0bGUYBSABKAkSLAoKcHJvdmVuYW5jZRgGIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIlcKClRvb2xTdGF0dXMSFAoMdG9vbF9jYWxsX2lkGAEgASgJEiIKBXBoYXNlGAIgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEg8KB21lc3NhZ2UYAyABKAki/gEKDFN5c3RlbVN0YXR1cxIPCgd2ZXJzaW9uGAEgASgJEgwKBG1vZGUYAiABKAkSFgoObW9kZWxfcHJvdmlkZXIYAyABKAkSDwoHc3RvcmFnZRgEIAEoCRIVCg1kYXRhc2V0X2NvdW50GAUgASgNEhUKDWRhdGFzZXRfYnl0ZXMYBiABKAQSFwoPc2FuZGJveF93b3JrZXJzGAcgASgNEhwKFHNhbmRib3hfd29ya2Vyc19idXN5GAggASgNEhQKDHNlYXJjaF9pbmRleBgJIAEoCRIWCg51cHRpbWVfc2Vjb25kcxgKIAEoBBITCgthY3RpdmVfcnVucxgLIAEoDSKBBgoKVG9vbFJlc3VsdBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEhMKC2xsbV9zdW1tYXJ5GAQgASgJEh4KBWVycm9yGAUgASgLMg8uYXdhcmUudjEuRXJyb3ISEwoLZHVyYXRpb25fbXMYBiABKAQSFAoMZXhlY3V0ZWRfc3FsGAcgASgJEiAKBXRhYmxlGBQgASgLMg8uYXdhcmUudjEuVGFibGVIABItCgxkYXRhc2V0X2xpc3QYFSABKAsyFS5hd2FyZS52MS5EYXRhc2V0TGlzdEgAEjEKDmRhdGFzZXRfZGV0YWlsGBYgASgLMhcuYXdhcmUudjEuRGF0YXNldERldGFpbEgAEjEKCnN0YXRpc3RpY3MYFyABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljc0gAEisKC3NlYXJjaF9oaXRzGBggASgLMhQuYXdhcmUudjEuU2VhcmNoSGl0c0gAEi8KDXN5c3RlbV9zdGF0dXMYGSABKAsyFi5hd2FyZS52MS5TeXN0ZW1TdGF0dXNIABI3ChFkaXJlY3RvcnlfbGlzdGluZxgaIAEoCzIaLmF3YXJlLnYxLkRpcmVjdG9yeUxpc3RpbmdIABIvCg1pbXBvcnRfcmVwb3J0GBsgASgLMhYuYXdhcmUudjEuSW1wb3J0UmVwb3J0SAASKQoKcXVlcnlfcGxhbhgcIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAEhwKA3J1bhgdIAEoCzINLmF3YXJlLnYxLlJ1bkgAEiwKD2RlbGV0ZWRfZGF0YXNldBgeIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXRIABIsCghleHRlcm5hbBgfIAEoCzIYLmF3YXJlLnYxLkV4dGVybmFsUmVzdWx0SAASLAoKcHJvdmVuYW5jZRgIIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlQgYKBHJpY2giRgoORXh0ZXJuYWxSZXN1bHQSEQoJc2VydmVyX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkigQEKClRvb2xEZW5pZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSDAoEY29kZRgEIAEoCRIsCgpwcm92ZW5hbmNlGAUgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiiAIKFENvbmZpcm1hdGlvblJlcXVpcmVkEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEicKCHJlc291cmNlGAQgASgLMhUuYXdhcmUudjEuUmVzb3VyY2VSZWYSEwoLZGVzY3JpcHRpb24YBSABKAkSKAoEdGllchgGIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXISLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYXJndW1lbnRzX2pzb24YCCABKAkiewoUQ29uZmlybWF0aW9uUmVzb2x2ZWQSFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRI0CgpyZXNvbHV0aW9uGAMgASgOMiAuYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzb2x1dGlvbiJpCg5Sb3V0aW5nRGVjaWRlZBIOCgZpbnRlbnQYASABKAkSEgoKY29uZmlkZW5jZRgCIAEoAhIMCgRyaXNrGAMgASgJEg0KBXRvb2xzGAQgAygJEhYKDndpdGhoZWxkX3Rvb2xzGAUgAygJIocBCgxSdW5Db21wbGV0ZWQSIwoGc3RhdHVzGAEgASgOMhMuYXdhcmUudjEuUnVuU3RhdHVzEh4KBWVycm9yGAIgASgLMg8uYXdhcmUudjEuRXJyb3ISHgoFdXNhZ2UYAyABKAsyDy5hd2FyZS52MS5Vc2FnZRISCgpmaW5hbF90ZXh0GAQgASgJIm4KCUFjdGl2ZVJ1bhIOCgZydW5faWQYASABKAkSIQoFcGhhc2UYAiABKA4yEi5hd2FyZS52MS5SdW5QaGFzZRIQCghsYXN0X3NlcRgDIAEoBBIcChRjb25maXJtYXRpb25fbXNfbGVmdBgEIAEoBCJmCglIZWFydGJlYXQSLwoLc2VydmVyX3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKC2FjdGl2ZV9ydW5zGAIgAygLMhMuYXdhcmUudjEuQWN0aXZlUnVuIjcKDFNodXR0aW5nRG93bhIPCgdtZXNzYWdlGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIj0KDVJlcGxheVN0YXJ0ZWQSEQoJYWZ0ZXJfc2VxGAEgASgEEhkKEWxhc3Rfc2VxX2F0X3N0YXJ0GAIgASgEIjAKDlJlcGxheUZpbmlzaGVkEhAKCGxhc3Rfc2VxGAEgASgEEgwKBGxpdmUYAiABKAgifgoIUmVqZWN0ZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIhCgRjb2RlGAIgASgOMhMuYXdhcmUudjEuRXJyb3JDb2RlEg8KB21lc3NhZ2UYAyABKAkSFQoNYWN0aXZlX3J1bl9pZBgEIAEoCRIQCghsYXN0X3NlcRgFIAEoBCJECghBY2NlcHRlZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIOCgZxdWV1ZWQYAyABKAgiUgoMU3RhdGVBcHBsaWVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhgKEHVpX3N0YXRlX3ZlcnNpb24YAyABKAQqdQoQQ29uZmlybWF0aW9uVGllchIhCh1DT05GSVJNQVRJT05fVElFUl9VTlNQRUNJRklFRBAAEh4KGkNPTkZJUk1BVElPTl9USUVSX1NUQU5EQVJEEAESHgoaQ09ORklSTUFUSU9OX1RJRVJfRUxFVkFURUQQAir/AQoWQ29uZmlybWF0aW9uUmVzb2x1dGlvbhInCiNDT05GSVJNQVRJT05fUkVTT0xVVElPTl9VTlNQRUNJRklFRBAAEiQKIENPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0FQUFJPVkVEEAESIgoeQ09ORklSTUFUSU9OX1JFU09MVVRJT05fREVOSUVEEAISIwofQ09ORklSTUFUSU9OX1JFU09MVVRJT05fRVhQSVJFRBADEiUKIUNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0NBTkNFTExFRBAEEiYKIkNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX1NVUEVSU0VERUQQBSq0AQoIUnVuUGhhc2USGQoVUlVOX1BIQVNFX1VOU1BFQ0lGSUVEEAASFAoQUlVOX1BIQVNFX1FVRVVFRBABEhsKF1JVTl9QSEFTRV9XQUlUSU5HX01PREVMEAISFwoTUlVOX1BIQVNFX1NUUkVBTUlORxADEhwKGFJVTl9QSEFTRV9FWEVDVVRJTkdfVE9PTBAEEiMKH1JVTl9QSEFTRV9BV0FJVElOR19DT05GSVJNQVRJT04QBWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIogJCgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEi0KDG1lbW9yeV9zYXZlZBgWIAEoCzIVLmF3YXJlLnYxLk1lbW9yeVNhdmVkSAASNQoQbWVtb3J5X2ZvcmdvdHRlbhgXIAEoCzIZLmF3YXJlLnYxLk1lbW9yeUZvcmdvdHRlbkgAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQixwEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCRIkCgV0b29scxgIIAMoCzIVLmF3YXJlLnYxLlRvb2xMaXN0aW5nIkIKDlRvb2xQcm92ZW5hbmNlEg4KBnNvdXJjZRgBIAEoCRIRCglzZXJ2ZXJfaWQYAiABKAkSDQoFc2NvcGUYAyABKAkiWAoLVG9vbExpc3RpbmcSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIsCgpwcm92ZW5hbmNlGAMgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiIQoLVGV4dFN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSIuCglUZXh0RGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVkZWx0YRgCIAEoCSIfCglUZXh0RW5kZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJ7CghUb29sUmlzaxIRCglyZWFkX29ubHkYASABKAgSEwoLZGVzdHJ1Y3RpdmUYAiABKAgSHQoVcmVxdWlyZXNfY29uZmlybWF0aW9uGAMgASgIEigKBHRpZXIYBCABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyIrEBCg9Ub29sQ2FsbFN0YXJ0ZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIgCgRyaXNrGAQgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSDQoFdGl0bGUYBSABKAkSLAoKcHJvdmVuYW5jZRgGIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIlcKClRvb2xTdGF0dXMSFAoMdG9vbF9jYWxsX2lkGAEgASgJEiIKBXBoYXNlGAIgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEg8KB21lc3NhZ2UYAyABKAki/gEKDFN5c3RlbVN0YXR1cxIPCgd2ZXJzaW9uGAEgASgJEgwKBG1vZGUYAiABKAkSFgoObW9kZWxfcHJvdmlkZXIYAyABKAkSDwoHc3RvcmFnZRgEIAEoCRIVCg1kYXRhc2V0X2NvdW50GAUgASgNEhUKDWRhdGFzZXRfYnl0ZXMYBiABKAQSFwoPc2FuZGJveF93b3JrZXJzGAcgASgNEhwKFHNhbmRib3hfd29ya2Vyc19idXN5GAggASgNEhQKDHNlYXJjaF9pbmRleBgJIAEoCRIWCg51cHRpbWVfc2Vjb25kcxgKIAEoBBITCgthY3RpdmVfcnVucxgLIAEoDSKBBgoKVG9vbFJlc3VsdBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEhMKC2xsbV9zdW1tYXJ5GAQgASgJEh4KBWVycm9yGAUgASgLMg8uYXdhcmUudjEuRXJyb3ISEwoLZHVyYXRpb25fbXMYBiABKAQSFAoMZXhlY3V0ZWRfc3FsGAcgASgJEiAKBXRhYmxlGBQgASgLMg8uYXdhcmUudjEuVGFibGVIABItCgxkYXRhc2V0X2xpc3QYFSABKAsyFS5hd2FyZS52MS5EYXRhc2V0TGlzdEgAEjEKDmRhdGFzZXRfZGV0YWlsGBYgASgLMhcuYXdhcmUudjEuRGF0YXNldERldGFpbEgAEjEKCnN0YXRpc3RpY3MYFyABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljc0gAEisKC3NlYXJjaF9oaXRzGBggASgLMhQuYXdhcmUudjEuU2VhcmNoSGl0c0gAEi8KDXN5c3RlbV9zdGF0dXMYGSABKAsyFi5hd2FyZS52MS5TeXN0ZW1TdGF0dXNIABI3ChFkaXJlY3RvcnlfbGlzdGluZxgaIAEoCzIaLmF3YXJlLnYxLkRpcmVjdG9yeUxpc3RpbmdIABIvCg1pbXBvcnRfcmVwb3J0GBsgASgLMhYuYXdhcmUudjEuSW1wb3J0UmVwb3J0SAASKQoKcXVlcnlfcGxhbhgcIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAEhwKA3J1bhgdIAEoCzINLmF3YXJlLnYxLlJ1bkgAEiwKD2RlbGV0ZWRfZGF0YXNldBgeIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXRIABIsCghleHRlcm5hbBgfIAEoCzIYLmF3YXJlLnYxLkV4dGVybmFsUmVzdWx0SAASLAoKcHJvdmVuYW5jZRgIIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlQgYKBHJpY2giRgoORXh0ZXJuYWxSZXN1bHQSEQoJc2VydmVyX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkigQEKClRvb2xEZW5pZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSDAoEY29kZRgEIAEoCRIsCgpwcm92ZW5hbmNlGAUgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiiAIKFENvbmZpcm1hdGlvblJlcXVpcmVkEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEicKCHJlc291cmNlGAQgASgLMhUuYXdhcmUudjEuUmVzb3VyY2VSZWYSEwoLZGVzY3JpcHRpb24YBSABKAkSKAoEdGllchgGIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXISLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYXJndW1lbnRzX2pzb24YCCABKAkirAEKFENvbmZpcm1hdGlvblJlc29sdmVkEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSNAoKcmVzb2x1dGlvbhgDIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24SEAoIZ3JhbnRfaWQYBCABKAkSHQoVZWRpdGVkX2FyZ3VtZW50c19qc29uGAUgASgJIi4KC01lbW9yeVNhdmVkEhEKCW1lbW9yeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJIjIKD01lbW9yeUZvcmdvdHRlbhIRCgltZW1vcnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJpCg5Sb3V0aW5nRGVjaWRlZBIOCgZpbnRlbnQYASABKAkSEgoKY29uZmlkZW5jZRgCIAEoAhIMCgRyaXNrGAMgASgJEg0KBXRvb2xzGAQgAygJEhYKDndpdGhoZWxkX3Rvb2xzGAUgAygJIocBCgxSdW5Db21wbGV0ZWQSIwoGc3RhdHVzGAEgASgOMhMuYXdhcmUudjEuUnVuU3RhdHVzEh4KBWVycm9yGAIgASgLMg8uYXdhcmUudjEuRXJyb3ISHgoFdXNhZ2UYAyABKAsyDy5hd2FyZS52MS5Vc2FnZRISCgpmaW5hbF90ZXh0GAQgASgJIm4KCUFjdGl2ZVJ1bhIOCgZydW5faWQYASABKAkSIQoFcGhhc2UYAiABKA4yEi5hd2FyZS52MS5SdW5QaGFzZRIQCghsYXN0X3NlcRgDIAEoBBIcChRjb25maXJtYXRpb25fbXNfbGVmdBgEIAEoBCJmCglIZWFydGJlYXQSLwoLc2VydmVyX3RpbWUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKC2FjdGl2ZV9ydW5zGAIgAygLMhMuYXdhcmUudjEuQWN0aXZlUnVuIjcKDFNodXR0aW5nRG93bhIPCgdtZXNzYWdlGAEgASgJEhYKDnJldHJ5X2FmdGVyX21zGAIgASgNIj0KDVJlcGxheVN0YXJ0ZWQSEQoJYWZ0ZXJfc2VxGAEgASgEEhkKEWxhc3Rfc2VxX2F0X3N0YXJ0GAIgASgEIjAKDlJlcGxheUZpbmlzaGVkEhAKCGxhc3Rfc2VxGAEgASgEEgwKBGxpdmUYAiABKAgifgoIUmVqZWN0ZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIhCgRjb2RlGAIgASgOMhMuYXdhcmUudjEuRXJyb3JDb2RlEg8KB21lc3NhZ2UYAyABKAkSFQoNYWN0aXZlX3J1bl9pZBgEIAEoCRIQCghsYXN0X3NlcRgFIAEoBCJECghBY2NlcHRlZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIOCgZxdWV1ZWQYAyABKAgiUgoMU3RhdGVBcHBsaWVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhgKEHVpX3N0YXRlX3ZlcnNpb24YAyABKAQqdQoQQ29uZmlybWF0aW9uVGllchIhCh1DT05GSVJNQVRJT05fVElFUl9VTlNQRUNJRklFRBAAEh4KGkNPTkZJUk1BVElPTl9USUVSX1NUQU5EQVJEEAESHgoaQ09ORklSTUFUSU9OX1RJRVJfRUxFVkFURUQQAir/AQoWQ29uZmlybWF0aW9uUmVzb2x1dGlvbhInCiNDT05GSVJNQVRJT05fUkVTT0xVVElPTl9VTlNQRUNJRklFRBAAEiQKIENPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0FQUFJPVkVEEAESIgoeQ09ORklSTUFUSU9OX1JFU09MVVRJT05fREVOSUVEEAISIwofQ09ORklSTUFUSU9OX1JFU09MVVRJT05fRVhQSVJFRBADEiUKIUNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0NBTkNFTExFRBAEEiYKIkNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX1NVUEVSU0VERUQQBSq0AQoIUnVuUGhhc2USGQoVUlVOX1BIQVNFX1VOU1BFQ0lGSUVEEAASFAoQUlVOX1BIQVNFX1FVRVVFRBABEhsKF1JVTl9QSEFTRV9XQUlUSU5HX01PREVMEAISFwoTUlVOX1BIQVNFX1NUUkVBTUlORxADEhwKGFJVTl9QSEFTRV9FWEVDVVRJTkdfVE9PTBAEEiMKH1JVTl9QSEFTRV9BV0FJVElOR19DT05GSVJNQVRJT04QBWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ServerEvent is one event. Sequenced events (seq ≥ 1) are facts of a run, persisted before they
@@ -134,6 +134,18 @@ export type ServerEvent = Message<"aware.v1.ServerEvent"> & {
      */
     value: RoutingDecided;
     case: "routingDecided";
+  } | {
+    /**
+     * @generated from field: aware.v1.MemorySaved memory_saved = 22;
+     */
+    value: MemorySaved;
+    case: "memorySaved";
+  } | {
+    /**
+     * @generated from field: aware.v1.MemoryForgotten memory_forgotten = 23;
+     */
+    value: MemoryForgotten;
+    case: "memoryForgotten";
   } | {
     /**
      * @generated from field: aware.v1.Heartbeat heartbeat = 40;
@@ -850,6 +862,20 @@ export type ConfirmationResolved = Message<"aware.v1.ConfirmationResolved"> & {
    * @generated from field: aware.v1.ConfirmationResolution resolution = 3;
    */
   resolution: ConfirmationResolution;
+
+  /**
+   * Set when a session grant answered it (no card was shown): the grant that allowed the call.
+   *
+   * @generated from field: string grant_id = 4;
+   */
+  grantId: string;
+
+  /**
+   * Set when the person approved narrower arguments than the call asked for: what runs.
+   *
+   * @generated from field: string edited_arguments_json = 5;
+   */
+  editedArgumentsJson: string;
 };
 
 /**
@@ -858,6 +884,56 @@ export type ConfirmationResolved = Message<"aware.v1.ConfirmationResolved"> & {
  */
 export const ConfirmationResolvedSchema: GenMessage<ConfirmationResolved> = /*@__PURE__*/
   messageDesc(file_aware_v1_events, 15);
+
+/**
+ * MemorySaved: a fact was stored in the user's memory after the run's work (a post-hook): the user
+ * asked for it ("remember that …"), or approved the assistant's proposal. It comes just before
+ * RunCompleted.
+ *
+ * @generated from message aware.v1.MemorySaved
+ */
+export type MemorySaved = Message<"aware.v1.MemorySaved"> & {
+  /**
+   * @generated from field: string memory_id = 1;
+   */
+  memoryId: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message aware.v1.MemorySaved.
+ * Use `create(MemorySavedSchema)` to create a new message.
+ */
+export const MemorySavedSchema: GenMessage<MemorySaved> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 16);
+
+/**
+ * MemoryForgotten: a stored fact was removed at the user's approved request ("forget that …").
+ *
+ * @generated from message aware.v1.MemoryForgotten
+ */
+export type MemoryForgotten = Message<"aware.v1.MemoryForgotten"> & {
+  /**
+   * @generated from field: string memory_id = 1;
+   */
+  memoryId: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message aware.v1.MemoryForgotten.
+ * Use `create(MemoryForgottenSchema)` to create a new message.
+ */
+export const MemoryForgottenSchema: GenMessage<MemoryForgotten> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 17);
 
 /**
  * RoutingDecided shows how the router read the message and what the policy gate allowed; sent
@@ -906,7 +982,7 @@ export type RoutingDecided = Message<"aware.v1.RoutingDecided"> & {
  * Use `create(RoutingDecidedSchema)` to create a new message.
  */
 export const RoutingDecidedSchema: GenMessage<RoutingDecided> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 16);
+  messageDesc(file_aware_v1_events, 18);
 
 /**
  * RunCompleted is the only terminal event; exactly one per run, always last.
@@ -946,7 +1022,7 @@ export type RunCompleted = Message<"aware.v1.RunCompleted"> & {
  * Use `create(RunCompletedSchema)` to create a new message.
  */
 export const RunCompletedSchema: GenMessage<RunCompleted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 17);
+  messageDesc(file_aware_v1_events, 19);
 
 /**
  * ActiveRun is one run a heartbeat reports on.
@@ -982,7 +1058,7 @@ export type ActiveRun = Message<"aware.v1.ActiveRun"> & {
  * Use `create(ActiveRunSchema)` to create a new message.
  */
 export const ActiveRunSchema: GenMessage<ActiveRun> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 18);
+  messageDesc(file_aware_v1_events, 20);
 
 /**
  * Heartbeat is sent every 5 s on every open stream (unsequenced).
@@ -1006,7 +1082,7 @@ export type Heartbeat = Message<"aware.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 19);
+  messageDesc(file_aware_v1_events, 21);
 
 /**
  * ShuttingDown is the last message of every open stream when the server stops (SIGTERM): the
@@ -1033,7 +1109,7 @@ export type ShuttingDown = Message<"aware.v1.ShuttingDown"> & {
  * Use `create(ShuttingDownSchema)` to create a new message.
  */
 export const ShuttingDownSchema: GenMessage<ShuttingDown> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 20);
+  messageDesc(file_aware_v1_events, 22);
 
 /**
  * ReplayStarted marks the start of a replay (unsequenced).
@@ -1061,7 +1137,7 @@ export type ReplayStarted = Message<"aware.v1.ReplayStarted"> & {
  * Use `create(ReplayStartedSchema)` to create a new message.
  */
 export const ReplayStartedSchema: GenMessage<ReplayStarted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 21);
+  messageDesc(file_aware_v1_events, 23);
 
 /**
  * ReplayFinished marks the seam between replayed and live events (unsequenced).
@@ -1087,7 +1163,7 @@ export type ReplayFinished = Message<"aware.v1.ReplayFinished"> & {
  * Use `create(ReplayFinishedSchema)` to create a new message.
  */
 export const ReplayFinishedSchema: GenMessage<ReplayFinished> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 22);
+  messageDesc(file_aware_v1_events, 24);
 
 /**
  * Rejected answers one bad client message in-band; the stream stays open (unsequenced).
@@ -1130,7 +1206,7 @@ export type Rejected = Message<"aware.v1.Rejected"> & {
  * Use `create(RejectedSchema)` to create a new message.
  */
 export const RejectedSchema: GenMessage<Rejected> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 23);
+  messageDesc(file_aware_v1_events, 25);
 
 /**
  * Accepted acknowledges a user message: its run id, before the run starts (unsequenced).
@@ -1161,7 +1237,7 @@ export type Accepted = Message<"aware.v1.Accepted"> & {
  * Use `create(AcceptedSchema)` to create a new message.
  */
 export const AcceptedSchema: GenMessage<Accepted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 24);
+  messageDesc(file_aware_v1_events, 26);
 
 /**
  * StateApplied acknowledges a state snapshot (unsequenced).
@@ -1192,7 +1268,7 @@ export type StateApplied = Message<"aware.v1.StateApplied"> & {
  * Use `create(StateAppliedSchema)` to create a new message.
  */
 export const StateAppliedSchema: GenMessage<StateApplied> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 25);
+  messageDesc(file_aware_v1_events, 27);
 
 /**
  * ConfirmationTier says how careful the person should be.

@@ -14,7 +14,36 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/run.proto.
  */
 export const file_aware_v1_run: GenFile = /*@__PURE__*/
-  fileDesc("ChJhd2FyZS92MS9ydW4ucHJvdG8SCGF3YXJlLnYxIk4KDkRhdGFzZXRWZXJzaW9uEhIKCmRhdGFzZXRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIUCgx2ZXJzaW9uX2hhc2gYAyABKAkinwEKDlRvb2xDYWxsUmVjb3JkEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSFgoOYXJndW1lbnRzX2pzb24YAyABKAkSIgoFcGhhc2UYBCABKA4yEy5hd2FyZS52MS5Ub29sUGhhc2USEwoLbGxtX3N1bW1hcnkYBSABKAkSEwoLZHVyYXRpb25fbXMYBiABKAQi9gQKA1J1bhIOCgZydW5faWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEh8KBGtpbmQYAyABKA4yES5hd2FyZS52MS5SdW5LaW5kEiMKBnN0YXR1cxgEIAEoDjITLmF3YXJlLnYxLlJ1blN0YXR1cxIQCghxdWVzdGlvbhgFIAEoCRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEHVpX3N0YXRlX3ZlcnNpb24YCCABKAQSKgoIZGF0YXNldHMYCSADKAsyGC5hd2FyZS52MS5EYXRhc2V0VmVyc2lvbhInCgpxdWVyeV9tb2RlGAogASgOMhMuYXdhcmUudjEuUXVlcnlNb2RlEhEKCXBsYW5fanNvbhgLIAEoCRIUCgxjb21waWxlZF9zcWwYDCABKAkSFgoOcmVzdWx0X3N1bW1hcnkYDSABKAkSHgoFZXJyb3IYDiABKAsyDy5hd2FyZS52MS5FcnJvchIUCgxleGVjX3RpbWVfbXMYDyABKAQSHgoFdXNhZ2UYECABKAsyDy5hd2FyZS52MS5Vc2FnZRIsCgp0b29sX2NhbGxzGBEgAygLMhguYXdhcmUudjEuVG9vbENhbGxSZWNvcmQSEAoIbGFzdF9zZXEYEiABKAQSEgoKZmluYWxfdGV4dBgTIAEoCRINCgVtb2RlbBgUIAEoCRISCgppdGVyYXRpb25zGBUgASgNEhUKDXBhcmVudF9ydW5faWQYFiABKAkipQIKBFNwYW4SDwoHc3Bhbl9pZBgBIAEoCRIWCg5wYXJlbnRfc3Bhbl9pZBgCIAEoCRIMCgRraW5kGAMgASgJEgwKBG5hbWUYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAcgASgEEjIKCmF0dHJpYnV0ZXMYCCADKAsyHi5hd2FyZS52MS5TcGFuLkF0dHJpYnV0ZXNFbnRyeRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASr2AQoJVG9vbFBoYXNlEhoKFlRPT0xfUEhBU0VfVU5TUEVDSUZJRUQQABIVChFUT09MX1BIQVNFX1FVRVVFRBABEiQKIFRPT0xfUEhBU0VfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAISFgoSVE9PTF9QSEFTRV9SVU5OSU5HEAMSGAoUVE9PTF9QSEFTRV9TVUNDRUVERUQQBBIVChFUT09MX1BIQVNFX0ZBSUxFRBAFEhUKEVRPT0xfUEhBU0VfREVOSUVEEAYSFgoSVE9PTF9QSEFTRV9FWFBJUkVEEAcSGAoUVE9PTF9QSEFTRV9DQU5DRUxMRUQQCCrmAQoJUnVuU3RhdHVzEhoKFlJVTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFSVU5fU1RBVFVTX1FVRVVFRBABEhYKElJVTl9TVEFUVVNfUlVOTklORxACEiQKIFJVTl9TVEFUVVNfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAMSGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQBBIVChFSVU5fU1RBVFVTX0ZBSUxFRBAFEhgKFFJVTl9TVEFUVVNfQ0FOQ0VMTEVEEAYSHQoZUlVOX1NUQVRVU19NQVhfSVRFUkFUSU9OUxAHKnQKB1J1bktpbmQSGAoUUlVOX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1SVU5fS0lORF9DSEFUEAESEAoMUlVOX0tJTkRfU1FMEAISFwoTUlVOX0tJTkRfUVVFUllfUExBThADEhEKDVJVTl9LSU5EX1RPT0wQBCplCglRdWVyeU1vZGUSGgoWUVVFUllfTU9ERV9VTlNQRUNJRklFRBAAEhMKD1FVRVJZX01PREVfTk9ORRABEhMKD1FVRVJZX01PREVfUExBThACEhIKDlFVRVJZX01PREVfU1FMEANiBnByb3RvMw", [file_aware_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("ChJhd2FyZS92MS9ydW4ucHJvdG8SCGF3YXJlLnYxInQKCEZlZWRiYWNrEigKBnJhdGluZxgBIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCg5EYXRhc2V0VmVyc2lvbhISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSFAoMdmVyc2lvbl9oYXNoGAMgASgJIp8BCg5Ub29sQ2FsbFJlY29yZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiIKBXBoYXNlGAQgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEhMKC2xsbV9zdW1tYXJ5GAUgASgJEhMKC2R1cmF0aW9uX21zGAYgASgEIpwFCgNSdW4SDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIfCgRraW5kGAMgASgOMhEuYXdhcmUudjEuUnVuS2luZBIjCgZzdGF0dXMYBCABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIcXVlc3Rpb24YBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChB1aV9zdGF0ZV92ZXJzaW9uGAggASgEEioKCGRhdGFzZXRzGAkgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24SJwoKcXVlcnlfbW9kZRgKIAEoDjITLmF3YXJlLnYxLlF1ZXJ5TW9kZRIRCglwbGFuX2pzb24YCyABKAkSFAoMY29tcGlsZWRfc3FsGAwgASgJEhYKDnJlc3VsdF9zdW1tYXJ5GA0gASgJEh4KBWVycm9yGA4gASgLMg8uYXdhcmUudjEuRXJyb3ISFAoMZXhlY190aW1lX21zGA8gASgEEh4KBXVzYWdlGBAgASgLMg8uYXdhcmUudjEuVXNhZ2USLAoKdG9vbF9jYWxscxgRIAMoCzIYLmF3YXJlLnYxLlRvb2xDYWxsUmVjb3JkEhAKCGxhc3Rfc2VxGBIgASgEEhIKCmZpbmFsX3RleHQYEyABKAkSDQoFbW9kZWwYFCABKAkSEgoKaXRlcmF0aW9ucxgVIAEoDRIVCg1wYXJlbnRfcnVuX2lkGBYgASgJEiQKCGZlZWRiYWNrGBcgASgLMhIuYXdhcmUudjEuRmVlZGJhY2sipQIKBFNwYW4SDwoHc3Bhbl9pZBgBIAEoCRIWCg5wYXJlbnRfc3Bhbl9pZBgCIAEoCRIMCgRraW5kGAMgASgJEgwKBG5hbWUYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAcgASgEEjIKCmF0dHJpYnV0ZXMYCCADKAsyHi5hd2FyZS52MS5TcGFuLkF0dHJpYnV0ZXNFbnRyeRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASr2AQoJVG9vbFBoYXNlEhoKFlRPT0xfUEhBU0VfVU5TUEVDSUZJRUQQABIVChFUT09MX1BIQVNFX1FVRVVFRBABEiQKIFRPT0xfUEhBU0VfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAISFgoSVE9PTF9QSEFTRV9SVU5OSU5HEAMSGAoUVE9PTF9QSEFTRV9TVUNDRUVERUQQBBIVChFUT09MX1BIQVNFX0ZBSUxFRBAFEhUKEVRPT0xfUEhBU0VfREVOSUVEEAYSFgoSVE9PTF9QSEFTRV9FWFBJUkVEEAcSGAoUVE9PTF9QSEFTRV9DQU5DRUxMRUQQCCrmAQoJUnVuU3RhdHVzEhoKFlJVTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFSVU5fU1RBVFVTX1FVRVVFRBABEhYKElJVTl9TVEFUVVNfUlVOTklORxACEiQKIFJVTl9TVEFUVVNfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAMSGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQBBIVChFSVU5fU1RBVFVTX0ZBSUxFRBAFEhgKFFJVTl9TVEFUVVNfQ0FOQ0VMTEVEEAYSHQoZUlVOX1NUQVRVU19NQVhfSVRFUkFUSU9OUxAHKnQKB1J1bktpbmQSGAoUUlVOX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1SVU5fS0lORF9DSEFUEAESEAoMUlVOX0tJTkRfU1FMEAISFwoTUlVOX0tJTkRfUVVFUllfUExBThADEhEKDVJVTl9LSU5EX1RPT0wQBCplCglRdWVyeU1vZGUSGgoWUVVFUllfTU9ERV9VTlNQRUNJRklFRBAAEhMKD1FVRVJZX01PREVfTk9ORRABEhMKD1FVRVJZX01PREVfUExBThACEhIKDlFVRVJZX01PREVfU1FMEAMqYwoORmVlZGJhY2tSYXRpbmcSHwobRkVFREJBQ0tfUkFUSU5HX1VOU1BFQ0lGSUVEEAASFgoSRkVFREJBQ0tfUkFUSU5HX1VQEAESGAoURkVFREJBQ0tfUkFUSU5HX0RPV04QAmIGcHJvdG8z", [file_aware_v1_common, file_google_protobuf_timestamp]);
+
+/**
+ * Feedback is the run owner's rating of its answer (one per run; a second replaces the first).
+ *
+ * @generated from message aware.v1.Feedback
+ */
+export type Feedback = Message<"aware.v1.Feedback"> & {
+  /**
+   * @generated from field: aware.v1.FeedbackRating rating = 1;
+   */
+  rating: FeedbackRating;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message aware.v1.Feedback.
+ * Use `create(FeedbackSchema)` to create a new message.
+ */
+export const FeedbackSchema: GenMessage<Feedback> = /*@__PURE__*/
+  messageDesc(file_aware_v1_run, 0);
 
 /**
  * DatasetVersion pins a dataset a run read, at the version it read.
@@ -43,7 +72,7 @@ export type DatasetVersion = Message<"aware.v1.DatasetVersion"> & {
  * Use `create(DatasetVersionSchema)` to create a new message.
  */
 export const DatasetVersionSchema: GenMessage<DatasetVersion> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 0);
+  messageDesc(file_aware_v1_run, 1);
 
 /**
  * ToolCallRecord summarises one tool call of a run.
@@ -89,7 +118,7 @@ export type ToolCallRecord = Message<"aware.v1.ToolCallRecord"> & {
  * Use `create(ToolCallRecordSchema)` to create a new message.
  */
 export const ToolCallRecordSchema: GenMessage<ToolCallRecord> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 1);
+  messageDesc(file_aware_v1_run, 2);
 
 /**
  * Run is the run capsule.
@@ -214,6 +243,13 @@ export type Run = Message<"aware.v1.Run"> & {
    * @generated from field: string parent_run_id = 22;
    */
   parentRunId: string;
+
+  /**
+   * The owner's rating of the answer, if they gave one.
+   *
+   * @generated from field: aware.v1.Feedback feedback = 23;
+   */
+  feedback?: Feedback | undefined;
 };
 
 /**
@@ -221,7 +257,7 @@ export type Run = Message<"aware.v1.Run"> & {
  * Use `create(RunSchema)` to create a new message.
  */
 export const RunSchema: GenMessage<Run> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 2);
+  messageDesc(file_aware_v1_run, 3);
 
 /**
  * Span is one timed step of a run.
@@ -277,7 +313,7 @@ export type Span = Message<"aware.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 3);
+  messageDesc(file_aware_v1_run, 4);
 
 /**
  * ToolPhase is where a tool call is.
@@ -469,4 +505,32 @@ export enum QueryMode {
  */
 export const QueryModeSchema: GenEnum<QueryMode> = /*@__PURE__*/
   enumDesc(file_aware_v1_run, 3);
+
+/**
+ * FeedbackRating is a person's verdict on a run's answer.
+ *
+ * @generated from enum aware.v1.FeedbackRating
+ */
+export enum FeedbackRating {
+  /**
+   * @generated from enum value: FEEDBACK_RATING_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: FEEDBACK_RATING_UP = 1;
+   */
+  UP = 1,
+
+  /**
+   * @generated from enum value: FEEDBACK_RATING_DOWN = 2;
+   */
+  DOWN = 2,
+}
+
+/**
+ * Describes the enum aware.v1.FeedbackRating.
+ */
+export const FeedbackRatingSchema: GenEnum<FeedbackRating> = /*@__PURE__*/
+  enumDesc(file_aware_v1_run, 4);
 

@@ -8,7 +8,7 @@ import type { Usage } from "./common_pb.js";
 import { file_aware_v1_common } from "./common_pb.js";
 import type { ServerEvent } from "./events_pb.js";
 import { file_aware_v1_events } from "./events_pb.js";
-import type { Run, RunStatus, Span } from "./run_pb.js";
+import type { Feedback, FeedbackRating, Run, RunStatus, Span } from "./run_pb.js";
 import { file_aware_v1_run } from "./run_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -18,7 +18,51 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/runs.proto.
  */
 export const file_aware_v1_runs: GenFile = /*@__PURE__*/
-  fileDesc("ChNhd2FyZS92MS9ydW5zLnByb3RvEghhd2FyZS52MSIfCg1HZXRSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSIsCg5HZXRSdW5SZXNwb25zZRIaCgNydW4YASABKAsyDS5hd2FyZS52MS5SdW4iSwoPTGlzdFJ1bnNSZXF1ZXN0EhEKCXRocmVhZF9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCSJIChBMaXN0UnVuc1Jlc3BvbnNlEhsKBHJ1bnMYASADKAsyDS5hd2FyZS52MS5SdW4SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkgKFExpc3RSdW5FdmVudHNSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIRCglhZnRlcl9zZXEYAiABKAQSDQoFbGltaXQYAyABKA0idQoVTGlzdFJ1bkV2ZW50c1Jlc3BvbnNlEiUKBmV2ZW50cxgBIAMoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50EiMKBnN0YXR1cxgCIAEoDjITLmF3YXJlLnYxLlJ1blN0YXR1cxIQCghsYXN0X3NlcRgDIAEoBCIkChJHZXRSdW5UcmFjZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjQKE0dldFJ1blRyYWNlUmVzcG9uc2USHQoFc3BhbnMYASADKAsyDi5hd2FyZS52MS5TcGFuIk0KD0dldFVzYWdlUmVxdWVzdBIpCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgCIAEoCSJRChBHZXRVc2FnZVJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSHgoFdXNhZ2UYAiABKAsyDy5hd2FyZS52MS5Vc2FnZRIMCgRydW5zGAMgASgNMu4CCgtSdW5zU2VydmljZRI7CgZHZXRSdW4SFy5hd2FyZS52MS5HZXRSdW5SZXF1ZXN0GhguYXdhcmUudjEuR2V0UnVuUmVzcG9uc2USQQoITGlzdFJ1bnMSGS5hd2FyZS52MS5MaXN0UnVuc1JlcXVlc3QaGi5hd2FyZS52MS5MaXN0UnVuc1Jlc3BvbnNlElAKDUxpc3RSdW5FdmVudHMSHi5hd2FyZS52MS5MaXN0UnVuRXZlbnRzUmVxdWVzdBofLmF3YXJlLnYxLkxpc3RSdW5FdmVudHNSZXNwb25zZRJKCgtHZXRSdW5UcmFjZRIcLmF3YXJlLnYxLkdldFJ1blRyYWNlUmVxdWVzdBodLmF3YXJlLnYxLkdldFJ1blRyYWNlUmVzcG9uc2USQQoIR2V0VXNhZ2USGS5hd2FyZS52MS5HZXRVc2FnZVJlcXVlc3QaGi5hd2FyZS52MS5HZXRVc2FnZVJlc3BvbnNlYgZwcm90bzM", [file_aware_v1_common, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChNhd2FyZS92MS9ydW5zLnByb3RvEghhd2FyZS52MSJhChVTdWJtaXRGZWVkYmFja1JlcXVlc3QSDgoGcnVuX2lkGAEgASgJEigKBnJhdGluZxgCIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgDIAEoCSI+ChZTdWJtaXRGZWVkYmFja1Jlc3BvbnNlEiQKCGZlZWRiYWNrGAEgASgLMhIuYXdhcmUudjEuRmVlZGJhY2siHwoNR2V0UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiLAoOR2V0UnVuUmVzcG9uc2USGgoDcnVuGAEgASgLMg0uYXdhcmUudjEuUnVuInUKD0xpc3RSdW5zUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkSKAoGcmF0aW5nGAQgASgOMhguYXdhcmUudjEuRmVlZGJhY2tSYXRpbmciSAoQTGlzdFJ1bnNSZXNwb25zZRIbCgRydW5zGAEgAygLMg0uYXdhcmUudjEuUnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJIChRMaXN0UnVuRXZlbnRzUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEg0KBWxpbWl0GAMgASgNInUKFUxpc3RSdW5FdmVudHNSZXNwb25zZRIlCgZldmVudHMYASADKAsyFS5hd2FyZS52MS5TZXJ2ZXJFdmVudBIjCgZzdGF0dXMYAiABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIbGFzdF9zZXEYAyABKAQiJAoSR2V0UnVuVHJhY2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSI0ChNHZXRSdW5UcmFjZVJlc3BvbnNlEh0KBXNwYW5zGAEgAygLMg4uYXdhcmUudjEuU3BhbiJNCg9HZXRVc2FnZVJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3VzZXJfaWQYAiABKAkiUQoQR2V0VXNhZ2VSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEh4KBXVzYWdlGAIgASgLMg8uYXdhcmUudjEuVXNhZ2USDAoEcnVucxgDIAEoDTLDAwoLUnVuc1NlcnZpY2USOwoGR2V0UnVuEhcuYXdhcmUudjEuR2V0UnVuUmVxdWVzdBoYLmF3YXJlLnYxLkdldFJ1blJlc3BvbnNlEkEKCExpc3RSdW5zEhkuYXdhcmUudjEuTGlzdFJ1bnNSZXF1ZXN0GhouYXdhcmUudjEuTGlzdFJ1bnNSZXNwb25zZRJQCg1MaXN0UnVuRXZlbnRzEh4uYXdhcmUudjEuTGlzdFJ1bkV2ZW50c1JlcXVlc3QaHy5hd2FyZS52MS5MaXN0UnVuRXZlbnRzUmVzcG9uc2USSgoLR2V0UnVuVHJhY2USHC5hd2FyZS52MS5HZXRSdW5UcmFjZVJlcXVlc3QaHS5hd2FyZS52MS5HZXRSdW5UcmFjZVJlc3BvbnNlEkEKCEdldFVzYWdlEhkuYXdhcmUudjEuR2V0VXNhZ2VSZXF1ZXN0GhouYXdhcmUudjEuR2V0VXNhZ2VSZXNwb25zZRJTCg5TdWJtaXRGZWVkYmFjaxIfLmF3YXJlLnYxLlN1Ym1pdEZlZWRiYWNrUmVxdWVzdBogLmF3YXJlLnYxLlN1Ym1pdEZlZWRiYWNrUmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message aware.v1.SubmitFeedbackRequest
+ */
+export type SubmitFeedbackRequest = Message<"aware.v1.SubmitFeedbackRequest"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: aware.v1.FeedbackRating rating = 2;
+   */
+  rating: FeedbackRating;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message aware.v1.SubmitFeedbackRequest.
+ * Use `create(SubmitFeedbackRequestSchema)` to create a new message.
+ */
+export const SubmitFeedbackRequestSchema: GenMessage<SubmitFeedbackRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_runs, 0);
+
+/**
+ * @generated from message aware.v1.SubmitFeedbackResponse
+ */
+export type SubmitFeedbackResponse = Message<"aware.v1.SubmitFeedbackResponse"> & {
+  /**
+   * @generated from field: aware.v1.Feedback feedback = 1;
+   */
+  feedback?: Feedback | undefined;
+};
+
+/**
+ * Describes the message aware.v1.SubmitFeedbackResponse.
+ * Use `create(SubmitFeedbackResponseSchema)` to create a new message.
+ */
+export const SubmitFeedbackResponseSchema: GenMessage<SubmitFeedbackResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_runs, 1);
 
 /**
  * @generated from message aware.v1.GetRunRequest
@@ -35,7 +79,7 @@ export type GetRunRequest = Message<"aware.v1.GetRunRequest"> & {
  * Use `create(GetRunRequestSchema)` to create a new message.
  */
 export const GetRunRequestSchema: GenMessage<GetRunRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 0);
+  messageDesc(file_aware_v1_runs, 2);
 
 /**
  * @generated from message aware.v1.GetRunResponse
@@ -52,7 +96,7 @@ export type GetRunResponse = Message<"aware.v1.GetRunResponse"> & {
  * Use `create(GetRunResponseSchema)` to create a new message.
  */
 export const GetRunResponseSchema: GenMessage<GetRunResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 1);
+  messageDesc(file_aware_v1_runs, 3);
 
 /**
  * @generated from message aware.v1.ListRunsRequest
@@ -76,6 +120,13 @@ export type ListRunsRequest = Message<"aware.v1.ListRunsRequest"> & {
    * @generated from field: string page_token = 3;
    */
   pageToken: string;
+
+  /**
+   * UP or DOWN lists only runs rated so; UNSPECIFIED lists every run.
+   *
+   * @generated from field: aware.v1.FeedbackRating rating = 4;
+   */
+  rating: FeedbackRating;
 };
 
 /**
@@ -83,7 +134,7 @@ export type ListRunsRequest = Message<"aware.v1.ListRunsRequest"> & {
  * Use `create(ListRunsRequestSchema)` to create a new message.
  */
 export const ListRunsRequestSchema: GenMessage<ListRunsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 2);
+  messageDesc(file_aware_v1_runs, 4);
 
 /**
  * @generated from message aware.v1.ListRunsResponse
@@ -105,7 +156,7 @@ export type ListRunsResponse = Message<"aware.v1.ListRunsResponse"> & {
  * Use `create(ListRunsResponseSchema)` to create a new message.
  */
 export const ListRunsResponseSchema: GenMessage<ListRunsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 3);
+  messageDesc(file_aware_v1_runs, 5);
 
 /**
  * @generated from message aware.v1.ListRunEventsRequest
@@ -134,7 +185,7 @@ export type ListRunEventsRequest = Message<"aware.v1.ListRunEventsRequest"> & {
  * Use `create(ListRunEventsRequestSchema)` to create a new message.
  */
 export const ListRunEventsRequestSchema: GenMessage<ListRunEventsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 4);
+  messageDesc(file_aware_v1_runs, 6);
 
 /**
  * @generated from message aware.v1.ListRunEventsResponse
@@ -166,7 +217,7 @@ export type ListRunEventsResponse = Message<"aware.v1.ListRunEventsResponse"> & 
  * Use `create(ListRunEventsResponseSchema)` to create a new message.
  */
 export const ListRunEventsResponseSchema: GenMessage<ListRunEventsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 5);
+  messageDesc(file_aware_v1_runs, 7);
 
 /**
  * @generated from message aware.v1.GetRunTraceRequest
@@ -183,7 +234,7 @@ export type GetRunTraceRequest = Message<"aware.v1.GetRunTraceRequest"> & {
  * Use `create(GetRunTraceRequestSchema)` to create a new message.
  */
 export const GetRunTraceRequestSchema: GenMessage<GetRunTraceRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 6);
+  messageDesc(file_aware_v1_runs, 8);
 
 /**
  * @generated from message aware.v1.GetRunTraceResponse
@@ -200,7 +251,7 @@ export type GetRunTraceResponse = Message<"aware.v1.GetRunTraceResponse"> & {
  * Use `create(GetRunTraceResponseSchema)` to create a new message.
  */
 export const GetRunTraceResponseSchema: GenMessage<GetRunTraceResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 7);
+  messageDesc(file_aware_v1_runs, 9);
 
 /**
  * @generated from message aware.v1.GetUsageRequest
@@ -226,7 +277,7 @@ export type GetUsageRequest = Message<"aware.v1.GetUsageRequest"> & {
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 8);
+  messageDesc(file_aware_v1_runs, 10);
 
 /**
  * @generated from message aware.v1.GetUsageResponse
@@ -257,7 +308,7 @@ export type GetUsageResponse = Message<"aware.v1.GetUsageResponse"> & {
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 9);
+  messageDesc(file_aware_v1_runs, 11);
 
 /**
  * RunsService reads runs after the fact: the run capsule (what was asked, over which data
@@ -317,6 +368,17 @@ export const RunsService: GenService<{
     methodKind: "unary";
     input: typeof GetUsageRequestSchema;
     output: typeof GetUsageResponseSchema;
+  },
+  /**
+   * SubmitFeedback rates a run's answer: UP or DOWN with an optional reason (at most 1,000
+   * characters). One per run: a second replaces the first. Audited and counted in /metrics.
+   *
+   * @generated from rpc aware.v1.RunsService.SubmitFeedback
+   */
+  submitFeedback: {
+    methodKind: "unary";
+    input: typeof SubmitFeedbackRequestSchema;
+    output: typeof SubmitFeedbackResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_aware_v1_runs, 0);

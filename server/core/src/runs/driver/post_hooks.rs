@@ -1,0 +1,69 @@
+//! Post-hooks: deterministic work after a run's last tool call and before its `RunCompleted`,
+//! never inside the loop. Here, memory: what the user asked to remember in so many words (a
+//! finished chat run's own message), and what a person approved remembering or forgetting (the
+//! run's approved `remember` / `forget_memory` calls, bound to what the confirmation showed).
+//! Nothing a tool returned or a dataset holds is read. Each change is announced once
+//! (`MemorySaved`, `MemoryForgotten`); after a restart a hook finds its work done (the same text
+//! is the same memory; a forgotten memory is gone) and announces nothing twice.
+
+use super::Driver;
+use crate::Result;
+use crate::ids::MemoryId;
+use crate::memory::{Explicit, explicit_request};
+use crate::run::RunStatus;
+use crate::runs::events::{EventPayload, ToolPhase};
+use crate::runs::tools::ToolName;
+
+impl Driver {
+    pub(super) async fn post_hooks(&mut self, status: RunStatus) -> Result<()> {
+        if status == RunStatus::Cancelled {
+            return Ok(());
+        }
+        let mut remember = Vec::new();
+        let mut forget = Vec::new();
+        if status == RunStatus::Succeeded
+            && !self.is_tool_run()
+            && let Some(Explicit::Remember(fact)) = explicit_request(&self.run.record.question)
+        {
+            remember.push(fact);
+        }
+        for row in self.deps.log.tool_calls(&self.run.record.id).await? {
+            if row.phase != ToolPhase::Succeeded {
+                continue;
+            }
+            let Some(conf) = self.deps.log.confirmation_for_call(&row.id).await? else { continue };
+            match ToolName::parse(&row.tool_name) {
+                // The text the person saw in "Remember: …?".
+                Some(ToolName::Remember) => remember.push(conf.resource.display_name),
+                Some(ToolName::ForgetMemory) => {
+                    if let Some(id) = MemoryId::parse(&conf.resource.id) {
+                        forget.push((id, conf.resource.display_name));
+                    }
+                }
+                Some(_) | None => {}
+            }
+        }
+        let caller = self.ctx.caller.clone();
+        let run_id = self.run.record.id.clone();
+        for fact in remember {
+            match self.deps.services.memory.add(&caller, &fact, Some(&run_id)).await {
+                Ok((memory, _)) => {
+                    self.emit(EventPayload::MemorySaved { memory_id: memory.id, text: memory.text }).await?
+                }
+                Err(e) => tracing::warn!(error = %e, "a memory could not be stored"),
+            }
+        }
+        for (id, text) in forget {
+            match self.deps.services.memory.delete(&caller, &id).await {
+                Ok(memory) => {
+                    self.emit(EventPayload::MemoryForgotten { memory_id: memory.id, text: memory.text }).await?
+                }
+                Err(e) if e.code == crate::ErrorCode::NotFound => {
+                    tracing::debug!(memory = %id, text, "already forgotten");
+                }
+                Err(e) => tracing::warn!(error = %e, "a memory could not be forgotten"),
+            }
+        }
+        Ok(())
+    }
+}
