@@ -18,7 +18,7 @@ expect_code() {
 }
 
 # Discovery.
-for svc in ChatService DatasetsService QueryService RunsService FilesService; do
+for svc in ChatService DatasetsService QueryService RunsService FilesService ThreadsService MemoryService; do
   "$grpcurl" -plaintext "$addr" describe "aware.v1.$svc" >/dev/null
 done
 
@@ -83,6 +83,30 @@ expect "$(call RunsService/GetRun "{\"run_id\":\"$run\"}" | json 'd["run"]["ques
 expect "$(call RunsService/ListRuns '{"thread_id":"recipe","page_size":2}' | json 'len(d["runs"])')" 2 ListRuns
 expect "$(call RunsService/GetRunTrace "{\"run_id\":\"$run\"}" | json 'sorted({s["kind"] for s in d["spans"]})')" "['confirmation_wait', 'model_call', 'run']" GetRunTrace
 expect "$(call RunsService/GetUsage '{}' | json 'd["runs"] >= 4')" True GetUsage
+expect "$(call RunsService/SubmitFeedback "{\"run_id\":\"$run\",\"rating\":\"FEEDBACK_RATING_UP\",\"reason\":\"asked first\"}" | json 'd["feedback"]["rating"]')" FEEDBACK_RATING_UP SubmitFeedback
+expect "$(call RunsService/ListRuns '{"thread_id":"recipe","rating":"FEEDBACK_RATING_UP"}' | json '[r["runId"] for r in d["runs"]]')" "['$run']" "ListRuns rated UP"
+
+# Session grants: an ELEVATED delete is approved once, never for a session (PERMISSION_DENIED).
+run3=$(call ChatService/SendMessage '{"client_msg_id":"recipe-msg-5","message":{"thread_id":"recipe","text":"delete the recipe cities dataset"}}' | json 'd["runId"]')
+cid3=$(confirmation "$run3")
+expect_code 71 -d "{\"confirmation_id\":\"$cid3\",\"approved\":true,\"scope\":\"CONFIRMATION_SCOPE_SESSION\"}" "$addr" aware.v1.ChatService/SubmitConfirmation
+call ChatService/SubmitConfirmation "{\"confirmation_id\":\"$cid3\",\"approved\":false}" >/dev/null
+expect "$(call ChatService/ListGrants '{}' | json 'len(d.get("grants", []))')" 0 ListGrants
+expect_code 69 -d '{"grant_id":"gr_0123456789abcdef0123456789abcdef"}' "$addr" aware.v1.ChatService/RevokeGrant
+
+# ThreadsService: the recipe thread, reopened, renamed, forked at its denied delete.
+expect "$(call ThreadsService/ListThreads '{}' | json '"recipe" in [t["threadId"] for t in d["threads"]]')" True ListThreads
+expect "$(call ThreadsService/GetThread '{"thread_id":"recipe"}' | json '[t["runId"] for t in d["turns"]].index("'"$run"'") >= 1')" True GetThread
+expect "$(call ThreadsService/RenameThread '{"thread_id":"recipe","title":"Recipe book"}' | json 'd["thread"]["title"]')" "Recipe book" RenameThread
+fork=$(call ThreadsService/ForkThread "{\"run_id\":\"$run\"}")
+expect "$(echo "$fork" | json 'd["userText"]')" "delete the recipe cities dataset" ForkThread
+expect "$(call ThreadsService/DeleteThread "{\"thread_id\":\"$(echo "$fork" | json 'd["thread"]["threadId"]')\"}" | json 'd["runsDeleted"] >= 1')" True DeleteThread
+
+# MemoryService.
+mem=$(call MemoryService/AddMemory '{"text":"our fiscal year starts in April"}' | json 'd["memory"]["memoryId"]')
+expect "$(call MemoryService/ListMemories '{}' | json '[m["text"] for m in d["memories"]]')" "['our fiscal year starts in April']" ListMemories
+call MemoryService/DeleteMemory "{\"memory_id\":\"$mem\"}" >/dev/null
+expect "$(call MemoryService/ListMemories '{}' | json 'len(d.get("memories", []))')" 0 DeleteMemory
 
 # FilesService: the import staging folder is always an approved root; the jail refuses escapes
 # (PERMISSION_DENIED = 64 + 7) and reports each file of an import on its own.
