@@ -554,9 +554,7 @@ impl DatasetService {
                 "error": dataset.error,
             }),
         };
-        if let Err(e) = self.audit.record(entry).await {
-            tracing::error!(error = %e, internal = ?e.internal, action, "audit entry could not be written");
-        }
+        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 }
 

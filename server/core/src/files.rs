@@ -246,9 +246,7 @@ impl FileService {
             outcome: result.to_owned(),
             details,
         };
-        if let Err(e) = self.audit.record(entry).await {
-            tracing::error!(error = %e, "audit entry could not be written");
-        }
+        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 
     async fn import_one(&self, caller: &Caller, root: &FileRoot, path: &str) -> Result<Dataset> {

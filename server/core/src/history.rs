@@ -24,6 +24,15 @@ pub struct RunPage {
     pub next: Option<RunId>,
 }
 
+/// A page size a listing request asks for: 0 is [`DEFAULT_PAGE`], above [`MAX_PAGE`] is refused.
+pub fn page_size_in(page_size: u32) -> Result<u32> {
+    match page_size {
+        0 => Ok(DEFAULT_PAGE),
+        n if n > MAX_PAGE => Err(Error::validation("page_size", format!("page_size must be at most {MAX_PAGE}"))),
+        n => Ok(n),
+    }
+}
+
 /// A run id from a request field or a tool's argument (INVALID `run_id` when it is not one).
 pub fn parse_run_id(raw: &str) -> Result<RunId> {
     RunId::parse(raw).ok_or_else(|| Error::validation("run_id", "a run id is required"))
@@ -54,13 +63,7 @@ impl RunHistory {
         page_token: &str,
     ) -> Result<RunPage> {
         caller.principal.require(Capability::DatasetRead)?;
-        let size = match page_size {
-            0 => DEFAULT_PAGE,
-            n if n > MAX_PAGE => {
-                return Err(Error::validation("page_size", format!("page_size must be at most {MAX_PAGE}")));
-            }
-            n => n,
-        };
+        let size = page_size_in(page_size)?;
         let thread = match thread.trim() {
             "" => None,
             t => Some(
@@ -105,9 +108,7 @@ impl RunHistory {
             outcome: "succeeded".to_owned(),
             details: serde_json::json!({"rating": rating.as_str(), "reason": feedback.reason}),
         };
-        if let Err(e) = self.audit.record(entry).await {
-            tracing::warn!(error = %e, "cannot audit feedback");
-        }
+        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
         Ok(feedback)
     }
 

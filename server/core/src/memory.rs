@@ -205,9 +205,7 @@ impl MemoryService {
                 "source_run_id": memory.source_run.as_ref().map(RunId::as_str),
             }),
         };
-        if let Err(e) = self.audit.record(entry).await {
-            tracing::warn!(error = %e, "cannot audit a memory change");
-        }
+        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 }
 

@@ -24,3 +24,12 @@ pub struct AuditEntry {
 pub trait AuditLog: Send + Sync {
     async fn record(&self, entry: AuditEntry) -> Result<()>;
 }
+
+/// Records `entry` where a failed write must not fail the action it audits (the action already
+/// happened): the failure is logged as an error, with the action it was about.
+pub async fn record_or_log(log: &dyn AuditLog, entry: AuditEntry) {
+    let action = entry.action.clone();
+    if let Err(e) = log.record(entry).await {
+        tracing::error!(error = %e, internal = ?e.internal, action, "audit entry could not be written");
+    }
+}

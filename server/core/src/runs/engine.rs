@@ -469,8 +469,7 @@ impl RunEngine {
     /// Creates the session grant an approval asked for, and audits it.
     async fn grant(&self, caller: &Caller, conf: &Confirmation, duration: Duration) -> Result<GrantId> {
         let tool = self.deps.policy.tool(&conf.tool_name);
-        let class = tool
-            .map_or_else(|| format!("{}:{}", conf.resource.kind, conf.resource.id), |t| t.grant_class(&conf.resource));
+        let class = tool.map_or_else(|| super::tools::same_resource(&conf.resource), |t| t.grant_class(&conf.resource));
         let now = Utc::now();
         let grant = SessionGrant {
             id: GrantId::generate(),
@@ -501,9 +500,7 @@ impl RunEngine {
                 "expires_at": grant.expires_at.to_rfc3339(),
             }),
         };
-        if let Err(e) = self.deps.services.audit.record(entry).await {
-            tracing::warn!(error = %e, "cannot audit a grant");
-        }
+        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
     /// The caller's session grants in force, soonest to expire first.

@@ -21,8 +21,6 @@ pub const MAX_TITLE: usize = 200;
 const TITLE_FROM_MESSAGE: usize = 60;
 /// GetThread returns at most the newest this many turns.
 pub const MAX_TURNS: u32 = 200;
-pub const DEFAULT_PAGE: u32 = 20;
-pub const MAX_PAGE: u32 = 100;
 
 /// The title a thread gets from its first message: its first line, whitespace collapsed, cut at
 /// a word boundary with an ellipsis when long.
@@ -97,13 +95,7 @@ impl RunEngine {
     /// The caller's threads, newest activity first.
     pub async fn list_threads(&self, caller: &Caller, page_size: u32, page_token: &str) -> Result<ThreadPage> {
         caller.principal.require(Capability::DatasetRead)?;
-        let size = match page_size {
-            0 => DEFAULT_PAGE,
-            n if n > MAX_PAGE => {
-                return Err(Error::validation("page_size", format!("page_size must be at most {MAX_PAGE}")));
-            }
-            n => n,
-        };
+        let size = crate::history::page_size_in(page_size)?;
         let owner = &caller.principal.user_id;
         let after = match page_token.trim() {
             "" => None,
@@ -156,8 +148,9 @@ impl RunEngine {
         let thread = self.owned_thread(caller, raw).await?;
         // Under the admission lock: no run of the thread starts while it goes.
         let _admission = self.table.admission.lock().await;
-        let busy = self.table.active_in(&thread.id).is_some()
-            || self.deps.log.thread_runs(&thread.id, MAX_TURNS).await?.iter().any(|r| !r.record.status.is_terminal());
+        // A thread's unfinished runs are its newest (one at a time, the queue after it).
+        let busy =
+            self.table.active_in(&thread.id).is_some() || thread.last_run_status.is_some_and(|s| !s.is_terminal());
         if busy {
             return Err(Error::new(
                 ErrorCode::RunBusy,
@@ -225,9 +218,7 @@ impl RunEngine {
             outcome: "succeeded".to_owned(),
             details,
         };
-        if let Err(e) = self.deps.services.audit.record(entry).await {
-            tracing::warn!(error = %e, "cannot audit a thread change");
-        }
+        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 }
 

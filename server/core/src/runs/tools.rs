@@ -233,8 +233,13 @@ pub trait Tool: Send + Sync {
     /// What a session grant for this tool covers, given what one call acts on: later calls on
     /// the same class run without asking. By default, the same resource.
     fn grant_class(&self, resource: &ResourceRef) -> String {
-        format!("{}:{}", resource.kind, resource.id)
+        same_resource(resource)
     }
+}
+
+/// The grant class of a call that covers its own resource only.
+pub fn same_resource(resource: &ResourceRef) -> String {
+    format!("{}:{}", resource.kind, resource.id)
 }
 
 /// The tools by name.

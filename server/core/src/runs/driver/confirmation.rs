@@ -109,9 +109,7 @@ impl Driver {
                 "resource_class": grant.resource_class,
             }),
         };
-        if let Err(e) = self.deps.services.audit.record(entry).await {
-            tracing::error!(error = %e, "audit entry for a grant's use could not be written");
-        }
+        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
     /// Emits the confirmation (once) and waits for a person, the expiry or a cancel. Returns the

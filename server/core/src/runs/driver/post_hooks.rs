@@ -12,6 +12,7 @@ use crate::ids::MemoryId;
 use crate::memory::{Explicit, explicit_request};
 use crate::run::RunStatus;
 use crate::runs::events::{EventPayload, ToolPhase};
+use crate::runs::model::Message;
 use crate::runs::tools::ToolName;
 
 impl Driver {
@@ -27,20 +28,21 @@ impl Driver {
         {
             remember.push(fact);
         }
-        for row in self.deps.log.tool_calls(&self.run.record.id).await? {
-            if row.phase != ToolPhase::Succeeded {
-                continue;
-            }
+        // Most runs call no memory tool: their end reads nothing more.
+        let is_memory_tool =
+            |name: &str| matches!(ToolName::parse(name), Some(ToolName::Remember | ToolName::ForgetMemory));
+        let proposed = self.messages.iter().any(|m| match m {
+            Message::Assistant { tool_calls, .. } => tool_calls.iter().any(|c| is_memory_tool(&c.name)),
+            Message::User { .. } | Message::Tool { .. } => false,
+        });
+        let rows = if proposed { self.deps.log.tool_calls(&self.run.record.id).await? } else { Vec::new() };
+        for row in rows.into_iter().filter(|r| r.phase == ToolPhase::Succeeded && is_memory_tool(&r.tool_name)) {
             let Some(conf) = self.deps.log.confirmation_for_call(&row.id).await? else { continue };
-            match ToolName::parse(&row.tool_name) {
+            if ToolName::parse(&row.tool_name) == Some(ToolName::Remember) {
                 // The text the person saw in "Remember: …?".
-                Some(ToolName::Remember) => remember.push(conf.resource.display_name),
-                Some(ToolName::ForgetMemory) => {
-                    if let Some(id) = MemoryId::parse(&conf.resource.id) {
-                        forget.push((id, conf.resource.display_name));
-                    }
-                }
-                Some(_) | None => {}
+                remember.push(conf.resource.display_name);
+            } else if let Some(id) = MemoryId::parse(&conf.resource.id) {
+                forget.push((id, conf.resource.display_name));
             }
         }
         let caller = self.ctx.caller.clone();

@@ -283,9 +283,7 @@ impl Driver {
                 details
             },
         };
-        if let Err(e) = self.deps.services.audit.record(entry).await {
-            tracing::error!(error = %e, "audit entry for a tool call could not be written");
-        }
+        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
     /// Records a tool's final result everywhere: the row, the events, the transcript.
