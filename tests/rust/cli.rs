@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used)]
 //! `aware-client` and the `aware` CLI against the real server: datasets, SQL, runs and scripted
 //! chats with confirmations (`--yes` / `--no`), an interactive session under a real
-//! pseudo-terminal (prompts, Ctrl-C), data that carries terminal escapes or spreadsheet formulas,
-//! and the client's run stream surviving a server crash mid-run.
+//! pseudo-terminal (prompts, Ctrl-C), conversations (threads, memory, feedback, session grants and
+//! approvals with edits), data that carries terminal escapes or spreadsheet formulas, and the
+//! client's run stream surviving a server crash mid-run.
 
 use aware_client::{AwareClient, StreamItem, StreamOptions};
 use aware_e2e::{TestServer, cli_bin};
@@ -283,6 +284,172 @@ fn the_interactive_chat_answers_confirmations_on_a_real_terminal() {
     let screen = term.text();
     assert_eq!(screen.matches("CAUTION").count(), 3, "once per prompt:\n{screen}");
     assert!(screen.contains("(run Cancelled"), "the cancelled run says so:\n{screen}");
+}
+
+/// Conversations from the terminal: a chat's thread is listed with its first message as title,
+/// shows as its turns, can be renamed, forked at its second message (the fork holds only the
+/// first turn, and the message comes back to edit), and deleted — not without a yes, and the
+/// fork lives on without the original.
+#[test]
+fn the_cli_lists_shows_renames_forks_and_deletes_conversations() {
+    let server = TestServer::start(&[]);
+    assert!(ok(&aware(&server, &["threads", "list"], "")).contains("No conversations yet"));
+    ok(&aware(&server, &["chat", "what are my files?"], ""));
+    let listed = json(&aware(&server, &["--json", "threads", "list"], ""));
+    assert_eq!((listed[0]["title"].as_str(), listed[0]["run_count"].as_u64()), (Some("what are my files?"), Some(1)));
+    let thread = listed[0]["thread_id"].as_str().unwrap().to_owned();
+    ok(&aware(&server, &["chat", "--thread", &thread, "average price by neighbourhood"], ""));
+
+    let shown = json(&aware(&server, &["--json", "threads", "show", &thread], ""));
+    let turns = shown["turns"].as_array().unwrap();
+    let asked: Vec<_> = turns.iter().map(|t| t["user_text"].as_str().unwrap()).collect();
+    assert_eq!(asked, ["what are my files?", "average price by neighbourhood"]);
+    assert!(turns.iter().all(|t| t["status"] == "succeeded" && !t["assistant_text"].as_str().unwrap().is_empty()));
+    assert_eq!(turns[0]["results"][0]["tool"], "list_datasets", "{shown}");
+    let text = ok(&aware(&server, &["threads", "show", &thread], ""));
+    assert!(
+        text.contains("you>   what are my files?") && text.contains("✓ list_datasets") && text.contains("aware> "),
+        "{text}"
+    );
+
+    let renamed = json(&aware(&server, &["--json", "threads", "rename", &thread, "Apartment prices"], ""));
+    assert_eq!(renamed["title"], "Apartment prices");
+    let second = turns[1]["run_id"].as_str().unwrap();
+    let forked = json(&aware(&server, &["--json", "threads", "fork", second], ""));
+    assert_eq!(forked["user_text"], "average price by neighbourhood", "the message to edit");
+    assert_eq!(
+        (forked["thread"]["run_count"].as_u64(), forked["thread"]["forked_from_thread_id"].as_str()),
+        (Some(1), Some(thread.as_str()))
+    );
+    let fork = forked["thread"]["thread_id"].as_str().unwrap().to_owned();
+    let listing = ok(&aware(&server, &["threads", "list"], ""));
+    assert!(listing.contains("Apartment prices") && listing.contains(&format!("edited from {thread}")), "{listing}");
+
+    let refused = aware(&server, &["threads", "delete", &thread], "y\n");
+    assert!(!refused.status.success() && stderr(&refused).contains("not deleted"), "{}", stderr(&refused));
+    assert_eq!(json(&aware(&server, &["--json", "threads", "list"], "")).as_array().unwrap().len(), 2);
+    let deleted = json(&aware(&server, &["--json", "threads", "delete", &thread, "--yes"], ""));
+    assert_eq!(deleted["runs_deleted"], 2);
+    let left = json(&aware(&server, &["--json", "threads", "list"], ""));
+    assert_eq!(left.as_array().unwrap().len(), 1);
+    let kept = json(&aware(&server, &["--json", "threads", "show", &fork], ""));
+    assert_eq!(kept["turns"][0]["user_text"], "what are my files?", "the fork does not need the original");
+    let gone = aware(&server, &["threads", "show", &thread], "");
+    assert_eq!(gone.status.code(), Some(2));
+    assert!(stderr(&gone).contains("NotFound"), "{}", stderr(&gone));
+}
+
+/// Memory and feedback from the terminal: "remember that …" in a chat is stored and said so;
+/// `memory add` and `memory forget` manage the facts; a rating shows in `runs show`, and a
+/// second replaces the first.
+#[test]
+fn the_cli_remembers_forgets_and_rates_answers() {
+    let server = TestServer::start(&[]);
+    assert!(ok(&aware(&server, &["memory", "list"], "")).contains("Nothing remembered"));
+    let said = aware(&server, &["chat", "remember that our fiscal year starts in April"], "");
+    ok(&said);
+    assert!(stderr(&said).contains("★ remembered: our fiscal year starts in April"), "{}", stderr(&said));
+    let added = json(&aware(&server, &["--json", "memory", "add", "revenue is reported in EUR"], ""));
+    let listed = json(&aware(&server, &["--json", "memory", "list"], ""));
+    let mut texts: Vec<_> = listed.as_array().unwrap().iter().map(|m| m["text"].as_str().unwrap()).collect();
+    texts.sort_unstable();
+    assert_eq!(texts, ["our fiscal year starts in April", "revenue is reported in EUR"]);
+    let from_chat = listed.as_array().unwrap().iter().find(|m| m["text"] == "our fiscal year starts in April").unwrap();
+    assert!(from_chat["source_run_id"].as_str().unwrap().starts_with("run_"), "{from_chat}");
+    let id = added["memory_id"].as_str().unwrap();
+    assert!(ok(&aware(&server, &["memory", "list"], "")).contains("added by you"));
+    ok(&aware(&server, &["memory", "forget", id], ""));
+    let left = json(&aware(&server, &["--json", "memory", "list"], ""));
+    assert_eq!(left.as_array().unwrap().len(), 1);
+    assert_eq!(left[0]["text"], "our fiscal year starts in April");
+    let again = aware(&server, &["memory", "forget", id], "");
+    assert!(!again.status.success() && stderr(&again).contains("NotFound"), "{}", stderr(&again));
+
+    let events = ok(&aware(&server, &["--json", "chat", "what are my files?"], ""));
+    let first: Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    let run_id = first["run_id"].as_str().unwrap();
+    let down = json(&aware(&server, &["--json", "feedback", run_id, "down", "missed the new file"], ""));
+    assert_eq!(down["feedback"], serde_json::json!({"rating": "down", "reason": "missed the new file"}));
+    let shown = ok(&aware(&server, &["runs", "show", run_id], ""));
+    assert!(shown.contains("feedback  👎: missed the new file"), "{shown}");
+    ok(&aware(&server, &["feedback", run_id, "up"], ""));
+    let run = json(&aware(&server, &["--json", "runs", "show", run_id], ""));
+    assert_eq!(run["feedback"], serde_json::json!({"rating": "up", "reason": ""}), "the second replaces the first");
+    let sideways = aware(&server, &["feedback", run_id, "sideways"], "");
+    assert!(!sideways.status.success() && stderr(&sideways).contains("invalid value"), "{}", stderr(&sideways));
+}
+
+/// Session grants and approvals with edits from the terminal: an import card approved with
+/// `approvals approve --for 5 --edit` imports only the kept file and lets the next import from
+/// the same folder through without asking; after `grants revoke` it asks again, and answering
+/// "a" at the prompt allows it for five minutes. An ELEVATED delete cannot be allowed for a while.
+#[test]
+fn the_cli_allows_imports_for_a_while_and_approves_narrowed_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("sales_q1.csv", "region,amount\nnorth,120\n"), ("sales_q2.csv", "region,amount\nwest,60\n")] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let root = format!("downloads={}", dir.path().display());
+    let server = TestServer::start(&["--files-root", &root]);
+    let mut term = Terminal::start(&server, &["chat"]);
+    term.wait_for("you> ", 1, "the first prompt");
+    term.type_keys("what CSV files are in my downloads?\r");
+    term.wait_for("you> ", 2, "the listing");
+    term.type_keys("import those\r");
+    term.wait_for("Approve? [y/N, or a: yes, and allow for 5 minutes]", 1, "the import card");
+
+    let pending = json(&aware(&server, &["--json", "approvals", "list"], ""));
+    let id = pending[0]["confirmation_id"].as_str().unwrap();
+    let widened = r#"{"root":"downloads","paths":["sales_q1.csv","sales_q2.csv","secret.csv"]}"#;
+    let refused = aware(&server, &["approvals", "approve", id, "--for", "5", "--edit", widened], "");
+    assert!(!refused.status.success() && stderr(&refused).contains("InvalidArgument"), "{}", stderr(&refused));
+    let kept = r#"{"root":"downloads","paths":["sales_q1.csv"]}"#;
+    let approved = json(&aware(&server, &["--json", "approvals", "approve", id, "--for", "5", "--edit", kept], ""));
+    assert!(approved["grant_id"].as_str().unwrap().starts_with("gr_"), "{approved}");
+    term.wait_for("(no longer waiting for an answer: approved)", 1, "approved elsewhere");
+    term.wait_for("you> ", 3, "the import");
+    let imported = tables(&server);
+    assert!(imported.contains(&"sales_q1".to_owned()) && !imported.contains(&"sales_q2".to_owned()), "{imported:?}");
+
+    let grants = json(&aware(&server, &["--json", "grants", "list"], ""));
+    assert_eq!(
+        (grants[0]["tool"].as_str(), grants[0]["resource_class"].as_str()),
+        (Some("import_files"), Some("files:downloads"))
+    );
+    // Another conversation, the same folder: no question.
+    ok(&aware(&server, &["chat", "what CSV files are in my downloads?"], ""));
+    let other = json(&aware(&server, &["--json", "threads", "list"], ""))[0]["thread_id"].as_str().unwrap().to_owned();
+    let unasked = aware(&server, &["chat", "--thread", &other, "import those"], "");
+    ok(&unasked);
+    assert!(stderr(&unasked).contains("(allowed without asking by your session grant gr_"), "{}", stderr(&unasked));
+    assert!(
+        !stderr(&unasked).contains("Approve?") && !stderr(&unasked).contains("treated as no"),
+        "{}",
+        stderr(&unasked)
+    );
+    let grant = grants[0]["grant_id"].as_str().unwrap();
+    assert!(ok(&aware(&server, &["grants", "revoke", grant], "")).contains("asks again"));
+    assert!(ok(&aware(&server, &["grants", "list"], "")).contains("no session grants"));
+
+    term.type_keys("import those\r");
+    term.wait_for("Approve? [y/N, or a: yes, and allow for 5 minutes]", 2, "asked again after the revoke");
+    term.type_keys("a\r");
+    term.wait_for("→ approved, and allowed without asking for 5 minutes (grant gr_", 1, "allowed for a while");
+    term.wait_for("you> ", 4, "the second import");
+    assert_eq!(json(&aware(&server, &["--json", "grants", "list"], "")).as_array().unwrap().len(), 1);
+    term.type_keys("\x03");
+    assert!(term.wait_exit().success());
+
+    // An ELEVATED card offers no "a", and a session scope for it is refused.
+    let mut term = Terminal::start(&server, &["chat"]);
+    term.type_keys("delete the sales_q1 dataset\r");
+    term.wait_for("Approve? [y/N]", 1, "the delete card");
+    assert!(!term.text().contains("allow for 5 minutes"), "{}", term.text());
+    let pending = json(&aware(&server, &["--json", "approvals", "list"], ""));
+    let id = pending[0]["confirmation_id"].as_str().unwrap();
+    let refused = aware(&server, &["approvals", "approve", id, "--for", "5"], "");
+    assert!(!refused.status.success(), "{}", stderr(&refused));
+    assert!(tables(&server).contains(&"sales_q1".to_owned()), "a refused approval deletes nothing");
 }
 
 /// Data is shown, never obeyed: cells and column names carrying ESC sequences, BEL or CR print

@@ -7,6 +7,7 @@
 //! the data (cells, column names, model text) may carry terminal escape sequences, and a terminal
 //! must show them, never obey them.
 
+mod conversations;
 mod mcp_proxy;
 mod render;
 
@@ -14,11 +15,13 @@ mod render;
 macro_rules! say {
     ($($arg:tt)*) => { println!("{}", crate::render::terminal_safe(&format!($($arg)*))) };
 }
+use say;
 
 /// `eprintln!` with control characters from the data escaped.
 macro_rules! note {
     ($($arg:tt)*) => { eprintln!("{}", crate::render::terminal_safe(&format!($($arg)*))) };
 }
+use note;
 
 use anyhow::Context as _;
 use aware_client::v1 as pb;
@@ -99,6 +102,30 @@ enum Command {
         #[command(subcommand)]
         command: Option<ApprovalsCommand>,
     },
+    /// Your conversations: list, show, rename, delete, or fork one at a past message to edit
+    /// and resend it.
+    Threads {
+        #[command(subcommand)]
+        command: conversations::ThreadsCommand,
+    },
+    /// What the assistant remembers about you: list, add, forget.
+    Memory {
+        #[command(subcommand)]
+        command: conversations::MemoryCommand,
+    },
+    /// Rate a run's answer (a second rating replaces the first).
+    Feedback {
+        run_id: String,
+        rating: conversations::Rating,
+        /// Why, in a sentence.
+        #[arg(default_value = "")]
+        reason: String,
+    },
+    /// Tools you allowed to run without asking for a while: list them, or revoke one.
+    Grants {
+        #[command(subcommand)]
+        command: conversations::GrantsCommand,
+    },
     /// Serve MCP on stdin/stdout for a desktop MCP client, relayed to this server's /mcp (the
     /// same port as --server, the same --token).
     Mcp,
@@ -109,7 +136,17 @@ enum ApprovalsCommand {
     /// List what waits for an answer (the default).
     List,
     /// Approve a confirmation by its id.
-    Approve { confirmation_id: String },
+    Approve {
+        confirmation_id: String,
+        /// Also let later calls of this tool on the same kind of resource run without asking
+        /// for this many minutes (STANDARD confirmations only; at most 60).
+        #[arg(long = "for", value_name = "MINUTES", value_parser = clap::value_parser!(u32).range(1..=60))]
+        minutes: Option<u32>,
+        /// Approve narrower arguments than asked, as JSON (e.g. fewer files to import); anything
+        /// wider is refused.
+        #[arg(long, value_name = "JSON")]
+        edit: Option<String>,
+    },
     /// Deny a confirmation by its id.
     Deny { confirmation_id: String },
 }
@@ -217,6 +254,12 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         }
         Command::Runs { command } => runs(&client, command, json).await?,
         Command::Approvals { command } => approvals(&client, command.unwrap_or(ApprovalsCommand::List), json).await?,
+        Command::Threads { command } => conversations::threads(&client, command, json).await?,
+        Command::Memory { command } => conversations::memory(&client, command, json).await?,
+        Command::Feedback { run_id, rating, reason } => {
+            conversations::feedback(&client, &run_id, rating, &reason, json).await?;
+        }
+        Command::Grants { command } => conversations::grants(&client, command, json).await?,
         // The gRPC connection above checked the server is there.
         Command::Mcp => mcp_proxy::serve(&mcp_proxy::endpoint(&cli.server), cli.token.as_deref()).await?,
     }
@@ -224,7 +267,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
 }
 
 async fn approvals(client: &AwareClient, command: ApprovalsCommand, json: bool) -> anyhow::Result<()> {
-    let (id, approved) = match command {
+    let (id, decision) = match command {
         ApprovalsCommand::List => {
             let pending = client
                 .chat()
@@ -258,15 +301,38 @@ async fn approvals(client: &AwareClient, command: ApprovalsCommand, json: bool) 
             }
             return Ok(());
         }
-        ApprovalsCommand::Approve { confirmation_id } => (confirmation_id, true),
-        ApprovalsCommand::Deny { confirmation_id } => (confirmation_id, false),
+        ApprovalsCommand::Approve { confirmation_id, minutes, edit } => (confirmation_id, Some((minutes, edit))),
+        ApprovalsCommand::Deny { confirmation_id } => (confirmation_id, None),
     };
-    let answer = client.confirm(&id, approved).await?;
+    let approved = decision.is_some();
+    let (minutes, edit) = decision.unwrap_or_default();
+    if let Some(edit) = &edit {
+        serde_json::from_str::<serde_json::Value>(edit).context("--edit takes the arguments as JSON")?;
+    }
+    let answer = client
+        .answer(pb::SubmitConfirmationRequest {
+            confirmation_id: id.clone(),
+            approved,
+            scope: if minutes.is_some() { pb::ConfirmationScope::Session } else { pb::ConfirmationScope::Once }.into(),
+            duration_seconds: minutes.unwrap_or(0) * 60,
+            edited_arguments_json: edit.unwrap_or_default(),
+        })
+        .await?;
     let resolution = pb::ConfirmationResolution::try_from(answer.resolution).unwrap_or_default().as_str_name();
     if json {
-        say!("{}", json!({"confirmation_id": id, "run_id": answer.run_id, "resolution": resolution}));
-    } else {
+        say!(
+            "{}",
+            json!({"confirmation_id": id, "run_id": answer.run_id, "resolution": resolution, "grant_id": answer.grant_id})
+        );
+    } else if answer.grant_id.is_empty() {
         say!("{} {id} (run {})", if approved { "Approved" } else { "Denied" }, answer.run_id);
+    } else {
+        say!(
+            "Approved {id} (run {}), and allowed without asking for {} minutes: grant {}",
+            answer.run_id,
+            minutes.unwrap_or(0),
+            answer.grant_id
+        );
     }
     Ok(())
 }
@@ -397,6 +463,7 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
                         "datasets": run.datasets.iter().map(|d| json!({"table_name": d.table_name, "version_hash": d.version_hash})).collect::<Vec<_>>(),
                         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "model_calls": usage.model_calls},
                         "tool_calls": run.tool_calls.iter().map(|t| json!({"tool": t.tool_name, "arguments": t.arguments_json, "summary": t.llm_summary})).collect::<Vec<_>>(),
+                        "feedback": conversations::feedback_json(run.feedback.as_ref()),
                     })
                 );
                 return Ok(());
@@ -433,6 +500,9 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
             }
             if !run.final_text.is_empty() {
                 say!("answer    {}", run.final_text);
+            }
+            if let Some(f) = &run.feedback {
+                say!("feedback  {}", conversations::feedback_text(f));
             }
         }
         RunsCommand::Events { run_id } => {
@@ -586,8 +656,10 @@ impl Session<'_> {
         let mut stream = client.run_stream(&sent.run_id, StreamOptions::default());
         let mut text_open = false;
         let mut cancelled = false;
-        // The confirmation the prompt is asking about.
-        let mut asking: Option<String> = None;
+        // The confirmation the prompt is asking about, and whether it may be allowed for a while.
+        let mut asking: Option<(String, bool)> = None;
+        // The confirmations this run showed a card for (the others a session grant answered).
+        let mut shown: Vec<String> = Vec::new();
         loop {
             let answer = async {
                 match (&asking, lines.as_deref_mut()) {
@@ -609,10 +681,17 @@ impl Session<'_> {
                     continue;
                 }
                 Next::Line(line) => {
-                    let Some(id) = asking.take() else { continue };
+                    let Some((id, grantable)) = asking.take() else { continue };
                     // End of input at the prompt is a "no", like an empty answer.
-                    let approved = line.transpose()?.is_some_and(|l| is_yes(&l));
-                    self.answer(&id, approved).await?;
+                    let line = line.transpose()?.unwrap_or_default();
+                    let reply = if grantable && line.trim().eq_ignore_ascii_case("a") {
+                        Reply::ForAWhile
+                    } else if is_yes(&line) {
+                        Reply::Yes
+                    } else {
+                        Reply::No
+                    };
+                    self.answer(&id, reply).await?;
                     continue;
                 }
                 Next::Item(item) => *item,
@@ -652,7 +731,10 @@ impl Session<'_> {
                     }
                 }
                 Some(P::ToolDenied(d)) if !json => note!("⊘ {}: {}", d.tool_name, d.reason),
+                Some(P::MemorySaved(m)) if !json => note!("★ remembered: {}", m.text),
+                Some(P::MemoryForgotten(m)) if !json => note!("☆ forgotten: {}", m.text),
                 Some(P::ConfirmationRequired(c)) => {
+                    shown.push(c.confirmation_id.clone());
                     let elevated = c.tier() == pb::ConfirmationTier::Elevated;
                     let question = format!("{}{}", if elevated { "⚠ CAUTION: " } else { "" }, c.description);
                     match self.decide {
@@ -661,24 +743,30 @@ impl Session<'_> {
                             if !json {
                                 note!("{question} → {}", if approved { "approved" } else { "denied" });
                             }
-                            self.answer(&c.confirmation_id, approved).await?;
+                            self.answer(&c.confirmation_id, if approved { Reply::Yes } else { Reply::No }).await?;
                         }
                         Decide::Ask if self.interactive && lines.is_some() => {
                             if text_open {
                                 println!();
                                 text_open = false;
                             }
-                            eprint!("{}\nApprove? [y/N] ", render::terminal_safe(&question));
+                            let choices = if elevated { "[y/N]" } else { "[y/N, or a: yes, and allow for 5 minutes]" };
+                            eprint!("{}\nApprove? {choices} ", render::terminal_safe(&question));
                             std::io::stderr().flush()?;
-                            asking = Some(c.confirmation_id.clone());
+                            asking = Some((c.confirmation_id.clone(), !elevated));
                         }
                         Decide::Ask => {
                             note!("{question}\n(no terminal to ask on: treated as no; pass --yes to approve)");
-                            self.answer(&c.confirmation_id, false).await?;
+                            self.answer(&c.confirmation_id, Reply::No).await?;
                         }
                     }
                 }
-                Some(P::ConfirmationResolved(r)) if asking.as_deref() == Some(r.confirmation_id.as_str()) => {
+                Some(P::ConfirmationResolved(r))
+                    if !json && !r.grant_id.is_empty() && !shown.contains(&r.confirmation_id) =>
+                {
+                    note!("(allowed without asking by your session grant {})", r.grant_id);
+                }
+                Some(P::ConfirmationResolved(r)) if asking.as_ref().is_some_and(|(id, _)| *id == r.confirmation_id) => {
                     // Decided without this prompt: it expired, or someone answered elsewhere.
                     asking = None;
                     note!("\n(no longer waiting for an answer: {})", resolution_text(r.resolution()));
@@ -699,18 +787,47 @@ impl Session<'_> {
         }
     }
 
-    async fn answer(&self, confirmation_id: &str, approved: bool) -> anyhow::Result<()> {
-        let answer = self.client.confirm(confirmation_id, approved).await?;
+    async fn answer(&self, confirmation_id: &str, reply: Reply) -> anyhow::Result<()> {
+        let approved = !matches!(reply, Reply::No);
+        let scope = if matches!(reply, Reply::ForAWhile) {
+            pb::ConfirmationScope::Session
+        } else {
+            pb::ConfirmationScope::Once
+        };
+        let req = pb::SubmitConfirmationRequest {
+            confirmation_id: confirmation_id.into(),
+            approved,
+            scope: scope.into(),
+            duration_seconds: 0, // the server's default: 5 minutes
+            edited_arguments_json: String::new(),
+        };
+        let answer = self.client.answer(req).await?;
         let wanted = if approved { pb::ConfirmationResolution::Approved } else { pb::ConfirmationResolution::Denied };
         if answer.resolution() == wanted {
             if !self.json && matches!(self.decide, Decide::Ask) && self.interactive {
-                eprintln!("→ {}", if approved { "approved" } else { "denied — nothing changed" });
+                let how = match reply {
+                    Reply::Yes => "approved".to_owned(),
+                    Reply::ForAWhile => {
+                        format!("approved, and allowed without asking for 5 minutes (grant {})", answer.grant_id)
+                    }
+                    Reply::No => "denied — nothing changed".to_owned(),
+                };
+                eprintln!("→ {}", render::terminal_safe(&how));
             }
         } else {
             note!("(already decided: {})", resolution_text(answer.resolution()));
         }
         Ok(())
     }
+}
+
+/// A person's answer to a confirmation.
+#[derive(Clone, Copy)]
+enum Reply {
+    Yes,
+    No,
+    /// Yes, and the same tool on the same kind of resource runs without asking for 5 minutes.
+    ForAWhile,
 }
 
 fn resolution_text(r: pb::ConfirmationResolution) -> &'static str {

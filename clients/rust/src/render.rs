@@ -71,17 +71,20 @@ pub(crate) fn value_text(v: &pb::Value) -> String {
         Some(Kind::DoubleValue(d)) => double_text(*d),
         Some(Kind::DecimalValue(s) | Kind::StringValue(s) | Kind::TextValue(s)) => s.clone(),
         Some(Kind::DateValue(days)) => chrono_date(*days),
-        Some(Kind::TimestampValue(t)) => {
-            let days = i32::try_from(t.seconds.div_euclid(86_400)).unwrap_or(i32::MAX);
-            let s = t.seconds.rem_euclid(86_400);
-            format!("{} {:02}:{:02}:{:02}", chrono_date(days), s / 3600, (s / 60) % 60, s % 60)
-        }
+        Some(Kind::TimestampValue(t)) => time_text(t.seconds),
         Some(Kind::TimeValue(us)) => {
             let s = us / 1_000_000;
             format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
         }
         Some(Kind::BytesValue(b)) => format!("<{} bytes>", b.len()),
     }
+}
+
+/// Seconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
+pub(crate) fn time_text(seconds: i64) -> String {
+    let days = i32::try_from(seconds.div_euclid(86_400)).unwrap_or(i32::MAX);
+    let s = seconds.rem_euclid(86_400);
+    format!("{} {:02}:{:02}:{:02}", chrono_date(days), s / 3600, (s / 60) % 60, s % 60)
 }
 
 /// Days since 1970-01-01 as YYYY-MM-DD (civil-from-days, proleptic Gregorian).
