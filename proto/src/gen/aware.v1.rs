@@ -3743,8 +3743,15 @@ pub struct ConfirmationRequired {
     pub tier: i32,
     #[prost(message, optional, tag = "7")]
     pub expires_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// The arguments as the model gave them.
     #[prost(string, tag = "8")]
     pub arguments_json: ::prost::alloc::string::String,
+    /// What an approval binds: the arguments resolved to exactly what will be touched (a dataset
+    /// name to its id; a folder and pattern to the files they list, e.g.
+    /// {"root":"downloads","paths":\["a.csv","b.csv"\]}). Approve-with-edits narrows these. Empty
+    /// when the tool resolves nothing.
+    #[prost(string, tag = "9")]
+    pub resolved_arguments_json: ::prost::alloc::string::String,
 }
 /// ConfirmationResolved is broadcast to every subscriber, so other tabs close their dialogs.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

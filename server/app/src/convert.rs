@@ -725,6 +725,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             tier: t,
             expires_at,
             arguments_json,
+            resolved_arguments_json,
         } => P::ConfirmationRequired(pb::ConfirmationRequired {
             confirmation_id: confirmation_id.to_string(),
             tool_call_id: tool_call_id.to_string(),
@@ -734,6 +735,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             tier: tier(*t).into(),
             expires_at: Some(timestamp(*expires_at)),
             arguments_json: arguments_json.clone(),
+            resolved_arguments_json: resolved_arguments_json.clone(),
         }),
         EventPayload::ConfirmationResolved {
             confirmation_id,

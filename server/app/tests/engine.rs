@@ -81,12 +81,32 @@ async fn events(runs: &RunEngine, run_id: &RunId) -> Vec<Arc<RunEvent>> {
 /// The events, one line each, without what differs between runs (ids, times, durations) and
 /// with rich results reduced to their kind.
 fn sequence(events: &[Arc<RunEvent>]) -> String {
+    /// A generated id (`ds_` and 32 hex digits) anywhere in a value becomes `…`.
+    fn redact_ids(v: &mut Value) {
+        match v {
+            Value::String(s)
+                if s.split_once('_')
+                    .is_some_and(|(_, hex)| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())) =>
+            {
+                *v = json!("…");
+            }
+            Value::Array(items) => items.iter_mut().for_each(redact_ids),
+            Value::Object(m) => m.values_mut().for_each(redact_ids),
+            _ => {}
+        }
+    }
     fn redact(v: &mut Value) {
         if let Value::Object(m) = v {
             for (k, v) in m.iter_mut() {
                 let blank = v.as_str().is_some_and(|s| !s.is_empty());
                 if ((k.ends_with("_id") || k == "id") && blank) || k == "expires_at" || k == "duration_ms" {
                     *v = json!("…");
+                } else if let Some(mut inner) =
+                    v.as_str().filter(|_| k.ends_with("_json")).and_then(|s| serde_json::from_str::<Value>(s).ok())
+                {
+                    // Arguments as JSON text: the ids they name are generated too.
+                    redact_ids(&mut inner);
+                    *v = json!(inner.to_string());
                 } else if k == "rich" && !v.is_null() {
                     *v = json!(v.get("kind").or_else(|| v.get("type")).cloned().unwrap_or(json!("…")));
                 } else {

@@ -309,6 +309,10 @@ pub enum EventPayload {
         tier: Tier,
         expires_at: DateTime<Utc>,
         arguments_json: String,
+        /// What an approval binds: the arguments resolved to exactly what will be touched (a
+        /// folder and pattern to the files they list); empty when the tool resolves nothing.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        resolved_arguments_json: String,
     },
     ConfirmationResolved {
         confirmation_id: ConfirmationId,

@@ -70,7 +70,7 @@ impl Driver {
         };
         let approved_resource = conf.resource.clone();
         let span = tracing::info_span!("confirmation_wait", tool = %call.name);
-        let answered = self.await_confirmation(call, conf, prepared.description.clone()).instrument(span).await?;
+        let answered = self.await_confirmation(call, conf, &prepared).instrument(span).await?;
         Ok(match answered.status {
             // After a restart the call is prepared anew; if the names now point at something
             // else than what the person approved, nothing is done.
@@ -118,8 +118,9 @@ impl Driver {
         &mut self,
         call: &ToolCallRequest,
         conf: Confirmation,
-        description: String,
+        prepared: &Prepared,
     ) -> std::result::Result<Confirmation, Stop> {
+        let description = prepared.description.clone();
         let wait_started = Utc::now();
         let asks = conf.status == Resolution::Pending;
         if asks {
@@ -138,6 +139,7 @@ impl Driver {
                 tier: conf.tier,
                 expires_at: conf.expires_at,
                 arguments_json: call.arguments.to_string(),
+                resolved_arguments_json: prepared.pinned.as_ref().map(ToString::to_string).unwrap_or_default(),
             })
             .await?;
             self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
