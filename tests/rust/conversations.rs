@@ -69,7 +69,8 @@ fn kinds(events: &[pb::ServerEvent]) -> Vec<&'static str> {
         .collect()
 }
 
-/// Three turns survive a restart and reopen as turns; a fork at the second holds exactly the
+/// Three turns survive a restart and reopen as turns, under the title the model gave the thread
+/// from its first message (asked once, outside the runs); a fork at the second holds exactly the
 /// first, and a message sent on it is answered with only that history; rename and delete.
 #[tokio::test]
 async fn a_thread_survives_a_restart_and_a_fork_at_a_past_message_sees_only_what_came_before() {
@@ -79,6 +80,22 @@ async fn a_thread_survives_a_restart_and_a_fork_at_a_past_message_sees_only_what
     let (first, thread, _) = ask(&client, "", "what are the quarterly totals?").await;
     let (second, _, _) = ask(&client, &thread, "and per region?").await;
     let (third, _, _) = ask(&client, &thread, "only the north").await;
+    // The model names the thread in the background; wait for it before stopping the server.
+    let mut title = String::new();
+    for _ in 0..500 {
+        let listed = client.threads().list_threads(pb::ListThreadsRequest::default()).await.unwrap().into_inner();
+        title.clone_from(&listed.threads[0].title);
+        if title != "what are the quarterly totals?" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(title, "About what are the", "the fake model's title replaces the first message's");
+    let naming = fake.title_requests();
+    assert_eq!(naming.len(), 1, "named once, on the first message");
+    naming[0].validate().unwrap();
+    assert_eq!(naming[0].user_texts(), ["what are the quarterly totals?"], "only the first message is sent");
+    assert!(naming[0].tool_names().is_empty());
 
     let env = llm_env(&fake);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -90,7 +107,7 @@ async fn a_thread_survives_a_restart_and_a_fork_at_a_past_message_sees_only_what
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(
         (listed[0].thread_id.as_str(), listed[0].title.as_str(), listed[0].run_count),
-        (thread.as_str(), "what are the quarterly totals?", 3)
+        (thread.as_str(), "About what are the", 3)
     );
     assert_eq!(listed[0].last_run_status(), pb::RunStatus::Succeeded);
     let got = threads.get_thread(pb::GetThreadRequest { thread_id: thread.clone() }).await.unwrap().into_inner();
@@ -121,6 +138,9 @@ async fn a_thread_survives_a_restart_and_a_fork_at_a_past_message_sees_only_what
     assert_eq!(sent, ["what are the quarterly totals?", "and per country?"], "only the history before the fork");
     let original = threads.get_thread(pb::GetThreadRequest { thread_id: thread.clone() }).await.unwrap();
     assert_eq!(original.into_inner().turns.len(), 3, "the original is untouched");
+    let titled = threads.get_thread(pb::GetThreadRequest { thread_id: fork.thread_id.clone() }).await.unwrap();
+    assert_eq!(titled.into_inner().thread.unwrap().title, "About what are the (edited)");
+    assert_eq!(fake.title_requests().len(), 1, "a fork is titled from its original, not by the model");
 
     let renamed = threads
         .rename_thread(pb::RenameThreadRequest { thread_id: thread.clone(), title: "Quarterly totals".into() })
@@ -249,6 +269,14 @@ async fn grants_let_an_import_through_for_a_while_and_edits_only_narrow_it() {
 
     let sent = import(String::new()).await;
     let card = card(&client, &sent.run_id).await;
+    // The card names the files the folder and pattern resolved to: what a checklist offers.
+    let resolved: serde_json::Value = serde_json::from_str(&card.resolved_arguments_json).unwrap();
+    let mut paths: Vec<&str> = resolved["paths"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    paths.sort_unstable();
+    assert_eq!(
+        (resolved["root"].as_str(), paths),
+        (Some("downloads"), vec!["customers.csv", "sales_q1.csv", "sales_q2.csv"])
+    );
     let answer = |edited: serde_json::Value, scope: pb::ConfirmationScope| pb::SubmitConfirmationRequest {
         confirmation_id: card.confirmation_id.clone(),
         approved: true,

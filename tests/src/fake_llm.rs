@@ -5,6 +5,11 @@
 //! or silence — so a test can act like a model. `validate_anthropic` / `validate_openai` check a
 //! request the way the real APIs do: a transcript the real provider would refuse fails the test.
 //! The fake stops (its accept loop and every open connection) when dropped.
+//!
+//! Like a real provider, it also answers the request aware makes to name a new thread (its system
+//! prompt starts with [`NAME_THREAD_PROMPT`]): outside the test's script, kept apart from
+//! `requests()` and numbered on their own, with the title "About" and the message's first three
+//! words — so scripts number only the agent's calls.
 
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -15,6 +20,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
+
+/// How the server's request to name a thread begins (see `aware_core::runs::threads`).
+pub const NAME_THREAD_PROMPT: &str = "You name conversations.";
 
 // ---------------------------------------------------------------------------------------------
 // Wire formats
@@ -838,6 +846,7 @@ type Handler = dyn Fn(&Recorded, usize) -> Reply + Send + Sync;
 pub struct FakeLlm {
     addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    titles: Arc<Mutex<Vec<Recorded>>>,
     panicked: Arc<Mutex<Vec<String>>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -851,9 +860,10 @@ impl FakeLlm {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind the fake provider");
         let addr = listener.local_addr().expect("the fake provider's address");
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let titles = Arc::new(Mutex::new(Vec::new()));
         let panicked = Arc::new(Mutex::new(Vec::new()));
         let handler: Arc<Handler> = Arc::new(reply);
-        let (recorded, panics) = (requests.clone(), panicked.clone());
+        let (recorded, named, panics) = (requests.clone(), titles.clone(), panicked.clone());
         let task = tokio::spawn(async move {
             // Owned by this task: aborting it drops the set, which aborts every connection.
             let mut connections = JoinSet::new();
@@ -861,13 +871,14 @@ impl FakeLlm {
                 match listener.accept().await {
                     Ok((stream, _)) => {
                         while connections.try_join_next().is_some() {}
-                        connections.spawn(serve(stream, handler.clone(), recorded.clone(), panics.clone()));
+                        let logs = Logs { requests: recorded.clone(), titles: named.clone(), panicked: panics.clone() };
+                        connections.spawn(serve(stream, handler.clone(), logs));
                     }
                     Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
                 }
             }
         });
-        Self { addr, requests, panicked, task }
+        Self { addr, requests, titles, panicked, task }
     }
 
     pub fn url(&self) -> String {
@@ -894,6 +905,28 @@ impl FakeLlm {
     pub fn count(&self) -> usize {
         self.requests.lock().expect("requests lock").len()
     }
+
+    /// The requests to name a thread, in arrival order (answered outside the script).
+    pub fn title_requests(&self) -> Vec<Recorded> {
+        self.titles.lock().expect("titles lock").clone()
+    }
+}
+
+/// Where `serve` keeps what it saw.
+struct Logs {
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    titles: Arc<Mutex<Vec<Recorded>>>,
+    panicked: Arc<Mutex<Vec<String>>>,
+}
+
+/// The fake's answer to a request to name a thread: "About" and the message's first three words.
+fn title_reply(request: &Recorded) -> Option<Reply> {
+    if !request.system().starts_with(NAME_THREAD_PROMPT) || !request.tool_names().is_empty() {
+        return None;
+    }
+    let message = request.last_user_text().unwrap_or_default();
+    let words: Vec<&str> = message.split_whitespace().take(3).collect();
+    Some(Turn::default().say(format!("About {}", words.join(" "))).reply(request.kind()))
 }
 
 impl Drop for FakeLlm {
@@ -902,16 +935,18 @@ impl Drop for FakeLlm {
     }
 }
 
-async fn serve(
-    mut stream: TcpStream,
-    handler: Arc<Handler>,
-    requests: Arc<Mutex<Vec<Recorded>>>,
-    panicked: Arc<Mutex<Vec<String>>>,
-) {
+async fn serve(mut stream: TcpStream, handler: Arc<Handler>, logs: Logs) {
     let _ = stream.set_nodelay(true);
     let Ok(Some(request)) = read_request(&mut stream).await else { return };
+    if let Some(reply) = title_reply(&request) {
+        if let Ok(mut all) = logs.titles.lock() {
+            all.push(request);
+        }
+        let _ = respond(&mut stream, reply).await;
+        return;
+    }
     let (request, n) = {
-        let Ok(mut all) = requests.lock() else { return };
+        let Ok(mut all) = logs.requests.lock() else { return };
         let attempt = all.iter().filter(|r| r.body == request.body).count();
         let request = Recorded { attempt, ..request };
         all.push(request.clone());
@@ -925,7 +960,7 @@ async fn serve(
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
                 .unwrap_or_default();
-            if let Ok(mut all) = panicked.lock() {
+            if let Ok(mut all) = logs.panicked.lock() {
                 all.push(format!("request {n}: {message}"));
             }
             Reply::status(400, json!({"type": "error", "error": {"type": "fake_panic", "message": message}}))

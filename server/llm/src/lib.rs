@@ -174,6 +174,10 @@ impl LanguageModel for Provider {
         &self.name
     }
 
+    fn names_threads(&self) -> bool {
+        true
+    }
+
     async fn complete(&self, request: ModelRequest<'_>, deltas: UnboundedSender<String>) -> Result<ModelTurn> {
         let body = match self.config.kind {
             ProviderKind::Anthropic => anthropic::body(&request, &self.config),

@@ -17,7 +17,7 @@ use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, R
 use aware_core::runs::events::{Resolution, RunEvent};
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
-    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary,
+    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
     ToolCallRow,
 };
 use aware_core::{Error, Result};
@@ -647,13 +647,18 @@ impl RunLog for MemoryRuns {
         Ok(all)
     }
 
-    async fn set_thread_title(&self, thread: &ThreadId, title: &str, only_if_unset: bool) -> Result<()> {
-        if let Some(t) = self.state().threads.get_mut(thread)
-            && (!only_if_unset || t.title.is_none())
-        {
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, when: TitleIf<'_>) -> Result<bool> {
+        let mut state = self.state();
+        let Some(t) = state.threads.get_mut(thread) else { return Ok(false) };
+        let write = match when {
+            TitleIf::Untitled => t.title.is_none(),
+            TitleIf::Still(current) => t.title.as_deref() == Some(current),
+            TitleIf::Any => true,
+        };
+        if write {
             t.title = Some(title.to_owned());
         }
-        Ok(())
+        Ok(write)
     }
 
     async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()> {

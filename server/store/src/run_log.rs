@@ -11,7 +11,7 @@ use aware_core::run::{RunError, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
-    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary,
+    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
     ToolCallRow,
 };
 use chrono::{DateTime, Utc};
@@ -655,16 +655,25 @@ impl RunLog for SqliteStore {
         rows.iter().map(thread_row).collect()
     }
 
-    async fn set_thread_title(&self, thread: &ThreadId, title: &str, only_if_unset: bool) -> Result<()> {
-        sqlx::query("UPDATE threads SET title = ?, updated_at = ? WHERE id = ? AND (NOT ? OR title IS NULL)")
-            .bind(title)
-            .bind(micros(Utc::now()))
-            .bind(thread.as_str())
-            .bind(only_if_unset)
-            .execute(&self.pool)
-            .await
-            .map_err(db)?;
-        Ok(())
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, when: TitleIf<'_>) -> Result<bool> {
+        let (when, current) = match when {
+            TitleIf::Untitled => ("untitled", None),
+            TitleIf::Still(current) => ("still", Some(current)),
+            TitleIf::Any => ("any", None),
+        };
+        let done = sqlx::query(
+            "UPDATE threads SET title = ?1, updated_at = ?2 WHERE id = ?3 AND (?4 = 'any' \
+             OR (?4 = 'untitled' AND title IS NULL) OR (?4 = 'still' AND title = ?5))",
+        )
+        .bind(title)
+        .bind(micros(Utc::now()))
+        .bind(thread.as_str())
+        .bind(when)
+        .bind(current)
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        Ok(done.rows_affected() > 0)
     }
 
     async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()> {

@@ -9,7 +9,7 @@ use crate::ports::{Memory, MemoryStore, RunStore};
 use crate::run::{Feedback, Rating, RunKind, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
 use crate::runs::model::Message;
-use crate::runs::store::{ChatRun, Confirmation, RunLog, SessionGrant};
+use crate::runs::store::{ChatRun, Confirmation, RunLog, SessionGrant, TitleIf};
 use chrono::{Duration, Utc};
 
 /// Runs every check on `store`, a fresh adapter whose users `ana` and `bo` exist.
@@ -59,8 +59,12 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
     finished_run(log, &newer, "elsewhere").await;
     // A thread without a chat run (a snapshot's) is not listed.
     assert!(log.ensure_thread(&ana(), &ThreadId::generate_for(&ana())).await.expect("thread"));
-    log.set_thread_title(&older, "First title", true).await.expect("titled");
-    log.set_thread_title(&older, "Not this one", true).await.expect("kept");
+    assert!(log.set_thread_title(&older, "First title", TitleIf::Untitled).await.expect("titled"));
+    assert!(!log.set_thread_title(&older, "Not this one", TitleIf::Untitled).await.expect("kept"));
+    assert!(!log.set_thread_title(&older, "Not this either", TitleIf::Still("first title")).await.expect("kept"));
+    assert!(log.set_thread_title(&older, "A model's title", TitleIf::Still("First title")).await.expect("named"));
+    assert!(log.set_thread_title(&older, "First title", TitleIf::Still("A model's title")).await.expect("back"));
+    assert!(!log.set_thread_title(&ThreadId::generate_for(&ana()), "x", TitleIf::Any).await.expect("none"));
     let listed = log.threads(&ana(), None, 10).await.expect("listed");
     let ids: Vec<&ThreadId> = listed.iter().map(|t| &t.id).collect();
     assert_eq!(ids, [&newer, &older], "newest activity first");
@@ -71,7 +75,7 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
         crate::runs::store::ThreadCursor { last_activity_at: listed[0].last_activity_at, thread: newer.clone() };
     let rest = log.threads(&ana(), Some(&cursor), 10).await.expect("next page");
     assert_eq!(rest.iter().map(|t| &t.id).collect::<Vec<_>>(), [&older]);
-    log.set_thread_title(&older, "Renamed", false).await.expect("renamed");
+    assert!(log.set_thread_title(&older, "Renamed", TitleIf::Any).await.expect("renamed"));
     assert_eq!(log.thread_summary(&older).await.expect("read").and_then(|t| t.title).as_deref(), Some("Renamed"));
 
     // A fork holds copies of the runs before the fork point, naming the fork.

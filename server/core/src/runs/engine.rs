@@ -9,7 +9,7 @@ use super::delivery::Subscription;
 use super::driver::{self, Deps};
 use super::events::{EventPayload, Resolution, RunEvent, RunPhase, Tier};
 use super::model::LanguageModel;
-use super::store::{ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot};
+use super::store::{ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, TitleIf};
 use super::tools::{SystemInfo, ToolContext};
 use crate::auth::{Caller, Source};
 use crate::datasets::DatasetService;
@@ -293,8 +293,12 @@ impl RunEngine {
             }
         }
         let run_id = run.record.id.clone();
-        // A thread is titled by its first message until someone renames it.
-        self.deps.log.set_thread_title(&thread, &super::threads::title_from(text), true).await?;
+        // A thread is titled by its first message until someone renames it (or the model names it).
+        let first = super::threads::title_from(text);
+        if self.deps.log.set_thread_title(&thread, &first, TitleIf::Untitled).await? && self.deps.model.names_threads()
+        {
+            self.name_thread(thread.clone(), first, text.to_owned());
+        }
         // A queued run is started by the release of the run before it; this call starts it only
         // when the thread is free now.
         let placed = self.table.admit(&run_id, owner, &thread, message.on_busy);

@@ -100,6 +100,11 @@ pub struct ModelTurn {
 pub trait LanguageModel: Send + Sync {
     /// A short name for run records ("offline-planner", "script", a model id).
     fn name(&self) -> &str;
+    /// Whether this model names threads from their first message (a network model does; the
+    /// offline planner leaves the first message's title).
+    fn names_threads(&self) -> bool {
+        false
+    }
     async fn complete(&self, request: ModelRequest<'_>, deltas: UnboundedSender<String>) -> Result<ModelTurn>;
 }
 

@@ -123,6 +123,18 @@ pub struct ThreadSummary {
     pub forked_from: Option<(ThreadId, RunId)>,
 }
 
+/// When a thread's title is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TitleIf<'a> {
+    /// Only a thread that has no title yet (its first message names it).
+    Untitled,
+    /// Only while the title is still this one (a model's title replaces the first message's,
+    /// never a title someone chose).
+    Still(&'a str),
+    /// Always (a rename).
+    Any,
+}
+
 /// Where a page of threads continues: after this activity time and thread.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadCursor {
@@ -241,8 +253,8 @@ pub trait RunLog: Send + Sync {
     async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>>;
     /// The owner's threads that have a chat run, newest activity first, after `after`.
     async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>>;
-    /// Sets the title; with `only_if_unset`, only a thread that has none.
-    async fn set_thread_title(&self, thread: &ThreadId, title: &str, only_if_unset: bool) -> Result<()>;
+    /// Sets the title when `when` holds; false when it did not (or there is no such thread).
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, when: TitleIf<'_>) -> Result<bool>;
     /// Records that `thread` is a fork of `from_thread` at `from_run`.
     async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()>;
     /// The thread's newest `limit` chat runs, oldest first.
