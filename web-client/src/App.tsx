@@ -1,7 +1,8 @@
-// The app shell: routes (Datasets, Dataset detail, Runs, Run inspector, Settings) and the assistant
-// panel on every page (beside the page on wide screens, a drawer on narrow ones). Every route
-// change, dataset selection, upload and delete sends a StateSnapshot, so aware knows where the
-// user is.
+// The app shell: routes (Datasets, Dataset detail, Runs, Run inspector, Memory, Settings) and the
+// assistant panel on every page (beside the page on wide screens, a drawer on narrow ones). Every
+// route change, dataset selection, upload and delete sends a StateSnapshot for the conversation on
+// screen, so aware knows where the user is. That conversation's thread is in the URL (`?thread=`),
+// so a reload reopens it.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Approvals } from "./Approvals";
 import {
@@ -22,8 +23,9 @@ import { aware, errorText, loadActivities, searchText, statusText } from "./api"
 import { Assistant } from "./Assistant";
 import { count, formatBytes } from "./format";
 import { Markdown } from "./Markdown";
+import { MemoryPage } from "./Memory";
 import { ResultTable } from "./ResultTable";
-import { apply, outcomeText, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
+import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -43,12 +45,24 @@ function useRoute(): string {
 const params = new URLSearchParams(window.location.search);
 const HEARTBEAT_TIMEOUT_MS = Number(params.get("hb") ?? 15_000);
 
+/** What a StateSnapshot says besides its thread and version. */
+interface Place {
+  currentRoute: string;
+  activeDatasetId: string;
+  datasets: { id: string; name: string; rowCount: bigint; status: DatasetStatus }[];
+}
+
 export function App() {
   const route = useRoute();
   const [datasets, setDatasets] = useState<Dataset[] | null>(null);
   const [loadError, setLoadError] = useState("");
   const [assistantOpen, setAssistantOpen] = useState(false);
-  const thread = useRef<Promise<string> | null>(null);
+  // The conversation on screen ("" = a new one, whose thread the first snapshot opens).
+  const [conversation, setConversation] = useState(() => params.get("thread") ?? "");
+  const conversationNow = useRef(conversation);
+  /** The last snapshot's thread (a promise: the server names a new one), and whose it was. */
+  const thread = useRef<{ of: string; id: Promise<string> } | null>(null);
+  const place = useRef<Place | null>(null);
   const version = useRef(BigInt(Date.now()) * 1000n);
 
   useEffect(loadActivities, []);
@@ -72,24 +86,44 @@ export function App() {
 
   const activeDatasetId = route.startsWith("/datasets/") ? route.slice("/datasets/".length) : "";
 
-  // The snapshot: where the user is and what they see. The first one opens the thread.
+  // The snapshot: where the user is and what they see, for the conversation on screen. A new
+  // conversation's first snapshot opens its thread; the next ones wait for it and reuse it.
+  const snapshot = useCallback((of: string) => {
+    const where = place.current;
+    if (!where) return;
+    version.current += 1n;
+    const uiStateVersion = version.current;
+    const previous = thread.current?.of === of ? thread.current.id : null;
+    thread.current = {
+      of,
+      id: (async () => {
+        const threadId = of || (previous ? await previous.catch(() => "") : "");
+        return (await aware.updateState({ ...where, uiStateVersion, threadId })).threadId;
+      })(),
+    };
+  }, []);
   useEffect(() => {
     if (datasets === null) return;
-    version.current += 1n;
-    const snapshot = {
-      uiStateVersion: version.current,
+    place.current = {
       currentRoute: route,
       activeDatasetId,
       datasets: datasets.map((d) => ({ id: d.id, name: d.tableName, rowCount: d.rowCount, status: d.status })),
     };
-    const previous = thread.current;
-    thread.current = (async () => {
-      const threadId = previous ? await previous.catch(() => "") : "";
-      const r = await aware.updateState({ ...snapshot, threadId });
-      return r.threadId;
-    })();
-  }, [route, activeDatasetId, datasets]);
-  const threadId = useCallback(async () => (thread.current ? thread.current : ""), []);
+    snapshot(conversationNow.current);
+  }, [route, activeDatasetId, datasets, snapshot]);
+  const threadId = useCallback(async () => (thread.current ? thread.current.id : conversationNow.current), []);
+  // Switching conversations tells aware at once where the user is in the one now on screen.
+  const switchConversation = useCallback((id: string) => {
+    conversationNow.current = id;
+    setConversation(id);
+    snapshot(id);
+  }, [snapshot]);
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (conversation) url.searchParams.set("thread", conversation);
+    else url.searchParams.delete("thread");
+    window.history.replaceState(window.history.state, "", url);
+  }, [conversation]);
 
   const open = (path: string) => {
     window.location.hash = path;
@@ -102,6 +136,7 @@ export function App() {
   if (route.startsWith("/datasets/")) page = <DatasetDetail id={activeDatasetId} datasets={datasets} onDeleted={() => { void refresh(); open("/datasets"); }} />;
   else if (route.startsWith("/runs/")) page = <RunInspector runId={route.slice("/runs/".length)} openDataset={openDataset} />;
   else if (route === "/runs") page = <Runs />;
+  else if (route === "/memory") page = <MemoryPage />;
   else if (route === "/settings") page = <Settings />;
   else page = <Datasets datasets={datasets} error={loadError} onUploaded={refresh} />;
 
@@ -111,6 +146,7 @@ export function App() {
         <span className="brand">aware</span>
         <a href="#/datasets" aria-current={route.startsWith("/datasets") ? "page" : undefined}>Datasets</a>
         <a href="#/runs" aria-current={route.startsWith("/runs") ? "page" : undefined}>Runs</a>
+        <a href="#/memory" aria-current={route === "/memory" ? "page" : undefined}>Memory</a>
         <a href="#/settings" aria-current={route === "/settings" ? "page" : undefined}>Settings</a>
       </nav>
       <main>
@@ -121,6 +157,8 @@ export function App() {
         Ask the assistant
       </button>
       <Assistant
+        current={conversation}
+        onThread={switchConversation}
         threadId={threadId}
         heartbeatTimeoutMs={HEARTBEAT_TIMEOUT_MS}
         onChange={refresh}
@@ -394,18 +432,11 @@ function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id:
     setError("");
     aware.runs.getRun({ runId }).then((r) => setRun(r.run ?? null), (e) => setError(errorText(e)));
     aware.runs.getRunTrace({ runId }).then((r) => setSpans(r.spans), () => {});
-    // The run's rich results come from its event log, page by page.
-    (async () => {
-      let t: Transcript = { items: [], status: RunStatus.UNSPECIFIED };
-      let after = 0n;
-      for (;;) {
-        const page = await aware.runs.listRunEvents({ runId, afterSeq: after, limit: 1000 });
-        for (const e of page.events) t = apply(t, e);
-        if (page.events.length === 0 || page.events[page.events.length - 1].seq >= page.lastSeq) break;
-        after = page.events[page.events.length - 1].seq;
-      }
-      setTranscript(t);
-    })().catch(() => setTranscript({ items: [], status: RunStatus.UNSPECIFIED }));
+    // The run's rich results come from its event log.
+    replay(runId).then(
+      ({ transcript }) => setTranscript(transcript),
+      () => setTranscript({ items: [], status: RunStatus.UNSPECIFIED }),
+    );
   }, [runId]);
   if (error) return <p className="error" role="alert">{error}</p>;
   if (!run) return <p className="muted">Loading…</p>;

@@ -1,6 +1,8 @@
 // A run as people see it, built from its events alone — the same for a run streaming in the
-// assistant and for one reopened in the run inspector: answer text (Markdown), a chip per tool
-// call saying where it is, rich results, confirmation cards, and an outcome in plain words.
+// assistant, one reopened with its conversation and one in the run inspector: answer text
+// (Markdown), a chip per tool call saying where it is, rich results, confirmation cards (with
+// "Allow for 5 minutes" and an import's file checklist), what went into or out of memory, and an
+// outcome in plain words.
 import { useEffect, useState } from "react";
 import {
   ConfirmationResolution,
@@ -13,6 +15,7 @@ import {
   type ConfirmationRequired,
   type DatasetStatistics,
   type ServerEvent,
+  type SubmitConfirmationResponse,
   type ToolProvenance,
   type ToolResult,
   type Usage,
@@ -27,7 +30,10 @@ export type Item =
   | { kind: "tool"; id: string; name: string; title: string; phase: ToolPhase; from?: string }
   | { kind: "result"; id: string; result: ToolResult }
   | { kind: "denied"; id: string; reason: string; from?: string }
-  | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution };
+  | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution }
+  /** A call a session grant allowed: no card was shown. */
+  | { kind: "granted"; id: string }
+  | { kind: "memory"; id: string; text: string; saved: boolean };
 
 export interface Transcript {
   items: Item[];
@@ -76,12 +82,33 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
     case "confirmationResolved": {
       const i = items.findIndex((x) => x.kind === "confirm" && x.id === p.value.confirmationId);
       if (i >= 0) items[i] = { ...(items[i] as Extract<Item, { kind: "confirm" }>), resolution: p.value.resolution };
+      else if (p.value.grantId) items.push({ kind: "granted", id: p.value.confirmationId });
       break;
     }
+    case "memorySaved":
+      items.push({ kind: "memory", id: `${p.value.memoryId}+`, text: p.value.text, saved: true });
+      break;
+    case "memoryForgotten":
+      items.push({ kind: "memory", id: `${p.value.memoryId}-`, text: p.value.text, saved: false });
+      break;
     case "runCompleted":
       return { ...t, items, status: p.value.status, error: p.value.error?.message };
   }
   return { ...t, items };
+}
+
+/** A run's transcript rebuilt from its event log (read page by page), and the last seq read. */
+export async function replay(runId: string): Promise<{ transcript: Transcript; lastSeq: bigint }> {
+  let transcript: Transcript = { items: [], status: RunStatus.UNSPECIFIED };
+  let lastSeq = 0n;
+  for (;;) {
+    const page = await aware.runs.listRunEvents({ runId, afterSeq: lastSeq, limit: 1000 });
+    for (const e of page.events) transcript = apply(transcript, e);
+    if (page.events.length === 0) break;
+    lastSeq = page.events[page.events.length - 1].seq;
+    if (lastSeq >= page.lastSeq) break;
+  }
+  return { transcript, lastSeq };
 }
 
 /** Where an external server's tool comes from, in words ("from everything · scope demo.read");
@@ -180,6 +207,18 @@ export function TranscriptItems({ items, openDataset }: { items: Item[]; openDat
             );
           case "confirm":
             return <RunConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
+          case "granted":
+            return (
+              <p key={"g" + item.id} className="note">
+                Allowed without asking: you allowed this for a while (<a href="#/memory">Allowed for now</a>).
+              </p>
+            );
+          case "memory":
+            return (
+              <p key={"m" + item.id} className="note memory-note">
+                {item.saved ? "Remembered" : "Forgotten"}: “{item.text}” · <a href="#/memory">Memory</a>
+              </p>
+            );
         }
       })}
     </>
@@ -321,8 +360,27 @@ function RunConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution
   return <ConfirmCard c={c} resolution={resolution} />;
 }
 
-/** What a confirmation card needs: from a run's `ConfirmationRequired`, or a `PendingConfirmation`. */
-export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt">;
+/** What a confirmation card needs: from a run's `ConfirmationRequired`, or a `PendingConfirmation`
+ *  (which has no arguments). */
+export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt" | "toolName"> &
+  Partial<Pick<ConfirmationRequired, "argumentsJson" | "resolvedArgumentsJson">>;
+
+/** How long "Allow for 5 minutes" lets calls of the same kind through without asking. */
+const GRANT_MINUTES = 5;
+
+/** An import's files when its card lists several (`{root, paths}`, as the server resolved the
+ *  request — a folder and pattern become the files they list): the person may keep fewer. */
+function importFiles(c: Confirmable): { root: string; paths: string[] } | undefined {
+  const json = c.resolvedArgumentsJson || c.argumentsJson;
+  if (c.toolName !== "import_files" || !json) return undefined;
+  try {
+    const args = JSON.parse(json) as { root?: unknown; paths?: unknown };
+    const paths = Array.isArray(args.paths) && args.paths.every((p) => typeof p === "string") ? (args.paths as string[]) : [];
+    return typeof args.root === "string" && paths.length > 1 ? { root: args.root, paths } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: ConfirmationResolution }) {
   const elevated = c.tier === ConfirmationTier.ELEVATED;
@@ -330,7 +388,10 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
   const [now, setNow] = useState(Date.now());
   const [sending, setSending] = useState(false);
   const [local, setLocal] = useState<ConfirmationResolution | undefined>();
+  const [granted, setGranted] = useState(false);
   const [error, setError] = useState("");
+  const files = importFiles(c);
+  const [kept, setKept] = useState(() => new Set(files?.paths));
   const decided = resolution ?? local;
   useEffect(() => {
     if (decided !== undefined) return;
@@ -338,29 +399,60 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
     return () => clearInterval(t);
   }, [decided]);
   const left = Math.max(0, Math.ceil((expires - now) / 1000));
-  const decide = async (approved: boolean) => {
+  // Approving with files unticked sends only the kept ones; with all kept, the call as asked.
+  const narrowed = files && kept.size < files.paths.length ? { root: files.root, paths: files.paths.filter((p) => kept.has(p)) } : undefined;
+  const decide = async (answer: () => Promise<SubmitConfirmationResponse>) => {
     setSending(true);
     setError("");
     try {
-      setLocal((await aware.confirm(c.confirmationId, approved)).resolution);
+      const r = await answer();
+      setGranted(r.grantId !== "");
+      setLocal(r.resolution);
     } catch (e) {
       setError(errorText(e));
     } finally {
       setSending(false);
     }
   };
+  const allow = () => (narrowed ? aware.approveWithEdits(c.confirmationId, narrowed) : aware.confirm(c.confirmationId, true));
+  const toggle = (path: string) =>
+    setKept((k) => {
+      const next = new Set(k);
+      if (!next.delete(path)) next.add(path);
+      return next;
+    });
+  const none = files !== undefined && kept.size === 0;
   return (
     <div className={`card ${elevated ? "elevated" : "standard"}`} role="group" aria-label={elevated ? "Confirmation required (caution)" : "Confirmation required"}>
       {elevated && <strong className="caution">⚠ Caution: this cannot be undone</strong>}
       <Markdown text={c.description} />
+      {files && decided === undefined && (
+        <fieldset className="files">
+          <legend>Files to import</legend>
+          {files.paths.map((p) => (
+            <label key={p}>
+              <input type="checkbox" checked={kept.has(p)} disabled={sending} onChange={() => toggle(p)} /> {p}
+            </label>
+          ))}
+          {none && <p className="muted">Keep at least one file, or deny the import.</p>}
+        </fieldset>
+      )}
       {decided === undefined ? (
         <div className="actions">
-          <button type="button" className="deny" disabled={sending} onClick={() => decide(false)}>Deny</button>
-          <button type="button" className={elevated ? "danger" : "allow"} disabled={sending} onClick={() => decide(true)}>Allow</button>
+          <button type="button" className="deny" disabled={sending} onClick={() => decide(() => aware.confirm(c.confirmationId, false))}>Deny</button>
+          <button type="button" className={elevated ? "danger" : "allow"} disabled={sending || none} onClick={() => decide(allow)}>Allow</button>
+          {c.tier === ConfirmationTier.STANDARD && (
+            <button type="button" disabled={sending || none} onClick={() => decide(() => aware.allowFor(c.confirmationId, GRANT_MINUTES * 60, narrowed))}>
+              Allow for {GRANT_MINUTES} minutes
+            </button>
+          )}
           <span className="muted" aria-live="off">{left > 0 ? `expires in ${left}s` : "expiring…"}</span>
         </div>
       ) : (
-        <p className={`resolved ${decided === ConfirmationResolution.APPROVED ? "" : "stopped"}`}>{RESOLVED[decided]}</p>
+        <p className={`resolved ${decided === ConfirmationResolution.APPROVED ? "" : "stopped"}`}>
+          {RESOLVED[decided]}
+          {granted && decided === ConfirmationResolution.APPROVED && ` for ${GRANT_MINUTES} minutes`}
+        </p>
       )}
       {error && <p className="error" role="alert">{error}</p>}
     </div>

@@ -9,17 +9,21 @@ export const aware = createAwareClient({
   source: "web",
 });
 
-/** What each tool shows while it runs ("Reading rows…"), as the server's tool registry words it
- *  (GetCapabilities); read once, when the app starts. */
+/** What each tool shows while it runs ("Reading rows…") and its title ("Import files"), as the
+ *  server's tool registry words them (GetCapabilities); read once, when the app starts. */
 const activities = new Map<string, string>();
+const titles = new Map<string, string>();
 export function loadActivities(): void {
   aware.chat.getCapabilities({}).then(
-    (caps) => caps.tools.forEach((t) => activities.set(t.name, t.activity)),
-    () => {}, // without them a running tool shows its title: the app still works
+    (caps) => caps.tools.forEach((t) => { activities.set(t.name, t.activity); titles.set(t.name, t.title); }),
+    () => {}, // without them a running tool shows its title and a grant its tool's name: the app still works
   );
 }
 export function activityOf(tool: string): string | undefined {
   return activities.get(tool) || undefined;
+}
+export function toolTitle(tool: string): string {
+  return titles.get(tool) || tool;
 }
 
 /** The confirmations this page's assistant panel shows as cards: the approvals list leaves them

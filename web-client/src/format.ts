@@ -181,3 +181,9 @@ export function formatBytes(n: bigint | number): string {
 export function count(n: bigint | number): string {
   return n.toLocaleString("en-US");
 }
+
+/** A moment in a list: "today, 14:05", or the date and time before today. */
+export function whenText(d: Date, now = new Date()): string {
+  if (d.toDateString() === now.toDateString()) return `today, ${d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" })}`;
+  return d.toLocaleString("en-GB", { day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+}

@@ -2,7 +2,8 @@
 // aware-server serving the built UI (scripts/test builds it and sets AWARE_SERVER_BIN). Each test
 // saves screenshots of the states it checks under web-client/test-results/ (1440×900, and
 // 390×844 for the phone layout). A second server runs the scripted model for what the offline
-// planner never produces (Markdown answers, token usage, a confirmation left to expire).
+// planner never produces (Markdown answers, token usage, a confirmation left to expire); the
+// import tests start their own, with an approved folder.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -21,9 +22,9 @@ const servers = [];
 let dataDir, base, scripted, browser;
 
 /** Starts aware-server serving the built UI; resolves to its base URL once it listens. */
-async function startServer(name, extraEnv) {
+async function startServer(name, extraEnv, extraArgs = []) {
   const { AWARE_SERVER_BIN: bin, ...env } = process.env;
-  const server = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dataDir, name), "--web-dir", join(here, "..", "dist")], {
+  const server = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dataDir, name), "--web-dir", join(here, "..", "dist"), ...extraArgs], {
     env: { ...env, AWARE_LOG_LEVEL: "warn", AWARE_AGENT__HEARTBEAT_MS: "200", ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -163,6 +164,7 @@ test("a delete shows an ELEVATED card: Deny keeps the dataset, Allow deletes it 
   // While it waits, it says it waits for the person — not that it is deleting.
   assert.equal(await turn.locator(".chip").innerText(), "Waiting for your approval");
   assert.equal(await turn.locator(".outcome").innerText(), "Waiting for your approval");
+  assert.equal(await card.getByRole("button", { name: "Allow for 5 minutes" }).count(), 0, "a destructive action is never allowed for a while");
   await page.screenshot({ path: join(shots, "3-elevated-card.png") });
   await card.getByRole("button", { name: "Deny" }).click();
   await card.getByText("Denied — nothing changed").waitFor();
@@ -322,6 +324,14 @@ test("numbers read well: NaN and infinities, money from the column name, roundin
   assert.equal(f.csvCell(cell("intValue", -5n)), "-5", "a negative number is a number");
   assert.equal(f.csvCell(cell("stringValue", "plain")), "plain");
   assert.equal(f.tableCsv([{ name: "=cmd" }, { name: "n" }], [{ values: [cell("stringValue", "a,b"), cell("doubleValue", -1.5)] }]), "\"'=cmd\",n\r\n\"a,b\",-1.5\r\n");
+});
+
+test("times in lists read 'today, 14:05' for today and as a date before", async () => {
+  const f = await formatModule();
+  const now = new Date(2026, 10, 24, 15, 0);
+  assert.equal(f.whenText(new Date(2026, 10, 24, 14, 5), now), "today, 14:05");
+  assert.equal(f.whenText(new Date(2026, 10, 23, 23, 59), now), "23 Nov 2026, 23:59", "yesterday is a date");
+  assert.equal(f.whenText(new Date(2025, 0, 2, 9, 7), now), "2 Jan 2025, 09:07");
 });
 
 test("a file that failed says why in the list and on its page; formulas are neutralised in Export CSV", async () => {
@@ -545,5 +555,285 @@ test("an external MCP server's tool shows where it comes from, and its output is
   const tools = await ask(page, "what tools do you have?");
   await finished(tools);
   assert.match(await tools.innerText(), /From the external MCP server everything: everything\.echo \(scope demo\.read\)/);
+  await context.close();
+});
+
+const threadOf = (page) => new URL(page.url()).searchParams.get("thread");
+
+/** The assistant's conversations panel, opened. */
+async function conversations(page) {
+  await page.getByRole("complementary", { name: "Assistant" }).getByRole("button", { name: "Conversations", exact: true }).click();
+  const panel = page.getByRole("region", { name: "Conversations" });
+  await panel.locator("li.thread").first().waitFor();
+  return panel;
+}
+
+test("a reload reopens the conversation: the URL names its thread, and its questions, answers and results are back", async () => {
+  const { context, page } = await open();
+  assert.equal(threadOf(page), null, "a new conversation has no thread in the URL yet");
+  const turn = await ask(page, "what are my files?");
+  await finished(turn);
+  const answer = await turn.locator(".answer").innerText();
+  const thread = threadOf(page);
+  assert.match(thread ?? "", /^th_/, page.url());
+  await page.reload();
+  const again = page.locator(".turn").first();
+  await again.locator("table.datasets-result").getByText("barcelona_apartments").waitFor();
+  assert.equal(threadOf(page), thread);
+  assert.equal(await page.locator(".turn").count(), 1);
+  assert.equal(await again.locator(".question").innerText(), "what are my files?");
+  assert.equal(await again.locator(".answer").innerText(), answer);
+  assert.equal(await again.getAttribute("data-status"), "SUCCEEDED");
+  assert.equal(await again.locator(".outcome").innerText(), "succeeded");
+  assert.equal(await page.locator(".assistant .current-title").innerText(), "what are my files?", "the header names the conversation");
+  await page.screenshot({ path: join(shots, "20-reloaded.png") });
+  // It goes on where it was: the next question joins the same thread.
+  const next = await ask(page, "average price of the barcelona apartments");
+  await finished(next);
+  assert.equal(threadOf(page), thread);
+  // A reload while a run is still working picks it up again and follows it to its end.
+  const third = await ask(page, "what are my files?");
+  await third.locator(".chip.active").waitFor();
+  await page.reload();
+  const resumed = page.locator(".turn").nth(2);
+  await resumed.waitFor();
+  assert.deepEqual(await page.locator(".turn .question").allInnerTexts(), ["what are my files?", "average price of the barcelona apartments", "what are my files?"]);
+  await finished(resumed);
+  assert.equal(await resumed.getAttribute("data-status"), "SUCCEEDED");
+  assert.match(await resumed.locator(".answer").innerText(), /^You have \d+ dataset/);
+  assert.equal(await resumed.locator("table.datasets-result").count(), 1, "its result once");
+  await page.screenshot({ path: join(shots, "20b-reloaded-mid-run.png") });
+  await context.close();
+});
+
+test("the conversations panel renames a conversation (kept after a reload), opens one, starts a new one, and deletes one after a confirmation", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "what are my files?");
+  await finished(turn);
+  const thread = threadOf(page);
+  let panel = await conversations(page);
+  const row = panel.locator(`li.thread[data-thread-id="${thread}"]`);
+  assert.equal(await row.getAttribute("aria-current"), "true", "the open conversation is marked");
+  assert.equal(await panel.locator("li.thread").first().getAttribute("data-thread-id"), thread, "newest activity first");
+  assert.match(await row.innerText(), /what are my files\?\s+today, \d\d:\d\d/, "title and last activity");
+  await page.screenshot({ path: join(shots, "21-conversations.png") });
+
+  await row.getByRole("button", { name: "Rename “what are my files?”" }).click();
+  await row.getByLabel("Conversation title").fill("Apartment files");
+  await row.getByLabel("Conversation title").press("Enter");
+  await row.locator(".thread-title").getByText("Apartment files", { exact: true }).waitFor();
+  assert.equal(await page.locator(".assistant .current-title").innerText(), "Apartment files");
+  await page.screenshot({ path: join(shots, "21b-renamed.png") });
+  await page.reload();
+  await page.locator(".turn").first().waitFor();
+  assert.equal(await page.locator(".assistant .current-title").innerText(), "Apartment files", "the new title survives a reload");
+  panel = await conversations(page);
+  assert.equal(await row.locator(".thread-title").innerText(), "Apartment files");
+
+  // A new conversation is empty and has no thread yet; the old one opens from the list.
+  await panel.getByRole("button", { name: "New conversation" }).click();
+  await panel.waitFor({ state: "detached" });
+  assert.equal(await page.locator(".turn").count(), 0);
+  assert.equal(threadOf(page), null);
+  panel = await conversations(page);
+  await row.getByRole("button", { name: /^Apartment files/ }).click();
+  await page.locator(".turn .question").getByText("what are my files?").waitFor();
+  assert.equal(threadOf(page), thread);
+
+  panel = await conversations(page);
+  await row.getByRole("button", { name: "Delete “Apartment files”" }).click();
+  const confirm = row.getByRole("group", { name: "Confirm delete" });
+  await confirm.waitFor();
+  assert.equal(await panel.locator(`li.thread[data-thread-id="${thread}"]`).count(), 1, "nothing is deleted before the second click");
+  await page.screenshot({ path: join(shots, "21c-delete-confirm.png") });
+  await confirm.getByRole("button", { name: "Delete conversation" }).click();
+  await row.waitFor({ state: "detached" });
+  assert.equal(await panel.getByText("Apartment files").count(), 0, "gone from the list");
+  assert.equal(await page.locator(".turn").count(), 0, "the deleted conversation is off the screen");
+  assert.equal(threadOf(page), null);
+  await page.screenshot({ path: join(shots, "21d-deleted.png") });
+  await page.reload();
+  panel = await conversations(page);
+  assert.equal(await panel.locator(`li.thread[data-thread-id="${thread}"]`).count(), 0, "still gone after a reload");
+  await context.close();
+
+  // On a phone the panel fits the assistant's drawer.
+  const phone = await open("#/datasets", { viewport: PHONE });
+  await phone.page.getByRole("button", { name: "Ask the assistant" }).click();
+  panel = await conversations(phone.page);
+  const box = await panel.boundingBox();
+  assert.ok(box && box.x >= 0 && box.x + box.width <= PHONE.width + 1, `the panel fits the screen: ${JSON.stringify(box)}`);
+  const open1 = await panel.locator("li.thread .open-thread").first().boundingBox();
+  assert.ok(open1 && open1.width >= 150, "titles have room");
+  await phone.page.screenshot({ path: join(shots, "21e-phone-conversations.png") });
+  await phone.context.close();
+});
+
+test("edit & resend forks: the edited question and its answer go to a new conversation, the original keeps its own", async () => {
+  const { context, page } = await open();
+  const first = await ask(page, "what are my files?");
+  await finished(first);
+  const second = await ask(page, "average price of the barcelona apartments");
+  await finished(second);
+  const original = threadOf(page);
+  await second.getByRole("button", { name: "Edit and resend “average price of the barcelona apartments”" }).click();
+  const editor = second.getByLabel("Edit your question");
+  assert.equal(await editor.inputValue(), "average price of the barcelona apartments", "the editor starts from the question");
+  await editor.fill("average price by neighbourhood");
+  await page.screenshot({ path: join(shots, "22-editing.png") });
+  await second.getByRole("button", { name: "Resend" }).click();
+
+  await page.waitForURL((url) => /^th_/.test(url.searchParams.get("thread") ?? "") && url.searchParams.get("thread") !== original);
+  const fork = threadOf(page);
+  const edited = page.locator(".turn").nth(1);
+  await edited.locator(".question").getByText("average price by neighbourhood").waitFor();
+  await finished(edited);
+  assert.deepEqual(await page.locator(".turn .question").allInnerTexts(), ["what are my files?", "average price by neighbourhood"], "the history before the edited question, then it");
+  assert.equal(await edited.getAttribute("data-status"), "SUCCEEDED");
+  assert.match(await edited.locator(".result thead").innerText(), /neighbourhood\s+avg_price_eur/, "its own answer");
+  await page.screenshot({ path: join(shots, "22b-forked.png") });
+
+  const panel = await conversations(page);
+  const forkRow = panel.locator(`li.thread[data-thread-id="${fork}"]`);
+  assert.equal(await forkRow.getAttribute("aria-current"), "true");
+  assert.equal(await forkRow.locator(".thread-title").innerText(), "what are my files? (edited)");
+  const originalRow = panel.locator(`li.thread[data-thread-id="${original}"]`);
+  assert.equal(await originalRow.locator(".thread-title").innerText(), "what are my files?", "the original is still listed");
+  await originalRow.locator(".open-thread").click();
+  await page.locator(".turn .question").getByText("average price of the barcelona apartments").waitFor();
+  assert.equal(threadOf(page), original);
+  assert.deepEqual(await page.locator(".turn .question").allInnerTexts(), ["what are my files?", "average price of the barcelona apartments"], "the original keeps its message");
+  assert.match(await page.locator(".turn").nth(1).locator(".answer").innerText(), /The average price of apartments is €/);
+  await page.screenshot({ path: join(shots, "22c-original.png") });
+  await context.close();
+});
+
+test("👍 on an answer is kept: after a reload it is still selected, with its reason", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "what are my files?");
+  await finished(turn);
+  const up = turn.getByRole("button", { name: "Good answer" });
+  const down = turn.getByRole("button", { name: "Bad answer" });
+  assert.deepEqual([await up.getAttribute("aria-pressed"), await down.getAttribute("aria-pressed")], ["false", "false"]);
+  await up.click();
+  await turn.locator('button[aria-label="Good answer"][aria-pressed="true"]').waitFor();
+  await turn.getByLabel("Why? (optional)").fill("clear and complete");
+  await turn.getByRole("button", { name: "Add", exact: true }).click();
+  await turn.getByText("“clear and complete”").waitFor();
+  await page.screenshot({ path: join(shots, "23-feedback.png") });
+  await page.reload();
+  const again = page.locator(".turn").first();
+  await again.getByText("“clear and complete”").waitFor();
+  assert.equal(await again.getByRole("button", { name: "Good answer" }).getAttribute("aria-pressed"), "true", "👍 is still selected");
+  assert.equal(await again.getByRole("button", { name: "Bad answer" }).getAttribute("aria-pressed"), "false");
+  await page.screenshot({ path: join(shots, "23b-feedback-reloaded.png") });
+  await context.close();
+});
+
+test("'remember that …' in chat shows up on the Memory page; a fact is added there and forgotten", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "remember that our fiscal year starts in April");
+  await finished(turn);
+  assert.match(await turn.locator(".memory-note").innerText(), /^Remembered: “our fiscal year starts in April”/);
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Memory" }).click();
+  await page.getByRole("heading", { name: "Memory", level: 1 }).waitFor();
+  const facts = page.getByRole("list", { name: "Remembered facts" });
+  const fact = facts.getByRole("listitem").filter({ hasText: "our fiscal year starts in April" });
+  await fact.waitFor();
+  assert.match(await fact.innerText(), /saved today, \d\d:\d\d · from a conversation/);
+  assert.match(await fact.getByRole("link", { name: "from a conversation" }).getAttribute("href"), /^#\/runs\/run_/);
+  await page.getByLabel("A fact to remember").fill("revenue is in EUR");
+  await page.getByRole("button", { name: "Remember", exact: true }).click();
+  await facts.getByText("revenue is in EUR").waitFor();
+  assert.match(await facts.getByRole("listitem").first().innerText(), /^revenue is in EUR\s+saved today, \d\d:\d\d · added by you/, "newest first");
+  await page.screenshot({ path: join(shots, "24-memory.png") });
+  await fact.getByRole("button", { name: "Forget “our fiscal year starts in April”" }).click();
+  await fact.waitFor({ state: "detached" });
+  assert.deepEqual(await facts.locator(".memory-text").allInnerTexts(), ["revenue is in EUR"]);
+  await page.screenshot({ path: join(shots, "24b-memory-forgotten.png") });
+  await page.reload();
+  await facts.getByText("revenue is in EUR").waitFor();
+  assert.equal(await facts.getByText("our fiscal year starts in April").count(), 0, "forgotten for good");
+  await facts.getByRole("button", { name: "Forget “revenue is in EUR”" }).click();
+  await page.getByText("Nothing remembered yet.").waitFor();
+  await context.close();
+});
+
+/** The scripted model's imports: each names its files, as a model following the tool's schema does. */
+const IMPORTS = {
+  replies: [
+    ["import the sales files", ["sales_q1.csv", "sales_q2.csv", "customers.csv"]],
+    ["import the customers file", ["customers.csv"]],
+    ["import the regions file", ["regions.csv"]],
+  ].map(([when, paths]) => ({
+    when,
+    turns: [{ tool_calls: [{ name: "import_files", arguments: { root: "downloads", paths } }] }, { chunks: ["Done."] }],
+  })),
+};
+
+test("an import card lists its files: unticked ones are not imported; 'Allow for 5 minutes' shows under 'Allowed for now' until revoked", async () => {
+  const downloads = join(dataDir, "downloads");
+  mkdirSync(downloads, { recursive: true });
+  writeFileSync(join(downloads, "sales_q1.csv"), "region,amount\nnorth,120\nsouth,80\n");
+  writeFileSync(join(downloads, "sales_q2.csv"), "region,amount\nnorth,90\nwest,60\n");
+  writeFileSync(join(downloads, "customers.csv"), "id,name\n1,Ana\n2,Joan\n");
+  writeFileSync(join(downloads, "regions.csv"), "region,country\nnorth,ES\n");
+  const script = join(dataDir, "imports.json");
+  writeFileSync(script, JSON.stringify(IMPORTS));
+  const server = await startServer("imports", { AWARE_AGENT__MODEL: "script", AWARE_AGENT__SCRIPT: script }, ["--files-root", `downloads=${downloads}`]);
+  const { context, page } = await open("#/datasets", { server });
+  const listed = page.locator("main table.datasets");
+
+  let turn = await ask(page, "import the sales files");
+  let card = turn.locator(".card.standard");
+  const files = card.getByRole("group", { name: "Files to import" });
+  await files.waitFor();
+  const boxes = files.getByRole("checkbox");
+  assert.deepEqual(await boxes.evaluateAll((all) => all.map((b) => [b.parentElement.textContent.trim(), b.checked])), [
+    ["sales_q1.csv", true],
+    ["sales_q2.csv", true],
+    ["customers.csv", true],
+  ]);
+  await files.getByLabel("customers.csv").uncheck();
+  await page.screenshot({ path: join(shots, "25-import-checklist.png") });
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await card.getByText("Allowed").waitFor();
+  await finished(turn);
+  assert.deepEqual(await turn.locator(".import-report li").allInnerTexts(), ["✓ sales_q1.csv → sales_q1 (2 rows)", "✓ sales_q2.csv → sales_q2 (2 rows)"]);
+  await listed.getByText("sales_q2.csv").waitFor();
+  assert.equal(await listed.getByText("sales_q1.csv").count(), 1);
+  assert.equal(await listed.getByText("customers.csv").count(), 0, "the unticked file was not imported");
+  await page.screenshot({ path: join(shots, "25b-imported.png") });
+
+  turn = await ask(page, "import the customers file");
+  card = turn.locator(".card.standard");
+  await card.getByRole("button", { name: "Allow for 5 minutes" }).click();
+  await card.getByText("Allowed for 5 minutes").waitFor();
+  await finished(turn);
+  await listed.getByText("customers.csv").waitFor();
+  // Within those minutes the next import from that folder asks nothing, and says why.
+  turn = await ask(page, "import the regions file");
+  await finished(turn);
+  assert.equal(await turn.locator(".card").count(), 0, "no card");
+  await turn.getByText("Allowed without asking: you allowed this for a while").waitFor();
+  await listed.getByText("regions.csv").waitFor();
+  await page.screenshot({ path: join(shots, "25c-allowed-without-asking.png") });
+
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Memory" }).click();
+  const grants = page.getByRole("list", { name: "Allowed for now" });
+  const grant = grants.getByRole("listitem");
+  await grant.waitFor();
+  assert.match(await grant.innerText(), /^Import files · files:downloads\s+until /);
+  await page.screenshot({ path: join(shots, "25d-grants.png") });
+  await grant.getByRole("button", { name: "Revoke Import files on files:downloads" }).click();
+  await page.getByText("Nothing is allowed without asking.").waitFor();
+  assert.equal(await grants.count(), 0);
+  await page.screenshot({ path: join(shots, "25e-revoked.png") });
+  // Revoked: the next import asks again.
+  turn = await ask(page, "import the regions file");
+  card = turn.locator(".card.standard");
+  await card.waitFor();
+  await card.getByRole("button", { name: "Deny" }).click();
+  await finished(turn);
   await context.close();
 });

@@ -2,17 +2,20 @@
 //
 // The generated code (src/gen, from proto/ by `npm run generate`) gives typed messages and service
 // descriptors; this layer adds what every app needs on top: a client bound to a server and a token,
-// and `runStream`, which follows a run to its end across disconnects — it resumes from the last
+// `runStream`, which follows a run to its end across disconnects — it resumes from the last
 // sequence number it delivered, drops duplicates, watches heartbeats, and says when it is
-// reconnecting.
+// reconnecting — and thin helpers for approvals (for a while, with edits) and feedback.
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
-import { ChatService, OnBusy, type StateSnapshot } from "./gen/aware/v1/chat_pb.js";
+import { ChatService, ConfirmationScope, OnBusy, type StateSnapshot } from "./gen/aware/v1/chat_pb.js";
 import { DatasetsService, type Dataset } from "./gen/aware/v1/datasets_pb.js";
 import { FilesService } from "./gen/aware/v1/files_pb.js";
+import { MemoryService } from "./gen/aware/v1/memory_pb.js";
 import { QueryService } from "./gen/aware/v1/query_pb.js";
+import { FeedbackRating, type Feedback } from "./gen/aware/v1/run_pb.js";
 import { RunsService } from "./gen/aware/v1/runs_pb.js";
+import { ThreadsService } from "./gen/aware/v1/threads_pb.js";
 import type { ServerEvent } from "./gen/aware/v1/events_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { StateSnapshotSchema } from "./gen/aware/v1/chat_pb.js";
@@ -22,9 +25,11 @@ export * from "./gen/aware/v1/common_pb.js";
 export * from "./gen/aware/v1/datasets_pb.js";
 export * from "./gen/aware/v1/events_pb.js";
 export * from "./gen/aware/v1/files_pb.js";
+export * from "./gen/aware/v1/memory_pb.js";
 export * from "./gen/aware/v1/query_pb.js";
 export * from "./gen/aware/v1/run_pb.js";
 export * from "./gen/aware/v1/runs_pb.js";
+export * from "./gen/aware/v1/threads_pb.js";
 export { Code, ConnectError };
 export { timestampDate } from "@bufbuild/protobuf/wkt";
 
@@ -74,6 +79,8 @@ export class AwareClient {
   readonly query: Client<typeof QueryService>;
   readonly runs: Client<typeof RunsService>;
   readonly files: Client<typeof FilesService>;
+  readonly threads: Client<typeof ThreadsService>;
+  readonly memory: Client<typeof MemoryService>;
 
   constructor(options: AwareClientOptions) {
     const headers: Interceptor = (next) => async (req) => {
@@ -91,6 +98,8 @@ export class AwareClient {
     this.query = createClient(QueryService, transport);
     this.runs = createClient(RunsService, transport);
     this.files = createClient(FilesService, transport);
+    this.threads = createClient(ThreadsService, transport);
+    this.memory = createClient(MemoryService, transport);
   }
 
   /** Starts a run. `clientMsgId` makes a retried send idempotent (the same run comes back). */
@@ -114,6 +123,39 @@ export class AwareClient {
   /** Approves or denies a confirmation; the answer says how it was resolved (first decision wins). */
   async confirm(confirmationId: string, approved: boolean) {
     return this.chat.submitConfirmation({ confirmationId, approved });
+  }
+
+  /**
+   * Approves a call with narrower arguments than it asked for (the arguments object as the tool
+   * takes it, e.g. an import's `{root, paths}` with fewer `paths`). What would widen the call is
+   * refused (`BAD_REQUEST`) and the confirmation stays pending.
+   */
+  async approveWithEdits(confirmationId: string, editedArguments: object) {
+    return this.chat.submitConfirmation({ confirmationId, approved: true, editedArgumentsJson: JSON.stringify(editedArguments) });
+  }
+
+  /**
+   * Approves a call and, for `seconds` (at most 3,600), later calls of the same tool on the same
+   * resource class without asking: a session grant, whose id the answer carries (`grantId`; see
+   * `chat.listGrants` and `chat.revokeGrant`). STANDARD confirmations only: the server refuses an
+   * ELEVATED one (`PERMISSION_DENIED`) and it stays pending. `editedArguments` narrows this call as
+   * in `approveWithEdits`.
+   */
+  async allowFor(confirmationId: string, seconds = 300, editedArguments?: object) {
+    return this.chat.submitConfirmation({
+      confirmationId,
+      approved: true,
+      scope: ConfirmationScope.SESSION,
+      durationSeconds: seconds,
+      editedArgumentsJson: editedArguments ? JSON.stringify(editedArguments) : "",
+    });
+  }
+
+  /** Rates a run's answer, with an optional reason; a second rating of the run replaces the first. */
+  async sendFeedback(runId: string, rating: "up" | "down", reason = ""): Promise<Feedback> {
+    const r = await this.runs.submitFeedback({ runId, rating: rating === "up" ? FeedbackRating.UP : FeedbackRating.DOWN, reason });
+    if (!r.feedback) throw new Error("the server kept the feedback but returned none");
+    return r.feedback;
   }
 
   async cancel(runId: string) {

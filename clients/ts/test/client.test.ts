@@ -1,5 +1,6 @@
 // @aware/client against the real aware-server over grpc-web (node's test runner): upload, chat, an
-// approved confirmation, a connection cut mid-run that the stream survives, and cancel.
+// approved confirmation, a connection cut mid-run that the stream survives, cancel; conversations
+// (list, reopen, rename, fork, delete), memory, feedback and session grants.
 //
 // The server binary comes from $AWARE_SERVER_BIN (scripts/test sets it).
 
@@ -12,7 +13,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { toBinary } from "@bufbuild/protobuf";
 import {
+  Code,
+  ConfirmationResolution,
+  ConnectError,
   createAwareClient,
+  FeedbackRating,
   RunStatus,
   ServerEventSchema,
   textOf,
@@ -192,4 +197,144 @@ test("cancel stops a run mid-tool and the stream ends with CANCELLED", async () 
   });
   assert.ok(cancelled);
   assert.equal(completed(events).status, RunStatus.CANCELLED);
+});
+
+/** Sends `text` (on `threadId`, or a new thread) and follows the run to its end. */
+async function ask(c: AwareClient, text: string, threadId = "") {
+  const sent = await c.sendMessage(text, { threadId });
+  const { events } = await follow(c, sent.runId);
+  assert.equal(completed(events).status, RunStatus.SUCCEEDED, text);
+  return { ...sent, events };
+}
+
+/** The error code of a call that must fail. */
+async function failure(call: Promise<unknown>): Promise<Code> {
+  try {
+    await call;
+  } catch (e) {
+    return ConnectError.from(e).code;
+  }
+  assert.fail("the call succeeded");
+}
+
+test("threads: a conversation is listed, reopened as turns, renamed, forked at a past message and deleted", async () => {
+  const c = client();
+  const first = await ask(c, "what are my files?");
+  const second = await ask(c, "average price of the barcelona apartments", first.threadId);
+  const listed = (await c.threads.listThreads({})).threads;
+  assert.equal(listed[0].threadId, first.threadId, "newest activity first");
+  assert.equal(listed[0].title, "what are my files?", "titled by its first message");
+  assert.equal(listed[0].runCount, 2);
+  assert.equal(listed[0].lastRunStatus, RunStatus.SUCCEEDED);
+
+  const got = await c.threads.getThread({ threadId: first.threadId });
+  assert.deepEqual(got.turns.map((t) => [t.runId, t.userText]), [[first.runId, "what are my files?"], [second.runId, "average price of the barcelona apartments"]]);
+  assert.match(got.turns[0].assistantText, /barcelona_apartments/);
+  assert.equal(got.turns[1].assistantText, textOf(second.events), "the answer as it was streamed");
+  // A result is referenced by its seq: one ListRunEvents call brings back the rich payload.
+  const ref = got.turns[0].results[0];
+  assert.equal(ref.toolName, "list_datasets");
+  assert.ok(ref.hasRich);
+  const { events } = await c.runs.listRunEvents({ runId: first.runId, afterSeq: ref.seq - 1n, limit: 1 });
+  assert.equal(events.length, 1);
+  assert.ok(events[0].payload.case === "toolResult" && events[0].payload.value.rich.case === "datasetList");
+
+  const renamed = await c.threads.renameThread({ threadId: first.threadId, title: "  Apartment   prices " });
+  assert.equal(renamed.thread?.title, "Apartment prices", "whitespace collapsed");
+  assert.equal((await c.threads.listThreads({})).threads.find((t) => t.threadId === first.threadId)?.title, "Apartment prices");
+
+  // Edit the second message and send it again on a fork: the fork holds the first turn only.
+  const fork = await c.threads.forkThread({ runId: second.runId });
+  assert.equal(fork.userText, "average price of the barcelona apartments");
+  assert.equal(fork.thread?.forkedFromThreadId, first.threadId);
+  assert.equal(fork.thread?.forkedFromRunId, second.runId);
+  const forkId = fork.thread!.threadId;
+  assert.notEqual(forkId, first.threadId);
+  await ask(c, "average price by neighbourhood", forkId);
+  const forked = await c.threads.getThread({ threadId: forkId });
+  assert.deepEqual(forked.turns.map((t) => t.userText), ["what are my files?", "average price by neighbourhood"]);
+  assert.notEqual(forked.turns[0].runId, first.runId, "the fork has copies of the earlier runs");
+  const original = await c.threads.getThread({ threadId: first.threadId });
+  assert.deepEqual(original.turns.map((t) => t.userText), ["what are my files?", "average price of the barcelona apartments"], "the original is untouched");
+
+  const deleted = await c.threads.deleteThread({ threadId: first.threadId });
+  assert.equal(deleted.runsDeleted, 2);
+  assert.equal(await failure(c.threads.getThread({ threadId: first.threadId })), Code.NotFound);
+  assert.equal(await failure(c.runs.getRun({ runId: first.runId })), Code.NotFound, "its runs went with it");
+  const left = (await c.threads.listThreads({})).threads.map((t) => t.threadId);
+  assert.ok(!left.includes(first.threadId));
+  assert.ok(left.includes(forkId), "the fork stays");
+});
+
+test("memory: 'remember that …' is saved by the run; facts are added, listed and deleted", async () => {
+  const c = client();
+  const said = await ask(c, "remember that our fiscal year starts in April");
+  const saved = said.events.find((e) => e.payload.case === "memorySaved");
+  assert.ok(saved && saved.payload.case === "memorySaved");
+  assert.equal(saved.payload.value.text, "our fiscal year starts in April");
+  const turn = (await c.threads.getThread({ threadId: said.threadId })).turns[0];
+  assert.deepEqual(turn.memoriesSaved, ["our fiscal year starts in April"]);
+
+  const added = (await c.memory.addMemory({ text: "revenue is in EUR" })).memory!;
+  assert.equal(added.sourceRunId, "", "added by hand, not by a run");
+  let memories = (await c.memory.listMemories({})).memories;
+  assert.deepEqual(memories.map((m) => m.text), ["revenue is in EUR", "our fiscal year starts in April"], "newest first");
+  assert.equal(memories[1].sourceRunId, said.runId);
+  await c.memory.deleteMemory({ memoryId: saved.payload.value.memoryId });
+  memories = (await c.memory.listMemories({})).memories;
+  assert.deepEqual(memories.map((m) => m.text), ["revenue is in EUR"]);
+  await c.memory.deleteMemory({ memoryId: added.memoryId });
+  assert.equal((await c.memory.listMemories({})).memories.length, 0);
+});
+
+test("feedback: sendFeedback rates a run; the latest rating is what GetRun, GetThread and ListRuns' filter show", async () => {
+  const c = client();
+  const rated = await ask(c, "what are my files?");
+  const down = await c.sendFeedback(rated.runId, "down", "wrong count");
+  assert.equal(down.rating, FeedbackRating.DOWN);
+  const up = await c.sendFeedback(rated.runId, "up", "clear");
+  assert.deepEqual([up.rating, up.reason], [FeedbackRating.UP, "clear"]);
+  const run = (await c.runs.getRun({ runId: rated.runId })).run!;
+  assert.deepEqual([run.feedback?.rating, run.feedback?.reason], [FeedbackRating.UP, "clear"], "the second replaced the first");
+  const turn = (await c.threads.getThread({ threadId: rated.threadId })).turns[0];
+  assert.equal(turn.feedback?.rating, FeedbackRating.UP);
+  const ups = await c.runs.listRuns({ threadId: rated.threadId, rating: FeedbackRating.UP });
+  assert.deepEqual(ups.runs.map((r) => r.runId), [rated.runId]);
+  const downs = await c.runs.listRuns({ threadId: rated.threadId, rating: FeedbackRating.DOWN });
+  assert.equal(downs.runs.length, 0);
+});
+
+test("grants: allowFor answers a STANDARD card with a session grant that can be revoked; edits that widen and ELEVATED grants are refused", async () => {
+  const c = client();
+  await c.memory.addMemory({ text: "the office closes in August" });
+  const sent = await c.sendMessage("forget that the office closes in August");
+  let grantId = "";
+  const { events } = await follow(c, sent.runId, async (e) => {
+    if (e.payload.case !== "confirmationRequired") return;
+    const card = e.payload.value;
+    assert.equal(card.toolName, "forget_memory");
+    assert.equal(JSON.parse(card.argumentsJson).fact, "the office closes in August");
+    const widened = await failure(c.approveWithEdits(card.confirmationId, { fact: "everything" }));
+    assert.equal(widened, Code.InvalidArgument, "an edit that is not a narrowing is refused");
+    const answer = await c.allowFor(card.confirmationId, 120);
+    assert.equal(answer.resolution, ConfirmationResolution.APPROVED, "the card stayed pending until then");
+    grantId = answer.grantId;
+  });
+  assert.equal(completed(events).status, RunStatus.SUCCEEDED);
+  assert.ok(events.some((e) => e.payload.case === "memoryForgotten"));
+  assert.match(grantId, /^gr_/);
+  const grants = (await c.chat.listGrants({})).grants;
+  assert.deepEqual(grants.map((g) => [g.grantId, g.toolName]), [[grantId, "forget_memory"]]);
+  const lasts = Number(grants[0].expiresAt!.seconds - grants[0].createdAt!.seconds);
+  assert.equal(lasts, 120, "for the seconds asked");
+  await c.chat.revokeGrant({ grantId });
+  assert.equal((await c.chat.listGrants({})).grants.length, 0);
+
+  const del = await c.sendMessage("delete the support tickets dataset");
+  await follow(c, del.runId, async (e) => {
+    if (e.payload.case !== "confirmationRequired") return;
+    assert.equal(await failure(c.allowFor(e.payload.value.confirmationId)), Code.PermissionDenied, "never for ELEVATED");
+    await c.confirm(e.payload.value.confirmationId, false);
+  });
+  assert.ok((await c.datasets.listDatasets({})).datasets.some((d) => d.tableName === "support_tickets"), "nothing deleted");
 });
