@@ -235,6 +235,18 @@ async fn a_memory_the_model_proposes_is_stored_only_if_the_person_approves() {
     assert!(memory().await.is_empty(), "a denied proposal is not stored");
 
     let sent = client.send_message(&sent.thread_id, "what do you know about our year?", "").await.unwrap();
+    // Never "for a while": a grant would let the model's next proposal through unseen.
+    let proposal = card(&client, &sent.run_id).await;
+    assert!(!proposal.grantable, "a memory card offers no session scope");
+    let for_a_while = pb::SubmitConfirmationRequest {
+        confirmation_id: proposal.confirmation_id.clone(),
+        approved: true,
+        scope: pb::ConfirmationScope::Session.into(),
+        ..Default::default()
+    };
+    let status = client.answer(for_a_while).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::PermissionDenied, "{status:?}");
+    assert!(client.chat().list_grants(pb::ListGrantsRequest {}).await.unwrap().into_inner().grants.is_empty());
     let approved = follow(&client, &sent.run_id, |_| true).await;
     assert!(kinds(&approved).contains(&"memory_saved"));
     assert_eq!(memory().await.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(), ["the fiscal year starts in April"]);
@@ -269,6 +281,7 @@ async fn grants_let_an_import_through_for_a_while_and_edits_only_narrow_it() {
 
     let sent = import(String::new()).await;
     let card = card(&client, &sent.run_id).await;
+    assert!(card.grantable, "an import may be allowed for a while");
     // The card names the files the folder and pattern resolved to: what a checklist offers.
     let resolved: serde_json::Value = serde_json::from_str(&card.resolved_arguments_json).unwrap();
     let mut paths: Vec<&str> = resolved["paths"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
@@ -332,7 +345,7 @@ async fn grants_let_an_import_through_for_a_while_and_edits_only_narrow_it() {
     // ELEVATED: never for a session.
     let sent = client.send_message("", "delete the customers dataset", "").await.unwrap();
     let card = self::card(&client, &sent.run_id).await;
-    assert_eq!(card.tier(), pb::ConfirmationTier::Elevated);
+    assert_eq!((card.tier(), card.grantable), (pb::ConfirmationTier::Elevated, false));
     let req = pb::SubmitConfirmationRequest {
         confirmation_id: card.confirmation_id.clone(),
         approved: true,

@@ -362,7 +362,7 @@ function RunConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution
 
 /** What a confirmation card needs: from a run's `ConfirmationRequired`, or a `PendingConfirmation`
  *  (which has no arguments). */
-export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt" | "toolName"> &
+export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt" | "toolName" | "grantable"> &
   Partial<Pick<ConfirmationRequired, "argumentsJson" | "resolvedArgumentsJson">>;
 
 /** How long "Allow for 5 minutes" lets calls of the same kind through without asking. */
@@ -441,7 +441,7 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
         <div className="actions">
           <button type="button" className="deny" disabled={sending} onClick={() => decide(() => aware.confirm(c.confirmationId, false))}>Deny</button>
           <button type="button" className={elevated ? "danger" : "allow"} disabled={sending || none} onClick={() => decide(allow)}>Allow</button>
-          {c.tier === ConfirmationTier.STANDARD && (
+          {c.grantable && (
             <button type="button" disabled={sending || none} onClick={() => decide(() => aware.allowFor(c.confirmationId, GRANT_MINUTES * 60, narrowed))}>
               Allow for {GRANT_MINUTES} minutes
             </button>

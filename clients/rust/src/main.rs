@@ -280,7 +280,8 @@ async fn approvals(client: &AwareClient, command: ApprovalsCommand, json: bool) 
                     .iter()
                     .map(|c| {
                         json!({"confirmation_id": c.confirmation_id, "run_id": c.run_id, "tool": c.tool_name,
-                               "description": c.description, "expires_at": c.expires_at.map(|t| t.seconds)})
+                               "description": c.description, "expires_at": c.expires_at.map(|t| t.seconds),
+                               "grantable": c.grantable})
                     })
                     .collect();
                 say!("{}", json!(items));
@@ -750,10 +751,11 @@ impl Session<'_> {
                                 println!();
                                 text_open = false;
                             }
-                            let choices = if elevated { "[y/N]" } else { "[y/N, or a: yes, and allow for 5 minutes]" };
+                            let choices =
+                                if c.grantable { "[y/N, or a: yes, and allow for 5 minutes]" } else { "[y/N]" };
                             eprint!("{}\nApprove? {choices} ", render::terminal_safe(&question));
                             std::io::stderr().flush()?;
-                            asking = Some((c.confirmation_id.clone(), !elevated));
+                            asking = Some((c.confirmation_id.clone(), c.grantable));
                         }
                         Decide::Ask => {
                             note!("{question}\n(no terminal to ask on: treated as no; pass --yes to approve)");

@@ -3752,6 +3752,10 @@ pub struct ConfirmationRequired {
     /// when the tool resolves nothing.
     #[prost(string, tag = "9")]
     pub resolved_arguments_json: ::prost::alloc::string::String,
+    /// Whether the person may approve it for a while (scope SESSION, "Allow for 5 minutes"): STANDARD
+    /// calls of tools a grant can cover. Never ELEVATED calls, never the memory tools.
+    #[prost(bool, tag = "10")]
+    pub grantable: bool,
 }
 /// ConfirmationResolved is broadcast to every subscriber, so other tabs close their dialogs.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -4267,6 +4271,9 @@ pub struct PendingConfirmation {
     pub created_at: ::core::option::Option<::prost_types::Timestamp>,
     #[prost(message, optional, tag = "9")]
     pub expires_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// Whether it may be approved for a while (see ConfirmationRequired.grantable).
+    #[prost(bool, tag = "10")]
+    pub grantable: bool,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct CancelRunRequest {

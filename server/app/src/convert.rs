@@ -726,6 +726,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             expires_at,
             arguments_json,
             resolved_arguments_json,
+            grantable,
         } => P::ConfirmationRequired(pb::ConfirmationRequired {
             confirmation_id: confirmation_id.to_string(),
             tool_call_id: tool_call_id.to_string(),
@@ -736,6 +737,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             expires_at: Some(timestamp(*expires_at)),
             arguments_json: arguments_json.clone(),
             resolved_arguments_json: resolved_arguments_json.clone(),
+            grantable: *grantable,
         }),
         EventPayload::ConfirmationResolved {
             confirmation_id,
@@ -823,7 +825,7 @@ fn resource_ref(r: &ResourceRef) -> pb::ResourceRef {
 }
 
 /// A confirmation waiting for a person (`ListPendingConfirmations`).
-pub(crate) fn pending_confirmation(c: &Confirmation) -> pb::PendingConfirmation {
+pub(crate) fn pending_confirmation(c: &Confirmation, grantable: bool) -> pb::PendingConfirmation {
     pb::PendingConfirmation {
         confirmation_id: c.id.to_string(),
         run_id: c.run_id.to_string(),
@@ -834,6 +836,7 @@ pub(crate) fn pending_confirmation(c: &Confirmation) -> pb::PendingConfirmation 
         tier: tier(c.tier).into(),
         created_at: Some(timestamp(c.created_at)),
         expires_at: Some(timestamp(c.expires_at)),
+        grantable,
     }
 }
 

@@ -385,12 +385,13 @@ impl RunEngine {
             return Err(Error::validation("scope", "a session scope and edited arguments go with an approval"));
         }
         if let Scope::Session(_) = answer.scope
-            && conf.tier == Tier::Elevated
+            && !self.grantable(&conf)
         {
-            return Err(Error::new(
-                ErrorCode::PermissionDenied,
-                "an ELEVATED action is approved once, never for a session; approve it with scope ONCE",
-            ));
+            let why = match conf.tier {
+                Tier::Elevated => "an ELEVATED action is approved once, never for a session".to_owned(),
+                Tier::Standard => format!("{} always asks: it is approved once, never for a session", conf.tool_name),
+            };
+            return Err(Error::new(ErrorCode::PermissionDenied, format!("{why}; approve it with scope ONCE")));
         }
         let wanted = if answer.approved { Resolution::Approved } else { Resolution::Denied };
         let mut status = conf.status;
@@ -470,10 +471,21 @@ impl RunEngine {
         tool.narrow(&prepared.pinned.unwrap_or(asked), edited)
     }
 
+    /// The class a session grant answering `conf` would cover; `None` when it always asks (also
+    /// when its tool is no longer offered).
+    fn grant_class(&self, conf: &Confirmation) -> Option<String> {
+        let tool = self.deps.policy.tool(&conf.tool_name)?;
+        super::tools::grant_class_for(tool.as_ref(), conf.tier, &conf.resource)
+    }
+
+    /// Whether `conf` may be approved for a while ("Allow for 5 minutes").
+    pub fn grantable(&self, conf: &Confirmation) -> bool {
+        self.grant_class(conf).is_some()
+    }
+
     /// Creates the session grant an approval asked for, and audits it.
     async fn grant(&self, caller: &Caller, conf: &Confirmation, duration: Duration) -> Result<GrantId> {
-        let tool = self.deps.policy.tool(&conf.tool_name);
-        let class = tool.map_or_else(|| super::tools::same_resource(&conf.resource), |t| t.grant_class(&conf.resource));
+        let class = self.grant_class(conf).ok_or_else(|| Error::internal("a grant for a call that always asks"))?;
         let now = Utc::now();
         let grant = SessionGrant {
             id: GrantId::generate(),

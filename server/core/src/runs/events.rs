@@ -313,6 +313,9 @@ pub enum EventPayload {
         /// folder and pattern to the files they list); empty when the tool resolves nothing.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         resolved_arguments_json: String,
+        /// Whether it may be approved for a while (a session grant).
+        #[serde(default)]
+        grantable: bool,
     },
     ConfirmationResolved {
         confirmation_id: ConfirmationId,

@@ -65,6 +65,11 @@ impl Tool for Remember {
     fn meta(&self) -> &ToolMeta {
         &REMEMBER
     }
+    /// Never allowed for a while: a grant would store whatever the model proposed next — an
+    /// injected "fact" included — without the person seeing it.
+    fn grant_class(&self, _resource: &ResourceRef) -> Option<String> {
+        None
+    }
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",
@@ -109,6 +114,10 @@ static FORGET: ToolMeta = ToolMeta {
 impl Tool for ForgetMemory {
     fn meta(&self) -> &ToolMeta {
         &FORGET
+    }
+    /// Never allowed for a while: each fact is forgotten with its own yes.
+    fn grant_class(&self, _resource: &ResourceRef) -> Option<String> {
+        None
     }
     fn input_schema(&self) -> Value {
         json!({

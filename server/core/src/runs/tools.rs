@@ -231,9 +231,19 @@ pub trait Tool: Send + Sync {
         ))
     }
     /// What a session grant for this tool covers, given what one call acts on: later calls on
-    /// the same class run without asking. By default, the same resource.
-    fn grant_class(&self, resource: &ResourceRef) -> String {
-        same_resource(resource)
+    /// the same class run without asking. By default, the same resource; `None`: the tool always
+    /// asks.
+    fn grant_class(&self, resource: &ResourceRef) -> Option<String> {
+        Some(same_resource(resource))
+    }
+}
+
+/// The class a session grant for a call would cover; `None` when the call always asks: ELEVATED
+/// calls, and tools that are never granted.
+pub fn grant_class_for(tool: &dyn Tool, tier: Tier, resource: &ResourceRef) -> Option<String> {
+    match tier {
+        Tier::Standard => tool.grant_class(resource),
+        Tier::Elevated => None,
     }
 }
 
@@ -1066,8 +1076,8 @@ impl Tool for ImportFiles {
         Ok(json!({"root": approved.get("root").cloned().unwrap_or_default(), "paths": kept}))
     }
     /// Imports from the same approved folder.
-    fn grant_class(&self, resource: &ResourceRef) -> String {
-        format!("files:{}", resource.display_name)
+    fn grant_class(&self, resource: &ResourceRef) -> Option<String> {
+        Some(format!("files:{}", resource.display_name))
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let paths = import_paths(ctx, args).await?;

@@ -251,7 +251,7 @@ class ListPendingConfirmationsResponse(_message.Message):
     def __init__(self, confirmations: _Optional[_Iterable[_Union[PendingConfirmation, _Mapping]]] = ...) -> None: ...
 
 class PendingConfirmation(_message.Message):
-    __slots__ = ("confirmation_id", "run_id", "tool_call_id", "tool_name", "resource", "description", "tier", "created_at", "expires_at")
+    __slots__ = ("confirmation_id", "run_id", "tool_call_id", "tool_name", "resource", "description", "tier", "created_at", "expires_at", "grantable")
     CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
@@ -261,6 +261,7 @@ class PendingConfirmation(_message.Message):
     TIER_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    GRANTABLE_FIELD_NUMBER: _ClassVar[int]
     confirmation_id: str
     run_id: str
     tool_call_id: str
@@ -270,7 +271,8 @@ class PendingConfirmation(_message.Message):
     tier: _events_pb2.ConfirmationTier
     created_at: _timestamp_pb2.Timestamp
     expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, confirmation_id: _Optional[str] = ..., run_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[_events_pb2.ConfirmationTier, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    grantable: bool
+    def __init__(self, confirmation_id: _Optional[str] = ..., run_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[_events_pb2.ConfirmationTier, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., grantable: _Optional[bool] = ...) -> None: ...
 
 class CancelRunRequest(_message.Message):
     __slots__ = ("run_id",)

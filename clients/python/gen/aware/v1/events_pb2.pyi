@@ -303,7 +303,7 @@ class ToolDenied(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., reason: _Optional[str] = ..., code: _Optional[str] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
 
 class ConfirmationRequired(_message.Message):
-    __slots__ = ("confirmation_id", "tool_call_id", "tool_name", "resource", "description", "tier", "expires_at", "arguments_json", "resolved_arguments_json")
+    __slots__ = ("confirmation_id", "tool_call_id", "tool_name", "resource", "description", "tier", "expires_at", "arguments_json", "resolved_arguments_json", "grantable")
     CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -313,6 +313,7 @@ class ConfirmationRequired(_message.Message):
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    GRANTABLE_FIELD_NUMBER: _ClassVar[int]
     confirmation_id: str
     tool_call_id: str
     tool_name: str
@@ -322,7 +323,8 @@ class ConfirmationRequired(_message.Message):
     expires_at: _timestamp_pb2.Timestamp
     arguments_json: str
     resolved_arguments_json: str
-    def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., arguments_json: _Optional[str] = ..., resolved_arguments_json: _Optional[str] = ...) -> None: ...
+    grantable: bool
+    def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., arguments_json: _Optional[str] = ..., resolved_arguments_json: _Optional[str] = ..., grantable: _Optional[bool] = ...) -> None: ...
 
 class ConfirmationResolved(_message.Message):
     __slots__ = ("confirmation_id", "tool_call_id", "resolution", "grant_id", "edited_arguments_json")

@@ -239,7 +239,10 @@ impl ChatService for Chat {
         let caller = self.state.caller(request.metadata()).await?;
         let pending = self.state.runs.pending_confirmations(&caller).await.map_err(to_status)?;
         Ok(Response::new(pb::ListPendingConfirmationsResponse {
-            confirmations: pending.iter().map(convert::pending_confirmation).collect(),
+            confirmations: pending
+                .iter()
+                .map(|c| convert::pending_confirmation(c, self.state.runs.grantable(c)))
+                .collect(),
         }))
     }
 

@@ -14,7 +14,7 @@ use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
 use crate::runs::model::ToolCallRequest;
 use crate::runs::model_view::outcomes;
 use crate::runs::store::{Confirmation, SessionGrant};
-use crate::runs::tools::{Prepared, Tool};
+use crate::runs::tools::{Prepared, Tool, grant_class_for};
 use chrono::Utc;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -38,12 +38,10 @@ impl Driver {
                 let now = Utc::now();
                 let owner = &self.run.record.owner;
                 // "Allow for 5 minutes": a STANDARD call on a class the user granted runs without
-                // asking. ELEVATED calls always ask.
-                let grant = match tier {
-                    Tier::Standard => {
-                        self.deps.log.live_grant(owner, &call.name, &tool.grant_class(&prepared.resource), now).await?
-                    }
-                    Tier::Elevated => None,
+                // asking. ELEVATED calls, and tools that are never granted, always ask.
+                let grant = match grant_class_for(tool.as_ref(), tier, &prepared.resource) {
+                    Some(class) => self.deps.log.live_grant(owner, &call.name, &class, now).await?,
+                    None => None,
                 };
                 let c = Confirmation {
                     id: ConfirmationId::generate(),
@@ -70,7 +68,8 @@ impl Driver {
         };
         let approved_resource = conf.resource.clone();
         let span = tracing::info_span!("confirmation_wait", tool = %call.name);
-        let answered = self.await_confirmation(call, conf, &prepared).instrument(span).await?;
+        let grantable = grant_class_for(tool.as_ref(), tier, &prepared.resource).is_some();
+        let answered = self.await_confirmation(call, conf, &prepared, grantable).instrument(span).await?;
         Ok(match answered.status {
             // After a restart the call is prepared anew; if the names now point at something
             // else than what the person approved, nothing is done.
@@ -119,6 +118,7 @@ impl Driver {
         call: &ToolCallRequest,
         conf: Confirmation,
         prepared: &Prepared,
+        grantable: bool,
     ) -> std::result::Result<Confirmation, Stop> {
         let description = prepared.description.clone();
         let wait_started = Utc::now();
@@ -139,6 +139,7 @@ impl Driver {
                 tier: conf.tier,
                 expires_at: conf.expires_at,
                 arguments_json: call.arguments.to_string(),
+                grantable,
                 resolved_arguments_json: prepared.pinned.as_ref().map(ToString::to_string).unwrap_or_default(),
             })
             .await?;
