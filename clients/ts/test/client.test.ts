@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -34,8 +34,14 @@ before(async () => {
   const bin = process.env.AWARE_SERVER_BIN;
   assert.ok(bin, "AWARE_SERVER_BIN must point at the aware-server binary (scripts/test sets it)");
   dataDir = mkdtempSync(join(tmpdir(), "aware-ts-"));
+  // An approved folder with two files, for imports.
+  const downloads = join(dataDir, "downloads");
+  mkdirSync(downloads);
+  writeFileSync(join(downloads, "q1.csv"), "region,amount\nnorth,120\n");
+  writeFileSync(join(downloads, "q2.csv"), "region,amount\nwest,60\n");
   const { AWARE_SERVER_BIN: _bin, ...env } = process.env; // every AWARE_* variable is server config
-  server = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dataDir, "data")], {
+  const args = ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dataDir, "data"), "--files-root", `downloads=${downloads}`];
+  server = spawn(bin, args, {
     env: {
       ...env,
       AWARE_LOG_LEVEL: "warn",
@@ -304,31 +310,45 @@ test("feedback: sendFeedback rates a run; the latest rating is what GetRun, GetT
   assert.equal(downs.runs.length, 0);
 });
 
-test("grants: allowFor answers a STANDARD card with a session grant that can be revoked; edits that widen and ELEVATED grants are refused", async () => {
+test("grants: allowFor answers an import card with a session grant (narrowed by edits) that can be revoked; widening edits, memory cards and ELEVATED grants are refused", async () => {
   const c = client();
-  await c.memory.addMemory({ text: "the office closes in August" });
-  const sent = await c.sendMessage("forget that the office closes in August");
+  const listed = await c.sendMessage("what CSV files are in my downloads?");
+  await follow(c, listed.runId);
+  const sent = await c.sendMessage("import those", { threadId: listed.threadId });
   let grantId = "";
   const { events } = await follow(c, sent.runId, async (e) => {
     if (e.payload.case !== "confirmationRequired") return;
     const card = e.payload.value;
-    assert.equal(card.toolName, "forget_memory");
-    assert.equal(JSON.parse(card.argumentsJson).fact, "the office closes in August");
-    const widened = await failure(c.approveWithEdits(card.confirmationId, { fact: "everything" }));
+    assert.equal(card.toolName, "import_files");
+    assert.ok(card.grantable, "an import may be allowed for a while");
+    const resolved = JSON.parse(card.resolvedArgumentsJson);
+    assert.deepEqual([resolved.root, [...resolved.paths].sort()], ["downloads", ["q1.csv", "q2.csv"]], "the files the pattern lists");
+    const widened = await failure(c.approveWithEdits(card.confirmationId, { root: "downloads", paths: ["q1.csv", "q2.csv", "q3.csv"] }));
     assert.equal(widened, Code.InvalidArgument, "an edit that is not a narrowing is refused");
-    const answer = await c.allowFor(card.confirmationId, 120);
+    const answer = await c.allowFor(card.confirmationId, 120, { root: "downloads", paths: ["q1.csv"] });
     assert.equal(answer.resolution, ConfirmationResolution.APPROVED, "the card stayed pending until then");
     grantId = answer.grantId;
   });
   assert.equal(completed(events).status, RunStatus.SUCCEEDED);
-  assert.ok(events.some((e) => e.payload.case === "memoryForgotten"));
+  const tables = (await c.datasets.listDatasets({})).datasets.map((d) => d.tableName);
+  assert.ok(tables.includes("q1") && !tables.includes("q2"), `only the kept file is imported: ${tables}`);
   assert.match(grantId, /^gr_/);
   const grants = (await c.chat.listGrants({})).grants;
-  assert.deepEqual(grants.map((g) => [g.grantId, g.toolName]), [[grantId, "forget_memory"]]);
+  assert.deepEqual(grants.map((g) => [g.grantId, g.toolName, g.resourceClass]), [[grantId, "import_files", "files:downloads"]]);
   const lasts = Number(grants[0].expiresAt!.seconds - grants[0].createdAt!.seconds);
   assert.equal(lasts, 120, "for the seconds asked");
   await c.chat.revokeGrant({ grantId });
   assert.equal((await c.chat.listGrants({})).grants.length, 0);
+
+  await c.memory.addMemory({ text: "the office closes in August" });
+  const forget = await c.sendMessage("forget that the office closes in August");
+  const forgotten = await follow(c, forget.runId, async (e) => {
+    if (e.payload.case !== "confirmationRequired") return;
+    assert.equal(e.payload.value.grantable, false, "memory always asks");
+    assert.equal(await failure(c.allowFor(e.payload.value.confirmationId)), Code.PermissionDenied);
+    await c.confirm(e.payload.value.confirmationId, true);
+  });
+  assert.ok(forgotten.events.some((e) => e.payload.case === "memoryForgotten"));
 
   const del = await c.sendMessage("delete the support tickets dataset");
   await follow(c, del.runId, async (e) => {
