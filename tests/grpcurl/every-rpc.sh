@@ -18,7 +18,7 @@ expect_code() {
 }
 
 # Discovery.
-for svc in ChatService DatasetsService QueryService RunsService FilesService ThreadsService MemoryService; do
+for svc in ChatService DatasetsService QueryService RunsService FilesService ThreadsService MemoryService AuditService; do
   "$grpcurl" -plaintext "$addr" describe "aware.v1.$svc" >/dev/null
 done
 
@@ -119,4 +119,10 @@ expect "$(call FilesService/ImportFiles '{"root":"staging","paths":["missing.csv
 # The dataset is still there (denied, then cancelled), and goes with a plain delete.
 call DatasetsService/DeleteDataset "{\"dataset_id\":\"$ds\"}" >/dev/null
 expect_code 69 -d "{\"dataset_id\":\"$ds\"}" "$addr" aware.v1.DatasetsService/GetDataset
+
+# AuditService: that delete is the newest entry, from the API (grpcurl sends no source header);
+# the assistant's approved-or-not calls are the assistant's; an unknown source is INVALID_ARGUMENT.
+expect "$(call AuditService/ListAuditEntries '{"page_size":1}' | json '(d["entries"][0]["action"], d["entries"][0]["source"])')" "('dataset.delete', 'api')" ListAuditEntries
+expect "$(call AuditService/ListAuditEntries '{"action":"dataset.","source":"api"}' | json 'sorted({e["action"] for e in d["entries"]})')" "['dataset.delete', 'dataset.upload']" "ListAuditEntries filtered"
+expect_code 67 -d '{"source":"browser"}' "$addr" aware.v1.AuditService/ListAuditEntries
 echo "every RPC answered as expected" >&2

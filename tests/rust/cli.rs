@@ -148,6 +148,13 @@ fn the_cli_chats_and_answers_confirmations() {
     assert!(shown["compiled_sql"].as_str().unwrap().to_lowercase().contains("avg("), "{shown}");
     let log = ok(&aware(&server, &["runs", "events", run_id], ""));
     assert_eq!(log.lines().count(), events.lines().count(), "the log is what the chat streamed");
+    // The audit log tells the assistant's delete from a person's.
+    ok(&aware(&server, &["datasets", "delete", "support_tickets", "--yes"], ""));
+    let deletes = json(&aware(&server, &["--json", "audit", "--action", "dataset.delete"], ""));
+    let sources: Vec<_> = deletes.as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["cli", "ai_assistant"], "newest first: {deletes}");
+    let text = ok(&aware(&server, &["audit", "--source", "ai_assistant", "--action", "dataset."], ""));
+    assert!(text.contains("dataset.delete") && !text.contains(" cli "), "{text}");
 }
 
 /// The CLI on a real terminal: a pseudo-terminal whose other side is the child's stdin, stdout,

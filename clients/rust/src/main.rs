@@ -7,6 +7,7 @@
 //! the data (cells, column names, model text) may carry terminal escape sequences, and a terminal
 //! must show them, never obey them.
 
+mod audit;
 mod conversations;
 mod mcp_proxy;
 mod render;
@@ -126,6 +127,8 @@ enum Command {
         #[command(subcommand)]
         command: conversations::GrantsCommand,
     },
+    /// The audit log: who changed what, from where, newest first (an admin reads everyone's).
+    Audit(audit::AuditArgs),
     /// Serve MCP on stdin/stdout for a desktop MCP client, relayed to this server's /mcp (the
     /// same port as --server, the same --token).
     Mcp,
@@ -260,6 +263,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             conversations::feedback(&client, &run_id, rating, &reason, json).await?;
         }
         Command::Grants { command } => conversations::grants(&client, command, json).await?,
+        Command::Audit(args) => audit::audit(&client, args, json).await?,
         // The gRPC connection above checked the server is there.
         Command::Mcp => mcp_proxy::serve(&mcp_proxy::endpoint(&cli.server), cli.token.as_deref()).await?,
     }

@@ -4,7 +4,7 @@
 
 use crate::auth::Authenticator;
 use crate::config::{Config, DeploymentMode, EmbeddingsKind, ModelKind, RouterKind};
-use crate::grpc::{AppState, State, chat::Chat, datasets::Datasets, files, memory, query, runs, threads};
+use crate::grpc::{AppState, State, audit, chat::Chat, datasets::Datasets, files, memory, query, runs, threads};
 use crate::guard::GuardLayer;
 use crate::mcp::McpLayer;
 use crate::web::WebLayer;
@@ -30,10 +30,10 @@ use aware_llm::script::Script;
 use aware_llm::{Provider, ProviderConfig, ProviderKind};
 use aware_planner::OfflinePlanner;
 use aware_proto::v1::{
-    FILE_DESCRIPTOR_SET, chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
-    files_service_server::FilesServiceServer, memory_service_server::MemoryServiceServer,
-    query_service_server::QueryServiceServer, runs_service_server::RunsServiceServer,
-    threads_service_server::ThreadsServiceServer,
+    FILE_DESCRIPTOR_SET, audit_service_server::AuditServiceServer, chat_service_server::ChatServiceServer,
+    datasets_service_server::DatasetsServiceServer, files_service_server::FilesServiceServer,
+    memory_service_server::MemoryServiceServer, query_service_server::QueryServiceServer,
+    runs_service_server::RunsServiceServer, threads_service_server::ThreadsServiceServer,
 };
 use aware_sandbox::files::FileJail;
 use aware_sandbox::pool::{PoolConfig, SqlPool};
@@ -411,6 +411,7 @@ pub async fn run(
     let files = FilesServiceServer::new(files::Files { state: state.clone() }).max_decoding_message_size(max);
     let threads = ThreadsServiceServer::new(threads::Threads { state: state.clone() }).max_decoding_message_size(max);
     let memories = MemoryServiceServer::new(memory::Memories { state: state.clone() }).max_decoding_message_size(max);
+    let audit = AuditServiceServer::new(audit::Audit { state: state.clone() }).max_decoding_message_size(max);
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DatasetsServiceServer<Datasets>>().await;
@@ -420,6 +421,7 @@ pub async fn run(
     health.set_serving::<FilesServiceServer<files::Files>>().await;
     health.set_serving::<ThreadsServiceServer<threads::Threads>>().await;
     health.set_serving::<MemoryServiceServer<memory::Memories>>().await;
+    health.set_serving::<AuditServiceServer<audit::Audit>>().await;
 
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
         b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
@@ -452,6 +454,7 @@ pub async fn run(
         .add_service(files)
         .add_service(threads)
         .add_service(memories)
+        .add_service(audit)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha);

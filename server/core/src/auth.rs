@@ -115,6 +115,13 @@ impl Source {
         }
     }
 
+    /// A source by its name (`ai_assistant`).
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Api, Self::Web, Self::Cli, Self::AiAssistant, Self::Mcp, Self::System]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+
     /// The source a client may declare for itself (`x-aware-source`). Only the assistant acts as
     /// `ai_assistant`; a client claiming it is recorded as `api`.
     pub fn from_client_header(value: Option<&str>) -> Self {

@@ -1,6 +1,8 @@
-//! The audit log port on SQLite: append only.
+//! The audit log port on SQLite: append only, read newest first.
 
 use super::*;
+use aware_core::auth::Source;
+use aware_core::ports::{AuditFilter, StoredAuditEntry};
 
 #[async_trait]
 impl AuditLog for SqliteStore {
@@ -21,5 +23,54 @@ impl AuditLog for SqliteStore {
         .await
         .map_err(db)?;
         Ok(())
+    }
+
+    async fn entries(&self, filter: &AuditFilter, before: Option<u64>, limit: u32) -> Result<Vec<StoredAuditEntry>> {
+        let (exact, prefix) = match filter.action.as_deref() {
+            Some(a) if a.ends_with('.') => {
+                let escaped = a.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+                (None, Some(format!("{escaped}%")))
+            }
+            Some(a) => (Some(a.to_owned()), None),
+            None => (None, None),
+        };
+        let rows = sqlx::query(
+            "SELECT id, at, user_id, source, action, resource_type, resource_id, outcome, details_json FROM audit_log
+             WHERE (?1 IS NULL OR id < ?1) AND (?2 IS NULL OR user_id = ?2) AND (?3 IS NULL OR source = ?3)
+               AND (?4 IS NULL OR action = ?4) AND (?5 IS NULL OR action LIKE ?5 ESCAPE '\\')
+               AND (?6 IS NULL OR at >= ?6) AND (?7 IS NULL OR at < ?7)
+             ORDER BY id DESC LIMIT ?8",
+        )
+        .bind(before.map(|b| i64::try_from(b).unwrap_or(i64::MAX)))
+        .bind(filter.user.as_ref().map(|u| u.as_str().to_owned()))
+        .bind(filter.source.map(Source::as_str))
+        .bind(exact)
+        .bind(prefix)
+        .bind(filter.since.map(micros))
+        .bind(filter.until.map(micros))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                let corrupt = |what: &str| StoreError::Corrupt(format!("audit entry {what}"));
+                let source: String = r.get("source");
+                let details: String = r.get("details_json");
+                Ok(StoredAuditEntry {
+                    id: u64::try_from(r.get::<i64, _>("id")).map_err(|_| corrupt("id"))?,
+                    at: from_micros(r.get("at")),
+                    entry: AuditEntry {
+                        user_id: UserId::parse(r.get("user_id")).ok_or_else(|| corrupt("user"))?,
+                        source: Source::parse(&source).ok_or_else(|| corrupt("source"))?,
+                        action: r.get("action"),
+                        resource_type: r.get("resource_type"),
+                        resource_id: r.get("resource_id"),
+                        outcome: r.get("outcome"),
+                        details: serde_json::from_str(&details).unwrap_or(serde_json::Value::String(details)),
+                    },
+                })
+            })
+            .collect()
     }
 }

@@ -233,5 +233,38 @@ mod tests {
         assert_eq!(trail.len(), 1);
         assert_eq!((trail[0].source.as_str(), trail[0].action.as_str()), ("web", "dataset.delete"));
         assert_eq!(trail[0].details["name"], "x.csv");
+
+        // A prefix is a prefix: `_` and `%` in it are letters, not patterns.
+        for action in ["data_set.rename", "dataXset.rename", "data_set", "data_set.delete"] {
+            let entry = AuditEntry { action: action.into(), source: Source::Cli, ..trail_entry(&user.id) };
+            store.record(entry).await.unwrap();
+        }
+        let read = |action: &str| {
+            let filter = aware_core::ports::AuditFilter { action: Some(action.to_owned()), ..Default::default() };
+            let store = &store;
+            async move {
+                let found = store.entries(&filter, None, 10).await.unwrap();
+                found.into_iter().map(|e| e.entry.action).collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(read("data_set.").await, ["data_set.delete", "data_set.rename"]);
+        assert_eq!(read("data_set").await, ["data_set"]);
+        let newest = store.entries(&Default::default(), None, 2).await.unwrap();
+        let older = store.entries(&Default::default(), Some(newest[1].id), 10).await.unwrap();
+        assert_eq!(older.len(), 3, "below the page's last id: the rest");
+        let web = aware_core::ports::AuditFilter { source: Some(Source::Web), ..Default::default() };
+        assert_eq!(store.entries(&web, None, 10).await.unwrap().len(), 1);
+    }
+
+    fn trail_entry(user: &UserId) -> AuditEntry {
+        AuditEntry {
+            user_id: user.clone(),
+            source: Source::Api,
+            action: String::new(),
+            resource_type: "dataset".into(),
+            resource_id: "ds_1".into(),
+            outcome: "succeeded".into(),
+            details: serde_json::json!({}),
+        }
     }
 }

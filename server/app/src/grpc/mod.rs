@@ -1,6 +1,7 @@
 //! The tonic services. Handlers are thin: authenticate → convert the request → call a domain
 //! service → convert the answer. No business rules here.
 
+pub mod audit;
 pub mod chat;
 pub mod datasets;
 pub mod files;

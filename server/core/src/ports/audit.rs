@@ -4,6 +4,7 @@ use crate::auth::Source;
 use crate::error::Result;
 use crate::ids::UserId;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 
 /// One audited action.
 #[derive(Clone, Debug)]
@@ -19,10 +20,33 @@ pub struct AuditEntry {
     pub details: serde_json::Value,
 }
 
+/// An entry as stored: its place in the log and when it was written.
+#[derive(Clone, Debug)]
+pub struct StoredAuditEntry {
+    /// Increases with every entry.
+    pub id: u64,
+    pub at: DateTime<Utc>,
+    pub entry: AuditEntry,
+}
+
+/// Which entries a reading wants; every field narrows it.
+#[derive(Clone, Debug, Default)]
+pub struct AuditFilter {
+    pub user: Option<UserId>,
+    pub source: Option<Source>,
+    /// An action, or a prefix when it ends with a dot (`dataset.`).
+    pub action: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+}
+
 /// The append-only audit log.
 #[async_trait]
 pub trait AuditLog: Send + Sync {
     async fn record(&self, entry: AuditEntry) -> Result<()>;
+    /// The entries `filter` keeps with an id below `before` (all: `None`), newest first, at most
+    /// `limit`.
+    async fn entries(&self, filter: &AuditFilter, before: Option<u64>, limit: u32) -> Result<Vec<StoredAuditEntry>>;
 }
 
 /// Records `entry` where a failed write must not fail the action it audits (the action already

@@ -22,7 +22,7 @@ mod sql;
 mod uploads;
 mod users;
 
-pub use audit::{AuditEntry, AuditLog, record_or_log};
+pub use audit::{AuditEntry, AuditFilter, AuditLog, StoredAuditEntry, record_or_log};
 pub use catalog::{Catalog, NewDataset};
 pub use dataset_engine::DatasetEngine;
 pub use external_tools::{ExternalServer, ExternalTools, NoExternalTools, ServerState};
