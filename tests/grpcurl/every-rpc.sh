@@ -18,7 +18,7 @@ expect_code() {
 }
 
 # Discovery.
-for svc in ChatService DatasetsService QueryService RunsService FilesService ThreadsService MemoryService AuditService; do
+for svc in ChatService DatasetsService QueryService RunsService FilesService ThreadsService MemoryService AuditService AdminService; do
   "$grpcurl" -plaintext "$addr" describe "aware.v1.$svc" >/dev/null
 done
 
@@ -120,9 +120,22 @@ expect "$(call FilesService/ImportFiles '{"root":"staging","paths":["missing.csv
 call DatasetsService/DeleteDataset "{\"dataset_id\":\"$ds\"}" >/dev/null
 expect_code 69 -d "{\"dataset_id\":\"$ds\"}" "$addr" aware.v1.DatasetsService/GetDataset
 
-# AuditService: that delete is the newest entry, from the API (grpcurl sends no source header);
+# AdminService (the local user is an admin): a user, a key shown once, listed by prefix, revoked;
+# a deactivated user; an admin cannot demote themselves (PERMISSION_DENIED = 64 + 7).
+usr=$(call AdminService/CreateUser '{"name":"recipe reader","role":"USER_ROLE_VIEWER"}' | json 'd["user"]["userId"]')
+expect "$(call AdminService/ListUsers '{}' | json '"recipe reader" in [u["name"] for u in d["users"]]')" True ListUsers
+made=$(call AdminService/CreateApiKey "{\"user_id\":\"$usr\"}")
+key=$(echo "$made" | json 'd["key"]["keyId"]')
+expect "$(echo "$made" | json 'd["token"].startswith(d["key"]["prefix"])')" True CreateApiKey
+expect "$(call AdminService/ListApiKeys "{\"user_id\":\"$usr\"}" | json '[k["keyId"] for k in d["keys"]]')" "['$key']" ListApiKeys
+expect "$(call AdminService/RevokeApiKey "{\"key_id\":\"$key\"}" | json '"revokedAt" in d["key"]')" True RevokeApiKey
+expect "$(call AdminService/UpdateUser "{\"user_id\":\"$usr\",\"role\":\"USER_ROLE_ANALYST\",\"activation\":\"USER_ACTIVATION_DEACTIVATE\"}" | json '(d["user"]["role"], "deactivatedAt" in d["user"])')" "('USER_ROLE_ANALYST', True)" UpdateUser
+expect_code 71 -d '{"user_id":"usr_local","role":"USER_ROLE_VIEWER"}' "$addr" aware.v1.AdminService/UpdateUser
+
+# AuditService: that delete is the newest delete, from the API (grpcurl sends no source header);
 # the assistant's approved-or-not calls are the assistant's; an unknown source is INVALID_ARGUMENT.
-expect "$(call AuditService/ListAuditEntries '{"page_size":1}' | json '(d["entries"][0]["action"], d["entries"][0]["source"])')" "('dataset.delete', 'api')" ListAuditEntries
+expect "$(call AuditService/ListAuditEntries '{"action":"dataset.delete","page_size":1}' | json '(d["entries"][0]["resourceId"], d["entries"][0]["source"])')" "('$ds', 'api')" ListAuditEntries
+expect "$(call AuditService/ListAuditEntries '{"action":"user."}' | json '[e["action"] for e in d["entries"]]')" "['user.deactivate', 'user.role', 'user.create']" "ListAuditEntries of the admin changes"
 expect "$(call AuditService/ListAuditEntries '{"action":"dataset.","source":"api"}' | json 'sorted({e["action"] for e in d["entries"]})')" "['dataset.delete', 'dataset.upload']" "ListAuditEntries filtered"
 expect_code 67 -d '{"source":"browser"}' "$addr" aware.v1.AuditService/ListAuditEntries
 echo "every RPC answered as expected" >&2

@@ -1,5 +1,7 @@
 #![allow(clippy::unwrap_used)]
-//! The audit log, read over the API against the real binary: every change is there with the
+//! Admin over the API and the audit log, against the real binary. Users and keys: admins only,
+//! a revoked key or a deactivated user refused from the next call, a role change effective at
+//! once. The audit log: every change is there with the
 //! source it came from — the assistant's as `ai_assistant` even when a web client approved it,
 //! a person's as the `web`/`cli`/`api` their client says — filtered by user, source, action and
 //! time, paged newest first; an admin reads everyone's, anyone else only their own.
@@ -119,4 +121,95 @@ async fn the_audit_log_says_who_changed_what_from_where_and_each_user_reads_thei
         let status = root.audit().list_audit_entries(req).await.unwrap_err();
         assert_eq!((status.code(), bad_field(&status)), (tonic::Code::InvalidArgument, field.to_owned()));
     }
+}
+
+#[tokio::test]
+async fn admins_manage_users_and_keys_and_a_change_holds_from_the_next_call() {
+    let server = TestServer::start(&["--auth", "api-key", "--no-samples"]);
+    let root = AwareClient::connect(&server.url(), Some(&add_user(&server.data_dir, "root", "admin", &[])), "cli")
+        .await
+        .unwrap();
+    let ana = AwareClient::connect(&server.url(), Some(&add_user(&server.data_dir, "ana", "analyst", &[])), "api")
+        .await
+        .unwrap();
+    let code = |r: Result<tonic::Response<pb::ListUsersResponse>, tonic::Status>| r.unwrap_err().code();
+    assert_eq!(code(ana.admin().list_users(pb::ListUsersRequest {}).await), tonic::Code::PermissionDenied);
+    let create = |name: &str, role: pb::UserRole| pb::CreateUserRequest { name: name.into(), role: role.into() };
+    let status = ana.admin().create_user(create("mallory", pb::UserRole::Admin)).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::PermissionDenied, "an analyst makes no users");
+
+    let cy = root.admin().create_user(create("cy", pb::UserRole::Viewer)).await.unwrap().into_inner().user.unwrap();
+    assert_eq!((cy.name.as_str(), cy.role()), ("cy", pb::UserRole::Viewer));
+    let key_for = |user_id: String| pb::CreateApiKeyRequest { user_id, expires_at: None };
+    let made = root.admin().create_api_key(key_for(cy.user_id.clone())).await.unwrap().into_inner();
+    let cys = AwareClient::connect(&server.url(), Some(&made.token), "api").await.unwrap();
+    let key = made.key.unwrap();
+    assert!(made.token.starts_with(&key.prefix) && key.prefix.len() == 11, "{key:?}");
+    let listed = root.admin().list_api_keys(pb::ListApiKeysRequest { user_id: cy.user_id.clone() }).await.unwrap();
+    assert_eq!(listed.into_inner().keys, std::slice::from_ref(&key), "keys by prefix, never a token");
+    let upload = |c: &AwareClient| {
+        let c = c.clone();
+        async move { c.upload("cy.csv", bytes::Bytes::from("a\n1\n"), |_| {}).await }
+    };
+    assert!(cys.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.is_ok());
+    assert_eq!(upload(&cys).await.unwrap_err().code(), tonic::Code::PermissionDenied, "a viewer uploads nothing");
+
+    // A role change holds from the next call.
+    let update = |role: pb::UserRole, activation: pb::UserActivation| pb::UpdateUserRequest {
+        user_id: cy.user_id.clone(),
+        role: role.into(),
+        activation: activation.into(),
+    };
+    let promoted = root.admin().update_user(update(pb::UserRole::Analyst, pb::UserActivation::Unspecified)).await;
+    assert_eq!(promoted.unwrap().into_inner().user.unwrap().role(), pb::UserRole::Analyst);
+    upload(&cys).await.unwrap();
+
+    // A revoked key is refused on its next call; a new key works.
+    let revoked = root.admin().revoke_api_key(pb::RevokeApiKeyRequest { key_id: key.key_id.clone() }).await.unwrap();
+    assert!(revoked.into_inner().key.unwrap().revoked_at.is_some());
+    let refused = cys.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused:?}");
+    let again = root.admin().create_api_key(key_for(cy.user_id.clone())).await.unwrap().into_inner();
+    let cys = AwareClient::connect(&server.url(), Some(&again.token), "api").await.unwrap();
+    assert!(cys.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.is_ok());
+
+    // Deactivated: every key refused, nothing deleted; reactivated: the same key works again.
+    let off = root.admin().update_user(update(pb::UserRole::Unspecified, pb::UserActivation::Deactivate)).await;
+    assert!(off.unwrap().into_inner().user.unwrap().deactivated_at.is_some());
+    let refused = cys.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated);
+    assert!(refused.message().contains("deactivated"), "{refused:?}");
+    root.admin().update_user(update(pb::UserRole::Unspecified, pb::UserActivation::Reactivate)).await.unwrap();
+    let back = cys.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
+    assert_eq!(back.datasets.len(), 1, "their dataset is still there");
+
+    // No slip locks the server out; unknown ids and bad roles say so.
+    let me = root.admin().list_users(pb::ListUsersRequest {}).await.unwrap().into_inner().users;
+    // (`local` is the implicit user of --auth local, kept for the data it may own.)
+    assert_eq!(me.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["local", "root", "ana", "cy"]);
+    let demote =
+        pb::UpdateUserRequest { user_id: me[1].user_id.clone(), role: pb::UserRole::Viewer.into(), activation: 0 };
+    assert_eq!(root.admin().update_user(demote).await.unwrap_err().code(), tonic::Code::PermissionDenied);
+    let nobody = root.admin().create_api_key(key_for("usr_0123456789abcdef0123456789abcdef".into())).await;
+    assert_eq!(nobody.unwrap_err().code(), tonic::Code::NotFound);
+    let bad = pb::CreateUserRequest { name: "x".into(), role: 42 };
+    assert_eq!(root.admin().create_user(bad).await.unwrap_err().code(), tonic::Code::InvalidArgument);
+
+    // Each change is in root's audit trail, from the CLI.
+    let trail = entries(&root, pb::ListAuditEntriesRequest { page_size: 100, ..Default::default() }).await;
+    let mut done: Vec<(&str, &str)> =
+        actions(&trail).into_iter().filter(|(a, _)| a.starts_with("user.") || a.starts_with("api_key.")).collect();
+    done.reverse();
+    assert_eq!(
+        done,
+        [
+            ("user.create", "cli"),
+            ("api_key.create", "cli"),
+            ("user.role", "cli"),
+            ("api_key.revoke", "cli"),
+            ("api_key.create", "cli"),
+            ("user.deactivate", "cli"),
+            ("user.reactivate", "cli"),
+        ]
+    );
 }

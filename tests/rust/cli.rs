@@ -459,6 +459,40 @@ fn the_cli_allows_imports_for_a_while_and_approves_narrowed_lists() {
     assert!(tables(&server).contains(&"sales_q1".to_owned()), "a refused approval deletes nothing");
 }
 
+/// Admin from the terminal: a user and a key (its token printed once, then only its prefix), a
+/// role change, a revoked key refused on its next call; a non-admin is refused; the audit log
+/// shows each change as the CLI's.
+#[test]
+fn the_cli_manages_users_and_keys() {
+    let server = TestServer::start(&["--auth", "api-key", "--no-samples"]);
+    let root = aware_e2e::add_user(&server.data_dir, "root", "admin", &[]);
+    let as_root = |args: &[&str]| aware(&server, &[&["--token", root.as_str()], args].concat(), "");
+    let cy = json(&as_root(&["--json", "admin", "users", "add", "cy", "--role", "viewer"]));
+    let cy_id = cy["user_id"].as_str().unwrap();
+    assert_eq!(cy["role"], "viewer");
+    let made = json(&as_root(&["--json", "admin", "keys", "create", cy_id]));
+    let token = made["token"].as_str().unwrap();
+    let prefix = made["key"]["prefix"].as_str().unwrap();
+    assert!(token.starts_with(prefix));
+    let listed = ok(&as_root(&["admin", "keys", "list", "--user", cy_id]));
+    assert!(listed.contains(&format!("{prefix}…")) && !listed.contains(token), "{listed}");
+    assert!(ok(&as_root(&["admin", "users", "role", cy_id, "analyst"])).contains("cy  analyst"));
+    assert!(ok(&as_root(&["admin", "users", "list"])).contains("root  admin"));
+
+    let as_cy = |args: &[&str]| aware(&server, &[&["--token", token], args].concat(), "");
+    ok(&as_cy(&["datasets", "list"]));
+    let refused = as_cy(&["admin", "users", "list"]);
+    assert!(!refused.status.success() && stderr(&refused).contains("PermissionDenied"), "{}", stderr(&refused));
+    ok(&as_root(&["admin", "keys", "revoke", made["key"]["key_id"].as_str().unwrap()]));
+    let gone = as_cy(&["datasets", "list"]);
+    assert!(!gone.status.success() && stderr(&gone).contains("Unauthenticated"), "{}", stderr(&gone));
+
+    let trail = json(&as_root(&["--json", "audit", "--source", "cli"]));
+    let mut actions: Vec<_> = trail.as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    actions.reverse();
+    assert_eq!(actions, ["user.create", "api_key.create", "user.role", "api_key.revoke"]);
+}
+
 /// Data is shown, never obeyed: cells and column names carrying ESC sequences, BEL or CR print
 /// escaped; CSV output neutralises spreadsheet formulas; a `.parquet` file that is not Parquet is
 /// refused with the reason, which `datasets list` shows; `--help` reads cleanly.

@@ -7,6 +7,7 @@
 //! streamed upload with progress.
 
 use aware_proto::v1 as pb;
+use pb::admin_service_client::AdminServiceClient;
 use pb::audit_service_client::AuditServiceClient;
 use pb::chat_service_client::ChatServiceClient;
 use pb::datasets_service_client::DatasetsServiceClient;
@@ -140,6 +141,11 @@ impl AwareClient {
 
     pub fn threads(&self) -> ThreadsServiceClient<Svc> {
         ThreadsServiceClient::with_interceptor(self.channel.clone(), self.headers.clone())
+            .max_decoding_message_size(self.max_message_bytes)
+    }
+
+    pub fn admin(&self) -> AdminServiceClient<Svc> {
+        AdminServiceClient::with_interceptor(self.channel.clone(), self.headers.clone())
             .max_decoding_message_size(self.max_message_bytes)
     }
 

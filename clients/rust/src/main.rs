@@ -7,6 +7,7 @@
 //! the data (cells, column names, model text) may carry terminal escape sequences, and a terminal
 //! must show them, never obey them.
 
+mod admin;
 mod audit;
 mod conversations;
 mod mcp_proxy;
@@ -126,6 +127,11 @@ enum Command {
     Grants {
         #[command(subcommand)]
         command: conversations::GrantsCommand,
+    },
+    /// Users and API keys (admins).
+    Admin {
+        #[command(subcommand)]
+        command: admin::AdminCommand,
     },
     /// The audit log: who changed what, from where, newest first (an admin reads everyone's).
     Audit(audit::AuditArgs),
@@ -264,6 +270,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         }
         Command::Grants { command } => conversations::grants(&client, command, json).await?,
         Command::Audit(args) => audit::audit(&client, args, json).await?,
+        Command::Admin { command } => admin::admin(&client, command, json).await?,
         // The gRPC connection above checked the server is there.
         Command::Mcp => mcp_proxy::serve(&mcp_proxy::endpoint(&cli.server), cli.token.as_deref()).await?,
     }

@@ -1,15 +1,16 @@
 //! Request authentication: `--auth local` (the implicit local admin) or `--auth api-key`
 //! (`authorization: Bearer <token>`, looked up by sha256). Grants are cached for a short time so a
-//! busy client does not hit the database on every call; a revoked key stops working within
-//! [`CACHE_TTL`]. Local mode can ask for a credential too — the local token, kept in the data dir
+//! busy client does not hit the database on every call; a key revoked (or a user deactivated)
+//! through this server stops working on the next call ([`Authenticator::forget_cached`]), one
+//! changed elsewhere within [`CACHE_TTL`]. Local mode can ask for a credential too — the local token, kept in the data dir
 //! ([`local_token`]) — which it does by default when the server listens beyond loopback, where
 //! anyone who reaches the port would otherwise be the local admin.
 
+use aware_core::admin::{key_prefix, token_sha256, user_name};
 use aware_core::auth::{Caller, Principal, Role, Source};
 use aware_core::ports::Users;
 use aware_core::{Error, Result};
 use chrono::{DateTime, Utc};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -26,11 +27,6 @@ pub const SOURCE_HEADER: &str = "x-aware-source";
 /// A new bearer token: `aw_` and 64 hex characters (256 random bits).
 pub fn new_token() -> String {
     format!("aw_{}", hex::encode(rand::random::<[u8; 32]>()))
-}
-
-/// The at-rest form of a token.
-pub fn token_sha256(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 #[derive(Clone)]
@@ -104,6 +100,12 @@ impl Authenticator {
         Ok(Caller { principal, source })
     }
 
+    /// Forgets every looked-up key: the next call of each is looked up again (after a key is
+    /// revoked or a user changed).
+    pub fn forget_cached(&self) {
+        self.cache.lock().expect("auth cache poisoned").clear();
+    }
+
     async fn api_key_principal(&self, metadata: &MetadataMap) -> Result<Principal> {
         let hash = token_sha256(bearer(metadata)?);
         let cached = {
@@ -119,6 +121,9 @@ impl Authenticator {
                     .await?
                     .filter(|g| !g.revoked)
                     .ok_or_else(|| Error::unauthenticated("unknown or revoked API key"))?;
+                if grant.deactivated {
+                    return Err(Error::unauthenticated("this account is deactivated; ask an admin"));
+                }
                 let entry =
                     Cached { principal: grant.principal, expires_at: grant.expires_at, fetched: Instant::now() };
                 let mut cache = self.cache.lock().expect("auth cache poisoned");
@@ -158,12 +163,8 @@ pub async fn add_user(
     role: Role,
     expires_at: Option<DateTime<Utc>>,
 ) -> Result<(aware_core::ports::User, String)> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(Error::validation("name", "a user name of 1 to 100 printable characters is required"));
-    }
-    let user = users.create_user(name, role).await?;
+    let user = users.create_user(user_name(name)?, role).await?;
     let token = new_token();
-    users.add_api_key(&user.id, &token_sha256(&token), expires_at).await?;
+    users.add_api_key(&user.id, &token_sha256(&token), &key_prefix(&token), expires_at).await?;
     Ok((user, token))
 }

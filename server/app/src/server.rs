@@ -4,11 +4,12 @@
 
 use crate::auth::Authenticator;
 use crate::config::{Config, DeploymentMode, EmbeddingsKind, ModelKind, RouterKind};
-use crate::grpc::{AppState, State, audit, chat::Chat, datasets::Datasets, files, memory, query, runs, threads};
+use crate::grpc::{AppState, State, admin, audit, chat::Chat, datasets::Datasets, files, memory, query, runs, threads};
 use crate::guard::GuardLayer;
 use crate::mcp::McpLayer;
 use crate::web::WebLayer;
 use anyhow::Context;
+use aware_core::admin::AdminService;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::categories::CategoryCache;
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
@@ -30,10 +31,11 @@ use aware_llm::script::Script;
 use aware_llm::{Provider, ProviderConfig, ProviderKind};
 use aware_planner::OfflinePlanner;
 use aware_proto::v1::{
-    FILE_DESCRIPTOR_SET, audit_service_server::AuditServiceServer, chat_service_server::ChatServiceServer,
-    datasets_service_server::DatasetsServiceServer, files_service_server::FilesServiceServer,
-    memory_service_server::MemoryServiceServer, query_service_server::QueryServiceServer,
-    runs_service_server::RunsServiceServer, threads_service_server::ThreadsServiceServer,
+    FILE_DESCRIPTOR_SET, admin_service_server::AdminServiceServer, audit_service_server::AuditServiceServer,
+    chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
+    files_service_server::FilesServiceServer, memory_service_server::MemoryServiceServer,
+    query_service_server::QueryServiceServer, runs_service_server::RunsServiceServer,
+    threads_service_server::ThreadsServiceServer,
 };
 use aware_sandbox::files::FileJail;
 use aware_sandbox::pool::{PoolConfig, SqlPool};
@@ -240,6 +242,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     Ok(Arc::new(AppState {
         config: config.clone(),
         auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref()),
+        admin: AdminService::new(store.clone(), store.clone()),
         services,
         runs,
         limits: crate::limits::UserLimits::new(&config.limits, config.auth == crate::config::AuthMode::ApiKey),
@@ -412,6 +415,7 @@ pub async fn run(
     let threads = ThreadsServiceServer::new(threads::Threads { state: state.clone() }).max_decoding_message_size(max);
     let memories = MemoryServiceServer::new(memory::Memories { state: state.clone() }).max_decoding_message_size(max);
     let audit = AuditServiceServer::new(audit::Audit { state: state.clone() }).max_decoding_message_size(max);
+    let admin = AdminServiceServer::new(admin::Admin { state: state.clone() }).max_decoding_message_size(max);
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<DatasetsServiceServer<Datasets>>().await;
@@ -422,6 +426,7 @@ pub async fn run(
     health.set_serving::<ThreadsServiceServer<threads::Threads>>().await;
     health.set_serving::<MemoryServiceServer<memory::Memories>>().await;
     health.set_serving::<AuditServiceServer<audit::Audit>>().await;
+    health.set_serving::<AdminServiceServer<admin::Admin>>().await;
 
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
         b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
@@ -455,6 +460,7 @@ pub async fn run(
         .add_service(threads)
         .add_service(memories)
         .add_service(audit)
+        .add_service(admin)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha);

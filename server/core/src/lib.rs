@@ -9,7 +9,7 @@
 //! - ports: `ports/` (one file each) and their contracts: `contract/` (feature `contract`);
 //! - services: `datasets.rs` (+ `dataset.rs`, `staging.rs`, `samples.rs`), `query.rs` (+
 //!   `query_plan.rs`), `search.rs`, `files.rs`, `history.rs`, `categories.rs`, `memory.rs`,
-//!   `audit.rs` (reading the audit log);
+//!   `audit.rs` (reading the audit log), `admin.rs` (users and keys over the API);
 //! - shared: `ids.rs`, `auth.rs`, `error.rs`, `value.rs`, `run.rs`, `fair.rs` (fair slots).
 //!
 //! This crate must not depend on tonic, prost, sqlx or duckdb (`deny.toml`): the gRPC layer
@@ -19,6 +19,7 @@
 // hides it (e.g. from the replay de-duplication of a restarted run).
 #![warn(clippy::wildcard_enum_match_arm)]
 
+pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod categories;

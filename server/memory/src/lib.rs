@@ -11,7 +11,7 @@ use aware_core::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_cand
 use aware_core::ids::ApiKeyId;
 use aware_core::ids::{ConfirmationId, DatasetId, GrantId, MemoryId, RunId, ThreadId, ToolCallId, UploadId, UserId};
 use aware_core::ports::{
-    ApiKeyGrant, Catalog, Memory, MemoryStore, NewDataset, RunStore, UploadSession, Uploads, User, Users,
+    ApiKey, ApiKeyGrant, Catalog, Memory, MemoryStore, NewDataset, RunStore, UploadSession, Uploads, User, Users,
 };
 use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
@@ -41,14 +41,21 @@ pub struct MemoryUsers {
 struct UsersState {
     /// In creation order.
     users: Vec<User>,
-    /// By token hash: the key and its user.
-    keys: HashMap<String, (ApiKeyId, UserId, Option<DateTime<Utc>>)>,
+    /// In creation order, each with its token's hash.
+    keys: Vec<(String, ApiKey)>,
+}
+
+impl UsersState {
+    fn user_mut(&mut self, id: &UserId) -> Option<&mut User> {
+        self.users.iter_mut().find(|u| &u.id == id)
+    }
 }
 
 #[async_trait]
 impl Users for MemoryUsers {
     async fn create_user(&self, name: &str, role: Role) -> Result<User> {
-        let user = User { id: UserId::generate(), name: name.to_owned(), role, created_at: Utc::now() };
+        let user =
+            User { id: UserId::generate(), name: name.to_owned(), role, created_at: Utc::now(), deactivated_at: None };
         lock(&self.state).users.push(user.clone());
         Ok(user)
     }
@@ -61,6 +68,7 @@ impl Users for MemoryUsers {
                 name: principal.name.clone(),
                 role: principal.role,
                 created_at: Utc::now(),
+                deactivated_at: None,
             };
             s.users.push(user);
         }
@@ -71,34 +79,68 @@ impl Users for MemoryUsers {
         &self,
         user: &UserId,
         token_sha256: &str,
+        prefix: &str,
         expires_at: Option<DateTime<Utc>>,
     ) -> Result<ApiKeyId> {
         let mut s = lock(&self.state);
         if !s.users.iter().any(|u| &u.id == user) {
             return Err(Error::not_found("user", user));
         }
-        if s.keys.contains_key(token_sha256) {
+        if s.keys.iter().any(|(hash, _)| hash == token_sha256) {
             return Err(Error::internal("an API key with this token exists already"));
         }
-        let id = ApiKeyId::generate();
-        s.keys.insert(token_sha256.to_owned(), (id.clone(), user.clone(), expires_at));
+        let key = ApiKey {
+            id: ApiKeyId::generate(),
+            user: user.clone(),
+            prefix: prefix.to_owned(),
+            created_at: Utc::now(),
+            expires_at,
+            revoked_at: None,
+        };
+        let id = key.id.clone();
+        s.keys.push((token_sha256.to_owned(), key));
         Ok(id)
     }
 
     async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>> {
         let s = lock(&self.state);
-        let Some((key_id, user_id, expires_at)) = s.keys.get(token_sha256) else { return Ok(None) };
-        let Some(user) = s.users.iter().find(|u| &u.id == user_id) else { return Ok(None) };
+        let Some((_, key)) = s.keys.iter().find(|(hash, _)| hash == token_sha256) else { return Ok(None) };
+        let Some(user) = s.users.iter().find(|u| u.id == key.user) else { return Ok(None) };
         Ok(Some(ApiKeyGrant {
-            key_id: key_id.clone(),
+            key_id: key.id.clone(),
             principal: Principal { user_id: user.id.clone(), name: user.name.clone(), role: user.role },
-            expires_at: *expires_at,
-            revoked: false,
+            expires_at: key.expires_at,
+            revoked: key.revoked_at.is_some(),
+            deactivated: user.deactivated_at.is_some(),
         }))
     }
 
     async fn list_users(&self) -> Result<Vec<User>> {
         Ok(lock(&self.state).users.clone())
+    }
+
+    async fn user(&self, id: &UserId) -> Result<Option<User>> {
+        Ok(lock(&self.state).users.iter().find(|u| &u.id == id).cloned())
+    }
+
+    async fn set_role(&self, id: &UserId, role: Role) -> Result<bool> {
+        Ok(lock(&self.state).user_mut(id).map(|u| u.role = role).is_some())
+    }
+
+    async fn set_deactivated(&self, id: &UserId, at: Option<DateTime<Utc>>) -> Result<bool> {
+        Ok(lock(&self.state).user_mut(id).map(|u| u.deactivated_at = at).is_some())
+    }
+
+    async fn api_keys(&self, user: Option<&UserId>) -> Result<Vec<ApiKey>> {
+        let s = lock(&self.state);
+        Ok(s.keys.iter().map(|(_, k)| k).filter(|k| user.is_none_or(|u| &k.user == u)).cloned().collect())
+    }
+
+    async fn revoke_api_key(&self, id: &ApiKeyId, at: DateTime<Utc>) -> Result<Option<ApiKey>> {
+        let mut s = lock(&self.state);
+        let Some((_, key)) = s.keys.iter_mut().find(|(_, k)| &k.id == id) else { return Ok(None) };
+        key.revoked_at.get_or_insert(at);
+        Ok(Some(key.clone()))
     }
 }
 

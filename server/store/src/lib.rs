@@ -17,7 +17,7 @@ use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
 use aware_core::ids::{ApiKeyId, DatasetId, UploadId, UserId};
 use aware_core::ids::{RunId, ThreadId};
 use aware_core::ports::{
-    ApiKeyGrant, AuditEntry, AuditLog, Catalog, NewDataset, RunStore, UploadSession, Uploads, User, Users,
+    ApiKey, ApiKeyGrant, AuditEntry, AuditLog, Catalog, NewDataset, RunStore, UploadSession, Uploads, User, Users,
 };
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::value::Column;
@@ -210,7 +210,7 @@ mod tests {
     async fn api_keys_resolve_to_their_user_and_audit_is_recorded() {
         let (_dir, store) = store().await;
         let user = store.create_user("ana", Role::Viewer).await.unwrap();
-        store.add_api_key(&user.id, "hash1", None).await.unwrap();
+        store.add_api_key(&user.id, "hash1", "aw_1", None).await.unwrap();
         let grant = store.find_api_key("hash1").await.unwrap().unwrap();
         assert_eq!(grant.principal.user_id, user.id);
         assert_eq!(grant.principal.role, Role::Viewer);

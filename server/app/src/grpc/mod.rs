@@ -1,6 +1,7 @@
 //! The tonic services. Handlers are thin: authenticate → convert the request → call a domain
 //! service → convert the answer. No business rules here.
 
+pub mod admin;
 pub mod audit;
 pub mod chat;
 pub mod datasets;
@@ -22,6 +23,8 @@ use tonic::metadata::MetadataMap;
 pub struct AppState {
     pub config: Config,
     pub auth: Authenticator,
+    /// Users and API keys over the API.
+    pub admin: aware_core::admin::AdminService,
     /// The domain services (the same bag the run engine's tools act through).
     pub services: Services,
     pub runs: RunEngine,

@@ -30,4 +30,4 @@ pub use memories::{Memory, MemoryStore};
 pub use run_records::RunStore;
 pub use sql::{SqlEngine, SqlOutcome};
 pub use uploads::{UploadSession, Uploads};
-pub use users::{ApiKeyGrant, User, Users};
+pub use users::{ApiKey, ApiKeyGrant, User, Users};

@@ -1,0 +1,170 @@
+//! Admin over the API: users (create, change role, deactivate, reactivate) and their API keys
+//! (create — the token is shown once —, list by prefix, revoke). Admins only; every change is
+//! audited. An admin cannot demote or deactivate themselves, so a server never loses its last way
+//! in through a slip. A deactivated user's keys are refused on their next call; nothing of theirs
+//! is deleted.
+
+use crate::auth::{Caller, Capability, Role};
+use crate::ids::{ApiKeyId, UserId};
+use crate::ports::{ApiKey, AuditEntry, AuditLog, User, Users, record_or_log};
+use crate::{Error, ErrorCode, Result};
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+/// How many characters of a token a key shows (`aw_` and 8 hex digits).
+const PREFIX_CHARS: usize = 11;
+
+/// What an update changes; `None` keeps it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UserChange {
+    pub role: Option<Role>,
+    /// `Some(false)`: deactivate; `Some(true)`: reactivate.
+    pub active: Option<bool>,
+}
+
+/// What a key shows of its token: its first characters.
+pub fn key_prefix(token: &str) -> String {
+    token.chars().take(PREFIX_CHARS).collect()
+}
+
+/// The at-rest form of a token.
+pub fn token_sha256(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// A person's name for a new user: 1 to 100 printable characters.
+pub fn user_name(raw: &str) -> Result<&str> {
+    let name = raw.trim();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(Error::validation("name", "a user name of 1 to 100 printable characters is required"));
+    }
+    Ok(name)
+}
+
+#[derive(Clone)]
+pub struct AdminService {
+    users: Arc<dyn Users>,
+    audit: Arc<dyn AuditLog>,
+}
+
+impl AdminService {
+    pub fn new(users: Arc<dyn Users>, audit: Arc<dyn AuditLog>) -> Self {
+        Self { users, audit }
+    }
+
+    fn admin(caller: &Caller) -> Result<()> {
+        if caller.principal.role.allows(Capability::SystemAdmin) {
+            Ok(())
+        } else {
+            Err(Error::new(ErrorCode::PermissionDenied, "only an admin manages users and API keys"))
+        }
+    }
+
+    async fn record(&self, caller: &Caller, action: &str, kind: &str, id: &str, details: serde_json::Value) {
+        let entry = AuditEntry {
+            user_id: caller.principal.user_id.clone(),
+            source: caller.source,
+            action: action.to_owned(),
+            resource_type: kind.to_owned(),
+            resource_id: id.to_owned(),
+            outcome: "succeeded".to_owned(),
+            details,
+        };
+        record_or_log(self.audit.as_ref(), entry).await;
+    }
+
+    async fn existing(&self, raw: &str) -> Result<User> {
+        let id = UserId::parse(raw.trim()).ok_or_else(|| Error::validation("user_id", "a user id is required"))?;
+        self.users.user(&id).await?.ok_or_else(|| Error::not_found("user", &id).with_field("user_id"))
+    }
+
+    pub async fn list_users(&self, caller: &Caller) -> Result<Vec<User>> {
+        Self::admin(caller)?;
+        self.users.list_users().await
+    }
+
+    pub async fn create_user(&self, caller: &Caller, name: &str, role: Role) -> Result<User> {
+        Self::admin(caller)?;
+        let user = self.users.create_user(user_name(name)?, role).await?;
+        let details = serde_json::json!({"name": user.name, "role": role.as_str()});
+        self.record(caller, "user.create", "user", user.id.as_str(), details).await;
+        Ok(user)
+    }
+
+    pub async fn update_user(&self, caller: &Caller, user_id: &str, change: UserChange) -> Result<User> {
+        Self::admin(caller)?;
+        let user = self.existing(user_id).await?;
+        if user.id == caller.principal.user_id
+            && (change.role.is_some_and(|r| r != user.role) || change.active == Some(false))
+        {
+            return Err(Error::new(
+                ErrorCode::PermissionDenied,
+                "you cannot demote or deactivate yourself; another admin can",
+            ));
+        }
+        if let Some(role) = change.role.filter(|r| *r != user.role) {
+            self.users.set_role(&user.id, role).await?;
+            let details = serde_json::json!({"from": user.role.as_str(), "to": role.as_str()});
+            self.record(caller, "user.role", "user", user.id.as_str(), details).await;
+        }
+        match change.active {
+            Some(false) if user.deactivated_at.is_none() => {
+                self.users.set_deactivated(&user.id, Some(Utc::now())).await?;
+                self.record(caller, "user.deactivate", "user", user.id.as_str(), serde_json::json!({})).await;
+            }
+            Some(true) if user.deactivated_at.is_some() => {
+                self.users.set_deactivated(&user.id, None).await?;
+                self.record(caller, "user.reactivate", "user", user.id.as_str(), serde_json::json!({})).await;
+            }
+            Some(_) | None => {}
+        }
+        self.users.user(&user.id).await?.ok_or_else(|| Error::not_found("user", &user.id))
+    }
+
+    /// Stores a key for `token` (minted by the caller of this function, shown once to the human
+    /// and never stored — only its hash and first characters are).
+    pub async fn create_api_key(
+        &self,
+        caller: &Caller,
+        user_id: &str,
+        token: &str,
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Result<ApiKey> {
+        Self::admin(caller)?;
+        let user = self.existing(user_id).await?;
+        if expires_at.is_some_and(|t| t <= Utc::now()) {
+            return Err(Error::validation("expires_at", "a key must expire in the future"));
+        }
+        let prefix = key_prefix(token);
+        let id = self.users.add_api_key(&user.id, &token_sha256(token), &prefix, expires_at).await?;
+        let details = serde_json::json!({"user_id": user.id.as_str(), "prefix": prefix});
+        self.record(caller, "api_key.create", "api_key", id.as_str(), details).await;
+        let keys = self.users.api_keys(Some(&user.id)).await?;
+        keys.into_iter().find(|k| k.id == id).ok_or_else(|| Error::internal("a new key vanished"))
+    }
+
+    pub async fn api_keys(&self, caller: &Caller, user_id: &str) -> Result<Vec<ApiKey>> {
+        Self::admin(caller)?;
+        match user_id.trim() {
+            "" => self.users.api_keys(None).await,
+            raw => {
+                let user = self.existing(raw).await?;
+                self.users.api_keys(Some(&user.id)).await
+            }
+        }
+    }
+
+    pub async fn revoke_api_key(&self, caller: &Caller, key_id: &str) -> Result<ApiKey> {
+        Self::admin(caller)?;
+        let id = ApiKeyId::parse(key_id.trim()).ok_or_else(|| Error::validation("key_id", "a key id is required"))?;
+        let key = self
+            .users
+            .revoke_api_key(&id, Utc::now())
+            .await?
+            .ok_or_else(|| Error::not_found("API key", &id).with_field("key_id"))?;
+        let details = serde_json::json!({"user_id": key.user.as_str(), "prefix": key.prefix});
+        self.record(caller, "api_key.revoke", "api_key", key.id.as_str(), details).await;
+        Ok(key)
+    }
+}
