@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used)]
 //! Admin over the API and the audit log, against the real binary. Users and keys: admins only,
-//! a revoked key or a deactivated user refused from the next call, a role change effective at
-//! once. The audit log: every change is there with the
+//! a revoked key or a deactivated user refused from the next call (an open stream ends), a role
+//! change effective at once. The audit log: every change is there with the
 //! source it came from — the assistant's as `ai_assistant` even when a web client approved it,
 //! a person's as the `web`/`cli`/`api` their client says — filtered by user, source, action and
 //! time, paged newest first; an admin reads everyone's, anyone else only their own.
@@ -164,9 +164,24 @@ async fn admins_manage_users_and_keys_and_a_change_holds_from_the_next_call() {
     assert_eq!(promoted.unwrap().into_inner().user.unwrap().role(), pb::UserRole::Analyst);
     upload(&cys).await.unwrap();
 
-    // A revoked key is refused on its next call; a new key works.
+    // A revoked key is refused on its next call, and its open Chat stream ends; a new key works.
+    let (hold, outbound) = tokio::sync::mpsc::channel::<pb::ChatRequest>(1);
+    let mut open = cys.chat().chat(tokio_stream::wrappers::ReceiverStream::new(outbound)).await.unwrap().into_inner();
     let revoked = root.admin().revoke_api_key(pb::RevokeApiKeyRequest { key_id: key.key_id.clone() }).await.unwrap();
     assert!(revoked.into_inner().key.unwrap().revoked_at.is_some());
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            match open.message().await {
+                Ok(Some(_)) => {} // heartbeats
+                Ok(None) => panic!("the stream ended without saying why"),
+                Err(status) => break status,
+            }
+        }
+    })
+    .await
+    .expect("the open stream ends");
+    assert_eq!(ended.code(), tonic::Code::Unauthenticated, "{ended:?}");
+    drop(hold);
     let refused = cys.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap_err();
     assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused:?}");
     let again = root.admin().create_api_key(key_for(cy.user_id.clone())).await.unwrap().into_inner();

@@ -72,6 +72,9 @@ pub struct Authenticator {
     mode: AuthMode,
     users: Arc<dyn Users>,
     cache: Arc<Mutex<HashMap<String, Cached>>>,
+    /// Bumped whenever access may have changed (a key revoked, a user changed): open streams
+    /// authenticate again and end if their caller no longer may.
+    changes: Arc<tokio::sync::watch::Sender<u64>>,
     /// Local mode with a credential: the sha256 of the local token.
     local_token_sha256: Option<String>,
 }
@@ -79,7 +82,13 @@ pub struct Authenticator {
 impl Authenticator {
     /// `local_token`: in local mode, the token every request must carry (none: no credential).
     pub fn new(mode: AuthMode, users: Arc<dyn Users>, local_token: Option<&str>) -> Self {
-        Self { mode, users, cache: Default::default(), local_token_sha256: local_token.map(token_sha256) }
+        Self {
+            mode,
+            users,
+            cache: Default::default(),
+            changes: Arc::new(tokio::sync::watch::Sender::new(0)),
+            local_token_sha256: local_token.map(token_sha256),
+        }
     }
 
     /// The caller of a request, or UNAUTHENTICATED.
@@ -104,6 +113,12 @@ impl Authenticator {
     /// revoked or a user changed).
     pub fn forget_cached(&self) {
         self.cache.lock().expect("auth cache poisoned").clear();
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// Tells when access may have changed: an open stream then calls [`Self::caller`] again.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     async fn api_key_principal(&self, metadata: &MetadataMap) -> Result<Principal> {

@@ -83,6 +83,7 @@ impl ChatService for Chat {
         let session = Session {
             state: self.state.clone(),
             caller,
+            metadata: request.metadata().clone(),
             _stream: stream,
             tx,
             forwards: JoinSet::new(),
@@ -126,6 +127,7 @@ impl ChatService for Chat {
     ) -> Result<Response<Self::StreamRunStream>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let stream = self.state.limits.open_stream(caller.principal.user_id.as_str()).map_err(to_status)?;
+        let metadata = request.metadata().clone();
         let req = request.into_inner();
         let (tx, rx) = mpsc::channel(256);
         let state = self.state.clone();
@@ -140,6 +142,7 @@ impl ChatService for Chat {
                     let forwarding = forward(sub, tx, stream_run_response, Some(req.after_seq));
                     tokio::pin!(forwarding);
                     let mut stopping = state.shutdown.subscribe();
+                    let mut access = state.auth.changes();
                     loop {
                         tokio::select! {
                             () = &mut forwarding => break,
@@ -147,6 +150,11 @@ impl ChatService for Chat {
                                 goodbye(&beats, stream_run_response).await;
                                 break;
                             }
+                            // A revoked key or a deactivated user: the stream ends now.
+                            Ok(()) = access.changed() => if let Err(e) = state.auth.caller(&metadata).await {
+                                let _ = beats.send(Err(to_status(e))).await;
+                                break;
+                            },
                             _ = beat.tick() => {
                                 let hb = heartbeat(&state, std::slice::from_ref(&run_id));
                                 if beats.send(Ok(stream_run_response(hb))).await.is_err() {

@@ -22,6 +22,8 @@ use tonic::{Status, Streaming};
 pub(super) struct Session {
     pub(super) state: State,
     pub(super) caller: Caller,
+    /// The request's headers, to authenticate again when access changes.
+    pub(super) metadata: tonic::metadata::MetadataMap,
     pub(super) _stream: crate::limits::StreamGuard,
     pub(super) tx: mpsc::Sender<Result<pb::ChatResponse, Status>>,
     pub(super) forwards: JoinSet<RunId>,
@@ -143,12 +145,29 @@ impl Session {
         self.watched.keys().cloned().collect()
     }
 
+    /// After access changed: the caller as they are now (a new role holds at once), or the end
+    /// of the stream with UNAUTHENTICATED when their key was revoked or they were deactivated.
+    async fn reauthenticate(&mut self) -> bool {
+        match self.state.auth.caller(&self.metadata).await {
+            Ok(caller) => {
+                self.caller = caller;
+                true
+            }
+            Err(e) => {
+                self.forwards.abort_all();
+                let _ = self.tx.send(Err(crate::status::to_status(e))).await;
+                false
+            }
+        }
+    }
+
     pub(super) async fn run(mut self, mut inbound: Streaming<pb::ChatRequest>) {
         let interval = Duration::from_millis(self.state.config.agent.heartbeat_ms);
         let mut beat = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
         beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let tx = self.tx.clone();
         let mut stopping = self.state.shutdown.subscribe();
+        let mut access = self.state.auth.changes();
         // Client messages, until the client half-closes (or the stream breaks).
         loop {
             tokio::select! {
@@ -157,6 +176,7 @@ impl Session {
                     goodbye(&tx, chat_response).await;
                     return;
                 }
+                Ok(()) = access.changed() => if !self.reauthenticate().await { return },
                 message = inbound.message() => match message {
                     Ok(Some(m)) => self.handle(m).await,
                     Ok(None) => break,
@@ -184,6 +204,7 @@ impl Session {
                     goodbye(&tx, chat_response).await;
                     return;
                 }
+                Ok(()) = access.changed() => if !self.reauthenticate().await { return },
                 done = self.forwards.join_next() => match done {
                     Some(Ok(id)) => { self.watched.remove(&id); }
                     Some(Err(_)) => {}
