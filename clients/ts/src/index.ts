@@ -8,6 +8,8 @@
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { AdminService } from "./gen/aware/v1/admin_pb.js";
+import { AuditService } from "./gen/aware/v1/audit_pb.js";
 import { ChatService, ConfirmationScope, OnBusy, type StateSnapshot } from "./gen/aware/v1/chat_pb.js";
 import { DatasetsService, type Dataset } from "./gen/aware/v1/datasets_pb.js";
 import { FilesService } from "./gen/aware/v1/files_pb.js";
@@ -20,6 +22,8 @@ import type { ServerEvent } from "./gen/aware/v1/events_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { StateSnapshotSchema } from "./gen/aware/v1/chat_pb.js";
 
+export * from "./gen/aware/v1/admin_pb.js";
+export * from "./gen/aware/v1/audit_pb.js";
 export * from "./gen/aware/v1/chat_pb.js";
 export * from "./gen/aware/v1/common_pb.js";
 export * from "./gen/aware/v1/datasets_pb.js";
@@ -81,6 +85,10 @@ export class AwareClient {
   readonly files: Client<typeof FilesService>;
   readonly threads: Client<typeof ThreadsService>;
   readonly memory: Client<typeof MemoryService>;
+  /** The audit log (an admin's: everyone's; anyone else's: their own). */
+  readonly audit: Client<typeof AuditService>;
+  /** Users and API keys (admins only). */
+  readonly admin: Client<typeof AdminService>;
 
   constructor(options: AwareClientOptions) {
     const headers: Interceptor = (next) => async (req) => {
@@ -100,6 +108,8 @@ export class AwareClient {
     this.files = createClient(FilesService, transport);
     this.threads = createClient(ThreadsService, transport);
     this.memory = createClient(MemoryService, transport);
+    this.audit = createClient(AuditService, transport);
+    this.admin = createClient(AdminService, transport);
   }
 
   /** Starts a run. `clientMsgId` makes a retried send idempotent (the same run comes back). */

@@ -358,3 +358,14 @@ test("grants: allowFor answers an import card with a session grant (narrowed by 
   });
   assert.ok((await c.datasets.listDatasets({})).datasets.some((d) => d.tableName === "support_tickets"), "nothing deleted");
 });
+
+test("audit: the web app's upload is in the caller's audit log as web, with the newest first", async () => {
+  const web = client();
+  await web.uploadFile("audited.csv", new TextEncoder().encode("a,b\n1,2\n"));
+  const { entries } = await web.audit.listAuditEntries({ action: "dataset.", pageSize: 5 });
+  assert.equal(entries[0].action, "dataset.upload");
+  assert.equal(entries[0].source, "web");
+  assert.ok(entries.every((e, i) => i === 0 || e.entryId < entries[i - 1].entryId), "newest first");
+  const users = (await web.admin.listUsers({})).users;
+  assert.ok(users.some((u) => u.userId === entries[0].userId), "the local user is an admin and sees the users");
+});
