@@ -62,15 +62,7 @@ impl AdminService {
     }
 
     async fn record(&self, caller: &Caller, action: &str, kind: &str, id: &str, details: serde_json::Value) {
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: action.to_owned(),
-            resource_type: kind.to_owned(),
-            resource_id: id.to_owned(),
-            outcome: "succeeded".to_owned(),
-            details,
-        };
+        let entry = AuditEntry::by(caller, action, kind, id).details(details);
         record_or_log(self.audit.as_ref(), entry).await;
     }
 

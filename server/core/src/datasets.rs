@@ -536,14 +536,8 @@ impl DatasetService {
     }
 
     async fn audit(&self, caller: &Caller, action: &str, dataset: &Dataset, outcome: &str) {
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: action.to_owned(),
-            resource_type: "dataset".to_owned(),
-            resource_id: dataset.id.to_string(),
-            outcome: outcome.to_owned(),
-            details: serde_json::json!({
+        let entry = AuditEntry::by(caller, action, "dataset", dataset.id.to_string()).outcome(outcome).details(
+            serde_json::json!({
                 "name": dataset.name,
                 "table_name": dataset.table_name,
                 "format": dataset.format.as_str(),
@@ -553,7 +547,7 @@ impl DatasetService {
                 "row_count": dataset.row_count,
                 "error": dataset.error,
             }),
-        };
+        );
         crate::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 }

@@ -237,15 +237,9 @@ impl FileService {
             Ok(d) => ("succeeded", serde_json::json!({"dataset_id": d.id.as_str(), "table_name": d.table_name})),
             Err(e) => ("failed", serde_json::json!({"code": e.code.as_str(), "message": e.message})),
         };
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: "files.import".to_owned(),
-            resource_type: "file".to_owned(),
-            resource_id: format!("{}:{path}", root.name),
-            outcome: result.to_owned(),
-            details,
-        };
+        let entry = AuditEntry::by(caller, "files.import", "file", format!("{}:{path}", root.name))
+            .outcome(result)
+            .details(details);
         crate::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 

@@ -99,15 +99,8 @@ impl RunHistory {
             return Err(Error::not_found("run", id).with_field("run_id"));
         }
         metrics::counter!("aware_feedback_total", "rating" => rating.as_str()).increment(1);
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: "run.feedback".to_owned(),
-            resource_type: "run".to_owned(),
-            resource_id: id.to_string(),
-            outcome: "succeeded".to_owned(),
-            details: serde_json::json!({"rating": rating.as_str(), "reason": feedback.reason}),
-        };
+        let entry = AuditEntry::by(caller, "run.feedback", "run", id.to_string())
+            .details(serde_json::json!({"rating": rating.as_str(), "reason": feedback.reason}));
         crate::ports::record_or_log(self.audit.as_ref(), entry).await;
         Ok(feedback)
     }

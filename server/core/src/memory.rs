@@ -193,18 +193,10 @@ impl MemoryService {
     }
 
     async fn audit(&self, caller: &Caller, action: &str, memory: &Memory) {
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: action.to_owned(),
-            resource_type: "memory".to_owned(),
-            resource_id: memory.id.to_string(),
-            outcome: "succeeded".to_owned(),
-            details: serde_json::json!({
-                "text": memory.text,
-                "source_run_id": memory.source_run.as_ref().map(RunId::as_str),
-            }),
-        };
+        let entry = AuditEntry::by(caller, action, "memory", memory.id.to_string()).details(serde_json::json!({
+            "text": memory.text,
+            "source_run_id": memory.source_run.as_ref().map(RunId::as_str),
+        }));
         crate::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 }

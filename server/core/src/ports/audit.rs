@@ -1,6 +1,6 @@
 //! The audit log port: who did what, from where, with what outcome — append only.
 
-use crate::auth::Source;
+use crate::auth::{Caller, Source};
 use crate::error::Result;
 use crate::ids::UserId;
 use async_trait::async_trait;
@@ -18,6 +18,29 @@ pub struct AuditEntry {
     /// `succeeded`, `failed`, `denied`.
     pub outcome: String,
     pub details: serde_json::Value,
+}
+
+impl AuditEntry {
+    /// What `caller` did to one resource, from where they did it: `succeeded`, no details yet.
+    pub fn by(caller: &Caller, action: &str, resource_type: &str, resource_id: impl Into<String>) -> Self {
+        Self {
+            user_id: caller.principal.user_id.clone(),
+            source: caller.source,
+            action: action.to_owned(),
+            resource_type: resource_type.to_owned(),
+            resource_id: resource_id.into(),
+            outcome: "succeeded".to_owned(),
+            details: serde_json::Value::Null,
+        }
+    }
+
+    pub fn outcome(self, outcome: &str) -> Self {
+        Self { outcome: outcome.to_owned(), ..self }
+    }
+
+    pub fn details(self, details: serde_json::Value) -> Self {
+        Self { details, ..self }
+    }
 }
 
 /// An entry as stored: its place in the log and when it was written.

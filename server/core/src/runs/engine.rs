@@ -502,20 +502,12 @@ impl RunEngine {
     }
 
     async fn audit_grant(&self, caller: &Caller, action: &str, grant: &SessionGrant) {
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: action.to_owned(),
-            resource_type: "grant".to_owned(),
-            resource_id: grant.id.to_string(),
-            outcome: "succeeded".to_owned(),
-            details: serde_json::json!({
-                "tool": grant.tool_name,
-                "resource_class": grant.resource_class,
-                "confirmation_id": grant.confirmation_id.as_str(),
-                "expires_at": grant.expires_at.to_rfc3339(),
-            }),
-        };
+        let entry = AuditEntry::by(caller, action, "grant", grant.id.to_string()).details(serde_json::json!({
+            "tool": grant.tool_name,
+            "resource_class": grant.resource_class,
+            "confirmation_id": grant.confirmation_id.as_str(),
+            "expires_at": grant.expires_at.to_rfc3339(),
+        }));
         crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 

@@ -280,15 +280,7 @@ impl RunEngine {
     }
 
     async fn audit(&self, caller: &Caller, action: &str, thread: &ThreadId, details: serde_json::Value) {
-        let entry = AuditEntry {
-            user_id: caller.principal.user_id.clone(),
-            source: caller.source,
-            action: action.to_owned(),
-            resource_type: "thread".to_owned(),
-            resource_id: thread.name().to_owned(),
-            outcome: "succeeded".to_owned(),
-            details,
-        };
+        let entry = AuditEntry::by(caller, action, "thread", thread.name()).details(details);
         crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 }
