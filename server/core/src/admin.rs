@@ -129,11 +129,10 @@ impl AdminService {
             return Err(Error::validation("expires_at", "a key must expire in the future"));
         }
         let prefix = key_prefix(token);
-        let id = self.users.add_api_key(&user.id, &token_sha256(token), &prefix, expires_at).await?;
+        let key = self.users.add_api_key(&user.id, &token_sha256(token), &prefix, expires_at).await?;
         let details = serde_json::json!({"user_id": user.id.as_str(), "prefix": prefix});
-        self.record(caller, "api_key.create", "api_key", id.as_str(), details).await;
-        let keys = self.users.api_keys(Some(&user.id)).await?;
-        keys.into_iter().find(|k| k.id == id).ok_or_else(|| Error::internal("a new key vanished"))
+        self.record(caller, "api_key.create", "api_key", key.id.as_str(), details).await;
+        Ok(key)
     }
 
     pub async fn api_keys(&self, caller: &Caller, user_id: &str) -> Result<Vec<ApiKey>> {

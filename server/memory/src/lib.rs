@@ -81,7 +81,7 @@ impl Users for MemoryUsers {
         token_sha256: &str,
         prefix: &str,
         expires_at: Option<DateTime<Utc>>,
-    ) -> Result<ApiKeyId> {
+    ) -> Result<ApiKey> {
         let mut s = lock(&self.state);
         if !s.users.iter().any(|u| &u.id == user) {
             return Err(Error::not_found("user", user));
@@ -97,9 +97,8 @@ impl Users for MemoryUsers {
             expires_at,
             revoked_at: None,
         };
-        let id = key.id.clone();
-        s.keys.push((token_sha256.to_owned(), key));
-        Ok(id)
+        s.keys.push((token_sha256.to_owned(), key.clone()));
+        Ok(key)
     }
 
     async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>> {

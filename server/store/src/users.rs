@@ -59,21 +59,21 @@ impl Users for SqliteStore {
         token_sha256: &str,
         prefix: &str,
         expires_at: Option<DateTime<Utc>>,
-    ) -> Result<ApiKeyId> {
-        let id = ApiKeyId::generate();
-        sqlx::query(
-            "INSERT INTO api_keys (id, user_id, token_sha256, prefix, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ) -> Result<ApiKey> {
+        let row = sqlx::query(
+            "INSERT INTO api_keys (id, user_id, token_sha256, prefix, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+             RETURNING id, user_id, prefix, created_at, expires_at, revoked_at",
         )
-        .bind(id.as_str())
+        .bind(ApiKeyId::generate().as_str())
         .bind(user.as_str())
         .bind(token_sha256)
         .bind(prefix)
         .bind(micros(Utc::now()))
         .bind(expires_at.map(micros))
-        .execute(&self.pool)
+        .fetch_one(&self.pool)
         .await
         .map_err(db)?;
-        Ok(id)
+        key_from_row(&row)
     }
 
     async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>> {

@@ -21,8 +21,8 @@ pub async fn users(users: &dyn Users) {
     assert_eq!(all[2].role, Role::Admin, "with the exact id and role ensured");
 
     let expires = Utc::now() + Duration::days(30);
-    let key = users.add_api_key(&ana.id, "hash-ana", "aw_ana", Some(expires)).await.expect("added");
-    let vera_key = users.add_api_key(&vera.id, "hash-vera", "aw_vera", None).await.expect("added");
+    let key = users.add_api_key(&ana.id, "hash-ana", "aw_ana", Some(expires)).await.expect("added").id;
+    let vera_key = users.add_api_key(&vera.id, "hash-vera", "aw_vera", None).await.expect("added").id;
     let grant = users.find_api_key("hash-ana").await.expect("read").expect("found");
     assert_eq!(grant.key_id, key);
     assert_eq!(grant.principal, Principal { user_id: ana.id.clone(), name: "ana".into(), role: Role::Analyst });

@@ -52,7 +52,7 @@ pub trait Users: Send + Sync {
         token_sha256: &str,
         prefix: &str,
         expires_at: Option<DateTime<Utc>>,
-    ) -> Result<ApiKeyId>;
+    ) -> Result<ApiKey>;
     async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>>;
     /// Every user, oldest first.
     async fn list_users(&self) -> Result<Vec<User>>;
