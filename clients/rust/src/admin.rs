@@ -1,7 +1,7 @@
 //! `aware admin`: users and API keys over the API (admins only). A new key's token is printed
 //! once; keys are otherwise shown by their prefix.
 
-use crate::render::time_text;
+use crate::render::{enum_word, time_text};
 use crate::say;
 use aware_client::AwareClient;
 use aware_client::v1 as pb;
@@ -79,7 +79,7 @@ impl RoleArg {
 }
 
 fn role_word(r: pb::UserRole) -> String {
-    r.as_str_name().trim_start_matches("USER_ROLE_").to_lowercase()
+    enum_word(r.as_str_name(), "USER_ROLE_")
 }
 
 fn user_json(u: &pb::User) -> Json {

@@ -2,7 +2,7 @@
 //! at a past message), the assistant's memory of you, feedback on a run's answer, and the session
 //! grants that let a tool run without asking for a while.
 
-use crate::render::time_text;
+use crate::render::{enum_word, time_text};
 use crate::{ask_once, note, say};
 use aware_client::AwareClient;
 use aware_client::v1 as pb;
@@ -59,25 +59,21 @@ pub(crate) enum Rating {
 
 /// A run status as a word ("succeeded", "awaiting confirmation").
 fn status_text(s: pb::RunStatus) -> String {
-    s.as_str_name().trim_start_matches("RUN_STATUS_").to_lowercase().replace('_', " ")
+    enum_word(s.as_str_name(), "RUN_STATUS_")
 }
 
 fn resolution_word(r: pb::ConfirmationResolution) -> String {
-    r.as_str_name().trim_start_matches("CONFIRMATION_RESOLUTION_").to_lowercase()
+    enum_word(r.as_str_name(), "CONFIRMATION_RESOLUTION_")
 }
 
-fn seconds(t: Option<&prost_types::Timestamp>) -> Option<i64> {
-    t.map(|t| t.seconds)
-}
-
-fn when(t: Option<&prost_types::Timestamp>) -> String {
-    seconds(t).map_or_else(|| "never".to_owned(), time_text)
+fn when(t: Option<prost_types::Timestamp>) -> String {
+    t.map_or_else(|| "never".to_owned(), |t| time_text(t.seconds))
 }
 
 fn thread_json(t: &pb::Thread) -> Json {
     json!({
-        "thread_id": t.thread_id, "title": t.title, "created_at": seconds(t.created_at.as_ref()),
-        "last_activity_at": seconds(t.last_activity_at.as_ref()), "run_count": t.run_count,
+        "thread_id": t.thread_id, "title": t.title, "created_at": t.created_at.map(|t| t.seconds),
+        "last_activity_at": t.last_activity_at.map(|t| t.seconds), "run_count": t.run_count,
         "last_run_status": status_text(t.last_run_status()),
         "forked_from_thread_id": t.forked_from_thread_id, "forked_from_run_id": t.forked_from_run_id,
     })
@@ -128,7 +124,7 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
                         t.thread_id,
                         t.title,
                         t.run_count,
-                        when(t.last_activity_at.as_ref()),
+                        when(t.last_activity_at),
                         status_text(t.last_run_status())
                     );
                 }
@@ -198,7 +194,7 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
 
 fn turn_json(turn: &pb::Turn) -> Json {
     json!({
-        "run_id": turn.run_id, "status": status_text(turn.status()), "created_at": seconds(turn.created_at.as_ref()),
+        "run_id": turn.run_id, "status": status_text(turn.status()), "created_at": turn.created_at.map(|t| t.seconds),
         "user_text": turn.user_text, "assistant_text": turn.assistant_text,
         "results": turn.results.iter().map(|r| json!({
             "seq": r.seq, "tool": r.tool_name, "is_error": r.is_error, "summary": r.summary, "has_rich": r.has_rich,
@@ -215,7 +211,7 @@ fn turn_json(turn: &pb::Turn) -> Json {
 
 fn print_turn(turn: &pb::Turn) {
     let rated = turn.feedback.as_ref().map(|f| format!(" · {}", feedback_text(f))).unwrap_or_default();
-    say!("\n── {} · {} ({}){rated}", when(turn.created_at.as_ref()), turn.run_id, status_text(turn.status()));
+    say!("\n── {} · {} ({}){rated}", when(turn.created_at), turn.run_id, status_text(turn.status()));
     say!("you>   {}", turn.user_text);
     for r in &turn.results {
         let mark = if r.is_error { '✗' } else { '✓' };
@@ -259,8 +255,8 @@ pub(crate) async fn memory(client: &AwareClient, command: MemoryCommand, json: b
                         "{}  {}  ({from}, {}; last used {})",
                         m.memory_id,
                         m.text,
-                        when(m.created_at.as_ref()),
-                        when(m.last_used_at.as_ref())
+                        when(m.created_at),
+                        when(m.last_used_at)
                     );
                 }
             }
@@ -288,7 +284,7 @@ pub(crate) async fn memory(client: &AwareClient, command: MemoryCommand, json: b
 fn memory_json(m: &pb::Memory) -> Json {
     json!({
         "memory_id": m.memory_id, "text": m.text, "source_run_id": m.source_run_id,
-        "created_at": seconds(m.created_at.as_ref()), "last_used_at": seconds(m.last_used_at.as_ref()),
+        "created_at": m.created_at.map(|t| t.seconds), "last_used_at": m.last_used_at.map(|t| t.seconds),
     })
 }
 
@@ -328,8 +324,8 @@ pub(crate) async fn grants(client: &AwareClient, command: GrantsCommand, json: b
                     .iter()
                     .map(|g| {
                         json!({"grant_id": g.grant_id, "tool": g.tool_name, "resource_class": g.resource_class,
-                               "confirmation_id": g.confirmation_id, "created_at": seconds(g.created_at.as_ref()),
-                               "expires_at": seconds(g.expires_at.as_ref())})
+                               "confirmation_id": g.confirmation_id, "created_at": g.created_at.map(|t| t.seconds),
+                               "expires_at": g.expires_at.map(|t| t.seconds)})
                     })
                     .collect();
                 say!("{}", Json::Array(items));
@@ -342,7 +338,7 @@ pub(crate) async fn grants(client: &AwareClient, command: GrantsCommand, json: b
                         g.grant_id,
                         g.tool_name,
                         g.resource_class,
-                        when(g.expires_at.as_ref())
+                        when(g.expires_at)
                     );
                 }
             }

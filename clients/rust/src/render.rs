@@ -80,6 +80,12 @@ pub(crate) fn value_text(v: &pb::Value) -> String {
     }
 }
 
+/// A proto enum value's name as a word: its type's prefix cut, lower case, spaces for
+/// underscores (`RUN_STATUS_AWAITING_CONFIRMATION` → "awaiting confirmation").
+pub(crate) fn enum_word(name: &str, prefix: &str) -> String {
+    name.trim_start_matches(prefix).to_lowercase().replace('_', " ")
+}
+
 /// Seconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
 pub(crate) fn time_text(seconds: i64) -> String {
     let days = i32::try_from(seconds.div_euclid(86_400)).unwrap_or(i32::MAX);
@@ -367,7 +373,7 @@ pub(crate) fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
                     };
                     let format = match e.importable_format() {
                         pb::DatasetFormat::Unspecified => String::new(),
-                        f => f.as_str_name().trim_start_matches("DATASET_FORMAT_").to_lowercase(),
+                        f => enum_word(f.as_str_name(), "DATASET_FORMAT_"),
                     };
                     vec![e.path.clone(), kind.to_owned(), bytes_text(e.size_bytes), format]
                 })
