@@ -824,21 +824,6 @@ fn resource_ref(r: &ResourceRef) -> pb::ResourceRef {
     pb::ResourceRef { r#type: r.kind.clone(), id: r.id.clone(), display_name: r.display_name.clone() }
 }
 
-/// An entry of the audit log.
-pub(crate) fn audit_entry(e: &aware_core::ports::StoredAuditEntry) -> pb::AuditEntry {
-    pb::AuditEntry {
-        entry_id: e.id,
-        at: Some(timestamp(e.at)),
-        user_id: e.entry.user_id.to_string(),
-        source: e.entry.source.as_str().to_owned(),
-        action: e.entry.action.clone(),
-        resource_type: e.entry.resource_type.clone(),
-        resource_id: e.entry.resource_id.clone(),
-        outcome: e.entry.outcome.clone(),
-        details_json: e.entry.details.to_string(),
-    }
-}
-
 /// A confirmation waiting for a person (`ListPendingConfirmations`).
 pub(crate) fn pending_confirmation(c: &Confirmation, grantable: bool) -> pb::PendingConfirmation {
     pb::PendingConfirmation {

@@ -4,12 +4,27 @@ use super::State;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::audit::{AuditQuery, list_entries};
+use aware_core::ports::StoredAuditEntry;
 use aware_proto::v1 as pb;
 use aware_proto::v1::audit_service_server::AuditService;
 use tonic::{Request, Response, Status};
 
 pub struct Audit {
     pub state: State,
+}
+
+fn entry(e: &StoredAuditEntry) -> pb::AuditEntry {
+    pb::AuditEntry {
+        entry_id: e.id,
+        at: Some(convert::timestamp(e.at)),
+        user_id: e.entry.user_id.to_string(),
+        source: e.entry.source.as_str().to_owned(),
+        action: e.entry.action.clone(),
+        resource_type: e.entry.resource_type.clone(),
+        resource_id: e.entry.resource_id.clone(),
+        outcome: e.entry.outcome.clone(),
+        details_json: e.entry.details.to_string(),
+    }
 }
 
 #[tonic::async_trait]
@@ -31,7 +46,7 @@ impl AuditService for Audit {
         };
         let page = list_entries(self.state.services.audit.as_ref(), &caller, query).await.map_err(to_status)?;
         Ok(Response::new(pb::ListAuditEntriesResponse {
-            entries: page.entries.iter().map(convert::audit_entry).collect(),
+            entries: page.entries.iter().map(entry).collect(),
             next_page_token: page.next.unwrap_or_default(),
         }))
     }
