@@ -138,4 +138,15 @@ expect "$(call AuditService/ListAuditEntries '{"action":"dataset.delete","page_s
 expect "$(call AuditService/ListAuditEntries '{"action":"user."}' | json '[e["action"] for e in d["entries"]]')" "['user.deactivate', 'user.role', 'user.create']" "ListAuditEntries of the admin changes"
 expect "$(call AuditService/ListAuditEntries '{"action":"dataset.","source":"api"}' | json 'sorted({e["action"] for e in d["entries"]})')" "['dataset.delete', 'dataset.upload']" "ListAuditEntries filtered"
 expect_code 67 -d '{"source":"browser"}' "$addr" aware.v1.AuditService/ListAuditEntries
+# Curation: a verified query, a result saved as a dataset with its lineage, a rename (with a
+# description) that the saved query follows.
+expect "$(call DatasetsService/SaveQuery '{"name":"churn count","sql":"SELECT count(*) AS n FROM customer_churn"}' | json 'd["query"]["name"]')" "churn count" SaveQuery
+expect "$(call DatasetsService/ListSavedQueries '{}' | json '[q["name"] for q in d["queries"]]')" "['churn count']" ListSavedQueries
+mat=$(call DatasetsService/MaterializeQuery '{"table_name":"churn_total","sql":"SELECT count(*) AS n FROM customer_churn"}')
+expect "$(echo "$mat" | json '(d["dataset"]["format"], d["dataset"]["rowCount"], d["dataset"]["lineage"]["sources"][0]["tableName"])')" "('DATASET_FORMAT_DERIVED', '1', 'customer_churn')" MaterializeQuery
+churn=$(call DatasetsService/ListDatasets '{}' | json '[x["id"] for x in d["datasets"] if x["tableName"] == "customer_churn"][0]')
+expect "$(call DatasetsService/UpdateDataset "{\"dataset_id\":\"$churn\",\"table_name\":\"churn_2026\",\"description\":\"Customers and whether they left\"}" | json '(d["dataset"]["tableName"], d["dataset"]["description"])')" "('churn_2026', 'Customers and whether they left')" UpdateDataset
+expect "$(call DatasetsService/ListSavedQueries '{}' | json '"churn_2026" in d["queries"][0]["sql"]')" True "a saved query follows a rename"
+expect "$(call DatasetsService/DeleteSavedQuery '{"query":"churn count"}' | json 'd["query"]["name"]')" "churn count" DeleteSavedQuery
+expect_code 67 -d "{\"dataset_id\":\"$churn\",\"table_name\":\"Not A Name\"}" "$addr" aware.v1.DatasetsService/UpdateDataset
 echo "every RPC answered as expected" >&2

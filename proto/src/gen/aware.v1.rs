@@ -1602,2095 +1602,6 @@ impl Source {
         }
     }
 }
-/// Dataset is one ingested file.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct Dataset {
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The original filename, e.g. "Barcelona Apartments.csv".
-    #[prost(string, tag = "2")]
-    pub name: ::prost::alloc::string::String,
-    /// The name to use in SQL: derived from the filename, unique per user, e.g. "barcelona_apartments".
-    #[prost(string, tag = "3")]
-    pub table_name: ::prost::alloc::string::String,
-    #[prost(enumeration = "DatasetFormat", tag = "4")]
-    pub format: i32,
-    #[prost(enumeration = "DatasetStatus", tag = "5")]
-    pub status: i32,
-    #[prost(uint64, tag = "6")]
-    pub row_count: u64,
-    #[prost(uint32, tag = "7")]
-    pub column_count: u32,
-    /// Bytes of the uploaded file.
-    #[prost(uint64, tag = "8")]
-    pub size_bytes: u64,
-    /// Lower-case hex sha256 of the uploaded bytes; changes whenever the content changes.
-    #[prost(string, tag = "9")]
-    pub version_hash: ::prost::alloc::string::String,
-    #[prost(message, optional, tag = "10")]
-    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
-    #[prost(message, repeated, tag = "11")]
-    pub columns: ::prost::alloc::vec::Vec<Column>,
-    /// Why ingestion failed (status ERROR), in plain words.
-    #[prost(string, tag = "12")]
-    pub error: ::prost::alloc::string::String,
-    #[prost(message, optional, tag = "13")]
-    pub updated_at: ::core::option::Option<::prost_types::Timestamp>,
-    /// The search index of this dataset's text (set by ListDatasets and GetDataset for READY
-    /// datasets; unset inside tool results).
-    #[prost(message, optional, tag = "14")]
-    pub search_index: ::core::option::Option<SearchIndex>,
-}
-/// SearchIndex describes one dataset's search index.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SearchIndex {
-    #[prost(enumeration = "SearchIndexState", tag = "1")]
-    pub state: i32,
-    /// The columns indexed: strings that read like prose (on average 12+ characters, words in most values).
-    #[prost(string, repeated, tag = "2")]
-    pub text_columns: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Rows indexed for words.
-    #[prost(uint64, tag = "3")]
-    pub rows: u64,
-    /// Rows with vectors so far.
-    #[prost(uint64, tag = "4")]
-    pub vector_rows: u64,
-    /// The embedding model of the vectors, e.g. "all-MiniLM-L6-v2".
-    #[prost(string, tag = "5")]
-    pub embedding_model: ::prost::alloc::string::String,
-    /// "exact" or "hnsw": how the vectors are searched, once ready.
-    #[prost(string, tag = "6")]
-    pub vector_index: ::prost::alloc::string::String,
-    #[prost(string, tag = "7")]
-    pub error: ::prost::alloc::string::String,
-}
-/// DatasetList is a list of datasets (a rich tool result).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct DatasetList {
-    #[prost(message, repeated, tag = "1")]
-    pub datasets: ::prost::alloc::vec::Vec<Dataset>,
-}
-/// DatasetDetail is a dataset with sample rows (a rich tool result).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct DatasetDetail {
-    #[prost(message, optional, tag = "1")]
-    pub dataset: ::core::option::Option<Dataset>,
-    #[prost(message, optional, tag = "2")]
-    pub sample: ::core::option::Option<Table>,
-}
-/// ColumnStatistics profiles one column. Fields that do not apply to the type are unset.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ColumnStatistics {
-    #[prost(string, tag = "1")]
-    pub name: ::prost::alloc::string::String,
-    #[prost(string, tag = "2")]
-    pub r#type: ::prost::alloc::string::String,
-    #[prost(enumeration = "ValueKind", tag = "3")]
-    pub kind: i32,
-    #[prost(uint64, tag = "4")]
-    pub null_count: u64,
-    /// Approximate for very large columns (HyperLogLog), exact otherwise.
-    #[prost(uint64, tag = "5")]
-    pub distinct_count: u64,
-    #[prost(message, optional, tag = "6")]
-    pub min: ::core::option::Option<Value>,
-    #[prost(message, optional, tag = "7")]
-    pub max: ::core::option::Option<Value>,
-    #[prost(double, optional, tag = "8")]
-    pub mean: ::core::option::Option<f64>,
-    #[prost(double, optional, tag = "9")]
-    pub median: ::core::option::Option<f64>,
-    #[prost(double, optional, tag = "10")]
-    pub stddev: ::core::option::Option<f64>,
-    /// For text columns: the shortest and longest value length, in characters.
-    #[prost(uint64, optional, tag = "11")]
-    pub min_length: ::core::option::Option<u64>,
-    #[prost(uint64, optional, tag = "12")]
-    pub max_length: ::core::option::Option<u64>,
-}
-/// DatasetStatistics profiles a dataset (a rich tool result).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct DatasetStatistics {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-    #[prost(string, tag = "2")]
-    pub table_name: ::prost::alloc::string::String,
-    #[prost(uint64, tag = "3")]
-    pub row_count: u64,
-    #[prost(message, repeated, tag = "4")]
-    pub columns: ::prost::alloc::vec::Vec<ColumnStatistics>,
-    #[prost(uint64, tag = "5")]
-    pub exec_time_ms: u64,
-}
-/// SearchHit is one row that matched a search.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct SearchHit {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-    #[prost(string, tag = "2")]
-    pub table_name: ::prost::alloc::string::String,
-    /// The 0-based row number within the dataset (DuckDB's rowid).
-    #[prost(uint64, tag = "3")]
-    pub row_id: u64,
-    /// The text column the snippet comes from.
-    #[prost(string, tag = "4")]
-    pub column: ::prost::alloc::string::String,
-    /// That column's value (at most 2,000 characters).
-    #[prost(string, tag = "5")]
-    pub text: ::prost::alloc::string::String,
-    /// The best fragment of the text, HTML-escaped, with `<mark>…</mark>` around the query's words
-    /// (rows found by meaning alone show their first 200 characters, unmarked).
-    #[prost(string, tag = "6")]
-    pub snippet: ::prost::alloc::string::String,
-    /// Hybrid: the reciprocal-rank-fusion score, Σ 1/(60 + rank) over the two rankings. Lexical:
-    /// BM25. Vector: cosine similarity.
-    #[prost(double, tag = "7")]
-    pub score: f64,
-    /// The dataset's original filename.
-    #[prost(string, tag = "8")]
-    pub dataset_name: ::prost::alloc::string::String,
-    /// 1-based rank in the lexical and the vector ranking; 0 when that ranking did not find the row.
-    #[prost(uint32, tag = "9")]
-    pub lexical_rank: u32,
-    #[prost(uint32, tag = "10")]
-    pub vector_rank: u32,
-    /// Further rows among the candidates whose text is exactly the same as this one's; they are
-    /// folded into this hit so a page shows different texts (e.g. templated tickets).
-    #[prost(uint32, tag = "11")]
-    pub same_text_rows: u32,
-}
-/// SearchHits is a list of search hits (a rich tool result).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct SearchHits {
-    #[prost(message, repeated, tag = "1")]
-    pub hits: ::prost::alloc::vec::Vec<SearchHit>,
-    /// "hybrid", "lexical" or "vector": how the hits were found.
-    #[prost(string, tag = "2")]
-    pub mode: ::prost::alloc::string::String,
-    #[prost(string, tag = "3")]
-    pub query: ::prost::alloc::string::String,
-    /// Datasets whose index was searched.
-    #[prost(uint32, tag = "4")]
-    pub datasets_searched: u32,
-    /// What limited the search, in plain words (e.g. vectors still being built); empty when nothing did.
-    #[prost(string, tag = "5")]
-    pub note: ::prost::alloc::string::String,
-}
-#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ListDatasetsRequest {
-    /// Only datasets with this status; UNSPECIFIED lists all.
-    #[prost(enumeration = "DatasetStatus", tag = "1")]
-    pub status_filter: i32,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ListDatasetsResponse {
-    #[prost(message, repeated, tag = "1")]
-    pub datasets: ::prost::alloc::vec::Vec<Dataset>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct GetDatasetRequest {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-    /// Sample rows to include (0 to 50; default 5).
-    #[prost(uint32, optional, tag = "2")]
-    pub sample_rows: ::core::option::Option<u32>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct GetDatasetResponse {
-    #[prost(message, optional, tag = "1")]
-    pub dataset: ::core::option::Option<Dataset>,
-    #[prost(message, optional, tag = "2")]
-    pub sample: ::core::option::Option<Table>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct UploadDatasetRequest {
-    /// The original filename; required on the first message, ignored afterwards.
-    #[prost(string, tag = "1")]
-    pub filename: ::prost::alloc::string::String,
-    /// csv, tsv, parquet, json or ndjson (case-insensitive; DATASET_FORMAT\_\* names are accepted too).
-    /// Empty: sniffed from the content and the filename.
-    #[prost(string, tag = "2")]
-    pub format: ::prost::alloc::string::String,
-    /// The next bytes of the file.
-    #[prost(bytes = "bytes", tag = "3")]
-    pub chunk: ::prost::bytes::Bytes,
-    /// The file's total size in bytes, on the first message. Recommended: a client-streaming call
-    /// has no commit marker, and some client libraries end the request stream cleanly when the
-    /// caller aborts, which looks exactly like a finished (but truncated) file. With size_bytes set,
-    /// an upload that ends short is refused (VALIDATION_ERROR) and nothing is kept. 0: unknown.
-    #[prost(uint64, tag = "4")]
-    pub size_bytes: u64,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct UploadDatasetResponse {
-    #[prost(message, optional, tag = "1")]
-    pub dataset: ::core::option::Option<Dataset>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct CreateUploadRequest {
-    #[prost(string, tag = "1")]
-    pub filename: ::prost::alloc::string::String,
-    /// As in UploadDatasetRequest.format.
-    #[prost(string, tag = "2")]
-    pub format: ::prost::alloc::string::String,
-    /// The total size, when known; uploads above the configured cap are refused at once.
-    #[prost(uint64, tag = "3")]
-    pub size_bytes: u64,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct CreateUploadResponse {
-    #[prost(string, tag = "1")]
-    pub upload_id: ::prost::alloc::string::String,
-    /// The largest chunk AppendUpload accepts.
-    #[prost(uint32, tag = "2")]
-    pub max_chunk_bytes: u32,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct AppendUploadRequest {
-    #[prost(string, tag = "1")]
-    pub upload_id: ::prost::alloc::string::String,
-    /// Where this chunk starts; must equal the bytes received so far (or an earlier, already-applied
-    /// offset with identical length, which is ignored).
-    #[prost(uint64, tag = "2")]
-    pub offset: u64,
-    #[prost(bytes = "bytes", tag = "3")]
-    pub chunk: ::prost::bytes::Bytes,
-}
-#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct AppendUploadResponse {
-    #[prost(uint64, tag = "1")]
-    pub received_bytes: u64,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct CommitUploadRequest {
-    #[prost(string, tag = "1")]
-    pub upload_id: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct CommitUploadResponse {
-    #[prost(message, optional, tag = "1")]
-    pub dataset: ::core::option::Option<Dataset>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct PreviewRowsRequest {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-    /// 1 to 50; 0 means the default, 10.
-    #[prost(uint32, tag = "2")]
-    pub limit: u32,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct PreviewRowsResponse {
-    #[prost(message, optional, tag = "1")]
-    pub table: ::core::option::Option<Table>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct GetDatasetStatisticsRequest {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct GetDatasetStatisticsResponse {
-    #[prost(message, optional, tag = "1")]
-    pub statistics: ::core::option::Option<DatasetStatistics>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct DeleteDatasetRequest {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct DeleteDatasetResponse {
-    #[prost(string, tag = "1")]
-    pub dataset_id: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SearchDatasetsRequest {
-    /// Words or a description of what to find (at most 1,000 characters); no query syntax.
-    #[prost(string, tag = "1")]
-    pub query: ::prost::alloc::string::String,
-    /// Restrict to one dataset (its id or table name); empty searches all of the caller's datasets.
-    #[prost(string, tag = "2")]
-    pub dataset_id: ::prost::alloc::string::String,
-    /// 1 to 20; 0 means 10.
-    #[prost(uint32, tag = "3")]
-    pub limit: u32,
-    /// "hybrid" (default when empty: words and meaning, fused), "lexical" (words, BM25) or
-    /// "vector" (meaning only; NOT_READY when no dataset has vectors).
-    #[prost(string, tag = "4")]
-    pub mode: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct SearchDatasetsResponse {
-    #[prost(message, repeated, tag = "1")]
-    pub hits: ::prost::alloc::vec::Vec<SearchHit>,
-    /// How the hits were found: hybrid falls back to lexical when no vectors exist.
-    #[prost(string, tag = "2")]
-    pub mode: ::prost::alloc::string::String,
-    #[prost(uint32, tag = "3")]
-    pub datasets_searched: u32,
-    /// What limited the search, in plain words; empty when nothing did.
-    #[prost(string, tag = "4")]
-    pub note: ::prost::alloc::string::String,
-}
-/// DatasetStatus is where a dataset is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum DatasetStatus {
-    Unspecified = 0,
-    /// Being ingested; not yet queryable.
-    Processing = 1,
-    /// Ingested and queryable.
-    Ready = 2,
-    /// Ingestion failed; `Dataset.error` says why. The entry stays until deleted.
-    Error = 3,
-}
-impl DatasetStatus {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "DATASET_STATUS_UNSPECIFIED",
-            Self::Processing => "DATASET_STATUS_PROCESSING",
-            Self::Ready => "DATASET_STATUS_READY",
-            Self::Error => "DATASET_STATUS_ERROR",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "DATASET_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
-            "DATASET_STATUS_PROCESSING" => Some(Self::Processing),
-            "DATASET_STATUS_READY" => Some(Self::Ready),
-            "DATASET_STATUS_ERROR" => Some(Self::Error),
-            _ => None,
-        }
-    }
-}
-/// DatasetFormat is the file format a dataset was ingested from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum DatasetFormat {
-    Unspecified = 0,
-    Csv = 1,
-    Tsv = 2,
-    Parquet = 3,
-    /// A JSON array of objects.
-    Json = 4,
-    /// One JSON object per line.
-    Ndjson = 5,
-}
-impl DatasetFormat {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "DATASET_FORMAT_UNSPECIFIED",
-            Self::Csv => "DATASET_FORMAT_CSV",
-            Self::Tsv => "DATASET_FORMAT_TSV",
-            Self::Parquet => "DATASET_FORMAT_PARQUET",
-            Self::Json => "DATASET_FORMAT_JSON",
-            Self::Ndjson => "DATASET_FORMAT_NDJSON",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "DATASET_FORMAT_UNSPECIFIED" => Some(Self::Unspecified),
-            "DATASET_FORMAT_CSV" => Some(Self::Csv),
-            "DATASET_FORMAT_TSV" => Some(Self::Tsv),
-            "DATASET_FORMAT_PARQUET" => Some(Self::Parquet),
-            "DATASET_FORMAT_JSON" => Some(Self::Json),
-            "DATASET_FORMAT_NDJSON" => Some(Self::Ndjson),
-            _ => None,
-        }
-    }
-}
-/// SearchIndexState is where a dataset's search index is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum SearchIndexState {
-    Unspecified = 0,
-    /// Queued or being built; not searchable yet.
-    Indexing = 1,
-    /// No column reads like text (prose): nothing to search.
-    NoText = 2,
-    /// Searchable by words; vectors are being built (`vector_rows` of `rows` so far).
-    Embedding = 3,
-    /// Searchable by words only: no embedding model is configured.
-    Lexical = 4,
-    /// Searchable by words and by meaning.
-    Ready = 5,
-    /// Indexing failed; `error` says why.
-    Failed = 6,
-}
-impl SearchIndexState {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "SEARCH_INDEX_STATE_UNSPECIFIED",
-            Self::Indexing => "SEARCH_INDEX_STATE_INDEXING",
-            Self::NoText => "SEARCH_INDEX_STATE_NO_TEXT",
-            Self::Embedding => "SEARCH_INDEX_STATE_EMBEDDING",
-            Self::Lexical => "SEARCH_INDEX_STATE_LEXICAL",
-            Self::Ready => "SEARCH_INDEX_STATE_READY",
-            Self::Failed => "SEARCH_INDEX_STATE_FAILED",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "SEARCH_INDEX_STATE_UNSPECIFIED" => Some(Self::Unspecified),
-            "SEARCH_INDEX_STATE_INDEXING" => Some(Self::Indexing),
-            "SEARCH_INDEX_STATE_NO_TEXT" => Some(Self::NoText),
-            "SEARCH_INDEX_STATE_EMBEDDING" => Some(Self::Embedding),
-            "SEARCH_INDEX_STATE_LEXICAL" => Some(Self::Lexical),
-            "SEARCH_INDEX_STATE_READY" => Some(Self::Ready),
-            "SEARCH_INDEX_STATE_FAILED" => Some(Self::Failed),
-            _ => None,
-        }
-    }
-}
-/// Generated client implementations.
-pub mod datasets_service_client {
-    #![allow(
-        unused_variables,
-        dead_code,
-        missing_docs,
-        clippy::wildcard_imports,
-        clippy::let_unit_value,
-    )]
-    use tonic::codegen::*;
-    use tonic::codegen::http::Uri;
-    /// DatasetsService manages the caller's datasets: uploaded files ingested into columnar storage.
-    ///
-    /// Every dataset belongs to one user. Another user's dataset id answers NOT_FOUND, exactly like an id
-    /// that never existed. Every mutation is written to the audit log with its source (api, web, cli or
-    /// ai_assistant; clients declare web/cli with the `x-aware-source` header).
-    #[derive(Debug, Clone)]
-    pub struct DatasetsServiceClient<T> {
-        inner: tonic::client::Grpc<T>,
-    }
-    impl DatasetsServiceClient<tonic::transport::Channel> {
-        /// Attempt to create a new client by connecting to a given endpoint.
-        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
-        where
-            D: TryInto<tonic::transport::Endpoint>,
-            D::Error: Into<StdError>,
-        {
-            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
-            Ok(Self::new(conn))
-        }
-    }
-    impl<T> DatasetsServiceClient<T>
-    where
-        T: tonic::client::GrpcService<tonic::body::Body>,
-        T::Error: Into<StdError>,
-        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
-        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
-    {
-        pub fn new(inner: T) -> Self {
-            let inner = tonic::client::Grpc::new(inner);
-            Self { inner }
-        }
-        pub fn with_origin(inner: T, origin: Uri) -> Self {
-            let inner = tonic::client::Grpc::with_origin(inner, origin);
-            Self { inner }
-        }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> DatasetsServiceClient<InterceptedService<T, F>>
-        where
-            F: tonic::service::Interceptor,
-            T::ResponseBody: Default,
-            T: tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-                Response = http::Response<
-                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
-                >,
-            >,
-            <T as tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
-        {
-            DatasetsServiceClient::new(InterceptedService::new(inner, interceptor))
-        }
-        /// Compress requests with the given encoding.
-        ///
-        /// This requires the server to support it otherwise it might respond with an
-        /// error.
-        #[must_use]
-        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.inner = self.inner.send_compressed(encoding);
-            self
-        }
-        /// Enable decompressing responses.
-        #[must_use]
-        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.inner = self.inner.accept_compressed(encoding);
-            self
-        }
-        /// Limits the maximum size of a decoded message.
-        ///
-        /// Default: `4MB`
-        #[must_use]
-        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
-            self.inner = self.inner.max_decoding_message_size(limit);
-            self
-        }
-        /// Limits the maximum size of an encoded message.
-        ///
-        /// Default: `usize::MAX`
-        #[must_use]
-        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
-            self.inner = self.inner.max_encoding_message_size(limit);
-            self
-        }
-        /// ListDatasets lists the caller's datasets, newest first.
-        pub async fn list_datasets(
-            &mut self,
-            request: impl tonic::IntoRequest<super::ListDatasetsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListDatasetsResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/ListDatasets",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "ListDatasets"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// GetDataset returns one dataset with its schema and a few sample rows.
-        pub async fn get_dataset(
-            &mut self,
-            request: impl tonic::IntoRequest<super::GetDatasetRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::GetDatasetResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/GetDataset",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "GetDataset"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// UploadDataset uploads a file in chunks (native clients). The first message carries `filename`
-        /// and, optionally, `format`; every message may carry a `chunk`. The call returns once ingestion
-        /// has finished: the dataset is READY, or ERROR with a readable reason. If the stream breaks
-        /// before the client half-closes, nothing is kept.
-        pub async fn upload_dataset(
-            &mut self,
-            request: impl tonic::IntoStreamingRequest<
-                Message = super::UploadDatasetRequest,
-            >,
-        ) -> std::result::Result<
-            tonic::Response<super::UploadDatasetResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/UploadDataset",
-            );
-            let mut req = request.into_streaming_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "UploadDataset"));
-            self.inner.client_streaming(req, path, codec).await
-        }
-        /// CreateUpload starts a chunked upload for clients that cannot stream requests (browsers).
-        /// Uploads not committed within an hour are discarded.
-        pub async fn create_upload(
-            &mut self,
-            request: impl tonic::IntoRequest<super::CreateUploadRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::CreateUploadResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/CreateUpload",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "CreateUpload"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// AppendUpload appends one chunk at `offset`. Repeating an already-applied chunk is harmless.
-        pub async fn append_upload(
-            &mut self,
-            request: impl tonic::IntoRequest<super::AppendUploadRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::AppendUploadResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/AppendUpload",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "AppendUpload"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// CommitUpload ends a chunked upload and ingests it, answering like UploadDataset.
-        pub async fn commit_upload(
-            &mut self,
-            request: impl tonic::IntoRequest<super::CommitUploadRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::CommitUploadResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/CommitUpload",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "CommitUpload"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// PreviewRows returns the first `limit` rows (1 to 50, default 10).
-        pub async fn preview_rows(
-            &mut self,
-            request: impl tonic::IntoRequest<super::PreviewRowsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::PreviewRowsResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/PreviewRows",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "PreviewRows"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// GetDatasetStatistics profiles every column: nulls, distinct values, min, max, mean, median.
-        pub async fn get_dataset_statistics(
-            &mut self,
-            request: impl tonic::IntoRequest<super::GetDatasetStatisticsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::GetDatasetStatisticsResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/GetDatasetStatistics",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(
-                    GrpcMethod::new("aware.v1.DatasetsService", "GetDatasetStatistics"),
-                );
-            self.inner.unary(req, path, codec).await
-        }
-        /// DeleteDataset removes the dataset's data, index and catalog entry. This is a direct human
-        /// action (no confirmation round-trip); it is audited with the caller's source.
-        pub async fn delete_dataset(
-            &mut self,
-            request: impl tonic::IntoRequest<super::DeleteDatasetRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::DeleteDatasetResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/DeleteDataset",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "DeleteDataset"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// SearchDatasets searches the text columns of the caller's datasets by meaning and by words.
-        pub async fn search_datasets(
-            &mut self,
-            request: impl tonic::IntoRequest<super::SearchDatasetsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::SearchDatasetsResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.DatasetsService/SearchDatasets",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.DatasetsService", "SearchDatasets"));
-            self.inner.unary(req, path, codec).await
-        }
-    }
-}
-/// Generated server implementations.
-pub mod datasets_service_server {
-    #![allow(
-        unused_variables,
-        dead_code,
-        missing_docs,
-        clippy::wildcard_imports,
-        clippy::let_unit_value,
-    )]
-    use tonic::codegen::*;
-    /// Generated trait containing gRPC methods that should be implemented for use with DatasetsServiceServer.
-    #[async_trait]
-    pub trait DatasetsService: std::marker::Send + std::marker::Sync + 'static {
-        /// ListDatasets lists the caller's datasets, newest first.
-        async fn list_datasets(
-            &self,
-            request: tonic::Request<super::ListDatasetsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListDatasetsResponse>,
-            tonic::Status,
-        >;
-        /// GetDataset returns one dataset with its schema and a few sample rows.
-        async fn get_dataset(
-            &self,
-            request: tonic::Request<super::GetDatasetRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::GetDatasetResponse>,
-            tonic::Status,
-        >;
-        /// UploadDataset uploads a file in chunks (native clients). The first message carries `filename`
-        /// and, optionally, `format`; every message may carry a `chunk`. The call returns once ingestion
-        /// has finished: the dataset is READY, or ERROR with a readable reason. If the stream breaks
-        /// before the client half-closes, nothing is kept.
-        async fn upload_dataset(
-            &self,
-            request: tonic::Request<tonic::Streaming<super::UploadDatasetRequest>>,
-        ) -> std::result::Result<
-            tonic::Response<super::UploadDatasetResponse>,
-            tonic::Status,
-        >;
-        /// CreateUpload starts a chunked upload for clients that cannot stream requests (browsers).
-        /// Uploads not committed within an hour are discarded.
-        async fn create_upload(
-            &self,
-            request: tonic::Request<super::CreateUploadRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::CreateUploadResponse>,
-            tonic::Status,
-        >;
-        /// AppendUpload appends one chunk at `offset`. Repeating an already-applied chunk is harmless.
-        async fn append_upload(
-            &self,
-            request: tonic::Request<super::AppendUploadRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::AppendUploadResponse>,
-            tonic::Status,
-        >;
-        /// CommitUpload ends a chunked upload and ingests it, answering like UploadDataset.
-        async fn commit_upload(
-            &self,
-            request: tonic::Request<super::CommitUploadRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::CommitUploadResponse>,
-            tonic::Status,
-        >;
-        /// PreviewRows returns the first `limit` rows (1 to 50, default 10).
-        async fn preview_rows(
-            &self,
-            request: tonic::Request<super::PreviewRowsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::PreviewRowsResponse>,
-            tonic::Status,
-        >;
-        /// GetDatasetStatistics profiles every column: nulls, distinct values, min, max, mean, median.
-        async fn get_dataset_statistics(
-            &self,
-            request: tonic::Request<super::GetDatasetStatisticsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::GetDatasetStatisticsResponse>,
-            tonic::Status,
-        >;
-        /// DeleteDataset removes the dataset's data, index and catalog entry. This is a direct human
-        /// action (no confirmation round-trip); it is audited with the caller's source.
-        async fn delete_dataset(
-            &self,
-            request: tonic::Request<super::DeleteDatasetRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::DeleteDatasetResponse>,
-            tonic::Status,
-        >;
-        /// SearchDatasets searches the text columns of the caller's datasets by meaning and by words.
-        async fn search_datasets(
-            &self,
-            request: tonic::Request<super::SearchDatasetsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::SearchDatasetsResponse>,
-            tonic::Status,
-        >;
-    }
-    /// DatasetsService manages the caller's datasets: uploaded files ingested into columnar storage.
-    ///
-    /// Every dataset belongs to one user. Another user's dataset id answers NOT_FOUND, exactly like an id
-    /// that never existed. Every mutation is written to the audit log with its source (api, web, cli or
-    /// ai_assistant; clients declare web/cli with the `x-aware-source` header).
-    #[derive(Debug)]
-    pub struct DatasetsServiceServer<T> {
-        inner: Arc<T>,
-        accept_compression_encodings: EnabledCompressionEncodings,
-        send_compression_encodings: EnabledCompressionEncodings,
-        max_decoding_message_size: Option<usize>,
-        max_encoding_message_size: Option<usize>,
-    }
-    impl<T> DatasetsServiceServer<T> {
-        pub fn new(inner: T) -> Self {
-            Self::from_arc(Arc::new(inner))
-        }
-        pub fn from_arc(inner: Arc<T>) -> Self {
-            Self {
-                inner,
-                accept_compression_encodings: Default::default(),
-                send_compression_encodings: Default::default(),
-                max_decoding_message_size: None,
-                max_encoding_message_size: None,
-            }
-        }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> InterceptedService<Self, F>
-        where
-            F: tonic::service::Interceptor,
-        {
-            InterceptedService::new(Self::new(inner), interceptor)
-        }
-        /// Enable decompressing requests with the given encoding.
-        #[must_use]
-        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.accept_compression_encodings.enable(encoding);
-            self
-        }
-        /// Compress responses with the given encoding, if the client supports it.
-        #[must_use]
-        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.send_compression_encodings.enable(encoding);
-            self
-        }
-        /// Limits the maximum size of a decoded message.
-        ///
-        /// Default: `4MB`
-        #[must_use]
-        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
-            self.max_decoding_message_size = Some(limit);
-            self
-        }
-        /// Limits the maximum size of an encoded message.
-        ///
-        /// Default: `usize::MAX`
-        #[must_use]
-        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
-            self.max_encoding_message_size = Some(limit);
-            self
-        }
-    }
-    impl<T, B> tonic::codegen::Service<http::Request<B>> for DatasetsServiceServer<T>
-    where
-        T: DatasetsService,
-        B: Body + std::marker::Send + 'static,
-        B::Error: Into<StdError> + std::marker::Send + 'static,
-    {
-        type Response = http::Response<tonic::body::Body>;
-        type Error = std::convert::Infallible;
-        type Future = BoxFuture<Self::Response, Self::Error>;
-        fn poll_ready(
-            &mut self,
-            _cx: &mut Context<'_>,
-        ) -> Poll<std::result::Result<(), Self::Error>> {
-            Poll::Ready(Ok(()))
-        }
-        fn call(&mut self, req: http::Request<B>) -> Self::Future {
-            match req.uri().path() {
-                "/aware.v1.DatasetsService/ListDatasets" => {
-                    #[allow(non_camel_case_types)]
-                    struct ListDatasetsSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::ListDatasetsRequest>
-                    for ListDatasetsSvc<T> {
-                        type Response = super::ListDatasetsResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::ListDatasetsRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::list_datasets(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = ListDatasetsSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/GetDataset" => {
-                    #[allow(non_camel_case_types)]
-                    struct GetDatasetSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::GetDatasetRequest>
-                    for GetDatasetSvc<T> {
-                        type Response = super::GetDatasetResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::GetDatasetRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::get_dataset(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = GetDatasetSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/UploadDataset" => {
-                    #[allow(non_camel_case_types)]
-                    struct UploadDatasetSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::ClientStreamingService<super::UploadDatasetRequest>
-                    for UploadDatasetSvc<T> {
-                        type Response = super::UploadDatasetResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<
-                                tonic::Streaming<super::UploadDatasetRequest>,
-                            >,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::upload_dataset(&inner, request)
-                                    .await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = UploadDatasetSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.client_streaming(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/CreateUpload" => {
-                    #[allow(non_camel_case_types)]
-                    struct CreateUploadSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::CreateUploadRequest>
-                    for CreateUploadSvc<T> {
-                        type Response = super::CreateUploadResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::CreateUploadRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::create_upload(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = CreateUploadSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/AppendUpload" => {
-                    #[allow(non_camel_case_types)]
-                    struct AppendUploadSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::AppendUploadRequest>
-                    for AppendUploadSvc<T> {
-                        type Response = super::AppendUploadResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::AppendUploadRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::append_upload(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = AppendUploadSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/CommitUpload" => {
-                    #[allow(non_camel_case_types)]
-                    struct CommitUploadSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::CommitUploadRequest>
-                    for CommitUploadSvc<T> {
-                        type Response = super::CommitUploadResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::CommitUploadRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::commit_upload(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = CommitUploadSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/PreviewRows" => {
-                    #[allow(non_camel_case_types)]
-                    struct PreviewRowsSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::PreviewRowsRequest>
-                    for PreviewRowsSvc<T> {
-                        type Response = super::PreviewRowsResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::PreviewRowsRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::preview_rows(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = PreviewRowsSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/GetDatasetStatistics" => {
-                    #[allow(non_camel_case_types)]
-                    struct GetDatasetStatisticsSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::GetDatasetStatisticsRequest>
-                    for GetDatasetStatisticsSvc<T> {
-                        type Response = super::GetDatasetStatisticsResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::GetDatasetStatisticsRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::get_dataset_statistics(
-                                        &inner,
-                                        request,
-                                    )
-                                    .await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = GetDatasetStatisticsSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/DeleteDataset" => {
-                    #[allow(non_camel_case_types)]
-                    struct DeleteDatasetSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::DeleteDatasetRequest>
-                    for DeleteDatasetSvc<T> {
-                        type Response = super::DeleteDatasetResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::DeleteDatasetRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::delete_dataset(&inner, request)
-                                    .await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = DeleteDatasetSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.DatasetsService/SearchDatasets" => {
-                    #[allow(non_camel_case_types)]
-                    struct SearchDatasetsSvc<T: DatasetsService>(pub Arc<T>);
-                    impl<
-                        T: DatasetsService,
-                    > tonic::server::UnaryService<super::SearchDatasetsRequest>
-                    for SearchDatasetsSvc<T> {
-                        type Response = super::SearchDatasetsResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::SearchDatasetsRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as DatasetsService>::search_datasets(&inner, request)
-                                    .await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = SearchDatasetsSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                _ => {
-                    Box::pin(async move {
-                        let mut response = http::Response::new(
-                            tonic::body::Body::default(),
-                        );
-                        let headers = response.headers_mut();
-                        headers
-                            .insert(
-                                tonic::Status::GRPC_STATUS,
-                                (tonic::Code::Unimplemented as i32).into(),
-                            );
-                        headers
-                            .insert(
-                                http::header::CONTENT_TYPE,
-                                tonic::metadata::GRPC_CONTENT_TYPE,
-                            );
-                        Ok(response)
-                    })
-                }
-            }
-        }
-    }
-    impl<T> Clone for DatasetsServiceServer<T> {
-        fn clone(&self) -> Self {
-            let inner = self.inner.clone();
-            Self {
-                inner,
-                accept_compression_encodings: self.accept_compression_encodings,
-                send_compression_encodings: self.send_compression_encodings,
-                max_decoding_message_size: self.max_decoding_message_size,
-                max_encoding_message_size: self.max_encoding_message_size,
-            }
-        }
-    }
-    /// Generated gRPC service name
-    pub const SERVICE_NAME: &str = "aware.v1.DatasetsService";
-    impl<T> tonic::server::NamedService for DatasetsServiceServer<T> {
-        const NAME: &'static str = SERVICE_NAME;
-    }
-}
-/// FileRoot is an approved folder.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct FileRoot {
-    #[prost(string, tag = "1")]
-    pub name: ::prost::alloc::string::String,
-    #[prost(string, tag = "2")]
-    pub description: ::prost::alloc::string::String,
-}
-/// DirectoryEntry is one entry of a listing.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct DirectoryEntry {
-    #[prost(string, tag = "1")]
-    pub name: ::prost::alloc::string::String,
-    /// The path relative to the root, with "/" separators.
-    #[prost(string, tag = "2")]
-    pub path: ::prost::alloc::string::String,
-    #[prost(enumeration = "EntryKind", tag = "3")]
-    pub kind: i32,
-    #[prost(uint64, tag = "4")]
-    pub size_bytes: u64,
-    #[prost(message, optional, tag = "5")]
-    pub modified_at: ::core::option::Option<::prost_types::Timestamp>,
-    /// The dataset format it would import as; UNSPECIFIED when it cannot be imported.
-    #[prost(enumeration = "DatasetFormat", tag = "6")]
-    pub importable_format: i32,
-}
-/// DirectoryListing is the content of one folder (a rich tool result).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct DirectoryListing {
-    #[prost(string, tag = "1")]
-    pub root: ::prost::alloc::string::String,
-    #[prost(string, tag = "2")]
-    pub path: ::prost::alloc::string::String,
-    #[prost(message, repeated, tag = "3")]
-    pub entries: ::prost::alloc::vec::Vec<DirectoryEntry>,
-    /// True when the folder held more entries than the listing cap.
-    #[prost(bool, tag = "4")]
-    pub truncated: bool,
-}
-/// ImportedFile is the outcome for one file of an import.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ImportedFile {
-    #[prost(string, tag = "1")]
-    pub path: ::prost::alloc::string::String,
-    /// Set when the file became a dataset (READY or ERROR).
-    #[prost(message, optional, tag = "2")]
-    pub dataset: ::core::option::Option<Dataset>,
-    /// Set when the file was refused before ingestion.
-    #[prost(message, optional, tag = "3")]
-    pub error: ::core::option::Option<Error>,
-}
-/// ImportReport is the outcome of an import (a rich tool result).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ImportReport {
-    #[prost(string, tag = "1")]
-    pub root: ::prost::alloc::string::String,
-    #[prost(message, repeated, tag = "2")]
-    pub files: ::prost::alloc::vec::Vec<ImportedFile>,
-}
-#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ListRootsRequest {}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ListRootsResponse {
-    #[prost(message, repeated, tag = "1")]
-    pub roots: ::prost::alloc::vec::Vec<FileRoot>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ListDirectoryRequest {
-    #[prost(string, tag = "1")]
-    pub root: ::prost::alloc::string::String,
-    /// Relative to the root; empty is the root itself.
-    #[prost(string, tag = "2")]
-    pub path: ::prost::alloc::string::String,
-    /// A glob on entry names such as "\*.csv"; empty lists everything.
-    #[prost(string, tag = "3")]
-    pub pattern: ::prost::alloc::string::String,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ListDirectoryResponse {
-    #[prost(message, optional, tag = "1")]
-    pub listing: ::core::option::Option<DirectoryListing>,
-}
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ImportFilesRequest {
-    #[prost(string, tag = "1")]
-    pub root: ::prost::alloc::string::String,
-    #[prost(string, repeated, tag = "2")]
-    pub paths: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-}
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ImportFilesResponse {
-    #[prost(message, optional, tag = "1")]
-    pub report: ::core::option::Option<ImportReport>,
-}
-/// EntryKind is what a directory entry is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum EntryKind {
-    Unspecified = 0,
-    File = 1,
-    Directory = 2,
-    /// Symlinks, devices, FIFOs, sockets: listed so the user sees them, never followed or imported.
-    Other = 3,
-}
-impl EntryKind {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "ENTRY_KIND_UNSPECIFIED",
-            Self::File => "ENTRY_KIND_FILE",
-            Self::Directory => "ENTRY_KIND_DIRECTORY",
-            Self::Other => "ENTRY_KIND_OTHER",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "ENTRY_KIND_UNSPECIFIED" => Some(Self::Unspecified),
-            "ENTRY_KIND_FILE" => Some(Self::File),
-            "ENTRY_KIND_DIRECTORY" => Some(Self::Directory),
-            "ENTRY_KIND_OTHER" => Some(Self::Other),
-            _ => None,
-        }
-    }
-}
-/// Generated client implementations.
-pub mod files_service_client {
-    #![allow(
-        unused_variables,
-        dead_code,
-        missing_docs,
-        clippy::wildcard_imports,
-        clippy::let_unit_value,
-    )]
-    use tonic::codegen::*;
-    use tonic::codegen::http::Uri;
-    /// FilesService lists and imports files from folders an operator approved (local mode only; in
-    /// connected mode every RPC answers UNIMPLEMENTED).
-    ///
-    /// Every path is resolved beneath its root by the file jail: `..`, absolute paths, symlinks, special
-    /// files, hidden and sensitive names are refused with PERMISSION_DENIED (reason PATH_REFUSED). Files
-    /// are copied, never moved; imports go through the normal dataset pipeline and are audited.
-    #[derive(Debug, Clone)]
-    pub struct FilesServiceClient<T> {
-        inner: tonic::client::Grpc<T>,
-    }
-    impl FilesServiceClient<tonic::transport::Channel> {
-        /// Attempt to create a new client by connecting to a given endpoint.
-        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
-        where
-            D: TryInto<tonic::transport::Endpoint>,
-            D::Error: Into<StdError>,
-        {
-            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
-            Ok(Self::new(conn))
-        }
-    }
-    impl<T> FilesServiceClient<T>
-    where
-        T: tonic::client::GrpcService<tonic::body::Body>,
-        T::Error: Into<StdError>,
-        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
-        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
-    {
-        pub fn new(inner: T) -> Self {
-            let inner = tonic::client::Grpc::new(inner);
-            Self { inner }
-        }
-        pub fn with_origin(inner: T, origin: Uri) -> Self {
-            let inner = tonic::client::Grpc::with_origin(inner, origin);
-            Self { inner }
-        }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> FilesServiceClient<InterceptedService<T, F>>
-        where
-            F: tonic::service::Interceptor,
-            T::ResponseBody: Default,
-            T: tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-                Response = http::Response<
-                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
-                >,
-            >,
-            <T as tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
-        {
-            FilesServiceClient::new(InterceptedService::new(inner, interceptor))
-        }
-        /// Compress requests with the given encoding.
-        ///
-        /// This requires the server to support it otherwise it might respond with an
-        /// error.
-        #[must_use]
-        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.inner = self.inner.send_compressed(encoding);
-            self
-        }
-        /// Enable decompressing responses.
-        #[must_use]
-        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.inner = self.inner.accept_compressed(encoding);
-            self
-        }
-        /// Limits the maximum size of a decoded message.
-        ///
-        /// Default: `4MB`
-        #[must_use]
-        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
-            self.inner = self.inner.max_decoding_message_size(limit);
-            self
-        }
-        /// Limits the maximum size of an encoded message.
-        ///
-        /// Default: `usize::MAX`
-        #[must_use]
-        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
-            self.inner = self.inner.max_encoding_message_size(limit);
-            self
-        }
-        /// ListRoots lists the approved folders.
-        pub async fn list_roots(
-            &mut self,
-            request: impl tonic::IntoRequest<super::ListRootsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListRootsResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.FilesService/ListRoots",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.FilesService", "ListRoots"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// ListDirectory lists one folder beneath a root (at most 1,000 entries).
-        pub async fn list_directory(
-            &mut self,
-            request: impl tonic::IntoRequest<super::ListDirectoryRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListDirectoryResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.FilesService/ListDirectory",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.FilesService", "ListDirectory"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// ImportFiles imports up to 20 files as datasets; each file succeeds or fails on its own.
-        pub async fn import_files(
-            &mut self,
-            request: impl tonic::IntoRequest<super::ImportFilesRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ImportFilesResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/aware.v1.FilesService/ImportFiles",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("aware.v1.FilesService", "ImportFiles"));
-            self.inner.unary(req, path, codec).await
-        }
-    }
-}
-/// Generated server implementations.
-pub mod files_service_server {
-    #![allow(
-        unused_variables,
-        dead_code,
-        missing_docs,
-        clippy::wildcard_imports,
-        clippy::let_unit_value,
-    )]
-    use tonic::codegen::*;
-    /// Generated trait containing gRPC methods that should be implemented for use with FilesServiceServer.
-    #[async_trait]
-    pub trait FilesService: std::marker::Send + std::marker::Sync + 'static {
-        /// ListRoots lists the approved folders.
-        async fn list_roots(
-            &self,
-            request: tonic::Request<super::ListRootsRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListRootsResponse>,
-            tonic::Status,
-        >;
-        /// ListDirectory lists one folder beneath a root (at most 1,000 entries).
-        async fn list_directory(
-            &self,
-            request: tonic::Request<super::ListDirectoryRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListDirectoryResponse>,
-            tonic::Status,
-        >;
-        /// ImportFiles imports up to 20 files as datasets; each file succeeds or fails on its own.
-        async fn import_files(
-            &self,
-            request: tonic::Request<super::ImportFilesRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ImportFilesResponse>,
-            tonic::Status,
-        >;
-    }
-    /// FilesService lists and imports files from folders an operator approved (local mode only; in
-    /// connected mode every RPC answers UNIMPLEMENTED).
-    ///
-    /// Every path is resolved beneath its root by the file jail: `..`, absolute paths, symlinks, special
-    /// files, hidden and sensitive names are refused with PERMISSION_DENIED (reason PATH_REFUSED). Files
-    /// are copied, never moved; imports go through the normal dataset pipeline and are audited.
-    #[derive(Debug)]
-    pub struct FilesServiceServer<T> {
-        inner: Arc<T>,
-        accept_compression_encodings: EnabledCompressionEncodings,
-        send_compression_encodings: EnabledCompressionEncodings,
-        max_decoding_message_size: Option<usize>,
-        max_encoding_message_size: Option<usize>,
-    }
-    impl<T> FilesServiceServer<T> {
-        pub fn new(inner: T) -> Self {
-            Self::from_arc(Arc::new(inner))
-        }
-        pub fn from_arc(inner: Arc<T>) -> Self {
-            Self {
-                inner,
-                accept_compression_encodings: Default::default(),
-                send_compression_encodings: Default::default(),
-                max_decoding_message_size: None,
-                max_encoding_message_size: None,
-            }
-        }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> InterceptedService<Self, F>
-        where
-            F: tonic::service::Interceptor,
-        {
-            InterceptedService::new(Self::new(inner), interceptor)
-        }
-        /// Enable decompressing requests with the given encoding.
-        #[must_use]
-        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.accept_compression_encodings.enable(encoding);
-            self
-        }
-        /// Compress responses with the given encoding, if the client supports it.
-        #[must_use]
-        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.send_compression_encodings.enable(encoding);
-            self
-        }
-        /// Limits the maximum size of a decoded message.
-        ///
-        /// Default: `4MB`
-        #[must_use]
-        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
-            self.max_decoding_message_size = Some(limit);
-            self
-        }
-        /// Limits the maximum size of an encoded message.
-        ///
-        /// Default: `usize::MAX`
-        #[must_use]
-        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
-            self.max_encoding_message_size = Some(limit);
-            self
-        }
-    }
-    impl<T, B> tonic::codegen::Service<http::Request<B>> for FilesServiceServer<T>
-    where
-        T: FilesService,
-        B: Body + std::marker::Send + 'static,
-        B::Error: Into<StdError> + std::marker::Send + 'static,
-    {
-        type Response = http::Response<tonic::body::Body>;
-        type Error = std::convert::Infallible;
-        type Future = BoxFuture<Self::Response, Self::Error>;
-        fn poll_ready(
-            &mut self,
-            _cx: &mut Context<'_>,
-        ) -> Poll<std::result::Result<(), Self::Error>> {
-            Poll::Ready(Ok(()))
-        }
-        fn call(&mut self, req: http::Request<B>) -> Self::Future {
-            match req.uri().path() {
-                "/aware.v1.FilesService/ListRoots" => {
-                    #[allow(non_camel_case_types)]
-                    struct ListRootsSvc<T: FilesService>(pub Arc<T>);
-                    impl<
-                        T: FilesService,
-                    > tonic::server::UnaryService<super::ListRootsRequest>
-                    for ListRootsSvc<T> {
-                        type Response = super::ListRootsResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::ListRootsRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as FilesService>::list_roots(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = ListRootsSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.FilesService/ListDirectory" => {
-                    #[allow(non_camel_case_types)]
-                    struct ListDirectorySvc<T: FilesService>(pub Arc<T>);
-                    impl<
-                        T: FilesService,
-                    > tonic::server::UnaryService<super::ListDirectoryRequest>
-                    for ListDirectorySvc<T> {
-                        type Response = super::ListDirectoryResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::ListDirectoryRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as FilesService>::list_directory(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = ListDirectorySvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                "/aware.v1.FilesService/ImportFiles" => {
-                    #[allow(non_camel_case_types)]
-                    struct ImportFilesSvc<T: FilesService>(pub Arc<T>);
-                    impl<
-                        T: FilesService,
-                    > tonic::server::UnaryService<super::ImportFilesRequest>
-                    for ImportFilesSvc<T> {
-                        type Response = super::ImportFilesResponse;
-                        type Future = BoxFuture<
-                            tonic::Response<Self::Response>,
-                            tonic::Status,
-                        >;
-                        fn call(
-                            &mut self,
-                            request: tonic::Request<super::ImportFilesRequest>,
-                        ) -> Self::Future {
-                            let inner = Arc::clone(&self.0);
-                            let fut = async move {
-                                <T as FilesService>::import_files(&inner, request).await
-                            };
-                            Box::pin(fut)
-                        }
-                    }
-                    let accept_compression_encodings = self.accept_compression_encodings;
-                    let send_compression_encodings = self.send_compression_encodings;
-                    let max_decoding_message_size = self.max_decoding_message_size;
-                    let max_encoding_message_size = self.max_encoding_message_size;
-                    let inner = self.inner.clone();
-                    let fut = async move {
-                        let method = ImportFilesSvc(inner);
-                        let codec = tonic_prost::ProstCodec::default();
-                        let mut grpc = tonic::server::Grpc::new(codec)
-                            .apply_compression_config(
-                                accept_compression_encodings,
-                                send_compression_encodings,
-                            )
-                            .apply_max_message_size_config(
-                                max_decoding_message_size,
-                                max_encoding_message_size,
-                            );
-                        let res = grpc.unary(method, req).await;
-                        Ok(res)
-                    };
-                    Box::pin(fut)
-                }
-                _ => {
-                    Box::pin(async move {
-                        let mut response = http::Response::new(
-                            tonic::body::Body::default(),
-                        );
-                        let headers = response.headers_mut();
-                        headers
-                            .insert(
-                                tonic::Status::GRPC_STATUS,
-                                (tonic::Code::Unimplemented as i32).into(),
-                            );
-                        headers
-                            .insert(
-                                http::header::CONTENT_TYPE,
-                                tonic::metadata::GRPC_CONTENT_TYPE,
-                            );
-                        Ok(response)
-                    })
-                }
-            }
-        }
-    }
-    impl<T> Clone for FilesServiceServer<T> {
-        fn clone(&self) -> Self {
-            let inner = self.inner.clone();
-            Self {
-                inner,
-                accept_compression_encodings: self.accept_compression_encodings,
-                send_compression_encodings: self.send_compression_encodings,
-                max_decoding_message_size: self.max_decoding_message_size,
-                max_encoding_message_size: self.max_encoding_message_size,
-            }
-        }
-    }
-    /// Generated gRPC service name
-    pub const SERVICE_NAME: &str = "aware.v1.FilesService";
-    impl<T> tonic::server::NamedService for FilesServiceServer<T> {
-        const NAME: &'static str = SERVICE_NAME;
-    }
-}
 /// SelectItem is one output column of a plan: a column, or an aggregate over a column (COUNT may
 /// leave `column` empty for COUNT(\*); SHARE leaves it empty and sets `condition`).
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -4433,6 +2344,17 @@ pub struct Run {
     /// The owner's rating of the answer, if they gave one.
     #[prost(message, optional, tag = "23")]
     pub feedback: ::core::option::Option<Feedback>,
+    /// The verified (saved) query the answer's SQL came from, when it did.
+    #[prost(message, optional, tag = "24")]
+    pub verified_query: ::core::option::Option<VerifiedQueryUse>,
+}
+/// VerifiedQueryUse names the verified query a run used.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct VerifiedQueryUse {
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
 }
 /// Span is one timed step of a run.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -4653,6 +2575,2645 @@ impl FeedbackRating {
             "FEEDBACK_RATING_DOWN" => Some(Self::Down),
             _ => None,
         }
+    }
+}
+/// Dataset is one ingested file.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Dataset {
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The original filename, e.g. "Barcelona Apartments.csv".
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
+    /// The name to use in SQL: derived from the filename, unique per user, e.g. "barcelona_apartments".
+    #[prost(string, tag = "3")]
+    pub table_name: ::prost::alloc::string::String,
+    #[prost(enumeration = "DatasetFormat", tag = "4")]
+    pub format: i32,
+    #[prost(enumeration = "DatasetStatus", tag = "5")]
+    pub status: i32,
+    #[prost(uint64, tag = "6")]
+    pub row_count: u64,
+    #[prost(uint32, tag = "7")]
+    pub column_count: u32,
+    /// Bytes of the uploaded file.
+    #[prost(uint64, tag = "8")]
+    pub size_bytes: u64,
+    /// Lower-case hex sha256 of the uploaded bytes; changes whenever the content changes.
+    #[prost(string, tag = "9")]
+    pub version_hash: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "10")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    #[prost(message, repeated, tag = "11")]
+    pub columns: ::prost::alloc::vec::Vec<Column>,
+    /// Why ingestion failed (status ERROR), in plain words.
+    #[prost(string, tag = "12")]
+    pub error: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "13")]
+    pub updated_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// The search index of this dataset's text (set by ListDatasets and GetDataset for READY
+    /// datasets; unset inside tool results).
+    #[prost(message, optional, tag = "14")]
+    pub search_index: ::core::option::Option<SearchIndex>,
+    /// What the dataset is, in its owner's words (empty when undescribed).
+    #[prost(string, tag = "15")]
+    pub description: ::prost::alloc::string::String,
+    /// Notes on columns, in the owner's words (only described columns).
+    #[prost(message, repeated, tag = "16")]
+    pub column_notes: ::prost::alloc::vec::Vec<ColumnNote>,
+    /// For a dataset saved from a query (format DERIVED): what it was computed from.
+    #[prost(message, optional, tag = "17")]
+    pub lineage: ::core::option::Option<Lineage>,
+}
+/// ColumnNote is what one column means.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ColumnNote {
+    #[prost(string, tag = "1")]
+    pub column: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub description: ::prost::alloc::string::String,
+    /// e.g. "EUR", "m²", "days"; empty when it has none.
+    #[prost(string, tag = "3")]
+    pub unit: ::prost::alloc::string::String,
+}
+/// Lineage is where a saved result came from.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Lineage {
+    /// The datasets the query read, at the versions it read.
+    #[prost(message, repeated, tag = "1")]
+    pub sources: ::prost::alloc::vec::Vec<DatasetVersion>,
+    /// The SQL that computed it (canonical form).
+    #[prost(string, tag = "2")]
+    pub sql: ::prost::alloc::string::String,
+    /// The query run that computed it.
+    #[prost(string, tag = "3")]
+    pub run_id: ::prost::alloc::string::String,
+}
+/// SavedQuery is a verified query: a question and the SQL a person approved for it.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedQuery {
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub question: ::prost::alloc::string::String,
+    #[prost(string, tag = "4")]
+    pub sql: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "5")]
+    pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+    #[prost(message, optional, tag = "6")]
+    pub updated_at: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// SearchIndex describes one dataset's search index.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SearchIndex {
+    #[prost(enumeration = "SearchIndexState", tag = "1")]
+    pub state: i32,
+    /// The columns indexed: strings that read like prose (on average 12+ characters, words in most values).
+    #[prost(string, repeated, tag = "2")]
+    pub text_columns: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Rows indexed for words.
+    #[prost(uint64, tag = "3")]
+    pub rows: u64,
+    /// Rows with vectors so far.
+    #[prost(uint64, tag = "4")]
+    pub vector_rows: u64,
+    /// The embedding model of the vectors, e.g. "all-MiniLM-L6-v2".
+    #[prost(string, tag = "5")]
+    pub embedding_model: ::prost::alloc::string::String,
+    /// "exact" or "hnsw": how the vectors are searched, once ready.
+    #[prost(string, tag = "6")]
+    pub vector_index: ::prost::alloc::string::String,
+    #[prost(string, tag = "7")]
+    pub error: ::prost::alloc::string::String,
+}
+/// DatasetList is a list of datasets (a rich tool result).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DatasetList {
+    #[prost(message, repeated, tag = "1")]
+    pub datasets: ::prost::alloc::vec::Vec<Dataset>,
+}
+/// DatasetDetail is a dataset with sample rows (a rich tool result).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DatasetDetail {
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+    #[prost(message, optional, tag = "2")]
+    pub sample: ::core::option::Option<Table>,
+}
+/// ColumnStatistics profiles one column. Fields that do not apply to the type are unset.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ColumnStatistics {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub r#type: ::prost::alloc::string::String,
+    #[prost(enumeration = "ValueKind", tag = "3")]
+    pub kind: i32,
+    #[prost(uint64, tag = "4")]
+    pub null_count: u64,
+    /// Approximate for very large columns (HyperLogLog), exact otherwise.
+    #[prost(uint64, tag = "5")]
+    pub distinct_count: u64,
+    #[prost(message, optional, tag = "6")]
+    pub min: ::core::option::Option<Value>,
+    #[prost(message, optional, tag = "7")]
+    pub max: ::core::option::Option<Value>,
+    #[prost(double, optional, tag = "8")]
+    pub mean: ::core::option::Option<f64>,
+    #[prost(double, optional, tag = "9")]
+    pub median: ::core::option::Option<f64>,
+    #[prost(double, optional, tag = "10")]
+    pub stddev: ::core::option::Option<f64>,
+    /// For text columns: the shortest and longest value length, in characters.
+    #[prost(uint64, optional, tag = "11")]
+    pub min_length: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "12")]
+    pub max_length: ::core::option::Option<u64>,
+}
+/// DatasetStatistics profiles a dataset (a rich tool result).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DatasetStatistics {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub table_name: ::prost::alloc::string::String,
+    #[prost(uint64, tag = "3")]
+    pub row_count: u64,
+    #[prost(message, repeated, tag = "4")]
+    pub columns: ::prost::alloc::vec::Vec<ColumnStatistics>,
+    #[prost(uint64, tag = "5")]
+    pub exec_time_ms: u64,
+}
+/// SearchHit is one row that matched a search.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SearchHit {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub table_name: ::prost::alloc::string::String,
+    /// The 0-based row number within the dataset (DuckDB's rowid).
+    #[prost(uint64, tag = "3")]
+    pub row_id: u64,
+    /// The text column the snippet comes from.
+    #[prost(string, tag = "4")]
+    pub column: ::prost::alloc::string::String,
+    /// That column's value (at most 2,000 characters).
+    #[prost(string, tag = "5")]
+    pub text: ::prost::alloc::string::String,
+    /// The best fragment of the text, HTML-escaped, with `<mark>…</mark>` around the query's words
+    /// (rows found by meaning alone show their first 200 characters, unmarked).
+    #[prost(string, tag = "6")]
+    pub snippet: ::prost::alloc::string::String,
+    /// Hybrid: the reciprocal-rank-fusion score, Σ 1/(60 + rank) over the two rankings. Lexical:
+    /// BM25. Vector: cosine similarity.
+    #[prost(double, tag = "7")]
+    pub score: f64,
+    /// The dataset's original filename.
+    #[prost(string, tag = "8")]
+    pub dataset_name: ::prost::alloc::string::String,
+    /// 1-based rank in the lexical and the vector ranking; 0 when that ranking did not find the row.
+    #[prost(uint32, tag = "9")]
+    pub lexical_rank: u32,
+    #[prost(uint32, tag = "10")]
+    pub vector_rank: u32,
+    /// Further rows among the candidates whose text is exactly the same as this one's; they are
+    /// folded into this hit so a page shows different texts (e.g. templated tickets).
+    #[prost(uint32, tag = "11")]
+    pub same_text_rows: u32,
+}
+/// SearchHits is a list of search hits (a rich tool result).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SearchHits {
+    #[prost(message, repeated, tag = "1")]
+    pub hits: ::prost::alloc::vec::Vec<SearchHit>,
+    /// "hybrid", "lexical" or "vector": how the hits were found.
+    #[prost(string, tag = "2")]
+    pub mode: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub query: ::prost::alloc::string::String,
+    /// Datasets whose index was searched.
+    #[prost(uint32, tag = "4")]
+    pub datasets_searched: u32,
+    /// What limited the search, in plain words (e.g. vectors still being built); empty when nothing did.
+    #[prost(string, tag = "5")]
+    pub note: ::prost::alloc::string::String,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListDatasetsRequest {
+    /// Only datasets with this status; UNSPECIFIED lists all.
+    #[prost(enumeration = "DatasetStatus", tag = "1")]
+    pub status_filter: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListDatasetsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub datasets: ::prost::alloc::vec::Vec<Dataset>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetDatasetRequest {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+    /// Sample rows to include (0 to 50; default 5).
+    #[prost(uint32, optional, tag = "2")]
+    pub sample_rows: ::core::option::Option<u32>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetDatasetResponse {
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+    #[prost(message, optional, tag = "2")]
+    pub sample: ::core::option::Option<Table>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct UploadDatasetRequest {
+    /// The original filename; required on the first message, ignored afterwards.
+    #[prost(string, tag = "1")]
+    pub filename: ::prost::alloc::string::String,
+    /// csv, tsv, parquet, json or ndjson (case-insensitive; DATASET_FORMAT\_\* names are accepted too).
+    /// Empty: sniffed from the content and the filename.
+    #[prost(string, tag = "2")]
+    pub format: ::prost::alloc::string::String,
+    /// The next bytes of the file.
+    #[prost(bytes = "bytes", tag = "3")]
+    pub chunk: ::prost::bytes::Bytes,
+    /// The file's total size in bytes, on the first message. Recommended: a client-streaming call
+    /// has no commit marker, and some client libraries end the request stream cleanly when the
+    /// caller aborts, which looks exactly like a finished (but truncated) file. With size_bytes set,
+    /// an upload that ends short is refused (VALIDATION_ERROR) and nothing is kept. 0: unknown.
+    #[prost(uint64, tag = "4")]
+    pub size_bytes: u64,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct UploadDatasetResponse {
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CreateUploadRequest {
+    #[prost(string, tag = "1")]
+    pub filename: ::prost::alloc::string::String,
+    /// As in UploadDatasetRequest.format.
+    #[prost(string, tag = "2")]
+    pub format: ::prost::alloc::string::String,
+    /// The total size, when known; uploads above the configured cap are refused at once.
+    #[prost(uint64, tag = "3")]
+    pub size_bytes: u64,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CreateUploadResponse {
+    #[prost(string, tag = "1")]
+    pub upload_id: ::prost::alloc::string::String,
+    /// The largest chunk AppendUpload accepts.
+    #[prost(uint32, tag = "2")]
+    pub max_chunk_bytes: u32,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AppendUploadRequest {
+    #[prost(string, tag = "1")]
+    pub upload_id: ::prost::alloc::string::String,
+    /// Where this chunk starts; must equal the bytes received so far (or an earlier, already-applied
+    /// offset with identical length, which is ignored).
+    #[prost(uint64, tag = "2")]
+    pub offset: u64,
+    #[prost(bytes = "bytes", tag = "3")]
+    pub chunk: ::prost::bytes::Bytes,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AppendUploadResponse {
+    #[prost(uint64, tag = "1")]
+    pub received_bytes: u64,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CommitUploadRequest {
+    #[prost(string, tag = "1")]
+    pub upload_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CommitUploadResponse {
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PreviewRowsRequest {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+    /// 1 to 50; 0 means the default, 10.
+    #[prost(uint32, tag = "2")]
+    pub limit: u32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PreviewRowsResponse {
+    #[prost(message, optional, tag = "1")]
+    pub table: ::core::option::Option<Table>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetDatasetStatisticsRequest {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetDatasetStatisticsResponse {
+    #[prost(message, optional, tag = "1")]
+    pub statistics: ::core::option::Option<DatasetStatistics>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteDatasetRequest {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteDatasetResponse {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SearchDatasetsRequest {
+    /// Words or a description of what to find (at most 1,000 characters); no query syntax.
+    #[prost(string, tag = "1")]
+    pub query: ::prost::alloc::string::String,
+    /// Restrict to one dataset (its id or table name); empty searches all of the caller's datasets.
+    #[prost(string, tag = "2")]
+    pub dataset_id: ::prost::alloc::string::String,
+    /// 1 to 20; 0 means 10.
+    #[prost(uint32, tag = "3")]
+    pub limit: u32,
+    /// "hybrid" (default when empty: words and meaning, fused), "lexical" (words, BM25) or
+    /// "vector" (meaning only; NOT_READY when no dataset has vectors).
+    #[prost(string, tag = "4")]
+    pub mode: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SearchDatasetsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub hits: ::prost::alloc::vec::Vec<SearchHit>,
+    /// How the hits were found: hybrid falls back to lexical when no vectors exist.
+    #[prost(string, tag = "2")]
+    pub mode: ::prost::alloc::string::String,
+    #[prost(uint32, tag = "3")]
+    pub datasets_searched: u32,
+    /// What limited the search, in plain words; empty when nothing did.
+    #[prost(string, tag = "4")]
+    pub note: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct UpdateDatasetRequest {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+    /// Each field is changed only when set.
+    #[prost(string, optional, tag = "2")]
+    pub name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "3")]
+    pub table_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "4")]
+    pub description: ::core::option::Option<::prost::alloc::string::String>,
+    /// Notes for these columns replace theirs; a note with neither description nor unit removes the
+    /// column's note. Other columns' notes stay.
+    #[prost(message, repeated, tag = "5")]
+    pub column_notes: ::prost::alloc::vec::Vec<ColumnNote>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct UpdateDatasetResponse {
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct MaterializeQueryRequest {
+    /// The new dataset's table name (lower-case letters, digits and \_).
+    #[prost(string, tag = "1")]
+    pub table_name: ::prost::alloc::string::String,
+    #[prost(oneof = "materialize_query_request::Query", tags = "2, 3")]
+    pub query: ::core::option::Option<materialize_query_request::Query>,
+}
+/// Nested message and enum types in `MaterializeQueryRequest`.
+pub mod materialize_query_request {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Query {
+        #[prost(string, tag = "2")]
+        Sql(::prost::alloc::string::String),
+        #[prost(message, tag = "3")]
+        Plan(super::QueryPlan),
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct MaterializeQueryResponse {
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListSavedQueriesRequest {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListSavedQueriesResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub queries: ::prost::alloc::vec::Vec<SavedQuery>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SaveQueryRequest {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    /// The question it answers, as a person would ask it (default: the name).
+    #[prost(string, tag = "2")]
+    pub question: ::prost::alloc::string::String,
+    #[prost(oneof = "save_query_request::Query", tags = "3, 4")]
+    pub query: ::core::option::Option<save_query_request::Query>,
+}
+/// Nested message and enum types in `SaveQueryRequest`.
+pub mod save_query_request {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Query {
+        #[prost(string, tag = "3")]
+        Sql(::prost::alloc::string::String),
+        #[prost(message, tag = "4")]
+        Plan(super::QueryPlan),
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SaveQueryResponse {
+    #[prost(message, optional, tag = "1")]
+    pub query: ::core::option::Option<SavedQuery>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteSavedQueryRequest {
+    /// Its id or its name.
+    #[prost(string, tag = "1")]
+    pub query: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteSavedQueryResponse {
+    #[prost(message, optional, tag = "1")]
+    pub query: ::core::option::Option<SavedQuery>,
+}
+/// DatasetStatus is where a dataset is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum DatasetStatus {
+    Unspecified = 0,
+    /// Being ingested; not yet queryable.
+    Processing = 1,
+    /// Ingested and queryable.
+    Ready = 2,
+    /// Ingestion failed; `Dataset.error` says why. The entry stays until deleted.
+    Error = 3,
+}
+impl DatasetStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "DATASET_STATUS_UNSPECIFIED",
+            Self::Processing => "DATASET_STATUS_PROCESSING",
+            Self::Ready => "DATASET_STATUS_READY",
+            Self::Error => "DATASET_STATUS_ERROR",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "DATASET_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "DATASET_STATUS_PROCESSING" => Some(Self::Processing),
+            "DATASET_STATUS_READY" => Some(Self::Ready),
+            "DATASET_STATUS_ERROR" => Some(Self::Error),
+            _ => None,
+        }
+    }
+}
+/// DatasetFormat is the file format a dataset was ingested from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum DatasetFormat {
+    Unspecified = 0,
+    Csv = 1,
+    Tsv = 2,
+    Parquet = 3,
+    /// A JSON array of objects.
+    Json = 4,
+    /// One JSON object per line.
+    Ndjson = 5,
+    /// Saved from a query's result (see `Dataset.lineage`).
+    Derived = 6,
+}
+impl DatasetFormat {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "DATASET_FORMAT_UNSPECIFIED",
+            Self::Csv => "DATASET_FORMAT_CSV",
+            Self::Tsv => "DATASET_FORMAT_TSV",
+            Self::Parquet => "DATASET_FORMAT_PARQUET",
+            Self::Json => "DATASET_FORMAT_JSON",
+            Self::Ndjson => "DATASET_FORMAT_NDJSON",
+            Self::Derived => "DATASET_FORMAT_DERIVED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "DATASET_FORMAT_UNSPECIFIED" => Some(Self::Unspecified),
+            "DATASET_FORMAT_CSV" => Some(Self::Csv),
+            "DATASET_FORMAT_TSV" => Some(Self::Tsv),
+            "DATASET_FORMAT_PARQUET" => Some(Self::Parquet),
+            "DATASET_FORMAT_JSON" => Some(Self::Json),
+            "DATASET_FORMAT_NDJSON" => Some(Self::Ndjson),
+            "DATASET_FORMAT_DERIVED" => Some(Self::Derived),
+            _ => None,
+        }
+    }
+}
+/// SearchIndexState is where a dataset's search index is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum SearchIndexState {
+    Unspecified = 0,
+    /// Queued or being built; not searchable yet.
+    Indexing = 1,
+    /// No column reads like text (prose): nothing to search.
+    NoText = 2,
+    /// Searchable by words; vectors are being built (`vector_rows` of `rows` so far).
+    Embedding = 3,
+    /// Searchable by words only: no embedding model is configured.
+    Lexical = 4,
+    /// Searchable by words and by meaning.
+    Ready = 5,
+    /// Indexing failed; `error` says why.
+    Failed = 6,
+}
+impl SearchIndexState {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "SEARCH_INDEX_STATE_UNSPECIFIED",
+            Self::Indexing => "SEARCH_INDEX_STATE_INDEXING",
+            Self::NoText => "SEARCH_INDEX_STATE_NO_TEXT",
+            Self::Embedding => "SEARCH_INDEX_STATE_EMBEDDING",
+            Self::Lexical => "SEARCH_INDEX_STATE_LEXICAL",
+            Self::Ready => "SEARCH_INDEX_STATE_READY",
+            Self::Failed => "SEARCH_INDEX_STATE_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "SEARCH_INDEX_STATE_UNSPECIFIED" => Some(Self::Unspecified),
+            "SEARCH_INDEX_STATE_INDEXING" => Some(Self::Indexing),
+            "SEARCH_INDEX_STATE_NO_TEXT" => Some(Self::NoText),
+            "SEARCH_INDEX_STATE_EMBEDDING" => Some(Self::Embedding),
+            "SEARCH_INDEX_STATE_LEXICAL" => Some(Self::Lexical),
+            "SEARCH_INDEX_STATE_READY" => Some(Self::Ready),
+            "SEARCH_INDEX_STATE_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// Generated client implementations.
+pub mod datasets_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// DatasetsService manages the caller's datasets: uploaded files ingested into columnar storage.
+    ///
+    /// Every dataset belongs to one user. Another user's dataset id answers NOT_FOUND, exactly like an id
+    /// that never existed. Every mutation is written to the audit log with its source (api, web, cli or
+    /// ai_assistant; clients declare web/cli with the `x-aware-source` header).
+    #[derive(Debug, Clone)]
+    pub struct DatasetsServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl DatasetsServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> DatasetsServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> DatasetsServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            DatasetsServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// ListDatasets lists the caller's datasets, newest first.
+        pub async fn list_datasets(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListDatasetsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListDatasetsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/ListDatasets",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "ListDatasets"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetDataset returns one dataset with its schema and a few sample rows.
+        pub async fn get_dataset(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetDatasetResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/GetDataset",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "GetDataset"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// UploadDataset uploads a file in chunks (native clients). The first message carries `filename`
+        /// and, optionally, `format`; every message may carry a `chunk`. The call returns once ingestion
+        /// has finished: the dataset is READY, or ERROR with a readable reason. If the stream breaks
+        /// before the client half-closes, nothing is kept.
+        pub async fn upload_dataset(
+            &mut self,
+            request: impl tonic::IntoStreamingRequest<
+                Message = super::UploadDatasetRequest,
+            >,
+        ) -> std::result::Result<
+            tonic::Response<super::UploadDatasetResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/UploadDataset",
+            );
+            let mut req = request.into_streaming_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "UploadDataset"));
+            self.inner.client_streaming(req, path, codec).await
+        }
+        /// CreateUpload starts a chunked upload for clients that cannot stream requests (browsers).
+        /// Uploads not committed within an hour are discarded.
+        pub async fn create_upload(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CreateUploadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CreateUploadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/CreateUpload",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "CreateUpload"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// AppendUpload appends one chunk at `offset`. Repeating an already-applied chunk is harmless.
+        pub async fn append_upload(
+            &mut self,
+            request: impl tonic::IntoRequest<super::AppendUploadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::AppendUploadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/AppendUpload",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "AppendUpload"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// CommitUpload ends a chunked upload and ingests it, answering like UploadDataset.
+        pub async fn commit_upload(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CommitUploadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CommitUploadResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/CommitUpload",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "CommitUpload"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// PreviewRows returns the first `limit` rows (1 to 50, default 10).
+        pub async fn preview_rows(
+            &mut self,
+            request: impl tonic::IntoRequest<super::PreviewRowsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PreviewRowsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/PreviewRows",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "PreviewRows"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetDatasetStatistics profiles every column: nulls, distinct values, min, max, mean, median.
+        pub async fn get_dataset_statistics(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetDatasetStatisticsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetDatasetStatisticsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/GetDatasetStatistics",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("aware.v1.DatasetsService", "GetDatasetStatistics"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// DeleteDataset removes the dataset's data, index and catalog entry. This is a direct human
+        /// action (no confirmation round-trip); it is audited with the caller's source.
+        pub async fn delete_dataset(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DeleteDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteDatasetResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/DeleteDataset",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "DeleteDataset"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// SearchDatasets searches the text columns of the caller's datasets by meaning and by words.
+        pub async fn search_datasets(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SearchDatasetsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SearchDatasetsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/SearchDatasets",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "SearchDatasets"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// UpdateDataset renames a dataset (display name and/or table name; the caller's saved queries
+        /// that read the old table name follow) and describes it: a description of the dataset and notes
+        /// (description, unit) on its columns — aware's semantic layer, shown to the assistant with the
+        /// dataset. Analysts and admins. A table name another of the caller's datasets has is
+        /// ALREADY_EXISTS.
+        pub async fn update_dataset(
+            &mut self,
+            request: impl tonic::IntoRequest<super::UpdateDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::UpdateDatasetResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/UpdateDataset",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "UpdateDataset"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// MaterializeQuery computes a query (SQL or a QueryPlan) over the caller's datasets in the
+        /// sandbox, with its limits, and saves the whole result as a new dataset (format DERIVED) with its
+        /// lineage. A result over the query row limit is RESOURCE_EXHAUSTED and nothing is created.
+        pub async fn materialize_query(
+            &mut self,
+            request: impl tonic::IntoRequest<super::MaterializeQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::MaterializeQueryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/MaterializeQuery",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "MaterializeQuery"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListSavedQueries lists the caller's verified queries, by name.
+        pub async fn list_saved_queries(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListSavedQueriesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListSavedQueriesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/ListSavedQueries",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "ListSavedQueries"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// SaveQuery keeps a verified query: a name, the question it answers and its SQL (run once first;
+        /// kept in canonical form). The assistant answers that question with it from then on, and the
+        /// run records it (`Run.verified_query`).
+        pub async fn save_query(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SaveQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SaveQueryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/SaveQuery",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "SaveQuery"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// DeleteSavedQuery deletes one of the caller's verified queries, by id or name.
+        pub async fn delete_saved_query(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DeleteSavedQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteSavedQueryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/DeleteSavedQuery",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "DeleteSavedQuery"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Generated server implementations.
+pub mod datasets_service_server {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    /// Generated trait containing gRPC methods that should be implemented for use with DatasetsServiceServer.
+    #[async_trait]
+    pub trait DatasetsService: std::marker::Send + std::marker::Sync + 'static {
+        /// ListDatasets lists the caller's datasets, newest first.
+        async fn list_datasets(
+            &self,
+            request: tonic::Request<super::ListDatasetsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListDatasetsResponse>,
+            tonic::Status,
+        >;
+        /// GetDataset returns one dataset with its schema and a few sample rows.
+        async fn get_dataset(
+            &self,
+            request: tonic::Request<super::GetDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetDatasetResponse>,
+            tonic::Status,
+        >;
+        /// UploadDataset uploads a file in chunks (native clients). The first message carries `filename`
+        /// and, optionally, `format`; every message may carry a `chunk`. The call returns once ingestion
+        /// has finished: the dataset is READY, or ERROR with a readable reason. If the stream breaks
+        /// before the client half-closes, nothing is kept.
+        async fn upload_dataset(
+            &self,
+            request: tonic::Request<tonic::Streaming<super::UploadDatasetRequest>>,
+        ) -> std::result::Result<
+            tonic::Response<super::UploadDatasetResponse>,
+            tonic::Status,
+        >;
+        /// CreateUpload starts a chunked upload for clients that cannot stream requests (browsers).
+        /// Uploads not committed within an hour are discarded.
+        async fn create_upload(
+            &self,
+            request: tonic::Request<super::CreateUploadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CreateUploadResponse>,
+            tonic::Status,
+        >;
+        /// AppendUpload appends one chunk at `offset`. Repeating an already-applied chunk is harmless.
+        async fn append_upload(
+            &self,
+            request: tonic::Request<super::AppendUploadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::AppendUploadResponse>,
+            tonic::Status,
+        >;
+        /// CommitUpload ends a chunked upload and ingests it, answering like UploadDataset.
+        async fn commit_upload(
+            &self,
+            request: tonic::Request<super::CommitUploadRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CommitUploadResponse>,
+            tonic::Status,
+        >;
+        /// PreviewRows returns the first `limit` rows (1 to 50, default 10).
+        async fn preview_rows(
+            &self,
+            request: tonic::Request<super::PreviewRowsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PreviewRowsResponse>,
+            tonic::Status,
+        >;
+        /// GetDatasetStatistics profiles every column: nulls, distinct values, min, max, mean, median.
+        async fn get_dataset_statistics(
+            &self,
+            request: tonic::Request<super::GetDatasetStatisticsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetDatasetStatisticsResponse>,
+            tonic::Status,
+        >;
+        /// DeleteDataset removes the dataset's data, index and catalog entry. This is a direct human
+        /// action (no confirmation round-trip); it is audited with the caller's source.
+        async fn delete_dataset(
+            &self,
+            request: tonic::Request<super::DeleteDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteDatasetResponse>,
+            tonic::Status,
+        >;
+        /// SearchDatasets searches the text columns of the caller's datasets by meaning and by words.
+        async fn search_datasets(
+            &self,
+            request: tonic::Request<super::SearchDatasetsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SearchDatasetsResponse>,
+            tonic::Status,
+        >;
+        /// UpdateDataset renames a dataset (display name and/or table name; the caller's saved queries
+        /// that read the old table name follow) and describes it: a description of the dataset and notes
+        /// (description, unit) on its columns — aware's semantic layer, shown to the assistant with the
+        /// dataset. Analysts and admins. A table name another of the caller's datasets has is
+        /// ALREADY_EXISTS.
+        async fn update_dataset(
+            &self,
+            request: tonic::Request<super::UpdateDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::UpdateDatasetResponse>,
+            tonic::Status,
+        >;
+        /// MaterializeQuery computes a query (SQL or a QueryPlan) over the caller's datasets in the
+        /// sandbox, with its limits, and saves the whole result as a new dataset (format DERIVED) with its
+        /// lineage. A result over the query row limit is RESOURCE_EXHAUSTED and nothing is created.
+        async fn materialize_query(
+            &self,
+            request: tonic::Request<super::MaterializeQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::MaterializeQueryResponse>,
+            tonic::Status,
+        >;
+        /// ListSavedQueries lists the caller's verified queries, by name.
+        async fn list_saved_queries(
+            &self,
+            request: tonic::Request<super::ListSavedQueriesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListSavedQueriesResponse>,
+            tonic::Status,
+        >;
+        /// SaveQuery keeps a verified query: a name, the question it answers and its SQL (run once first;
+        /// kept in canonical form). The assistant answers that question with it from then on, and the
+        /// run records it (`Run.verified_query`).
+        async fn save_query(
+            &self,
+            request: tonic::Request<super::SaveQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SaveQueryResponse>,
+            tonic::Status,
+        >;
+        /// DeleteSavedQuery deletes one of the caller's verified queries, by id or name.
+        async fn delete_saved_query(
+            &self,
+            request: tonic::Request<super::DeleteSavedQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteSavedQueryResponse>,
+            tonic::Status,
+        >;
+    }
+    /// DatasetsService manages the caller's datasets: uploaded files ingested into columnar storage.
+    ///
+    /// Every dataset belongs to one user. Another user's dataset id answers NOT_FOUND, exactly like an id
+    /// that never existed. Every mutation is written to the audit log with its source (api, web, cli or
+    /// ai_assistant; clients declare web/cli with the `x-aware-source` header).
+    #[derive(Debug)]
+    pub struct DatasetsServiceServer<T> {
+        inner: Arc<T>,
+        accept_compression_encodings: EnabledCompressionEncodings,
+        send_compression_encodings: EnabledCompressionEncodings,
+        max_decoding_message_size: Option<usize>,
+        max_encoding_message_size: Option<usize>,
+    }
+    impl<T> DatasetsServiceServer<T> {
+        pub fn new(inner: T) -> Self {
+            Self::from_arc(Arc::new(inner))
+        }
+        pub fn from_arc(inner: Arc<T>) -> Self {
+            Self {
+                inner,
+                accept_compression_encodings: Default::default(),
+                send_compression_encodings: Default::default(),
+                max_decoding_message_size: None,
+                max_encoding_message_size: None,
+            }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> InterceptedService<Self, F>
+        where
+            F: tonic::service::Interceptor,
+        {
+            InterceptedService::new(Self::new(inner), interceptor)
+        }
+        /// Enable decompressing requests with the given encoding.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.accept_compression_encodings.enable(encoding);
+            self
+        }
+        /// Compress responses with the given encoding, if the client supports it.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.send_compression_encodings.enable(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.max_decoding_message_size = Some(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.max_encoding_message_size = Some(limit);
+            self
+        }
+    }
+    impl<T, B> tonic::codegen::Service<http::Request<B>> for DatasetsServiceServer<T>
+    where
+        T: DatasetsService,
+        B: Body + std::marker::Send + 'static,
+        B::Error: Into<StdError> + std::marker::Send + 'static,
+    {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = BoxFuture<Self::Response, Self::Error>;
+        fn poll_ready(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<std::result::Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: http::Request<B>) -> Self::Future {
+            match req.uri().path() {
+                "/aware.v1.DatasetsService/ListDatasets" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListDatasetsSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::ListDatasetsRequest>
+                    for ListDatasetsSvc<T> {
+                        type Response = super::ListDatasetsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListDatasetsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::list_datasets(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListDatasetsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/GetDataset" => {
+                    #[allow(non_camel_case_types)]
+                    struct GetDatasetSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::GetDatasetRequest>
+                    for GetDatasetSvc<T> {
+                        type Response = super::GetDatasetResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::GetDatasetRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::get_dataset(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = GetDatasetSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/UploadDataset" => {
+                    #[allow(non_camel_case_types)]
+                    struct UploadDatasetSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::ClientStreamingService<super::UploadDatasetRequest>
+                    for UploadDatasetSvc<T> {
+                        type Response = super::UploadDatasetResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<
+                                tonic::Streaming<super::UploadDatasetRequest>,
+                            >,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::upload_dataset(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = UploadDatasetSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.client_streaming(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/CreateUpload" => {
+                    #[allow(non_camel_case_types)]
+                    struct CreateUploadSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::CreateUploadRequest>
+                    for CreateUploadSvc<T> {
+                        type Response = super::CreateUploadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::CreateUploadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::create_upload(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = CreateUploadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/AppendUpload" => {
+                    #[allow(non_camel_case_types)]
+                    struct AppendUploadSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::AppendUploadRequest>
+                    for AppendUploadSvc<T> {
+                        type Response = super::AppendUploadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::AppendUploadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::append_upload(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = AppendUploadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/CommitUpload" => {
+                    #[allow(non_camel_case_types)]
+                    struct CommitUploadSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::CommitUploadRequest>
+                    for CommitUploadSvc<T> {
+                        type Response = super::CommitUploadResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::CommitUploadRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::commit_upload(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = CommitUploadSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/PreviewRows" => {
+                    #[allow(non_camel_case_types)]
+                    struct PreviewRowsSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::PreviewRowsRequest>
+                    for PreviewRowsSvc<T> {
+                        type Response = super::PreviewRowsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::PreviewRowsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::preview_rows(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = PreviewRowsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/GetDatasetStatistics" => {
+                    #[allow(non_camel_case_types)]
+                    struct GetDatasetStatisticsSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::GetDatasetStatisticsRequest>
+                    for GetDatasetStatisticsSvc<T> {
+                        type Response = super::GetDatasetStatisticsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::GetDatasetStatisticsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::get_dataset_statistics(
+                                        &inner,
+                                        request,
+                                    )
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = GetDatasetStatisticsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/DeleteDataset" => {
+                    #[allow(non_camel_case_types)]
+                    struct DeleteDatasetSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::DeleteDatasetRequest>
+                    for DeleteDatasetSvc<T> {
+                        type Response = super::DeleteDatasetResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DeleteDatasetRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::delete_dataset(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DeleteDatasetSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/SearchDatasets" => {
+                    #[allow(non_camel_case_types)]
+                    struct SearchDatasetsSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::SearchDatasetsRequest>
+                    for SearchDatasetsSvc<T> {
+                        type Response = super::SearchDatasetsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SearchDatasetsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::search_datasets(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SearchDatasetsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/UpdateDataset" => {
+                    #[allow(non_camel_case_types)]
+                    struct UpdateDatasetSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::UpdateDatasetRequest>
+                    for UpdateDatasetSvc<T> {
+                        type Response = super::UpdateDatasetResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::UpdateDatasetRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::update_dataset(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = UpdateDatasetSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/MaterializeQuery" => {
+                    #[allow(non_camel_case_types)]
+                    struct MaterializeQuerySvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::MaterializeQueryRequest>
+                    for MaterializeQuerySvc<T> {
+                        type Response = super::MaterializeQueryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::MaterializeQueryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::materialize_query(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = MaterializeQuerySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/ListSavedQueries" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListSavedQueriesSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::ListSavedQueriesRequest>
+                    for ListSavedQueriesSvc<T> {
+                        type Response = super::ListSavedQueriesResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListSavedQueriesRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::list_saved_queries(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListSavedQueriesSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/SaveQuery" => {
+                    #[allow(non_camel_case_types)]
+                    struct SaveQuerySvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::SaveQueryRequest>
+                    for SaveQuerySvc<T> {
+                        type Response = super::SaveQueryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SaveQueryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::save_query(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SaveQuerySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/DeleteSavedQuery" => {
+                    #[allow(non_camel_case_types)]
+                    struct DeleteSavedQuerySvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::DeleteSavedQueryRequest>
+                    for DeleteSavedQuerySvc<T> {
+                        type Response = super::DeleteSavedQueryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::DeleteSavedQueryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::delete_saved_query(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = DeleteSavedQuerySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                _ => {
+                    Box::pin(async move {
+                        let mut response = http::Response::new(
+                            tonic::body::Body::default(),
+                        );
+                        let headers = response.headers_mut();
+                        headers
+                            .insert(
+                                tonic::Status::GRPC_STATUS,
+                                (tonic::Code::Unimplemented as i32).into(),
+                            );
+                        headers
+                            .insert(
+                                http::header::CONTENT_TYPE,
+                                tonic::metadata::GRPC_CONTENT_TYPE,
+                            );
+                        Ok(response)
+                    })
+                }
+            }
+        }
+    }
+    impl<T> Clone for DatasetsServiceServer<T> {
+        fn clone(&self) -> Self {
+            let inner = self.inner.clone();
+            Self {
+                inner,
+                accept_compression_encodings: self.accept_compression_encodings,
+                send_compression_encodings: self.send_compression_encodings,
+                max_decoding_message_size: self.max_decoding_message_size,
+                max_encoding_message_size: self.max_encoding_message_size,
+            }
+        }
+    }
+    /// Generated gRPC service name
+    pub const SERVICE_NAME: &str = "aware.v1.DatasetsService";
+    impl<T> tonic::server::NamedService for DatasetsServiceServer<T> {
+        const NAME: &'static str = SERVICE_NAME;
+    }
+}
+/// FileRoot is an approved folder.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct FileRoot {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub description: ::prost::alloc::string::String,
+}
+/// DirectoryEntry is one entry of a listing.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DirectoryEntry {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    /// The path relative to the root, with "/" separators.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    #[prost(enumeration = "EntryKind", tag = "3")]
+    pub kind: i32,
+    #[prost(uint64, tag = "4")]
+    pub size_bytes: u64,
+    #[prost(message, optional, tag = "5")]
+    pub modified_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// The dataset format it would import as; UNSPECIFIED when it cannot be imported.
+    #[prost(enumeration = "DatasetFormat", tag = "6")]
+    pub importable_format: i32,
+}
+/// DirectoryListing is the content of one folder (a rich tool result).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DirectoryListing {
+    #[prost(string, tag = "1")]
+    pub root: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "3")]
+    pub entries: ::prost::alloc::vec::Vec<DirectoryEntry>,
+    /// True when the folder held more entries than the listing cap.
+    #[prost(bool, tag = "4")]
+    pub truncated: bool,
+}
+/// ImportedFile is the outcome for one file of an import.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ImportedFile {
+    #[prost(string, tag = "1")]
+    pub path: ::prost::alloc::string::String,
+    /// Set when the file became a dataset (READY or ERROR).
+    #[prost(message, optional, tag = "2")]
+    pub dataset: ::core::option::Option<Dataset>,
+    /// Set when the file was refused before ingestion.
+    #[prost(message, optional, tag = "3")]
+    pub error: ::core::option::Option<Error>,
+}
+/// ImportReport is the outcome of an import (a rich tool result).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ImportReport {
+    #[prost(string, tag = "1")]
+    pub root: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "2")]
+    pub files: ::prost::alloc::vec::Vec<ImportedFile>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListRootsRequest {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListRootsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub roots: ::prost::alloc::vec::Vec<FileRoot>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListDirectoryRequest {
+    #[prost(string, tag = "1")]
+    pub root: ::prost::alloc::string::String,
+    /// Relative to the root; empty is the root itself.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    /// A glob on entry names such as "\*.csv"; empty lists everything.
+    #[prost(string, tag = "3")]
+    pub pattern: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListDirectoryResponse {
+    #[prost(message, optional, tag = "1")]
+    pub listing: ::core::option::Option<DirectoryListing>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ImportFilesRequest {
+    #[prost(string, tag = "1")]
+    pub root: ::prost::alloc::string::String,
+    #[prost(string, repeated, tag = "2")]
+    pub paths: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ImportFilesResponse {
+    #[prost(message, optional, tag = "1")]
+    pub report: ::core::option::Option<ImportReport>,
+}
+/// EntryKind is what a directory entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum EntryKind {
+    Unspecified = 0,
+    File = 1,
+    Directory = 2,
+    /// Symlinks, devices, FIFOs, sockets: listed so the user sees them, never followed or imported.
+    Other = 3,
+}
+impl EntryKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "ENTRY_KIND_UNSPECIFIED",
+            Self::File => "ENTRY_KIND_FILE",
+            Self::Directory => "ENTRY_KIND_DIRECTORY",
+            Self::Other => "ENTRY_KIND_OTHER",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "ENTRY_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "ENTRY_KIND_FILE" => Some(Self::File),
+            "ENTRY_KIND_DIRECTORY" => Some(Self::Directory),
+            "ENTRY_KIND_OTHER" => Some(Self::Other),
+            _ => None,
+        }
+    }
+}
+/// Generated client implementations.
+pub mod files_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// FilesService lists and imports files from folders an operator approved (local mode only; in
+    /// connected mode every RPC answers UNIMPLEMENTED).
+    ///
+    /// Every path is resolved beneath its root by the file jail: `..`, absolute paths, symlinks, special
+    /// files, hidden and sensitive names are refused with PERMISSION_DENIED (reason PATH_REFUSED). Files
+    /// are copied, never moved; imports go through the normal dataset pipeline and are audited.
+    #[derive(Debug, Clone)]
+    pub struct FilesServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl FilesServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> FilesServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> FilesServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            FilesServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// ListRoots lists the approved folders.
+        pub async fn list_roots(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListRootsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListRootsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.FilesService/ListRoots",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.FilesService", "ListRoots"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListDirectory lists one folder beneath a root (at most 1,000 entries).
+        pub async fn list_directory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListDirectoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListDirectoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.FilesService/ListDirectory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.FilesService", "ListDirectory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ImportFiles imports up to 20 files as datasets; each file succeeds or fails on its own.
+        pub async fn import_files(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ImportFilesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ImportFilesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.FilesService/ImportFiles",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.FilesService", "ImportFiles"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Generated server implementations.
+pub mod files_service_server {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    /// Generated trait containing gRPC methods that should be implemented for use with FilesServiceServer.
+    #[async_trait]
+    pub trait FilesService: std::marker::Send + std::marker::Sync + 'static {
+        /// ListRoots lists the approved folders.
+        async fn list_roots(
+            &self,
+            request: tonic::Request<super::ListRootsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListRootsResponse>,
+            tonic::Status,
+        >;
+        /// ListDirectory lists one folder beneath a root (at most 1,000 entries).
+        async fn list_directory(
+            &self,
+            request: tonic::Request<super::ListDirectoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListDirectoryResponse>,
+            tonic::Status,
+        >;
+        /// ImportFiles imports up to 20 files as datasets; each file succeeds or fails on its own.
+        async fn import_files(
+            &self,
+            request: tonic::Request<super::ImportFilesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ImportFilesResponse>,
+            tonic::Status,
+        >;
+    }
+    /// FilesService lists and imports files from folders an operator approved (local mode only; in
+    /// connected mode every RPC answers UNIMPLEMENTED).
+    ///
+    /// Every path is resolved beneath its root by the file jail: `..`, absolute paths, symlinks, special
+    /// files, hidden and sensitive names are refused with PERMISSION_DENIED (reason PATH_REFUSED). Files
+    /// are copied, never moved; imports go through the normal dataset pipeline and are audited.
+    #[derive(Debug)]
+    pub struct FilesServiceServer<T> {
+        inner: Arc<T>,
+        accept_compression_encodings: EnabledCompressionEncodings,
+        send_compression_encodings: EnabledCompressionEncodings,
+        max_decoding_message_size: Option<usize>,
+        max_encoding_message_size: Option<usize>,
+    }
+    impl<T> FilesServiceServer<T> {
+        pub fn new(inner: T) -> Self {
+            Self::from_arc(Arc::new(inner))
+        }
+        pub fn from_arc(inner: Arc<T>) -> Self {
+            Self {
+                inner,
+                accept_compression_encodings: Default::default(),
+                send_compression_encodings: Default::default(),
+                max_decoding_message_size: None,
+                max_encoding_message_size: None,
+            }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> InterceptedService<Self, F>
+        where
+            F: tonic::service::Interceptor,
+        {
+            InterceptedService::new(Self::new(inner), interceptor)
+        }
+        /// Enable decompressing requests with the given encoding.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.accept_compression_encodings.enable(encoding);
+            self
+        }
+        /// Compress responses with the given encoding, if the client supports it.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.send_compression_encodings.enable(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.max_decoding_message_size = Some(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.max_encoding_message_size = Some(limit);
+            self
+        }
+    }
+    impl<T, B> tonic::codegen::Service<http::Request<B>> for FilesServiceServer<T>
+    where
+        T: FilesService,
+        B: Body + std::marker::Send + 'static,
+        B::Error: Into<StdError> + std::marker::Send + 'static,
+    {
+        type Response = http::Response<tonic::body::Body>;
+        type Error = std::convert::Infallible;
+        type Future = BoxFuture<Self::Response, Self::Error>;
+        fn poll_ready(
+            &mut self,
+            _cx: &mut Context<'_>,
+        ) -> Poll<std::result::Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, req: http::Request<B>) -> Self::Future {
+            match req.uri().path() {
+                "/aware.v1.FilesService/ListRoots" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListRootsSvc<T: FilesService>(pub Arc<T>);
+                    impl<
+                        T: FilesService,
+                    > tonic::server::UnaryService<super::ListRootsRequest>
+                    for ListRootsSvc<T> {
+                        type Response = super::ListRootsResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListRootsRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as FilesService>::list_roots(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListRootsSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.FilesService/ListDirectory" => {
+                    #[allow(non_camel_case_types)]
+                    struct ListDirectorySvc<T: FilesService>(pub Arc<T>);
+                    impl<
+                        T: FilesService,
+                    > tonic::server::UnaryService<super::ListDirectoryRequest>
+                    for ListDirectorySvc<T> {
+                        type Response = super::ListDirectoryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ListDirectoryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as FilesService>::list_directory(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ListDirectorySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.FilesService/ImportFiles" => {
+                    #[allow(non_camel_case_types)]
+                    struct ImportFilesSvc<T: FilesService>(pub Arc<T>);
+                    impl<
+                        T: FilesService,
+                    > tonic::server::UnaryService<super::ImportFilesRequest>
+                    for ImportFilesSvc<T> {
+                        type Response = super::ImportFilesResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::ImportFilesRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as FilesService>::import_files(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = ImportFilesSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                _ => {
+                    Box::pin(async move {
+                        let mut response = http::Response::new(
+                            tonic::body::Body::default(),
+                        );
+                        let headers = response.headers_mut();
+                        headers
+                            .insert(
+                                tonic::Status::GRPC_STATUS,
+                                (tonic::Code::Unimplemented as i32).into(),
+                            );
+                        headers
+                            .insert(
+                                http::header::CONTENT_TYPE,
+                                tonic::metadata::GRPC_CONTENT_TYPE,
+                            );
+                        Ok(response)
+                    })
+                }
+            }
+        }
+    }
+    impl<T> Clone for FilesServiceServer<T> {
+        fn clone(&self) -> Self {
+            let inner = self.inner.clone();
+            Self {
+                inner,
+                accept_compression_encodings: self.accept_compression_encodings,
+                send_compression_encodings: self.send_compression_encodings,
+                max_decoding_message_size: self.max_decoding_message_size,
+                max_encoding_message_size: self.max_encoding_message_size,
+            }
+        }
+    }
+    /// Generated gRPC service name
+    pub const SERVICE_NAME: &str = "aware.v1.FilesService";
+    impl<T> tonic::server::NamedService for FilesServiceServer<T> {
+        const NAME: &'static str = SERVICE_NAME;
     }
 }
 /// ServerEvent is one event. Sequenced events (seq ≥ 1) are facts of a run, persisted before they
@@ -4885,7 +5446,7 @@ pub struct ToolResult {
     pub provenance: ::core::option::Option<ToolProvenance>,
     #[prost(
         oneof = "tool_result::Rich",
-        tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31"
+        tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34"
     )]
     pub rich: ::core::option::Option<tool_result::Rich>,
 }
@@ -4919,7 +5480,47 @@ pub mod tool_result {
         /// person; the model got only a capped text of it, marked as external content.
         #[prost(message, tag = "31")]
         External(super::ExternalResult),
+        /// A dataset after the assistant renamed, described or saved it.
+        #[prost(message, tag = "32")]
+        DatasetChange(super::DatasetChange),
+        /// A verified query after the assistant saved or deleted it.
+        #[prost(message, tag = "33")]
+        SavedQueryChange(super::SavedQueryChange),
+        /// A user or API key after an admin change.
+        #[prost(message, tag = "34")]
+        AccountChange(super::AccountChange),
     }
+}
+/// DatasetChange is a dataset after a change: "renamed", "described" or "saved".
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DatasetChange {
+    #[prost(string, tag = "1")]
+    pub change: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub dataset: ::core::option::Option<Dataset>,
+}
+/// SavedQueryChange is a verified query after a change: "saved" or "deleted".
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedQueryChange {
+    #[prost(string, tag = "1")]
+    pub change: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub query: ::core::option::Option<SavedQuery>,
+}
+/// AccountChange is a user or API key after an admin change: "user_created", "role_changed",
+/// "deactivated", "reactivated", "key_created" or "key_revoked".
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AccountChange {
+    #[prost(string, tag = "1")]
+    pub change: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub user: ::core::option::Option<User>,
+    #[prost(message, optional, tag = "3")]
+    pub api_key: ::core::option::Option<ApiKey>,
+    /// A new key's token: only in the live event, shown once to the person; a replay of the run has
+    /// it empty (the token is never stored) and the model never sees it.
+    #[prost(string, tag = "4")]
+    pub token: ::prost::alloc::string::String,
 }
 /// ExternalResult is what an external MCP server's tool returned.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

@@ -6,7 +6,7 @@
 //! ([`local_token`]) — which it does by default when the server listens beyond loopback, where
 //! anyone who reaches the port would otherwise be the local admin.
 
-use aware_core::admin::{key_prefix, token_sha256, user_name};
+use aware_core::admin::{key_prefix, new_token, token_sha256, user_name};
 use aware_core::auth::{Caller, Principal, Role, Source};
 use aware_core::ports::Users;
 use aware_core::{Error, Result};
@@ -23,11 +23,6 @@ use crate::config::AuthMode;
 pub const CACHE_TTL: Duration = Duration::from_secs(30);
 /// The header clients use to say where a request comes from (web, cli; default api).
 pub const SOURCE_HEADER: &str = "x-aware-source";
-
-/// A new bearer token: `aw_` and 64 hex characters (256 random bits).
-pub fn new_token() -> String {
-    format!("aw_{}", hex::encode(rand::random::<[u8; 32]>()))
-}
 
 #[derive(Clone)]
 struct Cached {

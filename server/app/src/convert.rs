@@ -1,10 +1,13 @@
 //! Domain types → `aware.v1` messages (and the few proto enums requests carry → domain). Domain
 //! code never sees prost types; this is the boundary.
 
-use aware_core::dataset::{ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
+use aware_core::dataset::{ColumnNote, ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
 use aware_core::files::{EntryKind, ImportReport, Listing};
+use aware_core::ports::SavedQuery;
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
-use aware_core::run::{Capsule, Feedback, QueryMode, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
+use aware_core::run::{
+    Capsule, DatasetVersion, Feedback, QueryMode, Rating, RunError, RunKind, RunRecord, RunStatus, Usage,
+};
 use aware_core::runs::events::{
     EventPayload, Provenance, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
 };
@@ -58,6 +61,7 @@ pub fn format(f: DatasetFormat) -> pb::DatasetFormat {
         DatasetFormat::Parquet => pb::DatasetFormat::Parquet,
         DatasetFormat::Json => pb::DatasetFormat::Json,
         DatasetFormat::Ndjson => pb::DatasetFormat::Ndjson,
+        DatasetFormat::Derived => pb::DatasetFormat::Derived,
     }
 }
 
@@ -125,6 +129,41 @@ pub fn dataset(d: &Dataset) -> pb::Dataset {
         error: d.error.clone().unwrap_or_default(),
         updated_at: Some(timestamp(d.updated_at)),
         search_index: None,
+        description: d.description.clone(),
+        column_notes: d.column_notes.iter().map(column_note).collect(),
+        lineage: d.lineage.as_ref().map(|l| pb::Lineage {
+            sources: l.sources.iter().map(dataset_version).collect(),
+            sql: l.sql.clone(),
+            run_id: l.run_id.clone(),
+        }),
+    }
+}
+
+fn column_note(n: &ColumnNote) -> pb::ColumnNote {
+    pb::ColumnNote { column: n.column.clone(), description: n.description.clone(), unit: n.unit.clone() }
+}
+
+/// A note as a client sent it.
+pub fn column_note_in(n: pb::ColumnNote) -> ColumnNote {
+    ColumnNote { column: n.column, description: n.description, unit: n.unit }
+}
+
+fn dataset_version(d: &DatasetVersion) -> pb::DatasetVersion {
+    pb::DatasetVersion {
+        dataset_id: d.dataset_id.to_string(),
+        table_name: d.table_name.clone(),
+        version_hash: d.version_hash.clone(),
+    }
+}
+
+pub fn saved_query(q: &SavedQuery) -> pb::SavedQuery {
+    pb::SavedQuery {
+        id: q.id.to_string(),
+        name: q.name.clone(),
+        question: q.question.clone(),
+        sql: q.sql.clone(),
+        created_at: Some(timestamp(q.created_at)),
+        updated_at: Some(timestamp(q.updated_at)),
     }
 }
 
@@ -401,15 +440,7 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         created_at: Some(timestamp(r.created_at)),
         completed_at: r.completed_at.map(timestamp),
         ui_state_version: r.ui_state_version,
-        datasets: c
-            .datasets
-            .iter()
-            .map(|d| pb::DatasetVersion {
-                dataset_id: d.dataset_id.to_string(),
-                table_name: d.table_name.clone(),
-                version_hash: d.version_hash.clone(),
-            })
-            .collect(),
+        datasets: c.datasets.iter().map(dataset_version).collect(),
         query_mode: match c.query_mode {
             QueryMode::None => pb::QueryMode::None,
             QueryMode::Plan => pb::QueryMode::Plan,
@@ -440,6 +471,10 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         iterations: r.iterations,
         parent_run_id: r.parent_run_id.as_ref().map(ToString::to_string).unwrap_or_default(),
         feedback: r.feedback.as_ref().map(feedback),
+        verified_query: c
+            .verified_query
+            .as_ref()
+            .map(|v| pb::VerifiedQueryUse { id: v.id.clone(), name: v.name.clone() }),
     }
 }
 
@@ -632,6 +667,22 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
             search_index: status.search.clone(),
             ..Default::default()
         }),
+        RichResult::DatasetChanged { change, dataset: d } => pb::tool_result::Rich::DatasetChange(pb::DatasetChange {
+            change: change.clone(),
+            dataset: Some(dataset(d)),
+        }),
+        RichResult::SavedQuery { change, query } => pb::tool_result::Rich::SavedQueryChange(pb::SavedQueryChange {
+            change: change.clone(),
+            query: Some(saved_query(query)),
+        }),
+        RichResult::Account { change, user, api_key, token } => {
+            pb::tool_result::Rich::AccountChange(pb::AccountChange {
+                change: change.clone(),
+                user: user.as_ref().map(crate::grpc::admin::user),
+                api_key: api_key.as_ref().map(crate::grpc::admin::key),
+                token: token.clone(),
+            })
+        }
     }
 }
 

@@ -12,13 +12,14 @@ use anyhow::Context;
 use aware_core::admin::AdminService;
 use aware_core::auth::{Caller, Principal, Source};
 use aware_core::categories::CategoryCache;
+use aware_core::curation::CurationService;
 use aware_core::datasets::{DatasetLimits, DatasetService, UploadMeta};
 use aware_core::fair::{FairConfig, FairSlots};
 use aware_core::files::{FileRoot, FileService};
 use aware_core::history::RunHistory;
 use aware_core::memory::MemoryService;
 use aware_core::policy::Policy;
-use aware_core::ports::{AuditLog, Catalog, DatasetEngine, Users};
+use aware_core::ports::{AuditLog, Catalog, DatasetEngine, SqlEngine, Users};
 use aware_core::query::QueryService;
 use aware_core::runs::model::LanguageModel;
 use aware_core::runs::tools::{SystemInfo, ToolRegistry};
@@ -166,7 +167,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         max_upload_streams_per_user: config.limits.max_upload_streams_per_user as usize,
         upload_idle: Duration::from_secs(config.limits.upload_idle_secs),
     };
-    let query = QueryService::new(store.clone(), Arc::new(sql), store.clone(), sandbox.max_rows);
+    let sql: Arc<dyn SqlEngine> = Arc::new(sql);
+    let query = QueryService::new(store.clone(), sql.clone(), store.clone(), sandbox.max_rows);
     let datasets = DatasetService::new(
         store.clone(),
         engine.clone(),
@@ -201,6 +203,21 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     };
     let history = RunHistory::new(store.clone(), store.clone());
     let memory = MemoryService::new(store.clone(), store.clone());
+    let auth = Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref());
+    // A change of who may do what (through the API or the assistant) reaches the next request and
+    // every open stream.
+    let forget = auth.clone();
+    let admin =
+        AdminService::new(store.clone(), store.clone()).on_access_change(Arc::new(move || forget.forget_cached()));
+    let curation = CurationService::new(
+        store.clone(),
+        engine.clone(),
+        sql.clone(),
+        store.clone(),
+        datasets.clone(),
+        query.clone(),
+        store.clone(),
+    );
     let agent = &config.agent;
     let services = Services {
         datasets,
@@ -208,6 +225,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         query,
         history,
         memory,
+        curation,
+        admin: admin.clone(),
         audit: store.clone() as Arc<dyn AuditLog>,
         system: SystemInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -241,8 +260,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     }
     Ok(Arc::new(AppState {
         config: config.clone(),
-        auth: Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref()),
-        admin: AdminService::new(store.clone(), store.clone()),
+        auth,
+        admin,
         services,
         runs,
         limits: crate::limits::UserLimits::new(&config.limits, config.auth == crate::config::AuthMode::ApiKey),

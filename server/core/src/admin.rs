@@ -23,6 +23,11 @@ pub struct UserChange {
     pub active: Option<bool>,
 }
 
+/// A new bearer token: `aw_` and 64 hex characters (256 random bits).
+pub fn new_token() -> String {
+    format!("aw_{}", hex::encode(rand::random::<[u8; 32]>()))
+}
+
 /// What a key shows of its token: its first characters.
 pub fn key_prefix(token: &str) -> String {
     token.chars().take(PREFIX_CHARS).collect()
@@ -42,15 +47,71 @@ pub fn user_name(raw: &str) -> Result<&str> {
     Ok(name)
 }
 
+/// Told whenever who may do what changed (a role, a deactivation, a revoked key), so cached
+/// credentials are dropped and open streams authenticate again.
+pub type AccessChanged = Arc<dyn Fn() + Send + Sync>;
+
 #[derive(Clone)]
 pub struct AdminService {
     users: Arc<dyn Users>,
     audit: Arc<dyn AuditLog>,
+    access_changed: AccessChanged,
 }
 
 impl AdminService {
     pub fn new(users: Arc<dyn Users>, audit: Arc<dyn AuditLog>) -> Self {
-        Self { users, audit }
+        Self { users, audit, access_changed: Arc::new(|| {}) }
+    }
+
+    /// Calls `hook` after every change of a role, an activation or a key's revocation.
+    pub fn on_access_change(mut self, hook: AccessChanged) -> Self {
+        self.access_changed = hook;
+        self
+    }
+
+    /// A user by id or (case-insensitively) by name; a name two users share is ambiguous.
+    pub async fn find_user(&self, caller: &Caller, id_or_name: &str) -> Result<User> {
+        Self::admin(caller)?;
+        let wanted = id_or_name.trim();
+        let users = self.users.list_users().await?;
+        if let Some(user) = users.iter().find(|u| u.id.as_str() == wanted) {
+            return Ok(user.clone());
+        }
+        let named: Vec<&User> = users.iter().filter(|u| u.name.eq_ignore_ascii_case(wanted)).collect();
+        match named.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(Error::not_found("user", format!("{wanted:?}")).with_field("user")),
+            _ => Err(Error::validation(
+                "user",
+                format!("{} users are named {wanted:?}; give the user's id", named.len()),
+            )),
+        }
+    }
+
+    /// A key by id or by the first characters of its token (`aw_1a2b3c4d`, as people see it);
+    /// a prefix that more than one live key shares is ambiguous.
+    pub async fn find_key(&self, caller: &Caller, id_or_prefix: &str) -> Result<ApiKey> {
+        Self::admin(caller)?;
+        let wanted = id_or_prefix.trim().trim_end_matches(['…', '.']);
+        if wanted.is_empty() {
+            return Err(Error::validation("key", "name the key: its id (key_…) or its prefix (aw_…)"));
+        }
+        let keys = self.users.api_keys(None).await?;
+        if let Some(key) = keys.iter().find(|k| k.id.as_str() == wanted) {
+            return Ok(key.clone());
+        }
+        let matching: Vec<&ApiKey> = keys
+            .iter()
+            .filter(|k| k.revoked_at.is_none() && k.prefix.starts_with(wanted) && wanted.len() >= 6)
+            .collect();
+        match matching.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(Error::not_found("API key", format!("{wanted:?}")).with_field("key")),
+            _ => Err(Error::validation(
+                "key",
+                format!("{} keys start with {wanted:?}; give the key's id", matching.len()),
+            )),
+        }
     }
 
     fn admin(caller: &Caller) -> Result<()> {
@@ -111,28 +172,29 @@ impl AdminService {
             }
             Some(_) | None => {}
         }
+        (self.access_changed)();
         self.users.user(&user.id).await?.ok_or_else(|| Error::not_found("user", &user.id))
     }
 
-    /// Stores a key for `token` (minted by the caller of this function, shown once to the human
-    /// and never stored — only its hash and first characters are).
+    /// Mints a key for a user. Returns it with its token, which is shown once to the human and
+    /// never stored (only its hash and first characters are).
     pub async fn create_api_key(
         &self,
         caller: &Caller,
         user_id: &str,
-        token: &str,
         expires_at: Option<DateTime<Utc>>,
-    ) -> Result<ApiKey> {
+    ) -> Result<(ApiKey, String)> {
         Self::admin(caller)?;
         let user = self.existing(user_id).await?;
         if expires_at.is_some_and(|t| t <= Utc::now()) {
             return Err(Error::validation("expires_at", "a key must expire in the future"));
         }
-        let prefix = key_prefix(token);
-        let key = self.users.add_api_key(&user.id, &token_sha256(token), &prefix, expires_at).await?;
+        let token = new_token();
+        let prefix = key_prefix(&token);
+        let key = self.users.add_api_key(&user.id, &token_sha256(&token), &prefix, expires_at).await?;
         let details = serde_json::json!({"user_id": user.id.as_str(), "prefix": prefix});
         self.record(caller, "api_key.create", "api_key", key.id.as_str(), details).await;
-        Ok(key)
+        Ok((key, token))
     }
 
     pub async fn api_keys(&self, caller: &Caller, user_id: &str) -> Result<Vec<ApiKey>> {
@@ -156,6 +218,7 @@ impl AdminService {
             .ok_or_else(|| Error::not_found("API key", &id).with_field("key_id"))?;
         let details = serde_json::json!({"user_id": key.user.as_str(), "prefix": key.prefix});
         self.record(caller, "api_key.revoke", "api_key", key.id.as_str(), details).await;
+        (self.access_changed)();
         Ok(key)
     }
 }

@@ -43,10 +43,12 @@ pub enum DatasetFormat {
     Json,
     /// One JSON object per line.
     Ndjson,
+    /// Saved from a query's result (see [`Dataset::lineage`]); never a file's format.
+    Derived,
 }
 
 impl DatasetFormat {
-    pub const ALL: [Self; 5] = [Self::Csv, Self::Tsv, Self::Parquet, Self::Json, Self::Ndjson];
+    pub const ALL: [Self; 6] = [Self::Csv, Self::Tsv, Self::Parquet, Self::Json, Self::Ndjson, Self::Derived];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -55,6 +57,7 @@ impl DatasetFormat {
             Self::Parquet => "parquet",
             Self::Json => "json",
             Self::Ndjson => "ndjson",
+            Self::Derived => "derived",
         }
     }
 
@@ -154,6 +157,71 @@ pub struct Dataset {
     pub error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// What the dataset is, in the owner's words (the semantic layer; empty when undescribed).
+    #[serde(default)]
+    pub description: String,
+    /// What columns mean and their units, in the owner's words (only described columns).
+    #[serde(default)]
+    pub column_notes: Vec<ColumnNote>,
+    /// For a dataset saved from a query: what it was computed from.
+    #[serde(default)]
+    pub lineage: Option<Lineage>,
+}
+
+impl Dataset {
+    /// The note on a column, if the owner wrote one.
+    pub fn note(&self, column: &str) -> Option<&ColumnNote> {
+        self.column_notes.iter().find(|n| n.column.eq_ignore_ascii_case(column))
+    }
+}
+
+/// What one column means, in the owner's words.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnNote {
+    pub column: String,
+    pub description: String,
+    /// e.g. "EUR", "m²", "days"; empty when it has none.
+    #[serde(default)]
+    pub unit: String,
+}
+
+/// Where a dataset saved from a query came from: the datasets it read (at the versions read) and
+/// the SQL that computed it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lineage {
+    pub sources: Vec<crate::run::DatasetVersion>,
+    pub sql: String,
+    /// The query run that computed it.
+    pub run_id: String,
+}
+
+/// The longest description of a dataset or a column.
+pub const MAX_DESCRIPTION_CHARS: usize = 2_000;
+
+/// Checks a description: at most [`MAX_DESCRIPTION_CHARS`], no control characters but newlines.
+pub fn clean_description(raw: &str, field: &str) -> Result<String> {
+    let text = raw.trim();
+    if text.chars().count() > MAX_DESCRIPTION_CHARS {
+        return Err(Error::validation(field, format!("a description is at most {MAX_DESCRIPTION_CHARS} characters")));
+    }
+    if text.chars().any(|c| c.is_control() && c != '\n') || text.chars().any(is_format_char) {
+        return Err(Error::validation(field, "a description is plain text (no control or invisible characters)"));
+    }
+    Ok(text.to_owned())
+}
+
+/// Checks a table name a person chose: it must already be one (lower-case letters, digits and
+/// `_`, not a reserved word), so what they asked for is exactly what SQL will use.
+pub fn requested_table_name(raw: &str) -> Result<String> {
+    let wanted = raw.trim();
+    let canonical = base_table_name(wanted);
+    if wanted.is_empty() || canonical != wanted || wanted.len() > MAX_TABLE_NAME - 4 {
+        return Err(Error::validation(
+            "table_name",
+            format!("{wanted:?} is not a table name; try {canonical:?} (lower-case letters, digits and _)"),
+        ));
+    }
+    Ok(canonical)
 }
 
 /// What ingestion learned about a file.

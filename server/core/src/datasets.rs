@@ -136,7 +136,7 @@ impl DatasetService {
         self.changes.subscribe()
     }
 
-    fn changed(&self, owner: &UserId) {
+    pub(crate) fn changed(&self, owner: &UserId) {
         // Nobody listening is fine.
         let _ = self.changes.send(owner.clone());
     }
@@ -459,6 +459,7 @@ impl DatasetService {
             },
             size_bytes: staged.size_bytes,
             version_hash: staged.sha256.clone(),
+            lineage: None,
         };
         let dataset = self.catalog.insert_processing(new).await?;
         self.changed(&dataset.owner);
@@ -560,7 +561,7 @@ fn not_parquet(looks_like: Option<DatasetFormat>) -> String {
         Some(DatasetFormat::Tsv) => ("tab-separated text", Some(".tsv")),
         Some(DatasetFormat::Json) => ("JSON", Some(".json")),
         Some(DatasetFormat::Ndjson) => ("JSON lines", Some(".ndjson")),
-        Some(DatasetFormat::Parquet) | None => ("binary data of another kind", None),
+        Some(DatasetFormat::Parquet | DatasetFormat::Derived) | None => ("binary data of another kind", None),
     };
     let rename = extension.map(|e| format!(" Rename it to {e} to load it as such.")).unwrap_or_default();
     format!(

@@ -63,6 +63,12 @@ id_type!(
 );
 
 id_type!(
+    /// A saved (verified) query: a question and the SQL a person approved for it.
+    SavedQueryId,
+    "sq_"
+);
+
+id_type!(
     /// A conversation.
     ThreadId,
     "th_"

@@ -25,6 +25,7 @@ pub mod auth;
 pub mod categories;
 #[cfg(feature = "contract")]
 pub mod contract;
+pub mod curation;
 pub mod dataset;
 pub mod datasets;
 pub mod error;

@@ -62,6 +62,12 @@ pub fn explicit_request(message: &str) -> Option<Explicit> {
     };
     // "remember" must be a whole word, followed by what to remember.
     let rest = rest.strip_prefix(':').or_else(|| rest.strip_prefix(' '))?.trim_start();
+    // "Remember this query as …" keeps a verified query, not a fact.
+    let lower = rest.to_lowercase();
+    if ["this query", "that query", "the query", "this sql", "that sql", "the sql"].iter().any(|q| lower.starts_with(q))
+    {
+        return None;
+    }
     let rest = ["that ", "about ", "this: ", "this "]
         .iter()
         .find_map(|lead| strip_ci(rest, lead))

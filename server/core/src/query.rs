@@ -6,9 +6,11 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::error::{Error, Result};
 use crate::ids::RunId;
-use crate::ports::{Catalog, RunStore, SqlEngine, SqlOutcome};
+use crate::ports::{Catalog, RunStore, SavedQuery, SqlEngine, SqlOutcome};
 use crate::query_plan::{QueryPlan, compile};
-use crate::run::{Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use crate::run::{
+    Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
+};
 use crate::value::Table;
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,6 +28,8 @@ pub struct QueryAnswer {
     /// For plans: the SQL the plan compiled to (before canonicalisation).
     pub compiled_sql: String,
     pub table: Table,
+    /// The datasets it read, at the versions read.
+    pub datasets: Vec<DatasetVersion>,
 }
 
 #[derive(Clone)]
@@ -55,6 +59,11 @@ impl QueryService {
         Self { catalog, engine, runs, max_rows }
     }
 
+    /// The most rows a query returns.
+    pub fn max_rows(&self) -> u32 {
+        self.max_rows
+    }
+
     fn limit(&self, limit: u32, field: &str) -> Result<u32> {
         match limit {
             0 => Ok(self.max_rows),
@@ -76,6 +85,29 @@ impl QueryService {
         limit: u32,
         parent: Option<&RunId>,
     ) -> Result<QueryAnswer> {
+        self.execute_sql_as(caller, sql, limit, parent, None).await
+    }
+
+    /// Runs a verified (saved) query's SQL; the run's capsule records which one.
+    pub async fn execute_verified(
+        &self,
+        caller: &Caller,
+        saved: &SavedQuery,
+        limit: u32,
+        parent: Option<&RunId>,
+    ) -> Result<QueryAnswer> {
+        let used = VerifiedQueryUse { id: saved.id.to_string(), name: saved.name.clone() };
+        self.execute_sql_as(caller, &saved.sql, limit, parent, Some(used)).await
+    }
+
+    async fn execute_sql_as(
+        &self,
+        caller: &Caller,
+        sql: &str,
+        limit: u32,
+        parent: Option<&RunId>,
+        verified_query: Option<VerifiedQueryUse>,
+    ) -> Result<QueryAnswer> {
         caller.principal.require(Capability::Query)?;
         let limit = self.limit(limit, "limit")?;
         if sql.trim().is_empty() {
@@ -85,7 +117,7 @@ impl QueryService {
         let mut run = RunRecord::new(caller.principal.user_id.clone(), RunKind::Sql, sql, RunStatus::Running);
         run.parent_run_id = parent.cloned();
         self.runs.insert_run(&run).await?;
-        let capsule = Capsule { query_mode: QueryMode::Sql, ..Capsule::default() };
+        let capsule = Capsule { query_mode: QueryMode::Sql, verified_query, ..Capsule::default() };
         let span = tracing::info_span!("sql", run_id = %run.id, user = %caller.principal.user_id, parent = ?parent.map(RunId::as_str));
         self.run_and_record(caller, run, capsule, sql, &tables, limit, String::new()).instrument(span).await
     }
@@ -163,6 +195,7 @@ impl QueryService {
             compiled_sql: if compiled_sql.is_empty() { executed_sql.clone() } else { compiled_sql },
             executed_sql,
             table,
+            datasets: capsule.datasets,
         })
     }
 }

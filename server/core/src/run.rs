@@ -148,9 +148,19 @@ pub struct Capsule {
     pub result_summary: Option<String>,
     pub error: Option<RunError>,
     pub exec_time_ms: Option<u64>,
+    /// The verified (saved) query the SQL came from, when it did.
+    #[serde(default)]
+    pub verified_query: Option<VerifiedQueryUse>,
     /// The tool calls of a chat run, in order.
     #[serde(skip)]
     pub tool_calls: Vec<crate::runs::store::ToolCallRow>,
+}
+
+/// A verified query a run used, as it was then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifiedQueryUse {
+    pub id: String,
+    pub name: String,
 }
 
 /// A person's verdict on a run's answer.

@@ -9,9 +9,12 @@ use async_trait::async_trait;
 use aware_core::auth::{Principal, Role};
 use aware_core::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_candidate};
 use aware_core::ids::ApiKeyId;
-use aware_core::ids::{ConfirmationId, DatasetId, GrantId, MemoryId, RunId, ThreadId, ToolCallId, UploadId, UserId};
+use aware_core::ids::{
+    ConfirmationId, DatasetId, GrantId, MemoryId, RunId, SavedQueryId, ThreadId, ToolCallId, UploadId, UserId,
+};
 use aware_core::ports::{
-    ApiKey, ApiKeyGrant, Catalog, Memory, MemoryStore, NewDataset, RunStore, UploadSession, Uploads, User, Users,
+    ApiKey, ApiKeyGrant, Catalog, DatasetUpdate, Memory, MemoryStore, NewDataset, RunStore, SavedQueries, SavedQuery,
+    UploadSession, Uploads, User, Users,
 };
 use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
@@ -20,7 +23,7 @@ use aware_core::runs::store::{
     ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
     ToolCallRow,
 };
-use aware_core::{Error, Result};
+use aware_core::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
@@ -176,6 +179,9 @@ impl Catalog for MemoryCatalog {
             error: None,
             created_at: now,
             updated_at: now,
+            description: String::new(),
+            column_notes: Vec::new(),
+            lineage: new.lineage,
         };
         all.insert(new.id, dataset.clone());
         Ok(dataset)
@@ -212,6 +218,32 @@ impl Catalog for MemoryCatalog {
         Ok(all.get_mut(id).filter(|d| d.status == DatasetStatus::Processing).map(|d| {
             d.status = DatasetStatus::Error;
             d.error = Some(reason.to_owned());
+            d.updated_at = Utc::now();
+            d.clone()
+        }))
+    }
+
+    async fn update(&self, owner: &UserId, id: &DatasetId, update: &DatasetUpdate) -> Result<Option<Dataset>> {
+        let mut all = lock(&self.datasets);
+        if let Some(wanted) = &update.table_name
+            && all.values().any(|d| &d.owner == owner && &d.table_name == wanted && &d.id != id)
+        {
+            return Err(Error::new(ErrorCode::AlreadyExists, format!("you already have a dataset named {wanted}"))
+                .with_field("table_name"));
+        }
+        Ok(all.get_mut(id).filter(|d| &d.owner == owner).map(|d| {
+            if let Some(name) = &update.name {
+                d.name.clone_from(name);
+            }
+            if let Some(table_name) = &update.table_name {
+                d.table_name.clone_from(table_name);
+            }
+            if let Some(description) = &update.description {
+                d.description.clone_from(description);
+            }
+            if let Some(notes) = &update.column_notes {
+                d.column_notes.clone_from(notes);
+            }
             d.updated_at = Utc::now();
             d.clone()
         }))
@@ -939,6 +971,49 @@ impl MemoryStore for MemoryMemories {
     async fn touch_memories(&self, owner: &UserId, ids: &[MemoryId], at: DateTime<Utc>) -> Result<()> {
         for m in lock(&self.all).iter_mut().filter(|m| &m.owner == owner && ids.contains(&m.id)) {
             m.last_used_at = Some(at);
+        }
+        Ok(())
+    }
+}
+
+/// Verified queries, in memory.
+#[derive(Default)]
+pub struct MemorySavedQueries {
+    all: Mutex<Vec<SavedQuery>>,
+}
+
+#[async_trait]
+impl SavedQueries for MemorySavedQueries {
+    async fn insert_saved_query(&self, query: &SavedQuery) -> Result<()> {
+        let mut all = lock(&self.all);
+        if all.iter().any(|q| q.owner == query.owner && q.name.to_lowercase() == query.name.to_lowercase()) {
+            return Err(Error::new(
+                ErrorCode::AlreadyExists,
+                format!("you already have a saved query named {:?}", query.name),
+            )
+            .with_field("name"));
+        }
+        all.push(query.clone());
+        Ok(())
+    }
+
+    async fn saved_queries(&self, owner: &UserId) -> Result<Vec<SavedQuery>> {
+        let mut mine: Vec<SavedQuery> = lock(&self.all).iter().filter(|q| &q.owner == owner).cloned().collect();
+        mine.sort_by(|a, b| (a.name.to_lowercase(), &a.id).cmp(&(b.name.to_lowercase(), &b.id)));
+        Ok(mine)
+    }
+
+    async fn delete_saved_query(&self, owner: &UserId, id: &SavedQueryId) -> Result<bool> {
+        let mut all = lock(&self.all);
+        let before = all.len();
+        all.retain(|q| !(&q.id == id && &q.owner == owner));
+        Ok(all.len() < before)
+    }
+
+    async fn set_saved_query_sql(&self, owner: &UserId, id: &SavedQueryId, sql: &str) -> Result<()> {
+        for q in lock(&self.all).iter_mut().filter(|q| &q.id == id && &q.owner == owner) {
+            q.sql = sql.to_owned();
+            q.updated_at = Utc::now();
         }
         Ok(())
     }

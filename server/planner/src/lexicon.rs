@@ -474,6 +474,9 @@ pub(crate) mod tests {
             error: None,
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
+            description: String::new(),
+            column_notes: Vec::new(),
+            lineage: None,
         }
     }
 

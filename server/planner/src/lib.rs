@@ -11,12 +11,15 @@
 //! - [`answer`] and [`format`]: the sentence a person reads, from the reading and the result
 //!   table, numbers formatted with their units.
 //! - [`offline`]: the `LanguageModel` that ties them to the run engine and maps the other
-//!   requests (list, preview, profile, search, delete, folders, status) to their tools.
+//!   requests (list, preview, profile, search, delete, folders, status) to their tools;
+//!   `edits`: the change requests (rename, describe, save a result or a verified query, users
+//!   and keys) read into the write tools' calls.
 //!
 //! Depends only on `aware-core`; it sees the user's data values (to match "Gràcia"), so it runs
 //! in process and nothing it reads is sent anywhere.
 
 pub mod answer;
+mod edits;
 pub mod format;
 pub mod lexicon;
 pub mod offline;

@@ -136,6 +136,11 @@ impl OfflinePlanner {
             }
             Some(Explicit::Forget(_)) | None => {}
         }
+        if matches!(intent, Intent::DatasetEdit | Intent::AccountAdmin)
+            && let Some(turn) = crate::edits::plan(request, &question, intent)
+        {
+            return turn;
+        }
         if intent == Intent::DatasetAdmin && allowed(ToolName::DeleteDataset) {
             return match named_dataset(&question, &context.datasets) {
                 Some(d) => ModelTurn {
@@ -175,6 +180,12 @@ impl OfflinePlanner {
         }
         if intent == Intent::SystemStatus && allowed(ToolName::GetSystemStatus) {
             return call(ToolName::GetSystemStatus, json!({}));
+        }
+        // A question the user keeps a verified query for is answered with exactly that query.
+        if let Some(verified) = context.verified_queries.first()
+            && allowed(ToolName::RunSqlQuery)
+        {
+            return call(ToolName::RunSqlQuery, json!({"verified_query": verified.id.as_str()}));
         }
         // A question about the data's values: a plan, a question back, or what was not understood.
         if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview) {
@@ -429,7 +440,7 @@ fn capital(s: &str) -> String {
 /// The dataset the text names best: the most words of its table name (or file stem) appear in
 /// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one. Short
 /// words count only when they carry a digit ("sales q1" → `sales_q1`, not `sales_q2`).
-fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset> {
+pub(crate) fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset> {
     let said: Vec<String> =
         words(text).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
     datasets

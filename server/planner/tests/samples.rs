@@ -27,6 +27,9 @@ fn dataset(table: &str, columns: &[(&str, &str)], rows: u64) -> Dataset {
         error: None,
         created_at: chrono::Utc::now(),
         updated_at: chrono::Utc::now(),
+        description: String::new(),
+        column_notes: Vec::new(),
+        lineage: None,
     }
 }
 

@@ -166,6 +166,49 @@ impl DatasetEngine for DuckDbEngine {
         }
     }
 
+    async fn materialize(&self, dataset: &Dataset, table: &Table) -> Result<IngestOutcome> {
+        for c in &table.columns {
+            let zoned_time = c.kind == ValueKind::Time && c.sql_type.to_ascii_uppercase().contains("ZONE");
+            if matches!(c.kind, ValueKind::Nested | ValueKind::Interval) || zoned_time {
+                return Err(Error::validation(
+                    "sql",
+                    format!(
+                        "the column {} is {}, which a saved dataset cannot hold exactly; cast it to text \
+                         (CAST({} AS VARCHAR)) or leave it out",
+                        c.name, c.sql_type, c.name
+                    ),
+                ));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = table.columns.iter().find(|c| !seen.insert(c.name.to_lowercase())) {
+            return Err(Error::validation(
+                "sql",
+                format!("the result has two columns named {}; give them different names with AS", twice.name),
+            ));
+        }
+        let [final_path, final_wal, tmp_path, tmp_wal] = self.paths(dataset);
+        if let Some(dir) = final_path.parent() {
+            tokio::fs::create_dir_all(dir).await?;
+        }
+        let table = table.clone();
+        let tmp = tmp_path.clone();
+        let written = self.blocking(move |_| write_table(&tmp, &table)).await;
+        match written {
+            Ok(outcome) => {
+                let _ = tokio::fs::remove_file(&final_wal).await;
+                tokio::fs::rename(&tmp_path, &final_path).await?;
+                Ok(outcome)
+            }
+            Err(e) => {
+                for p in [&tmp_path, &tmp_wal] {
+                    let _ = tokio::fs::remove_file(p).await;
+                }
+                Err(e)
+            }
+        }
+    }
+
     async fn preview(&self, dataset: &Dataset, limit: u32) -> Result<Table> {
         let dataset = dataset.clone();
         self.blocking(move |engine| {
@@ -370,6 +413,40 @@ impl DatasetEngine for DuckDbEngine {
         }
         Ok(())
     }
+}
+
+/// Writes `table` into a new DuckDB file as its table `data`, each column with the result's own
+/// type; the values are bound as parameters (never spliced into SQL) and cast by DuckDB.
+fn write_table(path: &Path, table: &Table) -> Result<IngestOutcome> {
+    use duckdb::types::{TimeUnit, Value as Db};
+    let db = duckdb::Connection::open(path).map_err(db_err)?;
+    let columns: Vec<String> = table.columns.iter().map(|c| format!("{} {}", ident(&c.name), c.sql_type)).collect();
+    db.execute_batch(&format!("CREATE TABLE data ({}); BEGIN TRANSACTION;", columns.join(", "))).map_err(db_err)?;
+    let marks = vec!["?"; table.columns.len()].join(", ");
+    {
+        let mut insert = db.prepare(&format!("INSERT INTO data VALUES ({marks})")).map_err(db_err)?;
+        for row in &table.rows {
+            let cells: Vec<Db> = row
+                .iter()
+                .map(|v| match v {
+                    Value::Null => Db::Null,
+                    Value::Bool(b) => Db::Boolean(*b),
+                    Value::Int(n) => Db::BigInt(*n),
+                    Value::Double(x) => Db::Double(*x),
+                    Value::Decimal(s) | Value::String(s) | Value::Text(s) => Db::Text(s.clone()),
+                    Value::Date(d) => Db::Date32(*d),
+                    Value::Timestamp(t) => Db::Timestamp(TimeUnit::Microsecond, *t),
+                    Value::Time(t) => Db::Time64(TimeUnit::Microsecond, *t),
+                    Value::Bytes(b) => Db::Blob(b.clone()),
+                })
+                .collect();
+            insert.execute(duckdb::params_from_iter(cells)).map_err(db_err)?;
+        }
+    }
+    db.execute_batch("COMMIT; CHECKPOINT;").map_err(db_err)?;
+    let row_count: i64 = db.query_row("SELECT count(*) FROM data", [], |r| r.get(0)).map_err(db_err)?;
+    let columns = table.columns.iter().map(|c| Column::new(c.name.clone(), c.sql_type.clone())).collect();
+    Ok(IngestOutcome { row_count: row_count as u64, columns })
 }
 
 /// Rows read to profile text columns: the first ones are enough to tell prose from codes.

@@ -113,10 +113,10 @@ fn header_delimiter(path: &Path) -> Option<char> {
     counts.into_iter().filter(|(_, n)| *n > 0).max_by_key(|(_, n)| *n).map(|(d, _)| d)
 }
 
-fn reader(req: &IngestRequest, full_sample: bool) -> String {
+fn reader(req: &IngestRequest, full_sample: bool) -> Option<String> {
     let path = literal(&req.source.to_string_lossy());
     let sample = if full_sample { ", sample_size = -1" } else { "" };
-    match req.format {
+    Some(match req.format {
         DatasetFormat::Csv => match header_delimiter(&req.source) {
             Some(d) => format!(
                 "read_csv({path}, delim = {}, auto_detect = true, strict_mode = true{sample})",
@@ -130,7 +130,9 @@ fn reader(req: &IngestRequest, full_sample: bool) -> String {
         DatasetFormat::Parquet => format!("read_parquet({path})"),
         DatasetFormat::Json => format!("read_json({path}, format = 'array'{sample})"),
         DatasetFormat::Ndjson => format!("read_json({path}, format = 'newline_delimited'{sample})"),
-    }
+        // A query's result is written by the engine itself, never read from a file.
+        DatasetFormat::Derived => return None,
+    })
 }
 
 fn ingest(db: &duckdb::Connection, req: &IngestRequest) -> IngestResponse {
@@ -225,8 +227,15 @@ fn try_ingest(conn: &duckdb::Connection, req: &IngestRequest) -> duckdb::Result<
 }
 
 fn fill(conn: &duckdb::Connection, req: &IngestRequest) -> duckdb::Result<IngestResponse> {
-    let create =
-        |full_sample| conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM {}", reader(req, full_sample)));
+    let Some(source) = reader(req, false) else {
+        return Ok(IngestResponse::Rejected {
+            message: "A dataset saved from a query is not a file to ingest.".into(),
+        });
+    };
+    let create = |full_sample| {
+        let source = if full_sample { reader(req, true).unwrap_or_default() } else { source.clone() };
+        conn.execute_batch(&format!("CREATE TABLE data AS SELECT * FROM {source}"))
+    };
     if let Err(e) = create(false) {
         // Type sniffing looks at the first rows only; a later row that does not fit the sniffed
         // type deserves a second attempt that samples the whole file.

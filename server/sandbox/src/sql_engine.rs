@@ -42,6 +42,10 @@ impl SandboxSql {
 
 #[async_trait]
 impl SqlEngine for SandboxSql {
+    fn rename_table(&self, sql: &str, from: &str, to: &str) -> Result<String> {
+        crate::validator::rename_table(sql, from, to).map_err(|r| Error::new(ErrorCode::SqlPolicyViolation, r.message))
+    }
+
     async fn run(&self, owner: &UserId, sql: &str, tables: &[Dataset], max_rows: u64) -> Result<SqlOutcome> {
         let names: HashSet<String> = tables.iter().map(|d| d.table_name.to_lowercase()).collect();
         let validated = validate(sql, &names, &self.policy).map_err(|r| {

@@ -443,6 +443,32 @@ pub fn validate(sql: &str, tables: &HashSet<String>, policy: &Policy) -> Result<
     Ok(ValidatedSql { canonical, tables: checker.used })
 }
 
+/// `sql` with every reference to table `from` naming `to` instead (a saved query follows its
+/// dataset's rename). Refused like any query when it does not parse as one SELECT.
+pub fn rename_table(sql: &str, from: &str, to: &str) -> Result<String, Rejection> {
+    use sqlparser::ast::{Ident, visit_expressions_mut, visit_relations_mut};
+    let mut query = parse_one_select(sql)?;
+    let is_from = |ident: &Ident| ident.value.eq_ignore_ascii_case(from);
+    let _ = visit_relations_mut(&mut query, |name: &mut ObjectName| {
+        if let [ObjectNamePart::Identifier(ident)] = name.0.as_mut_slice()
+            && is_from(ident)
+        {
+            *ident = Ident::new(to);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    let _ = visit_expressions_mut(&mut query, |expr: &mut Expr| {
+        if let Expr::CompoundIdentifier(parts) = expr
+            && parts.len() >= 2
+            && is_from(&parts[0])
+        {
+            parts[0] = Ident::new(to);
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(query.to_string())
+}
+
 /// Layer 1: characters.
 fn hygiene(sql: &str, policy: &Policy) -> Result<(), Rejection> {
     if sql.trim().is_empty() {
@@ -1044,5 +1070,25 @@ mod tests {
         assert_eq!(r.message, "`read_csv` is not allowed: queries may only read your datasets");
         let r = validate("SELECT * FROM nope", &tables(), &Policy::default()).unwrap_err();
         assert_eq!(r.message, "unknown table `nope`: your datasets are barcelona_apartments, customer_churn");
+    }
+
+    #[test]
+    fn a_rename_follows_every_reference_and_only_those() {
+        let sql = "SELECT customer_churn.plan, count(*) FROM customer_churn JOIN barcelona_apartments b ON true \
+                   WHERE plan IN (SELECT plan FROM Customer_Churn) GROUP BY 1";
+        let renamed = rename_table(sql, "customer_churn", "churn_2026").unwrap();
+        assert!(!renamed.to_lowercase().contains("customer_churn"), "{renamed}");
+        assert_eq!(renamed.matches("churn_2026").count(), 3, "{renamed}");
+        assert!(renamed.contains("barcelona_apartments b"), "{renamed}");
+        let validated = validate(
+            &renamed,
+            &["churn_2026".to_owned(), "barcelona_apartments".to_owned()].into(),
+            &Policy::default(),
+        );
+        assert!(validated.is_ok(), "{validated:?}");
+        assert_eq!(
+            rename_table("DROP TABLE customer_churn", "customer_churn", "x").unwrap_err().rule,
+            Rule::NotASelect
+        );
     }
 }

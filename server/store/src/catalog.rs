@@ -28,6 +28,14 @@ fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
         error: r.get("error"),
         created_at: from_micros(r.get("created_at")),
         updated_at: from_micros(r.get("updated_at")),
+        description: r.get("description"),
+        column_notes: serde_json::from_str(r.get("column_notes_json"))
+            .map_err(|e| StoreError::Corrupt(format!("column_notes_json: {e}")))?,
+        lineage: r
+            .get::<Option<&str>, _>("lineage_json")
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(format!("lineage_json: {e}")))?,
     })
 }
 
@@ -37,7 +45,7 @@ macro_rules! select_datasets {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, name, table_name, format, status, row_count, columns_json, size_bytes, ",
-            "version_hash, error, created_at, updated_at FROM datasets ",
+            "version_hash, error, created_at, updated_at, description, column_notes_json, lineage_json FROM datasets ",
             $rest
         )
     };
@@ -58,12 +66,13 @@ impl SqliteStore {
 impl Catalog for SqliteStore {
     async fn insert_processing(&self, new: NewDataset) -> Result<Dataset> {
         let now = micros(Utc::now());
+        let lineage = new.lineage.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
         for n in 1..=1000 {
             let table_name = aware_core::dataset::table_name_candidate(&new.base_table_name, n);
             let inserted = sqlx::query(
                 "INSERT INTO datasets (id, owner_id, name, table_name, format, status, size_bytes,
-                                       version_hash, created_at, updated_at)
-                 VALUES (?, ?, ?, ?, ?, 'processing', ?, ?, ?, ?)",
+                                       version_hash, created_at, updated_at, lineage_json)
+                 VALUES (?, ?, ?, ?, ?, 'processing', ?, ?, ?, ?, ?)",
             )
             .bind(new.id.as_str())
             .bind(new.owner.as_str())
@@ -74,6 +83,7 @@ impl Catalog for SqliteStore {
             .bind(&new.version_hash)
             .bind(now)
             .bind(now)
+            .bind(lineage.as_deref())
             .execute(&self.pool)
             .await;
             match inserted {
@@ -148,6 +158,35 @@ impl Catalog for SqliteStore {
             return Ok(None);
         }
         self.dataset_by_id(id).await
+    }
+
+    async fn update(&self, owner: &UserId, id: &DatasetId, update: &DatasetUpdate) -> Result<Option<Dataset>> {
+        let notes = update.column_notes.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
+        let done = sqlx::query(
+            "UPDATE datasets SET name = coalesce(?1, name), table_name = coalesce(?2, table_name),
+                 description = coalesce(?3, description), column_notes_json = coalesce(?4, column_notes_json),
+                 updated_at = ?5
+             WHERE id = ?6 AND owner_id = ?7",
+        )
+        .bind(update.name.as_deref())
+        .bind(update.table_name.as_deref())
+        .bind(update.description.as_deref())
+        .bind(notes)
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .bind(owner.as_str())
+        .execute(&self.pool)
+        .await;
+        match done {
+            Ok(done) if done.rows_affected() == 0 => Ok(None),
+            Ok(_) => self.dataset_by_id(id).await,
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(Error::new(
+                ErrorCode::AlreadyExists,
+                format!("you already have a dataset named {}", update.table_name.as_deref().unwrap_or_default()),
+            )
+            .with_field("table_name")),
+            Err(e) => Err(db(e)),
+        }
     }
 
     async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool> {

@@ -3,7 +3,7 @@
 //! ports and pass the same contracts (`aware_core::contract`, run by `tests/contract.rs`).
 //!
 //! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs,
-//! capsules, feedback), `memories.rs`, `run_log.rs` (the run engine's log: threads, snapshots,
+//! capsules, feedback), `memories.rs`, `saved_queries.rs` (verified queries), `run_log.rs` (the run engine's log: threads, snapshots,
 //! events, transcripts, tool calls, confirmations, session grants, spans) with `group_commit.rs` (event appends that arrive together
 //! share one commit); `gc.rs` (what `aware-server gc` removes); this file: opening the database,
 //! the shared helpers and errors.
@@ -17,11 +17,12 @@ use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
 use aware_core::ids::{ApiKeyId, DatasetId, UploadId, UserId};
 use aware_core::ids::{RunId, ThreadId};
 use aware_core::ports::{
-    ApiKey, ApiKeyGrant, AuditEntry, AuditLog, Catalog, NewDataset, RunStore, UploadSession, Uploads, User, Users,
+    ApiKey, ApiKeyGrant, AuditEntry, AuditLog, Catalog, DatasetUpdate, NewDataset, RunStore, UploadSession, Uploads,
+    User, Users,
 };
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::value::Column;
-use aware_core::{Error, Result};
+use aware_core::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
 use sqlx::{Row, SqlitePool};
@@ -36,6 +37,7 @@ mod group_commit;
 mod memories;
 mod run_log;
 mod run_records;
+mod saved_queries;
 mod uploads;
 mod users;
 

@@ -762,8 +762,9 @@ impl RunLog for SqliteStore {
         .map_err(db)?;
         sqlx::query(
             "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary,
-                                       error_json, exec_time_ms)
-             SELECT ?, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms
+                                       error_json, exec_time_ms, verified_query_json)
+             SELECT ?, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms,
+                    verified_query_json
              FROM run_capsules WHERE run_id = ?",
         )
         .bind(to.as_str())

@@ -21,7 +21,7 @@ macro_rules! select_capsules {
     ($tail:literal) => {
         concat!(
             "SELECT c.datasets_json, c.query_mode, c.plan_json, c.compiled_sql, c.result_summary, c.error_json, ",
-            "c.exec_time_ms FROM run_capsules c ",
+            "c.exec_time_ms, c.verified_query_json FROM run_capsules c ",
             $tail
         )
     };
@@ -36,6 +36,7 @@ fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
         result_summary: c.get("result_summary"),
         error: from_json("error_json", c.get("error_json"))?,
         exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
+        verified_query: from_json("verified_query_json", c.get("verified_query_json"))?,
         tool_calls: Vec::new(),
     })
 }
@@ -97,11 +98,13 @@ impl RunStore for SqliteStore {
 
     async fn save_capsule(&self, id: &RunId, c: &Capsule) -> Result<()> {
         sqlx::query(
-            "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms,
+                                       verified_query_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (run_id) DO UPDATE SET datasets_json = excluded.datasets_json, query_mode = excluded.query_mode,
                  plan_json = excluded.plan_json, compiled_sql = excluded.compiled_sql, result_summary = excluded.result_summary,
-                 error_json = excluded.error_json, exec_time_ms = excluded.exec_time_ms",
+                 error_json = excluded.error_json, exec_time_ms = excluded.exec_time_ms,
+                 verified_query_json = excluded.verified_query_json",
         )
         .bind(id.as_str())
         .bind(json(&c.datasets)?)
@@ -111,6 +114,7 @@ impl RunStore for SqliteStore {
         .bind(c.result_summary.as_deref())
         .bind(c.error.as_ref().map(json).transpose()?)
         .bind(c.exec_time_ms.map(|n| n as i64))
+        .bind(c.verified_query.as_ref().map(json).transpose()?)
         .execute(&self.pool)
         .await
         .map_err(db)?;
@@ -158,6 +162,9 @@ impl RunStore for SqliteStore {
                 capsule.plan_json = child.plan_json;
                 capsule.compiled_sql = child.compiled_sql;
                 capsule.result_summary = child.result_summary;
+                if child.verified_query.is_some() {
+                    capsule.verified_query = child.verified_query;
+                }
                 capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
             }
             capsule.error = run.error.clone();

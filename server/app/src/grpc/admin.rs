@@ -3,7 +3,6 @@
 //! looked up, so the change holds from the next call.
 
 use super::State;
-use crate::auth::new_token;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::admin::UserChange;
@@ -37,7 +36,8 @@ fn role_in(raw: i32) -> Result<Option<Role>> {
     }
 }
 
-fn user(u: &User) -> pb::User {
+/// A user as clients see it (also inside the assistant's account results).
+pub(crate) fn user(u: &User) -> pb::User {
     pb::User {
         user_id: u.id.to_string(),
         name: u.name.clone(),
@@ -47,7 +47,8 @@ fn user(u: &User) -> pb::User {
     }
 }
 
-fn key(k: &ApiKey) -> pb::ApiKey {
+/// A key as clients see it: never the token.
+pub(crate) fn key(k: &ApiKey) -> pb::ApiKey {
     pb::ApiKey {
         key_id: k.id.to_string(),
         user_id: k.user.to_string(),
@@ -96,7 +97,6 @@ impl AdminService for Admin {
         };
         let change = UserChange { role: role_in(req.role).map_err(to_status)?, active };
         let updated = self.state.admin.update_user(&caller, &req.user_id, change).await.map_err(to_status)?;
-        self.state.auth.forget_cached();
         Ok(Response::new(pb::UpdateUserResponse { user: Some(user(&updated)) }))
     }
 
@@ -107,11 +107,10 @@ impl AdminService for Admin {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
         let expires_at = req.expires_at.as_ref().map(|t| convert::timestamp_in(t, "expires_at")).transpose();
-        let token = new_token();
-        let created = self
+        let (created, token) = self
             .state
             .admin
-            .create_api_key(&caller, &req.user_id, &token, expires_at.map_err(to_status)?)
+            .create_api_key(&caller, &req.user_id, expires_at.map_err(to_status)?)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::CreateApiKeyResponse { key: Some(key(&created)), token }))
@@ -133,7 +132,6 @@ impl AdminService for Admin {
         let caller = self.state.caller(request.metadata()).await?;
         let revoked =
             self.state.admin.revoke_api_key(&caller, &request.into_inner().key_id).await.map_err(to_status)?;
-        self.state.auth.forget_cached();
         Ok(Response::new(pb::RevokeApiKeyResponse { key: Some(key(&revoked)) }))
     }
 }

@@ -3,6 +3,7 @@
 use super::State;
 use crate::convert;
 use crate::status::to_status;
+use aware_core::curation::{DatasetChange, QuerySource};
 use aware_core::datasets::UploadMeta;
 use aware_core::search::SearchMode;
 use aware_core::{Error, ErrorCode};
@@ -199,5 +200,100 @@ impl DatasetsService for Datasets {
             datasets_searched: hits.datasets_searched,
             note: hits.note,
         }))
+    }
+
+    async fn update_dataset(
+        &self,
+        request: Request<pb::UpdateDatasetRequest>,
+    ) -> Result<Response<pb::UpdateDatasetResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let id = convert::dataset_id_in(&req.dataset_id).map_err(to_status)?;
+        let change = DatasetChange {
+            name: req.name,
+            table_name: req.table_name,
+            description: req.description,
+            column_notes: req.column_notes.into_iter().map(convert::column_note_in).collect(),
+        };
+        let updated = self.state.services.curation.update(&caller, &id, &change).await.map_err(to_status)?;
+        Ok(Response::new(pb::UpdateDatasetResponse { dataset: Some(convert::dataset(&updated)) }))
+    }
+
+    async fn materialize_query(
+        &self,
+        request: Request<pb::MaterializeQueryRequest>,
+    ) -> Result<Response<pb::MaterializeQueryResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let source = query_source(req.query.map(|q| match q {
+            pb::materialize_query_request::Query::Sql(sql) => Either::Sql(sql),
+            pb::materialize_query_request::Query::Plan(plan) => Either::Plan(plan),
+        }))?;
+        let dataset = self
+            .state
+            .services
+            .curation
+            .materialize(&caller, &source, &req.table_name, None)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::MaterializeQueryResponse { dataset: Some(convert::dataset(&dataset)) }))
+    }
+
+    async fn list_saved_queries(
+        &self,
+        request: Request<pb::ListSavedQueriesRequest>,
+    ) -> Result<Response<pb::ListSavedQueriesResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let queries = self.state.services.curation.saved_queries(&caller).await.map_err(to_status)?;
+        Ok(Response::new(pb::ListSavedQueriesResponse { queries: queries.iter().map(convert::saved_query).collect() }))
+    }
+
+    async fn save_query(
+        &self,
+        request: Request<pb::SaveQueryRequest>,
+    ) -> Result<Response<pb::SaveQueryResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let source = query_source(req.query.map(|q| match q {
+            pb::save_query_request::Query::Sql(sql) => Either::Sql(sql),
+            pb::save_query_request::Query::Plan(plan) => Either::Plan(plan),
+        }))?;
+        let saved = self
+            .state
+            .services
+            .curation
+            .save_query(&caller, &req.name, &req.question, &source, None)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::SaveQueryResponse { query: Some(convert::saved_query(&saved)) }))
+    }
+
+    async fn delete_saved_query(
+        &self,
+        request: Request<pb::DeleteSavedQueryRequest>,
+    ) -> Result<Response<pb::DeleteSavedQueryResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let deleted = self
+            .state
+            .services
+            .curation
+            .delete_saved_query(&caller, &request.get_ref().query)
+            .await
+            .map_err(to_status)?;
+        Ok(Response::new(pb::DeleteSavedQueryResponse { query: Some(convert::saved_query(&deleted)) }))
+    }
+}
+
+/// The query of a request's `oneof query`, either kind.
+enum Either {
+    Sql(String),
+    Plan(pb::QueryPlan),
+}
+
+fn query_source(query: Option<Either>) -> Result<QuerySource, Status> {
+    match query {
+        Some(Either::Sql(sql)) => Ok(QuerySource::Sql(sql)),
+        Some(Either::Plan(plan)) => Ok(QuerySource::Plan(convert::plan_in(&plan).map_err(to_status)?)),
+        None => Err(to_status(Error::validation("query", "give the query: `sql` or `plan`"))),
     }
 }

@@ -127,6 +127,21 @@ fn output_schema(name: ToolName) -> Option<Value> {
         ToolName::DeleteDataset => result_of("deleted_dataset", json!({"dataset": object})),
         ToolName::ListDirectory => result_of("directory_listing", json!({"listing": object})),
         ToolName::ImportFiles => result_of("import_report", json!({"report": object})),
+        ToolName::RenameDataset | ToolName::DescribeDataset | ToolName::SaveQueryAsDataset => {
+            result_of("dataset_changed", json!({"change": {"type": "string"}, "dataset": object}))
+        }
+        ToolName::SaveQuery | ToolName::DeleteSavedQuery => {
+            result_of("saved_query", json!({"change": {"type": "string"}, "query": object}))
+        }
+        ToolName::CreateUser
+        | ToolName::ChangeUserRole
+        | ToolName::DeactivateUser
+        | ToolName::ReactivateUser
+        | ToolName::CreateApiKey
+        | ToolName::RevokeApiKey => result_of(
+            "account",
+            json!({"change": {"type": "string"}, "user": {}, "api_key": {}, "token": {"type": "string"}}),
+        ),
         ToolName::Remember | ToolName::ForgetMemory => return None,
     })
 }

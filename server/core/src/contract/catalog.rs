@@ -17,6 +17,7 @@ fn new_dataset(owner: &UserId, base: &str) -> NewDataset {
         format: DatasetFormat::Csv,
         size_bytes: 10,
         version_hash: "ab".repeat(32),
+        lineage: None,
     }
 }
 

@@ -46,6 +46,7 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
         result_summary: Some(format!("{sql}: 1 row")),
         error: None,
         exec_time_ms: Some(ms),
+        verified_query: None,
         tool_calls: Vec::new(),
     };
     store

@@ -1,6 +1,6 @@
 //! The dataset catalog port: which datasets a user has, their table names and states.
 
-use crate::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
+use crate::dataset::{ColumnNote, Dataset, DatasetFormat, DatasetStatus, IngestOutcome, Lineage};
 use crate::error::Result;
 use crate::ids::{DatasetId, UserId};
 use async_trait::async_trait;
@@ -16,6 +16,18 @@ pub struct NewDataset {
     pub format: DatasetFormat,
     pub size_bytes: u64,
     pub version_hash: String,
+    /// For a dataset saved from a query.
+    pub lineage: Option<Lineage>,
+}
+
+/// What an update of a dataset's names and descriptions changes; `None` keeps it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DatasetUpdate {
+    pub name: Option<String>,
+    pub table_name: Option<String>,
+    pub description: Option<String>,
+    /// The whole set of column notes after the change.
+    pub column_notes: Option<Vec<ColumnNote>>,
 }
 
 /// The dataset catalog. Every read is scoped to an owner.
@@ -30,6 +42,9 @@ pub trait Catalog: Send + Sync {
     async fn mark_ready(&self, id: &DatasetId, outcome: &IngestOutcome) -> Result<Option<Dataset>>;
     /// PROCESSING → ERROR. `None` when the dataset was deleted meanwhile.
     async fn mark_error(&self, id: &DatasetId, reason: &str) -> Result<Option<Dataset>>;
+    /// Changes names and descriptions. `None` when the owner has no such dataset; a table name
+    /// another of the owner's datasets has is `ALREADY_EXISTS`.
+    async fn update(&self, owner: &UserId, id: &DatasetId, update: &DatasetUpdate) -> Result<Option<Dataset>>;
     /// Removes the catalog row; false when there was none for this owner.
     async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool>;
     /// Every dataset still PROCESSING (after a restart these were interrupted).

@@ -21,6 +21,10 @@ pub trait DatasetEngine: Send + Sync {
     /// Ingests `source` (a staged upload) as the dataset's content. Content problems are
     /// `ErrorCode::IngestError` with a reason a person understands.
     async fn ingest(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome>;
+    /// Writes a query's whole result as the dataset's content, with the result's column types.
+    /// Columns that have no exact stored form (nested values, intervals, times with a zone) are
+    /// refused (`VALIDATION_ERROR`), never written approximately.
+    async fn materialize(&self, dataset: &Dataset, table: &Table) -> Result<IngestOutcome>;
     /// The first `limit` rows.
     async fn preview(&self, dataset: &Dataset, limit: u32) -> Result<Table>;
     async fn statistics(&self, dataset: &Dataset) -> Result<DatasetStatistics>;

@@ -24,4 +24,7 @@ pub struct SqlOutcome {
 pub trait SqlEngine: Send + Sync {
     /// `tables` are the caller's READY datasets; only those the query names are made visible.
     async fn run(&self, owner: &UserId, sql: &str, tables: &[Dataset], max_rows: u64) -> Result<SqlOutcome>;
+    /// `sql` with its references to table `from` renamed to `to` (`SQL_POLICY_VIOLATION` when it
+    /// is not one SELECT).
+    fn rename_table(&self, sql: &str, from: &str, to: &str) -> Result<String>;
 }

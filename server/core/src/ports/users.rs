@@ -5,9 +5,10 @@ use crate::error::Result;
 use crate::ids::{ApiKeyId, UserId};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 
 /// A stored user.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct User {
     pub id: UserId,
     pub name: String,
@@ -18,7 +19,7 @@ pub struct User {
 }
 
 /// An API key as people see it: never the token, only its first characters.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiKey {
     pub id: ApiKeyId,
     pub user: UserId,

@@ -124,6 +124,8 @@ pub struct Services {
     pub query: QueryService,
     pub history: RunHistory,
     pub memory: MemoryService,
+    pub curation: crate::curation::CurationService,
+    pub admin: crate::admin::AdminService,
     pub audit: Arc<dyn AuditLog>,
     pub system: SystemInfo,
 }

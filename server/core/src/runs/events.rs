@@ -21,6 +21,22 @@ pub struct RunEvent {
 }
 
 impl RunEvent {
+    /// The event as the log keeps it: a secret meant to be shown once (a new API key's token)
+    /// blanked. Live subscribers get the event itself; a replay gets this.
+    pub fn for_storage(&self) -> std::borrow::Cow<'_, Self> {
+        let EventPayload::ToolResult { rich: Some(RichResult::Account { token, .. }), .. } = &self.payload else {
+            return std::borrow::Cow::Borrowed(self);
+        };
+        if token.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut stored = self.clone();
+        if let EventPayload::ToolResult { rich: Some(RichResult::Account { token, .. }), .. } = &mut stored.payload {
+            token.clear();
+        }
+        std::borrow::Cow::Owned(stored)
+    }
+
     pub fn is_terminal(&self) -> bool {
         matches!(self.payload, EventPayload::RunCompleted { .. })
     }
@@ -187,10 +203,10 @@ pub enum RichResult {
         datasets: Vec<Dataset>,
     },
     DeletedDataset {
-        dataset: Dataset,
+        dataset: Box<Dataset>,
     },
     DatasetDetail {
-        dataset: Dataset,
+        dataset: Box<Dataset>,
         sample: Option<Table>,
     },
     Table {
@@ -215,6 +231,26 @@ pub enum RichResult {
     Run {
         run: Box<RunRecord>,
         capsule: Box<Capsule>,
+    },
+    /// A dataset after a change the assistant made (`renamed`, `described`, `saved`).
+    DatasetChanged {
+        change: String,
+        dataset: Box<Dataset>,
+    },
+    /// A verified query after a change (`saved`, `deleted`).
+    SavedQuery {
+        change: String,
+        query: crate::ports::SavedQuery,
+    },
+    /// A user or API key after an admin change (`user_created`, `role_changed`, `deactivated`,
+    /// `reactivated`, `key_created`, `key_revoked`). `token` is a new key's secret: delivered live
+    /// once, to the person; the stored event has it blank ([`RunEvent::for_storage`]).
+    Account {
+        change: String,
+        user: Option<crate::ports::User>,
+        api_key: Option<crate::ports::ApiKey>,
+        #[serde(default)]
+        token: String,
     },
     /// An external MCP tool's whole result (`CallToolResult` as JSON), for the client only: the
     /// model gets a capped text of it, marked as external content.

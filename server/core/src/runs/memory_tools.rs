@@ -30,6 +30,8 @@ const BUT_MEMORY: &[Intent] = &[
     Intent::FileImport,
     Intent::SystemStatus,
     Intent::RunLookup,
+    Intent::DatasetEdit,
+    Intent::AccountAdmin,
 ];
 
 /// The fact a call names, checked.

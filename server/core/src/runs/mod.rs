@@ -3,6 +3,7 @@
 //! port. The models themselves live elsewhere: the offline planner in `aware-planner`, the network
 //! providers and the scripted model in `aware-llm`.
 
+mod admin_tools;
 mod admission;
 pub mod client_call;
 pub mod delivery;
@@ -16,6 +17,7 @@ pub mod router;
 pub mod store;
 pub mod threads;
 pub mod tools;
+mod write_tools;
 
 pub use admission::{ActiveRunInfo, OnBusy};
 pub use client_call::ClientToolCall;

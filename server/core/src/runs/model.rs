@@ -69,6 +69,8 @@ pub struct RunContext {
     pub file_roots: Vec<String>,
     /// What the user asked aware to remember, most relevant to this request first (bounded).
     pub memories: Vec<String>,
+    /// The user's verified (saved) queries that match this request's question.
+    pub verified_queries: Vec<crate::ports::SavedQuery>,
 }
 
 /// One model call.

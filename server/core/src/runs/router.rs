@@ -25,6 +25,10 @@ pub enum Intent {
     ExternalTool,
     /// "remember that …", "forget that …": the user's memory, in so many words.
     Memory,
+    /// Rename or describe a dataset, save a result as one, keep or drop a verified query.
+    DatasetEdit,
+    /// Users, roles and API keys (admins only).
+    AccountAdmin,
 }
 
 /// How far a request may reach.
@@ -148,8 +152,32 @@ pub fn route(text: &str) -> Route {
     if external_tool_in(text).is_some() {
         return r(Intent::ExternalTool, 0.9, false, Risk::Write);
     }
+    // Users, roles and keys, said with their own words ("users per month" is a query).
+    if has(&["revoke", "deactivate", "reactivate", "promote", "demote"])
+        || (has(&["account", "accounts"])
+            && has(&["create", "add", "make", "open", "invite", "new", "disable", "close"]))
+        || (has(&["role"]) && has(&["change", "set", "give", "make"]))
+        || (has(&["key", "keys", "apikey"]) && has(&["api", "create", "new", "issue", "generate"]))
+        || (has(&["user"]) && has(&["create", "add", "invite"]))
+        || (has(&["admin", "analyst", "viewer"]) && has(&["make"]))
+    {
+        return r(Intent::AccountAdmin, 0.8, false, Risk::Write);
+    }
+    let about_queries = has(&["query", "queries", "sql"]);
+    if about_queries && has(&["delete", "remove", "drop", "forget"]) && has(&["saved", "verified"]) {
+        return r(Intent::DatasetEdit, 0.9, false, Risk::Write);
+    }
     if has(&["delete", "remove", "drop", "erase"]) {
         return r(Intent::DatasetAdmin, 0.9, true, Risk::Destructive);
+    }
+    // "rename …", "describe price_eur as …", "save that as a dataset called …", "remember this
+    // query as …".
+    if has(&["rename"])
+        || (has(&["describe", "define"]) && has(&["as", "unit"]))
+        || (has(&["save", "store", "keep", "materialize", "materialise"]) && has(&["dataset", "table"]))
+        || (about_queries && has(&["save", "remember", "keep", "verify"]))
+    {
+        return r(Intent::DatasetEdit, 0.9, true, Risk::Write);
     }
     if run_id_in(text).is_some() {
         return r(Intent::RunLookup, 0.9, false, Risk::Read);
@@ -228,7 +256,9 @@ fn least_risk(intent: Intent) -> Risk {
     match intent {
         Intent::DatasetAdmin => Risk::Destructive,
         // Whatever the tool does: its own risk decides about confirmation.
-        Intent::FileImport | Intent::ExternalTool | Intent::Memory => Risk::Write,
+        Intent::FileImport | Intent::ExternalTool | Intent::Memory | Intent::DatasetEdit | Intent::AccountAdmin => {
+            Risk::Write
+        }
         Intent::ChatOnly
         | Intent::DatasetLookup
         | Intent::Preview

@@ -74,10 +74,21 @@ pub enum ToolName {
     ImportFiles,
     Remember,
     ForgetMemory,
+    RenameDataset,
+    DescribeDataset,
+    SaveQueryAsDataset,
+    SaveQuery,
+    DeleteSavedQuery,
+    CreateUser,
+    ChangeUserRole,
+    DeactivateUser,
+    ReactivateUser,
+    CreateApiKey,
+    RevokeApiKey,
 }
 
 impl ToolName {
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 25] = [
         Self::ListDatasets,
         Self::GetDatasetDetail,
         Self::PreviewRows,
@@ -92,6 +103,17 @@ impl ToolName {
         Self::ImportFiles,
         Self::Remember,
         Self::ForgetMemory,
+        Self::RenameDataset,
+        Self::DescribeDataset,
+        Self::SaveQueryAsDataset,
+        Self::SaveQuery,
+        Self::DeleteSavedQuery,
+        Self::CreateUser,
+        Self::ChangeUserRole,
+        Self::DeactivateUser,
+        Self::ReactivateUser,
+        Self::CreateApiKey,
+        Self::RevokeApiKey,
     ];
 
     /// The name models call the tool by.
@@ -111,6 +133,17 @@ impl ToolName {
             Self::ImportFiles => "import_files",
             Self::Remember => "remember",
             Self::ForgetMemory => "forget_memory",
+            Self::RenameDataset => "rename_dataset",
+            Self::DescribeDataset => "describe_dataset",
+            Self::SaveQueryAsDataset => "save_query_as_dataset",
+            Self::SaveQuery => "save_query",
+            Self::DeleteSavedQuery => "delete_saved_query",
+            Self::CreateUser => "create_user",
+            Self::ChangeUserRole => "change_user_role",
+            Self::DeactivateUser => "deactivate_user",
+            Self::ReactivateUser => "reactivate_user",
+            Self::CreateApiKey => "create_api_key",
+            Self::RevokeApiKey => "revoke_api_key",
         }
     }
 
@@ -205,10 +238,17 @@ impl ToolMeta {
 }
 
 /// The tools that find and describe a dataset, useful to every request about one.
-const DATASET_CONTEXT: &[Intent] =
-    &[Intent::DatasetLookup, Intent::Preview, Intent::Query, Intent::Statistics, Intent::Search, Intent::DatasetAdmin];
+const DATASET_CONTEXT: &[Intent] = &[
+    Intent::DatasetLookup,
+    Intent::Preview,
+    Intent::Query,
+    Intent::Statistics,
+    Intent::Search,
+    Intent::DatasetAdmin,
+    Intent::DatasetEdit,
+];
 
-const READ_ONLY: ToolRisk = ToolRisk { read_only: true, destructive: false, confirmation: None };
+pub(super) const READ_ONLY: ToolRisk = ToolRisk { read_only: true, destructive: false, confirmation: None };
 
 #[async_trait]
 pub trait Tool: Send + Sync {
@@ -261,7 +301,9 @@ pub struct ToolRegistry {
 impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
-        let tools: [Arc<dyn Tool>; 14] = [
+        use super::admin_tools::{ChangeUserRole, CreateApiKey, CreateUser, RevokeApiKey, SetActive};
+        use super::write_tools::{DeleteSavedQuery, DescribeDataset, RenameDataset, SaveQuery, SaveQueryAsDataset};
+        let tools: [Arc<dyn Tool>; 25] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -276,6 +318,17 @@ impl ToolRegistry {
             Arc::new(SearchDatasets),
             Arc::new(super::memory_tools::Remember),
             Arc::new(super::memory_tools::ForgetMemory),
+            Arc::new(RenameDataset),
+            Arc::new(DescribeDataset),
+            Arc::new(SaveQueryAsDataset),
+            Arc::new(SaveQuery),
+            Arc::new(DeleteSavedQuery),
+            Arc::new(CreateUser),
+            Arc::new(ChangeUserRole),
+            Arc::new(SetActive::DEACTIVATE),
+            Arc::new(SetActive::REACTIVATE),
+            Arc::new(CreateApiKey),
+            Arc::new(RevokeApiKey),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str().to_owned(), t)).collect() }
     }
@@ -405,7 +458,7 @@ impl Tool for GetRunStatus {
 struct DeleteDataset;
 
 /// The dataset an argument names: its id, table name or file name (case-insensitive).
-async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> {
+pub(super) async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> {
     let wanted = args
         .get("dataset")
         .and_then(Value::as_str)
@@ -483,7 +536,7 @@ impl Tool for GetDatasetDetail {
                 String::new()
             }
         );
-        Ok(ToolOutput { llm_summary, rich: Some(RichResult::DatasetDetail { dataset, sample }) })
+        Ok(ToolOutput { llm_summary, rich: Some(RichResult::DatasetDetail { dataset: Box::new(dataset), sample }) })
     }
 }
 
@@ -571,29 +624,43 @@ impl Tool for RunSqlQuery {
             "type": "object",
             "properties": {
                 "sql": {"type": "string", "description": "one SELECT or WITH … SELECT"},
+                "verified_query": {"type": "string", "description": "instead of sql: the id of a verified query to run"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000}
             },
-            "required": ["sql"],
             "additionalProperties": false
         })
     }
-    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
-        args.get("sql")
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-            .ok_or_else(|| Error::validation("sql", "a SQL query is required"))?;
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         limit_arg(args, 1000)?;
-        Ok(Prepared { resource: ResourceRef::default(), description: "Run a read-only query".to_owned(), pinned: None })
+        let description = match (string_arg(args, "sql")?.trim(), string_arg(args, "verified_query")?.trim()) {
+            ("", "") => return Err(Error::validation("sql", "a SQL query (or a verified query's id) is required")),
+            (_, "") => "Run a read-only query".to_owned(),
+            ("", id) => {
+                let saved = ctx.services.curation.saved_query(&ctx.caller, id).await?;
+                format!("Run the verified query “{}”", saved.name)
+            }
+            (_, _) => return Err(Error::validation("sql", "send either sql or verified_query, not both")),
+        };
+        Ok(Prepared { resource: ResourceRef::default(), description, pinned: None })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
-        let sql = args.get("sql").and_then(Value::as_str).unwrap_or_default();
-        let answer = ctx
-            .services
-            .query
-            .execute_sql(&ctx.caller, sql, limit_arg(args, 1000)?.unwrap_or(200), ctx.run_id.as_ref())
-            .await?;
+        // The default shows 200 rows, or fewer where the server returns fewer.
+        let limit = limit_arg(args, 1000)?.unwrap_or(200).min(ctx.services.query.max_rows());
+        let verified = string_arg(args, "verified_query")?.trim();
+        let (answer, used) = if verified.is_empty() {
+            let sql = string_arg(args, "sql")?;
+            (ctx.services.query.execute_sql(&ctx.caller, sql, limit, ctx.run_id.as_ref()).await?, None)
+        } else {
+            let saved = ctx.services.curation.saved_query(&ctx.caller, verified).await?;
+            let answer = ctx.services.query.execute_verified(&ctx.caller, &saved, limit, ctx.run_id.as_ref()).await?;
+            (answer, Some(saved.name))
+        };
+        let mut llm_summary = summary::query_result(&answer.table);
+        if let Some(name) = used {
+            llm_summary = format!("Ran the verified query “{name}”. {llm_summary}");
+        }
         Ok(ToolOutput {
-            llm_summary: summary::query_result(&answer.table),
+            llm_summary,
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.executed_sql }),
         })
     }
@@ -655,7 +722,7 @@ impl Tool for ExecuteQueryPlan {
 }
 
 /// A plan from a model's JSON: filter values are plain JSON scalars.
-fn plan_from_json(args: &Value) -> Result<QueryPlan> {
+pub(super) fn plan_from_json(args: &Value) -> Result<QueryPlan> {
     fn scalar(v: &Value, field: &str) -> Result<crate::value::Value> {
         use crate::value::Value as V;
         Ok(match v {
@@ -896,12 +963,12 @@ impl Tool for DeleteDataset {
         let deleted = ctx.services.datasets.delete(&ctx.caller, &d.id).await?;
         Ok(ToolOutput {
             llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
-            rich: Some(RichResult::DeletedDataset { dataset: deleted }),
+            rich: Some(RichResult::DeletedDataset { dataset: Box::new(deleted) }),
         })
     }
 }
 
-fn string_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str> {
+pub(super) fn string_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str> {
     match args.get(name) {
         None | Some(Value::Null) => Ok(""),
         Some(Value::String(s)) => Ok(s),

@@ -1,6 +1,8 @@
 import datetime
 
 from aware.v1 import common_pb2 as _common_pb2
+from aware.v1 import query_pb2 as _query_pb2
+from aware.v1 import run_pb2 as _run_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -26,6 +28,7 @@ class DatasetFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DATASET_FORMAT_PARQUET: _ClassVar[DatasetFormat]
     DATASET_FORMAT_JSON: _ClassVar[DatasetFormat]
     DATASET_FORMAT_NDJSON: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_DERIVED: _ClassVar[DatasetFormat]
 
 class SearchIndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -46,6 +49,7 @@ DATASET_FORMAT_TSV: DatasetFormat
 DATASET_FORMAT_PARQUET: DatasetFormat
 DATASET_FORMAT_JSON: DatasetFormat
 DATASET_FORMAT_NDJSON: DatasetFormat
+DATASET_FORMAT_DERIVED: DatasetFormat
 SEARCH_INDEX_STATE_UNSPECIFIED: SearchIndexState
 SEARCH_INDEX_STATE_INDEXING: SearchIndexState
 SEARCH_INDEX_STATE_NO_TEXT: SearchIndexState
@@ -55,7 +59,7 @@ SEARCH_INDEX_STATE_READY: SearchIndexState
 SEARCH_INDEX_STATE_FAILED: SearchIndexState
 
 class Dataset(_message.Message):
-    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at", "search_index")
+    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at", "search_index", "description", "column_notes", "lineage")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -70,6 +74,9 @@ class Dataset(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     SEARCH_INDEX_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_NOTES_FIELD_NUMBER: _ClassVar[int]
+    LINEAGE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     table_name: str
@@ -84,7 +91,46 @@ class Dataset(_message.Message):
     error: str
     updated_at: _timestamp_pb2.Timestamp
     search_index: SearchIndex
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., search_index: _Optional[_Union[SearchIndex, _Mapping]] = ...) -> None: ...
+    description: str
+    column_notes: _containers.RepeatedCompositeFieldContainer[ColumnNote]
+    lineage: Lineage
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., search_index: _Optional[_Union[SearchIndex, _Mapping]] = ..., description: _Optional[str] = ..., column_notes: _Optional[_Iterable[_Union[ColumnNote, _Mapping]]] = ..., lineage: _Optional[_Union[Lineage, _Mapping]] = ...) -> None: ...
+
+class ColumnNote(_message.Message):
+    __slots__ = ("column", "description", "unit")
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    UNIT_FIELD_NUMBER: _ClassVar[int]
+    column: str
+    description: str
+    unit: str
+    def __init__(self, column: _Optional[str] = ..., description: _Optional[str] = ..., unit: _Optional[str] = ...) -> None: ...
+
+class Lineage(_message.Message):
+    __slots__ = ("sources", "sql", "run_id")
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    sources: _containers.RepeatedCompositeFieldContainer[_run_pb2.DatasetVersion]
+    sql: str
+    run_id: str
+    def __init__(self, sources: _Optional[_Iterable[_Union[_run_pb2.DatasetVersion, _Mapping]]] = ..., sql: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class SavedQuery(_message.Message):
+    __slots__ = ("id", "name", "question", "sql", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    question: str
+    sql: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., question: _Optional[str] = ..., sql: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SearchIndex(_message.Message):
     __slots__ = ("state", "text_columns", "rows", "vector_rows", "embedding_model", "vector_index", "error")
@@ -353,3 +399,79 @@ class SearchDatasetsResponse(_message.Message):
     datasets_searched: int
     note: str
     def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., mode: _Optional[str] = ..., datasets_searched: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+
+class UpdateDatasetRequest(_message.Message):
+    __slots__ = ("dataset_id", "name", "table_name", "description", "column_notes")
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_NOTES_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    name: str
+    table_name: str
+    description: str
+    column_notes: _containers.RepeatedCompositeFieldContainer[ColumnNote]
+    def __init__(self, dataset_id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., description: _Optional[str] = ..., column_notes: _Optional[_Iterable[_Union[ColumnNote, _Mapping]]] = ...) -> None: ...
+
+class UpdateDatasetResponse(_message.Message):
+    __slots__ = ("dataset",)
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ...) -> None: ...
+
+class MaterializeQueryRequest(_message.Message):
+    __slots__ = ("table_name", "sql", "plan")
+    TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    table_name: str
+    sql: str
+    plan: _query_pb2.QueryPlan
+    def __init__(self, table_name: _Optional[str] = ..., sql: _Optional[str] = ..., plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ...) -> None: ...
+
+class MaterializeQueryResponse(_message.Message):
+    __slots__ = ("dataset",)
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ...) -> None: ...
+
+class ListSavedQueriesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListSavedQueriesResponse(_message.Message):
+    __slots__ = ("queries",)
+    QUERIES_FIELD_NUMBER: _ClassVar[int]
+    queries: _containers.RepeatedCompositeFieldContainer[SavedQuery]
+    def __init__(self, queries: _Optional[_Iterable[_Union[SavedQuery, _Mapping]]] = ...) -> None: ...
+
+class SaveQueryRequest(_message.Message):
+    __slots__ = ("name", "question", "sql", "plan")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    question: str
+    sql: str
+    plan: _query_pb2.QueryPlan
+    def __init__(self, name: _Optional[str] = ..., question: _Optional[str] = ..., sql: _Optional[str] = ..., plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ...) -> None: ...
+
+class SaveQueryResponse(_message.Message):
+    __slots__ = ("query",)
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    query: SavedQuery
+    def __init__(self, query: _Optional[_Union[SavedQuery, _Mapping]] = ...) -> None: ...
+
+class DeleteSavedQueryRequest(_message.Message):
+    __slots__ = ("query",)
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    def __init__(self, query: _Optional[str] = ...) -> None: ...
+
+class DeleteSavedQueryResponse(_message.Message):
+    __slots__ = ("query",)
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    query: SavedQuery
+    def __init__(self, query: _Optional[_Union[SavedQuery, _Mapping]] = ...) -> None: ...

@@ -89,6 +89,31 @@ class DatasetsServiceStub:
                 request_serializer=aware_dot_v1_dot_datasets__pb2.SearchDatasetsRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_datasets__pb2.SearchDatasetsResponse.FromString,
                 _registered_method=True)
+        self.UpdateDataset = channel.unary_unary(
+                '/aware.v1.DatasetsService/UpdateDataset',
+                request_serializer=aware_dot_v1_dot_datasets__pb2.UpdateDatasetRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_datasets__pb2.UpdateDatasetResponse.FromString,
+                _registered_method=True)
+        self.MaterializeQuery = channel.unary_unary(
+                '/aware.v1.DatasetsService/MaterializeQuery',
+                request_serializer=aware_dot_v1_dot_datasets__pb2.MaterializeQueryRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_datasets__pb2.MaterializeQueryResponse.FromString,
+                _registered_method=True)
+        self.ListSavedQueries = channel.unary_unary(
+                '/aware.v1.DatasetsService/ListSavedQueries',
+                request_serializer=aware_dot_v1_dot_datasets__pb2.ListSavedQueriesRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_datasets__pb2.ListSavedQueriesResponse.FromString,
+                _registered_method=True)
+        self.SaveQuery = channel.unary_unary(
+                '/aware.v1.DatasetsService/SaveQuery',
+                request_serializer=aware_dot_v1_dot_datasets__pb2.SaveQueryRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_datasets__pb2.SaveQueryResponse.FromString,
+                _registered_method=True)
+        self.DeleteSavedQuery = channel.unary_unary(
+                '/aware.v1.DatasetsService/DeleteSavedQuery',
+                request_serializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryResponse.FromString,
+                _registered_method=True)
 
 
 class DatasetsServiceServicer:
@@ -174,6 +199,49 @@ class DatasetsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateDataset(self, request, context):
+        """UpdateDataset renames a dataset (display name and/or table name; the caller's saved queries
+        that read the old table name follow) and describes it: a description of the dataset and notes
+        (description, unit) on its columns — aware's semantic layer, shown to the assistant with the
+        dataset. Analysts and admins. A table name another of the caller's datasets has is
+        ALREADY_EXISTS.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MaterializeQuery(self, request, context):
+        """MaterializeQuery computes a query (SQL or a QueryPlan) over the caller's datasets in the
+        sandbox, with its limits, and saves the whole result as a new dataset (format DERIVED) with its
+        lineage. A result over the query row limit is RESOURCE_EXHAUSTED and nothing is created.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSavedQueries(self, request, context):
+        """ListSavedQueries lists the caller's verified queries, by name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SaveQuery(self, request, context):
+        """SaveQuery keeps a verified query: a name, the question it answers and its SQL (run once first;
+        kept in canonical form). The assistant answers that question with it from then on, and the
+        run records it (`Run.verified_query`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSavedQuery(self, request, context):
+        """DeleteSavedQuery deletes one of the caller's verified queries, by id or name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DatasetsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -226,6 +294,31 @@ def add_DatasetsServiceServicer_to_server(servicer, server):
                     servicer.SearchDatasets,
                     request_deserializer=aware_dot_v1_dot_datasets__pb2.SearchDatasetsRequest.FromString,
                     response_serializer=aware_dot_v1_dot_datasets__pb2.SearchDatasetsResponse.SerializeToString,
+            ),
+            'UpdateDataset': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateDataset,
+                    request_deserializer=aware_dot_v1_dot_datasets__pb2.UpdateDatasetRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_datasets__pb2.UpdateDatasetResponse.SerializeToString,
+            ),
+            'MaterializeQuery': grpc.unary_unary_rpc_method_handler(
+                    servicer.MaterializeQuery,
+                    request_deserializer=aware_dot_v1_dot_datasets__pb2.MaterializeQueryRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_datasets__pb2.MaterializeQueryResponse.SerializeToString,
+            ),
+            'ListSavedQueries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSavedQueries,
+                    request_deserializer=aware_dot_v1_dot_datasets__pb2.ListSavedQueriesRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_datasets__pb2.ListSavedQueriesResponse.SerializeToString,
+            ),
+            'SaveQuery': grpc.unary_unary_rpc_method_handler(
+                    servicer.SaveQuery,
+                    request_deserializer=aware_dot_v1_dot_datasets__pb2.SaveQueryRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_datasets__pb2.SaveQueryResponse.SerializeToString,
+            ),
+            'DeleteSavedQuery': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSavedQuery,
+                    request_deserializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -503,6 +596,141 @@ class DatasetsService:
             '/aware.v1.DatasetsService/SearchDatasets',
             aware_dot_v1_dot_datasets__pb2.SearchDatasetsRequest.SerializeToString,
             aware_dot_v1_dot_datasets__pb2.SearchDatasetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateDataset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.DatasetsService/UpdateDataset',
+            aware_dot_v1_dot_datasets__pb2.UpdateDatasetRequest.SerializeToString,
+            aware_dot_v1_dot_datasets__pb2.UpdateDatasetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MaterializeQuery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.DatasetsService/MaterializeQuery',
+            aware_dot_v1_dot_datasets__pb2.MaterializeQueryRequest.SerializeToString,
+            aware_dot_v1_dot_datasets__pb2.MaterializeQueryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSavedQueries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.DatasetsService/ListSavedQueries',
+            aware_dot_v1_dot_datasets__pb2.ListSavedQueriesRequest.SerializeToString,
+            aware_dot_v1_dot_datasets__pb2.ListSavedQueriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SaveQuery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.DatasetsService/SaveQuery',
+            aware_dot_v1_dot_datasets__pb2.SaveQueryRequest.SerializeToString,
+            aware_dot_v1_dot_datasets__pb2.SaveQueryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSavedQuery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.DatasetsService/DeleteSavedQuery',
+            aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryRequest.SerializeToString,
+            aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryResponse.FromString,
             options,
             channel_credentials,
             insecure,

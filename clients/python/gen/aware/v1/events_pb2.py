@@ -22,6 +22,7 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from aware.v1 import admin_pb2 as aware_dot_v1_dot_admin__pb2
 from aware.v1 import common_pb2 as aware_dot_v1_dot_common__pb2
 from aware.v1 import datasets_pb2 as aware_dot_v1_dot_datasets__pb2
 from aware.v1 import files_pb2 as aware_dot_v1_dot_files__pb2
@@ -30,73 +31,79 @@ from aware.v1 import run_pb2 as aware_dot_v1_dot_run__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61ware/v1/events.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x17\x61ware/v1/datasets.proto\x1a\x14\x61ware/v1/files.proto\x1a\x14\x61ware/v1/query.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x88\t\n\x0bServerEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\titeration\x18\x04 \x01(\r\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12+\n\x0brun_started\x18\n \x01(\x0b\x32\x14.aware.v1.RunStartedH\x00\x12-\n\x0ctext_started\x18\x0b \x01(\x0b\x32\x15.aware.v1.TextStartedH\x00\x12)\n\ntext_delta\x18\x0c \x01(\x0b\x32\x13.aware.v1.TextDeltaH\x00\x12)\n\ntext_ended\x18\r \x01(\x0b\x32\x13.aware.v1.TextEndedH\x00\x12\x36\n\x11tool_call_started\x18\x0e \x01(\x0b\x32\x19.aware.v1.ToolCallStartedH\x00\x12+\n\x0btool_status\x18\x0f \x01(\x0b\x32\x14.aware.v1.ToolStatusH\x00\x12+\n\x0btool_result\x18\x10 \x01(\x0b\x32\x14.aware.v1.ToolResultH\x00\x12+\n\x0btool_denied\x18\x11 \x01(\x0b\x32\x14.aware.v1.ToolDeniedH\x00\x12?\n\x15\x63onfirmation_required\x18\x12 \x01(\x0b\x32\x1e.aware.v1.ConfirmationRequiredH\x00\x12?\n\x15\x63onfirmation_resolved\x18\x13 \x01(\x0b\x32\x1e.aware.v1.ConfirmationResolvedH\x00\x12/\n\rrun_completed\x18\x14 \x01(\x0b\x32\x16.aware.v1.RunCompletedH\x00\x12\x33\n\x0frouting_decided\x18\x15 \x01(\x0b\x32\x18.aware.v1.RoutingDecidedH\x00\x12-\n\x0cmemory_saved\x18\x16 \x01(\x0b\x32\x15.aware.v1.MemorySavedH\x00\x12\x35\n\x10memory_forgotten\x18\x17 \x01(\x0b\x32\x19.aware.v1.MemoryForgottenH\x00\x12(\n\theartbeat\x18( \x01(\x0b\x32\x13.aware.v1.HeartbeatH\x00\x12\x31\n\x0ereplay_started\x18) \x01(\x0b\x32\x17.aware.v1.ReplayStartedH\x00\x12\x33\n\x0freplay_finished\x18* \x01(\x0b\x32\x18.aware.v1.ReplayFinishedH\x00\x12&\n\x08rejected\x18+ \x01(\x0b\x32\x12.aware.v1.RejectedH\x00\x12&\n\x08\x61\x63\x63\x65pted\x18, \x01(\x0b\x32\x12.aware.v1.AcceptedH\x00\x12/\n\rstate_applied\x18- \x01(\x0b\x32\x16.aware.v1.StateAppliedH\x00\x12/\n\rshutting_down\x18. \x01(\x0b\x32\x16.aware.v1.ShuttingDownH\x00\x42\t\n\x07payload\"\xc7\x01\n\nRunStarted\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x11\n\tuser_text\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04\x12\x16\n\x0emax_iterations\x18\x04 \x01(\r\x12\x15\n\rparent_run_id\x18\x05 \x01(\t\x12\r\n\x05model\x18\x06 \x01(\t\x12\x15\n\rclient_msg_id\x18\x07 \x01(\t\x12$\n\x05tools\x18\x08 \x03(\x0b\x32\x15.aware.v1.ToolListing\"B\n\x0eToolProvenance\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x11\n\tserver_id\x18\x02 \x01(\t\x12\r\n\x05scope\x18\x03 \x01(\t\"X\n\x0bToolListing\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12,\n\nprovenance\x18\x03 \x01(\x0b\x32\x18.aware.v1.ToolProvenance\"!\n\x0bTextStarted\x12\x12\n\nmessage_id\x18\x01 \x01(\t\".\n\tTextDelta\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"\x1f\n\tTextEnded\x12\x12\n\nmessage_id\x18\x01 \x01(\t\"{\n\x08ToolRisk\x12\x11\n\tread_only\x18\x01 \x01(\x08\x12\x13\n\x0b\x64\x65structive\x18\x02 \x01(\x08\x12\x1d\n\x15requires_confirmation\x18\x03 \x01(\x08\x12(\n\x04tier\x18\x04 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\"\xb1\x01\n\x0fToolCallStarted\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12 \n\x04risk\x18\x04 \x01(\x0b\x32\x12.aware.v1.ToolRisk\x12\r\n\x05title\x18\x05 \x01(\t\x12,\n\nprovenance\x18\x06 \x01(\x0b\x32\x18.aware.v1.ToolProvenance\"W\n\nToolStatus\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\"\n\x05phase\x18\x02 \x01(\x0e\x32\x13.aware.v1.ToolPhase\x12\x0f\n\x07message\x18\x03 \x01(\t\"\xfe\x01\n\x0cSystemStatus\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x16\n\x0emodel_provider\x18\x03 \x01(\t\x12\x0f\n\x07storage\x18\x04 \x01(\t\x12\x15\n\rdataset_count\x18\x05 \x01(\r\x12\x15\n\rdataset_bytes\x18\x06 \x01(\x04\x12\x17\n\x0fsandbox_workers\x18\x07 \x01(\r\x12\x1c\n\x14sandbox_workers_busy\x18\x08 \x01(\r\x12\x14\n\x0csearch_index\x18\t \x01(\t\x12\x16\n\x0euptime_seconds\x18\n \x01(\x04\x12\x13\n\x0b\x61\x63tive_runs\x18\x0b \x01(\r\"\x81\x06\n\nToolResult\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x10\n\x08is_error\x18\x03 \x01(\x08\x12\x13\n\x0bllm_summary\x18\x04 \x01(\t\x12\x1e\n\x05\x65rror\x18\x05 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x04\x12\x14\n\x0c\x65xecuted_sql\x18\x07 \x01(\t\x12 \n\x05table\x18\x14 \x01(\x0b\x32\x0f.aware.v1.TableH\x00\x12-\n\x0c\x64\x61taset_list\x18\x15 \x01(\x0b\x32\x15.aware.v1.DatasetListH\x00\x12\x31\n\x0e\x64\x61taset_detail\x18\x16 \x01(\x0b\x32\x17.aware.v1.DatasetDetailH\x00\x12\x31\n\nstatistics\x18\x17 \x01(\x0b\x32\x1b.aware.v1.DatasetStatisticsH\x00\x12+\n\x0bsearch_hits\x18\x18 \x01(\x0b\x32\x14.aware.v1.SearchHitsH\x00\x12/\n\rsystem_status\x18\x19 \x01(\x0b\x32\x16.aware.v1.SystemStatusH\x00\x12\x37\n\x11\x64irectory_listing\x18\x1a \x01(\x0b\x32\x1a.aware.v1.DirectoryListingH\x00\x12/\n\rimport_report\x18\x1b \x01(\x0b\x32\x16.aware.v1.ImportReportH\x00\x12)\n\nquery_plan\x18\x1c \x01(\x0b\x32\x13.aware.v1.QueryPlanH\x00\x12\x1c\n\x03run\x18\x1d \x01(\x0b\x32\r.aware.v1.RunH\x00\x12,\n\x0f\x64\x65leted_dataset\x18\x1e \x01(\x0b\x32\x11.aware.v1.DatasetH\x00\x12,\n\x08\x65xternal\x18\x1f \x01(\x0b\x32\x18.aware.v1.ExternalResultH\x00\x12,\n\nprovenance\x18\x08 \x01(\x0b\x32\x18.aware.v1.ToolProvenanceB\x06\n\x04rich\"F\n\x0e\x45xternalResult\x12\x11\n\tserver_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12\x13\n\x0bresult_json\x18\x03 \x01(\t\"\x81\x01\n\nToolDenied\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\x12,\n\nprovenance\x18\x05 \x01(\x0b\x32\x18.aware.v1.ToolProvenance\"\xbc\x02\n\x14\x43onfirmationRequired\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\'\n\x08resource\x18\x04 \x01(\x0b\x32\x15.aware.v1.ResourceRef\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12(\n\x04tier\x18\x06 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\x12.\n\nexpires_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x61rguments_json\x18\x08 \x01(\t\x12\x1f\n\x17resolved_arguments_json\x18\t \x01(\t\x12\x11\n\tgrantable\x18\n \x01(\x08\"\xac\x01\n\x14\x43onfirmationResolved\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x34\n\nresolution\x18\x03 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\x12\x10\n\x08grant_id\x18\x04 \x01(\t\x12\x1d\n\x15\x65\x64ited_arguments_json\x18\x05 \x01(\t\".\n\x0bMemorySaved\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"2\n\x0fMemoryForgotten\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"i\n\x0eRoutingDecided\x12\x0e\n\x06intent\x18\x01 \x01(\t\x12\x12\n\nconfidence\x18\x02 \x01(\x02\x12\x0c\n\x04risk\x18\x03 \x01(\t\x12\r\n\x05tools\x18\x04 \x03(\t\x12\x16\n\x0ewithheld_tools\x18\x05 \x03(\t\"\x87\x01\n\x0cRunCompleted\x12#\n\x06status\x18\x01 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x1e\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x1e\n\x05usage\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Usage\x12\x12\n\nfinal_text\x18\x04 \x01(\t\"n\n\tActiveRun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12!\n\x05phase\x18\x02 \x01(\x0e\x32\x12.aware.v1.RunPhase\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\x12\x1c\n\x14\x63onfirmation_ms_left\x18\x04 \x01(\x04\"f\n\tHeartbeat\x12/\n\x0bserver_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x0b\x61\x63tive_runs\x18\x02 \x03(\x0b\x32\x13.aware.v1.ActiveRun\"7\n\x0cShuttingDown\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x16\n\x0eretry_after_ms\x18\x02 \x01(\r\"=\n\rReplayStarted\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\x12\x19\n\x11last_seq_at_start\x18\x02 \x01(\x04\"0\n\x0eReplayFinished\x12\x10\n\x08last_seq\x18\x01 \x01(\x04\x12\x0c\n\x04live\x18\x02 \x01(\x08\"~\n\x08Rejected\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12!\n\x04\x63ode\x18\x02 \x01(\x0e\x32\x13.aware.v1.ErrorCode\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x15\n\ractive_run_id\x18\x04 \x01(\t\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\"D\n\x08\x41\x63\x63\x65pted\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06queued\x18\x03 \x01(\x08\"R\n\x0cStateApplied\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04*u\n\x10\x43onfirmationTier\x12!\n\x1d\x43ONFIRMATION_TIER_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43ONFIRMATION_TIER_STANDARD\x10\x01\x12\x1e\n\x1a\x43ONFIRMATION_TIER_ELEVATED\x10\x02*\xff\x01\n\x16\x43onfirmationResolution\x12\'\n#CONFIRMATION_RESOLUTION_UNSPECIFIED\x10\x00\x12$\n CONFIRMATION_RESOLUTION_APPROVED\x10\x01\x12\"\n\x1e\x43ONFIRMATION_RESOLUTION_DENIED\x10\x02\x12#\n\x1f\x43ONFIRMATION_RESOLUTION_EXPIRED\x10\x03\x12%\n!CONFIRMATION_RESOLUTION_CANCELLED\x10\x04\x12&\n\"CONFIRMATION_RESOLUTION_SUPERSEDED\x10\x05*\xb4\x01\n\x08RunPhase\x12\x19\n\x15RUN_PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10RUN_PHASE_QUEUED\x10\x01\x12\x1b\n\x17RUN_PHASE_WAITING_MODEL\x10\x02\x12\x17\n\x13RUN_PHASE_STREAMING\x10\x03\x12\x1c\n\x18RUN_PHASE_EXECUTING_TOOL\x10\x04\x12#\n\x1fRUN_PHASE_AWAITING_CONFIRMATION\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61ware/v1/events.proto\x12\x08\x61ware.v1\x1a\x14\x61ware/v1/admin.proto\x1a\x15\x61ware/v1/common.proto\x1a\x17\x61ware/v1/datasets.proto\x1a\x14\x61ware/v1/files.proto\x1a\x14\x61ware/v1/query.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x88\t\n\x0bServerEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\titeration\x18\x04 \x01(\r\x12\x11\n\tthread_id\x18\x05 \x01(\t\x12+\n\x0brun_started\x18\n \x01(\x0b\x32\x14.aware.v1.RunStartedH\x00\x12-\n\x0ctext_started\x18\x0b \x01(\x0b\x32\x15.aware.v1.TextStartedH\x00\x12)\n\ntext_delta\x18\x0c \x01(\x0b\x32\x13.aware.v1.TextDeltaH\x00\x12)\n\ntext_ended\x18\r \x01(\x0b\x32\x13.aware.v1.TextEndedH\x00\x12\x36\n\x11tool_call_started\x18\x0e \x01(\x0b\x32\x19.aware.v1.ToolCallStartedH\x00\x12+\n\x0btool_status\x18\x0f \x01(\x0b\x32\x14.aware.v1.ToolStatusH\x00\x12+\n\x0btool_result\x18\x10 \x01(\x0b\x32\x14.aware.v1.ToolResultH\x00\x12+\n\x0btool_denied\x18\x11 \x01(\x0b\x32\x14.aware.v1.ToolDeniedH\x00\x12?\n\x15\x63onfirmation_required\x18\x12 \x01(\x0b\x32\x1e.aware.v1.ConfirmationRequiredH\x00\x12?\n\x15\x63onfirmation_resolved\x18\x13 \x01(\x0b\x32\x1e.aware.v1.ConfirmationResolvedH\x00\x12/\n\rrun_completed\x18\x14 \x01(\x0b\x32\x16.aware.v1.RunCompletedH\x00\x12\x33\n\x0frouting_decided\x18\x15 \x01(\x0b\x32\x18.aware.v1.RoutingDecidedH\x00\x12-\n\x0cmemory_saved\x18\x16 \x01(\x0b\x32\x15.aware.v1.MemorySavedH\x00\x12\x35\n\x10memory_forgotten\x18\x17 \x01(\x0b\x32\x19.aware.v1.MemoryForgottenH\x00\x12(\n\theartbeat\x18( \x01(\x0b\x32\x13.aware.v1.HeartbeatH\x00\x12\x31\n\x0ereplay_started\x18) \x01(\x0b\x32\x17.aware.v1.ReplayStartedH\x00\x12\x33\n\x0freplay_finished\x18* \x01(\x0b\x32\x18.aware.v1.ReplayFinishedH\x00\x12&\n\x08rejected\x18+ \x01(\x0b\x32\x12.aware.v1.RejectedH\x00\x12&\n\x08\x61\x63\x63\x65pted\x18, \x01(\x0b\x32\x12.aware.v1.AcceptedH\x00\x12/\n\rstate_applied\x18- \x01(\x0b\x32\x16.aware.v1.StateAppliedH\x00\x12/\n\rshutting_down\x18. \x01(\x0b\x32\x16.aware.v1.ShuttingDownH\x00\x42\t\n\x07payload\"\xc7\x01\n\nRunStarted\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x11\n\tuser_text\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04\x12\x16\n\x0emax_iterations\x18\x04 \x01(\r\x12\x15\n\rparent_run_id\x18\x05 \x01(\t\x12\r\n\x05model\x18\x06 \x01(\t\x12\x15\n\rclient_msg_id\x18\x07 \x01(\t\x12$\n\x05tools\x18\x08 \x03(\x0b\x32\x15.aware.v1.ToolListing\"B\n\x0eToolProvenance\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x11\n\tserver_id\x18\x02 \x01(\t\x12\r\n\x05scope\x18\x03 \x01(\t\"X\n\x0bToolListing\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12,\n\nprovenance\x18\x03 \x01(\x0b\x32\x18.aware.v1.ToolProvenance\"!\n\x0bTextStarted\x12\x12\n\nmessage_id\x18\x01 \x01(\t\".\n\tTextDelta\x12\x12\n\nmessage_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"\x1f\n\tTextEnded\x12\x12\n\nmessage_id\x18\x01 \x01(\t\"{\n\x08ToolRisk\x12\x11\n\tread_only\x18\x01 \x01(\x08\x12\x13\n\x0b\x64\x65structive\x18\x02 \x01(\x08\x12\x1d\n\x15requires_confirmation\x18\x03 \x01(\x08\x12(\n\x04tier\x18\x04 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\"\xb1\x01\n\x0fToolCallStarted\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12 \n\x04risk\x18\x04 \x01(\x0b\x32\x12.aware.v1.ToolRisk\x12\r\n\x05title\x18\x05 \x01(\t\x12,\n\nprovenance\x18\x06 \x01(\x0b\x32\x18.aware.v1.ToolProvenance\"W\n\nToolStatus\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\"\n\x05phase\x18\x02 \x01(\x0e\x32\x13.aware.v1.ToolPhase\x12\x0f\n\x07message\x18\x03 \x01(\t\"\xfe\x01\n\x0cSystemStatus\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x16\n\x0emodel_provider\x18\x03 \x01(\t\x12\x0f\n\x07storage\x18\x04 \x01(\t\x12\x15\n\rdataset_count\x18\x05 \x01(\r\x12\x15\n\rdataset_bytes\x18\x06 \x01(\x04\x12\x17\n\x0fsandbox_workers\x18\x07 \x01(\r\x12\x1c\n\x14sandbox_workers_busy\x18\x08 \x01(\r\x12\x14\n\x0csearch_index\x18\t \x01(\t\x12\x16\n\x0euptime_seconds\x18\n \x01(\x04\x12\x13\n\x0b\x61\x63tive_runs\x18\x0b \x01(\r\"\xa1\x07\n\nToolResult\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x10\n\x08is_error\x18\x03 \x01(\x08\x12\x13\n\x0bllm_summary\x18\x04 \x01(\t\x12\x1e\n\x05\x65rror\x18\x05 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x04\x12\x14\n\x0c\x65xecuted_sql\x18\x07 \x01(\t\x12 \n\x05table\x18\x14 \x01(\x0b\x32\x0f.aware.v1.TableH\x00\x12-\n\x0c\x64\x61taset_list\x18\x15 \x01(\x0b\x32\x15.aware.v1.DatasetListH\x00\x12\x31\n\x0e\x64\x61taset_detail\x18\x16 \x01(\x0b\x32\x17.aware.v1.DatasetDetailH\x00\x12\x31\n\nstatistics\x18\x17 \x01(\x0b\x32\x1b.aware.v1.DatasetStatisticsH\x00\x12+\n\x0bsearch_hits\x18\x18 \x01(\x0b\x32\x14.aware.v1.SearchHitsH\x00\x12/\n\rsystem_status\x18\x19 \x01(\x0b\x32\x16.aware.v1.SystemStatusH\x00\x12\x37\n\x11\x64irectory_listing\x18\x1a \x01(\x0b\x32\x1a.aware.v1.DirectoryListingH\x00\x12/\n\rimport_report\x18\x1b \x01(\x0b\x32\x16.aware.v1.ImportReportH\x00\x12)\n\nquery_plan\x18\x1c \x01(\x0b\x32\x13.aware.v1.QueryPlanH\x00\x12\x1c\n\x03run\x18\x1d \x01(\x0b\x32\r.aware.v1.RunH\x00\x12,\n\x0f\x64\x65leted_dataset\x18\x1e \x01(\x0b\x32\x11.aware.v1.DatasetH\x00\x12,\n\x08\x65xternal\x18\x1f \x01(\x0b\x32\x18.aware.v1.ExternalResultH\x00\x12\x31\n\x0e\x64\x61taset_change\x18  \x01(\x0b\x32\x17.aware.v1.DatasetChangeH\x00\x12\x38\n\x12saved_query_change\x18! \x01(\x0b\x32\x1a.aware.v1.SavedQueryChangeH\x00\x12\x31\n\x0e\x61\x63\x63ount_change\x18\" \x01(\x0b\x32\x17.aware.v1.AccountChangeH\x00\x12,\n\nprovenance\x18\x08 \x01(\x0b\x32\x18.aware.v1.ToolProvenanceB\x06\n\x04rich\"C\n\rDatasetChange\x12\x0e\n\x06\x63hange\x18\x01 \x01(\t\x12\"\n\x07\x64\x61taset\x18\x02 \x01(\x0b\x32\x11.aware.v1.Dataset\"G\n\x10SavedQueryChange\x12\x0e\n\x06\x63hange\x18\x01 \x01(\t\x12#\n\x05query\x18\x02 \x01(\x0b\x32\x14.aware.v1.SavedQuery\"o\n\rAccountChange\x12\x0e\n\x06\x63hange\x18\x01 \x01(\t\x12\x1c\n\x04user\x18\x02 \x01(\x0b\x32\x0e.aware.v1.User\x12!\n\x07\x61pi_key\x18\x03 \x01(\x0b\x32\x10.aware.v1.ApiKey\x12\r\n\x05token\x18\x04 \x01(\t\"F\n\x0e\x45xternalResult\x12\x11\n\tserver_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12\x13\n\x0bresult_json\x18\x03 \x01(\t\"\x81\x01\n\nToolDenied\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\x12,\n\nprovenance\x18\x05 \x01(\x0b\x32\x18.aware.v1.ToolProvenance\"\xbc\x02\n\x14\x43onfirmationRequired\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\'\n\x08resource\x18\x04 \x01(\x0b\x32\x15.aware.v1.ResourceRef\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12(\n\x04tier\x18\x06 \x01(\x0e\x32\x1a.aware.v1.ConfirmationTier\x12.\n\nexpires_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x61rguments_json\x18\x08 \x01(\t\x12\x1f\n\x17resolved_arguments_json\x18\t \x01(\t\x12\x11\n\tgrantable\x18\n \x01(\x08\"\xac\x01\n\x14\x43onfirmationResolved\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x34\n\nresolution\x18\x03 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\x12\x10\n\x08grant_id\x18\x04 \x01(\t\x12\x1d\n\x15\x65\x64ited_arguments_json\x18\x05 \x01(\t\".\n\x0bMemorySaved\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"2\n\x0fMemoryForgotten\x12\x11\n\tmemory_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"i\n\x0eRoutingDecided\x12\x0e\n\x06intent\x18\x01 \x01(\t\x12\x12\n\nconfidence\x18\x02 \x01(\x02\x12\x0c\n\x04risk\x18\x03 \x01(\t\x12\r\n\x05tools\x18\x04 \x03(\t\x12\x16\n\x0ewithheld_tools\x18\x05 \x03(\t\"\x87\x01\n\x0cRunCompleted\x12#\n\x06status\x18\x01 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x1e\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x0f.aware.v1.Error\x12\x1e\n\x05usage\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Usage\x12\x12\n\nfinal_text\x18\x04 \x01(\t\"n\n\tActiveRun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12!\n\x05phase\x18\x02 \x01(\x0e\x32\x12.aware.v1.RunPhase\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\x12\x1c\n\x14\x63onfirmation_ms_left\x18\x04 \x01(\x04\"f\n\tHeartbeat\x12/\n\x0bserver_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x0b\x61\x63tive_runs\x18\x02 \x03(\x0b\x32\x13.aware.v1.ActiveRun\"7\n\x0cShuttingDown\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x16\n\x0eretry_after_ms\x18\x02 \x01(\r\"=\n\rReplayStarted\x12\x11\n\tafter_seq\x18\x01 \x01(\x04\x12\x19\n\x11last_seq_at_start\x18\x02 \x01(\x04\"0\n\x0eReplayFinished\x12\x10\n\x08last_seq\x18\x01 \x01(\x04\x12\x0c\n\x04live\x18\x02 \x01(\x08\"~\n\x08Rejected\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12!\n\x04\x63ode\x18\x02 \x01(\x0e\x32\x13.aware.v1.ErrorCode\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x15\n\ractive_run_id\x18\x04 \x01(\t\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\"D\n\x08\x41\x63\x63\x65pted\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x0e\n\x06queued\x18\x03 \x01(\x08\"R\n\x0cStateApplied\x12\x15\n\rclient_msg_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x18\n\x10ui_state_version\x18\x03 \x01(\x04*u\n\x10\x43onfirmationTier\x12!\n\x1d\x43ONFIRMATION_TIER_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43ONFIRMATION_TIER_STANDARD\x10\x01\x12\x1e\n\x1a\x43ONFIRMATION_TIER_ELEVATED\x10\x02*\xff\x01\n\x16\x43onfirmationResolution\x12\'\n#CONFIRMATION_RESOLUTION_UNSPECIFIED\x10\x00\x12$\n CONFIRMATION_RESOLUTION_APPROVED\x10\x01\x12\"\n\x1e\x43ONFIRMATION_RESOLUTION_DENIED\x10\x02\x12#\n\x1f\x43ONFIRMATION_RESOLUTION_EXPIRED\x10\x03\x12%\n!CONFIRMATION_RESOLUTION_CANCELLED\x10\x04\x12&\n\"CONFIRMATION_RESOLUTION_SUPERSEDED\x10\x05*\xb4\x01\n\x08RunPhase\x12\x19\n\x15RUN_PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10RUN_PHASE_QUEUED\x10\x01\x12\x1b\n\x17RUN_PHASE_WAITING_MODEL\x10\x02\x12\x17\n\x13RUN_PHASE_STREAMING\x10\x03\x12\x1c\n\x18RUN_PHASE_EXECUTING_TOOL\x10\x04\x12#\n\x1fRUN_PHASE_AWAITING_CONFIRMATION\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'aware.v1.events_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CONFIRMATIONTIER']._serialized_start=4953
-  _globals['_CONFIRMATIONTIER']._serialized_end=5070
-  _globals['_CONFIRMATIONRESOLUTION']._serialized_start=5073
-  _globals['_CONFIRMATIONRESOLUTION']._serialized_end=5328
-  _globals['_RUNPHASE']._serialized_start=5331
-  _globals['_RUNPHASE']._serialized_end=5511
-  _globals['_SERVEREVENT']._serialized_start=181
-  _globals['_SERVEREVENT']._serialized_end=1341
-  _globals['_RUNSTARTED']._serialized_start=1344
-  _globals['_RUNSTARTED']._serialized_end=1543
-  _globals['_TOOLPROVENANCE']._serialized_start=1545
-  _globals['_TOOLPROVENANCE']._serialized_end=1611
-  _globals['_TOOLLISTING']._serialized_start=1613
-  _globals['_TOOLLISTING']._serialized_end=1701
-  _globals['_TEXTSTARTED']._serialized_start=1703
-  _globals['_TEXTSTARTED']._serialized_end=1736
-  _globals['_TEXTDELTA']._serialized_start=1738
-  _globals['_TEXTDELTA']._serialized_end=1784
-  _globals['_TEXTENDED']._serialized_start=1786
-  _globals['_TEXTENDED']._serialized_end=1817
-  _globals['_TOOLRISK']._serialized_start=1819
-  _globals['_TOOLRISK']._serialized_end=1942
-  _globals['_TOOLCALLSTARTED']._serialized_start=1945
-  _globals['_TOOLCALLSTARTED']._serialized_end=2122
-  _globals['_TOOLSTATUS']._serialized_start=2124
-  _globals['_TOOLSTATUS']._serialized_end=2211
-  _globals['_SYSTEMSTATUS']._serialized_start=2214
-  _globals['_SYSTEMSTATUS']._serialized_end=2468
-  _globals['_TOOLRESULT']._serialized_start=2471
-  _globals['_TOOLRESULT']._serialized_end=3240
-  _globals['_EXTERNALRESULT']._serialized_start=3242
-  _globals['_EXTERNALRESULT']._serialized_end=3312
-  _globals['_TOOLDENIED']._serialized_start=3315
-  _globals['_TOOLDENIED']._serialized_end=3444
-  _globals['_CONFIRMATIONREQUIRED']._serialized_start=3447
-  _globals['_CONFIRMATIONREQUIRED']._serialized_end=3763
-  _globals['_CONFIRMATIONRESOLVED']._serialized_start=3766
-  _globals['_CONFIRMATIONRESOLVED']._serialized_end=3938
-  _globals['_MEMORYSAVED']._serialized_start=3940
-  _globals['_MEMORYSAVED']._serialized_end=3986
-  _globals['_MEMORYFORGOTTEN']._serialized_start=3988
-  _globals['_MEMORYFORGOTTEN']._serialized_end=4038
-  _globals['_ROUTINGDECIDED']._serialized_start=4040
-  _globals['_ROUTINGDECIDED']._serialized_end=4145
-  _globals['_RUNCOMPLETED']._serialized_start=4148
-  _globals['_RUNCOMPLETED']._serialized_end=4283
-  _globals['_ACTIVERUN']._serialized_start=4285
-  _globals['_ACTIVERUN']._serialized_end=4395
-  _globals['_HEARTBEAT']._serialized_start=4397
-  _globals['_HEARTBEAT']._serialized_end=4499
-  _globals['_SHUTTINGDOWN']._serialized_start=4501
-  _globals['_SHUTTINGDOWN']._serialized_end=4556
-  _globals['_REPLAYSTARTED']._serialized_start=4558
-  _globals['_REPLAYSTARTED']._serialized_end=4619
-  _globals['_REPLAYFINISHED']._serialized_start=4621
-  _globals['_REPLAYFINISHED']._serialized_end=4669
-  _globals['_REJECTED']._serialized_start=4671
-  _globals['_REJECTED']._serialized_end=4797
-  _globals['_ACCEPTED']._serialized_start=4799
-  _globals['_ACCEPTED']._serialized_end=4867
-  _globals['_STATEAPPLIED']._serialized_start=4869
-  _globals['_STATEAPPLIED']._serialized_end=4951
+  _globals['_CONFIRMATIONTIER']._serialized_start=5390
+  _globals['_CONFIRMATIONTIER']._serialized_end=5507
+  _globals['_CONFIRMATIONRESOLUTION']._serialized_start=5510
+  _globals['_CONFIRMATIONRESOLUTION']._serialized_end=5765
+  _globals['_RUNPHASE']._serialized_start=5768
+  _globals['_RUNPHASE']._serialized_end=5948
+  _globals['_SERVEREVENT']._serialized_start=203
+  _globals['_SERVEREVENT']._serialized_end=1363
+  _globals['_RUNSTARTED']._serialized_start=1366
+  _globals['_RUNSTARTED']._serialized_end=1565
+  _globals['_TOOLPROVENANCE']._serialized_start=1567
+  _globals['_TOOLPROVENANCE']._serialized_end=1633
+  _globals['_TOOLLISTING']._serialized_start=1635
+  _globals['_TOOLLISTING']._serialized_end=1723
+  _globals['_TEXTSTARTED']._serialized_start=1725
+  _globals['_TEXTSTARTED']._serialized_end=1758
+  _globals['_TEXTDELTA']._serialized_start=1760
+  _globals['_TEXTDELTA']._serialized_end=1806
+  _globals['_TEXTENDED']._serialized_start=1808
+  _globals['_TEXTENDED']._serialized_end=1839
+  _globals['_TOOLRISK']._serialized_start=1841
+  _globals['_TOOLRISK']._serialized_end=1964
+  _globals['_TOOLCALLSTARTED']._serialized_start=1967
+  _globals['_TOOLCALLSTARTED']._serialized_end=2144
+  _globals['_TOOLSTATUS']._serialized_start=2146
+  _globals['_TOOLSTATUS']._serialized_end=2233
+  _globals['_SYSTEMSTATUS']._serialized_start=2236
+  _globals['_SYSTEMSTATUS']._serialized_end=2490
+  _globals['_TOOLRESULT']._serialized_start=2493
+  _globals['_TOOLRESULT']._serialized_end=3422
+  _globals['_DATASETCHANGE']._serialized_start=3424
+  _globals['_DATASETCHANGE']._serialized_end=3491
+  _globals['_SAVEDQUERYCHANGE']._serialized_start=3493
+  _globals['_SAVEDQUERYCHANGE']._serialized_end=3564
+  _globals['_ACCOUNTCHANGE']._serialized_start=3566
+  _globals['_ACCOUNTCHANGE']._serialized_end=3677
+  _globals['_EXTERNALRESULT']._serialized_start=3679
+  _globals['_EXTERNALRESULT']._serialized_end=3749
+  _globals['_TOOLDENIED']._serialized_start=3752
+  _globals['_TOOLDENIED']._serialized_end=3881
+  _globals['_CONFIRMATIONREQUIRED']._serialized_start=3884
+  _globals['_CONFIRMATIONREQUIRED']._serialized_end=4200
+  _globals['_CONFIRMATIONRESOLVED']._serialized_start=4203
+  _globals['_CONFIRMATIONRESOLVED']._serialized_end=4375
+  _globals['_MEMORYSAVED']._serialized_start=4377
+  _globals['_MEMORYSAVED']._serialized_end=4423
+  _globals['_MEMORYFORGOTTEN']._serialized_start=4425
+  _globals['_MEMORYFORGOTTEN']._serialized_end=4475
+  _globals['_ROUTINGDECIDED']._serialized_start=4477
+  _globals['_ROUTINGDECIDED']._serialized_end=4582
+  _globals['_RUNCOMPLETED']._serialized_start=4585
+  _globals['_RUNCOMPLETED']._serialized_end=4720
+  _globals['_ACTIVERUN']._serialized_start=4722
+  _globals['_ACTIVERUN']._serialized_end=4832
+  _globals['_HEARTBEAT']._serialized_start=4834
+  _globals['_HEARTBEAT']._serialized_end=4936
+  _globals['_SHUTTINGDOWN']._serialized_start=4938
+  _globals['_SHUTTINGDOWN']._serialized_end=4993
+  _globals['_REPLAYSTARTED']._serialized_start=4995
+  _globals['_REPLAYSTARTED']._serialized_end=5056
+  _globals['_REPLAYFINISHED']._serialized_start=5058
+  _globals['_REPLAYFINISHED']._serialized_end=5106
+  _globals['_REJECTED']._serialized_start=5108
+  _globals['_REJECTED']._serialized_end=5234
+  _globals['_ACCEPTED']._serialized_start=5236
+  _globals['_ACCEPTED']._serialized_end=5304
+  _globals['_STATEAPPLIED']._serialized_start=5306
+  _globals['_STATEAPPLIED']._serialized_end=5388
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 import datetime
 
+from aware.v1 import admin_pb2 as _admin_pb2
 from aware.v1 import common_pb2 as _common_pb2
 from aware.v1 import datasets_pb2 as _datasets_pb2
 from aware.v1 import files_pb2 as _files_pb2
@@ -235,7 +236,7 @@ class SystemStatus(_message.Message):
     def __init__(self, version: _Optional[str] = ..., mode: _Optional[str] = ..., model_provider: _Optional[str] = ..., storage: _Optional[str] = ..., dataset_count: _Optional[int] = ..., dataset_bytes: _Optional[int] = ..., sandbox_workers: _Optional[int] = ..., sandbox_workers_busy: _Optional[int] = ..., search_index: _Optional[str] = ..., uptime_seconds: _Optional[int] = ..., active_runs: _Optional[int] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "provenance")
+    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "dataset_change", "saved_query_change", "account_change", "provenance")
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     IS_ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -255,6 +256,9 @@ class ToolResult(_message.Message):
     RUN_FIELD_NUMBER: _ClassVar[int]
     DELETED_DATASET_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_FIELD_NUMBER: _ClassVar[int]
+    DATASET_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    SAVED_QUERY_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_CHANGE_FIELD_NUMBER: _ClassVar[int]
     PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     tool_call_id: str
     tool_name: str
@@ -275,8 +279,39 @@ class ToolResult(_message.Message):
     run: _run_pb2.Run
     deleted_dataset: _datasets_pb2.Dataset
     external: ExternalResult
+    dataset_change: DatasetChange
+    saved_query_change: SavedQueryChange
+    account_change: AccountChange
     provenance: ToolProvenance
-    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., dataset_change: _Optional[_Union[DatasetChange, _Mapping]] = ..., saved_query_change: _Optional[_Union[SavedQueryChange, _Mapping]] = ..., account_change: _Optional[_Union[AccountChange, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
+
+class DatasetChange(_message.Message):
+    __slots__ = ("change", "dataset")
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    change: str
+    dataset: _datasets_pb2.Dataset
+    def __init__(self, change: _Optional[str] = ..., dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ...) -> None: ...
+
+class SavedQueryChange(_message.Message):
+    __slots__ = ("change", "query")
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    change: str
+    query: _datasets_pb2.SavedQuery
+    def __init__(self, change: _Optional[str] = ..., query: _Optional[_Union[_datasets_pb2.SavedQuery, _Mapping]] = ...) -> None: ...
+
+class AccountChange(_message.Message):
+    __slots__ = ("change", "user", "api_key", "token")
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    change: str
+    user: _admin_pb2.User
+    api_key: _admin_pb2.ApiKey
+    token: str
+    def __init__(self, change: _Optional[str] = ..., user: _Optional[_Union[_admin_pb2.User, _Mapping]] = ..., api_key: _Optional[_Union[_admin_pb2.ApiKey, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ExternalResult(_message.Message):
     __slots__ = ("server_id", "tool", "result_json")

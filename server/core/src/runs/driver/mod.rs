@@ -258,7 +258,7 @@ impl Driver {
             return Ok(());
         }
         let event = self.next_event(payload);
-        self.deps.log.append_event(&event).await?;
+        self.deps.log.append_event(&event.for_storage()).await?;
         self.sent(event);
         Ok(())
     }
@@ -348,6 +348,19 @@ impl Driver {
                     .await
                     .inspect_err(|e| tracing::warn!(error = %e, "cannot read the user's memories"))
                     .unwrap_or_default()
+            },
+            verified_queries: if self.is_tool_run() {
+                Vec::new()
+            } else {
+                self.deps
+                    .services
+                    .curation
+                    .verified_for(&self.ctx.caller, &self.run.record.question)
+                    .await
+                    .inspect_err(|e| tracing::warn!(error = %e, "cannot read the user's saved queries"))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect()
             },
         };
         if let Some(id) = self.open_text.take() {

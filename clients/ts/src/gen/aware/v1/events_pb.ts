@@ -4,9 +4,11 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { ApiKey, User } from "./admin_pb.js";
+import { file_aware_v1_admin } from "./admin_pb.js";
 import type { Error, ErrorCode, ResourceRef, Table, Usage } from "./common_pb.js";
 import { file_aware_v1_common } from "./common_pb.js";
-import type { Dataset, DatasetDetail, DatasetList, DatasetStatistics, SearchHits } from "./datasets_pb.js";
+import type { Dataset, DatasetDetail, DatasetList, DatasetStatistics, SavedQuery, SearchHits } from "./datasets_pb.js";
 import { file_aware_v1_datasets } from "./datasets_pb.js";
 import type { DirectoryListing, ImportReport } from "./files_pb.js";
 import { file_aware_v1_files } from "./files_pb.js";
@@ -22,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/events.proto.
  */
 export const file_aware_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIogJCgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEi0KDG1lbW9yeV9zYXZlZBgWIAEoCzIVLmF3YXJlLnYxLk1lbW9yeVNhdmVkSAASNQoQbWVtb3J5X2ZvcmdvdHRlbhgXIAEoCzIZLmF3YXJlLnYxLk1lbW9yeUZvcmdvdHRlbkgAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQixwEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCRIkCgV0b29scxgIIAMoCzIVLmF3YXJlLnYxLlRvb2xMaXN0aW5nIkIKDlRvb2xQcm92ZW5hbmNlEg4KBnNvdXJjZRgBIAEoCRIRCglzZXJ2ZXJfaWQYAiABKAkSDQoFc2NvcGUYAyABKAkiWAoLVG9vbExpc3RpbmcSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIsCgpwcm92ZW5hbmNlGAMgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiIQoLVGV4dFN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSIuCglUZXh0RGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVkZWx0YRgCIAEoCSIfCglUZXh0RW5kZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJ7CghUb29sUmlzaxIRCglyZWFkX29ubHkYASABKAgSEwoLZGVzdHJ1Y3RpdmUYAiABKAgSHQoVcmVxdWlyZXNfY29uZmlybWF0aW9uGAMgASgIEigKBHRpZXIYBCABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyIrEBCg9Ub29sQ2FsbFN0YXJ0ZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIgCgRyaXNrGAQgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSDQoFdGl0bGUYBSABKAkSLAoKcHJvdmVuYW5jZRgGIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIlcKClRvb2xTdGF0dXMSFAoMdG9vbF9jYWxsX2lkGAEgASgJEiIKBXBoYXNlGAIgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEg8KB21lc3NhZ2UYAyABKAki/gEKDFN5c3RlbVN0YXR1cxIPCgd2ZXJzaW9uGAEgASgJEgwKBG1vZGUYAiABKAkSFgoObW9kZWxfcHJvdmlkZXIYAyABKAkSDwoHc3RvcmFnZRgEIAEoCRIVCg1kYXRhc2V0X2NvdW50GAUgASgNEhUKDWRhdGFzZXRfYnl0ZXMYBiABKAQSFwoPc2FuZGJveF93b3JrZXJzGAcgASgNEhwKFHNhbmRib3hfd29ya2Vyc19idXN5GAggASgNEhQKDHNlYXJjaF9pbmRleBgJIAEoCRIWCg51cHRpbWVfc2Vjb25kcxgKIAEoBBITCgthY3RpdmVfcnVucxgLIAEoDSKBBgoKVG9vbFJlc3VsdBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEhMKC2xsbV9zdW1tYXJ5GAQgASgJEh4KBWVycm9yGAUgASgLMg8uYXdhcmUudjEuRXJyb3ISEwoLZHVyYXRpb25fbXMYBiABKAQSFAoMZXhlY3V0ZWRfc3FsGAcgASgJEiAKBXRhYmxlGBQgASgLMg8uYXdhcmUudjEuVGFibGVIABItCgxkYXRhc2V0X2xpc3QYFSABKAsyFS5hd2FyZS52MS5EYXRhc2V0TGlzdEgAEjEKDmRhdGFzZXRfZGV0YWlsGBYgASgLMhcuYXdhcmUudjEuRGF0YXNldERldGFpbEgAEjEKCnN0YXRpc3RpY3MYFyABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljc0gAEisKC3NlYXJjaF9oaXRzGBggASgLMhQuYXdhcmUudjEuU2VhcmNoSGl0c0gAEi8KDXN5c3RlbV9zdGF0dXMYGSABKAsyFi5hd2FyZS52MS5TeXN0ZW1TdGF0dXNIABI3ChFkaXJlY3RvcnlfbGlzdGluZxgaIAEoCzIaLmF3YXJlLnYxLkRpcmVjdG9yeUxpc3RpbmdIABIvCg1pbXBvcnRfcmVwb3J0GBsgASgLMhYuYXdhcmUudjEuSW1wb3J0UmVwb3J0SAASKQoKcXVlcnlfcGxhbhgcIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAEhwKA3J1bhgdIAEoCzINLmF3YXJlLnYxLlJ1bkgAEiwKD2RlbGV0ZWRfZGF0YXNldBgeIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXRIABIsCghleHRlcm5hbBgfIAEoCzIYLmF3YXJlLnYxLkV4dGVybmFsUmVzdWx0SAASLAoKcHJvdmVuYW5jZRgIIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlQgYKBHJpY2giRgoORXh0ZXJuYWxSZXN1bHQSEQoJc2VydmVyX2lkGAEgASgJEgwKBHRvb2wYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkigQEKClRvb2xEZW5pZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSDAoEY29kZRgEIAEoCRIsCgpwcm92ZW5hbmNlGAUgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UivAIKFENvbmZpcm1hdGlvblJlcXVpcmVkEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEicKCHJlc291cmNlGAQgASgLMhUuYXdhcmUudjEuUmVzb3VyY2VSZWYSEwoLZGVzY3JpcHRpb24YBSABKAkSKAoEdGllchgGIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXISLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOYXJndW1lbnRzX2pzb24YCCABKAkSHwoXcmVzb2x2ZWRfYXJndW1lbnRzX2pzb24YCSABKAkSEQoJZ3JhbnRhYmxlGAogASgIIqwBChRDb25maXJtYXRpb25SZXNvbHZlZBIXCg9jb25maXJtYXRpb25faWQYASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJEjQKCnJlc29sdXRpb24YAyABKA4yIC5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHV0aW9uEhAKCGdyYW50X2lkGAQgASgJEh0KFWVkaXRlZF9hcmd1bWVudHNfanNvbhgFIAEoCSIuCgtNZW1vcnlTYXZlZBIRCgltZW1vcnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCSIyCg9NZW1vcnlGb3Jnb3R0ZW4SEQoJbWVtb3J5X2lkGAEgASgJEgwKBHRleHQYAiABKAkiaQoOUm91dGluZ0RlY2lkZWQSDgoGaW50ZW50GAEgASgJEhIKCmNvbmZpZGVuY2UYAiABKAISDAoEcmlzaxgDIAEoCRINCgV0b29scxgEIAMoCRIWCg53aXRoaGVsZF90b29scxgFIAMoCSKHAQoMUnVuQ29tcGxldGVkEiMKBnN0YXR1cxgBIAEoDjITLmF3YXJlLnYxLlJ1blN0YXR1cxIeCgVlcnJvchgCIAEoCzIPLmF3YXJlLnYxLkVycm9yEh4KBXVzYWdlGAMgASgLMg8uYXdhcmUudjEuVXNhZ2USEgoKZmluYWxfdGV4dBgEIAEoCSJuCglBY3RpdmVSdW4SDgoGcnVuX2lkGAEgASgJEiEKBXBoYXNlGAIgASgOMhIuYXdhcmUudjEuUnVuUGhhc2USEAoIbGFzdF9zZXEYAyABKAQSHAoUY29uZmlybWF0aW9uX21zX2xlZnQYBCABKAQiZgoJSGVhcnRiZWF0Ei8KC3NlcnZlcl90aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgthY3RpdmVfcnVucxgCIAMoCzITLmF3YXJlLnYxLkFjdGl2ZVJ1biI3CgxTaHV0dGluZ0Rvd24SDwoHbWVzc2FnZRgBIAEoCRIWCg5yZXRyeV9hZnRlcl9tcxgCIAEoDSI9Cg1SZXBsYXlTdGFydGVkEhEKCWFmdGVyX3NlcRgBIAEoBBIZChFsYXN0X3NlcV9hdF9zdGFydBgCIAEoBCIwCg5SZXBsYXlGaW5pc2hlZBIQCghsYXN0X3NlcRgBIAEoBBIMCgRsaXZlGAIgASgIIn4KCFJlamVjdGVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSIQoEY29kZRgCIAEoDjITLmF3YXJlLnYxLkVycm9yQ29kZRIPCgdtZXNzYWdlGAMgASgJEhUKDWFjdGl2ZV9ydW5faWQYBCABKAkSEAoIbGFzdF9zZXEYBSABKAQiRAoIQWNjZXB0ZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIlIKDFN0YXRlQXBwbGllZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEKnUKEENvbmZpcm1hdGlvblRpZXISIQodQ09ORklSTUFUSU9OX1RJRVJfVU5TUEVDSUZJRUQQABIeChpDT05GSVJNQVRJT05fVElFUl9TVEFOREFSRBABEh4KGkNPTkZJUk1BVElPTl9USUVSX0VMRVZBVEVEEAIq/wEKFkNvbmZpcm1hdGlvblJlc29sdXRpb24SJwojQ09ORklSTUFUSU9OX1JFU09MVVRJT05fVU5TUEVDSUZJRUQQABIkCiBDT05GSVJNQVRJT05fUkVTT0xVVElPTl9BUFBST1ZFRBABEiIKHkNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0RFTklFRBACEiMKH0NPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0VYUElSRUQQAxIlCiFDT05GSVJNQVRJT05fUkVTT0xVVElPTl9DQU5DRUxMRUQQBBImCiJDT05GSVJNQVRJT05fUkVTT0xVVElPTl9TVVBFUlNFREVEEAUqtAEKCFJ1blBoYXNlEhkKFVJVTl9QSEFTRV9VTlNQRUNJRklFRBAAEhQKEFJVTl9QSEFTRV9RVUVVRUQQARIbChdSVU5fUEhBU0VfV0FJVElOR19NT0RFTBACEhcKE1JVTl9QSEFTRV9TVFJFQU1JTkcQAxIcChhSVU5fUEhBU0VfRVhFQ1VUSU5HX1RPT0wQBBIjCh9SVU5fUEhBU0VfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIogJCgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEi0KDG1lbW9yeV9zYXZlZBgWIAEoCzIVLmF3YXJlLnYxLk1lbW9yeVNhdmVkSAASNQoQbWVtb3J5X2ZvcmdvdHRlbhgXIAEoCzIZLmF3YXJlLnYxLk1lbW9yeUZvcmdvdHRlbkgAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQixwEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCRIkCgV0b29scxgIIAMoCzIVLmF3YXJlLnYxLlRvb2xMaXN0aW5nIkIKDlRvb2xQcm92ZW5hbmNlEg4KBnNvdXJjZRgBIAEoCRIRCglzZXJ2ZXJfaWQYAiABKAkSDQoFc2NvcGUYAyABKAkiWAoLVG9vbExpc3RpbmcSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIsCgpwcm92ZW5hbmNlGAMgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiIQoLVGV4dFN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSIuCglUZXh0RGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVkZWx0YRgCIAEoCSIfCglUZXh0RW5kZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJ7CghUb29sUmlzaxIRCglyZWFkX29ubHkYASABKAgSEwoLZGVzdHJ1Y3RpdmUYAiABKAgSHQoVcmVxdWlyZXNfY29uZmlybWF0aW9uGAMgASgIEigKBHRpZXIYBCABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyIrEBCg9Ub29sQ2FsbFN0YXJ0ZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIgCgRyaXNrGAQgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSDQoFdGl0bGUYBSABKAkSLAoKcHJvdmVuYW5jZRgGIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIlcKClRvb2xTdGF0dXMSFAoMdG9vbF9jYWxsX2lkGAEgASgJEiIKBXBoYXNlGAIgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEg8KB21lc3NhZ2UYAyABKAki/gEKDFN5c3RlbVN0YXR1cxIPCgd2ZXJzaW9uGAEgASgJEgwKBG1vZGUYAiABKAkSFgoObW9kZWxfcHJvdmlkZXIYAyABKAkSDwoHc3RvcmFnZRgEIAEoCRIVCg1kYXRhc2V0X2NvdW50GAUgASgNEhUKDWRhdGFzZXRfYnl0ZXMYBiABKAQSFwoPc2FuZGJveF93b3JrZXJzGAcgASgNEhwKFHNhbmRib3hfd29ya2Vyc19idXN5GAggASgNEhQKDHNlYXJjaF9pbmRleBgJIAEoCRIWCg51cHRpbWVfc2Vjb25kcxgKIAEoBBITCgthY3RpdmVfcnVucxgLIAEoDSKhBwoKVG9vbFJlc3VsdBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEhMKC2xsbV9zdW1tYXJ5GAQgASgJEh4KBWVycm9yGAUgASgLMg8uYXdhcmUudjEuRXJyb3ISEwoLZHVyYXRpb25fbXMYBiABKAQSFAoMZXhlY3V0ZWRfc3FsGAcgASgJEiAKBXRhYmxlGBQgASgLMg8uYXdhcmUudjEuVGFibGVIABItCgxkYXRhc2V0X2xpc3QYFSABKAsyFS5hd2FyZS52MS5EYXRhc2V0TGlzdEgAEjEKDmRhdGFzZXRfZGV0YWlsGBYgASgLMhcuYXdhcmUudjEuRGF0YXNldERldGFpbEgAEjEKCnN0YXRpc3RpY3MYFyABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljc0gAEisKC3NlYXJjaF9oaXRzGBggASgLMhQuYXdhcmUudjEuU2VhcmNoSGl0c0gAEi8KDXN5c3RlbV9zdGF0dXMYGSABKAsyFi5hd2FyZS52MS5TeXN0ZW1TdGF0dXNIABI3ChFkaXJlY3RvcnlfbGlzdGluZxgaIAEoCzIaLmF3YXJlLnYxLkRpcmVjdG9yeUxpc3RpbmdIABIvCg1pbXBvcnRfcmVwb3J0GBsgASgLMhYuYXdhcmUudjEuSW1wb3J0UmVwb3J0SAASKQoKcXVlcnlfcGxhbhgcIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAEhwKA3J1bhgdIAEoCzINLmF3YXJlLnYxLlJ1bkgAEiwKD2RlbGV0ZWRfZGF0YXNldBgeIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXRIABIsCghleHRlcm5hbBgfIAEoCzIYLmF3YXJlLnYxLkV4dGVybmFsUmVzdWx0SAASMQoOZGF0YXNldF9jaGFuZ2UYICABKAsyFy5hd2FyZS52MS5EYXRhc2V0Q2hhbmdlSAASOAoSc2F2ZWRfcXVlcnlfY2hhbmdlGCEgASgLMhouYXdhcmUudjEuU2F2ZWRRdWVyeUNoYW5nZUgAEjEKDmFjY291bnRfY2hhbmdlGCIgASgLMhcuYXdhcmUudjEuQWNjb3VudENoYW5nZUgAEiwKCnByb3ZlbmFuY2UYCCABKAsyGC5hd2FyZS52MS5Ub29sUHJvdmVuYW5jZUIGCgRyaWNoIkMKDURhdGFzZXRDaGFuZ2USDgoGY2hhbmdlGAEgASgJEiIKB2RhdGFzZXQYAiABKAsyES5hd2FyZS52MS5EYXRhc2V0IkcKEFNhdmVkUXVlcnlDaGFuZ2USDgoGY2hhbmdlGAEgASgJEiMKBXF1ZXJ5GAIgASgLMhQuYXdhcmUudjEuU2F2ZWRRdWVyeSJvCg1BY2NvdW50Q2hhbmdlEg4KBmNoYW5nZRgBIAEoCRIcCgR1c2VyGAIgASgLMg4uYXdhcmUudjEuVXNlchIhCgdhcGlfa2V5GAMgASgLMhAuYXdhcmUudjEuQXBpS2V5Eg0KBXRva2VuGAQgASgJIkYKDkV4dGVybmFsUmVzdWx0EhEKCXNlcnZlcl9pZBgBIAEoCRIMCgR0b29sGAIgASgJEhMKC3Jlc3VsdF9qc29uGAMgASgJIoEBCgpUb29sRGVuaWVkEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSDgoGcmVhc29uGAMgASgJEgwKBGNvZGUYBCABKAkSLAoKcHJvdmVuYW5jZRgFIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIrwCChRDb25maXJtYXRpb25SZXF1aXJlZBIXCg9jb25maXJtYXRpb25faWQYASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRInCghyZXNvdXJjZRgEIAEoCzIVLmF3YXJlLnYxLlJlc291cmNlUmVmEhMKC2Rlc2NyaXB0aW9uGAUgASgJEigKBHRpZXIYBiABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyEi4KCmV4cGlyZXNfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmFyZ3VtZW50c19qc29uGAggASgJEh8KF3Jlc29sdmVkX2FyZ3VtZW50c19qc29uGAkgASgJEhEKCWdyYW50YWJsZRgKIAEoCCKsAQoUQ29uZmlybWF0aW9uUmVzb2x2ZWQSFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRI0CgpyZXNvbHV0aW9uGAMgASgOMiAuYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzb2x1dGlvbhIQCghncmFudF9pZBgEIAEoCRIdChVlZGl0ZWRfYXJndW1lbnRzX2pzb24YBSABKAkiLgoLTWVtb3J5U2F2ZWQSEQoJbWVtb3J5X2lkGAEgASgJEgwKBHRleHQYAiABKAkiMgoPTWVtb3J5Rm9yZ290dGVuEhEKCW1lbW9yeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJImkKDlJvdXRpbmdEZWNpZGVkEg4KBmludGVudBgBIAEoCRISCgpjb25maWRlbmNlGAIgASgCEgwKBHJpc2sYAyABKAkSDQoFdG9vbHMYBCADKAkSFgoOd2l0aGhlbGRfdG9vbHMYBSADKAkihwEKDFJ1bkNvbXBsZXRlZBIjCgZzdGF0dXMYASABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSHgoFZXJyb3IYAiABKAsyDy5hd2FyZS52MS5FcnJvchIeCgV1c2FnZRgDIAEoCzIPLmF3YXJlLnYxLlVzYWdlEhIKCmZpbmFsX3RleHQYBCABKAkibgoJQWN0aXZlUnVuEg4KBnJ1bl9pZBgBIAEoCRIhCgVwaGFzZRgCIAEoDjISLmF3YXJlLnYxLlJ1blBoYXNlEhAKCGxhc3Rfc2VxGAMgASgEEhwKFGNvbmZpcm1hdGlvbl9tc19sZWZ0GAQgASgEImYKCUhlYXJ0YmVhdBIvCgtzZXJ2ZXJfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoLYWN0aXZlX3J1bnMYAiADKAsyEy5hd2FyZS52MS5BY3RpdmVSdW4iNwoMU2h1dHRpbmdEb3duEg8KB21lc3NhZ2UYASABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYAiABKA0iPQoNUmVwbGF5U3RhcnRlZBIRCglhZnRlcl9zZXEYASABKAQSGQoRbGFzdF9zZXFfYXRfc3RhcnQYAiABKAQiMAoOUmVwbGF5RmluaXNoZWQSEAoIbGFzdF9zZXEYASABKAQSDAoEbGl2ZRgCIAEoCCJ+CghSZWplY3RlZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiEKBGNvZGUYAiABKA4yEy5hd2FyZS52MS5FcnJvckNvZGUSDwoHbWVzc2FnZRgDIAEoCRIVCg1hY3RpdmVfcnVuX2lkGAQgASgJEhAKCGxhc3Rfc2VxGAUgASgEIkQKCEFjY2VwdGVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEg4KBnF1ZXVlZBgDIAEoCCJSCgxTdGF0ZUFwcGxpZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgDIAEoBCp1ChBDb25maXJtYXRpb25UaWVyEiEKHUNPTkZJUk1BVElPTl9USUVSX1VOU1BFQ0lGSUVEEAASHgoaQ09ORklSTUFUSU9OX1RJRVJfU1RBTkRBUkQQARIeChpDT05GSVJNQVRJT05fVElFUl9FTEVWQVRFRBACKv8BChZDb25maXJtYXRpb25SZXNvbHV0aW9uEicKI0NPTkZJUk1BVElPTl9SRVNPTFVUSU9OX1VOU1BFQ0lGSUVEEAASJAogQ09ORklSTUFUSU9OX1JFU09MVVRJT05fQVBQUk9WRUQQARIiCh5DT05GSVJNQVRJT05fUkVTT0xVVElPTl9ERU5JRUQQAhIjCh9DT05GSVJNQVRJT05fUkVTT0xVVElPTl9FWFBJUkVEEAMSJQohQ09ORklSTUFUSU9OX1JFU09MVVRJT05fQ0FOQ0VMTEVEEAQSJgoiQ09ORklSTUFUSU9OX1JFU09MVVRJT05fU1VQRVJTRURFRBAFKrQBCghSdW5QaGFzZRIZChVSVU5fUEhBU0VfVU5TUEVDSUZJRUQQABIUChBSVU5fUEhBU0VfUVVFVUVEEAESGwoXUlVOX1BIQVNFX1dBSVRJTkdfTU9ERUwQAhIXChNSVU5fUEhBU0VfU1RSRUFNSU5HEAMSHAoYUlVOX1BIQVNFX0VYRUNVVElOR19UT09MEAQSIwofUlVOX1BIQVNFX0FXQUlUSU5HX0NPTkZJUk1BVElPThAFYgZwcm90bzM", [file_aware_v1_admin, file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ServerEvent is one event. Sequenced events (seq ≥ 1) are facts of a run, persisted before they
@@ -694,6 +696,30 @@ export type ToolResult = Message<"aware.v1.ToolResult"> & {
      */
     value: ExternalResult;
     case: "external";
+  } | {
+    /**
+     * A dataset after the assistant renamed, described or saved it.
+     *
+     * @generated from field: aware.v1.DatasetChange dataset_change = 32;
+     */
+    value: DatasetChange;
+    case: "datasetChange";
+  } | {
+    /**
+     * A verified query after the assistant saved or deleted it.
+     *
+     * @generated from field: aware.v1.SavedQueryChange saved_query_change = 33;
+     */
+    value: SavedQueryChange;
+    case: "savedQueryChange";
+  } | {
+    /**
+     * A user or API key after an admin change.
+     *
+     * @generated from field: aware.v1.AccountChange account_change = 34;
+     */
+    value: AccountChange;
+    case: "accountChange";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -708,6 +734,92 @@ export type ToolResult = Message<"aware.v1.ToolResult"> & {
  */
 export const ToolResultSchema: GenMessage<ToolResult> = /*@__PURE__*/
   messageDesc(file_aware_v1_events, 11);
+
+/**
+ * DatasetChange is a dataset after a change: "renamed", "described" or "saved".
+ *
+ * @generated from message aware.v1.DatasetChange
+ */
+export type DatasetChange = Message<"aware.v1.DatasetChange"> & {
+  /**
+   * @generated from field: string change = 1;
+   */
+  change: string;
+
+  /**
+   * @generated from field: aware.v1.Dataset dataset = 2;
+   */
+  dataset?: Dataset | undefined;
+};
+
+/**
+ * Describes the message aware.v1.DatasetChange.
+ * Use `create(DatasetChangeSchema)` to create a new message.
+ */
+export const DatasetChangeSchema: GenMessage<DatasetChange> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 12);
+
+/**
+ * SavedQueryChange is a verified query after a change: "saved" or "deleted".
+ *
+ * @generated from message aware.v1.SavedQueryChange
+ */
+export type SavedQueryChange = Message<"aware.v1.SavedQueryChange"> & {
+  /**
+   * @generated from field: string change = 1;
+   */
+  change: string;
+
+  /**
+   * @generated from field: aware.v1.SavedQuery query = 2;
+   */
+  query?: SavedQuery | undefined;
+};
+
+/**
+ * Describes the message aware.v1.SavedQueryChange.
+ * Use `create(SavedQueryChangeSchema)` to create a new message.
+ */
+export const SavedQueryChangeSchema: GenMessage<SavedQueryChange> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 13);
+
+/**
+ * AccountChange is a user or API key after an admin change: "user_created", "role_changed",
+ * "deactivated", "reactivated", "key_created" or "key_revoked".
+ *
+ * @generated from message aware.v1.AccountChange
+ */
+export type AccountChange = Message<"aware.v1.AccountChange"> & {
+  /**
+   * @generated from field: string change = 1;
+   */
+  change: string;
+
+  /**
+   * @generated from field: aware.v1.User user = 2;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: aware.v1.ApiKey api_key = 3;
+   */
+  apiKey?: ApiKey | undefined;
+
+  /**
+   * A new key's token: only in the live event, shown once to the person; a replay of the run has
+   * it empty (the token is never stored) and the model never sees it.
+   *
+   * @generated from field: string token = 4;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message aware.v1.AccountChange.
+ * Use `create(AccountChangeSchema)` to create a new message.
+ */
+export const AccountChangeSchema: GenMessage<AccountChange> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 14);
 
 /**
  * ExternalResult is what an external MCP server's tool returned.
@@ -736,7 +848,7 @@ export type ExternalResult = Message<"aware.v1.ExternalResult"> & {
  * Use `create(ExternalResultSchema)` to create a new message.
  */
 export const ExternalResultSchema: GenMessage<ExternalResult> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 12);
+  messageDesc(file_aware_v1_events, 15);
 
 /**
  * ToolDenied says the policy gate refused a tool call (the tool is not allowed for this intent,
@@ -781,7 +893,7 @@ export type ToolDenied = Message<"aware.v1.ToolDenied"> & {
  * Use `create(ToolDeniedSchema)` to create a new message.
  */
 export const ToolDeniedSchema: GenMessage<ToolDenied> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 13);
+  messageDesc(file_aware_v1_events, 16);
 
 /**
  * ConfirmationRequired asks a person to approve a tool call. Persisted before it is sent and
@@ -860,7 +972,7 @@ export type ConfirmationRequired = Message<"aware.v1.ConfirmationRequired"> & {
  * Use `create(ConfirmationRequiredSchema)` to create a new message.
  */
 export const ConfirmationRequiredSchema: GenMessage<ConfirmationRequired> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 14);
+  messageDesc(file_aware_v1_events, 17);
 
 /**
  * ConfirmationResolved is broadcast to every subscriber, so other tabs close their dialogs.
@@ -903,7 +1015,7 @@ export type ConfirmationResolved = Message<"aware.v1.ConfirmationResolved"> & {
  * Use `create(ConfirmationResolvedSchema)` to create a new message.
  */
 export const ConfirmationResolvedSchema: GenMessage<ConfirmationResolved> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 15);
+  messageDesc(file_aware_v1_events, 18);
 
 /**
  * MemorySaved: a fact was stored in the user's memory after the run's work (a post-hook): the user
@@ -929,7 +1041,7 @@ export type MemorySaved = Message<"aware.v1.MemorySaved"> & {
  * Use `create(MemorySavedSchema)` to create a new message.
  */
 export const MemorySavedSchema: GenMessage<MemorySaved> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 16);
+  messageDesc(file_aware_v1_events, 19);
 
 /**
  * MemoryForgotten: a stored fact was removed at the user's approved request ("forget that …").
@@ -953,7 +1065,7 @@ export type MemoryForgotten = Message<"aware.v1.MemoryForgotten"> & {
  * Use `create(MemoryForgottenSchema)` to create a new message.
  */
 export const MemoryForgottenSchema: GenMessage<MemoryForgotten> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 17);
+  messageDesc(file_aware_v1_events, 20);
 
 /**
  * RoutingDecided shows how the router read the message and what the policy gate allowed; sent
@@ -1002,7 +1114,7 @@ export type RoutingDecided = Message<"aware.v1.RoutingDecided"> & {
  * Use `create(RoutingDecidedSchema)` to create a new message.
  */
 export const RoutingDecidedSchema: GenMessage<RoutingDecided> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 18);
+  messageDesc(file_aware_v1_events, 21);
 
 /**
  * RunCompleted is the only terminal event; exactly one per run, always last.
@@ -1042,7 +1154,7 @@ export type RunCompleted = Message<"aware.v1.RunCompleted"> & {
  * Use `create(RunCompletedSchema)` to create a new message.
  */
 export const RunCompletedSchema: GenMessage<RunCompleted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 19);
+  messageDesc(file_aware_v1_events, 22);
 
 /**
  * ActiveRun is one run a heartbeat reports on.
@@ -1078,7 +1190,7 @@ export type ActiveRun = Message<"aware.v1.ActiveRun"> & {
  * Use `create(ActiveRunSchema)` to create a new message.
  */
 export const ActiveRunSchema: GenMessage<ActiveRun> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 20);
+  messageDesc(file_aware_v1_events, 23);
 
 /**
  * Heartbeat is sent every 5 s on every open stream (unsequenced).
@@ -1102,7 +1214,7 @@ export type Heartbeat = Message<"aware.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 21);
+  messageDesc(file_aware_v1_events, 24);
 
 /**
  * ShuttingDown is the last message of every open stream when the server stops (SIGTERM): the
@@ -1129,7 +1241,7 @@ export type ShuttingDown = Message<"aware.v1.ShuttingDown"> & {
  * Use `create(ShuttingDownSchema)` to create a new message.
  */
 export const ShuttingDownSchema: GenMessage<ShuttingDown> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 22);
+  messageDesc(file_aware_v1_events, 25);
 
 /**
  * ReplayStarted marks the start of a replay (unsequenced).
@@ -1157,7 +1269,7 @@ export type ReplayStarted = Message<"aware.v1.ReplayStarted"> & {
  * Use `create(ReplayStartedSchema)` to create a new message.
  */
 export const ReplayStartedSchema: GenMessage<ReplayStarted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 23);
+  messageDesc(file_aware_v1_events, 26);
 
 /**
  * ReplayFinished marks the seam between replayed and live events (unsequenced).
@@ -1183,7 +1295,7 @@ export type ReplayFinished = Message<"aware.v1.ReplayFinished"> & {
  * Use `create(ReplayFinishedSchema)` to create a new message.
  */
 export const ReplayFinishedSchema: GenMessage<ReplayFinished> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 24);
+  messageDesc(file_aware_v1_events, 27);
 
 /**
  * Rejected answers one bad client message in-band; the stream stays open (unsequenced).
@@ -1226,7 +1338,7 @@ export type Rejected = Message<"aware.v1.Rejected"> & {
  * Use `create(RejectedSchema)` to create a new message.
  */
 export const RejectedSchema: GenMessage<Rejected> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 25);
+  messageDesc(file_aware_v1_events, 28);
 
 /**
  * Accepted acknowledges a user message: its run id, before the run starts (unsequenced).
@@ -1257,7 +1369,7 @@ export type Accepted = Message<"aware.v1.Accepted"> & {
  * Use `create(AcceptedSchema)` to create a new message.
  */
 export const AcceptedSchema: GenMessage<Accepted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 26);
+  messageDesc(file_aware_v1_events, 29);
 
 /**
  * StateApplied acknowledges a state snapshot (unsequenced).
@@ -1288,7 +1400,7 @@ export type StateApplied = Message<"aware.v1.StateApplied"> & {
  * Use `create(StateAppliedSchema)` to create a new message.
  */
 export const StateAppliedSchema: GenMessage<StateApplied> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 27);
+  messageDesc(file_aware_v1_events, 30);
 
 /**
  * ConfirmationTier says how careful the person should be.
