@@ -200,7 +200,15 @@ mod tests {
             datasets,
             file_roots: vec!["downloads".into()],
             memories: vec![format!("fiscal year {hostile}")],
-            verified_queries: Vec::new(),
+            verified_queries: vec![crate::ports::SavedQuery {
+                id: crate::ids::SavedQueryId::generate(),
+                owner: UserId::local(),
+                name: format!("name {hostile}"),
+                question: format!("question {hostile}"),
+                sql: format!("SELECT 1 -- {hostile}"),
+                created_at: chrono::Utc::now(),
+                updated_at: chrono::Utc::now(),
+            }],
         };
         let prompt = system_prompt(&context);
         let data = data_section(&prompt);
@@ -216,7 +224,10 @@ mod tests {
                     "- and ",
                     "Approved folders",
                     "Facts ",
-                    "- fact "
+                    "- fact ",
+                    "  described as ",
+                    "  column ",
+                    "Verified query "
                 ]
                 .iter()
                 .any(|p| line.starts_with(p)),
