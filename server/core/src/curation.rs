@@ -185,7 +185,7 @@ impl CurationService {
     ) -> Result<Dataset> {
         caller.principal.require(Capability::DatasetWrite)?;
         let table_name = requested_table_name(table_name)?;
-        self.name_is_free(caller, &table_name).await?;
+        self.name_is_free(caller, &table_name, None).await?;
         let answer = self.compute(caller, source, parent).await?;
         if answer.table.truncated {
             return Err(Error::resource_exhausted(format!(
@@ -235,8 +235,15 @@ impl CurationService {
         Ok(ready)
     }
 
-    async fn name_is_free(&self, caller: &Caller, table_name: &str) -> Result<()> {
-        let taken = self.datasets.list(caller, None).await?.into_iter().any(|d| d.table_name == table_name);
+    /// Refuses (`ALREADY_EXISTS`) a table name another of the caller's datasets than `except`
+    /// already has: a name a person chose is never silently suffixed.
+    pub async fn name_is_free(&self, caller: &Caller, table_name: &str, except: Option<&DatasetId>) -> Result<()> {
+        let taken = self
+            .datasets
+            .list(caller, None)
+            .await?
+            .into_iter()
+            .any(|d| d.table_name == table_name && Some(&d.id) != except);
         if taken {
             return Err(Error::new(
                 ErrorCode::AlreadyExists,
@@ -270,11 +277,6 @@ impl CurationService {
             .ok_or_else(|| Error::not_found("saved query", format!("{wanted:?}")).with_field("query"))
     }
 
-    /// The SQL a verified query keeps: the validator's canonical text, after it ran once.
-    pub async fn canonical_sql(&self, caller: &Caller, source: &QuerySource, parent: Option<&RunId>) -> Result<String> {
-        Ok(self.compute(caller, source, parent).await?.executed_sql)
-    }
-
     /// Saves a verified query: the SQL runs once first (so only a query that works is kept, in
     /// its canonical form). A name the caller already uses is `ALREADY_EXISTS`.
     pub async fn save_query(
@@ -295,7 +297,8 @@ impl CurationService {
             )
             .with_field("name"));
         }
-        let sql = self.canonical_sql(caller, source, parent).await?;
+        // Kept in the validator's canonical form, after it ran once.
+        let sql = self.compute(caller, source, parent).await?.executed_sql;
         let now = Utc::now();
         let saved = SavedQuery {
             id: SavedQueryId::generate(),

@@ -883,6 +883,9 @@ impl RunStore for MemoryRuns {
                 capsule.plan_json.clone_from(&child.plan_json);
                 capsule.compiled_sql.clone_from(&child.compiled_sql);
                 capsule.result_summary.clone_from(&child.result_summary);
+                if child.verified_query.is_some() {
+                    capsule.verified_query.clone_from(&child.verified_query);
+                }
                 capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
             }
             capsule.error.clone_from(&run.error);

@@ -25,4 +25,5 @@ async fn the_in_memory_users_keep_their_contract() {
 async fn the_in_memory_conversations_and_memories_keep_their_contracts() {
     aware_core::contract::conversations(&aware_memory::MemoryRuns::default()).await;
     aware_core::contract::memories(&aware_memory::MemoryMemories::default()).await;
+    aware_core::contract::saved_queries(&aware_memory::MemorySavedQueries::default()).await;
 }

@@ -3,9 +3,9 @@
 //! users and API keys. Each ends at a confirmation card (the tools ask); what cannot be read is
 //! asked about, never guessed.
 
-use crate::offline::{named_dataset, text};
+use crate::offline::{call, named_dataset, text};
 use aware_core::dataset::Dataset;
-use aware_core::runs::model::{Message, ModelRequest, ModelToolCall, ModelTurn};
+use aware_core::runs::model::{Message, ModelRequest, ModelTurn};
 use aware_core::runs::router::{Intent, words};
 use aware_core::runs::tools::ToolName;
 use serde_json::{Value, json};
@@ -15,9 +15,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
     let allowed = |tool: ToolName| request.tools.iter().any(|t| t.name == tool.as_str());
     let said = words(question);
     let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
-    let call = |tool: ToolName, args: Value| {
-        Some(ModelTurn { tool_calls: vec![ModelToolCall::new(tool.as_str(), args)], ..ModelTurn::default() })
-    };
+    let call_one = |tool: ToolName, args: Value| Some(call(tool, args));
     let datasets = &request.context.datasets;
     match intent {
         Intent::AccountAdmin => account(question, &said, &allowed),
@@ -25,14 +23,14 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
             let (what, to) = split_last(question, " to ")?;
             let to = last_token(to)?;
             match named_dataset(what, datasets) {
-                Some(d) => call(ToolName::RenameDataset, json!({"dataset": d.table_name, "to": to})),
+                Some(d) => call_one(ToolName::RenameDataset, json!({"dataset": d.table_name, "to": to})),
                 None => Some(text(format!("Which dataset should be renamed to {to}? You have: {}.", names(datasets)))),
             }
         }
         Intent::DatasetEdit if has(&["query", "queries", "sql"]) && has(&["delete", "remove", "drop", "forget"]) => {
             allowed(ToolName::DeleteSavedQuery).then_some(())?;
             let name = quoted(question).or_else(|| split_last(question, "query").map(|(_, n)| clean(n)))?;
-            call(ToolName::DeleteSavedQuery, json!({"query": name}))
+            call_one(ToolName::DeleteSavedQuery, json!({"query": name}))
         }
         Intent::DatasetEdit if has(&["query", "queries", "sql"]) && allowed(ToolName::SaveQuery) => {
             let name = quoted(question).or_else(|| split_last(question, " as ").map(|(_, n)| clean(n)))?;
@@ -40,7 +38,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
                 Some((asked, mut args)) => {
                     args["name"] = json!(name);
                     args["question"] = json!(asked);
-                    call(ToolName::SaveQuery, args)
+                    call_one(ToolName::SaveQuery, args)
                 }
                 None => Some(text("Which query? Ask the question first, then say “remember this query as …”.".into())),
             }
@@ -53,7 +51,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
             match last_query(request.messages) {
                 Some((_, mut args)) => {
                     args["table_name"] = json!(name);
-                    call(ToolName::SaveQueryAsDataset, args)
+                    call_one(ToolName::SaveQueryAsDataset, args)
                 }
                 None => Some(text(
                     "Which result? Ask the question first, then say “save that as a dataset called …”.".into(),
@@ -72,10 +70,12 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
             if let Some(d) = owner {
                 let column = d.columns.iter().find(|c| c.name.eq_ignore_ascii_case(&subject)).map(|c| c.name.clone());
                 let note = json!({"column": column, "description": meaning, "unit": unit_in(&meaning)});
-                return call(ToolName::DescribeDataset, json!({"dataset": d.table_name, "columns": [note]}));
+                return call_one(ToolName::DescribeDataset, json!({"dataset": d.table_name, "columns": [note]}));
             }
             match named_dataset(&subject.replace('_', " "), datasets) {
-                Some(d) => call(ToolName::DescribeDataset, json!({"dataset": d.table_name, "description": meaning})),
+                Some(d) => {
+                    call_one(ToolName::DescribeDataset, json!({"dataset": d.table_name, "description": meaning}))
+                }
                 None => Some(text(format!("No dataset of yours has a column or a name like {subject}."))),
             }
         }
@@ -173,10 +173,7 @@ fn last_query(messages: &[Message]) -> Option<(String, Value)> {
 /// Users, roles and keys.
 fn account(question: &str, said: &[String], allowed: &dyn Fn(ToolName) -> bool) -> Option<ModelTurn> {
     let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
-    let call = |tool: ToolName, args: Value| {
-        allowed(tool)
-            .then(|| ModelTurn { tool_calls: vec![ModelToolCall::new(tool.as_str(), args)], ..ModelTurn::default() })
-    };
+    let offer = |tool: ToolName, args: Value| allowed(tool).then(|| call(tool, args));
     let role = ["viewer", "analyst", "admin"].into_iter().find(|r| said.iter().any(|s| s == r));
     let tokens: Vec<&str> =
         question.split_whitespace().map(|t| t.trim_matches(|c: char| ",.?!'\"“”’".contains(c))).collect();
@@ -198,24 +195,24 @@ fn account(question: &str, said: &[String], allowed: &dyn Fn(ToolName) -> bool) 
     };
     if has(&["revoke"]) {
         return match key {
-            Some(k) => call(ToolName::RevokeApiKey, json!({"key": k})).or_else(|| Some(refused("revoke"))),
+            Some(k) => offer(ToolName::RevokeApiKey, json!({"key": k})).or_else(|| Some(refused("revoke"))),
             None => Some(text("Which key? Give its id (key_…) or the prefix it starts with (aw_…).".into())),
         };
     }
     let Some(person) = person else { return Some(refused("act on")) };
     let turn = if has(&["deactivate", "suspend", "disable"]) {
-        call(ToolName::DeactivateUser, json!({"user": person}))
+        offer(ToolName::DeactivateUser, json!({"user": person}))
     } else if has(&["reactivate", "enable"]) {
-        call(ToolName::ReactivateUser, json!({"user": person}))
+        offer(ToolName::ReactivateUser, json!({"user": person}))
     } else if has(&["key", "keys", "apikey"]) {
-        call(ToolName::CreateApiKey, json!({"user": person}))
+        offer(ToolName::CreateApiKey, json!({"user": person}))
     } else if has(&["create", "add", "invite", "new", "open"]) && has(&["account", "user", "accounts"]) {
         match role {
-            Some(role) => call(ToolName::CreateUser, json!({"name": person, "role": role})),
+            Some(role) => offer(ToolName::CreateUser, json!({"name": person, "role": role})),
             None => return Some(text(format!("Which role should {person} have: viewer, analyst or admin?"))),
         }
     } else if let Some(role) = role.or(has(&["promote"]).then_some("admin")) {
-        call(ToolName::ChangeUserRole, json!({"user": person, "role": role}))
+        offer(ToolName::ChangeUserRole, json!({"user": person, "role": role}))
     } else {
         return Some(text("I can create users, change roles, deactivate or reactivate users, and create or revoke API keys: say which.".into()));
     };

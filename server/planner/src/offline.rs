@@ -113,10 +113,6 @@ impl OfflinePlanner {
         let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
         let intent = route(&question).intent;
         let context = request.context;
-        let call = |tool: ToolName, args: Value| ModelTurn {
-            tool_calls: vec![ModelToolCall::new(tool.as_str(), args)],
-            ..ModelTurn::default()
-        };
         if intent == Intent::ExternalTool
             && let Some(turn) = tools_talk::call_named(request, &question)
         {
@@ -337,6 +333,11 @@ impl OfflinePlanner {
     }
 }
 
+/// A turn that calls one tool.
+pub(crate) fn call(tool: ToolName, args: Value) -> ModelTurn {
+    ModelTurn { tool_calls: vec![ModelToolCall::new(tool.as_str(), args)], ..ModelTurn::default() }
+}
+
 pub(crate) fn text(text: String) -> ModelTurn {
     ModelTurn { text, ..ModelTurn::default() }
 }
@@ -531,10 +532,6 @@ fn files(
         .find(|f| said.iter().any(|w| w == *f))
         .map(|f| format!("*.{f}"))
         .unwrap_or_default();
-    let call = |tool: ToolName, args: Value| ModelTurn {
-        tool_calls: vec![ModelToolCall::new(tool.as_str(), args)],
-        ..ModelTurn::default()
-    };
     match intent {
         Intent::FileBrowse if allowed(ToolName::ListDirectory) => {
             let Some(root) = named.or_else(|| roots.iter().find(|r| *r != "staging")).or(roots.first()) else {

@@ -85,6 +85,35 @@ impl DuckDbEngine {
         duckdb::Connection::open_with_flags(path, config).map_err(|e| Error::internal(format!("open {path:?}: {e}")))
     }
 
+    /// Writes a dataset's content with `write` into its temporary file, then moves it in place
+    /// (dropping the old write-ahead log); a failed attempt leaves nothing behind.
+    async fn write_content<F, Fut>(&self, dataset: &Dataset, write: F) -> Result<IngestOutcome>
+    where
+        F: FnOnce(PathBuf) -> Fut,
+        Fut: std::future::Future<Output = Result<IngestOutcome>>,
+    {
+        let [final_path, final_wal, tmp_path, tmp_wal] = self.paths(dataset);
+        if let Some(dir) = final_path.parent() {
+            tokio::fs::create_dir_all(dir).await?;
+        }
+        for p in [&tmp_path, &tmp_wal] {
+            let _ = tokio::fs::remove_file(p).await;
+        }
+        match write(tmp_path.clone()).await {
+            Ok(outcome) => {
+                let _ = tokio::fs::remove_file(&final_wal).await;
+                tokio::fs::rename(&tmp_path, &final_path).await?;
+                Ok(outcome)
+            }
+            Err(e) => {
+                for p in [&tmp_path, &tmp_wal] {
+                    let _ = tokio::fs::remove_file(p).await;
+                }
+                Err(e)
+            }
+        }
+    }
+
     async fn blocking<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
@@ -125,45 +154,26 @@ impl DatasetEngine for DuckDbEngine {
     }
 
     async fn ingest(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome> {
-        let [final_path, final_wal, tmp_path, tmp_wal] = self.paths(dataset);
-        if let Some(dir) = final_path.parent() {
-            tokio::fs::create_dir_all(dir).await?;
-        }
-        for p in [&tmp_path, &tmp_wal] {
-            let _ = tokio::fs::remove_file(p).await;
-        }
-        let request = IngestRequest {
-            source: source.to_owned(),
-            target: tmp_path.clone(),
-            format,
-            memory_limit_mb: self.config.ingest_memory_mb,
-            threads: self.config.ingest_threads,
-            cpu_seconds: self.config.ingest_timeout.as_secs().max(1) * 2,
-            max_file_bytes: self.config.max_dataset_bytes,
-        };
-        let response = self.run_worker(dataset.owner.as_str(), &request).await;
-        let outcome = match response {
-            Ok(IngestResponse::Ingested { row_count, columns }) => Ok(IngestOutcome {
-                row_count,
-                columns: columns.into_iter().map(|(name, ty)| Column::new(name, ty)).collect(),
-            }),
-            Ok(IngestResponse::Rejected { message }) => Err(Error::new(ErrorCode::IngestError, message)),
-            Ok(IngestResponse::TooBig { message }) => Err(Error::new(ErrorCode::RunnerResourceExceeded, message)),
-            Err(e) => Err(e),
-        };
-        match outcome {
-            Ok(outcome) => {
-                let _ = tokio::fs::remove_file(&final_wal).await;
-                tokio::fs::rename(&tmp_path, &final_path).await?;
-                Ok(outcome)
+        self.write_content(dataset, |target| async move {
+            let request = IngestRequest {
+                source: source.to_owned(),
+                target,
+                format,
+                memory_limit_mb: self.config.ingest_memory_mb,
+                threads: self.config.ingest_threads,
+                cpu_seconds: self.config.ingest_timeout.as_secs().max(1) * 2,
+                max_file_bytes: self.config.max_dataset_bytes,
+            };
+            match self.run_worker(dataset.owner.as_str(), &request).await? {
+                IngestResponse::Ingested { row_count, columns } => Ok(IngestOutcome {
+                    row_count,
+                    columns: columns.into_iter().map(|(name, ty)| Column::new(name, ty)).collect(),
+                }),
+                IngestResponse::Rejected { message } => Err(Error::new(ErrorCode::IngestError, message)),
+                IngestResponse::TooBig { message } => Err(Error::new(ErrorCode::RunnerResourceExceeded, message)),
             }
-            Err(e) => {
-                for p in [&tmp_path, &tmp_wal] {
-                    let _ = tokio::fs::remove_file(p).await;
-                }
-                Err(e)
-            }
-        }
+        })
+        .await
     }
 
     async fn materialize(&self, dataset: &Dataset, table: &Table) -> Result<IngestOutcome> {
@@ -187,26 +197,8 @@ impl DatasetEngine for DuckDbEngine {
                 format!("the result has two columns named {}; give them different names with AS", twice.name),
             ));
         }
-        let [final_path, final_wal, tmp_path, tmp_wal] = self.paths(dataset);
-        if let Some(dir) = final_path.parent() {
-            tokio::fs::create_dir_all(dir).await?;
-        }
         let table = table.clone();
-        let tmp = tmp_path.clone();
-        let written = self.blocking(move |_| write_table(&tmp, &table)).await;
-        match written {
-            Ok(outcome) => {
-                let _ = tokio::fs::remove_file(&final_wal).await;
-                tokio::fs::rename(&tmp_path, &final_path).await?;
-                Ok(outcome)
-            }
-            Err(e) => {
-                for p in [&tmp_path, &tmp_wal] {
-                    let _ = tokio::fs::remove_file(p).await;
-                }
-                Err(e)
-            }
-        }
+        self.write_content(dataset, |target| self.blocking(move |_| write_table(&target, &table))).await
     }
 
     async fn preview(&self, dataset: &Dataset, limit: u32) -> Result<Table> {

@@ -46,4 +46,5 @@ async fn the_sqlite_conversations_and_memories_keep_their_contracts() {
     let (_dir, store) = store().await;
     aware_core::contract::conversations(&store).await;
     aware_core::contract::memories(&store).await;
+    aware_core::contract::saved_queries(&store).await;
 }

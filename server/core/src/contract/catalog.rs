@@ -1,10 +1,12 @@
 //! The contract of the [`Catalog`] and [`Uploads`] ports: table names unique per owner, every
-//! read scoped to its owner, one-way status changes, and uploads that expire once.
+//! read scoped to its owner, one-way status changes, renames and descriptions in place, lineage
+//! kept, and uploads that expire once.
 
 use super::{ana, bo};
-use crate::dataset::{DatasetFormat, DatasetStatus, IngestOutcome};
+use crate::ErrorCode;
+use crate::dataset::{ColumnNote, DatasetFormat, DatasetStatus, IngestOutcome, Lineage};
 use crate::ids::{DatasetId, UploadId, UserId};
-use crate::ports::{Catalog, NewDataset, UploadSession, Uploads};
+use crate::ports::{Catalog, DatasetUpdate, NewDataset, UploadSession, Uploads};
 use crate::value::Column;
 use chrono::{Duration, Utc};
 
@@ -48,14 +50,50 @@ pub async fn catalog(catalog: &dyn Catalog) {
     );
     assert!(catalog.mark_error(&a.id, "late").await.expect("answered").is_none(), "only PROCESSING can change state");
 
+    // Names and descriptions change in place, scoped to the owner; a table name is still unique.
+    let note = ColumnNote { column: "x".into(), description: "units sold".into(), unit: "items".into() };
+    let change = DatasetUpdate {
+        table_name: Some("revenue".into()),
+        description: Some("Sales of 2026".into()),
+        column_notes: Some(vec![note.clone()]),
+        ..DatasetUpdate::default()
+    };
+    let renamed = catalog.update(&me, &a.id, &change).await.expect("updated").expect("mine");
+    assert_eq!(
+        (
+            renamed.table_name.as_str(),
+            renamed.name.as_str(),
+            renamed.description.as_str(),
+            renamed.column_notes.clone()
+        ),
+        ("revenue", "sales.csv", "Sales of 2026", vec![note]),
+        "what is not changed stays"
+    );
+    assert!(catalog.update(&other, &a.id, &change).await.expect("answered").is_none(), "not theirs to change");
+    let clash = DatasetUpdate { table_name: Some("revenue".into()), ..DatasetUpdate::default() };
+    let refused = catalog.update(&me, &b.id, &clash).await.expect_err("a name another dataset has");
+    assert_eq!(refused.code, ErrorCode::AlreadyExists);
+    let change = DatasetUpdate { table_name: Some("sales".into()), ..DatasetUpdate::default() };
+    catalog.update(&me, &a.id, &change).await.expect("renamed back").expect("mine");
+
+    // A dataset saved from a query keeps its lineage.
+    let lineage = Lineage { sources: Vec::new(), sql: "SELECT 1".into(), run_id: "run_1".into() };
+    let derived = NewDataset { lineage: Some(lineage.clone()), ..new_dataset(&other, "derived") };
+    let derived = catalog.insert_processing(derived).await.expect("inserted");
+    assert_eq!(catalog.get(&other, &derived.id).await.expect("read").and_then(|d| d.lineage), Some(lineage));
+
     let failed = catalog.mark_error(&b.id, "The file is empty.").await.expect("marked").expect("still there");
     assert_eq!((failed.status, failed.error.as_deref()), (DatasetStatus::Error, Some("The file is empty.")));
 
     let mine = catalog.list(&me, None).await.expect("listed");
     assert_eq!(mine.iter().map(|d| d.id.clone()).collect::<Vec<_>>(), vec![b.id.clone(), a.id.clone()], "newest first");
     assert_eq!(catalog.list(&me, Some(DatasetStatus::Ready)).await.expect("listed").len(), 1);
-    let processing = catalog.list_processing().await.expect("listed");
-    assert_eq!(processing.iter().map(|d| d.id.clone()).collect::<Vec<_>>(), vec![c.id.clone()], "of every user");
+    let mut processing: Vec<DatasetId> =
+        catalog.list_processing().await.expect("listed").into_iter().map(|d| d.id).collect();
+    processing.sort();
+    let mut expected = vec![c.id.clone(), derived.id.clone()];
+    expected.sort();
+    assert_eq!(processing, expected, "of every user");
 
     assert!(catalog.delete(&me, &a.id).await.expect("deleted"));
     assert!(catalog.get(&me, &a.id).await.expect("read").is_none());

@@ -1,11 +1,12 @@
 //! The contracts of conversations: threads listed, renamed, forked (a run copied with its
 //! transcript and events) and deleted with their runs; session grants in force until expiry or
-//! revocation; an approval's edited arguments kept; feedback on runs; memories per user.
+//! revocation; an approval's edited arguments kept; feedback on runs; memories and saved queries per user.
 
 use super::{ana, bo};
+use crate::ErrorCode;
 use crate::auth::Role;
-use crate::ids::{ConfirmationId, GrantId, MemoryId, RunId, ThreadId, ToolCallId};
-use crate::ports::{Memory, MemoryStore, RunStore};
+use crate::ids::{ConfirmationId, GrantId, MemoryId, RunId, SavedQueryId, ThreadId, ToolCallId};
+use crate::ports::{Memory, MemoryStore, RunStore, SavedQueries, SavedQuery};
 use crate::run::{Feedback, Rating, RunKind, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
 use crate::runs::model::Message;
@@ -231,4 +232,34 @@ pub async fn memories(store: &dyn MemoryStore) {
     assert!(store.memories(&bo()).await.expect("listed")[0].last_used_at.is_none(), "bo's untouched by ana");
     assert!(store.delete_memory(&ana(), &old.id).await.expect("deleted"));
     assert_eq!(texts(store.memories(&ana()).await.expect("listed")), ["revenue is in EUR"]);
+}
+
+/// The saved-queries port: per user, listed by name, names unique per user whatever their case,
+/// deleted and changed by their owner only.
+pub async fn saved_queries(store: &dyn SavedQueries) {
+    let query = |owner, name: &str| SavedQuery {
+        id: SavedQueryId::generate(),
+        owner,
+        name: name.into(),
+        question: name.into(),
+        sql: "SELECT 1".into(),
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    };
+    let (zeta, alpha, bos) = (query(ana(), "Zeta totals"), query(ana(), "alpha counts"), query(bo(), "alpha counts"));
+    for q in [&zeta, &alpha, &bos] {
+        store.insert_saved_query(q).await.expect("saved");
+    }
+    let twice = store.insert_saved_query(&query(ana(), "ZETA TOTALS")).await.expect_err("the same name again");
+    assert_eq!(twice.code, ErrorCode::AlreadyExists);
+    let names = |all: Vec<SavedQuery>| all.into_iter().map(|q| q.name).collect::<Vec<_>>();
+    assert_eq!(names(store.saved_queries(&ana()).await.expect("listed")), ["alpha counts", "Zeta totals"]);
+    store.set_saved_query_sql(&bo(), &zeta.id, "SELECT 2").await.expect("answered");
+    store.set_saved_query_sql(&ana(), &alpha.id, "SELECT 3").await.expect("changed");
+    let sqls: Vec<String> = store.saved_queries(&ana()).await.expect("listed").into_iter().map(|q| q.sql).collect();
+    assert_eq!(sqls, ["SELECT 3", "SELECT 1"], "only the owner changes a query");
+    assert!(!store.delete_saved_query(&bo(), &zeta.id).await.expect("not bo's"));
+    assert!(store.delete_saved_query(&ana(), &zeta.id).await.expect("deleted"));
+    assert_eq!(names(store.saved_queries(&ana()).await.expect("listed")), ["alpha counts"]);
+    assert_eq!(names(store.saved_queries(&bo()).await.expect("listed")), ["alpha counts"]);
 }

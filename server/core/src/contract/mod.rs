@@ -9,7 +9,8 @@
 //! - [`catalog`]: the dataset catalog; [`uploads`]: chunked-upload bookkeeping;
 //! - [`users`]: users and API keys;
 //! - [`conversations`]: threads listed, renamed, forked and deleted, session grants, edited
-//!   approvals, feedback; [`memories`]: each user's remembered facts.
+//!   approvals, feedback; [`memories`]: each user's remembered facts; [`saved_queries`]: each
+//!   user's verified queries.
 //!
 //! The audit log's port only appends; what it keeps is checked through the SQLite adapter's own
 //! reader (`aware-store`'s tests).
@@ -21,7 +22,7 @@ mod run_records;
 mod users;
 
 pub use catalog::{catalog, uploads};
-pub use conversations::{conversations, memories};
+pub use conversations::{conversations, memories, saved_queries};
 pub use run_log::run_log;
 pub use run_records::run_records;
 pub use users::users;

@@ -7,7 +7,9 @@ use crate::ErrorCode;
 use crate::auth::Role;
 use crate::ids::{DatasetId, RunId, ThreadId, ToolCallId};
 use crate::ports::RunStore;
-use crate::run::{Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use crate::run::{
+    Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
+};
 use crate::runs::events::ToolPhase;
 use crate::runs::store::{ChatRun, RunLog, ToolCallRow};
 
@@ -49,10 +51,14 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
         verified_query: None,
         tool_calls: Vec::new(),
     };
-    store
-        .save_capsule(&first.id, &capsule(vec![apartments.clone()], QueryMode::Plan, "SELECT avg(price)", 5))
-        .await
-        .expect("saved");
+    // The first query ran a verified query; the chat run's capsule keeps saying so after a later
+    // query that did not.
+    let verified = VerifiedQueryUse { id: "sq_1".into(), name: "average price".into() };
+    let first_capsule = Capsule {
+        verified_query: Some(verified.clone()),
+        ..capsule(vec![apartments.clone()], QueryMode::Plan, "SELECT avg(price)", 5)
+    };
+    store.save_capsule(&first.id, &first_capsule).await.expect("saved");
     store
         .save_capsule(&second.id, &capsule(vec![apartments.clone(), churn.clone()], QueryMode::Sql, "SELECT 1", 7))
         .await
@@ -66,6 +72,7 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     assert_eq!((run.status, run.kind, run.usage.input_tokens), (RunStatus::Succeeded, RunKind::QueryPlan, 100));
     assert!(run.completed_at.is_some(), "a finished run has an end");
     assert_eq!(caps.compiled_sql.as_deref(), Some("SELECT avg(price)"));
+    assert_eq!(caps.verified_query.as_ref(), Some(&verified), "stored with its capsule");
     let (run, _) = store.get_run(&me, &second.id).await.expect("read").expect("stored");
     assert_eq!(run.error.as_ref().map(|e| e.code), Some(ErrorCode::RunnerTimeout));
     assert!(store.get_run(&me, &theirs.id).await.expect("read").is_none(), "another user's run does not exist");
@@ -90,6 +97,7 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     assert_eq!(caps.datasets, [apartments, churn]);
     assert_eq!((caps.query_mode, caps.compiled_sql.as_deref()), (QueryMode::Sql, Some("SELECT 1")));
     assert_eq!(caps.exec_time_ms, Some(12));
+    assert_eq!(caps.verified_query, Some(verified));
     assert_eq!(caps.tool_calls, [call]);
 
     let mine: Vec<RunId> =

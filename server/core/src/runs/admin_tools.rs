@@ -1,7 +1,8 @@
 //! The assistant's ELEVATED tools: users, roles and API keys (`crate::admin::AdminService`).
 //! Admins only, every call waits for a person's approval on a warning card, and none can be
-//! allowed for a while. A new key's token reaches the person once, in the rich result; the model
-//! is told only that a key was made and its prefix.
+//! allowed for a while (an ELEVATED call never makes a session grant: `tools::grant_class_for`).
+//! A new key's token reaches the person once, in the rich result; the model is told only that a
+//! key was made and its prefix.
 
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::router::Intent;
@@ -43,16 +44,6 @@ fn account(change: &str, user: Option<User>, api_key: Option<crate::ports::ApiKe
     RichResult::Account { change: change.to_owned(), user, api_key, token }
 }
 
-/// Elevated calls are never allowed for a while (the tier already says so; said here too, so a
-/// tool moved to another tier keeps it).
-macro_rules! never_granted {
-    () => {
-        fn grant_class(&self, _resource: &ResourceRef) -> Option<String> {
-            None
-        }
-    };
-}
-
 pub(super) struct CreateUser;
 
 static CREATEUSER: ToolMeta = ToolMeta {
@@ -73,7 +64,6 @@ impl Tool for CreateUser {
     fn meta(&self) -> &ToolMeta {
         &CREATEUSER
     }
-    never_granted!();
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",
@@ -131,7 +121,6 @@ impl Tool for ChangeUserRole {
     fn meta(&self) -> &ToolMeta {
         &CHANGEROLE
     }
-    never_granted!();
     fn input_schema(&self) -> Value {
         user_schema(json!({"role": {"type": "string", "enum": ["viewer", "analyst", "admin"]}}))
     }
@@ -206,7 +195,6 @@ impl Tool for SetActive {
     fn meta(&self) -> &ToolMeta {
         if self.active { &REACTIVATE } else { &DEACTIVATE }
     }
-    never_granted!();
     fn input_schema(&self) -> Value {
         user_schema(json!({}))
     }
@@ -269,7 +257,6 @@ impl Tool for CreateApiKey {
     fn meta(&self) -> &ToolMeta {
         &CREATEKEY
     }
-    never_granted!();
     fn input_schema(&self) -> Value {
         user_schema(json!({"expires_in_days": {"type": "integer", "minimum": 1, "maximum": 3650}}))
     }
@@ -328,7 +315,6 @@ impl Tool for RevokeApiKey {
     fn meta(&self) -> &ToolMeta {
         &REVOKEKEY
     }
-    never_granted!();
     fn input_schema(&self) -> Value {
         json!({
             "type": "object",

@@ -58,16 +58,10 @@ impl Tool for RenameDataset {
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let d = resolve(ctx, args).await?;
-        let to = requested_table_name(string_arg(args, "to")?)?;
-        let display = Some(string_arg(args, "display_name")?.trim()).filter(|n| !n.is_empty()).unwrap_or(&to);
-        let change =
-            DatasetChange { name: Some(display.to_owned()), table_name: Some(to.clone()), ..DatasetChange::default() };
+        let change = rename_change(args)?;
         CurationService::check(&d, &change)?;
-        if to != d.table_name && ctx.services.datasets.list(&ctx.caller, None).await?.iter().any(|o| o.table_name == to)
-        {
-            return Err(Error::new(crate::ErrorCode::AlreadyExists, format!("you already have a dataset named {to}"))
-                .with_field("to"));
-        }
+        let (to, display) = (change.table_name.unwrap_or_default(), change.name.unwrap_or_default());
+        ctx.services.curation.name_is_free(&ctx.caller, &to, Some(&d.id)).await.map_err(|e| e.with_field("to"))?;
         Ok(Prepared {
             description: format!(
                 "Rename the dataset “{}” (table `{}`) to `{to}`{}. Saved queries that read it follow; SQL you \
@@ -82,11 +76,7 @@ impl Tool for RenameDataset {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let to = requested_table_name(string_arg(args, "to")?)?;
-        let display = Some(string_arg(args, "display_name")?.trim()).filter(|n| !n.is_empty()).unwrap_or(&to);
-        let change =
-            DatasetChange { name: Some(display.to_owned()), table_name: Some(to.clone()), ..DatasetChange::default() };
-        let dataset = ctx.services.curation.update(&ctx.caller, &d.id, &change).await?;
+        let dataset = ctx.services.curation.update(&ctx.caller, &d.id, &rename_change(args)?).await?;
         Ok(ToolOutput {
             llm_summary: format!(
                 "Renamed the dataset: table `{}` is now `{}` (shown as “{}”). To undo, rename it back to `{}`.",
@@ -95,6 +85,13 @@ impl Tool for RenameDataset {
             rich: Some(RichResult::DatasetChanged { change: "renamed".to_owned(), dataset: Box::new(dataset) }),
         })
     }
+}
+
+/// A rename's change: `to` as the table name, and as the display name unless one is given.
+fn rename_change(args: &Value) -> Result<DatasetChange> {
+    let to = requested_table_name(string_arg(args, "to")?)?;
+    let display = Some(string_arg(args, "display_name")?.trim()).filter(|n| !n.is_empty()).unwrap_or(&to).to_owned();
+    Ok(DatasetChange { name: Some(display), table_name: Some(to), ..DatasetChange::default() })
 }
 
 pub(super) struct DescribeDataset;
@@ -263,13 +260,7 @@ impl Tool for SaveQueryAsDataset {
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let name = requested_table_name(string_arg(args, "table_name")?)?;
         let source = query_source(args)?;
-        if ctx.services.datasets.list(&ctx.caller, None).await?.iter().any(|d| d.table_name == name) {
-            return Err(Error::new(
-                crate::ErrorCode::AlreadyExists,
-                format!("you already have a dataset named {name}"),
-            )
-            .with_field("table_name"));
-        }
+        ctx.services.curation.name_is_free(&ctx.caller, &name, None).await?;
         Ok(Prepared {
             description: format!(
                 "Save the result of {} as a new dataset `{name}`. It is computed now, in the sandbox, and keeps \
@@ -375,7 +366,7 @@ static DELETESAVED: ToolMeta = ToolMeta {
     description: Cow::Borrowed("Delete one of the user's verified queries, by name or id. The user approves it first."),
     risk: ASKS_FIRST,
     gate: Gate::Capability(Capability::DatasetWrite),
-    intents: &[Intent::DatasetEdit, Intent::DatasetAdmin],
+    intents: EDITS,
 };
 
 #[async_trait]
