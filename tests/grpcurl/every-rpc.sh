@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every RPC of aware.v1 through grpcurl and server reflection — no .proto files — as an operator
 # would call it. Usage: tests/grpcurl/every-rpc.sh HOST:PORT  (run by tests/rust/grpcurl.rs).
+# With AWARE_IMPORT_DIR set to the server's staging folder (`<data dir>/import`), a file imported
+# from it is refreshed too.
 # Each step prints what it called; any unexpected answer stops the script with a non-zero exit.
 set -euo pipefail
 addr=${1:?usage: every-rpc.sh HOST:PORT}
@@ -149,4 +151,14 @@ expect "$(call DatasetsService/UpdateDataset "{\"dataset_id\":\"$churn\",\"table
 expect "$(call DatasetsService/ListSavedQueries '{}' | json '"churn_2026" in d["queries"][0]["sql"]')" True "a saved query follows a rename"
 expect "$(call DatasetsService/DeleteSavedQuery '{"query":"churn count"}' | json 'd["query"]["name"]')" "churn count" DeleteSavedQuery
 expect_code 67 -d "{\"dataset_id\":\"$churn\",\"table_name\":\"Not A Name\"}" "$addr" aware.v1.DatasetsService/UpdateDataset
+# RefreshDataset: an uploaded dataset has no file to read again (INVALID_ARGUMENT = 64 + 3); one
+# imported from an approved folder is read again when its file changed, and only then.
+expect_code 67 -d "{\"dataset_id\":\"$churn\"}" "$addr" aware.v1.DatasetsService/RefreshDataset
+if [ -n "${AWARE_IMPORT_DIR:-}" ]; then
+  printf 'city,visits\nBarcelona,3\n' > "$AWARE_IMPORT_DIR/recipe_visits.csv"
+  visits=$(call FilesService/ImportFiles '{"root":"staging","paths":["recipe_visits.csv"]}' | json 'd["report"]["files"][0]["dataset"]["id"]')
+  expect "$(call DatasetsService/RefreshDataset "{\"dataset_id\":\"$visits\"}" | json 'd.get("changed", False)')" False "RefreshDataset of an unchanged file"
+  printf 'city,visits\nBarcelona,3\nGirona,5\n' > "$AWARE_IMPORT_DIR/recipe_visits.csv"
+  expect "$(call DatasetsService/RefreshDataset "{\"dataset_id\":\"$visits\"}" | json '(d["changed"], d["previousRowCount"], d["dataset"]["rowCount"])')" "(True, '1', '2')" RefreshDataset
+fi
 echo "every RPC answered as expected" >&2

@@ -77,7 +77,8 @@ async fn write_tools_ask_first_change_what_was_approved_and_say_where_results_ca
 
     // The same question, asked another way on a new thread, is answered with the verified query;
     // a different question is not.
-    let (verified_run, _, _, events) = ask(&web, "", "What's the average price by neighborhood?", true).await;
+    let (verified_run, verified_thread, _, events) =
+        ask(&web, "", "What's the average price by neighborhood?", true).await;
     assert!(tool_results(&events).iter().any(|r| r.tool_name == "run_sql_query" && !r.is_error), "{events:#?}");
     let run = |id: String| {
         let runs = web.runs();
@@ -89,6 +90,17 @@ async fn write_tools_ask_first_change_what_was_approved_and_say_where_results_ca
     assert_eq!(run(other).await.verified_query, None, "a different question is not the verified one");
     assert_eq!(run(first).await.verified_query, None);
 
+    // An answer the verified query gave can be saved as a dataset too: the card shows its SQL.
+    let sent = web.send_message(&verified_thread, "save that as a dataset called verified_hoods", "").await.unwrap();
+    follow(&web, &sent.run_id, |c| {
+        assert_eq!((c.tool_name.as_str(), c.tier()), ("save_query_as_dataset", STANDARD));
+        assert!(c.description.contains(&saved[0].sql), "{}", c.description);
+        true
+    })
+    .await;
+    let kept = dataset(&web, "verified_hoods").await.expect("saved from the verified query's answer");
+    assert_eq!(kept.lineage.unwrap().sources[0].table_name, "barcelona_apartments");
+
     // "Save that as a dataset called …": the last result, saved with its lineage; its rows are the
     // query's rows, computed here independently.
     let (_, _, cards, events) = ask(&web, &thread, "save that as a dataset called top_neighbourhoods", true).await;
@@ -96,6 +108,7 @@ async fn write_tools_ask_first_change_what_was_approved_and_say_where_results_ca
     assert!(tool_results(&events).iter().any(|r| r.tool_name == "save_query_as_dataset" && !r.is_error));
     let derived = dataset(&web, "top_neighbourhoods").await.expect("the saved dataset");
     assert_eq!(pb::DatasetFormat::try_from(derived.format).unwrap(), pb::DatasetFormat::Derived);
+    assert!(derived.version_hash.len() == 64 && derived.size_bytes > 0, "a saved result has a version: {derived:?}");
     let lineage = derived.lineage.clone().expect("lineage");
     let apartments = dataset(&web, "barcelona_apartments").await.unwrap();
     assert_eq!(lineage.sources.len(), 1);
@@ -219,6 +232,7 @@ async fn write_tools_ask_first_change_what_was_approved_and_say_where_results_ca
             ("dataset.describe", "cli"),
             ("dataset.describe", "ai_assistant"),
             ("dataset.rename", "ai_assistant"),
+            ("dataset.materialize", "ai_assistant"),
             ("dataset.materialize", "ai_assistant"),
             ("saved_query.create", "ai_assistant"),
         ],

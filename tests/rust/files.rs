@@ -5,10 +5,12 @@
 //! FIFO, a socket, a device, hidden and key files — every case refused with a clear error and the
 //! server unaffected; listings, partial imports, a file swapped for a link between listing and
 //! import, the caps; the assistant listing a folder, importing three files after approval and
-//! querying one; and connected mode, where the file tools do not exist.
+//! querying one; a dataset refreshed from its changed file (asked first, queries see the new
+//! rows, a broken or missing file changes nothing); and connected mode, where the file tools do
+//! not exist.
 
 use aware_e2e::TestServer;
-use aware_e2e::events::{calls, follow, no_confirmation, results};
+use aware_e2e::events::{calls, follow, no_confirmation, number, results};
 use aware_e2e::fake_llm::{FakeLlm, Kind, Turn, Usage};
 use aware_proto::v1 as pb;
 use aware_proto::v1::files_service_client::FilesServiceClient;
@@ -348,6 +350,154 @@ async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_que
     let asked = follow(&client, &sent.run_id, no_confirmation).await;
     assert_eq!(calls(&asked)[0].0, "execute_query_plan");
     assert_eq!(final_text(&asked), "The total amount in sales_q1 is 300.");
+}
+
+/// "Refresh the sales dataset": a STANDARD card naming the file; denied, nothing changes;
+/// approved, the file's new rows and columns replace the old (a note on a column that is gone
+/// goes with it) and the next query sees them. The same bytes again change nothing; a file that
+/// no longer ingests, or is gone, leaves the dataset as it was; an uploaded dataset has no file to
+/// read again. Each refresh is audited with its source.
+#[tokio::test]
+async fn a_dataset_is_refreshed_from_its_changed_file_only_after_approval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let downloads = tmp.path().join("Downloads");
+    let file = downloads.join("sales.csv");
+    write(&file, "region,amount,rep\nnorth,120,ana\nsouth,80,joan\neast,100,ana\n");
+    let root = format!("downloads={}", downloads.display());
+    let server = TestServer::start(&["--files-root", &root]);
+    let web = aware_client::AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let api = aware_client::AwareClient::connect(&server.url(), None, "api").await.unwrap();
+    let imported = api
+        .files()
+        .import_files(pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["sales.csv".into()] })
+        .await
+        .unwrap()
+        .into_inner()
+        .report
+        .unwrap();
+    let sales = imported.files[0].dataset.clone().expect("imported");
+    let origin = sales.origin.clone().expect("the import records its file");
+    assert_eq!((origin.root.as_str(), origin.path.as_str()), ("downloads", "sales.csv"));
+    let notes = ["rep", "amount"].map(|c| pb::ColumnNote {
+        column: c.into(),
+        description: format!("the {c}"),
+        unit: String::new(),
+    });
+    api.datasets()
+        .update_dataset(pb::UpdateDatasetRequest {
+            dataset_id: sales.id.clone(),
+            column_notes: notes.to_vec(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(number(&server, "SELECT sum(amount) FROM sales").await, "300");
+
+    write(&file, "region,amount,channel\nnorth,120,web\nsouth,80,shop\neast,100,web\nwest,50,web\n");
+    let get = |id: String| {
+        let datasets = api.datasets();
+        async move {
+            datasets
+                .clone()
+                .get_dataset(pb::GetDatasetRequest { dataset_id: id, sample_rows: Some(0) })
+                .await
+                .unwrap()
+                .into_inner()
+                .dataset
+                .unwrap()
+        }
+    };
+    let refresh = |approve: bool| {
+        let web = web.clone();
+        async move {
+            let sent = web.send_message("", "refresh the sales dataset", "").await.unwrap();
+            follow(&web, &sent.run_id, |c| {
+                assert_eq!((c.tool_name.as_str(), c.tier()), ("refresh_dataset", pb::ConfirmationTier::Standard));
+                assert!(c.description.contains("downloads:sales.csv"), "the card names the file: {}", c.description);
+                approve
+            })
+            .await
+        }
+    };
+    refresh(false).await;
+    let unchanged = get(sales.id.clone()).await;
+    assert_eq!(
+        (unchanged.row_count, unchanged.version_hash.as_str()),
+        (3, sales.version_hash.as_str()),
+        "denied: nothing changed"
+    );
+    assert_eq!(number(&server, "SELECT sum(amount) FROM sales").await, "300");
+
+    let done = refresh(true).await;
+    let result = results(&done).into_iter().find(|r| r.tool_name == "refresh_dataset").expect("the refresh ran");
+    assert!(!result.is_error, "{result:?}");
+    assert!(
+        result.llm_summary.contains("3 rows before, 4 now")
+            && result.llm_summary.contains("new columns: channel")
+            && result.llm_summary.contains("columns gone: rep"),
+        "{}",
+        result.llm_summary
+    );
+    let fresh = get(sales.id.clone()).await;
+    assert_eq!(fresh.row_count, 4);
+    assert_ne!(fresh.version_hash, sales.version_hash);
+    let columns: Vec<&str> = fresh.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(columns, ["region", "amount", "channel"]);
+    let noted: Vec<&str> = fresh.column_notes.iter().map(|n| n.column.as_str()).collect();
+    assert_eq!(noted, ["amount"], "the note on the column that is gone goes with it");
+    assert_eq!(number(&server, "SELECT sum(amount) FROM sales").await, "350", "queries see the new rows");
+
+    // The same bytes: nothing to do.
+    let again = api
+        .datasets()
+        .refresh_dataset(pb::RefreshDatasetRequest { dataset_id: sales.id.clone() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!again.changed);
+    assert_eq!((again.previous_row_count, again.dataset.unwrap().version_hash), (4, fresh.version_hash.clone()));
+
+    // A file that no longer ingests, then no file at all: refused, and the dataset is as it was.
+    std::fs::write(&file, [0u8, 159, 146, 150, 0, 1, 2, 3, 255, 254]).unwrap();
+    let broken =
+        api.datasets().refresh_dataset(pb::RefreshDatasetRequest { dataset_id: sales.id.clone() }).await.unwrap_err();
+    assert_eq!(broken.code(), tonic::Code::InvalidArgument, "{broken:?}");
+    assert!(broken.message().contains("binary"), "{}", broken.message());
+    std::fs::remove_file(&file).unwrap();
+    let gone =
+        api.datasets().refresh_dataset(pb::RefreshDatasetRequest { dataset_id: sales.id.clone() }).await.unwrap_err();
+    assert!(
+        gone.message().contains("could not be read again") && gone.message().contains("sales is unchanged"),
+        "{}",
+        gone.message()
+    );
+    assert_eq!(get(sales.id.clone()).await.version_hash, fresh.version_hash);
+    assert_eq!(number(&server, "SELECT sum(amount) FROM sales").await, "350");
+
+    // An uploaded dataset has no file to read again.
+    let samples = api.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner().datasets;
+    let uploaded = samples.iter().find(|d| d.table_name == "customer_churn").unwrap();
+    let err = api
+        .datasets()
+        .refresh_dataset(pb::RefreshDatasetRequest { dataset_id: uploaded.id.clone() })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), tonic::Code::InvalidArgument);
+    assert!(err.message().contains("customer_churn was uploaded"), "{}", err.message());
+
+    // Audited: the assistant's refresh as the assistant's, the API's as the client's.
+    let entries = api
+        .audit()
+        .list_audit_entries(pb::ListAuditEntriesRequest { action: "dataset.refresh".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .entries;
+    let mut seen: Vec<(String, String)> = entries.iter().map(|e| (e.source.clone(), e.outcome.clone())).collect();
+    seen.sort();
+    let expected =
+        [("ai_assistant", "succeeded"), ("api", "failed"), ("api", "failed"), ("api", "failed"), ("api", "unchanged")];
+    assert_eq!(seen, expected.map(|(s, o)| (s.to_owned(), o.to_owned())), "{entries:?}");
 }
 
 /// Connected mode: the file tools are not in `GetCapabilities`, not offered to the model (nor

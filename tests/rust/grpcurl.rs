@@ -252,13 +252,15 @@ fn readme_grpcurl_examples_work_as_written() {
 
 /// `tests/grpcurl/every-rpc.sh` — the operator's recipe book — calls every RPC of `aware.v1`
 /// through reflection (a bidi `Chat` session from `chat-session.json`, confirmations denied and
-/// cancelled, uploads both ways, runs, usage) and checks each answer.
+/// cancelled, uploads both ways, runs, usage, a refresh from the staging folder) and checks each
+/// answer.
 #[test]
 fn every_rpc_answers_grpcurl_as_the_recipes_say() {
     let server = TestServer::start(&[]);
     let out = Command::new(workspace_root().join("tests/grpcurl/every-rpc.sh"))
         .arg(server.addr.to_string())
         .env("GRPCURL", grpcurl_bin())
+        .env("AWARE_IMPORT_DIR", server.data_dir.join("import"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -367,10 +367,15 @@ async fn slow_queries_time_out_and_the_pool_keeps_serving() {
 }
 
 fn probe_pool() -> SqlPool {
+    pool_of(2)
+}
+
+/// A pool of `size` workers, all of which one user may use.
+fn pool_of(size: usize) -> SqlPool {
     SqlPool::start(PoolConfig {
         worker_exe: aware_e2e::server_bin(),
-        size: 2,
-        per_user: 2,
+        size,
+        per_user: size,
         queued_per_user: 8,
         max_wait: Duration::from_secs(30),
         warm: 0,
@@ -440,7 +445,7 @@ async fn os_limits_hold_even_when_the_validator_is_bypassed() {
     // The pool still serves real queries after all of that.
     let request = QueryRequest {
         user_dir: user_dir.clone(),
-        tables: vec![TableFile { name: "numbers".into(), path: table }],
+        tables: vec![TableFile { name: "numbers".into(), path: table, version: "v1".into() }],
         sql: "SELECT sum(x) FROM numbers".into(),
         max_rows: 10,
         max_bytes: 1 << 20,
@@ -464,7 +469,11 @@ async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
     let dir = tempfile::tempdir().unwrap();
     let user_dir = dir.path().join("usr_test");
     std::fs::create_dir_all(&user_dir).unwrap();
-    let table = |file: &str, rows: u32| TableFile { name: "numbers".into(), path: numbers_file(&user_dir, file, rows) };
+    let table = |file: &str, rows: u32| TableFile {
+        name: "numbers".into(),
+        path: numbers_file(&user_dir, file, rows),
+        version: format!("{rows} rows"),
+    };
     let (small, big) = (table("ds_small.duckdb", 100), table("ds_big.duckdb", 1000));
     let request = |t: &TableFile| QueryRequest {
         user_dir: user_dir.clone(),
@@ -483,6 +492,31 @@ async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
     assert!(err.message.contains("join condition"), "{}", err.message);
     let answer = pool.execute("usr_test", request(&small)).await.unwrap();
     assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000));
+}
+
+/// A refreshed dataset is the same file with new content moved into place: the worker that kept
+/// the old file attached for its next query attaches it again, so the answer is the new one.
+#[tokio::test]
+async fn a_session_sees_a_refreshed_file_by_its_new_version() {
+    let pool = pool_of(1); // one worker: the second query meets the session of the first
+    let dir = tempfile::tempdir().unwrap();
+    let user_dir = dir.path().join("usr_test");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    let path = numbers_file(&user_dir, "ds_1.duckdb", 100);
+    let count = |version: &str| QueryRequest {
+        user_dir: user_dir.clone(),
+        tables: vec![TableFile { name: "numbers".into(), path: path.clone(), version: version.into() }],
+        sql: "SELECT count(*) FROM numbers".into(),
+        max_rows: 10,
+        max_bytes: 1 << 20,
+        timeout_ms: 10_000,
+    };
+    let answer = pool.execute("usr_test", count("v1")).await.unwrap();
+    assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(100));
+    let fresh = numbers_file(&user_dir, "ds_1.tmp.duckdb", 250);
+    std::fs::rename(&fresh, &path).unwrap();
+    let answer = pool.execute("usr_test", count("v2")).await.unwrap();
+    assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(250), "the new content, not the attached old file");
 }
 
 #[test]

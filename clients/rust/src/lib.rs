@@ -11,6 +11,7 @@ use pb::admin_service_client::AdminServiceClient;
 use pb::audit_service_client::AuditServiceClient;
 use pb::chat_service_client::ChatServiceClient;
 use pb::datasets_service_client::DatasetsServiceClient;
+use pb::files_service_client::FilesServiceClient;
 use pb::memory_service_client::MemoryServiceClient;
 use pb::query_service_client::QueryServiceClient;
 use pb::runs_service_client::RunsServiceClient;
@@ -126,6 +127,11 @@ impl AwareClient {
 
     pub fn datasets(&self) -> DatasetsServiceClient<Svc> {
         DatasetsServiceClient::with_interceptor(self.channel.clone(), self.headers.clone())
+            .max_decoding_message_size(self.max_message_bytes)
+    }
+
+    pub fn files(&self) -> FilesServiceClient<Svc> {
+        FilesServiceClient::with_interceptor(self.channel.clone(), self.headers.clone())
             .max_decoding_message_size(self.max_message_bytes)
     }
 

@@ -2596,10 +2596,11 @@ pub struct Dataset {
     pub row_count: u64,
     #[prost(uint32, tag = "7")]
     pub column_count: u32,
-    /// Bytes of the uploaded file.
+    /// Bytes of the uploaded file (a DERIVED dataset: of its content as JSON, columns then rows).
     #[prost(uint64, tag = "8")]
     pub size_bytes: u64,
-    /// Lower-case hex sha256 of the uploaded bytes; changes whenever the content changes.
+    /// Lower-case hex sha256 of the uploaded bytes (a DERIVED dataset: of that JSON); changes
+    /// whenever the content changes.
     #[prost(string, tag = "9")]
     pub version_hash: ::prost::alloc::string::String,
     #[prost(message, optional, tag = "10")]
@@ -2624,6 +2625,19 @@ pub struct Dataset {
     /// For a dataset saved from a query (format DERIVED): what it was computed from.
     #[prost(message, optional, tag = "17")]
     pub lineage: ::core::option::Option<Lineage>,
+    /// For a dataset imported from an approved folder: the file it was read from.
+    #[prost(message, optional, tag = "18")]
+    pub origin: ::core::option::Option<ImportOrigin>,
+}
+/// ImportOrigin is the file in an approved folder a dataset was imported from.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ImportOrigin {
+    /// The approved folder's name.
+    #[prost(string, tag = "1")]
+    pub root: ::prost::alloc::string::String,
+    /// The file's path inside it.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
 }
 /// ColumnNote is what one column means.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -2977,6 +2991,23 @@ pub struct UpdateDatasetRequest {
 pub struct UpdateDatasetResponse {
     #[prost(message, optional, tag = "1")]
     pub dataset: ::core::option::Option<Dataset>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RefreshDatasetRequest {
+    #[prost(string, tag = "1")]
+    pub dataset_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RefreshDatasetResponse {
+    /// The dataset after the refresh.
+    #[prost(message, optional, tag = "1")]
+    pub dataset: ::core::option::Option<Dataset>,
+    /// Whether the file had changed (false: nothing was done).
+    #[prost(bool, tag = "2")]
+    pub changed: bool,
+    /// Its row count before.
+    #[prost(uint64, tag = "3")]
+    pub previous_row_count: u64,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct MaterializeQueryRequest {
@@ -3661,6 +3692,35 @@ pub mod datasets_service_client {
                 .insert(GrpcMethod::new("aware.v1.DatasetsService", "DeleteSavedQuery"));
             self.inner.unary(req, path, codec).await
         }
+        /// RefreshDataset reads a dataset again from the file in an approved folder it was imported from
+        /// (`Dataset.origin`; admins, local mode). The same bytes change nothing (`changed` false); new
+        /// ones replace its rows and columns in place — queries see the old content until the new is
+        /// complete, and a file that no longer ingests leaves the dataset as it was. A dataset that was
+        /// uploaded or saved from a query has no file to read again (INVALID_ARGUMENT).
+        pub async fn refresh_dataset(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RefreshDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RefreshDatasetResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.DatasetsService/RefreshDataset",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.DatasetsService", "RefreshDataset"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -3807,6 +3867,18 @@ pub mod datasets_service_server {
             request: tonic::Request<super::DeleteSavedQueryRequest>,
         ) -> std::result::Result<
             tonic::Response<super::DeleteSavedQueryResponse>,
+            tonic::Status,
+        >;
+        /// RefreshDataset reads a dataset again from the file in an approved folder it was imported from
+        /// (`Dataset.origin`; admins, local mode). The same bytes change nothing (`changed` false); new
+        /// ones replace its rows and columns in place — queries see the old content until the new is
+        /// complete, and a file that no longer ingests leaves the dataset as it was. A dataset that was
+        /// uploaded or saved from a query has no file to read again (INVALID_ARGUMENT).
+        async fn refresh_dataset(
+            &self,
+            request: tonic::Request<super::RefreshDatasetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RefreshDatasetResponse>,
             tonic::Status,
         >;
     }
@@ -4564,6 +4636,52 @@ pub mod datasets_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = DeleteSavedQuerySvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.DatasetsService/RefreshDataset" => {
+                    #[allow(non_camel_case_types)]
+                    struct RefreshDatasetSvc<T: DatasetsService>(pub Arc<T>);
+                    impl<
+                        T: DatasetsService,
+                    > tonic::server::UnaryService<super::RefreshDatasetRequest>
+                    for RefreshDatasetSvc<T> {
+                        type Response = super::RefreshDatasetResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::RefreshDatasetRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as DatasetsService>::refresh_dataset(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = RefreshDatasetSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

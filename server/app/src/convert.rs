@@ -136,6 +136,7 @@ pub fn dataset(d: &Dataset) -> pb::Dataset {
             sql: l.sql.clone(),
             run_id: l.run_id.clone(),
         }),
+        origin: d.origin.as_ref().map(|o| pb::ImportOrigin { root: o.root.clone(), path: o.path.clone() }),
     }
 }
 

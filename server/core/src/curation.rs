@@ -194,19 +194,23 @@ impl CurationService {
                 self.query.max_rows()
             )));
         }
+        // A saved result has no file: its version is the hash of its content as JSON (columns
+        // with their types, then rows), so lineage that reads it records which content it read.
+        let content = serde_json::to_vec(&(&answer.table.columns, &answer.table.rows)).map_err(Error::internal)?;
         let new = NewDataset {
             id: DatasetId::generate(),
             owner: caller.principal.user_id.clone(),
             name: table_name.clone(),
             base_table_name: table_name.clone(),
             format: DatasetFormat::Derived,
-            size_bytes: 0,
-            version_hash: String::new(),
+            size_bytes: content.len() as u64,
+            version_hash: hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&content)),
             lineage: Some(Lineage {
                 sources: answer.datasets.clone(),
                 sql: answer.executed_sql.clone(),
                 run_id: answer.run_id.to_string(),
             }),
+            origin: None,
         };
         let dataset = self.catalog.insert_processing(new).await?;
         let written = match self.engine.materialize(&dataset, &answer.table).await {

@@ -166,6 +166,10 @@ pub struct Dataset {
     /// For a dataset saved from a query: what it was computed from.
     #[serde(default)]
     pub lineage: Option<Lineage>,
+    /// For a dataset imported from an approved folder: the file it was read from (what a refresh
+    /// reads again).
+    #[serde(default)]
+    pub origin: Option<ImportOrigin>,
 }
 
 impl Dataset {
@@ -193,6 +197,15 @@ pub struct Lineage {
     pub sql: String,
     /// The query run that computed it.
     pub run_id: String,
+}
+
+/// The file in an approved folder a dataset was imported from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportOrigin {
+    /// The approved folder's name.
+    pub root: String,
+    /// The file's path inside it.
+    pub path: String,
 }
 
 /// The longest description of a dataset or a column.

@@ -2,11 +2,13 @@
 //! ownership, role and audit rules every entry point shares.
 
 use crate::auth::{Caller, Capability};
-use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, base_table_name, clean_filename};
+use crate::dataset::{
+    Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, ImportOrigin, base_table_name, clean_filename,
+};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fair::{FairConfig, FairSlots, Open, OpenPerUser, Ticket};
 use crate::ids::{DatasetId, UploadId, UserId};
-use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewDataset, UploadSession, Uploads};
+use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewContent, NewDataset, UploadSession, Uploads};
 use crate::search::SearchService;
 use crate::staging::{FinishedUpload, Staging, too_large};
 use crate::value::Table;
@@ -77,6 +79,45 @@ impl UploadMeta {
     }
 }
 
+/// A file about to be ingested: its name, the format the client declared, and where it was
+/// imported from.
+struct Incoming {
+    filename: String,
+    format: Option<DatasetFormat>,
+    origin: Option<ImportOrigin>,
+}
+
+/// What a refresh found: the dataset before and after, and whether its content changed.
+#[derive(Clone, Debug)]
+pub struct Refreshed {
+    pub before: Dataset,
+    pub dataset: Dataset,
+    pub changed: bool,
+}
+
+/// One lock per key (an upload, a dataset), dropped once nobody holds it.
+struct Locks<K>(Arc<Mutex<HashMap<K, Arc<tokio::sync::Mutex<()>>>>>);
+
+impl<K> Clone for Locks<K> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<K> Default for Locks<K> {
+    fn default() -> Self {
+        Self(Arc::default())
+    }
+}
+
+impl<K: Clone + Eq + std::hash::Hash> Locks<K> {
+    fn of(&self, key: &K) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.0.lock().expect("lock map poisoned");
+        locks.retain(|_, l| Arc::strong_count(l) > 1);
+        locks.entry(key.clone()).or_default().clone()
+    }
+}
+
 /// The dataset service. Cheap to clone.
 #[derive(Clone)]
 pub struct DatasetService {
@@ -91,7 +132,9 @@ pub struct DatasetService {
     /// Streamed uploads open per user.
     upload_streams: OpenPerUser,
     /// Serialises appends and commits of one browser upload.
-    upload_locks: Arc<Mutex<HashMap<UploadId, Arc<tokio::sync::Mutex<()>>>>>,
+    upload_locks: Locks<UploadId>,
+    /// Serialises refreshes of one dataset.
+    refresh_locks: Locks<DatasetId>,
     /// Indexes each dataset that becomes ready, and forgets deleted ones.
     search: SearchService,
     /// Whose datasets changed (added, ready, failed, deleted): for clients that keep a list.
@@ -126,6 +169,7 @@ impl DatasetService {
             ingest_slots,
             upload_streams: Default::default(),
             upload_locks: Default::default(),
+            refresh_locks: Default::default(),
             search,
             changes: tokio::sync::broadcast::channel(64).0,
         }
@@ -239,7 +283,35 @@ impl DatasetService {
     /// fails before its end, nothing is kept. Refused before a byte is read when the user already
     /// has as many upload streams open, or ingestions queued, as allowed; refused as soon as more
     /// bytes arrive than `size_bytes` announced; abandoned when the client goes quiet.
-    pub async fn upload<S>(&self, caller: &Caller, meta: UploadMeta, mut chunks: S) -> Result<Dataset>
+    pub async fn upload<S>(&self, caller: &Caller, meta: UploadMeta, chunks: S) -> Result<Dataset>
+    where
+        S: Stream<Item = Result<Bytes>> + Unpin + Send,
+    {
+        self.receive(caller, meta, chunks, None).await
+    }
+
+    /// An upload of a file copied from an approved folder (`origin`), which a refresh can read
+    /// again.
+    pub(crate) async fn import<S>(
+        &self,
+        caller: &Caller,
+        meta: UploadMeta,
+        chunks: S,
+        origin: ImportOrigin,
+    ) -> Result<Dataset>
+    where
+        S: Stream<Item = Result<Bytes>> + Unpin + Send,
+    {
+        self.receive(caller, meta, chunks, Some(origin)).await
+    }
+
+    async fn receive<S>(
+        &self,
+        caller: &Caller,
+        meta: UploadMeta,
+        chunks: S,
+        origin: Option<ImportOrigin>,
+    ) -> Result<Dataset>
     where
         S: Stream<Item = Result<Bytes>> + Unpin + Send,
     {
@@ -250,7 +322,17 @@ impl DatasetService {
         }
         let _stream = self.open_upload_stream(&caller.principal.user_id)?;
         let ticket = self.ingest_slots.enter(caller.principal.user_id.as_str())?;
-        let announced = (meta.size_bytes > 0).then_some(meta.size_bytes);
+        let staged = self.stage(meta.size_bytes, chunks).await?;
+        self.ingest_detached(caller, Incoming { filename, format, origin }, staged, ticket).await
+    }
+
+    /// Stages a stream of chunks (hashed on the way); `size_bytes` is what the client announced
+    /// (0: unknown).
+    async fn stage<S>(&self, size_bytes: u64, mut chunks: S) -> Result<FinishedUpload>
+    where
+        S: Stream<Item = Result<Bytes>> + Unpin + Send,
+    {
+        let announced = (size_bytes > 0).then_some(size_bytes);
         let mut writer = self
             .staging
             .create(UploadId::generate().as_str(), announced.unwrap_or(self.limits.max_upload_bytes))
@@ -276,18 +358,80 @@ impl DatasetService {
             writer.write(&chunk).await?;
         }
         let staged = writer.finish().await?;
-        if meta.size_bytes != 0 && staged.size_bytes != meta.size_bytes {
+        if size_bytes != 0 && staged.size_bytes != size_bytes {
             return Err(Error::validation(
                 "size_bytes",
                 format!(
-                    "the upload ended after {} of the announced {} bytes; nothing was kept",
-                    staged.size_bytes, meta.size_bytes
+                    "the upload ended after {} of the announced {size_bytes} bytes; nothing was kept",
+                    staged.size_bytes
                 ),
             ));
         }
-        self.ingest_detached(caller, filename, format, staged, ticket).await
+        Ok(staged)
     }
 
+    /// Reads a ready dataset's content again from `chunks` (its import source, as the file
+    /// service copied it, `size_bytes` long). The same bytes change nothing; new ones replace the
+    /// content in place — the old content serves queries until the new is complete, and a file
+    /// that fails to ingest leaves the dataset as it was. Notes on columns that are gone are
+    /// dropped.
+    pub(crate) async fn refresh<S>(
+        &self,
+        caller: &Caller,
+        id: &DatasetId,
+        size_bytes: u64,
+        chunks: S,
+    ) -> Result<Refreshed>
+    where
+        S: Stream<Item = Result<Bytes>> + Unpin + Send,
+    {
+        caller.principal.require(Capability::DatasetWrite)?;
+        let lock = self.refresh_locks.of(id);
+        let _guard = lock.lock().await;
+        let before = self.get(caller, id).await?;
+        if before.status != DatasetStatus::Ready {
+            return Err(Error::validation(
+                "dataset_id",
+                format!("{} is not ready, so it cannot be refreshed", before.table_name),
+            ));
+        }
+        let staged = self.stage(size_bytes, chunks).await?;
+        if staged.sha256 == before.version_hash {
+            return Ok(Refreshed { dataset: before.clone(), before, changed: false });
+        }
+        if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
+            return Err(Error::new(ErrorCode::IngestError, "The file is now empty."));
+        }
+        if before.format == DatasetFormat::Parquet && !staged.head.starts_with(b"PAR1") {
+            return Err(Error::new(ErrorCode::IngestError, not_parquet(DatasetFormat::sniff(&staged.head, ""))));
+        }
+        if DatasetFormat::sniff(&staged.head, &before.name).is_none() {
+            return Err(Error::new(
+                ErrorCode::IngestError,
+                "The file is not CSV, TSV, Parquet or JSON any more: it contains binary data.",
+            ));
+        }
+        self.engine.check_source(staged.path(), before.format).await?;
+        let slot = self.ingest_slots.enter(caller.principal.user_id.as_str())?.wait().await?;
+        let outcome = self.engine.ingest(&before, staged.path(), before.format).await?;
+        drop(slot);
+        let column_notes = before
+            .column_notes
+            .iter()
+            .filter(|n| outcome.columns.iter().any(|c| c.name.eq_ignore_ascii_case(&n.column)))
+            .cloned()
+            .collect();
+        let content =
+            NewContent { version_hash: staged.sha256.clone(), size_bytes: staged.size_bytes, outcome, column_notes };
+        let Some(dataset) = self.catalog.replace_content(&before.owner, &before.id, &content).await? else {
+            // Deleted while it was being read again: drop what the engine wrote.
+            self.engine.remove(&before).await.ok();
+            return Err(Error::not_found("dataset", id).with_field("dataset_id"));
+        };
+        self.changed(&dataset.owner);
+        self.search.index(dataset.clone());
+        Ok(Refreshed { before, dataset, changed: true })
+    }
     /// Counts an open upload stream of `user` until the guard drops, or refuses it.
     fn open_upload_stream(&self, user: &UserId) -> Result<Open> {
         self.upload_streams.open(user.as_str(), self.limits.max_upload_streams_per_user).ok_or_else(|| {
@@ -328,12 +472,6 @@ impl DatasetService {
         Ok(session)
     }
 
-    fn upload_lock(&self, id: &UploadId) -> Arc<tokio::sync::Mutex<()>> {
-        let mut locks = self.upload_locks.lock().expect("upload lock map poisoned");
-        locks.retain(|_, l| Arc::strong_count(l) > 1);
-        locks.entry(id.clone()).or_default().clone()
-    }
-
     async fn session(&self, caller: &Caller, upload_id: &str) -> Result<UploadSession> {
         caller.principal.require(Capability::DatasetWrite)?;
         let id =
@@ -347,7 +485,7 @@ impl DatasetService {
     /// Appends a chunk at `offset`; re-sending an already-applied chunk is a no-op.
     pub async fn append_upload(&self, caller: &Caller, upload_id: &str, offset: u64, chunk: &[u8]) -> Result<u64> {
         let session = self.session(caller, upload_id).await?;
-        let lock = self.upload_lock(&session.id);
+        let lock = self.upload_locks.of(&session.id);
         let _guard = lock.lock().await;
         let session = self.session(caller, upload_id).await?; // re-read under the lock
         if chunk.len() > self.limits.max_chunk_bytes as usize {
@@ -378,7 +516,7 @@ impl DatasetService {
     /// Ends a browser upload and ingests it.
     pub async fn commit_upload(&self, caller: &Caller, upload_id: &str) -> Result<Dataset> {
         let session = self.session(caller, upload_id).await?;
-        let lock = self.upload_lock(&session.id);
+        let lock = self.upload_locks.of(&session.id);
         let _guard = lock.lock().await;
         let session = self.session(caller, upload_id).await?;
         if let Some(expected) = session.expected_bytes.filter(|&e| e != session.received_bytes) {
@@ -390,7 +528,8 @@ impl DatasetService {
         let ticket = self.ingest_slots.enter(caller.principal.user_id.as_str())?;
         self.uploads.remove_session(&session.id).await?;
         let staged = self.staging.finish_persistent(session.id.as_str()).await?;
-        self.ingest_detached(caller, session.filename, session.format, staged, ticket).await
+        let incoming = Incoming { filename: session.filename, format: session.format, origin: None };
+        self.ingest_detached(caller, incoming, staged, ticket).await
     }
 
     /// Discards browser uploads older than the TTL. Returns how many were removed.
@@ -408,14 +547,13 @@ impl DatasetService {
     async fn ingest_detached(
         &self,
         caller: &Caller,
-        filename: String,
-        format: Option<DatasetFormat>,
+        incoming: Incoming,
         staged: FinishedUpload,
         ticket: Ticket,
     ) -> Result<Dataset> {
         let this = self.clone();
         let caller = caller.clone();
-        tokio::spawn(async move { this.ingest(&caller, filename, format, staged, ticket).await })
+        tokio::spawn(async move { this.ingest(&caller, incoming, staged, ticket).await })
             .await
             .map_err(|e| Error::internal(format!("ingestion task failed: {e}")))?
     }
@@ -427,11 +565,11 @@ impl DatasetService {
     async fn ingest(
         &self,
         caller: &Caller,
-        filename: String,
-        format: Option<DatasetFormat>,
+        incoming: Incoming,
         staged: FinishedUpload,
         ticket: Ticket,
     ) -> Result<Dataset> {
+        let Incoming { filename, format, origin } = incoming;
         let sniffed = format.or_else(|| DatasetFormat::sniff(&staged.head, &filename));
         let claims_parquet = format.or_else(|| DatasetFormat::from_filename(&filename)) == Some(DatasetFormat::Parquet);
         let checked = if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
@@ -460,6 +598,7 @@ impl DatasetService {
             size_bytes: staged.size_bytes,
             version_hash: staged.sha256.clone(),
             lineage: None,
+            origin,
         };
         let dataset = self.catalog.insert_processing(new).await?;
         self.changed(&dataset.owner);

@@ -1,14 +1,15 @@
-//! Files from approved folders: listing them and importing them as datasets (`FilesService` and
-//! the `list_directory` / `import_files` tools). Every path goes through the [`FileAccess`] port —
+//! Files from approved folders: listing them, importing them as datasets and refreshing a dataset
+//! from the file it was imported from (`FilesService`, `DatasetsService.RefreshDataset` and the
+//! `list_directory` / `import_files` / `refresh_dataset` tools). Every path goes through the [`FileAccess`] port —
 //! the file jail, which runs in a confined worker process — and imports are copies that then take
 //! the normal dataset pipeline (so they are audited with their source like any upload).
 
 use crate::auth::{Caller, Capability};
-use crate::dataset::{Dataset, DatasetFormat};
-use crate::datasets::{DatasetService, UploadMeta};
+use crate::dataset::{Dataset, DatasetFormat, ImportOrigin};
+use crate::datasets::{DatasetService, Refreshed, UploadMeta};
 use crate::error::{Error, ErrorCode, Result};
 use crate::fair::FairSlots;
-use crate::ids::UserId;
+use crate::ids::{DatasetId, UserId};
 use crate::ports::{AuditEntry, AuditLog};
 use crate::run::RunError;
 use async_trait::async_trait;
@@ -246,27 +247,108 @@ impl FileService {
     async fn import_one(&self, caller: &Caller, root: &FileRoot, path: &str) -> Result<Dataset> {
         let dest = self.copies.join(format!("import-{}", uuid::Uuid::now_v7().simple()));
         let result = async {
-            let slot = self.slots.acquire(caller.principal.user_id.as_str()).await?;
-            let size = self.access.copy(&caller.principal.user_id, &root.path, path, &dest, MAX_IMPORT_BYTES).await?;
-            drop(slot);
+            let size = self.copy_out(caller, root, path, &dest).await?;
             let filename = path.rsplit('/').next().unwrap_or(path).to_owned();
             let meta = UploadMeta { filename, format: String::new(), size_bytes: size };
-            let file = tokio::fs::File::open(&dest).await?;
-            let chunks = futures::stream::unfold(file, |mut f| async move {
-                let mut buf = vec![0u8; 1 << 20];
-                match f.read(&mut buf).await {
-                    Ok(0) => None,
-                    Ok(n) => {
-                        buf.truncate(n);
-                        Some((Ok(Bytes::from(buf)), f))
-                    }
-                    Err(e) => Some((Err(Error::from(e)), f)),
-                }
-            });
-            self.datasets.upload(caller, meta, Box::pin(chunks)).await
+            let origin = ImportOrigin { root: root.name.clone(), path: path.to_owned() };
+            self.datasets.import(caller, meta, file_chunks(&dest).await?, origin).await
         }
         .await;
         let _ = tokio::fs::remove_file(&dest).await;
         result
     }
+
+    /// Copies a file out of the jail into `dest` (with a worker slot of the caller's share).
+    async fn copy_out(&self, caller: &Caller, root: &FileRoot, path: &str, dest: &Path) -> Result<u64> {
+        let _slot = self.slots.acquire(caller.principal.user_id.as_str()).await?;
+        self.access.copy(&caller.principal.user_id, &root.path, path, dest, MAX_IMPORT_BYTES).await
+    }
+
+    /// Checks that a dataset can be refreshed (for confirmations): the caller may import files,
+    /// it was imported from an approved folder, and that folder is still approved.
+    pub fn check_refresh(&self, caller: &Caller, dataset: &Dataset) -> Result<ImportOrigin> {
+        if !self.enabled {
+            return Err(disabled());
+        }
+        caller.principal.require(Capability::FileImport)?;
+        caller.principal.require(Capability::DatasetWrite)?;
+        let Some(origin) = &dataset.origin else {
+            let how = if dataset.lineage.is_some() { "was saved from a query" } else { "was uploaded" };
+            return Err(Error::validation(
+                "dataset_id",
+                format!(
+                    "{} {how}, not imported from an approved folder, so there is no file to read again; \
+                     upload the new file instead",
+                    dataset.table_name
+                ),
+            ));
+        };
+        self.root(&origin.root).map_err(|_| {
+            Error::validation(
+                "dataset_id",
+                format!(
+                    "{} was imported from the folder “{}”, which is no longer approved on this server",
+                    dataset.table_name, origin.root
+                ),
+            )
+        })?;
+        Ok(origin.clone())
+    }
+
+    /// Reads a dataset again from the file it was imported from: unchanged bytes change nothing;
+    /// new ones replace its content (`DatasetService::refresh`). Audited either way.
+    pub async fn refresh(&self, caller: &Caller, id: &DatasetId) -> Result<Refreshed> {
+        let dest = self.copies.join(format!("refresh-{}", uuid::Uuid::now_v7().simple()));
+        let outcome: Result<(Refreshed, ImportOrigin)> = async {
+            let dataset = self.datasets.get(caller, id).await?;
+            let origin = self.check_refresh(caller, &dataset)?;
+            let root = self.root(&origin.root)?.clone();
+            tokio::fs::create_dir_all(&self.copies).await?;
+            let size = self.copy_out(caller, &root, &origin.path, &dest).await.map_err(|e| Error {
+                message: format!(
+                    "{}:{} could not be read again: {}; {} is unchanged",
+                    root.name, origin.path, e.message, dataset.table_name
+                ),
+                ..e
+            })?;
+            let refreshed = self.datasets.refresh(caller, id, size, file_chunks(&dest).await?).await?;
+            Ok((refreshed, origin))
+        }
+        .await;
+        let _ = tokio::fs::remove_file(&dest).await;
+        let (result, details) = match &outcome {
+            Ok((r, origin)) => (
+                if r.changed { "succeeded" } else { "unchanged" },
+                serde_json::json!({
+                    "file": format!("{}:{}", origin.root, origin.path),
+                    "table_name": r.dataset.table_name,
+                    "rows_before": r.before.row_count,
+                    "rows_after": r.dataset.row_count,
+                    "version_before": r.before.version_hash,
+                    "version_after": r.dataset.version_hash,
+                }),
+            ),
+            Err(e) => ("failed", serde_json::json!({"code": e.code.as_str(), "message": e.message})),
+        };
+        let entry =
+            AuditEntry::by(caller, "dataset.refresh", "dataset", id.to_string()).outcome(result).details(details);
+        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+        outcome.map(|(refreshed, _)| refreshed)
+    }
+}
+
+/// A file's content as a stream of chunks of up to 1 MiB.
+async fn file_chunks(path: &Path) -> Result<impl futures::Stream<Item = Result<Bytes>> + Unpin + Send + use<>> {
+    let file = tokio::fs::File::open(path).await?;
+    Ok(Box::pin(futures::stream::unfold(file, |mut f| async move {
+        let mut buf = vec![0u8; 1 << 20];
+        match f.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                Some((Ok(Bytes::from(buf)), f))
+            }
+            Err(e) => Some((Err(Error::from(e)), f)),
+        }
+    })))
 }

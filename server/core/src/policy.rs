@@ -260,9 +260,13 @@ mod tests {
     fn each_intent_is_offered_exactly_its_tools() {
         let policy = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 5);
         let admin = caller(Role::Admin);
-        let cases: [(&str, Intent, Vec<String>); 14] = [
+        let cases: [(&str, Intent, Vec<String>); 15] = [
             ("what CSV files are in my downloads?", Intent::FileBrowse, sorted(["list_directory", "remember"])),
-            ("import those", Intent::FileImport, sorted(["list_directory", "import_files", "remember"])),
+            (
+                "import those",
+                Intent::FileImport,
+                sorted(["list_directory", "import_files", "refresh_dataset", "remember"]),
+            ),
             (
                 "what am I looking at?",
                 Intent::DatasetLookup,
@@ -292,6 +296,21 @@ mod tests {
                 "delete the churn dataset",
                 Intent::DatasetAdmin,
                 sorted(["list_datasets", "get_dataset_detail", "delete_dataset", "remember"]),
+            ),
+            (
+                "refresh the support tickets dataset",
+                Intent::DatasetEdit,
+                sorted([
+                    "list_datasets",
+                    "get_dataset_detail",
+                    "rename_dataset",
+                    "describe_dataset",
+                    "save_query_as_dataset",
+                    "save_query",
+                    "delete_saved_query",
+                    "refresh_dataset",
+                    "remember",
+                ]),
             ),
             ("system status", Intent::SystemStatus, sorted(["get_system_status", "remember"])),
             ("what happened in run_01ab?", Intent::RunLookup, sorted(["get_run_status", "remember"])),
@@ -324,8 +343,9 @@ mod tests {
         assert!(guess.confidence < CONFIDENT);
         assert_eq!(local.offered(&admin, &guess).len(), ToolName::ALL.len());
         let offered = names(connected.offered(&admin, &guess));
-        assert!(!offered.iter().any(|n| n == "list_directory" || n == "import_files"), "{offered:?}");
-        assert_eq!(offered.len(), ToolName::ALL.len() - 2);
+        let file_tools = ["list_directory", "import_files", "refresh_dataset"];
+        assert!(!offered.iter().any(|n| file_tools.contains(&n.as_str())), "{offered:?}");
+        assert_eq!(offered.len(), ToolName::ALL.len() - file_tools.len());
         assert_eq!(names(connected.offered(&admin, &route("import the files in my folder"))), ["remember"]);
         assert_eq!(names(connected.available(&admin)), offered);
         assert_eq!(

@@ -197,12 +197,15 @@ pub struct IndexStatus {
     /// "exact" or "hnsw" once vectors are ready.
     pub vector_index: String,
     pub error: Option<String>,
+    /// The dataset content this index is of (a refresh indexes the new content again).
+    pub version_hash: String,
 }
 
 impl IndexStatus {
-    fn new(state: IndexState) -> Self {
+    fn new(state: IndexState, version_hash: &str) -> Self {
         Self {
             state,
+            version_hash: version_hash.to_owned(),
             text_columns: Vec::new(),
             rows: 0,
             vector_rows: 0,
@@ -370,12 +373,15 @@ impl SearchService {
     fn restore(&self, d: Dataset, meta: IndexMeta) {
         let model = self.model();
         let vectors_current = meta.vectors.as_ref().filter(|v| Some(&v.model) == model.as_ref());
-        let mut status = IndexStatus::new(match (&model, vectors_current) {
-            (_, _) if meta.columns.is_empty() => IndexState::NoText,
-            (None, _) => IndexState::Lexical,
-            (Some(_), Some(_)) => IndexState::Ready,
-            (Some(_), None) => IndexState::Embedding,
-        });
+        let mut status = IndexStatus::new(
+            match (&model, vectors_current) {
+                (_, _) if meta.columns.is_empty() => IndexState::NoText,
+                (None, _) => IndexState::Lexical,
+                (Some(_), Some(_)) => IndexState::Ready,
+                (Some(_), None) => IndexState::Embedding,
+            },
+            &d.version_hash,
+        );
         status.text_columns = meta.columns.clone();
         status.rows = meta.rows;
         if let Some(v) = vectors_current {
@@ -401,7 +407,7 @@ impl SearchService {
 
     /// A dataset became ready: index it in the background.
     pub fn index(&self, dataset: Dataset) {
-        self.set(&dataset.id, IndexStatus::new(IndexState::Indexing));
+        self.set(&dataset.id, IndexStatus::new(IndexState::Indexing, &dataset.version_hash));
         let this = self.clone();
         tokio::spawn(async move {
             if let Err(e) = this.build(&dataset).await {
@@ -453,6 +459,12 @@ impl SearchService {
         }
     }
 
+    /// Whether `d`'s content is still what its index is of: `None` once the dataset is gone,
+    /// `Some(false)` when a refresh replaced it.
+    fn is_current(&self, d: &Dataset) -> Option<bool> {
+        self.status(&d.id).map(|s| s.version_hash == d.version_hash)
+    }
+
     fn fail(&self, id: &DatasetId, e: &Error) {
         let message =
             if e.code == ErrorCode::Internal { "the index could not be built".to_owned() } else { e.message.clone() };
@@ -484,6 +496,9 @@ impl SearchService {
             (Some(_), false) => IndexState::Embedding,
         };
         let known = self.update(&d.id, |s| {
+            if s.version_hash != d.version_hash {
+                return; // a refresh is indexing newer content: its build says how it went
+            }
             s.state = state;
             s.text_columns = columns;
             s.rows = meta.rows;
@@ -491,7 +506,7 @@ impl SearchService {
         if !known {
             // Deleted while it was being indexed.
             self.inner.store.remove(&d.id).await?;
-        } else if state == IndexState::Embedding {
+        } else if state == IndexState::Embedding && self.is_current(d) == Some(true) {
             let _ = self.inner.embed_queue.send((d.clone(), docs));
         }
         Ok(())
@@ -679,43 +694,64 @@ async fn embed_worker(inner: std::sync::Weak<Inner>, mut queue: mpsc::UnboundedR
         let Some(embedder) = inner.embedder.clone() else { return };
         let this = SearchService { inner };
         let docs: Vec<TextDoc> = docs.into_iter().take(this.inner.config.max_vector_rows as usize).collect();
-        let outcome: Result<bool> = async {
+        let outcome: Result<Embedded> = async {
             this.inner.store.clear_vectors(&dataset.id).await?;
             for batch in docs.chunks(EMBED_BATCH) {
-                if this.status(&dataset.id).is_none() {
-                    return Ok(false);
+                if let Some(stop) = Embedded::stop(this.is_current(&dataset)) {
+                    return Ok(stop);
                 }
                 let vectors = embedder.embed(batch.iter().map(TextDoc::embedding_text).collect()).await?;
                 let rows: Vec<u64> = batch.iter().map(|d| d.row_id).collect();
                 this.inner.store.add_vectors(&dataset.id, rows, vectors).await?;
                 this.update(&dataset.id, |s| s.vector_rows += batch.len() as u64);
             }
-            if this.status(&dataset.id).is_none() {
-                return Ok(false);
+            if let Some(stop) = Embedded::stop(this.is_current(&dataset)) {
+                return Ok(stop);
             }
             let sealed = this.inner.store.seal_vectors(&dataset.id, &embedder.model()).await?;
-            Ok(this.update(&dataset.id, |s| {
+            this.update(&dataset.id, |s| {
                 s.state = IndexState::Ready;
                 s.model = sealed.model;
                 s.vector_index = sealed.index;
                 s.vector_rows = sealed.rows;
-            }))
+            });
+            Ok(Embedded::Ready)
         }
         .await;
         match outcome {
-            Ok(true) => tracing::info!(dataset = %dataset.id, rows = docs.len(), "vectors ready"),
-            Ok(false) => {
-                // Deleted meanwhile: whatever was written goes.
+            Ok(Embedded::Ready) => tracing::info!(dataset = %dataset.id, rows = docs.len(), "vectors ready"),
+            // Its index was rebuilt for newer content, whose vectors are queued behind.
+            Ok(Embedded::Superseded) => {}
+            // Deleted meanwhile, or while a batch was being written: whatever was written goes.
+            Ok(Embedded::Deleted) | Err(_) if this.status(&dataset.id).is_none() => {
                 let _ = this.inner.store.remove(&dataset.id).await;
             }
-            // Deleted while a batch was being written.
-            Err(_) if this.status(&dataset.id).is_none() => {
-                let _ = this.inner.store.remove(&dataset.id).await;
-            }
+            Ok(Embedded::Deleted) => {}
+            Err(_) if this.is_current(&dataset) == Some(false) => {}
             Err(e) => {
                 tracing::warn!(dataset = %dataset.id, error = %e, internal = ?e.internal, "vectors could not be built");
                 this.fail(&dataset.id, &e);
             }
+        }
+    }
+}
+
+/// How building a dataset's vectors ended.
+enum Embedded {
+    Ready,
+    /// The dataset was deleted.
+    Deleted,
+    /// A refresh replaced the content the vectors were for.
+    Superseded,
+}
+
+impl Embedded {
+    /// Why to stop, given whether the content is still current.
+    fn stop(current: Option<bool>) -> Option<Self> {
+        match current {
+            None => Some(Self::Deleted),
+            Some(false) => Some(Self::Superseded),
+            Some(true) => None,
         }
     }
 }

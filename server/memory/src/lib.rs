@@ -13,8 +13,8 @@ use aware_core::ids::{
     ConfirmationId, DatasetId, GrantId, MemoryId, RunId, SavedQueryId, ThreadId, ToolCallId, UploadId, UserId,
 };
 use aware_core::ports::{
-    ApiKey, ApiKeyGrant, Catalog, DatasetUpdate, Memory, MemoryStore, NewDataset, RunStore, SavedQueries, SavedQuery,
-    UploadSession, Uploads, User, Users,
+    ApiKey, ApiKeyGrant, Catalog, DatasetUpdate, Memory, MemoryStore, NewContent, NewDataset, RunStore, SavedQueries,
+    SavedQuery, UploadSession, Uploads, User, Users,
 };
 use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
@@ -182,6 +182,7 @@ impl Catalog for MemoryCatalog {
             description: String::new(),
             column_notes: Vec::new(),
             lineage: new.lineage,
+            origin: new.origin,
         };
         all.insert(new.id, dataset.clone());
         Ok(dataset)
@@ -228,8 +229,11 @@ impl Catalog for MemoryCatalog {
         if let Some(wanted) = &update.table_name
             && all.values().any(|d| &d.owner == owner && &d.table_name == wanted && &d.id != id)
         {
-            return Err(Error::new(ErrorCode::AlreadyExists, format!("you already have a dataset named {wanted}"))
-                .with_field("table_name"));
+            return Err(Error::new(
+                ErrorCode::AlreadyExists,
+                format!("you already have a dataset named {wanted}; choose another name"),
+            )
+            .with_field("table_name"));
         }
         Ok(all.get_mut(id).filter(|d| &d.owner == owner).map(|d| {
             if let Some(name) = &update.name {
@@ -244,6 +248,19 @@ impl Catalog for MemoryCatalog {
             if let Some(notes) = &update.column_notes {
                 d.column_notes.clone_from(notes);
             }
+            d.updated_at = Utc::now();
+            d.clone()
+        }))
+    }
+
+    async fn replace_content(&self, owner: &UserId, id: &DatasetId, content: &NewContent) -> Result<Option<Dataset>> {
+        let mut all = lock(&self.datasets);
+        Ok(all.get_mut(id).filter(|d| &d.owner == owner && d.status == DatasetStatus::Ready).map(|d| {
+            d.version_hash.clone_from(&content.version_hash);
+            d.size_bytes = content.size_bytes;
+            d.row_count = content.outcome.row_count;
+            d.columns.clone_from(&content.outcome.columns);
+            d.column_notes.clone_from(&content.column_notes);
             d.updated_at = Utc::now();
             d.clone()
         }))

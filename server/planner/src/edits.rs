@@ -1,6 +1,6 @@
-//! Requests that change things, read into the write tools' calls: rename or describe a dataset,
-//! save the last result as a dataset or as a verified query, delete a verified query, and manage
-//! users and API keys. Each ends at a confirmation card (the tools ask); what cannot be read is
+//! Requests that change things, read into the write tools' calls: rename, describe or refresh a
+//! dataset, save the last result as a dataset or as a verified query, delete a verified query, and
+//! manage users and API keys. Each ends at a confirmation card (the tools ask); what cannot be read is
 //! asked about, never guessed.
 
 use crate::offline::{call, named_dataset, text};
@@ -19,6 +19,17 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
     let datasets = &request.context.datasets;
     match intent {
         Intent::AccountAdmin => account(question, &said, &allowed),
+        Intent::DatasetEdit if aware_core::runs::router::asks_refresh(question) => {
+            allowed(ToolName::RefreshDataset).then_some(())?;
+            let active = datasets.iter().find(|d| d.id.as_str() == request.context.active_dataset_id);
+            match named_dataset(question, datasets).or(active) {
+                Some(d) => call_one(ToolName::RefreshDataset, json!({"dataset": d.table_name})),
+                None => Some(text(format!(
+                    "Which dataset should be read again from its file? You have: {}.",
+                    names(datasets)
+                ))),
+            }
+        }
         Intent::DatasetEdit if has(&["rename"]) && allowed(ToolName::RenameDataset) => {
             let (what, to) = split_last(question, " to ")?;
             let to = last_token(to)?;
@@ -138,7 +149,8 @@ fn unit_in(description: &str) -> &'static str {
 }
 
 /// The thread's last query that ran without error: the question asked before it, and its
-/// arguments as `save_query`/`save_query_as_dataset` take them (`plan` or `sql`).
+/// arguments as `save_query`/`save_query_as_dataset` take them (`plan`, `sql` or
+/// `verified_query`).
 fn last_query(messages: &[Message]) -> Option<(String, Value)> {
     let failed: Vec<&aware_core::ids::ToolCallId> = messages
         .iter()
@@ -158,6 +170,9 @@ fn last_query(messages: &[Message]) -> Option<(String, Value)> {
                         Some(ToolName::ExecuteQueryPlan) => json!({"plan": c.arguments}),
                         Some(ToolName::RunSqlQuery) if c.arguments.get("sql").is_some() => {
                             json!({"sql": c.arguments["sql"]})
+                        }
+                        Some(ToolName::RunSqlQuery) if c.arguments.get("verified_query").is_some() => {
+                            json!({"verified_query": c.arguments["verified_query"]})
                         }
                         _ => continue,
                     };

@@ -477,6 +477,7 @@ pub(crate) mod tests {
             description: String::new(),
             column_notes: Vec::new(),
             lineage: None,
+            origin: None,
         }
     }
 

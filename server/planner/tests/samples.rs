@@ -30,6 +30,7 @@ fn dataset(table: &str, columns: &[(&str, &str)], rows: u64) -> Dataset {
         description: String::new(),
         column_notes: Vec::new(),
         lineage: None,
+        origin: None,
     }
 }
 

@@ -17,6 +17,9 @@ pub const MAX_FRAME: usize = 256 * 1024 * 1024;
 pub struct TableFile {
     pub name: String,
     pub path: PathBuf,
+    /// The content's version hash: a refreshed dataset is the same file with new content, which
+    /// a session must attach again.
+    pub version: String,
 }
 
 /// A validated query to run.

@@ -62,7 +62,7 @@ impl SqlEngine for SandboxSql {
             .filter(|d| validated.tables.contains(&d.table_name.to_lowercase()))
             .map(|d| {
                 let [path, ..] = content_paths(&self.datasets_dir, owner.as_str(), d.id.as_str());
-                TableFile { name: d.table_name.clone(), path }
+                TableFile { name: d.table_name.clone(), path, version: d.version_hash.clone() }
             })
             .collect();
         let user_dir = self.datasets_dir.join(owner.as_str());

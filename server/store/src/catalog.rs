@@ -36,6 +36,11 @@ fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
             .map(serde_json::from_str)
             .transpose()
             .map_err(|e| StoreError::Corrupt(format!("lineage_json: {e}")))?,
+        origin: r
+            .get::<Option<&str>, _>("origin_json")
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(format!("origin_json: {e}")))?,
     })
 }
 
@@ -45,7 +50,8 @@ macro_rules! select_datasets {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, name, table_name, format, status, row_count, columns_json, size_bytes, ",
-            "version_hash, error, created_at, updated_at, description, column_notes_json, lineage_json FROM datasets ",
+            "version_hash, error, created_at, updated_at, description, column_notes_json, lineage_json, origin_json ",
+            "FROM datasets ",
             $rest
         )
     };
@@ -67,12 +73,13 @@ impl Catalog for SqliteStore {
     async fn insert_processing(&self, new: NewDataset) -> Result<Dataset> {
         let now = micros(Utc::now());
         let lineage = new.lineage.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
+        let origin = new.origin.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
         for n in 1..=1000 {
             let table_name = aware_core::dataset::table_name_candidate(&new.base_table_name, n);
             let inserted = sqlx::query(
                 "INSERT INTO datasets (id, owner_id, name, table_name, format, status, size_bytes,
-                                       version_hash, created_at, updated_at, lineage_json)
-                 VALUES (?, ?, ?, ?, ?, 'processing', ?, ?, ?, ?, ?)",
+                                       version_hash, created_at, updated_at, lineage_json, origin_json)
+                 VALUES (?, ?, ?, ?, ?, 'processing', ?, ?, ?, ?, ?, ?)",
             )
             .bind(new.id.as_str())
             .bind(new.owner.as_str())
@@ -84,6 +91,7 @@ impl Catalog for SqliteStore {
             .bind(now)
             .bind(now)
             .bind(lineage.as_deref())
+            .bind(origin.as_deref())
             .execute(&self.pool)
             .await;
             match inserted {
@@ -182,11 +190,39 @@ impl Catalog for SqliteStore {
             Ok(_) => self.dataset_by_id(id).await,
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(Error::new(
                 ErrorCode::AlreadyExists,
-                format!("you already have a dataset named {}", update.table_name.as_deref().unwrap_or_default()),
+                format!(
+                    "you already have a dataset named {}; choose another name",
+                    update.table_name.as_deref().unwrap_or_default()
+                ),
             )
             .with_field("table_name")),
             Err(e) => Err(db(e)),
         }
+    }
+
+    async fn replace_content(&self, owner: &UserId, id: &DatasetId, content: &NewContent) -> Result<Option<Dataset>> {
+        let columns = serde_json::to_string(&content.outcome.columns).map_err(Error::internal)?;
+        let notes = serde_json::to_string(&content.column_notes).map_err(Error::internal)?;
+        let done = sqlx::query(
+            "UPDATE datasets SET version_hash = ?, size_bytes = ?, row_count = ?, columns_json = ?,
+                 column_notes_json = ?, updated_at = ?
+             WHERE id = ? AND owner_id = ? AND status = 'ready'",
+        )
+        .bind(&content.version_hash)
+        .bind(content.size_bytes as i64)
+        .bind(content.outcome.row_count as i64)
+        .bind(columns)
+        .bind(notes)
+        .bind(micros(Utc::now()))
+        .bind(id.as_str())
+        .bind(owner.as_str())
+        .execute(&self.pool)
+        .await
+        .map_err(db)?;
+        if done.rows_affected() == 0 {
+            return Ok(None);
+        }
+        self.dataset_by_id(id).await
     }
 
     async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool> {

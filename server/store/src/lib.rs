@@ -17,8 +17,8 @@ use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
 use aware_core::ids::{ApiKeyId, DatasetId, UploadId, UserId};
 use aware_core::ids::{RunId, ThreadId};
 use aware_core::ports::{
-    ApiKey, ApiKeyGrant, AuditEntry, AuditLog, Catalog, DatasetUpdate, NewDataset, RunStore, UploadSession, Uploads,
-    User, Users,
+    ApiKey, ApiKeyGrant, AuditEntry, AuditLog, Catalog, DatasetUpdate, NewContent, NewDataset, RunStore, UploadSession,
+    Uploads, User, Users,
 };
 use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::value::Column;

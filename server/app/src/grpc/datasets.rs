@@ -219,6 +219,21 @@ impl DatasetsService for Datasets {
         Ok(Response::new(pb::UpdateDatasetResponse { dataset: Some(convert::dataset(&updated)) }))
     }
 
+    async fn refresh_dataset(
+        &self,
+        request: Request<pb::RefreshDatasetRequest>,
+    ) -> Result<Response<pb::RefreshDatasetResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let id = convert::dataset_id_in(&request.get_ref().dataset_id).map_err(to_status)?;
+        let r = self.state.services.files.refresh(&caller, &id).await.map_err(to_status)?;
+        let index = self.state.services.datasets.search().status(&id);
+        Ok(Response::new(pb::RefreshDatasetResponse {
+            dataset: Some(convert::dataset_with_index(&r.dataset, index)),
+            changed: r.changed,
+            previous_row_count: r.before.row_count,
+        }))
+    }
+
     async fn materialize_query(
         &self,
         request: Request<pb::MaterializeQueryRequest>,

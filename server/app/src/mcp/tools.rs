@@ -127,7 +127,10 @@ fn output_schema(name: ToolName) -> Option<Value> {
         ToolName::DeleteDataset => result_of("deleted_dataset", json!({"dataset": object})),
         ToolName::ListDirectory => result_of("directory_listing", json!({"listing": object})),
         ToolName::ImportFiles => result_of("import_report", json!({"report": object})),
-        ToolName::RenameDataset | ToolName::DescribeDataset | ToolName::SaveQueryAsDataset => {
+        ToolName::RenameDataset
+        | ToolName::DescribeDataset
+        | ToolName::SaveQueryAsDataset
+        | ToolName::RefreshDataset => {
             result_of("dataset_changed", json!({"change": {"type": "string"}, "dataset": object}))
         }
         ToolName::SaveQuery | ToolName::DeleteSavedQuery => {

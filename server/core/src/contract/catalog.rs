@@ -1,12 +1,13 @@
 //! The contract of the [`Catalog`] and [`Uploads`] ports: table names unique per owner, every
 //! read scoped to its owner, one-way status changes, renames and descriptions in place, lineage
-//! kept, and uploads that expire once.
+//! and import origins kept, content replaced in place (a refresh) only for a ready dataset, and
+//! uploads that expire once.
 
 use super::{ana, bo};
 use crate::ErrorCode;
-use crate::dataset::{ColumnNote, DatasetFormat, DatasetStatus, IngestOutcome, Lineage};
+use crate::dataset::{ColumnNote, DatasetFormat, DatasetStatus, ImportOrigin, IngestOutcome, Lineage};
 use crate::ids::{DatasetId, UploadId, UserId};
-use crate::ports::{Catalog, DatasetUpdate, NewDataset, UploadSession, Uploads};
+use crate::ports::{Catalog, DatasetUpdate, NewContent, NewDataset, UploadSession, Uploads};
 use crate::value::Column;
 use chrono::{Duration, Utc};
 
@@ -20,6 +21,7 @@ fn new_dataset(owner: &UserId, base: &str) -> NewDataset {
         size_bytes: 10,
         version_hash: "ab".repeat(32),
         lineage: None,
+        origin: None,
     }
 }
 
@@ -75,6 +77,39 @@ pub async fn catalog(catalog: &dyn Catalog) {
     assert_eq!(refused.code, ErrorCode::AlreadyExists);
     let change = DatasetUpdate { table_name: Some("sales".into()), ..DatasetUpdate::default() };
     catalog.update(&me, &a.id, &change).await.expect("renamed back").expect("mine");
+
+    // A refresh replaces a ready dataset's content in place: version, size, rows, columns and the
+    // notes that still apply; names, description and status stay. Only its owner's, only ready.
+    let content = NewContent {
+        version_hash: "cd".repeat(32),
+        size_bytes: 20,
+        outcome: IngestOutcome { row_count: 5, columns: vec![Column::new("y", "VARCHAR")] },
+        column_notes: Vec::new(),
+    };
+    assert!(catalog.replace_content(&other, &a.id, &content).await.expect("answered").is_none(), "not theirs");
+    assert!(catalog.replace_content(&me, &b.id, &content).await.expect("answered").is_none(), "not ready");
+    let refreshed = catalog.replace_content(&me, &a.id, &content).await.expect("replaced").expect("mine, ready");
+    assert_eq!(
+        (
+            refreshed.version_hash.as_str(),
+            refreshed.size_bytes,
+            refreshed.row_count,
+            refreshed.columns.clone(),
+            refreshed.column_notes.is_empty()
+        ),
+        (content.version_hash.as_str(), 20, 5, content.outcome.columns.clone(), true)
+    );
+    assert_eq!(
+        (refreshed.table_name.as_str(), refreshed.description.as_str(), refreshed.status),
+        ("sales", "Sales of 2026", DatasetStatus::Ready)
+    );
+
+    // An imported dataset keeps the file it came from.
+    let origin = ImportOrigin { root: "downloads".into(), path: "q1/sales.csv".into() };
+    let imported = NewDataset { origin: Some(origin.clone()), ..new_dataset(&me, "imported") };
+    let imported = catalog.insert_processing(imported).await.expect("inserted");
+    assert_eq!(catalog.get(&me, &imported.id).await.expect("read").and_then(|d| d.origin), Some(origin));
+    assert!(catalog.delete(&me, &imported.id).await.expect("deleted"));
 
     // A dataset saved from a query keeps its lineage.
     let lineage = Lineage { sources: Vec::new(), sql: "SELECT 1".into(), run_id: "run_1".into() };

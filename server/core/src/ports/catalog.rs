@@ -1,6 +1,6 @@
 //! The dataset catalog port: which datasets a user has, their table names and states.
 
-use crate::dataset::{ColumnNote, Dataset, DatasetFormat, DatasetStatus, IngestOutcome, Lineage};
+use crate::dataset::{ColumnNote, Dataset, DatasetFormat, DatasetStatus, ImportOrigin, IngestOutcome, Lineage};
 use crate::error::Result;
 use crate::ids::{DatasetId, UserId};
 use async_trait::async_trait;
@@ -18,6 +18,18 @@ pub struct NewDataset {
     pub version_hash: String,
     /// For a dataset saved from a query.
     pub lineage: Option<Lineage>,
+    /// For a dataset imported from an approved folder.
+    pub origin: Option<ImportOrigin>,
+}
+
+/// A ready dataset's content after a refresh read its source again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewContent {
+    pub version_hash: String,
+    pub size_bytes: u64,
+    pub outcome: IngestOutcome,
+    /// The column notes that still name a column.
+    pub column_notes: Vec<ColumnNote>,
 }
 
 /// What an update of a dataset's names and descriptions changes; `None` keeps it.
@@ -45,6 +57,9 @@ pub trait Catalog: Send + Sync {
     /// Changes names and descriptions. `None` when the owner has no such dataset; a table name
     /// another of the owner's datasets has is `ALREADY_EXISTS`.
     async fn update(&self, owner: &UserId, id: &DatasetId, update: &DatasetUpdate) -> Result<Option<Dataset>>;
+    /// Records a ready dataset's new content (a refresh). `None` when the owner has no such
+    /// ready dataset.
+    async fn replace_content(&self, owner: &UserId, id: &DatasetId, content: &NewContent) -> Result<Option<Dataset>>;
     /// Removes the catalog row; false when there was none for this owner.
     async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool>;
     /// Every dataset still PROCESSING (after a restart these were interrupted).

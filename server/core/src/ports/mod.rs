@@ -25,7 +25,7 @@ mod uploads;
 mod users;
 
 pub use audit::{AuditEntry, AuditFilter, AuditLog, StoredAuditEntry, record_or_log};
-pub use catalog::{Catalog, DatasetUpdate, NewDataset};
+pub use catalog::{Catalog, DatasetUpdate, NewContent, NewDataset};
 pub use dataset_engine::DatasetEngine;
 pub use external_tools::{ExternalServer, ExternalTools, NoExternalTools, ServerState};
 pub use memories::{Memory, MemoryStore};

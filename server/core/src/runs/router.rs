@@ -25,7 +25,8 @@ pub enum Intent {
     ExternalTool,
     /// "remember that …", "forget that …": the user's memory, in so many words.
     Memory,
-    /// Rename or describe a dataset, save a result as one, keep or drop a verified query.
+    /// Rename, describe or refresh a dataset, save a result as one, keep or drop a verified
+    /// query.
     DatasetEdit,
     /// Users, roles and API keys (admins only).
     AccountAdmin,
@@ -139,6 +140,14 @@ pub fn external_tool_in(text: &str) -> Option<&str> {
     (matches!(verb.as_str(), "use" | "call" | "run") && part(server) && part(tool)).then_some(name)
 }
 
+/// Whether a message asks to read a dataset again from its file: "refresh the tickets dataset",
+/// "reload churn from its file", "re-import it".
+pub fn asks_refresh(text: &str) -> bool {
+    let said = words(text);
+    said.iter().any(|w| matches!(w.as_str(), "refresh" | "reload" | "reimport" | "resync"))
+        || said.windows(2).any(|w| w[0] == "re" && matches!(w[1].as_str(), "import" | "read" | "load"))
+}
+
 /// Reads a message into a route, with keyword rules in priority order.
 pub fn route(text: &str) -> Route {
     let said = words(text);
@@ -181,6 +190,9 @@ pub fn route(text: &str) -> Route {
     }
     if run_id_in(text).is_some() {
         return r(Intent::RunLookup, 0.9, false, Risk::Read);
+    }
+    if asks_refresh(text) {
+        return r(Intent::DatasetEdit, 0.8, true, Risk::Write);
     }
     if has(&["import", "ingest"]) {
         return r(Intent::FileImport, 0.7, false, Risk::Write);

@@ -79,6 +79,7 @@ pub enum ToolName {
     SaveQueryAsDataset,
     SaveQuery,
     DeleteSavedQuery,
+    RefreshDataset,
     CreateUser,
     ChangeUserRole,
     DeactivateUser,
@@ -88,7 +89,7 @@ pub enum ToolName {
 }
 
 impl ToolName {
-    pub const ALL: [Self; 25] = [
+    pub const ALL: [Self; 26] = [
         Self::ListDatasets,
         Self::GetDatasetDetail,
         Self::PreviewRows,
@@ -108,6 +109,7 @@ impl ToolName {
         Self::SaveQueryAsDataset,
         Self::SaveQuery,
         Self::DeleteSavedQuery,
+        Self::RefreshDataset,
         Self::CreateUser,
         Self::ChangeUserRole,
         Self::DeactivateUser,
@@ -138,6 +140,7 @@ impl ToolName {
             Self::SaveQueryAsDataset => "save_query_as_dataset",
             Self::SaveQuery => "save_query",
             Self::DeleteSavedQuery => "delete_saved_query",
+            Self::RefreshDataset => "refresh_dataset",
             Self::CreateUser => "create_user",
             Self::ChangeUserRole => "change_user_role",
             Self::DeactivateUser => "deactivate_user",
@@ -302,8 +305,10 @@ impl ToolRegistry {
     /// The tools of this build.
     pub fn standard() -> Self {
         use super::admin_tools::{ChangeUserRole, CreateApiKey, CreateUser, RevokeApiKey, SetActive};
-        use super::write_tools::{DeleteSavedQuery, DescribeDataset, RenameDataset, SaveQuery, SaveQueryAsDataset};
-        let tools: [Arc<dyn Tool>; 25] = [
+        use super::write_tools::{
+            DeleteSavedQuery, DescribeDataset, RefreshDataset, RenameDataset, SaveQuery, SaveQueryAsDataset,
+        };
+        let tools: [Arc<dyn Tool>; 26] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -323,6 +328,7 @@ impl ToolRegistry {
             Arc::new(SaveQueryAsDataset),
             Arc::new(SaveQuery),
             Arc::new(DeleteSavedQuery),
+            Arc::new(RefreshDataset),
             Arc::new(CreateUser),
             Arc::new(ChangeUserRole),
             Arc::new(SetActive::DEACTIVATE),
@@ -474,7 +480,7 @@ pub(super) async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> 
         .ok_or_else(|| Error::not_found("dataset", wanted).with_field("dataset"))
 }
 
-fn dataset_arg_schema() -> Value {
+pub(super) fn dataset_arg_schema() -> Value {
     json!({
         "type": "object",
         "properties": {"dataset": {"type": "string", "description": "the dataset id or table name"}},

@@ -1,5 +1,6 @@
 //! The assistant's STANDARD write tools over datasets (`crate::curation`): rename, describe (the
-//! semantic layer), save a query's result as a dataset, keep and drop verified queries. Each waits
+//! semantic layer), save a query's result as a dataset, keep and drop verified queries, and refresh
+//! a dataset from the file it was imported from (`crate::files`). Each waits
 //! for a person's approval with a plain-English card, and runs exactly what was approved (the
 //! arguments are pinned to the dataset's id and the checked values).
 
@@ -201,25 +202,44 @@ impl Tool for DescribeDataset {
     }
 }
 
-/// The query a call names: `sql`, or `plan` (an `execute_query_plan` argument object).
-fn query_source(args: &Value) -> Result<QuerySource> {
-    match (string_arg(args, "sql")?.trim(), args.get("plan")) {
-        ("", None | Some(Value::Null)) => Err(Error::validation("sql", "give the query: `sql` or `plan`")),
-        ("", Some(plan)) => Ok(QuerySource::Plan(plan_from_json(plan)?)),
-        (sql, None | Some(Value::Null)) => Ok(QuerySource::Sql(sql.to_owned())),
-        (_, Some(_)) => Err(Error::validation("sql", "give either `sql` or `plan`, not both")),
+/// The query a call names: `sql`, `plan` (an `execute_query_plan` argument object) or
+/// `verified_query` (a verified query's id or name: its SQL).
+async fn query_source(ctx: &ToolContext, args: &Value) -> Result<QuerySource> {
+    let verified = string_arg(args, "verified_query")?.trim();
+    let plan = args.get("plan").filter(|p| !p.is_null());
+    match (string_arg(args, "sql")?.trim(), plan, verified) {
+        ("", None, "") => Err(Error::validation("sql", "give the query: `sql`, `plan` or `verified_query`")),
+        ("", Some(plan), "") => Ok(QuerySource::Plan(plan_from_json(plan)?)),
+        (sql, None, "") => Ok(QuerySource::Sql(sql.to_owned())),
+        ("", None, verified) => {
+            Ok(QuerySource::Sql(ctx.services.curation.saved_query(&ctx.caller, verified).await?.sql))
+        }
+        (_, _, _) => Err(Error::validation("sql", "give one of `sql`, `plan` or `verified_query`, not several")),
     }
 }
 
 fn query_schema(extra: Value) -> Value {
     let mut properties = json!({
         "sql": {"type": "string", "description": "one SELECT over the user's datasets"},
-        "plan": {"type": "object", "description": "instead of sql: an execute_query_plan argument object"}
+        "plan": {"type": "object", "description": "instead of sql: an execute_query_plan argument object"},
+        "verified_query": {"type": "string", "description": "instead of sql: a verified query's id (its SQL)"}
     });
     if let (Some(p), Value::Object(more)) = (properties.as_object_mut(), extra) {
         p.extend(more);
     }
     json!({"type": "object", "properties": properties, "additionalProperties": false})
+}
+
+/// A call's arguments with a verified query replaced by its SQL: what runs is what the card
+/// showed, even if the verified query changes meanwhile.
+fn pinned_query(args: &Value, source: &QuerySource) -> Value {
+    let mut pinned = args.clone();
+    if let (Some(fields), QuerySource::Sql(sql)) = (pinned.as_object_mut(), source)
+        && fields.remove("verified_query").is_some()
+    {
+        fields.insert("sql".to_owned(), json!(sql));
+    }
+    pinned
 }
 
 /// How a card shows a query.
@@ -259,7 +279,7 @@ impl Tool for SaveQueryAsDataset {
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let name = requested_table_name(string_arg(args, "table_name")?)?;
-        let source = query_source(args)?;
+        let source = query_source(ctx, args).await?;
         ctx.services.curation.name_is_free(&ctx.caller, &name, None).await?;
         Ok(Prepared {
             description: format!(
@@ -268,12 +288,12 @@ impl Tool for SaveQueryAsDataset {
                 shown(&source)
             ),
             resource: ResourceRef { kind: "new_dataset".to_owned(), id: name.clone(), display_name: name.clone() },
-            pinned: Some(args.clone()),
+            pinned: Some(pinned_query(args, &source)),
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let name = string_arg(args, "table_name")?;
-        let source = query_source(args)?;
+        let source = query_source(ctx, args).await?;
         let dataset = ctx.services.curation.materialize(&ctx.caller, &source, name, ctx.run_id.as_ref()).await?;
         Ok(ToolOutput {
             llm_summary: format!(
@@ -320,12 +340,12 @@ impl Tool for SaveQuery {
     fn grant_class(&self, _resource: &ResourceRef) -> Option<String> {
         None
     }
-    async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let name = string_arg(args, "name")?.trim().to_owned();
         if name.is_empty() {
             return Err(Error::validation("name", "name the saved query"));
         }
-        let source = query_source(args)?;
+        let source = query_source(ctx, args).await?;
         let question = string_arg(args, "question")?.trim();
         Ok(Prepared {
             description: format!(
@@ -339,13 +359,13 @@ impl Tool for SaveQuery {
                 }
             ),
             resource: ResourceRef { kind: "saved_query".to_owned(), id: String::new(), display_name: name },
-            pinned: Some(args.clone()),
+            pinned: Some(pinned_query(args, &source)),
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let name = string_arg(args, "name")?;
         let question = string_arg(args, "question")?;
-        let source = query_source(args)?;
+        let source = query_source(ctx, args).await?;
         let query = ctx.services.curation.save_query(&ctx.caller, name, question, &source, ctx.run_id.as_ref()).await?;
         Ok(ToolOutput {
             llm_summary: format!(
@@ -399,6 +419,81 @@ impl Tool for DeleteSavedQuery {
         Ok(ToolOutput {
             llm_summary: format!("Deleted the verified query “{}”.", query.name),
             rich: Some(RichResult::SavedQuery { change: "deleted".to_owned(), query }),
+        })
+    }
+}
+
+pub(super) struct RefreshDataset;
+
+static REFRESH: ToolMeta = ToolMeta {
+    name: ToolId::Builtin(ToolName::RefreshDataset),
+    title: Cow::Borrowed("Refresh a dataset"),
+    activity: Cow::Borrowed("Reading the file again…"),
+    description: Cow::Borrowed(
+        "Read a dataset again from the file in an approved folder it was imported from, when that file changed: \
+         its rows and columns become the file's current ones (the same file changes nothing). Only for datasets \
+         imported from an approved folder. The user approves it first.",
+    ),
+    risk: ASKS_FIRST,
+    gate: Gate::Capability(Capability::FileImport),
+    intents: &[Intent::DatasetEdit, Intent::FileImport],
+};
+
+#[async_trait]
+impl Tool for RefreshDataset {
+    fn meta(&self) -> &ToolMeta {
+        &REFRESH
+    }
+    fn input_schema(&self) -> Value {
+        super::tools::dataset_arg_schema()
+    }
+    async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
+        let d = resolve(ctx, args).await?;
+        let origin = ctx.services.files.check_refresh(&ctx.caller, &d)?;
+        Ok(Prepared {
+            description: format!(
+                "Read “{}” (table `{}`, {} rows) again from {}:{}. If the file changed, its rows and columns \
+                 replace the current ones; if not, nothing changes.",
+                d.name, d.table_name, d.row_count, origin.root, origin.path
+            ),
+            pinned: Some(json!({"dataset": d.id.as_str()})),
+            resource: dataset_ref(&d),
+        })
+    }
+    async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
+        let d = resolve(ctx, args).await?;
+        let r = ctx.services.files.refresh(&ctx.caller, &d.id).await?;
+        let (before, after) = (&r.before, &r.dataset);
+        let llm_summary = if r.changed {
+            let names =
+                |d: &crate::dataset::Dataset| -> Vec<String> { d.columns.iter().map(|c| c.name.clone()).collect() };
+            let (old, new) = (names(before), names(after));
+            let added: Vec<&str> = new.iter().filter(|c| !old.contains(c)).map(String::as_str).collect();
+            let removed: Vec<&str> = old.iter().filter(|c| !new.contains(c)).map(String::as_str).collect();
+            let mut columns = Vec::new();
+            if !added.is_empty() {
+                columns.push(format!("new columns: {}", added.join(", ")));
+            }
+            if !removed.is_empty() {
+                columns.push(format!("columns gone: {}", removed.join(", ")));
+            }
+            format!(
+                "Refreshed `{}` from its file: {} rows before, {} now; {}.",
+                after.table_name,
+                before.row_count,
+                after.row_count,
+                if columns.is_empty() { "the same columns".to_owned() } else { columns.join("; ") }
+            )
+        } else {
+            format!(
+                "`{}` is unchanged: its file holds exactly the content imported before ({} rows).",
+                after.table_name, after.row_count
+            )
+        };
+        let change = if r.changed { "refreshed" } else { "unchanged" };
+        Ok(ToolOutput {
+            llm_summary,
+            rich: Some(RichResult::DatasetChanged { change: change.to_owned(), dataset: Box::new(r.dataset) }),
         })
     }
 }

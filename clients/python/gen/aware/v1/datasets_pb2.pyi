@@ -59,7 +59,7 @@ SEARCH_INDEX_STATE_READY: SearchIndexState
 SEARCH_INDEX_STATE_FAILED: SearchIndexState
 
 class Dataset(_message.Message):
-    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at", "search_index", "description", "column_notes", "lineage")
+    __slots__ = ("id", "name", "table_name", "format", "status", "row_count", "column_count", "size_bytes", "version_hash", "created_at", "columns", "error", "updated_at", "search_index", "description", "column_notes", "lineage", "origin")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -77,6 +77,7 @@ class Dataset(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     COLUMN_NOTES_FIELD_NUMBER: _ClassVar[int]
     LINEAGE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     table_name: str
@@ -94,7 +95,16 @@ class Dataset(_message.Message):
     description: str
     column_notes: _containers.RepeatedCompositeFieldContainer[ColumnNote]
     lineage: Lineage
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., search_index: _Optional[_Union[SearchIndex, _Mapping]] = ..., description: _Optional[str] = ..., column_notes: _Optional[_Iterable[_Union[ColumnNote, _Mapping]]] = ..., lineage: _Optional[_Union[Lineage, _Mapping]] = ...) -> None: ...
+    origin: ImportOrigin
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., table_name: _Optional[str] = ..., format: _Optional[_Union[DatasetFormat, str]] = ..., status: _Optional[_Union[DatasetStatus, str]] = ..., row_count: _Optional[int] = ..., column_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., version_hash: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., columns: _Optional[_Iterable[_Union[_common_pb2.Column, _Mapping]]] = ..., error: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., search_index: _Optional[_Union[SearchIndex, _Mapping]] = ..., description: _Optional[str] = ..., column_notes: _Optional[_Iterable[_Union[ColumnNote, _Mapping]]] = ..., lineage: _Optional[_Union[Lineage, _Mapping]] = ..., origin: _Optional[_Union[ImportOrigin, _Mapping]] = ...) -> None: ...
+
+class ImportOrigin(_message.Message):
+    __slots__ = ("root", "path")
+    ROOT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    root: str
+    path: str
+    def __init__(self, root: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
 
 class ColumnNote(_message.Message):
     __slots__ = ("column", "description", "unit")
@@ -419,6 +429,22 @@ class UpdateDatasetResponse(_message.Message):
     DATASET_FIELD_NUMBER: _ClassVar[int]
     dataset: Dataset
     def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ...) -> None: ...
+
+class RefreshDatasetRequest(_message.Message):
+    __slots__ = ("dataset_id",)
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    dataset_id: str
+    def __init__(self, dataset_id: _Optional[str] = ...) -> None: ...
+
+class RefreshDatasetResponse(_message.Message):
+    __slots__ = ("dataset", "changed", "previous_row_count")
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_ROW_COUNT_FIELD_NUMBER: _ClassVar[int]
+    dataset: Dataset
+    changed: bool
+    previous_row_count: int
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ..., changed: _Optional[bool] = ..., previous_row_count: _Optional[int] = ...) -> None: ...
 
 class MaterializeQueryRequest(_message.Message):
     __slots__ = ("table_name", "sql", "plan")

@@ -114,6 +114,11 @@ class DatasetsServiceStub:
                 request_serializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryResponse.FromString,
                 _registered_method=True)
+        self.RefreshDataset = channel.unary_unary(
+                '/aware.v1.DatasetsService/RefreshDataset',
+                request_serializer=aware_dot_v1_dot_datasets__pb2.RefreshDatasetRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_datasets__pb2.RefreshDatasetResponse.FromString,
+                _registered_method=True)
 
 
 class DatasetsServiceServicer:
@@ -242,6 +247,17 @@ class DatasetsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RefreshDataset(self, request, context):
+        """RefreshDataset reads a dataset again from the file in an approved folder it was imported from
+        (`Dataset.origin`; admins, local mode). The same bytes change nothing (`changed` false); new
+        ones replace its rows and columns in place — queries see the old content until the new is
+        complete, and a file that no longer ingests leaves the dataset as it was. A dataset that was
+        uploaded or saved from a query has no file to read again (INVALID_ARGUMENT).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DatasetsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -319,6 +335,11 @@ def add_DatasetsServiceServicer_to_server(servicer, server):
                     servicer.DeleteSavedQuery,
                     request_deserializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryRequest.FromString,
                     response_serializer=aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryResponse.SerializeToString,
+            ),
+            'RefreshDataset': grpc.unary_unary_rpc_method_handler(
+                    servicer.RefreshDataset,
+                    request_deserializer=aware_dot_v1_dot_datasets__pb2.RefreshDatasetRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_datasets__pb2.RefreshDatasetResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -731,6 +752,33 @@ class DatasetsService:
             '/aware.v1.DatasetsService/DeleteSavedQuery',
             aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryRequest.SerializeToString,
             aware_dot_v1_dot_datasets__pb2.DeleteSavedQueryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RefreshDataset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.DatasetsService/RefreshDataset',
+            aware_dot_v1_dot_datasets__pb2.RefreshDatasetRequest.SerializeToString,
+            aware_dot_v1_dot_datasets__pb2.RefreshDatasetResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -174,6 +174,7 @@ mod tests {
             description: String::new(),
             column_notes: Vec::new(),
             lineage: None,
+            origin: None,
         }
     }
 

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/datasets.proto.
  */
 export const file_aware_v1_datasets: GenFile = /*@__PURE__*/
-  fileDesc("Chdhd2FyZS92MS9kYXRhc2V0cy5wcm90bxIIYXdhcmUudjEigAQKB0RhdGFzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgp0YWJsZV9uYW1lGAMgASgJEicKBmZvcm1hdBgEIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRGb3JtYXQSJwoGc3RhdHVzGAUgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cxIRCglyb3dfY291bnQYBiABKAQSFAoMY29sdW1uX2NvdW50GAcgASgNEhIKCnNpemVfYnl0ZXMYCCABKAQSFAoMdmVyc2lvbl9oYXNoGAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB2NvbHVtbnMYCyADKAsyEC5hd2FyZS52MS5Db2x1bW4SDQoFZXJyb3IYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoMc2VhcmNoX2luZGV4GA4gASgLMhUuYXdhcmUudjEuU2VhcmNoSW5kZXgSEwoLZGVzY3JpcHRpb24YDyABKAkSKgoMY29sdW1uX25vdGVzGBAgAygLMhQuYXdhcmUudjEuQ29sdW1uTm90ZRIiCgdsaW5lYWdlGBEgASgLMhEuYXdhcmUudjEuTGluZWFnZSI/CgpDb2x1bW5Ob3RlEg4KBmNvbHVtbhgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIMCgR1bml0GAMgASgJIlEKB0xpbmVhZ2USKQoHc291cmNlcxgBIAMoCzIYLmF3YXJlLnYxLkRhdGFzZXRWZXJzaW9uEgsKA3NxbBgCIAEoCRIOCgZydW5faWQYAyABKAkipQEKClNhdmVkUXVlcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghxdWVzdGlvbhgDIAEoCRILCgNzcWwYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirwEKC1NlYXJjaEluZGV4EikKBXN0YXRlGAEgASgOMhouYXdhcmUudjEuU2VhcmNoSW5kZXhTdGF0ZRIUCgx0ZXh0X2NvbHVtbnMYAiADKAkSDAoEcm93cxgDIAEoBBITCgt2ZWN0b3Jfcm93cxgEIAEoBBIXCg9lbWJlZGRpbmdfbW9kZWwYBSABKAkSFAoMdmVjdG9yX2luZGV4GAYgASgJEg0KBWVycm9yGAcgASgJIjIKC0RhdGFzZXRMaXN0EiMKCGRhdGFzZXRzGAEgAygLMhEuYXdhcmUudjEuRGF0YXNldCJUCg1EYXRhc2V0RGV0YWlsEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0Eh8KBnNhbXBsZRgCIAEoCzIPLmF3YXJlLnYxLlRhYmxlIuUCChBDb2x1bW5TdGF0aXN0aWNzEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIhCgRraW5kGAMgASgOMhMuYXdhcmUudjEuVmFsdWVLaW5kEhIKCm51bGxfY291bnQYBCABKAQSFgoOZGlzdGluY3RfY291bnQYBSABKAQSHAoDbWluGAYgASgLMg8uYXdhcmUudjEuVmFsdWUSHAoDbWF4GAcgASgLMg8uYXdhcmUudjEuVmFsdWUSEQoEbWVhbhgIIAEoAUgAiAEBEhMKBm1lZGlhbhgJIAEoAUgBiAEBEhMKBnN0ZGRldhgKIAEoAUgCiAEBEhcKCm1pbl9sZW5ndGgYCyABKARIA4gBARIXCgptYXhfbGVuZ3RoGAwgASgESASIAQFCBwoFX21lYW5CCQoHX21lZGlhbkIJCgdfc3RkZGV2Qg0KC19taW5fbGVuZ3RoQg0KC19tYXhfbGVuZ3RoIpEBChFEYXRhc2V0U3RhdGlzdGljcxISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSEQoJcm93X2NvdW50GAMgASgEEisKB2NvbHVtbnMYBCADKAsyGi5hd2FyZS52MS5Db2x1bW5TdGF0aXN0aWNzEhQKDGV4ZWNfdGltZV9tcxgFIAEoBCLaAQoJU2VhcmNoSGl0EhIKCmRhdGFzZXRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIOCgZyb3dfaWQYAyABKAQSDgoGY29sdW1uGAQgASgJEgwKBHRleHQYBSABKAkSDwoHc25pcHBldBgGIAEoCRINCgVzY29yZRgHIAEoARIUCgxkYXRhc2V0X25hbWUYCCABKAkSFAoMbGV4aWNhbF9yYW5rGAkgASgNEhMKC3ZlY3Rvcl9yYW5rGAogASgNEhYKDnNhbWVfdGV4dF9yb3dzGAsgASgNInUKClNlYXJjaEhpdHMSIQoEaGl0cxgBIAMoCzITLmF3YXJlLnYxLlNlYXJjaEhpdBIMCgRtb2RlGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhkKEWRhdGFzZXRzX3NlYXJjaGVkGAQgASgNEgwKBG5vdGUYBSABKAkiRQoTTGlzdERhdGFzZXRzUmVxdWVzdBIuCg1zdGF0dXNfZmlsdGVyGAEgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cyI7ChRMaXN0RGF0YXNldHNSZXNwb25zZRIjCghkYXRhc2V0cxgBIAMoCzIRLmF3YXJlLnYxLkRhdGFzZXQiUQoRR2V0RGF0YXNldFJlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCRIYCgtzYW1wbGVfcm93cxgCIAEoDUgAiAEBQg4KDF9zYW1wbGVfcm93cyJZChJHZXREYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQSHwoGc2FtcGxlGAIgASgLMg8uYXdhcmUudjEuVGFibGUiWwoUVXBsb2FkRGF0YXNldFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEg0KBWNodW5rGAMgASgMEhIKCnNpemVfYnl0ZXMYBCABKAQiOwoVVXBsb2FkRGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IksKE0NyZWF0ZVVwbG9hZFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEhIKCnNpemVfYnl0ZXMYAyABKAQiQgoUQ3JlYXRlVXBsb2FkUmVzcG9uc2USEQoJdXBsb2FkX2lkGAEgASgJEhcKD21heF9jaHVua19ieXRlcxgCIAEoDSJHChNBcHBlbmRVcGxvYWRSZXF1ZXN0EhEKCXVwbG9hZF9pZBgBIAEoCRIOCgZvZmZzZXQYAiABKAQSDQoFY2h1bmsYAyABKAwiLgoUQXBwZW5kVXBsb2FkUmVzcG9uc2USFgoOcmVjZWl2ZWRfYnl0ZXMYASABKAQiKAoTQ29tbWl0VXBsb2FkUmVxdWVzdBIRCgl1cGxvYWRfaWQYASABKAkiOgoUQ29tbWl0VXBsb2FkUmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiNwoSUHJldmlld1Jvd3NSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkSDQoFbGltaXQYAiABKA0iNQoTUHJldmlld1Jvd3NSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlIjEKG0dldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJIk8KHEdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USLwoKc3RhdGlzdGljcxgBIAEoCzIbLmF3YXJlLnYxLkRhdGFzZXRTdGF0aXN0aWNzIioKFERlbGV0ZURhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkiKwoVRGVsZXRlRGF0YXNldFJlc3BvbnNlEhIKCmRhdGFzZXRfaWQYASABKAkiVwoVU2VhcmNoRGF0YXNldHNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKCmRhdGFzZXRfaWQYAiABKAkSDQoFbGltaXQYAyABKA0SDAoEbW9kZRgEIAEoCSJyChZTZWFyY2hEYXRhc2V0c1Jlc3BvbnNlEiEKBGhpdHMYASADKAsyEy5hd2FyZS52MS5TZWFyY2hIaXQSDAoEbW9kZRgCIAEoCRIZChFkYXRhc2V0c19zZWFyY2hlZBgDIAEoDRIMCgRub3RlGAQgASgJIsQBChRVcGRhdGVEYXRhc2V0UmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgp0YWJsZV9uYW1lGAMgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAogBARIqCgxjb2x1bW5fbm90ZXMYBSADKAsyFC5hd2FyZS52MS5Db2x1bW5Ob3RlQgcKBV9uYW1lQg0KC190YWJsZV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChVVcGRhdGVEYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiagoXTWF0ZXJpYWxpemVRdWVyeVJlcXVlc3QSEgoKdGFibGVfbmFtZRgBIAEoCRINCgNzcWwYAiABKAlIABIjCgRwbGFuGAMgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuSABCBwoFcXVlcnkiPgoYTWF0ZXJpYWxpemVRdWVyeVJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IhkKF0xpc3RTYXZlZFF1ZXJpZXNSZXF1ZXN0IkEKGExpc3RTYXZlZFF1ZXJpZXNSZXNwb25zZRIlCgdxdWVyaWVzGAEgAygLMhQuYXdhcmUudjEuU2F2ZWRRdWVyeSJvChBTYXZlUXVlcnlSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIcXVlc3Rpb24YAiABKAkSDQoDc3FsGAMgASgJSAASIwoEcGxhbhgEIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAQgcKBXF1ZXJ5IjgKEVNhdmVRdWVyeVJlc3BvbnNlEiMKBXF1ZXJ5GAEgASgLMhQuYXdhcmUudjEuU2F2ZWRRdWVyeSIoChdEZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBINCgVxdWVyeRgBIAEoCSI/ChhEZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2USIwoFcXVlcnkYASABKAsyFC5hd2FyZS52MS5TYXZlZFF1ZXJ5KoIBCg1EYXRhc2V0U3RhdHVzEh4KGkRBVEFTRVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZREFUQVNFVF9TVEFUVVNfUFJPQ0VTU0lORxABEhgKFERBVEFTRVRfU1RBVFVTX1JFQURZEAISGAoUREFUQVNFVF9TVEFUVVNfRVJST1IQAyrLAQoNRGF0YXNldEZvcm1hdBIeChpEQVRBU0VUX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhYKEkRBVEFTRVRfRk9STUFUX0NTVhABEhYKEkRBVEFTRVRfRk9STUFUX1RTVhACEhoKFkRBVEFTRVRfRk9STUFUX1BBUlFVRVQQAxIXChNEQVRBU0VUX0ZPUk1BVF9KU09OEAQSGQoVREFUQVNFVF9GT1JNQVRfTkRKU09OEAUSGgoWREFUQVNFVF9GT1JNQVRfREVSSVZFRBAGKvYBChBTZWFyY2hJbmRleFN0YXRlEiIKHlNFQVJDSF9JTkRFWF9TVEFURV9VTlNQRUNJRklFRBAAEh8KG1NFQVJDSF9JTkRFWF9TVEFURV9JTkRFWElORxABEh4KGlNFQVJDSF9JTkRFWF9TVEFURV9OT19URVhUEAISIAocU0VBUkNIX0lOREVYX1NUQVRFX0VNQkVERElORxADEh4KGlNFQVJDSF9JTkRFWF9TVEFURV9MRVhJQ0FMEAQSHAoYU0VBUkNIX0lOREVYX1NUQVRFX1JFQURZEAUSHQoZU0VBUkNIX0lOREVYX1NUQVRFX0ZBSUxFRBAGMu0JCg9EYXRhc2V0c1NlcnZpY2USTQoMTGlzdERhdGFzZXRzEh0uYXdhcmUudjEuTGlzdERhdGFzZXRzUmVxdWVzdBoeLmF3YXJlLnYxLkxpc3REYXRhc2V0c1Jlc3BvbnNlEkcKCkdldERhdGFzZXQSGy5hd2FyZS52MS5HZXREYXRhc2V0UmVxdWVzdBocLmF3YXJlLnYxLkdldERhdGFzZXRSZXNwb25zZRJSCg1VcGxvYWREYXRhc2V0Eh4uYXdhcmUudjEuVXBsb2FkRGF0YXNldFJlcXVlc3QaHy5hd2FyZS52MS5VcGxvYWREYXRhc2V0UmVzcG9uc2UoARJNCgxDcmVhdGVVcGxvYWQSHS5hd2FyZS52MS5DcmVhdGVVcGxvYWRSZXF1ZXN0Gh4uYXdhcmUudjEuQ3JlYXRlVXBsb2FkUmVzcG9uc2USTQoMQXBwZW5kVXBsb2FkEh0uYXdhcmUudjEuQXBwZW5kVXBsb2FkUmVxdWVzdBoeLmF3YXJlLnYxLkFwcGVuZFVwbG9hZFJlc3BvbnNlEk0KDENvbW1pdFVwbG9hZBIdLmF3YXJlLnYxLkNvbW1pdFVwbG9hZFJlcXVlc3QaHi5hd2FyZS52MS5Db21taXRVcGxvYWRSZXNwb25zZRJKCgtQcmV2aWV3Um93cxIcLmF3YXJlLnYxLlByZXZpZXdSb3dzUmVxdWVzdBodLmF3YXJlLnYxLlByZXZpZXdSb3dzUmVzcG9uc2USZQoUR2V0RGF0YXNldFN0YXRpc3RpY3MSJS5hd2FyZS52MS5HZXREYXRhc2V0U3RhdGlzdGljc1JlcXVlc3QaJi5hd2FyZS52MS5HZXREYXRhc2V0U3RhdGlzdGljc1Jlc3BvbnNlElAKDURlbGV0ZURhdGFzZXQSHi5hd2FyZS52MS5EZWxldGVEYXRhc2V0UmVxdWVzdBofLmF3YXJlLnYxLkRlbGV0ZURhdGFzZXRSZXNwb25zZRJTCg5TZWFyY2hEYXRhc2V0cxIfLmF3YXJlLnYxLlNlYXJjaERhdGFzZXRzUmVxdWVzdBogLmF3YXJlLnYxLlNlYXJjaERhdGFzZXRzUmVzcG9uc2USUAoNVXBkYXRlRGF0YXNldBIeLmF3YXJlLnYxLlVwZGF0ZURhdGFzZXRSZXF1ZXN0Gh8uYXdhcmUudjEuVXBkYXRlRGF0YXNldFJlc3BvbnNlElkKEE1hdGVyaWFsaXplUXVlcnkSIS5hd2FyZS52MS5NYXRlcmlhbGl6ZVF1ZXJ5UmVxdWVzdBoiLmF3YXJlLnYxLk1hdGVyaWFsaXplUXVlcnlSZXNwb25zZRJZChBMaXN0U2F2ZWRRdWVyaWVzEiEuYXdhcmUudjEuTGlzdFNhdmVkUXVlcmllc1JlcXVlc3QaIi5hd2FyZS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USRAoJU2F2ZVF1ZXJ5EhouYXdhcmUudjEuU2F2ZVF1ZXJ5UmVxdWVzdBobLmF3YXJlLnYxLlNhdmVRdWVyeVJlc3BvbnNlElkKEERlbGV0ZVNhdmVkUXVlcnkSIS5hd2FyZS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBoiLmF3YXJlLnYxLkRlbGV0ZVNhdmVkUXVlcnlSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("Chdhd2FyZS92MS9kYXRhc2V0cy5wcm90bxIIYXdhcmUudjEiqAQKB0RhdGFzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgp0YWJsZV9uYW1lGAMgASgJEicKBmZvcm1hdBgEIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRGb3JtYXQSJwoGc3RhdHVzGAUgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cxIRCglyb3dfY291bnQYBiABKAQSFAoMY29sdW1uX2NvdW50GAcgASgNEhIKCnNpemVfYnl0ZXMYCCABKAQSFAoMdmVyc2lvbl9oYXNoGAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB2NvbHVtbnMYCyADKAsyEC5hd2FyZS52MS5Db2x1bW4SDQoFZXJyb3IYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoMc2VhcmNoX2luZGV4GA4gASgLMhUuYXdhcmUudjEuU2VhcmNoSW5kZXgSEwoLZGVzY3JpcHRpb24YDyABKAkSKgoMY29sdW1uX25vdGVzGBAgAygLMhQuYXdhcmUudjEuQ29sdW1uTm90ZRIiCgdsaW5lYWdlGBEgASgLMhEuYXdhcmUudjEuTGluZWFnZRImCgZvcmlnaW4YEiABKAsyFi5hd2FyZS52MS5JbXBvcnRPcmlnaW4iKgoMSW1wb3J0T3JpZ2luEgwKBHJvb3QYASABKAkSDAoEcGF0aBgCIAEoCSI/CgpDb2x1bW5Ob3RlEg4KBmNvbHVtbhgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIMCgR1bml0GAMgASgJIlEKB0xpbmVhZ2USKQoHc291cmNlcxgBIAMoCzIYLmF3YXJlLnYxLkRhdGFzZXRWZXJzaW9uEgsKA3NxbBgCIAEoCRIOCgZydW5faWQYAyABKAkipQEKClNhdmVkUXVlcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghxdWVzdGlvbhgDIAEoCRILCgNzcWwYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirwEKC1NlYXJjaEluZGV4EikKBXN0YXRlGAEgASgOMhouYXdhcmUudjEuU2VhcmNoSW5kZXhTdGF0ZRIUCgx0ZXh0X2NvbHVtbnMYAiADKAkSDAoEcm93cxgDIAEoBBITCgt2ZWN0b3Jfcm93cxgEIAEoBBIXCg9lbWJlZGRpbmdfbW9kZWwYBSABKAkSFAoMdmVjdG9yX2luZGV4GAYgASgJEg0KBWVycm9yGAcgASgJIjIKC0RhdGFzZXRMaXN0EiMKCGRhdGFzZXRzGAEgAygLMhEuYXdhcmUudjEuRGF0YXNldCJUCg1EYXRhc2V0RGV0YWlsEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0Eh8KBnNhbXBsZRgCIAEoCzIPLmF3YXJlLnYxLlRhYmxlIuUCChBDb2x1bW5TdGF0aXN0aWNzEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIhCgRraW5kGAMgASgOMhMuYXdhcmUudjEuVmFsdWVLaW5kEhIKCm51bGxfY291bnQYBCABKAQSFgoOZGlzdGluY3RfY291bnQYBSABKAQSHAoDbWluGAYgASgLMg8uYXdhcmUudjEuVmFsdWUSHAoDbWF4GAcgASgLMg8uYXdhcmUudjEuVmFsdWUSEQoEbWVhbhgIIAEoAUgAiAEBEhMKBm1lZGlhbhgJIAEoAUgBiAEBEhMKBnN0ZGRldhgKIAEoAUgCiAEBEhcKCm1pbl9sZW5ndGgYCyABKARIA4gBARIXCgptYXhfbGVuZ3RoGAwgASgESASIAQFCBwoFX21lYW5CCQoHX21lZGlhbkIJCgdfc3RkZGV2Qg0KC19taW5fbGVuZ3RoQg0KC19tYXhfbGVuZ3RoIpEBChFEYXRhc2V0U3RhdGlzdGljcxISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSEQoJcm93X2NvdW50GAMgASgEEisKB2NvbHVtbnMYBCADKAsyGi5hd2FyZS52MS5Db2x1bW5TdGF0aXN0aWNzEhQKDGV4ZWNfdGltZV9tcxgFIAEoBCLaAQoJU2VhcmNoSGl0EhIKCmRhdGFzZXRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIOCgZyb3dfaWQYAyABKAQSDgoGY29sdW1uGAQgASgJEgwKBHRleHQYBSABKAkSDwoHc25pcHBldBgGIAEoCRINCgVzY29yZRgHIAEoARIUCgxkYXRhc2V0X25hbWUYCCABKAkSFAoMbGV4aWNhbF9yYW5rGAkgASgNEhMKC3ZlY3Rvcl9yYW5rGAogASgNEhYKDnNhbWVfdGV4dF9yb3dzGAsgASgNInUKClNlYXJjaEhpdHMSIQoEaGl0cxgBIAMoCzITLmF3YXJlLnYxLlNlYXJjaEhpdBIMCgRtb2RlGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhkKEWRhdGFzZXRzX3NlYXJjaGVkGAQgASgNEgwKBG5vdGUYBSABKAkiRQoTTGlzdERhdGFzZXRzUmVxdWVzdBIuCg1zdGF0dXNfZmlsdGVyGAEgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cyI7ChRMaXN0RGF0YXNldHNSZXNwb25zZRIjCghkYXRhc2V0cxgBIAMoCzIRLmF3YXJlLnYxLkRhdGFzZXQiUQoRR2V0RGF0YXNldFJlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCRIYCgtzYW1wbGVfcm93cxgCIAEoDUgAiAEBQg4KDF9zYW1wbGVfcm93cyJZChJHZXREYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQSHwoGc2FtcGxlGAIgASgLMg8uYXdhcmUudjEuVGFibGUiWwoUVXBsb2FkRGF0YXNldFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEg0KBWNodW5rGAMgASgMEhIKCnNpemVfYnl0ZXMYBCABKAQiOwoVVXBsb2FkRGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IksKE0NyZWF0ZVVwbG9hZFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEhIKCnNpemVfYnl0ZXMYAyABKAQiQgoUQ3JlYXRlVXBsb2FkUmVzcG9uc2USEQoJdXBsb2FkX2lkGAEgASgJEhcKD21heF9jaHVua19ieXRlcxgCIAEoDSJHChNBcHBlbmRVcGxvYWRSZXF1ZXN0EhEKCXVwbG9hZF9pZBgBIAEoCRIOCgZvZmZzZXQYAiABKAQSDQoFY2h1bmsYAyABKAwiLgoUQXBwZW5kVXBsb2FkUmVzcG9uc2USFgoOcmVjZWl2ZWRfYnl0ZXMYASABKAQiKAoTQ29tbWl0VXBsb2FkUmVxdWVzdBIRCgl1cGxvYWRfaWQYASABKAkiOgoUQ29tbWl0VXBsb2FkUmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiNwoSUHJldmlld1Jvd3NSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkSDQoFbGltaXQYAiABKA0iNQoTUHJldmlld1Jvd3NSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlIjEKG0dldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJIk8KHEdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USLwoKc3RhdGlzdGljcxgBIAEoCzIbLmF3YXJlLnYxLkRhdGFzZXRTdGF0aXN0aWNzIioKFERlbGV0ZURhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkiKwoVRGVsZXRlRGF0YXNldFJlc3BvbnNlEhIKCmRhdGFzZXRfaWQYASABKAkiVwoVU2VhcmNoRGF0YXNldHNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKCmRhdGFzZXRfaWQYAiABKAkSDQoFbGltaXQYAyABKA0SDAoEbW9kZRgEIAEoCSJyChZTZWFyY2hEYXRhc2V0c1Jlc3BvbnNlEiEKBGhpdHMYASADKAsyEy5hd2FyZS52MS5TZWFyY2hIaXQSDAoEbW9kZRgCIAEoCRIZChFkYXRhc2V0c19zZWFyY2hlZBgDIAEoDRIMCgRub3RlGAQgASgJIsQBChRVcGRhdGVEYXRhc2V0UmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgp0YWJsZV9uYW1lGAMgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAogBARIqCgxjb2x1bW5fbm90ZXMYBSADKAsyFC5hd2FyZS52MS5Db2x1bW5Ob3RlQgcKBV9uYW1lQg0KC190YWJsZV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChVVcGRhdGVEYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiKwoVUmVmcmVzaERhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkiaQoWUmVmcmVzaERhdGFzZXRSZXNwb25zZRIiCgdkYXRhc2V0GAEgASgLMhEuYXdhcmUudjEuRGF0YXNldBIPCgdjaGFuZ2VkGAIgASgIEhoKEnByZXZpb3VzX3Jvd19jb3VudBgDIAEoBCJqChdNYXRlcmlhbGl6ZVF1ZXJ5UmVxdWVzdBISCgp0YWJsZV9uYW1lGAEgASgJEg0KA3NxbBgCIAEoCUgAEiMKBHBsYW4YAyABKAsyEy5hd2FyZS52MS5RdWVyeVBsYW5IAEIHCgVxdWVyeSI+ChhNYXRlcmlhbGl6ZVF1ZXJ5UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiGQoXTGlzdFNhdmVkUXVlcmllc1JlcXVlc3QiQQoYTGlzdFNhdmVkUXVlcmllc1Jlc3BvbnNlEiUKB3F1ZXJpZXMYASADKAsyFC5hd2FyZS52MS5TYXZlZFF1ZXJ5Im8KEFNhdmVRdWVyeVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCghxdWVzdGlvbhgCIAEoCRINCgNzcWwYAyABKAlIABIjCgRwbGFuGAQgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuSABCBwoFcXVlcnkiOAoRU2F2ZVF1ZXJ5UmVzcG9uc2USIwoFcXVlcnkYASABKAsyFC5hd2FyZS52MS5TYXZlZFF1ZXJ5IigKF0RlbGV0ZVNhdmVkUXVlcnlSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJIj8KGERlbGV0ZVNhdmVkUXVlcnlSZXNwb25zZRIjCgVxdWVyeRgBIAEoCzIULmF3YXJlLnYxLlNhdmVkUXVlcnkqggEKDURhdGFzZXRTdGF0dXMSHgoaREFUQVNFVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIdChlEQVRBU0VUX1NUQVRVU19QUk9DRVNTSU5HEAESGAoUREFUQVNFVF9TVEFUVVNfUkVBRFkQAhIYChREQVRBU0VUX1NUQVRVU19FUlJPUhADKssBCg1EYXRhc2V0Rm9ybWF0Eh4KGkRBVEFTRVRfRk9STUFUX1VOU1BFQ0lGSUVEEAASFgoSREFUQVNFVF9GT1JNQVRfQ1NWEAESFgoSREFUQVNFVF9GT1JNQVRfVFNWEAISGgoWREFUQVNFVF9GT1JNQVRfUEFSUVVFVBADEhcKE0RBVEFTRVRfRk9STUFUX0pTT04QBBIZChVEQVRBU0VUX0ZPUk1BVF9OREpTT04QBRIaChZEQVRBU0VUX0ZPUk1BVF9ERVJJVkVEEAYq9gEKEFNlYXJjaEluZGV4U3RhdGUSIgoeU0VBUkNIX0lOREVYX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobU0VBUkNIX0lOREVYX1NUQVRFX0lOREVYSU5HEAESHgoaU0VBUkNIX0lOREVYX1NUQVRFX05PX1RFWFQQAhIgChxTRUFSQ0hfSU5ERVhfU1RBVEVfRU1CRURESU5HEAMSHgoaU0VBUkNIX0lOREVYX1NUQVRFX0xFWElDQUwQBBIcChhTRUFSQ0hfSU5ERVhfU1RBVEVfUkVBRFkQBRIdChlTRUFSQ0hfSU5ERVhfU1RBVEVfRkFJTEVEEAYywgoKD0RhdGFzZXRzU2VydmljZRJNCgxMaXN0RGF0YXNldHMSHS5hd2FyZS52MS5MaXN0RGF0YXNldHNSZXF1ZXN0Gh4uYXdhcmUudjEuTGlzdERhdGFzZXRzUmVzcG9uc2USRwoKR2V0RGF0YXNldBIbLmF3YXJlLnYxLkdldERhdGFzZXRSZXF1ZXN0GhwuYXdhcmUudjEuR2V0RGF0YXNldFJlc3BvbnNlElIKDVVwbG9hZERhdGFzZXQSHi5hd2FyZS52MS5VcGxvYWREYXRhc2V0UmVxdWVzdBofLmF3YXJlLnYxLlVwbG9hZERhdGFzZXRSZXNwb25zZSgBEk0KDENyZWF0ZVVwbG9hZBIdLmF3YXJlLnYxLkNyZWF0ZVVwbG9hZFJlcXVlc3QaHi5hd2FyZS52MS5DcmVhdGVVcGxvYWRSZXNwb25zZRJNCgxBcHBlbmRVcGxvYWQSHS5hd2FyZS52MS5BcHBlbmRVcGxvYWRSZXF1ZXN0Gh4uYXdhcmUudjEuQXBwZW5kVXBsb2FkUmVzcG9uc2USTQoMQ29tbWl0VXBsb2FkEh0uYXdhcmUudjEuQ29tbWl0VXBsb2FkUmVxdWVzdBoeLmF3YXJlLnYxLkNvbW1pdFVwbG9hZFJlc3BvbnNlEkoKC1ByZXZpZXdSb3dzEhwuYXdhcmUudjEuUHJldmlld1Jvd3NSZXF1ZXN0Gh0uYXdhcmUudjEuUHJldmlld1Jvd3NSZXNwb25zZRJlChRHZXREYXRhc2V0U3RhdGlzdGljcxIlLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBomLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USUAoNRGVsZXRlRGF0YXNldBIeLmF3YXJlLnYxLkRlbGV0ZURhdGFzZXRSZXF1ZXN0Gh8uYXdhcmUudjEuRGVsZXRlRGF0YXNldFJlc3BvbnNlElMKDlNlYXJjaERhdGFzZXRzEh8uYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXF1ZXN0GiAuYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXNwb25zZRJQCg1VcGRhdGVEYXRhc2V0Eh4uYXdhcmUudjEuVXBkYXRlRGF0YXNldFJlcXVlc3QaHy5hd2FyZS52MS5VcGRhdGVEYXRhc2V0UmVzcG9uc2USWQoQTWF0ZXJpYWxpemVRdWVyeRIhLmF3YXJlLnYxLk1hdGVyaWFsaXplUXVlcnlSZXF1ZXN0GiIuYXdhcmUudjEuTWF0ZXJpYWxpemVRdWVyeVJlc3BvbnNlElkKEExpc3RTYXZlZFF1ZXJpZXMSIS5hd2FyZS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBoiLmF3YXJlLnYxLkxpc3RTYXZlZFF1ZXJpZXNSZXNwb25zZRJECglTYXZlUXVlcnkSGi5hd2FyZS52MS5TYXZlUXVlcnlSZXF1ZXN0GhsuYXdhcmUudjEuU2F2ZVF1ZXJ5UmVzcG9uc2USWQoQRGVsZXRlU2F2ZWRRdWVyeRIhLmF3YXJlLnYxLkRlbGV0ZVNhdmVkUXVlcnlSZXF1ZXN0GiIuYXdhcmUudjEuRGVsZXRlU2F2ZWRRdWVyeVJlc3BvbnNlElMKDlJlZnJlc2hEYXRhc2V0Eh8uYXdhcmUudjEuUmVmcmVzaERhdGFzZXRSZXF1ZXN0GiAuYXdhcmUudjEuUmVmcmVzaERhdGFzZXRSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * Dataset is one ingested file.
@@ -66,14 +66,15 @@ export type Dataset = Message<"aware.v1.Dataset"> & {
   columnCount: number;
 
   /**
-   * Bytes of the uploaded file.
+   * Bytes of the uploaded file (a DERIVED dataset: of its content as JSON, columns then rows).
    *
    * @generated from field: uint64 size_bytes = 8;
    */
   sizeBytes: bigint;
 
   /**
-   * Lower-case hex sha256 of the uploaded bytes; changes whenever the content changes.
+   * Lower-case hex sha256 of the uploaded bytes (a DERIVED dataset: of that JSON); changes
+   * whenever the content changes.
    *
    * @generated from field: string version_hash = 9;
    */
@@ -129,6 +130,13 @@ export type Dataset = Message<"aware.v1.Dataset"> & {
    * @generated from field: aware.v1.Lineage lineage = 17;
    */
   lineage?: Lineage | undefined;
+
+  /**
+   * For a dataset imported from an approved folder: the file it was read from.
+   *
+   * @generated from field: aware.v1.ImportOrigin origin = 18;
+   */
+  origin?: ImportOrigin | undefined;
 };
 
 /**
@@ -137,6 +145,34 @@ export type Dataset = Message<"aware.v1.Dataset"> & {
  */
 export const DatasetSchema: GenMessage<Dataset> = /*@__PURE__*/
   messageDesc(file_aware_v1_datasets, 0);
+
+/**
+ * ImportOrigin is the file in an approved folder a dataset was imported from.
+ *
+ * @generated from message aware.v1.ImportOrigin
+ */
+export type ImportOrigin = Message<"aware.v1.ImportOrigin"> & {
+  /**
+   * The approved folder's name.
+   *
+   * @generated from field: string root = 1;
+   */
+  root: string;
+
+  /**
+   * The file's path inside it.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+};
+
+/**
+ * Describes the message aware.v1.ImportOrigin.
+ * Use `create(ImportOriginSchema)` to create a new message.
+ */
+export const ImportOriginSchema: GenMessage<ImportOrigin> = /*@__PURE__*/
+  messageDesc(file_aware_v1_datasets, 1);
 
 /**
  * ColumnNote is what one column means.
@@ -167,7 +203,7 @@ export type ColumnNote = Message<"aware.v1.ColumnNote"> & {
  * Use `create(ColumnNoteSchema)` to create a new message.
  */
 export const ColumnNoteSchema: GenMessage<ColumnNote> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 1);
+  messageDesc(file_aware_v1_datasets, 2);
 
 /**
  * Lineage is where a saved result came from.
@@ -202,7 +238,7 @@ export type Lineage = Message<"aware.v1.Lineage"> & {
  * Use `create(LineageSchema)` to create a new message.
  */
 export const LineageSchema: GenMessage<Lineage> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 2);
+  messageDesc(file_aware_v1_datasets, 3);
 
 /**
  * SavedQuery is a verified query: a question and the SQL a person approved for it.
@@ -246,7 +282,7 @@ export type SavedQuery = Message<"aware.v1.SavedQuery"> & {
  * Use `create(SavedQuerySchema)` to create a new message.
  */
 export const SavedQuerySchema: GenMessage<SavedQuery> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 3);
+  messageDesc(file_aware_v1_datasets, 4);
 
 /**
  * SearchIndex describes one dataset's search index.
@@ -305,7 +341,7 @@ export type SearchIndex = Message<"aware.v1.SearchIndex"> & {
  * Use `create(SearchIndexSchema)` to create a new message.
  */
 export const SearchIndexSchema: GenMessage<SearchIndex> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 4);
+  messageDesc(file_aware_v1_datasets, 5);
 
 /**
  * DatasetList is a list of datasets (a rich tool result).
@@ -324,7 +360,7 @@ export type DatasetList = Message<"aware.v1.DatasetList"> & {
  * Use `create(DatasetListSchema)` to create a new message.
  */
 export const DatasetListSchema: GenMessage<DatasetList> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 5);
+  messageDesc(file_aware_v1_datasets, 6);
 
 /**
  * DatasetDetail is a dataset with sample rows (a rich tool result).
@@ -348,7 +384,7 @@ export type DatasetDetail = Message<"aware.v1.DatasetDetail"> & {
  * Use `create(DatasetDetailSchema)` to create a new message.
  */
 export const DatasetDetailSchema: GenMessage<DatasetDetail> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 6);
+  messageDesc(file_aware_v1_datasets, 7);
 
 /**
  * ColumnStatistics profiles one column. Fields that do not apply to the type are unset.
@@ -426,7 +462,7 @@ export type ColumnStatistics = Message<"aware.v1.ColumnStatistics"> & {
  * Use `create(ColumnStatisticsSchema)` to create a new message.
  */
 export const ColumnStatisticsSchema: GenMessage<ColumnStatistics> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 7);
+  messageDesc(file_aware_v1_datasets, 8);
 
 /**
  * DatasetStatistics profiles a dataset (a rich tool result).
@@ -465,7 +501,7 @@ export type DatasetStatistics = Message<"aware.v1.DatasetStatistics"> & {
  * Use `create(DatasetStatisticsSchema)` to create a new message.
  */
 export const DatasetStatisticsSchema: GenMessage<DatasetStatistics> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 8);
+  messageDesc(file_aware_v1_datasets, 9);
 
 /**
  * SearchHit is one row that matched a search.
@@ -553,7 +589,7 @@ export type SearchHit = Message<"aware.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 9);
+  messageDesc(file_aware_v1_datasets, 10);
 
 /**
  * SearchHits is a list of search hits (a rich tool result).
@@ -598,7 +634,7 @@ export type SearchHits = Message<"aware.v1.SearchHits"> & {
  * Use `create(SearchHitsSchema)` to create a new message.
  */
 export const SearchHitsSchema: GenMessage<SearchHits> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 10);
+  messageDesc(file_aware_v1_datasets, 11);
 
 /**
  * @generated from message aware.v1.ListDatasetsRequest
@@ -617,7 +653,7 @@ export type ListDatasetsRequest = Message<"aware.v1.ListDatasetsRequest"> & {
  * Use `create(ListDatasetsRequestSchema)` to create a new message.
  */
 export const ListDatasetsRequestSchema: GenMessage<ListDatasetsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 11);
+  messageDesc(file_aware_v1_datasets, 12);
 
 /**
  * @generated from message aware.v1.ListDatasetsResponse
@@ -634,7 +670,7 @@ export type ListDatasetsResponse = Message<"aware.v1.ListDatasetsResponse"> & {
  * Use `create(ListDatasetsResponseSchema)` to create a new message.
  */
 export const ListDatasetsResponseSchema: GenMessage<ListDatasetsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 12);
+  messageDesc(file_aware_v1_datasets, 13);
 
 /**
  * @generated from message aware.v1.GetDatasetRequest
@@ -658,7 +694,7 @@ export type GetDatasetRequest = Message<"aware.v1.GetDatasetRequest"> & {
  * Use `create(GetDatasetRequestSchema)` to create a new message.
  */
 export const GetDatasetRequestSchema: GenMessage<GetDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 13);
+  messageDesc(file_aware_v1_datasets, 14);
 
 /**
  * @generated from message aware.v1.GetDatasetResponse
@@ -680,7 +716,7 @@ export type GetDatasetResponse = Message<"aware.v1.GetDatasetResponse"> & {
  * Use `create(GetDatasetResponseSchema)` to create a new message.
  */
 export const GetDatasetResponseSchema: GenMessage<GetDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 14);
+  messageDesc(file_aware_v1_datasets, 15);
 
 /**
  * @generated from message aware.v1.UploadDatasetRequest
@@ -724,7 +760,7 @@ export type UploadDatasetRequest = Message<"aware.v1.UploadDatasetRequest"> & {
  * Use `create(UploadDatasetRequestSchema)` to create a new message.
  */
 export const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 15);
+  messageDesc(file_aware_v1_datasets, 16);
 
 /**
  * @generated from message aware.v1.UploadDatasetResponse
@@ -741,7 +777,7 @@ export type UploadDatasetResponse = Message<"aware.v1.UploadDatasetResponse"> & 
  * Use `create(UploadDatasetResponseSchema)` to create a new message.
  */
 export const UploadDatasetResponseSchema: GenMessage<UploadDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 16);
+  messageDesc(file_aware_v1_datasets, 17);
 
 /**
  * @generated from message aware.v1.CreateUploadRequest
@@ -772,7 +808,7 @@ export type CreateUploadRequest = Message<"aware.v1.CreateUploadRequest"> & {
  * Use `create(CreateUploadRequestSchema)` to create a new message.
  */
 export const CreateUploadRequestSchema: GenMessage<CreateUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 17);
+  messageDesc(file_aware_v1_datasets, 18);
 
 /**
  * @generated from message aware.v1.CreateUploadResponse
@@ -796,7 +832,7 @@ export type CreateUploadResponse = Message<"aware.v1.CreateUploadResponse"> & {
  * Use `create(CreateUploadResponseSchema)` to create a new message.
  */
 export const CreateUploadResponseSchema: GenMessage<CreateUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 18);
+  messageDesc(file_aware_v1_datasets, 19);
 
 /**
  * @generated from message aware.v1.AppendUploadRequest
@@ -826,7 +862,7 @@ export type AppendUploadRequest = Message<"aware.v1.AppendUploadRequest"> & {
  * Use `create(AppendUploadRequestSchema)` to create a new message.
  */
 export const AppendUploadRequestSchema: GenMessage<AppendUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 19);
+  messageDesc(file_aware_v1_datasets, 20);
 
 /**
  * @generated from message aware.v1.AppendUploadResponse
@@ -843,7 +879,7 @@ export type AppendUploadResponse = Message<"aware.v1.AppendUploadResponse"> & {
  * Use `create(AppendUploadResponseSchema)` to create a new message.
  */
 export const AppendUploadResponseSchema: GenMessage<AppendUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 20);
+  messageDesc(file_aware_v1_datasets, 21);
 
 /**
  * @generated from message aware.v1.CommitUploadRequest
@@ -860,7 +896,7 @@ export type CommitUploadRequest = Message<"aware.v1.CommitUploadRequest"> & {
  * Use `create(CommitUploadRequestSchema)` to create a new message.
  */
 export const CommitUploadRequestSchema: GenMessage<CommitUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 21);
+  messageDesc(file_aware_v1_datasets, 22);
 
 /**
  * @generated from message aware.v1.CommitUploadResponse
@@ -877,7 +913,7 @@ export type CommitUploadResponse = Message<"aware.v1.CommitUploadResponse"> & {
  * Use `create(CommitUploadResponseSchema)` to create a new message.
  */
 export const CommitUploadResponseSchema: GenMessage<CommitUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 22);
+  messageDesc(file_aware_v1_datasets, 23);
 
 /**
  * @generated from message aware.v1.PreviewRowsRequest
@@ -901,7 +937,7 @@ export type PreviewRowsRequest = Message<"aware.v1.PreviewRowsRequest"> & {
  * Use `create(PreviewRowsRequestSchema)` to create a new message.
  */
 export const PreviewRowsRequestSchema: GenMessage<PreviewRowsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 23);
+  messageDesc(file_aware_v1_datasets, 24);
 
 /**
  * @generated from message aware.v1.PreviewRowsResponse
@@ -918,7 +954,7 @@ export type PreviewRowsResponse = Message<"aware.v1.PreviewRowsResponse"> & {
  * Use `create(PreviewRowsResponseSchema)` to create a new message.
  */
 export const PreviewRowsResponseSchema: GenMessage<PreviewRowsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 24);
+  messageDesc(file_aware_v1_datasets, 25);
 
 /**
  * @generated from message aware.v1.GetDatasetStatisticsRequest
@@ -935,7 +971,7 @@ export type GetDatasetStatisticsRequest = Message<"aware.v1.GetDatasetStatistics
  * Use `create(GetDatasetStatisticsRequestSchema)` to create a new message.
  */
 export const GetDatasetStatisticsRequestSchema: GenMessage<GetDatasetStatisticsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 25);
+  messageDesc(file_aware_v1_datasets, 26);
 
 /**
  * @generated from message aware.v1.GetDatasetStatisticsResponse
@@ -952,7 +988,7 @@ export type GetDatasetStatisticsResponse = Message<"aware.v1.GetDatasetStatistic
  * Use `create(GetDatasetStatisticsResponseSchema)` to create a new message.
  */
 export const GetDatasetStatisticsResponseSchema: GenMessage<GetDatasetStatisticsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 26);
+  messageDesc(file_aware_v1_datasets, 27);
 
 /**
  * @generated from message aware.v1.DeleteDatasetRequest
@@ -969,7 +1005,7 @@ export type DeleteDatasetRequest = Message<"aware.v1.DeleteDatasetRequest"> & {
  * Use `create(DeleteDatasetRequestSchema)` to create a new message.
  */
 export const DeleteDatasetRequestSchema: GenMessage<DeleteDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 27);
+  messageDesc(file_aware_v1_datasets, 28);
 
 /**
  * @generated from message aware.v1.DeleteDatasetResponse
@@ -986,7 +1022,7 @@ export type DeleteDatasetResponse = Message<"aware.v1.DeleteDatasetResponse"> & 
  * Use `create(DeleteDatasetResponseSchema)` to create a new message.
  */
 export const DeleteDatasetResponseSchema: GenMessage<DeleteDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 28);
+  messageDesc(file_aware_v1_datasets, 29);
 
 /**
  * @generated from message aware.v1.SearchDatasetsRequest
@@ -1027,7 +1063,7 @@ export type SearchDatasetsRequest = Message<"aware.v1.SearchDatasetsRequest"> & 
  * Use `create(SearchDatasetsRequestSchema)` to create a new message.
  */
 export const SearchDatasetsRequestSchema: GenMessage<SearchDatasetsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 29);
+  messageDesc(file_aware_v1_datasets, 30);
 
 /**
  * @generated from message aware.v1.SearchDatasetsResponse
@@ -1063,7 +1099,7 @@ export type SearchDatasetsResponse = Message<"aware.v1.SearchDatasetsResponse"> 
  * Use `create(SearchDatasetsResponseSchema)` to create a new message.
  */
 export const SearchDatasetsResponseSchema: GenMessage<SearchDatasetsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 30);
+  messageDesc(file_aware_v1_datasets, 31);
 
 /**
  * @generated from message aware.v1.UpdateDatasetRequest
@@ -1105,7 +1141,7 @@ export type UpdateDatasetRequest = Message<"aware.v1.UpdateDatasetRequest"> & {
  * Use `create(UpdateDatasetRequestSchema)` to create a new message.
  */
 export const UpdateDatasetRequestSchema: GenMessage<UpdateDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 31);
+  messageDesc(file_aware_v1_datasets, 32);
 
 /**
  * @generated from message aware.v1.UpdateDatasetResponse
@@ -1122,7 +1158,57 @@ export type UpdateDatasetResponse = Message<"aware.v1.UpdateDatasetResponse"> & 
  * Use `create(UpdateDatasetResponseSchema)` to create a new message.
  */
 export const UpdateDatasetResponseSchema: GenMessage<UpdateDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 32);
+  messageDesc(file_aware_v1_datasets, 33);
+
+/**
+ * @generated from message aware.v1.RefreshDatasetRequest
+ */
+export type RefreshDatasetRequest = Message<"aware.v1.RefreshDatasetRequest"> & {
+  /**
+   * @generated from field: string dataset_id = 1;
+   */
+  datasetId: string;
+};
+
+/**
+ * Describes the message aware.v1.RefreshDatasetRequest.
+ * Use `create(RefreshDatasetRequestSchema)` to create a new message.
+ */
+export const RefreshDatasetRequestSchema: GenMessage<RefreshDatasetRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_datasets, 34);
+
+/**
+ * @generated from message aware.v1.RefreshDatasetResponse
+ */
+export type RefreshDatasetResponse = Message<"aware.v1.RefreshDatasetResponse"> & {
+  /**
+   * The dataset after the refresh.
+   *
+   * @generated from field: aware.v1.Dataset dataset = 1;
+   */
+  dataset?: Dataset | undefined;
+
+  /**
+   * Whether the file had changed (false: nothing was done).
+   *
+   * @generated from field: bool changed = 2;
+   */
+  changed: boolean;
+
+  /**
+   * Its row count before.
+   *
+   * @generated from field: uint64 previous_row_count = 3;
+   */
+  previousRowCount: bigint;
+};
+
+/**
+ * Describes the message aware.v1.RefreshDatasetResponse.
+ * Use `create(RefreshDatasetResponseSchema)` to create a new message.
+ */
+export const RefreshDatasetResponseSchema: GenMessage<RefreshDatasetResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_datasets, 35);
 
 /**
  * @generated from message aware.v1.MaterializeQueryRequest
@@ -1158,7 +1244,7 @@ export type MaterializeQueryRequest = Message<"aware.v1.MaterializeQueryRequest"
  * Use `create(MaterializeQueryRequestSchema)` to create a new message.
  */
 export const MaterializeQueryRequestSchema: GenMessage<MaterializeQueryRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 33);
+  messageDesc(file_aware_v1_datasets, 36);
 
 /**
  * @generated from message aware.v1.MaterializeQueryResponse
@@ -1175,7 +1261,7 @@ export type MaterializeQueryResponse = Message<"aware.v1.MaterializeQueryRespons
  * Use `create(MaterializeQueryResponseSchema)` to create a new message.
  */
 export const MaterializeQueryResponseSchema: GenMessage<MaterializeQueryResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 34);
+  messageDesc(file_aware_v1_datasets, 37);
 
 /**
  * @generated from message aware.v1.ListSavedQueriesRequest
@@ -1188,7 +1274,7 @@ export type ListSavedQueriesRequest = Message<"aware.v1.ListSavedQueriesRequest"
  * Use `create(ListSavedQueriesRequestSchema)` to create a new message.
  */
 export const ListSavedQueriesRequestSchema: GenMessage<ListSavedQueriesRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 35);
+  messageDesc(file_aware_v1_datasets, 38);
 
 /**
  * @generated from message aware.v1.ListSavedQueriesResponse
@@ -1205,7 +1291,7 @@ export type ListSavedQueriesResponse = Message<"aware.v1.ListSavedQueriesRespons
  * Use `create(ListSavedQueriesResponseSchema)` to create a new message.
  */
 export const ListSavedQueriesResponseSchema: GenMessage<ListSavedQueriesResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 36);
+  messageDesc(file_aware_v1_datasets, 39);
 
 /**
  * @generated from message aware.v1.SaveQueryRequest
@@ -1246,7 +1332,7 @@ export type SaveQueryRequest = Message<"aware.v1.SaveQueryRequest"> & {
  * Use `create(SaveQueryRequestSchema)` to create a new message.
  */
 export const SaveQueryRequestSchema: GenMessage<SaveQueryRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 37);
+  messageDesc(file_aware_v1_datasets, 40);
 
 /**
  * @generated from message aware.v1.SaveQueryResponse
@@ -1263,7 +1349,7 @@ export type SaveQueryResponse = Message<"aware.v1.SaveQueryResponse"> & {
  * Use `create(SaveQueryResponseSchema)` to create a new message.
  */
 export const SaveQueryResponseSchema: GenMessage<SaveQueryResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 38);
+  messageDesc(file_aware_v1_datasets, 41);
 
 /**
  * @generated from message aware.v1.DeleteSavedQueryRequest
@@ -1282,7 +1368,7 @@ export type DeleteSavedQueryRequest = Message<"aware.v1.DeleteSavedQueryRequest"
  * Use `create(DeleteSavedQueryRequestSchema)` to create a new message.
  */
 export const DeleteSavedQueryRequestSchema: GenMessage<DeleteSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 39);
+  messageDesc(file_aware_v1_datasets, 42);
 
 /**
  * @generated from message aware.v1.DeleteSavedQueryResponse
@@ -1299,7 +1385,7 @@ export type DeleteSavedQueryResponse = Message<"aware.v1.DeleteSavedQueryRespons
  * Use `create(DeleteSavedQueryResponseSchema)` to create a new message.
  */
 export const DeleteSavedQueryResponseSchema: GenMessage<DeleteSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 40);
+  messageDesc(file_aware_v1_datasets, 43);
 
 /**
  * DatasetStatus is where a dataset is in its life.
@@ -1626,6 +1712,20 @@ export const DatasetsService: GenService<{
     methodKind: "unary";
     input: typeof DeleteSavedQueryRequestSchema;
     output: typeof DeleteSavedQueryResponseSchema;
+  },
+  /**
+   * RefreshDataset reads a dataset again from the file in an approved folder it was imported from
+   * (`Dataset.origin`; admins, local mode). The same bytes change nothing (`changed` false); new
+   * ones replace its rows and columns in place — queries see the old content until the new is
+   * complete, and a file that no longer ingests leaves the dataset as it was. A dataset that was
+   * uploaded or saved from a query has no file to read again (INVALID_ARGUMENT).
+   *
+   * @generated from rpc aware.v1.DatasetsService.RefreshDataset
+   */
+  refreshDataset: {
+    methodKind: "unary";
+    input: typeof RefreshDatasetRequestSchema;
+    output: typeof RefreshDatasetResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_aware_v1_datasets, 0);
