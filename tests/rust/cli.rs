@@ -493,6 +493,110 @@ fn the_cli_manages_users_and_keys() {
     assert_eq!(actions, ["user.create", "api_key.create", "user.role", "api_key.revoke"]);
 }
 
+/// Curation from the terminal: rename (a saved query follows), describe with units, save a
+/// result as a dataset with its lineage, verified queries listed and deleted, a refresh from the
+/// approved folder the dataset came from — each audited as the CLI's; a bad value is refused
+/// with the server's reason.
+#[test]
+fn the_cli_curates_datasets_and_verified_queries() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("visits.csv"), "city,visits\nBarcelona,3\n").unwrap();
+    let root = format!("inbox={}", tmp.path().display());
+    let server = TestServer::start(&["--files-root", &root]);
+    let run = |args: &[&str]| aware(&server, args, "");
+
+    let saved = json(&run(&[
+        "--json",
+        "queries",
+        "save",
+        "churned customers",
+        "SELECT count(*) AS n FROM customer_churn WHERE churned",
+        "--question",
+        "how many customers churned?",
+    ]));
+    assert_eq!(
+        (saved["name"].as_str(), saved["question"].as_str()),
+        (Some("churned customers"), Some("how many customers churned?"))
+    );
+    let renamed = ok(&run(&["datasets", "rename", "customer_churn", "churn_2026", "--display-name", "Churn 2026"]));
+    assert!(renamed.contains("Renamed customer_churn to churn_2026"), "{renamed}");
+    let listed = ok(&run(&["queries", "list"]));
+    assert!(
+        listed.contains("“churned customers” answers “how many customers churned?”") && listed.contains("churn_2026"),
+        "{listed}"
+    );
+
+    let described = ok(&run(&[
+        "datasets",
+        "describe",
+        "barcelona_apartments",
+        "--description",
+        "Flats for sale",
+        "--column",
+        "price_eur=the asking price",
+        "--unit",
+        "price_eur=EUR",
+    ]));
+    assert!(
+        described.contains("Flats for sale") && described.contains("price_eur [EUR]: the asking price"),
+        "{described}"
+    );
+    let bad = run(&["datasets", "describe", "barcelona_apartments", "--column", "price_eur"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("--column takes COLUMN=VALUE"), "{}", stderr(&bad));
+    let bad = run(&["datasets", "rename", "churn_2026", "Not A Name"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("InvalidArgument"), "{}", stderr(&bad));
+
+    let made = json(&run(&[
+        "--json",
+        "datasets",
+        "materialize",
+        "churn_by_plan",
+        "SELECT plan, count(*) AS n FROM churn_2026 GROUP BY plan",
+    ]));
+    assert_eq!(made["format"], "derived", "{made}");
+    let shown = ok(&run(&["datasets", "materialize", "churn_total", "SELECT count(*) AS n FROM churn_2026"]));
+    assert!(shown.contains("computed from churn_2026@") && shown.contains("count(*)"), "{shown}");
+    let total = json(&run(&["--json", "sql", "SELECT n FROM churn_total"]));
+    assert_eq!(total["rows"], serde_json::json!([{"n": 500}]));
+
+    ok(&run(&["datasets", "upload", tmp.path().join("visits.csv").to_str().unwrap()]));
+    let refused = run(&["datasets", "refresh", "visits"]);
+    assert!(!refused.status.success() && stderr(&refused).contains("was uploaded"), "{}", stderr(&refused));
+    let report = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let req = pb::ImportFilesRequest { root: "inbox".into(), paths: vec!["visits.csv".into()] };
+        server.client(None).await.files().import_files(req).await.unwrap().into_inner().report.unwrap()
+    });
+    let imported = report.files[0].dataset.clone().unwrap().table_name;
+    let same = ok(&run(&["datasets", "refresh", &imported]));
+    assert!(same.contains("is unchanged"), "{same}");
+    std::fs::write(tmp.path().join("visits.csv"), "city,visits\nBarcelona,3\nGirona,5\n").unwrap();
+    let fresh = ok(&run(&["datasets", "refresh", &imported]));
+    assert!(fresh.contains("1 rows before, 2 now"), "{fresh}");
+
+    let deleted = ok(&run(&["queries", "delete", "churned customers"]));
+    assert!(deleted.starts_with("Deleted"), "{deleted}");
+    assert!(ok(&run(&["queries", "list"])).contains("No verified queries yet"));
+
+    let trail = json(&run(&["--json", "audit", "--source", "cli"]));
+    let mut actions: Vec<_> = trail.as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    actions.reverse();
+    actions.retain(|a| *a != "dataset.upload");
+    assert_eq!(
+        actions,
+        [
+            "saved_query.create",
+            "dataset.rename",
+            "dataset.describe",
+            "dataset.materialize",
+            "dataset.materialize",
+            "dataset.refresh",
+            "dataset.refresh",
+            "dataset.refresh",
+            "saved_query.delete",
+        ]
+    );
+}
+
 /// Data is shown, never obeyed: cells and column names carrying ESC sequences, BEL or CR print
 /// escaped; CSV output neutralises spreadsheet formulas; a `.parquet` file that is not Parquet is
 /// refused with the reason, which `datasets list` shows; `--help` reads cleanly.

@@ -10,6 +10,7 @@
 mod admin;
 mod audit;
 mod conversations;
+mod curation;
 mod mcp_proxy;
 mod render;
 
@@ -81,7 +82,8 @@ enum Command {
         #[arg(long)]
         no: bool,
     },
-    /// List, upload, preview, profile or delete datasets.
+    /// List, upload, preview, profile, rename, describe, refresh or delete datasets; save a
+    /// query's result as one.
     Datasets {
         #[command(subcommand)]
         command: DatasetsCommand,
@@ -127,6 +129,11 @@ enum Command {
     Grants {
         #[command(subcommand)]
         command: conversations::GrantsCommand,
+    },
+    /// Verified queries: named questions answered with SQL you approved.
+    Queries {
+        #[command(subcommand)]
+        command: curation::QueriesCommand,
     },
     /// Users and API keys (admins).
     Admin {
@@ -193,6 +200,8 @@ enum DatasetsCommand {
         #[arg(long)]
         yes: bool,
     },
+    #[command(flatten)]
+    Edit(curation::EditCommand),
 }
 
 #[derive(Subcommand)]
@@ -270,6 +279,7 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         }
         Command::Grants { command } => conversations::grants(&client, command, json).await?,
         Command::Audit(args) => audit::audit(&client, args, json).await?,
+        Command::Queries { command } => curation::queries(&client, command, json).await?,
         Command::Admin { command } => admin::admin(&client, command, json).await?,
         // The gRPC connection above checked the server is there.
         Command::Mcp => mcp_proxy::serve(&mcp_proxy::endpoint(&cli.server), cli.token.as_deref()).await?,
@@ -456,6 +466,7 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, output: Output
                 say!("Deleted {}.", d.table_name);
             }
         }
+        DatasetsCommand::Edit(command) => curation::edit(client, command, json).await?,
     }
     Ok(())
 }

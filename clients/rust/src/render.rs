@@ -284,7 +284,15 @@ pub(crate) fn dataset_json(d: &pb::Dataset) -> Json {
         "id": d.id, "name": d.name, "table_name": d.table_name, "status": status_text(d),
         "rows": d.row_count, "columns": d.column_count, "size_bytes": d.size_bytes,
         "version_hash": d.version_hash, "error": d.error,
+        "format": enum_word(d.format().as_str_name(), "DATASET_FORMAT_"),
         "schema": d.columns.iter().map(|c| json!({"name": c.name, "type": c.r#type})).collect::<Vec<_>>(),
+        "description": d.description,
+        "column_notes": d.column_notes.iter().map(|n| json!({"column": n.column, "description": n.description, "unit": n.unit})).collect::<Vec<_>>(),
+        "lineage": d.lineage.as_ref().map(|l| json!({
+            "sql": l.sql, "run_id": l.run_id,
+            "sources": l.sources.iter().map(|s| json!({"dataset_id": s.dataset_id, "table_name": s.table_name, "version_hash": s.version_hash})).collect::<Vec<_>>(),
+        })),
+        "origin": d.origin.as_ref().map(|o| format!("{}:{}", o.root, o.path)),
     })
 }
 
