@@ -319,6 +319,45 @@ fn mcp_asks_for_the_same_credentials_as_grpc() {
     assert!(listed.contains("run_sql_query") && !listed.contains("delete_dataset"), "{listed}");
 }
 
+/// A session's open event stream ends as soon as its key is revoked (not at the auth cache's next
+/// expiry), and the reconnect is refused with 401.
+#[tokio::test]
+async fn a_revoked_keys_open_event_stream_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let root = add_user(&data, "root", "admin", &[]);
+    let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
+    let admin = server.client(Some(&root)).await;
+    let req = pb::CreateUserRequest { name: "mia".into(), role: pb::UserRole::Analyst.into() };
+    let mia = admin.admin().create_user(req).await.unwrap().into_inner().user.unwrap();
+    let made = admin
+        .admin()
+        .create_api_key(pb::CreateApiKeyRequest { user_id: mia.user_id, expires_at: None })
+        .await
+        .unwrap()
+        .into_inner();
+    let token = made.token.clone();
+    let id = session(&server, Some(&token));
+    let mut stream = request(&server, "GET", Some(&token), "", Some(&id), &[]);
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if let Ok(0) = stream.read(&mut buf) {
+                return true; // the server ended the stream
+            }
+        }
+        false
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!reader.is_finished(), "the stream stays open while the key is good");
+    let key_id = made.key.unwrap().key_id;
+    admin.admin().revoke_api_key(pb::RevokeApiKeyRequest { key_id }).await.unwrap();
+    assert!(tokio::task::spawn_blocking(move || reader.join().unwrap()).await.unwrap(), "the stream ended");
+    let again = post(&server, Some(&token), r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#, Some(&id));
+    assert!(again.starts_with("HTTP/1.1 401"), "{again}");
+}
+
 /// aware's MCP client (the one that connects registered servers, run alone by
 /// `aware-server mcp-probe URL`) passes the conformance suite's client scenarios.
 #[test]

@@ -311,7 +311,13 @@ impl FileService {
                 ),
                 ..e
             })?;
-            let refreshed = self.datasets.refresh(caller, id, size, file_chunks(&dest).await?).await?;
+            let refreshed = self.datasets.refresh(caller, id, size, file_chunks(&dest).await?).await.map_err(|e| {
+                if e.code == ErrorCode::NotFound {
+                    return e; // deleted meanwhile
+                }
+                let message = format!("{} {} is unchanged.", e.message, dataset.table_name);
+                Error { message, ..e }
+            })?;
             Ok((refreshed, origin))
         }
         .await;

@@ -1,7 +1,8 @@
 //! aware as an MCP server: Streamable HTTP at `/mcp` on the API port, served by the official Rust
 //! SDK (`rmcp`) with sessions and SSE resumption (`Last-Event-ID`). A request is authenticated as
 //! a gRPC call is (bearer token; none in local mode) and its caller acts with the audit source
-//! `mcp`; the Host/Origin guard in front of the port (`guard.rs`) refuses DNS-rebinding requests
+//! `mcp`; a response stream (a session's SSE) ends as soon as that token stops authenticating (a
+//! revoked key, a deactivated user), and its reconnect is refused; the Host/Origin guard in front of the port (`guard.rs`) refuses DNS-rebinding requests
 //! before they get here.
 //!
 //! Its parts: this file (the layer that routes `/mcp` and authenticates), `handler.rs` (the MCP
@@ -103,8 +104,49 @@ where
             caller.source = Source::Mcp;
             req.extensions_mut().insert(caller);
             let response = endpoint.call(req).await.unwrap_or_else(|e| match e {});
-            Ok(response.map(tonic::body::Body::new))
+            let revoked = Box::pin(access_withdrawn(state, metadata));
+            Ok(response.map(|inner| tonic::body::Body::new(UntilRevoked { inner, revoked, ended: false })))
         })
+    }
+}
+
+/// Resolves once access may have changed (a key revoked, a user deactivated) and `metadata` no
+/// longer authenticates.
+async fn access_withdrawn(state: State, metadata: tonic::metadata::MetadataMap) {
+    let mut changes = state.auth.changes();
+    while changes.changed().await.is_ok() {
+        if state.auth.caller(&metadata).await.is_err() {
+            return;
+        }
+    }
+    std::future::pending().await
+}
+
+/// A response body that ends when its caller's access is withdrawn: an open event stream stops
+/// there, and the client's reconnect meets the 401.
+struct UntilRevoked<B> {
+    inner: B,
+    revoked: Pin<Box<dyn Future<Output = ()> + Send>>,
+    ended: bool,
+}
+
+impl<B: http_body::Body + Unpin> http_body::Body for UntilRevoked<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if self.ended || self.revoked.as_mut().poll(cx).is_ready() {
+            self.ended = true;
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended || self.inner.is_end_stream()
     }
 }
 
