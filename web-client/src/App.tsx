@@ -1,12 +1,15 @@
-// The app shell: routes (Datasets, Dataset detail, Runs, Run inspector, Memory, Settings) and the
-// assistant panel on every page (beside the page on wide screens, a drawer on narrow ones). Every
-// route change, dataset selection, upload and delete sends a StateSnapshot for the conversation on
-// screen, so aware knows where the user is. That conversation's thread is in the URL (`?thread=`),
-// so a reload reopens it.
+// The app shell: routes (Datasets with the verified queries, Dataset detail with rename, describe,
+// lineage and a refresh from the file it was imported from, Runs, Run inspector, Memory, Settings,
+// and Admin for admins) and the assistant panel on every page (beside the page on wide screens, a
+// drawer on narrow ones). Every route change, dataset selection, upload and delete sends a
+// StateSnapshot for the conversation on screen, so aware knows where the user is. That
+// conversation's thread is in the URL (`?thread=`), so a reload reopens it.
 import { useCallback, useEffect, useRef, useState } from "react";
+import { AdminPage } from "./Admin";
 import { Approvals } from "./Approvals";
 import {
   timestampDate,
+  DatasetFormat,
   DatasetStatus,
   RunKind,
   RunStatus,
@@ -19,8 +22,9 @@ import {
   type Span,
   type Table,
 } from "@aware/client";
-import { aware, errorText, loadActivities, searchText, statusText } from "./api";
+import { aware, errorText, loadCapabilities, searchText, statusText } from "./api";
 import { Assistant } from "./Assistant";
+import { EditDataset, ImportedFrom, SavedFrom, SavedQueries, Schema } from "./Curation";
 import { count, formatBytes } from "./format";
 import { Markdown } from "./Markdown";
 import { MemoryPage } from "./Memory";
@@ -64,8 +68,11 @@ export function App() {
   const thread = useRef<{ of: string; id: Promise<string> } | null>(null);
   const place = useRef<Place | null>(null);
   const version = useRef(BigInt(Date.now()) * 1000n);
+  // The caller's role ("" until known): the Admin link, and reading a dataset's file again, are
+  // for admins only.
+  const [role, setRole] = useState("");
 
-  useEffect(loadActivities, []);
+  useEffect(() => void loadCapabilities().then((caps) => setRole(caps.role)), []);
 
   const refresh = useCallback(async () => {
     try {
@@ -133,11 +140,12 @@ export function App() {
     open(`/datasets/${id}`);
   };
   let page;
-  if (route.startsWith("/datasets/")) page = <DatasetDetail id={activeDatasetId} datasets={datasets} onDeleted={() => { void refresh(); open("/datasets"); }} />;
+  if (route.startsWith("/datasets/")) page = <DatasetDetail id={activeDatasetId} datasets={datasets} canRefresh={role === "admin"} onChanged={refresh} onDeleted={() => { void refresh(); open("/datasets"); }} />;
   else if (route.startsWith("/runs/")) page = <RunInspector runId={route.slice("/runs/".length)} openDataset={openDataset} />;
   else if (route === "/runs") page = <Runs />;
   else if (route === "/memory") page = <MemoryPage />;
   else if (route === "/settings") page = <Settings />;
+  else if (route === "/admin") page = <AdminPage role={role} />;
   else page = <Datasets datasets={datasets} error={loadError} onUploaded={refresh} />;
 
   return (
@@ -148,6 +156,7 @@ export function App() {
         <a href="#/runs" aria-current={route.startsWith("/runs") ? "page" : undefined}>Runs</a>
         <a href="#/memory" aria-current={route === "/memory" ? "page" : undefined}>Memory</a>
         <a href="#/settings" aria-current={route === "/settings" ? "page" : undefined}>Settings</a>
+        {role === "admin" && <a href="#/admin" aria-current={route === "/admin" ? "page" : undefined}>Admin</a>}
       </nav>
       <main>
         <Approvals onAnswered={refresh} />
@@ -224,20 +233,26 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
                   </td>
                   <td className="num">{d.status === DatasetStatus.READY ? count(d.rowCount) : "—"}</td>
                   <td className="num">{d.status === DatasetStatus.READY ? d.columnCount : "—"}</td>
-                  <td className="num">{formatBytes(d.sizeBytes)}</td>
+                  <td className="num">{d.format === DatasetFormat.DERIVED ? <span title="saved from a query">—</span> : formatBytes(d.sizeBytes)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      {datasets && <SavedQueries refreshKey={datasets} />}
     </section>
   );
 }
 
-function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Dataset[] | null; onDeleted: () => void }) {
+function DatasetDetail({ id, datasets, canRefresh, onChanged, onDeleted }: { id: string; datasets: Dataset[] | null; canRefresh: boolean; onChanged: () => Promise<void>; onDeleted: () => void }) {
   const dataset = datasets?.find((d) => d.id === id);
   const ready = dataset?.status === DatasetStatus.READY;
+  // New content (a refresh, from this page or the assistant) has a new version: the preview,
+  // statistics and search index below are read again for it.
+  const version = dataset?.versionHash ?? "";
+  const [editing, setEditing] = useState(false);
+  useEffect(() => setEditing(false), [id]);
   const [preview, setPreview] = useState<Table | null>(null);
   const [previewError, setPreviewError] = useState("");
   const [stats, setStats] = useState<DatasetStatistics | null>(null);
@@ -268,7 +283,7 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
       stopped = true;
       clearTimeout(timer);
     };
-  }, [id, ready]);
+  }, [id, ready, version]);
   useEffect(() => {
     setPreview(null);
     setStats(null);
@@ -276,9 +291,15 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
     setStatsError("");
     setError("");
     if (!id || !ready) return;
-    aware.datasets.previewRows({ datasetId: id, limit: 20 }).then((r) => setPreview(r.table ?? null), (e) => setPreviewError(errorText(e)));
-    aware.datasets.getDatasetStatistics({ datasetId: id }).then((r) => setStats(r.statistics ?? null), (e) => setStatsError(errorText(e)));
-  }, [id, ready]);
+    // An answer for another dataset or an older version, arriving late, is dropped.
+    let current = true;
+    const only = <T,>(f: (v: T) => void) => (v: T) => { if (current) f(v); };
+    aware.datasets.previewRows({ datasetId: id, limit: 20 }).then(only((r) => setPreview(r.table ?? null)), only((e) => setPreviewError(errorText(e))));
+    aware.datasets.getDatasetStatistics({ datasetId: id }).then(only((r) => setStats(r.statistics ?? null)), only((e) => setStatsError(errorText(e))));
+    return () => {
+      current = false;
+    };
+  }, [id, ready, version]);
   if (datasets && !dataset) return <p className="error">This dataset does not exist (any more). <a href="#/datasets">Back to datasets</a></p>;
   if (!dataset) return <p className="muted">Loading…</p>;
   const remove = async () => {
@@ -294,13 +315,18 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
   return (
     <section aria-labelledby="dataset-title">
       <h1 id="dataset-title">{dataset.name}</h1>
+      {dataset.description && <p className="description">{dataset.description}</p>}
       <p className="muted">
         table <code>{dataset.tableName}</code> · {statusText(dataset)}
-        {ready && <> · {count(dataset.rowCount)} rows</>} · {formatBytes(dataset.sizeBytes)}
+        {ready && <> · {count(dataset.rowCount)} rows</>}
+        {dataset.format === DatasetFormat.DERIVED ? <> · saved from a query</> : <> · {formatBytes(dataset.sizeBytes)}</>}
         {ready && shownIndex ? <> · <span className="search-state">search: {searchText(shownIndex)}</span></> : null}
+        {ready && !editing && <>{" · "}<button type="button" onClick={() => setEditing(true)}>Rename or describe</button></>}
         {" · "}<button type="button" className="danger" onClick={remove}>Delete dataset</button>
       </p>
+      <ImportedFrom key={dataset.id} dataset={dataset} canRefresh={canRefresh && ready} onRefreshed={onChanged} />
       {error && <p className="error" role="alert">{error}</p>}
+      {editing && <EditDataset dataset={dataset} onCancel={() => setEditing(false)} onSaved={async () => { await onChanged(); setEditing(false); }} />}
       {dataset.status === DatasetStatus.ERROR && (
         <div className="load-failed" role="alert">
           <strong>This file could not be loaded.</strong>
@@ -311,8 +337,9 @@ function DatasetDetail({ id, datasets, onDeleted }: { id: string; datasets: Data
       {dataset.status === DatasetStatus.PROCESSING && <p className="muted" role="status">Still loading the file… this page updates when it is ready.</p>}
       {ready && (
         <>
+          {dataset.lineage && datasets && <SavedFrom lineage={dataset.lineage} datasets={datasets} />}
           <h2>Schema</h2>
-          <ul className="schema">{dataset.columns.map((c) => <li key={c.name}><code>{c.name}</code> <span className="muted">{c.type}</span></li>)}</ul>
+          <Schema dataset={dataset} />
           <h2>Preview</h2>
           {preview ? <ResultTable table={preview} caption={dataset.tableName} /> : previewError ? <p className="error">{previewError}</p> : <p className="muted">Loading…</p>}
           <h2>Statistics</h2>

@@ -21,6 +21,7 @@ import {
   type Usage,
 } from "@aware/client";
 import { activityOf, aware, errorText, shownInAssistant, statusText } from "./api";
+import { AccountChangeResult, DatasetChangeResult, SavedQueryChangeResult } from "./Changes";
 import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
 import { Markdown } from "./Markdown";
 import { ResultTable, ScrollBox } from "./ResultTable";
@@ -303,6 +304,12 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
       return <p className="muted">Deleted {r.value.tableName} ({statusText(r.value)}, {formatBytes(r.value.sizeBytes)}).</p>;
     case "systemStatus":
       return <p className="muted">aware {r.value.version} · {r.value.mode} mode · model {r.value.modelProvider} · {r.value.datasetCount} datasets</p>;
+    case "datasetChange":
+      return <DatasetChangeResult change={r.value} openDataset={openDataset} />;
+    case "savedQueryChange":
+      return <SavedQueryChangeResult change={r.value} />;
+    case "accountChange":
+      return <AccountChangeResult change={r.value} />;
     case "run":
       return <p className="muted">Run <a href={`#/runs/${r.value.runId}`}>{r.value.question || r.value.runId}</a> — {RunStatus[r.value.status].toLowerCase()}</p>;
     default:
@@ -365,6 +372,17 @@ function RunConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution
 export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt" | "toolName" | "grantable"> &
   Partial<Pick<ConfirmationRequired, "argumentsJson" | "resolvedArgumentsJson">>;
 
+/** The tools whose ELEVATED cards change who may use aware, and how. */
+const ACCOUNT_TOOLS = new Set(["create_user", "change_user_role", "deactivate_user", "reactivate_user", "create_api_key"]);
+
+/** An ELEVATED card's warning, true of what the call does: a delete or a revocation is final; an
+ *  account change gives or takes away access. */
+function caution(tool: string): string {
+  if (tool.startsWith("delete_") || tool === "revoke_api_key") return "this cannot be undone";
+  if (ACCOUNT_TOOLS.has(tool)) return "this changes who can use aware, and what they may do";
+  return "read it carefully before you allow it";
+}
+
 /** How long "Allow for 5 minutes" lets calls of the same kind through without asking. */
 const GRANT_MINUTES = 5;
 
@@ -424,7 +442,7 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
   const none = files !== undefined && kept.size === 0;
   return (
     <div className={`card ${elevated ? "elevated" : "standard"}`} role="group" aria-label={elevated ? "Confirmation required (caution)" : "Confirmation required"}>
-      {elevated && <strong className="caution">⚠ Caution: this cannot be undone</strong>}
+      {elevated && <strong className="caution">⚠ Caution: {caution(c.toolName)}</strong>}
       <Markdown text={c.description} />
       {files && decided === undefined && (
         <fieldset className="files">

@@ -10,14 +10,18 @@ export const aware = createAwareClient({
 });
 
 /** What each tool shows while it runs ("Reading rows…") and its title ("Import files"), as the
- *  server's tool registry words them (GetCapabilities); read once, when the app starts. */
+ *  server's tool registry words them (GetCapabilities); read once, when the app starts, which also
+ *  tells the caller's role ("" when the server could not be asked). */
 const activities = new Map<string, string>();
 const titles = new Map<string, string>();
-export function loadActivities(): void {
-  aware.chat.getCapabilities({}).then(
-    (caps) => caps.tools.forEach((t) => { activities.set(t.name, t.activity); titles.set(t.name, t.title); }),
-    () => {}, // without them a running tool shows its title and a grant its tool's name: the app still works
-  );
+export async function loadCapabilities(): Promise<{ role: string }> {
+  try {
+    const caps = await aware.chat.getCapabilities({});
+    caps.tools.forEach((t) => { activities.set(t.name, t.activity); titles.set(t.name, t.title); });
+    return { role: caps.role };
+  } catch {
+    return { role: "" }; // without them a running tool shows its title and a grant its tool's name: the app still works
+  }
 }
 export function activityOf(tool: string): string | undefined {
   return activities.get(tool) || undefined;

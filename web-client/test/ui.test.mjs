@@ -3,7 +3,8 @@
 // saves screenshots of the states it checks under web-client/test-results/ (1440×900, and
 // 390×844 for the phone layout). A second server runs the scripted model for what the offline
 // planner never produces (Markdown answers, token usage, a confirmation left to expire); the
-// import tests start their own, with an approved folder.
+// import and refresh tests start their own, with an approved folder, and the curation and admin
+// tests share one (their renames and accounts stay out of the other tests' way).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -835,5 +836,281 @@ test("an import card lists its files: unticked ones are not imported; 'Allow for
   await card.waitFor();
   await card.getByRole("button", { name: "Deny" }).click();
   await finished(turn);
+  await context.close();
+});
+
+/** One server for the curation and admin tests (its own sample datasets, tools without delay), started by the first. */
+let curationServer;
+const curation = () => (curationServer ??= startServer("curation", {}));
+
+/** The TypeScript client as built by scripts/test (clients/ts/dist), on `server`. */
+async function apiClient(server) {
+  const { createAwareClient } = await import(pathToFileURL(join(here, "..", "..", "clients", "ts", "dist", "src", "index.js")).href);
+  return createAwareClient({ baseUrl: server, source: "api" });
+}
+
+test("the Admin page: a user is created, re-roled, deactivated and back; a key's token shows once and the key is revoked after a second click; the audit log filters and pages", async () => {
+  const server = await curation();
+  const { context, page } = await open("#/datasets", { server });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server });
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
+  await page.getByRole("heading", { name: "Admin", level: 1 }).waitFor();
+  const users = page.getByRole("table", { name: "Users" });
+  await users.waitFor();
+
+  const newUser = page.getByRole("form", { name: "New user" });
+  await newUser.getByLabel("Name").fill("dana@example.com");
+  await newUser.getByLabel("Role of the new user").selectOption({ label: "viewer" });
+  await newUser.getByRole("button", { name: "Create user" }).click();
+  const dana = users.getByRole("row").filter({ hasText: "dana@example.com" });
+  await dana.waitFor();
+  assert.equal(await dana.getByLabel("Role of dana@example.com").inputValue(), "1", "viewer");
+  assert.equal(await newUser.getByLabel("Name").inputValue(), "", "the form is ready for the next one");
+  await dana.getByLabel("Role of dana@example.com").selectOption({ label: "analyst" });
+  await dana.getByRole("button", { name: "Deactivate dana@example.com" }).click();
+  await dana.getByText(/^deactivated today, \d\d:\d\d$/).waitFor();
+  assert.equal(await dana.getByLabel("Role of dana@example.com").inputValue(), "2", "the role change was kept");
+  await dana.getByRole("button", { name: "Reactivate dana@example.com" }).click();
+  await dana.getByRole("cell", { name: "active", exact: true }).waitFor();
+  // An admin cannot demote themselves: the server says so, and the page keeps the role as it is.
+  await users.getByLabel("Role of local").selectOption({ label: "viewer" });
+  await page.getByRole("alert").getByText("you cannot demote or deactivate yourself; another admin can").waitFor();
+  assert.equal(await users.getByLabel("Role of local").inputValue(), "3");
+
+  const newKey = page.getByRole("form", { name: "New API key" });
+  await newKey.getByLabel("For").selectOption({ label: "dana@example.com" });
+  await newKey.getByRole("button", { name: "Create key" }).click();
+  const shown = page.getByRole("region", { name: "New API key token" });
+  const token = await shown.getByLabel("API key token").inputValue();
+  assert.match(token, /^aw_[0-9a-f]{32,}$/);
+  assert.match(await shown.innerText(), /Copy it now: you will not see it again/);
+  await shown.getByRole("button", { name: "Copy" }).click();
+  await shown.getByRole("status").getByText("Copied").waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), token);
+  const keys = page.getByRole("table", { name: "API keys" });
+  const row = keys.locator(`tr[data-prefix="${token.slice(0, 11)}"]`);
+  assert.match(await row.innerText(), /^aw_[0-9a-f]{8}…\s+dana@example.com\s+today, \d\d:\d\d\s+never\s+active/);
+  assert.ok(!(await keys.innerText()).includes(token), "the list shows the prefix, never the token");
+  await page.screenshot({ path: join(shots, "26-admin-new-key.png") });
+  await shown.getByRole("button", { name: "Done" }).click();
+  await shown.waitFor({ state: "detached" });
+  assert.ok(!(await page.content()).includes(token), "gone from the page once dismissed");
+
+  await row.getByRole("button", { name: `Revoke ${token.slice(0, 11)}` }).click();
+  const confirm = row.getByRole("group", { name: "Confirm revoke" });
+  assert.match(await confirm.innerText(), /This cannot be undone/);
+  assert.equal(await row.locator(".key-status").innerText(), "active", "nothing is revoked before the second click");
+  await page.screenshot({ path: join(shots, "26b-admin-revoke-confirm.png") });
+  await confirm.getByRole("button", { name: "Revoke key" }).click();
+  await row.locator(".key-status").getByText(/^revoked today/).waitFor();
+  assert.equal(await row.getByRole("button").count(), 0, "a revoked key has nothing left to revoke");
+
+  const audit = page.getByRole("table", { name: "Audit entries" });
+  const filters = page.getByRole("form", { name: "Filter the audit log" });
+  await filters.getByLabel("Source").selectOption("web");
+  const actions = () => audit.locator("td.action").allInnerTexts();
+  await audit.locator("td.action").first().getByText("api_key.revoke").waitFor();
+  assert.deepEqual((await actions()).slice(0, 6), ["api_key.revoke", "api_key.create", "user.reactivate", "user.deactivate", "user.role", "user.create"]);
+  assert.deepEqual([...new Set(await audit.locator("td.source").allInnerTexts())], ["web"]);
+  assert.match(await audit.getByRole("row").filter({ hasText: "user.create" }).innerText(), /name dana@example.com · role viewer\s+succeeded$/);
+  await page.screenshot({ path: join(shots, "26c-audit-web.png") });
+  await filters.getByLabel("Action").fill("api_key.");
+  await filters.getByLabel("Action").press("Enter");
+  await audit.locator("td.action").getByText("user.create").waitFor({ state: "detached" });
+  assert.deepEqual(await actions(), ["api_key.revoke", "api_key.create"]);
+  await filters.getByLabel("Source").selectOption("cli");
+  await page.getByText("No entries match.").waitFor();
+
+  // A longer log comes a page at a time.
+  const api = await apiClient(server);
+  for (let i = 0; i < 24; i++) await api.admin.createUser({ name: `load${i}@example.com`, role: 1 });
+  await filters.getByRole("button", { name: "Clear filters" }).click();
+  await filters.getByLabel("Source").selectOption("api");
+  await audit.getByText("name load23@example.com · role viewer").waitFor();
+  assert.equal(await audit.locator("tbody tr").count(), 20, "one page");
+  await page.getByRole("button", { name: "Load more" }).click();
+  await audit.getByText("name load0@example.com · role viewer").waitFor();
+  assert.equal(await audit.locator("tbody tr").count(), 24, "the rest, once each");
+  assert.equal(await page.getByRole("button", { name: "Load more" }).count(), 0, "nothing more to load");
+  await context.close();
+});
+
+test("a dataset's page renames and describes it: a bad table name is refused in words; the new names, description and units show, also after a reload", async () => {
+  const server = await curation();
+  const { context, page } = await open("#/datasets", { server });
+  await page.getByRole("link", { name: "support_tickets.csv" }).click();
+  await page.getByRole("heading", { name: "support_tickets.csv" }).waitFor();
+  await page.getByRole("button", { name: "Rename or describe" }).click();
+  const form = page.getByRole("form", { name: "Rename or describe the dataset" });
+  await form.getByLabel("Table name").fill("Tickets 2026!");
+  await form.getByRole("button", { name: "Save" }).click();
+  assert.equal(await form.getByRole("alert").innerText(), "\"Tickets 2026!\" is not a table name; try \"tickets_2026\" (lower-case letters, digits and _)");
+  await form.getByLabel("Table name").fill("tickets_2026");
+  await form.getByLabel("Display name").fill("Support tickets 2026");
+  await form.getByLabel("Description").fill("Help-desk tickets, one row per ticket");
+  await form.getByLabel("Meaning of resolution_hours").fill("time from opening to resolution");
+  await form.getByLabel("Unit of resolution_hours").fill("hours");
+  await page.screenshot({ path: join(shots, "27-edit-dataset.png") });
+  await form.getByRole("button", { name: "Save" }).click();
+  await form.waitFor({ state: "detached" });
+  const check = async () => {
+    await page.getByRole("heading", { name: "Support tickets 2026", level: 1 }).waitFor();
+    assert.equal(await page.locator("main .description").innerText(), "Help-desk tickets, one row per ticket");
+    assert.match(await page.locator("main").innerText(), /table tickets_2026 · ready/);
+    assert.equal(await page.locator(".schema li", { hasText: "resolution_hours" }).innerText(), "resolution_hours DOUBLE — time from opening to resolution hours");
+  };
+  await check();
+  await page.screenshot({ path: join(shots, "27b-described.png") });
+  await page.reload();
+  await check();
+  await page.getByRole("link", { name: "Datasets" }).click();
+  const listed = page.locator("main table.datasets tr", { hasText: "Support tickets 2026" });
+  assert.match(await listed.innerText(), /tickets_2026/);
+  await context.close();
+});
+
+test("a STANDARD card renames a dataset from the assistant; a result saved as a dataset shows its lineage; a verified query is listed with the datasets and deleted there", async () => {
+  const server = await curation();
+  const { context, page } = await open("#/datasets", { server });
+  const listed = page.locator("main table.datasets");
+  await listed.getByText("customer_churn.csv").waitFor();
+  let turn = await ask(page, "rename the customer churn dataset to churn_2026");
+  let card = turn.locator(".card.standard");
+  await card.waitFor();
+  assert.match(await card.innerText(), /Rename the dataset “customer_churn.csv” \(table customer_churn\) to churn_2026/);
+  assert.equal(await card.locator(".caution").count(), 0, "a contained change is not a warning");
+  assert.deepEqual(await card.evaluate((e) => [getComputedStyle(e).borderTopColor, getComputedStyle(e).backgroundColor]), ["rgb(53, 88, 214)", "rgba(0, 0, 0, 0)"], "bordered, plain");
+  await page.screenshot({ path: join(shots, "28-standard-card.png") });
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.equal(await turn.locator(".change").innerText(), "Renamed: it is now “churn_2026”, table churn_2026. Open it");
+  await listed.getByRole("link", { name: "churn_2026" }).waitFor();
+  assert.equal(await listed.getByText("customer_churn.csv").count(), 0);
+
+  turn = await ask(page, "average price by neighbourhood");
+  await finished(turn);
+  turn = await ask(page, "save that as a dataset called top_neighbourhoods");
+  card = turn.locator(".card.standard");
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.equal(await turn.locator(".change").innerText(), "Saved as the new dataset top_neighbourhoods: 8 rows, 2 columns, from barcelona_apartments. Open it");
+  await turn.getByRole("button", { name: "Open it" }).click();
+  await page.getByRole("heading", { name: "top_neighbourhoods", level: 1 }).waitFor();
+  const lineage = page.getByRole("region", { name: "Where it came from" });
+  const source = lineage.getByRole("link", { name: "barcelona_apartments" });
+  assert.match(await source.getAttribute("href"), /^#\/datasets\/ds_/);
+  assert.match(await lineage.getByLabel("The query").innerText(), /avg\("price_eur"\).*FROM "barcelona_apartments"/s);
+  assert.match(await lineage.getByRole("link", { name: "The run that computed it" }).getAttribute("href"), /^#\/runs\/run_/);
+  assert.match(await page.locator("main").innerText(), /8 rows · saved from a query/);
+  await page.screenshot({ path: join(shots, "28b-lineage.png") });
+
+  turn = await ask(page, "remember this query as 'average price by neighbourhood'");
+  card = turn.locator(".card.standard");
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.match(await turn.locator(".change").innerText(), /^Kept as a verified query: “average price by neighbourhood”\. Asked “average price by neighbourhood”, the assistant answers with this SQL/);
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Datasets" }).click();
+  const verified = page.getByRole("list", { name: "Verified queries" }).getByRole("listitem");
+  await verified.waitFor();
+  assert.match(await verified.innerText(), /^average price by neighbourhood · saved today, \d\d:\d\d\s+Answers “average price by neighbourhood” with:\s+SELECT "neighbourhood"/);
+  await page.screenshot({ path: join(shots, "28c-verified-queries.png") });
+  await verified.getByRole("button", { name: "Delete “average price by neighbourhood”" }).click();
+  await verified.getByRole("group", { name: "Confirm delete" }).getByRole("button", { name: "Delete query" }).click();
+  await page.getByText("No verified queries yet.").waitFor();
+  await context.close();
+});
+
+test("an ELEVATED card creates an account: it is a warning, and once allowed the user is on the Admin page; a key made in chat shows its token once, not after a reload", async () => {
+  const server = await curation();
+  const { context, page } = await open("#/datasets", { server });
+  let turn = await ask(page, "create an analyst account for bob@example.com");
+  let card = turn.locator(".card.elevated");
+  await card.waitFor();
+  assert.match(await card.innerText(), /^⚠ Caution: this changes who can use aware, and what they may do\s+Create the user “bob@example.com” with the role analyst/);
+  assert.deepEqual(await card.evaluate((e) => [getComputedStyle(e).borderTopColor, getComputedStyle(e).backgroundColor]), ["rgb(180, 35, 24)", "rgb(255, 245, 244)"], "the warning style");
+  assert.equal(await card.getByRole("button", { name: "Allow for 5 minutes" }).count(), 0, "never allowed for a while");
+  await page.screenshot({ path: join(shots, "29-elevated-account-card.png") });
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.equal(await turn.locator(".change").innerText(), "Created the user bob@example.com with the role analyst. They have no API key yet (Admin).");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
+  const bob = page.getByRole("table", { name: "Users" }).getByRole("row").filter({ hasText: "bob@example.com" });
+  await bob.waitFor();
+  assert.equal(await bob.getByLabel("Role of bob@example.com").inputValue(), "2", "an analyst");
+
+  turn = await ask(page, "create an api key for bob@example.com");
+  card = turn.locator(".card.elevated");
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  const shown = turn.getByRole("region", { name: "New API key token" });
+  const token = await shown.getByLabel("API key token").inputValue();
+  assert.match(token, /^aw_[0-9a-f]{32,}$/);
+  assert.match(await shown.innerText(), /The new API key for bob@example.com[\s\S]*Copy it now: you will not see it again/);
+  await page.screenshot({ path: join(shots, "29b-key-in-chat.png") });
+  await page.reload();
+  const replayed = page.locator(".turn").nth(1);
+  await replayed.locator(".change").waitFor();
+  assert.match(await replayed.locator(".change").innerText(), /^Created the API key aw_[0-9a-f]{8}… for bob@example.com\. Its token was shown once, when it was made, and is kept nowhere/);
+  assert.equal(await page.getByRole("region", { name: "New API key token" }).count(), 0);
+  assert.ok(!(await page.content()).includes(token), "the token is not on the page after a reload");
+  await page.screenshot({ path: join(shots, "29c-key-replayed.png") });
+  await context.close();
+});
+
+test("an imported dataset's page says which file it came from; 'Refresh from file' says what happened and shows the new rows, or the server's reason; the assistant's refresh card words it too", async () => {
+  const folder = join(dataDir, "refresh-downloads");
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, "sales.csv");
+  writeFileSync(file, "region,amount\nnorth,120\nsouth,80\nwest,60\n");
+  const server = await startServer("refresh", {}, ["--files-root", `downloads=${folder}`]);
+  const api = await apiClient(server);
+  const { report } = await api.files.importFiles({ root: "downloads", paths: ["sales.csv"] });
+  const id = report.files[0].dataset.id;
+  const { context, page } = await open(`#/datasets/${id}`, { server });
+  const main = page.locator("main");
+  const origin = main.locator(".imported-from");
+  await page.getByRole("heading", { name: "sales.csv", level: 1 }).waitFor();
+  assert.match(await origin.innerText(), /^Imported from downloads:sales\.csv · Refresh from file$/);
+  assert.match(await main.innerText(), /table sales · ready · 3 rows ·/);
+  const refresh = origin.getByRole("button", { name: "Refresh from file" });
+
+  await refresh.click();
+  assert.equal(await origin.getByRole("status").innerText(), "Unchanged: the file holds the same content.");
+
+  writeFileSync(file, "region,amount,channel\nnorth,120,web\nsouth,80,shop\nwest,60,web\neast,45,shop\n");
+  await refresh.click();
+  await origin.getByRole("status").getByText("Refreshed: 3 rows before, 4 now; new column: channel.").waitFor();
+  assert.match(await main.innerText(), /table sales · ready · 4 rows ·/, "the page has the new row count");
+  const preview = main.locator('.table-scroll[aria-label="sales"]');
+  await preview.getByRole("cell", { name: "east" }).waitFor();
+  assert.equal(await preview.locator("tbody tr").count(), 4, "the preview shows the new rows");
+  assert.deepEqual(await preview.getByRole("columnheader").allInnerTexts(), ["region", "amount", "channel"]);
+  await main.locator(".schema li", { hasText: "channel" }).waitFor();
+  await page.screenshot({ path: join(shots, "30-refreshed-from-file.png") });
+
+  rmSync(file);
+  await refresh.click();
+  assert.match(await origin.getByRole("alert").innerText(), /^downloads:sales\.csv could not be read again: .+; sales is unchanged$/);
+  assert.equal(await origin.getByRole("status").count(), 0, "the last outcome is not left standing beside the error");
+  assert.match(await main.innerText(), /· 4 rows ·/);
+
+  // From the assistant: a STANDARD card, then the change in words; the page follows.
+  writeFileSync(file, "region,amount,channel\nnorth,120,web\nsouth,80,shop\nwest,60,web\neast,45,shop\ncentre,30,web\n");
+  let turn = await ask(page, "refresh the sales dataset");
+  let card = turn.locator(".card.standard");
+  await card.waitFor();
+  assert.match(await card.innerText(), /Read “sales\.csv” \(table sales, 4 rows\) again from downloads:sales\.csv/);
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.equal(await turn.locator(".change").innerText(), "Refreshed sales from downloads:sales.csv: it now has 5 rows and 3 columns. Open it");
+  await main.getByText(/· 5 rows ·/).waitFor();
+  await preview.getByRole("cell", { name: "centre" }).waitFor();
+  assert.equal(await origin.getByRole("alert").count(), 0, "the failure before is not left standing beside the new content");
+  turn = await ask(page, "refresh the sales dataset");
+  card = turn.locator(".card.standard");
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.equal(await turn.locator(".change").innerText(), "Unchanged: downloads:sales.csv holds the same content as sales already has (5 rows), so nothing was done. Open it");
+  await page.screenshot({ path: join(shots, "30b-refresh-in-chat.png") });
   await context.close();
 });

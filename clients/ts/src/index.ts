@@ -4,12 +4,13 @@
 // descriptors; this layer adds what every app needs on top: a client bound to a server and a token,
 // `runStream`, which follows a run to its end across disconnects — it resumes from the last
 // sequence number it delivered, drops duplicates, watches heartbeats, and says when it is
-// reconnecting — and thin helpers for approvals (for a while, with edits) and feedback.
+// reconnecting — thin helpers for approvals (for a while, with edits) and feedback, and
+// `auditEntries`, which reads the audit log across its pages.
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AdminService } from "./gen/aware/v1/admin_pb.js";
-import { AuditService } from "./gen/aware/v1/audit_pb.js";
+import { AuditService, type AuditEntry, type ListAuditEntriesRequestSchema } from "./gen/aware/v1/audit_pb.js";
 import { ChatService, ConfirmationScope, OnBusy, type StateSnapshot } from "./gen/aware/v1/chat_pb.js";
 import { DatasetsService, type Dataset } from "./gen/aware/v1/datasets_pb.js";
 import { FilesService } from "./gen/aware/v1/files_pb.js";
@@ -35,7 +36,7 @@ export * from "./gen/aware/v1/run_pb.js";
 export * from "./gen/aware/v1/runs_pb.js";
 export * from "./gen/aware/v1/threads_pb.js";
 export { Code, ConnectError };
-export { timestampDate } from "@bufbuild/protobuf/wkt";
+export { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 
 export interface AwareClientOptions {
   /** e.g. "http://127.0.0.1:50051" — the server's one port serves grpc-web too. */
@@ -47,6 +48,9 @@ export interface AwareClientOptions {
   /** A fetch to use instead of the global one (tests, proxies). */
   fetch?: typeof globalThis.fetch;
 }
+
+/** Which audit entries to read: ListAuditEntries' filters and page size (pages are followed for you). */
+export type AuditFilter = Omit<MessageInitShape<typeof ListAuditEntriesRequestSchema>, "pageToken" | "$typeName">;
 
 /** What `runStream` yields: every sequenced event once, in order, plus connection news. */
 export type StreamItem =
@@ -192,6 +196,19 @@ export class AwareClient {
     const committed = await this.datasets.commitUpload({ uploadId: created.uploadId });
     if (!committed.dataset) throw new Error("the server committed the upload but returned no dataset");
     return committed.dataset;
+  }
+
+  /**
+   * The audit entries that match `filter`, newest first, page after page: the next page is read
+   * only when the caller iterates past the last one (stop early with `break`).
+   */
+  async *auditEntries(filter: AuditFilter = {}): AsyncGenerator<AuditEntry, void, undefined> {
+    let pageToken = "";
+    do {
+      const page = await this.audit.listAuditEntries({ ...filter, pageToken });
+      yield* page.entries;
+      pageToken = page.nextPageToken;
+    } while (pageToken);
   }
 
   /**

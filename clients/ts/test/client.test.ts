@@ -1,6 +1,9 @@
 // @aware/client against the real aware-server over grpc-web (node's test runner): upload, chat, an
 // approved confirmation, a connection cut mid-run that the stream survives, cancel; conversations
-// (list, reopen, rename, fork, delete), memory, feedback and session grants.
+// (list, reopen, rename, fork, delete), memory, feedback and session grants; curation (rename,
+// describe, a query's result saved as a dataset, verified queries), admin (users, API keys) and
+// a dataset imported from an approved folder read again from its file; each change read back
+// from the audit log.
 //
 // The server binary comes from $AWARE_SERVER_BIN (scripts/test sets it).
 
@@ -17,10 +20,13 @@ import {
   ConfirmationResolution,
   ConnectError,
   createAwareClient,
+  DatasetFormat,
   FeedbackRating,
   RunStatus,
   ServerEventSchema,
   textOf,
+  UserActivation,
+  UserRole,
   type AwareClient,
   type ServerEvent,
   type StreamItem,
@@ -368,4 +374,159 @@ test("audit: the web app's upload is in the caller's audit log as web, with the 
   assert.ok(entries.every((e, i) => i === 0 || e.entryId < entries[i - 1].entryId), "newest first");
   const users = (await web.admin.listUsers({})).users;
   assert.ok(users.some((u) => u.userId === entries[0].userId), "the local user is an admin and sees the users");
+});
+
+test("curation: a dataset is renamed and described, saved queries follow the rename, a query's result becomes a derived dataset with lineage; the audit log has each change as web", async () => {
+  const c = client();
+  const uploaded = await c.uploadFile("ts rooms.csv", new TextEncoder().encode("room,sqm,price_eur\nA,30,900\nB,45,1200\nC,60,1500\n"));
+  const saved = (await c.datasets.saveQuery({ name: "big rooms", question: "which rooms are big?", query: { case: "sql", value: "select room from ts_rooms where sqm > 40" } })).query!;
+  assert.match(saved.sql, /FROM ts_rooms/, "kept in canonical form");
+
+  const renamed = (await c.datasets.updateDataset({ datasetId: uploaded.id, name: "Rooms 2026", tableName: "rooms_2026" })).dataset!;
+  assert.deepEqual([renamed.name, renamed.tableName], ["Rooms 2026", "rooms_2026"]);
+  const bad = await c.datasets.updateDataset({ datasetId: uploaded.id, tableName: "Rooms 2026!" }).catch((e) => ConnectError.from(e));
+  assert.ok(bad instanceof ConnectError);
+  assert.equal(bad.code, Code.InvalidArgument);
+  assert.match(bad.rawMessage, /is not a table name; try "rooms_2026"/, "the message says what would do");
+  assert.equal(await failure(c.datasets.updateDataset({ datasetId: uploaded.id, tableName: "support_tickets" })), Code.AlreadyExists);
+  const [followed] = (await c.datasets.listSavedQueries({})).queries;
+  assert.equal(followed.id, saved.id);
+  assert.match(followed.sql, /FROM rooms_2026/, "the saved query reads the new table name");
+
+  await c.datasets.updateDataset({
+    datasetId: uploaded.id,
+    description: "Rooms to let in 2026",
+    columnNotes: [{ column: "price_eur", description: "monthly rent", unit: "EUR" }, { column: "SQM", description: "floor area", unit: "m²" }],
+  });
+  // A note with neither description nor unit removes it; other columns' notes stay.
+  await c.datasets.updateDataset({ datasetId: uploaded.id, columnNotes: [{ column: "sqm" }] });
+  const got = (await c.datasets.getDataset({ datasetId: uploaded.id })).dataset!;
+  assert.equal(got.description, "Rooms to let in 2026");
+  assert.deepEqual(got.columnNotes.map((n) => [n.column, n.description, n.unit]), [["price_eur", "monthly rent", "EUR"]]);
+  assert.equal(await failure(c.datasets.updateDataset({ datasetId: uploaded.id, columnNotes: [{ column: "floor", description: "x" }] })), Code.InvalidArgument);
+
+  const derived = (await c.datasets.materializeQuery({ tableName: "pricey_rooms", query: { case: "sql", value: "SELECT room, price_eur FROM rooms_2026 WHERE price_eur >= 1200" } })).dataset!;
+  assert.equal(derived.format, DatasetFormat.DERIVED);
+  assert.equal(derived.rowCount, 2n);
+  const lineage = (await c.datasets.getDataset({ datasetId: derived.id })).dataset!.lineage!;
+  assert.deepEqual(lineage.sources.map((s) => [s.datasetId, s.tableName, s.versionHash]), [[uploaded.id, "rooms_2026", uploaded.versionHash]]);
+  assert.match(lineage.sql, /FROM rooms_2026/);
+  assert.equal((await c.runs.getRun({ runId: lineage.runId })).run?.runId, lineage.runId, "the run that computed it is there to inspect");
+  assert.equal(await failure(c.datasets.materializeQuery({ tableName: "pricey_rooms", query: { case: "sql", value: "SELECT 1" } })), Code.AlreadyExists, "a name is never silently suffixed");
+
+  const deleted = (await c.datasets.deleteSavedQuery({ query: "big rooms" })).query!;
+  assert.equal(deleted.id, saved.id, "by name");
+  assert.equal((await c.datasets.listSavedQueries({})).queries.length, 0);
+
+  const changes: string[] = [];
+  for await (const e of c.auditEntries({ source: "web", pageSize: 2 })) {
+    if (e.resourceId === uploaded.id || e.resourceId === derived.id || e.resourceId === saved.id) changes.push(`${e.action} ${e.outcome}`);
+    if (e.action === "dataset.upload" && e.resourceId === uploaded.id) break; // older pages are not read
+  }
+  assert.deepEqual(changes, [
+    "saved_query.delete succeeded",
+    "dataset.materialize succeeded",
+    "dataset.describe succeeded",
+    "dataset.describe succeeded",
+    "dataset.rename succeeded",
+    "saved_query.create succeeded",
+    "dataset.upload succeeded",
+  ]);
+});
+
+test("admin: users are created, re-roled, deactivated and reactivated; a key's token comes once and the list shows its prefix; revoked keys say so; all audited", async () => {
+  const c = client();
+  const me = (await c.admin.listUsers({})).users[0];
+  const bob = (await c.admin.createUser({ name: "bob@example.com", role: UserRole.ANALYST })).user!;
+  assert.equal(bob.role, UserRole.ANALYST);
+  assert.ok((await c.admin.listUsers({})).users.some((u) => u.userId === bob.userId));
+  assert.equal(await failure(c.admin.createUser({ name: "", role: UserRole.VIEWER })), Code.InvalidArgument);
+
+  const created = await c.admin.createApiKey({ userId: bob.userId });
+  const key = created.key!;
+  assert.ok(created.token.startsWith(key.prefix) && created.token.length > key.prefix.length + 16, "the token, whose first characters are the prefix");
+  const listed = (await c.admin.listApiKeys({ userId: bob.userId })).keys;
+  assert.deepEqual(listed.map((k) => [k.keyId, k.prefix]), [[key.keyId, key.prefix]]);
+  assert.ok(!JSON.stringify(listed, (_, v) => (typeof v === "bigint" ? String(v) : v)).includes(created.token), "the list never carries the token");
+
+  const viewer = (await c.admin.updateUser({ userId: bob.userId, role: UserRole.VIEWER })).user!;
+  assert.equal(viewer.role, UserRole.VIEWER);
+  const off = (await c.admin.updateUser({ userId: bob.userId, activation: UserActivation.DEACTIVATE })).user!;
+  assert.ok(off.deactivatedAt, "deactivated, with when");
+  const on = (await c.admin.updateUser({ userId: bob.userId, activation: UserActivation.REACTIVATE })).user!;
+  assert.equal(on.deactivatedAt, undefined);
+  assert.equal(await failure(c.admin.updateUser({ userId: me.userId, role: UserRole.VIEWER })), Code.PermissionDenied, "no self-demotion");
+
+  const revoked = (await c.admin.revokeApiKey({ keyId: key.keyId })).key!;
+  assert.ok(revoked.revokedAt);
+  assert.ok((await c.admin.listApiKeys({})).keys.find((k) => k.keyId === key.keyId)?.revokedAt, "listed as revoked");
+
+  const actions: string[] = [];
+  for await (const e of c.auditEntries({ source: "web", action: "user.", userId: me.userId })) actions.push(e.action);
+  assert.deepEqual(actions.slice(0, 4), ["user.reactivate", "user.deactivate", "user.role", "user.create"]);
+  const keys = [];
+  for await (const e of c.auditEntries({ source: "web", action: "api_key." })) keys.push(e);
+  assert.deepEqual(keys.slice(0, 2).map((e) => [e.action, e.resourceId, JSON.parse(e.detailsJson).prefix]), [["api_key.revoke", key.keyId, key.prefix], ["api_key.create", key.keyId, key.prefix]]);
+  assert.ok(!keys.some((e) => e.detailsJson.includes(created.token)), "nor does the audit log");
+  assert.equal((await c.audit.listAuditEntries({ source: "cli", action: "api_key." })).entries.length, 0, "filtered by source");
+});
+
+test("refresh: a dataset imported from an approved folder is read again from its file — the same bytes change nothing, new ones replace its rows and columns in place, a missing or emptied file changes nothing — and an uploaded one is refused; all audited", async () => {
+  const c = client();
+  // In a folder of its own: the grants test lists the CSV files at the top of downloads.
+  const folder = join(dataDir, "downloads", "reports");
+  mkdirSync(folder);
+  const file = join(folder, "ts_sales.csv");
+  writeFileSync(file, "region,amount\nnorth,120\nsouth,80\nwest,60\n");
+  const report = (await c.files.importFiles({ root: "downloads", paths: ["reports/ts_sales.csv"] })).report!;
+  const imported = report.files[0].dataset!;
+  assert.deepEqual([imported.tableName, imported.rowCount, imported.origin?.root, imported.origin?.path], ["ts_sales", 3n, "downloads", "reports/ts_sales.csv"]);
+  const listed = (await c.datasets.listDatasets({})).datasets.find((d) => d.id === imported.id)!;
+  assert.deepEqual([listed.origin?.root, listed.origin?.path], ["downloads", "reports/ts_sales.csv"], "listed with where it came from");
+
+  const same = await c.datasets.refreshDataset({ datasetId: imported.id });
+  assert.equal(same.changed, false, "the same bytes");
+  assert.deepEqual([same.previousRowCount, same.dataset?.rowCount, same.dataset?.versionHash], [3n, 3n, imported.versionHash]);
+
+  writeFileSync(file, "region,amount,channel\nnorth,120,web\nsouth,80,shop\nwest,60,web\neast,45,shop\n");
+  const fresh = await c.datasets.refreshDataset({ datasetId: imported.id });
+  const after = fresh.dataset!;
+  assert.equal(fresh.changed, true);
+  assert.deepEqual([fresh.previousRowCount, after.rowCount, after.columnCount], [3n, 4n, 3]);
+  assert.deepEqual([after.id, after.tableName], [imported.id, "ts_sales"], "replaced in place");
+  assert.deepEqual(after.columns.map((col) => col.name), ["region", "amount", "channel"]);
+  assert.notEqual(after.versionHash, imported.versionHash);
+  const web = await c.query.executeSql({ sql: "SELECT sum(amount) AS s FROM ts_sales WHERE channel = 'web'", limit: 0 });
+  const cell = web.table!.rows[0].values[0].kind;
+  assert.equal(cell.case === "intValue" || cell.case === "decimalValue" ? String(cell.value) : "?", "180", "queries read the new rows");
+
+  // A file that cannot be read again, or no longer ingests, leaves the dataset as it was, and says so.
+  const refused = async (why: string) => {
+    const e = await c.datasets.refreshDataset({ datasetId: imported.id }).catch((err) => ConnectError.from(err));
+    assert.ok(e instanceof ConnectError, `${why}: refused`);
+    const now = (await c.datasets.getDataset({ datasetId: imported.id })).dataset!;
+    assert.deepEqual([now.rowCount, now.versionHash], [4n, after.versionHash], `${why}: unchanged`);
+    return e;
+  };
+  writeFileSync(file, "");
+  const emptied = await refused("an emptied file");
+  assert.equal(emptied.code, Code.InvalidArgument);
+  assert.equal(emptied.rawMessage, "The file is now empty. ts_sales is unchanged.");
+  rmSync(file);
+  const missing = await refused("a missing file");
+  assert.match(missing.rawMessage, /^downloads:reports\/ts_sales\.csv could not be read again: .+; ts_sales is unchanged$/);
+
+  const sample = (await c.datasets.listDatasets({})).datasets.find((d) => d.tableName === "barcelona_apartments")!;
+  assert.equal(sample.origin, undefined, "a sample dataset was uploaded");
+  const uploaded = await c.datasets.refreshDataset({ datasetId: sample.id }).catch((err) => ConnectError.from(err));
+  assert.ok(uploaded instanceof ConnectError);
+  assert.equal(uploaded.code, Code.InvalidArgument);
+  assert.equal(uploaded.rawMessage, "barcelona_apartments was uploaded, not imported from an approved folder, so there is no file to read again; upload the new file instead");
+
+  const audited: string[] = [];
+  for await (const e of c.auditEntries({ action: "dataset.refresh" })) {
+    const d = JSON.parse(e.detailsJson);
+    audited.push(e.resourceId === imported.id ? `${e.outcome}${d.rows_before === undefined ? "" : ` ${d.rows_before}→${d.rows_after}`}` : `${e.outcome} (other)`);
+  }
+  assert.deepEqual(audited, ["failed (other)", "failed", "failed", "succeeded 3→4", "unchanged 3→3"]);
 });
