@@ -5,10 +5,13 @@
 //! is the client's. A saved result equals the query's rows computed independently (in-process
 //! DuckDB) and keeps its lineage; an oversized one is refused and leaves nothing. A verified query
 //! answers its own question (the run says so) and not a different one. Users and keys: only an
-//! admin's runs reach them, and a new key's token is shown once, never to the model.
+//! admin's runs reach them, and a new key's token is shown once, never to the model. The same
+//! tools called by a scripted model (a real HTTP server speaking Anthropic's wire format): the
+//! right tier each, a denial told to the model, every approved change audited as the assistant's.
 
 use aware_client::AwareClient;
 use aware_e2e::events::follow;
+use aware_e2e::fake_llm::{FakeLlm, Kind, Recorded, Reply, Turn};
 use aware_e2e::{TestServer, add_user};
 use aware_proto::v1 as pb;
 use pb::server_event::Payload as P;
@@ -302,4 +305,135 @@ async fn only_an_admin_reaches_users_and_keys_and_a_new_token_is_shown_once_neve
     let actions: Vec<&str> =
         audit.entries.iter().map(|e| e.action.as_str()).filter(|a| !a.starts_with("tool.")).collect();
     assert_eq!(actions, ["api_key.revoke", "api_key.create", "user.create"]);
+}
+
+/// A model that does what each message says: "CALL <tool> <arguments as JSON>" calls that tool;
+/// once results come back it says what it was told.
+fn obedient(r: &Recorded, n: usize) -> Reply {
+    let kind = Kind::Anthropic;
+    match r.last_user_text().as_deref().and_then(|t| t.strip_prefix("CALL ")) {
+        Some(order) => {
+            let (tool, args) = order.split_once(' ').unwrap();
+            Turn::default().call(kind.call_id(n, 0), tool, [args]).reply(kind)
+        }
+        None => {
+            let told: Vec<String> = r.trailing_results().into_iter().map(|t| t.content).collect();
+            Turn::default().say(format!("told: {}", told.join(" | "))).reply(kind)
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_scripted_model_reaches_every_write_tool_through_its_card() {
+    let fake = FakeLlm::start(obedient).await;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("visits.csv"), "city,visits\nBarcelona,3\n").unwrap();
+    let root = format!("inbox={}", tmp.path().display());
+    let base = fake.base_url(Kind::Anthropic);
+    let env = [
+        ("AWARE_AGENT__MODEL", Kind::Anthropic.model()),
+        ("AWARE_LLM__BASE_URL", base.as_str()),
+        ("AWARE_LLM__API_KEY", "k"),
+        ("NO_PROXY", "127.0.0.1"),
+    ];
+    let server = TestServer::start_with_env(&["--files-root", &root], &env);
+    let web = AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let req = pb::ImportFilesRequest { root: "inbox".into(), paths: vec!["visits.csv".into()] };
+    web.files().import_files(req).await.unwrap();
+    std::fs::write(tmp.path().join("visits.csv"), "city,visits\nBarcelona,3\nGirona,5\n").unwrap();
+    const STANDARD: pb::ConfirmationTier = pb::ConfirmationTier::Standard;
+    const ELEVATED: pb::ConfirmationTier = pb::ConfirmationTier::Elevated;
+
+    // Denied: nothing changes, and the model is told so.
+    let order = r#"CALL rename_dataset {"dataset":"customer_churn","to":"churn_2026"}"#;
+    let (_, _, cards, events) = ask(&web, "", order, false).await;
+    assert_eq!(cards, [("rename_dataset".to_owned(), STANDARD)]);
+    assert!(dataset(&web, "customer_churn").await.is_some(), "denied: nothing changed");
+    let told = fake.requests().last().unwrap().trailing_results();
+    assert!(told.len() == 1 && told[0].content.contains("Action denied by user."), "{told:?}");
+    let Some(P::RunCompleted(done)) = &events.last().unwrap().payload else { panic!("the run completed") };
+    assert!(done.final_text.starts_with("told: Action denied by user."), "{}", done.final_text);
+
+    // Approved, one tool after another: each with its tier, each changing what it says.
+    let orders: [(&str, pb::ConfirmationTier); 11] = [
+        (r#"CALL rename_dataset {"dataset":"customer_churn","to":"churn_2026"}"#, STANDARD),
+        (
+            r#"CALL describe_dataset {"dataset":"churn_2026","columns":[{"column":"tenure_months","description":"months as a customer","unit":"months"}]}"#,
+            STANDARD,
+        ),
+        (
+            r#"CALL save_query {"name":"churn by plan","question":"how many customers per plan?","sql":"SELECT plan, count(*) AS n FROM churn_2026 GROUP BY plan"}"#,
+            STANDARD,
+        ),
+        (r#"CALL save_query_as_dataset {"table_name":"plans","verified_query":"churn by plan"}"#, STANDARD),
+        (r#"CALL delete_saved_query {"query":"churn by plan"}"#, STANDARD),
+        (r#"CALL refresh_dataset {"dataset":"visits"}"#, STANDARD),
+        (r#"CALL create_user {"name":"zoe@example.com","role":"viewer"}"#, ELEVATED),
+        (r#"CALL change_user_role {"user":"zoe@example.com","role":"analyst"}"#, ELEVATED),
+        (r#"CALL create_api_key {"user":"zoe@example.com"}"#, ELEVATED),
+        (r#"CALL deactivate_user {"user":"zoe@example.com"}"#, ELEVATED),
+        (r#"CALL reactivate_user {"user":"zoe@example.com"}"#, ELEVATED),
+    ];
+    let mut token = String::new();
+    for (order, tier) in orders {
+        let tool = order.split(' ').nth(1).unwrap().to_owned();
+        let (_, _, cards, events) = ask(&web, "", order, true).await;
+        assert_eq!(cards, [(tool.clone(), tier)], "{order}");
+        let result = tool_results(&events).into_iter().find(|r| r.tool_name == tool).expect("it ran");
+        assert!(!result.is_error, "{order}: {}", result.llm_summary);
+        if let Some(pb::tool_result::Rich::AccountChange(change)) = &result.rich
+            && !change.token.is_empty()
+        {
+            token.clone_from(&change.token);
+        }
+    }
+    assert!(token.starts_with("aw_"), "the new key's token reached the person");
+    let churn = dataset(&web, "churn_2026").await.expect("renamed");
+    assert_eq!(churn.column_notes[0].unit, "months");
+    let plans = dataset(&web, "plans").await.expect("saved from the verified query");
+    assert_eq!((plans.row_count, plans.lineage.unwrap().sources[0].table_name.as_str()), (3, "churn_2026"));
+    assert!(
+        web.datasets()
+            .list_saved_queries(pb::ListSavedQueriesRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .queries
+            .is_empty()
+    );
+    assert_eq!(dataset(&web, "visits").await.unwrap().row_count, 2, "refreshed from the changed file");
+    let users = web.admin().list_users(pb::ListUsersRequest {}).await.unwrap().into_inner().users;
+    let zoe = users.iter().find(|u| u.name == "zoe@example.com").expect("created");
+    assert_eq!((zoe.role(), zoe.deactivated_at.is_none()), (pb::UserRole::Analyst, true));
+    let keys = web.admin().list_api_keys(pb::ListApiKeysRequest { user_id: zoe.user_id.clone() }).await.unwrap();
+    let key = keys.into_inner().keys.pop().expect("a key for zoe");
+    let order = format!(r#"CALL revoke_api_key {{"key":"{}"}}"#, key.prefix);
+    let (_, _, cards, _) = ask(&web, "", &order, true).await;
+    assert_eq!(cards, [("revoke_api_key".to_owned(), ELEVATED)]);
+
+    assert!(
+        !fake.requests().iter().any(|r| r.body.to_string().contains(&token)),
+        "the model never saw the new key's token"
+    );
+    let req = pb::ListAuditEntriesRequest { source: "ai_assistant".into(), page_size: 100, ..Default::default() };
+    let entries = web.audit().list_audit_entries(req).await.unwrap().into_inner().entries;
+    let actions: Vec<String> =
+        entries.into_iter().rev().map(|e| e.action).filter(|a| !a.starts_with("tool.")).collect();
+    assert_eq!(
+        actions,
+        [
+            "dataset.rename",
+            "dataset.describe",
+            "saved_query.create",
+            "dataset.materialize",
+            "saved_query.delete",
+            "dataset.refresh",
+            "user.create",
+            "user.role",
+            "api_key.create",
+            "user.deactivate",
+            "user.reactivate",
+            "api_key.revoke",
+        ]
+    );
 }
