@@ -511,7 +511,7 @@ test("refresh: a dataset imported from an approved folder is read again from its
   writeFileSync(file, "");
   const emptied = await refused("an emptied file");
   assert.equal(emptied.code, Code.InvalidArgument);
-  assert.equal(emptied.rawMessage, "The file is now empty. ts_sales is unchanged.");
+  assert.equal(emptied.rawMessage, "The file is empty. ts_sales is unchanged.");
   rmSync(file);
   const missing = await refused("a missing file");
   assert.match(missing.rawMessage, /^downloads:reports\/ts_sales\.csv could not be read again: .+; ts_sales is unchanged$/);

@@ -399,18 +399,9 @@ impl DatasetService {
         if staged.sha256 == before.version_hash {
             return Ok(Refreshed { dataset: before.clone(), before, changed: false });
         }
-        if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
-            return Err(Error::new(ErrorCode::IngestError, "The file is now empty."));
-        }
-        if before.format == DatasetFormat::Parquet && !staged.head.starts_with(b"PAR1") {
-            return Err(Error::new(ErrorCode::IngestError, not_parquet(DatasetFormat::sniff(&staged.head, ""))));
-        }
-        if DatasetFormat::sniff(&staged.head, &before.name).is_none() {
-            return Err(Error::new(
-                ErrorCode::IngestError,
-                "The file is not CSV, TSV, Parquet or JSON any more: it contains binary data.",
-            ));
-        }
+        // Read as what it was imported as, once it is readable at all.
+        let sniffed = DatasetFormat::sniff(&staged.head, &before.name).map(|_| before.format);
+        readable(&staged, before.format == DatasetFormat::Parquet, sniffed)?;
         self.engine.check_source(staged.path(), before.format).await?;
         let slot = self.ingest_slots.enter(caller.principal.user_id.as_str())?.wait().await?;
         let outcome = self.engine.ingest(&before, staged.path(), before.format).await?;
@@ -572,17 +563,9 @@ impl DatasetService {
         let Incoming { filename, format, origin } = incoming;
         let sniffed = format.or_else(|| DatasetFormat::sniff(&staged.head, &filename));
         let claims_parquet = format.or_else(|| DatasetFormat::from_filename(&filename)) == Some(DatasetFormat::Parquet);
-        let checked = if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
-            Err(Error::new(ErrorCode::IngestError, "The file is empty."))
-        } else if claims_parquet && !staged.head.starts_with(b"PAR1") {
-            Err(Error::new(ErrorCode::IngestError, not_parquet(DatasetFormat::sniff(&staged.head, ""))))
-        } else if let Some(format) = sniffed {
-            self.engine.check_source(staged.path(), format).await.map(|()| format)
-        } else {
-            Err(Error::new(
-                ErrorCode::IngestError,
-                "The file is not CSV, TSV, Parquet or JSON: it contains binary data.",
-            ))
+        let checked = match readable(&staged, claims_parquet, sniffed) {
+            Ok(format) => self.engine.check_source(staged.path(), format).await.map(|()| format),
+            Err(e) => Err(e),
         };
         let slot = if checked.is_ok() { Some(ticket.wait().await?) } else { None };
         let new = NewDataset {
@@ -689,6 +672,21 @@ impl DatasetService {
             }),
         );
         crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+    }
+}
+
+/// What can be refused before a worker reads the staged bytes — empty, claimed Parquet without
+/// Parquet's signature, binary (no format `sniffed`) — or the format to read them as. Shared by an
+/// upload's ingestion and a refresh.
+fn readable(staged: &FinishedUpload, claims_parquet: bool, sniffed: Option<DatasetFormat>) -> Result<DatasetFormat> {
+    if staged.size_bytes == 0 || staged.head.iter().all(u8::is_ascii_whitespace) {
+        Err(Error::new(ErrorCode::IngestError, "The file is empty."))
+    } else if claims_parquet && !staged.head.starts_with(b"PAR1") {
+        Err(Error::new(ErrorCode::IngestError, not_parquet(DatasetFormat::sniff(&staged.head, ""))))
+    } else {
+        sniffed.ok_or_else(|| {
+            Error::new(ErrorCode::IngestError, "The file is not CSV, TSV, Parquet or JSON: it contains binary data.")
+        })
     }
 }
 
