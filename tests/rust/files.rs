@@ -6,7 +6,8 @@
 //! server unaffected; listings, partial imports, a file swapped for a link between listing and
 //! import, the caps; the assistant listing a folder, importing three files after approval and
 //! querying one; a dataset refreshed from its changed file (asked first, queries see the new
-//! rows, a broken or missing file changes nothing); and connected mode, where the file tools do
+//! rows, a broken or missing file changes nothing); a delete approved after the dataset changed
+//! (`RESOURCE_CHANGED`, nothing deleted); and connected mode, where the file tools do
 //! not exist.
 
 use aware_e2e::TestServer;
@@ -498,6 +499,123 @@ async fn a_dataset_is_refreshed_from_its_changed_file_only_after_approval() {
     let expected =
         [("ai_assistant", "succeeded"), ("api", "failed"), ("api", "failed"), ("api", "failed"), ("api", "unchanged")];
     assert_eq!(seen, expected.map(|(s, o)| (s.to_owned(), o.to_owned())), "{entries:?}");
+}
+
+/// A confirmation is bound to the version of the dataset it changes, with the blast radius the
+/// server computed (rows, bytes, the verified queries and saved datasets that depend on it): the
+/// dataset refreshed between the request and the approval, the delete fails with
+/// `RESOURCE_CHANGED` and nothing is deleted; asked again and approved, it is deleted.
+#[tokio::test]
+async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let downloads = tmp.path().join("Downloads");
+    let file = downloads.join("sales.csv");
+    write(&file, "region,amount\nnorth,120\nsouth,80\neast,100\n");
+    let root = format!("downloads={}", downloads.display());
+    let server = TestServer::start(&["--files-root", &root]);
+    let web = aware_client::AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let api = aware_client::AwareClient::connect(&server.url(), None, "api").await.unwrap();
+    let imported = api
+        .files()
+        .import_files(pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["sales.csv".into()] })
+        .await
+        .unwrap()
+        .into_inner()
+        .report
+        .unwrap();
+    let sales = imported.files[0].dataset.clone().expect("imported");
+    let query = |sql: &str| Some(pb::save_query_request::Query::Sql(sql.into()));
+    api.datasets()
+        .save_query(pb::SaveQueryRequest {
+            name: "total sales".into(),
+            question: String::new(),
+            query: query("SELECT sum(amount) FROM sales"),
+        })
+        .await
+        .unwrap();
+    api.datasets()
+        .save_query(pb::SaveQueryRequest {
+            name: "churn by plan".into(),
+            question: String::new(),
+            query: query("SELECT plan, count(*) FROM customer_churn GROUP BY plan"),
+        })
+        .await
+        .unwrap();
+    let north = api
+        .datasets()
+        .materialize_query(pb::MaterializeQueryRequest {
+            table_name: "north_sales".into(),
+            query: Some(pb::materialize_query_request::Query::Sql("SELECT * FROM sales WHERE region = 'north'".into())),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .dataset
+        .unwrap();
+
+    let sent = web.send_message("", "delete the sales dataset", "").await.unwrap();
+    let mut card = None;
+    let events = aware_e2e::events::follow_acting(&web, &sent.run_id, |c| {
+        card = Some(c);
+        let (api, file) = (api.clone(), file.clone());
+        let id = sales.id.clone();
+        async move {
+            // Meanwhile, the file changes and the dataset is refreshed from it.
+            write(&file, "region,amount\nnorth,120\nsouth,80\neast,100\nwest,50\n");
+            let r = api.datasets().refresh_dataset(pb::RefreshDatasetRequest { dataset_id: id }).await.unwrap();
+            assert!(r.into_inner().changed);
+            true
+        }
+    })
+    .await;
+    let card = card.expect("the delete asked first");
+    assert_eq!((card.tool_name.as_str(), card.tier()), ("delete_dataset", pb::ConfirmationTier::Elevated));
+    let blast = card.blast_radius.clone().expect("the card carries the blast radius");
+    assert_eq!(
+        (blast.version_hash.as_str(), blast.row_count, blast.size_bytes),
+        (sales.version_hash.as_str(), 3, sales.size_bytes)
+    );
+    assert_eq!(blast.saved_queries, ["total sales"], "only the verified query that reads it");
+    let derived: Vec<(&str, &str)> =
+        blast.derived_datasets.iter().map(|d| (d.id.as_str(), d.display_name.as_str())).collect();
+    assert_eq!(derived, [(north.id.as_str(), north.name.as_str())]);
+    assert!(
+        card.description.contains("3 rows")
+            && card.description.contains("1 verified query reads it (total sales)")
+            && card.description.contains("north_sales"),
+        "the card says it in words: {}",
+        card.description
+    );
+    let result = results(&events).into_iter().find(|r| r.tool_name == "delete_dataset").expect("the call ended");
+    let error = result.error.clone().expect("the delete failed");
+    assert_eq!(error.code(), pb::ErrorCode::ResourceChanged, "{result:?}");
+    assert!(result.is_error && error.message.contains("nothing was done"), "{result:?}");
+    let kept = api
+        .datasets()
+        .get_dataset(pb::GetDatasetRequest { dataset_id: sales.id.clone(), sample_rows: Some(0) })
+        .await
+        .expect("nothing was deleted")
+        .into_inner()
+        .dataset
+        .unwrap();
+    assert_eq!(kept.row_count, 4);
+    assert_eq!(number(&server, "SELECT sum(amount) FROM sales").await, "350");
+
+    // Asked again, the card binds the new version, and the approval deletes it.
+    let sent = web.send_message("", "delete the sales dataset", "").await.unwrap();
+    let events = follow(&web, &sent.run_id, |c| {
+        assert_eq!(c.blast_radius.as_ref().map(|b| b.version_hash.as_str()), Some(kept.version_hash.as_str()));
+        true
+    })
+    .await;
+    let result = results(&events).into_iter().find(|r| r.tool_name == "delete_dataset").expect("the call ended");
+    assert!(!result.is_error, "{result:?}");
+    let gone = api
+        .datasets()
+        .get_dataset(pb::GetDatasetRequest { dataset_id: sales.id.clone(), sample_rows: Some(0) })
+        .await
+        .unwrap_err();
+    assert_eq!(gone.code(), tonic::Code::NotFound);
 }
 
 /// Connected mode: the file tools are not in `GetCapabilities`, not offered to the model (nor

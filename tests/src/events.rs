@@ -91,6 +91,30 @@ pub async fn follow(
     events
 }
 
+/// Like [`follow`], with a decision that may act first (change the world between a
+/// confirmation's request and its answer).
+pub async fn follow_acting<F, Fut>(client: &AwareClient, run_id: &str, mut decide: F) -> Vec<pb::ServerEvent>
+where
+    F: FnMut(pb::ConfirmationRequired) -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let mut stream = client.run_stream(run_id, StreamOptions::default());
+    let mut events = Vec::new();
+    while let Some(item) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), stream.next()).await.expect("the run's next event")
+    {
+        if let StreamItem::Event(e) = item.expect("the run can be followed") {
+            if let Some(P::ConfirmationRequired(c)) = &e.payload {
+                let id = c.confirmation_id.clone();
+                let approve = decide(c.clone()).await;
+                client.confirm(&id, approve).await.expect("the confirmation is answered");
+            }
+            events.push(e);
+        }
+    }
+    events
+}
+
 /// For runs that must not ask for a confirmation.
 pub fn no_confirmation(c: &pb::ConfirmationRequired) -> bool {
     panic!("no confirmation was expected, got one for {}", c.tool_name)

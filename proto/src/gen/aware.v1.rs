@@ -1407,6 +1407,10 @@ pub enum ErrorCode {
     /// An external MCP server's tool failed, timed out, or its server is not running (it is
     /// restarted with backoff) (UNAVAILABLE).
     ExternalToolFailed = 27,
+    /// What a person approved no longer matches the resource: its content (version hash) or name
+    /// changed between the confirmation's request and its approval. Nothing was done; ask again
+    /// (FAILED_PRECONDITION).
+    ResourceChanged = 28,
 }
 impl ErrorCode {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1443,6 +1447,7 @@ impl ErrorCode {
             Self::NotReady => "ERROR_CODE_NOT_READY",
             Self::StorageUnavailable => "ERROR_CODE_STORAGE_UNAVAILABLE",
             Self::ExternalToolFailed => "ERROR_CODE_EXTERNAL_TOOL_FAILED",
+            Self::ResourceChanged => "ERROR_CODE_RESOURCE_CHANGED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -1476,6 +1481,7 @@ impl ErrorCode {
             "ERROR_CODE_NOT_READY" => Some(Self::NotReady),
             "ERROR_CODE_STORAGE_UNAVAILABLE" => Some(Self::StorageUnavailable),
             "ERROR_CODE_EXTERNAL_TOOL_FAILED" => Some(Self::ExternalToolFailed),
+            "ERROR_CODE_RESOURCE_CHANGED" => Some(Self::ResourceChanged),
             _ => None,
         }
     }
@@ -5670,7 +5676,7 @@ pub struct ToolDenied {
 }
 /// ConfirmationRequired asks a person to approve a tool call. Persisted before it is sent and
 /// replayed unchanged (same id, same expiry).
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ConfirmationRequired {
     #[prost(string, tag = "1")]
     pub confirmation_id: ::prost::alloc::string::String,
@@ -5701,6 +5707,28 @@ pub struct ConfirmationRequired {
     /// calls of tools a grant can cover. Never ELEVATED calls, never the memory tools.
     #[prost(bool, tag = "10")]
     pub grantable: bool,
+    /// For a change to a dataset (delete, rename, refresh): what it touches, computed by the server.
+    /// The approval is bound to `blast_radius.version_hash`: if the dataset's content changed before
+    /// it runs, the call fails with RESOURCE_CHANGED and nothing is done.
+    #[prost(message, optional, tag = "11")]
+    pub blast_radius: ::core::option::Option<BlastRadius>,
+}
+/// BlastRadius is what an approval of a dataset change would touch.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct BlastRadius {
+    /// The dataset's content hash when the confirmation was asked.
+    #[prost(string, tag = "1")]
+    pub version_hash: ::prost::alloc::string::String,
+    #[prost(uint64, tag = "2")]
+    pub row_count: u64,
+    #[prost(uint64, tag = "3")]
+    pub size_bytes: u64,
+    /// Names of the verified (saved) queries that read the dataset.
+    #[prost(string, repeated, tag = "4")]
+    pub saved_queries: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Datasets saved from queries over it.
+    #[prost(message, repeated, tag = "5")]
+    pub derived_datasets: ::prost::alloc::vec::Vec<ResourceRef>,
 }
 /// ConfirmationResolved is broadcast to every subscriber, so other tabs close their dialogs.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

@@ -401,6 +401,7 @@ pub fn error_code(c: aware_core::ErrorCode) -> pb::ErrorCode {
         E::NotReady => pb::ErrorCode::NotReady,
         E::StorageUnavailable => pb::ErrorCode::StorageUnavailable,
         E::ExternalToolFailed => pb::ErrorCode::ExternalToolFailed,
+        E::ResourceChanged => pb::ErrorCode::ResourceChanged,
     }
 }
 
@@ -779,6 +780,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             arguments_json,
             resolved_arguments_json,
             grantable,
+            blast_radius,
         } => P::ConfirmationRequired(pb::ConfirmationRequired {
             confirmation_id: confirmation_id.to_string(),
             tool_call_id: tool_call_id.to_string(),
@@ -790,6 +792,13 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             arguments_json: arguments_json.clone(),
             resolved_arguments_json: resolved_arguments_json.clone(),
             grantable: *grantable,
+            blast_radius: blast_radius.as_ref().map(|b| pb::BlastRadius {
+                version_hash: b.version_hash.clone(),
+                row_count: b.row_count,
+                size_bytes: b.size_bytes,
+                saved_queries: b.saved_queries.clone(),
+                derived_datasets: b.derived_datasets.iter().map(resource_ref).collect(),
+            }),
         }),
         EventPayload::ConfirmationResolved {
             confirmation_id,

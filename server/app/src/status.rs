@@ -21,9 +21,11 @@ pub fn grpc_code(code: ErrorCode) -> Code {
         ErrorCode::NotFound | ErrorCode::UnknownRun => Code::NotFound,
         ErrorCode::PermissionDenied | ErrorCode::NotAuthorized | ErrorCode::PathRefused => Code::PermissionDenied,
         ErrorCode::Unauthenticated => Code::Unauthenticated,
-        ErrorCode::ConfirmationExpired | ErrorCode::TokenExpired | ErrorCode::AlreadyResolved | ErrorCode::NotReady => {
-            Code::FailedPrecondition
-        }
+        ErrorCode::ConfirmationExpired
+        | ErrorCode::TokenExpired
+        | ErrorCode::AlreadyResolved
+        | ErrorCode::NotReady
+        | ErrorCode::ResourceChanged => Code::FailedPrecondition,
         ErrorCode::RunBusy => Code::Aborted,
         ErrorCode::CursorAhead => Code::OutOfRange,
         ErrorCode::ModelError | ErrorCode::StorageUnavailable | ErrorCode::ExternalToolFailed => Code::Unavailable,

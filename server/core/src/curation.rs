@@ -161,6 +161,29 @@ impl CurationService {
         Ok(after)
     }
 
+    /// What depends on a dataset: the names of the verified queries that read it (a query that no
+    /// longer parses counts, unread), and the datasets saved from queries over it.
+    pub async fn dependents(&self, caller: &Caller, dataset: &Dataset) -> Result<Dependents> {
+        let owner = &caller.principal.user_id;
+        let table = dataset.table_name.to_lowercase();
+        let saved_queries = self
+            .saved
+            .saved_queries(owner)
+            .await?
+            .into_iter()
+            .filter(|q| self.sql.tables_named(&q.sql).is_ok_and(|tables| tables.contains(&table)))
+            .map(|q| q.name)
+            .collect();
+        let derived = self
+            .datasets
+            .list(caller, None)
+            .await?
+            .into_iter()
+            .filter(|d| d.lineage.as_ref().is_some_and(|l| l.sources.iter().any(|s| s.dataset_id == dataset.id)))
+            .collect();
+        Ok(Dependents { saved_queries, derived })
+    }
+
     async fn follow_rename(&self, caller: &Caller, from: &str, to: &str) -> Result<()> {
         let owner = &caller.principal.user_id;
         for saved in self.saved.saved_queries(owner).await? {
@@ -376,6 +399,13 @@ fn meaning(text: &str) -> Vec<String> {
     words.sort();
     words.dedup();
     words
+}
+
+/// What depends on a dataset (see [`CurationService::dependents`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dependents {
+    pub saved_queries: Vec<String>,
+    pub derived: Vec<Dataset>,
 }
 
 /// Whether a question asks what a verified query answers: the same meaningful words as its

@@ -133,8 +133,8 @@ pub struct DatasetService {
     upload_streams: OpenPerUser,
     /// Serialises appends and commits of one browser upload.
     upload_locks: Locks<UploadId>,
-    /// Serialises refreshes of one dataset.
-    refresh_locks: Locks<DatasetId>,
+    /// Serialises changes of one dataset's content (refreshes, deletes).
+    content_locks: Locks<DatasetId>,
     /// Indexes each dataset that becomes ready, and forgets deleted ones.
     search: SearchService,
     /// Whose datasets changed (added, ready, failed, deleted): for clients that keep a list.
@@ -169,7 +169,7 @@ impl DatasetService {
             ingest_slots,
             upload_streams: Default::default(),
             upload_locks: Default::default(),
-            refresh_locks: Default::default(),
+            content_locks: Default::default(),
             search,
             changes: tokio::sync::broadcast::channel(64).0,
         }
@@ -264,9 +264,14 @@ impl DatasetService {
     }
 
     /// Deletes a dataset: its catalog entry first (so it disappears at once), then its content.
-    pub async fn delete(&self, caller: &Caller, id: &DatasetId) -> Result<Dataset> {
+    /// With `expected` (the version a person approved deleting), a dataset whose content changed
+    /// since is kept: `RESOURCE_CHANGED`.
+    pub async fn delete(&self, caller: &Caller, id: &DatasetId, expected: Option<&str>) -> Result<Dataset> {
         caller.principal.require(Capability::DatasetDelete)?;
+        let lock = self.content_locks.of(id);
+        let _guard = lock.lock().await;
         let dataset = self.get(caller, id).await?;
+        still_as_approved(&dataset, expected)?;
         if !self.catalog.delete(&caller.principal.user_id, &dataset.id).await? {
             return Err(Error::not_found("dataset", &dataset.id).with_field("dataset_id"));
         }
@@ -379,6 +384,7 @@ impl DatasetService {
         &self,
         caller: &Caller,
         id: &DatasetId,
+        expected: Option<&str>,
         size_bytes: u64,
         chunks: S,
     ) -> Result<Refreshed>
@@ -386,9 +392,10 @@ impl DatasetService {
         S: Stream<Item = Result<Bytes>> + Unpin + Send,
     {
         caller.principal.require(Capability::DatasetWrite)?;
-        let lock = self.refresh_locks.of(id);
+        let lock = self.content_locks.of(id);
         let _guard = lock.lock().await;
         let before = self.get(caller, id).await?;
+        still_as_approved(&before, expected)?;
         if before.status != DatasetStatus::Ready {
             return Err(Error::validation(
                 "dataset_id",
@@ -623,7 +630,8 @@ impl DatasetService {
                     | ErrorCode::PathRefused
                     | ErrorCode::NotReady
                     | ErrorCode::StorageUnavailable
-                    | ErrorCode::ExternalToolFailed => {
+                    | ErrorCode::ExternalToolFailed
+                    | ErrorCode::ResourceChanged => {
                         "The file could not be processed because of a server error; try again.".to_owned()
                     }
                 };
@@ -704,4 +712,17 @@ fn not_parquet(looks_like: Option<DatasetFormat>) -> String {
     format!(
         "This is not a Parquet file: it does not start with Parquet's signature (PAR1); it looks like {what}.{rename}"
     )
+}
+
+/// `RESOURCE_CHANGED` when a person approved a change to `expected`, the version the dataset had
+/// then, and its content is another one now.
+pub fn still_as_approved(dataset: &Dataset, expected: Option<&str>) -> Result<()> {
+    match expected {
+        Some(v) if v != dataset.version_hash => Err(Error::resource_changed(format!(
+            "{} changed after the change was asked for (its content is another version now); nothing was done. \
+             Ask again to act on what is there now.",
+            dataset.table_name
+        ))),
+        _ => Ok(()),
+    }
 }

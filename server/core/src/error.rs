@@ -36,6 +36,8 @@ pub enum ErrorCode {
     StorageUnavailable,
     /// An external MCP server's tool failed, timed out, or its server is not running.
     ExternalToolFailed,
+    /// The resource changed between a confirmation's request and its approval; nothing was done.
+    ResourceChanged,
 }
 
 impl ErrorCode {
@@ -69,6 +71,7 @@ impl ErrorCode {
             Self::NotReady => "NOT_READY",
             Self::StorageUnavailable => "STORAGE_UNAVAILABLE",
             Self::ExternalToolFailed => "EXTERNAL_TOOL_FAILED",
+            Self::ResourceChanged => "RESOURCE_CHANGED",
         }
     }
 
@@ -132,6 +135,12 @@ impl Error {
 
     pub fn unauthenticated(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Unauthenticated, message)
+    }
+
+    /// What a person approved no longer describes the resource (its content or name changed
+    /// since the confirmation was asked); nothing was done.
+    pub fn resource_changed(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::ResourceChanged, message)
     }
 
     pub fn resource_exhausted(message: impl Into<String>) -> Self {

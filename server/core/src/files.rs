@@ -297,10 +297,11 @@ impl FileService {
 
     /// Reads a dataset again from the file it was imported from: unchanged bytes change nothing;
     /// new ones replace its content (`DatasetService::refresh`). Audited either way.
-    pub async fn refresh(&self, caller: &Caller, id: &DatasetId) -> Result<Refreshed> {
+    pub async fn refresh(&self, caller: &Caller, id: &DatasetId, expected: Option<&str>) -> Result<Refreshed> {
         let dest = self.copies.join(format!("refresh-{}", uuid::Uuid::now_v7().simple()));
         let outcome: Result<(Refreshed, ImportOrigin)> = async {
             let dataset = self.datasets.get(caller, id).await?;
+            crate::datasets::still_as_approved(&dataset, expected)?;
             let origin = self.check_refresh(caller, &dataset)?;
             let root = self.root(&origin.root)?.clone();
             tokio::fs::create_dir_all(&self.copies).await?;
@@ -311,13 +312,14 @@ impl FileService {
                 ),
                 ..e
             })?;
-            let refreshed = self.datasets.refresh(caller, id, size, file_chunks(&dest).await?).await.map_err(|e| {
-                if e.code == ErrorCode::NotFound {
-                    return e; // deleted meanwhile
-                }
-                let message = format!("{} {} is unchanged.", e.message, dataset.table_name);
-                Error { message, ..e }
-            })?;
+            let refreshed =
+                self.datasets.refresh(caller, id, expected, size, file_chunks(&dest).await?).await.map_err(|e| {
+                    if matches!(e.code, ErrorCode::NotFound | ErrorCode::ResourceChanged) {
+                        return e; // deleted or changed meanwhile
+                    }
+                    let message = format!("{} {} is unchanged.", e.message, dataset.table_name);
+                    Error { message, ..e }
+                })?;
             Ok((refreshed, origin))
         }
         .await;

@@ -115,6 +115,7 @@ impl Tool for ExternalTool {
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let (shown, _) = capped(&args.to_string(), 300);
         Ok(Prepared {
+            blast_radius: None,
             resource: ResourceRef {
                 kind: "external_tool".to_owned(),
                 id: self.meta.name.as_str().to_owned(),

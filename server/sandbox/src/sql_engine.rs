@@ -46,6 +46,10 @@ impl SqlEngine for SandboxSql {
         crate::validator::rename_table(sql, from, to).map_err(|r| Error::new(ErrorCode::SqlPolicyViolation, r.message))
     }
 
+    fn tables_named(&self, sql: &str) -> Result<Vec<String>> {
+        crate::validator::tables_named(sql).map_err(|r| Error::new(ErrorCode::SqlPolicyViolation, r.message))
+    }
+
     async fn run(&self, owner: &UserId, sql: &str, tables: &[Dataset], max_rows: u64) -> Result<SqlOutcome> {
         let names: HashSet<String> = tables.iter().map(|d| d.table_name.to_lowercase()).collect();
         let validated = validate(sql, &names, &self.policy).map_err(|r| {

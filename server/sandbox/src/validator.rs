@@ -469,6 +469,21 @@ pub fn rename_table(sql: &str, from: &str, to: &str) -> Result<String, Rejection
     Ok(query.to_string())
 }
 
+/// The single-part table names `sql` reads (lower-case, sorted, each once; a CTE's name counts).
+/// Refused like any query when it does not parse as one SELECT.
+pub fn tables_named(sql: &str) -> Result<Vec<String>, Rejection> {
+    use sqlparser::ast::visit_relations;
+    let query = parse_one_select(sql)?;
+    let mut names = std::collections::BTreeSet::new();
+    let _ = visit_relations(&query, |name: &ObjectName| {
+        if let [ObjectNamePart::Identifier(ident)] = name.0.as_slice() {
+            names.insert(ident.value.to_lowercase());
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(names.into_iter().collect())
+}
+
 /// Layer 1: characters.
 fn hygiene(sql: &str, policy: &Policy) -> Result<(), Rejection> {
     if sql.trim().is_empty() {
@@ -1070,6 +1085,14 @@ mod tests {
         assert_eq!(r.message, "`read_csv` is not allowed: queries may only read your datasets");
         let r = validate("SELECT * FROM nope", &tables(), &Policy::default()).unwrap_err();
         assert_eq!(r.message, "unknown table `nope`: your datasets are barcelona_apartments, customer_churn");
+    }
+
+    #[test]
+    fn the_tables_a_query_reads_are_named_once_each() {
+        let sql = "SELECT plan, count(*) FROM customer_churn JOIN Barcelona_Apartments b ON true \
+                   WHERE plan IN (SELECT plan FROM CUSTOMER_CHURN) GROUP BY 1";
+        assert_eq!(tables_named(sql).unwrap(), ["barcelona_apartments", "customer_churn"]);
+        assert_eq!(tables_named("DELETE FROM customer_churn").unwrap_err().rule, Rule::NotASelect);
     }
 
     #[test]

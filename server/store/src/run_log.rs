@@ -82,6 +82,7 @@ fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
         description: r.get("description"),
         edited_args: r.get("edited_args_json"),
         grant_id: r.get::<Option<String>, _>("grant_id").as_deref().and_then(GrantId::parse),
+        bound_version: r.get("bound_version"),
     })
 }
 
@@ -147,7 +148,8 @@ macro_rules! select_confirmations {
     ($rest:literal) => {
         concat!(
             "SELECT id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id, resource_name, ",
-            "args_sha256, tier, status, created_at, expires_at, description, edited_args_json, grant_id ",
+            "args_sha256, tier, status, created_at, expires_at, description, edited_args_json, grant_id, ",
+            "bound_version ",
             "FROM confirmations ",
             $rest
         )
@@ -484,8 +486,8 @@ impl RunLog for SqliteStore {
         sqlx::query(
             "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
                                         resource_name, args_sha256, tier, status, created_at, expires_at,
-                                        description, edited_args_json, grant_id)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        description, edited_args_json, grant_id, bound_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(c.id.as_str())
         .bind(c.owner.as_str())
@@ -503,6 +505,7 @@ impl RunLog for SqliteStore {
         .bind(&c.description)
         .bind(c.edited_args.as_deref())
         .bind(c.grant_id.as_ref().map(GrantId::as_str))
+        .bind(c.bound_version.as_deref())
         .execute(&self.pool)
         .await
         .map_err(db)?;

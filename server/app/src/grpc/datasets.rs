@@ -172,7 +172,7 @@ impl DatasetsService for Datasets {
             .state
             .services
             .datasets
-            .delete(&caller, &convert::dataset_id_in(&request.get_ref().dataset_id).map_err(to_status)?)
+            .delete(&caller, &convert::dataset_id_in(&request.get_ref().dataset_id).map_err(to_status)?, None)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::DeleteDatasetResponse { dataset_id: deleted.id.to_string() }))
@@ -225,7 +225,7 @@ impl DatasetsService for Datasets {
     ) -> Result<Response<pb::RefreshDatasetResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let id = convert::dataset_id_in(&request.get_ref().dataset_id).map_err(to_status)?;
-        let r = self.state.services.files.refresh(&caller, &id).await.map_err(to_status)?;
+        let r = self.state.services.files.refresh(&caller, &id, None).await.map_err(to_status)?;
         let index = self.state.services.datasets.search().status(&id);
         Ok(Response::new(pb::RefreshDatasetResponse {
             dataset: Some(convert::dataset_with_index(&r.dataset, index)),

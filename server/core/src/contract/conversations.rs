@@ -165,6 +165,7 @@ async fn an_approval_keeps_its_edited_arguments(log: &dyn RunLog) {
         description: "Import 2 files".into(),
         edited_args: None,
         grant_id: None,
+        bound_version: None,
     };
     log.create_confirmation(&c).await.expect("created");
     let edited = r#"{"paths":["a.csv"],"root":"staging"}"#;

@@ -236,11 +236,13 @@ async fn a_confirmation_is_resolved_once(log: &dyn RunLog) {
         description: "Delete churn.csv".into(),
         edited_args: None,
         grant_id: None,
+        bound_version: Some("9f".repeat(32)),
     };
     log.create_confirmation(&c).await.expect("created");
     let read = log.confirmation(&c.id).await.expect("read").expect("stored");
     assert_eq!((read.status, &read.resource, read.tier), (Resolution::Pending, &c.resource, Tier::Elevated));
     assert_eq!(read.description, "Delete churn.csv");
+    assert_eq!(read.bound_version, c.bound_version, "the version the approval binds to is kept");
     // Pending ones are listed for their owner only, oldest first, until they expire.
     let later = Confirmation {
         id: ConfirmationId::generate(),

@@ -27,4 +27,6 @@ pub trait SqlEngine: Send + Sync {
     /// `sql` with its references to table `from` renamed to `to` (`SQL_POLICY_VIOLATION` when it
     /// is not one SELECT).
     fn rename_table(&self, sql: &str, from: &str, to: &str) -> Result<String>;
+    /// The table names `sql` reads, lower-case (`SQL_POLICY_VIOLATION` when it is not one SELECT).
+    fn tables_named(&self, sql: &str) -> Result<Vec<String>>;
 }

@@ -79,6 +79,7 @@ impl Tool for CreateUser {
         let name = crate::admin::user_name(string_arg(args, "name")?)?.to_owned();
         let role = role_arg(args)?;
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Create the user “{name}” with the role {}. They can sign in once given a key.",
                 role.as_str()
@@ -128,6 +129,7 @@ impl Tool for ChangeUserRole {
         let user = user_arg(ctx, args).await?;
         let role = role_arg(args)?;
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Change the role of “{}” from {} to {}. It applies from their next request.",
                 user.name,
@@ -209,7 +211,12 @@ impl Tool for SetActive {
                 user.role.as_str()
             )
         };
-        Ok(Prepared { description, pinned: Some(json!({"user": user.id.as_str()})), resource: user_ref(&user) })
+        Ok(Prepared {
+            blast_radius: None,
+            description,
+            pinned: Some(json!({"user": user.id.as_str()})),
+            resource: user_ref(&user),
+        })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let user = user_arg(ctx, args).await?;
@@ -268,6 +275,7 @@ impl Tool for CreateApiKey {
             pinned["expires_in_days"] = json!(days);
         }
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Create an API key for “{}” ({}){}. Its token is shown to you once, here; anyone holding it acts as them.",
                 user.name,
@@ -330,6 +338,7 @@ impl Tool for RevokeApiKey {
             return Err(Error::validation("key", format!("the key {} ({}) is already revoked", key.id, key.prefix)));
         }
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Revoke the API key {} of “{}” (starts {}): anything using it stops working at once. This cannot be undone.",
                 key.id, owner.name, key.prefix

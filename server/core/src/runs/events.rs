@@ -195,6 +195,23 @@ pub struct ResourceRef {
     pub display_name: String,
 }
 
+/// What an approval would touch, computed by the server from the resource itself (never from the
+/// model's words): the version the approval binds to, its size, and what depends on it.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BlastRadius {
+    /// The dataset's content hash when the confirmation was asked; an approval after it changed
+    /// fails with `RESOURCE_CHANGED`.
+    pub version_hash: String,
+    pub row_count: u64,
+    pub size_bytes: u64,
+    /// The names of verified (saved) queries that read it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub saved_queries: Vec<String>,
+    /// Datasets saved from queries over it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived_datasets: Vec<ResourceRef>,
+}
+
 /// The rich, typed result a client renders (the model never sees it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -352,6 +369,9 @@ pub enum EventPayload {
         /// Whether it may be approved for a while (a session grant).
         #[serde(default)]
         grantable: bool,
+        /// What it would touch, for a dataset change: version, rows, bytes and dependents.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blast_radius: Option<BlastRadius>,
     },
     ConfirmationResolved {
         confirmation_id: ConfirmationId,

@@ -105,6 +105,9 @@ pub struct Confirmation {
     pub edited_args: Option<String>,
     /// The session grant that approved it without asking.
     pub grant_id: Option<GrantId>,
+    /// The version (content hash) of the dataset it changes, as it was when asked; an approval
+    /// after that changed does nothing (`RESOURCE_CHANGED`).
+    pub bound_version: Option<String>,
 }
 
 /// A thread as listed: its title, times, runs and where it was forked from.

@@ -4,7 +4,7 @@
 
 use super::engine::Services;
 use super::events::SystemStatus;
-use super::events::{Provenance, ResourceRef, RichResult, Tier, ToolRisk, ToolSource};
+use super::events::{BlastRadius, Provenance, ResourceRef, RichResult, Tier, ToolRisk, ToolSource};
 use super::model::ToolSpec;
 use super::model_view::summary;
 use super::router::Intent;
@@ -49,6 +49,8 @@ pub struct Prepared {
     /// a folder and pattern to the files they list). `execute` receives these instead of the
     /// model's, so what runs is what a person approved, even if the names change meanwhile.
     pub pinned: Option<Value>,
+    /// For a change to a dataset: the version the approval binds to and what it touches.
+    pub blast_radius: Option<BlastRadius>,
 }
 
 /// The two tracks of a tool's result.
@@ -386,7 +388,12 @@ impl Tool for ListDatasets {
     }
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         status_arg(args)?;
-        Ok(Prepared { resource: ResourceRef::default(), description: "List your datasets".to_owned(), pinned: None })
+        Ok(Prepared {
+            blast_radius: None,
+            resource: ResourceRef::default(),
+            description: "List your datasets".to_owned(),
+            pinned: None,
+        })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let datasets = ctx.services.datasets.list(&ctx.caller, status_arg(args)?).await?;
@@ -438,6 +445,7 @@ impl Tool for GetRunStatus {
         let id = args.get("run_id").and_then(Value::as_str).filter(|s| !s.trim().is_empty());
         let id = id.ok_or_else(|| Error::validation("run_id", "a run id is required"))?;
         Ok(Prepared {
+            blast_radius: None,
             resource: ResourceRef { kind: "run".to_owned(), id: id.to_owned(), display_name: String::new() },
             description: "Report a run's status".to_owned(),
             pinned: None,
@@ -480,6 +488,77 @@ pub(super) async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> 
         .ok_or_else(|| Error::not_found("dataset", wanted).with_field("dataset"))
 }
 
+/// The argument the driver adds to an approved dataset change: the version (content hash) the
+/// person approved it for. The service refuses the change when the content is another one now.
+pub(crate) const BOUND_VERSION: &str = "bound_version";
+
+/// The version an approval bound the call to, if any.
+pub(super) fn bound_version(args: &Value) -> Option<&str> {
+    args.get(BOUND_VERSION).and_then(Value::as_str)
+}
+
+/// What a change to `d` touches, computed from the dataset itself: its version, size, and the
+/// verified queries and saved datasets that depend on it.
+pub(super) async fn blast_radius(ctx: &ToolContext, d: &Dataset) -> Result<BlastRadius> {
+    let dependents = ctx.services.curation.dependents(&ctx.caller, d).await?;
+    Ok(BlastRadius {
+        version_hash: d.version_hash.clone(),
+        row_count: d.row_count,
+        size_bytes: d.size_bytes,
+        saved_queries: dependents.saved_queries,
+        derived_datasets: dependents
+            .derived
+            .iter()
+            .map(|x| ResourceRef { kind: "dataset".to_owned(), id: x.id.to_string(), display_name: x.name.clone() })
+            .collect(),
+    })
+}
+
+/// The dependents of a blast radius in words, for a confirmation card ("" when none).
+pub(super) fn dependents_in_words(b: &BlastRadius) -> String {
+    let mut parts = Vec::new();
+    if !b.saved_queries.is_empty() {
+        let n = b.saved_queries.len();
+        parts.push(format!(
+            "{n} verified quer{} read{} it ({})",
+            if n == 1 { "y" } else { "ies" },
+            if n == 1 { "s" } else { "" },
+            b.saved_queries.join(", ")
+        ));
+    }
+    if !b.derived_datasets.is_empty() {
+        let n = b.derived_datasets.len();
+        let names: Vec<&str> = b.derived_datasets.iter().map(|d| d.display_name.as_str()).collect();
+        parts.push(format!(
+            "{n} saved dataset{} {} computed from it ({})",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "was" } else { "were" },
+            names.join(", ")
+        ));
+    }
+    if parts.is_empty() { String::new() } else { format!(" {}.", capitalised(&parts.join("; "))) }
+}
+
+/// A size for people: "812 bytes", "27.0 KB", "3.4 MB" (1 KB = 1,024 bytes).
+pub(super) fn in_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut size = n as f64 / 1024.0;
+    let mut unit = 0;
+    while size >= 1024.0 && unit + 1 < UNITS.len() {
+        size /= 1024.0;
+        unit += 1;
+    }
+    format!("{size:.1} {}", UNITS[unit])
+}
+
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
 pub(super) fn dataset_arg_schema() -> Value {
     json!({
         "type": "object",
@@ -491,6 +570,7 @@ pub(super) fn dataset_arg_schema() -> Value {
 
 fn prepared_for(d: &Dataset, what: &str) -> Prepared {
     Prepared {
+        blast_radius: None,
         resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name.clone() },
         description: format!("{what} {}", d.name),
         pinned: None,
@@ -647,7 +727,7 @@ impl Tool for RunSqlQuery {
             }
             (_, _) => return Err(Error::validation("sql", "send either sql or verified_query, not both")),
         };
-        Ok(Prepared { resource: ResourceRef::default(), description, pinned: None })
+        Ok(Prepared { blast_radius: None, resource: ResourceRef::default(), description, pinned: None })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         // The default shows 200 rows, or fewer where the server returns fewer.
@@ -832,6 +912,7 @@ impl Tool for GetSystemStatus {
     }
     async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
         Ok(Prepared {
+            blast_radius: None,
             resource: ResourceRef::default(),
             description: "Report the system status".to_owned(),
             pinned: None,
@@ -912,6 +993,7 @@ impl Tool for SearchDatasets {
         }
         string_arg(args, "dataset")?;
         Ok(Prepared {
+            blast_radius: None,
             resource: ResourceRef::default(),
             description: format!("Search for “{}”", query.trim()),
             pinned: None,
@@ -955,18 +1037,24 @@ impl Tool for DeleteDataset {
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let d = resolve(ctx, args).await?;
+        let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
             description: format!(
-                "Delete the dataset “{}” (table `{}`, {} rows). Its data is removed for good.",
-                d.name, d.table_name, d.row_count
+                "Delete the dataset “{}” (table `{}`, {} rows, {}). Its data is removed for good.{}",
+                d.name,
+                d.table_name,
+                d.row_count,
+                in_bytes(d.size_bytes),
+                dependents_in_words(&blast)
             ),
             pinned: Some(json!({"dataset": d.id.as_str()})),
             resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name },
+            blast_radius: Some(blast),
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let deleted = ctx.services.datasets.delete(&ctx.caller, &d.id).await?;
+        let deleted = ctx.services.datasets.delete(&ctx.caller, &d.id, bound_version(args)).await?;
         Ok(ToolOutput {
             llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
             rich: Some(RichResult::DeletedDataset { dataset: Box::new(deleted) }),
@@ -1027,6 +1115,7 @@ impl Tool for ListDirectory {
         let path = string_arg(args, "path")?;
         string_arg(args, "pattern")?;
         Ok(Prepared {
+            blast_radius: None,
             resource: ResourceRef {
                 kind: "folder".to_owned(),
                 id: format!("{root}/{path}"),
@@ -1102,6 +1191,7 @@ impl Tool for ImportFiles {
         let paths = import_paths(ctx, args).await?;
         ctx.services.files.check_import(&ctx.caller, root, &paths)?;
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Import {} file{} from “{root}” as datasets: {}. They are copied; the originals stay where they are.",
                 paths.len(),

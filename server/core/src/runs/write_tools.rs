@@ -7,7 +7,8 @@
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::router::Intent;
 use super::tools::{
-    Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, plan_from_json, resolve, string_arg,
+    Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version,
+    dependents_in_words, plan_from_json, resolve, string_arg,
 };
 use crate::auth::Capability;
 use crate::curation::{CurationService, DatasetChange, QuerySource};
@@ -63,20 +64,24 @@ impl Tool for RenameDataset {
         CurationService::check(&d, &change)?;
         let (to, display) = (change.table_name.unwrap_or_default(), change.name.unwrap_or_default());
         ctx.services.curation.name_is_free(&ctx.caller, &to, Some(&d.id)).await.map_err(|e| e.with_field("to"))?;
+        let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
             description: format!(
                 "Rename the dataset “{}” (table `{}`) to `{to}`{}. Saved queries that read it follow; SQL you \
-                 wrote elsewhere with the old name will need the new one.",
+                 wrote elsewhere with the old name will need the new one.{}",
                 d.name,
                 d.table_name,
-                if display == to { String::new() } else { format!(", shown as “{display}”") }
+                if display == to { String::new() } else { format!(", shown as “{display}”") },
+                dependents_in_words(&blast)
             ),
             pinned: Some(json!({"dataset": d.id.as_str(), "to": to, "display_name": display})),
             resource: dataset_ref(&d),
+            blast_radius: Some(blast),
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
+        crate::datasets::still_as_approved(&d, bound_version(args))?;
         let dataset = ctx.services.curation.update(&ctx.caller, &d.id, &rename_change(args)?).await?;
         Ok(ToolOutput {
             llm_summary: format!(
@@ -182,6 +187,7 @@ impl Tool for DescribeDataset {
             pinned["description"] = json!(text);
         }
         Ok(Prepared {
+            blast_radius: None,
             description: format!("In “{}” (table `{}`), describe {}.", d.name, d.table_name, said.join("; ")),
             pinned: Some(pinned),
             resource: dataset_ref(&d),
@@ -282,6 +288,7 @@ impl Tool for SaveQueryAsDataset {
         let source = query_source(ctx, args).await?;
         ctx.services.curation.name_is_free(&ctx.caller, &name, None).await?;
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Save the result of {} as a new dataset `{name}`. It is computed now, in the sandbox, and keeps \
                  where it came from.",
@@ -348,6 +355,7 @@ impl Tool for SaveQuery {
         let source = query_source(ctx, args).await?;
         let question = string_arg(args, "question")?.trim();
         Ok(Prepared {
+            blast_radius: None,
             description: format!(
                 "Keep {} as the verified answer to “{}”{}: asked again, it is answered with exactly this query.",
                 shown(&source),
@@ -405,6 +413,7 @@ impl Tool for DeleteSavedQuery {
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let saved = ctx.services.curation.saved_query(&ctx.caller, string_arg(args, "query")?).await?;
         Ok(Prepared {
+            blast_radius: None,
             description: format!("Delete the verified query “{}” (`{}`).", saved.name, saved.sql),
             pinned: Some(json!({"query": saved.id.as_str()})),
             resource: ResourceRef {
@@ -450,19 +459,26 @@ impl Tool for RefreshDataset {
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let d = resolve(ctx, args).await?;
         let origin = ctx.services.files.check_refresh(&ctx.caller, &d)?;
+        let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
             description: format!(
                 "Read “{}” (table `{}`, {} rows) again from {}:{}. If the file changed, its rows and columns \
-                 replace the current ones; if not, nothing changes.",
-                d.name, d.table_name, d.row_count, origin.root, origin.path
+                 replace the current ones; if not, nothing changes.{}",
+                d.name,
+                d.table_name,
+                d.row_count,
+                origin.root,
+                origin.path,
+                dependents_in_words(&blast)
             ),
             pinned: Some(json!({"dataset": d.id.as_str()})),
             resource: dataset_ref(&d),
+            blast_radius: Some(blast),
         })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
-        let r = ctx.services.files.refresh(&ctx.caller, &d.id).await?;
+        let r = ctx.services.files.refresh(&ctx.caller, &d.id, bound_version(args)).await?;
         let (before, after) = (&r.before, &r.dataset);
         let llm_summary = if r.changed {
             let names =

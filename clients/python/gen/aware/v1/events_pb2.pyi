@@ -338,7 +338,7 @@ class ToolDenied(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., reason: _Optional[str] = ..., code: _Optional[str] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
 
 class ConfirmationRequired(_message.Message):
-    __slots__ = ("confirmation_id", "tool_call_id", "tool_name", "resource", "description", "tier", "expires_at", "arguments_json", "resolved_arguments_json", "grantable")
+    __slots__ = ("confirmation_id", "tool_call_id", "tool_name", "resource", "description", "tier", "expires_at", "arguments_json", "resolved_arguments_json", "grantable", "blast_radius")
     CONFIRMATION_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -349,6 +349,7 @@ class ConfirmationRequired(_message.Message):
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
     GRANTABLE_FIELD_NUMBER: _ClassVar[int]
+    BLAST_RADIUS_FIELD_NUMBER: _ClassVar[int]
     confirmation_id: str
     tool_call_id: str
     tool_name: str
@@ -359,7 +360,22 @@ class ConfirmationRequired(_message.Message):
     arguments_json: str
     resolved_arguments_json: str
     grantable: bool
-    def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., arguments_json: _Optional[str] = ..., resolved_arguments_json: _Optional[str] = ..., grantable: _Optional[bool] = ...) -> None: ...
+    blast_radius: BlastRadius
+    def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., arguments_json: _Optional[str] = ..., resolved_arguments_json: _Optional[str] = ..., grantable: _Optional[bool] = ..., blast_radius: _Optional[_Union[BlastRadius, _Mapping]] = ...) -> None: ...
+
+class BlastRadius(_message.Message):
+    __slots__ = ("version_hash", "row_count", "size_bytes", "saved_queries", "derived_datasets")
+    VERSION_HASH_FIELD_NUMBER: _ClassVar[int]
+    ROW_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    SAVED_QUERIES_FIELD_NUMBER: _ClassVar[int]
+    DERIVED_DATASETS_FIELD_NUMBER: _ClassVar[int]
+    version_hash: str
+    row_count: int
+    size_bytes: int
+    saved_queries: _containers.RepeatedScalarFieldContainer[str]
+    derived_datasets: _containers.RepeatedCompositeFieldContainer[_common_pb2.ResourceRef]
+    def __init__(self, version_hash: _Optional[str] = ..., row_count: _Optional[int] = ..., size_bytes: _Optional[int] = ..., saved_queries: _Optional[_Iterable[str]] = ..., derived_datasets: _Optional[_Iterable[_Union[_common_pb2.ResourceRef, _Mapping]]] = ...) -> None: ...
 
 class ConfirmationResolved(_message.Message):
     __slots__ = ("confirmation_id", "tool_call_id", "resolution", "grant_id", "edited_arguments_json")

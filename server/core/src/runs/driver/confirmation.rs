@@ -14,7 +14,7 @@ use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
 use crate::runs::model::ToolCallRequest;
 use crate::runs::model_view::outcomes;
 use crate::runs::store::{Confirmation, SessionGrant};
-use crate::runs::tools::{Prepared, Tool, grant_class_for};
+use crate::runs::tools::{BOUND_VERSION, Prepared, Tool, grant_class_for};
 use chrono::Utc;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -58,6 +58,7 @@ impl Driver {
                     description: prepared.description.clone(),
                     edited_args: None,
                     grant_id: grant.as_ref().map(|g| g.id.clone()),
+                    bound_version: prepared.blast_radius.as_ref().map(|b| b.version_hash.clone()),
                 };
                 self.deps.log.create_confirmation(&c).await?;
                 if let Some(grant) = &grant {
@@ -67,13 +68,18 @@ impl Driver {
             }
         };
         let approved_resource = conf.resource.clone();
+        let bound_version = conf.bound_version.clone();
         let span = tracing::info_span!("confirmation_wait", tool = %call.name);
         let grantable = grant_class_for(tool.as_ref(), tier, &prepared.resource).is_some();
         let answered = self.await_confirmation(call, conf, &prepared, grantable).instrument(span).await?;
         Ok(match answered.status {
             // After a restart the call is prepared anew; if the names now point at something
-            // else than what the person approved, nothing is done.
-            Resolution::Approved if approved_resource != prepared.resource => {
+            // else than what the person approved, or its content changed since it was asked,
+            // nothing is done.
+            Resolution::Approved
+                if approved_resource != prepared.resource
+                    || bound_version != prepared.blast_radius.as_ref().map(|b| b.version_hash.clone()) =>
+            {
                 let e = outcomes::approval_outdated(&approved_resource.display_name);
                 ToolStep::done(Outcome::failed(outcomes::not_done(&e), &e))
             }
@@ -81,7 +87,12 @@ impl Driver {
                 // Edits were checked to narrow the call when the person sent them.
                 let edited = answered.edited_args.as_deref().and_then(|j| serde_json::from_str(j).ok());
                 self.approvals.insert(call.id.clone(), Approval { edited: edited.clone(), grant: answered.grant_id });
-                let args = edited.or(prepared.pinned).unwrap_or_else(|| call.arguments.clone());
+                let mut args = edited.or(prepared.pinned).unwrap_or_else(|| call.arguments.clone());
+                // The tool checks the bound version again where the change is made (under the
+                // dataset's lock), so a change between this check and the write is refused too.
+                if let (Some(version), Some(obj)) = (bound_version, args.as_object_mut()) {
+                    obj.insert(BOUND_VERSION.to_owned(), serde_json::Value::String(version));
+                }
                 ToolStep::Execute(tool, args)
             }
             Resolution::Denied => ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::DENIED)),
@@ -141,6 +152,7 @@ impl Driver {
                 arguments_json: call.arguments.to_string(),
                 grantable,
                 resolved_arguments_json: prepared.pinned.as_ref().map(ToString::to_string).unwrap_or_default(),
+                blast_radius: prepared.blast_radius.clone(),
             })
             .await?;
             self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));

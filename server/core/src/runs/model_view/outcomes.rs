@@ -45,7 +45,7 @@ pub fn failed(e: &Error) -> String {
 /// The error of an approved call whose resource is no longer what the person approved.
 pub fn approval_outdated(approved: &str) -> Error {
     Error::new(
-        ErrorCode::ConfirmationExpired,
+        ErrorCode::ResourceChanged,
         format!(
             "What was approved ({approved}) has changed since; nothing was done. Ask again to act on what is there now."
         ),
