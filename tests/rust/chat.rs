@@ -91,6 +91,7 @@ fn name(e: &pb::ServerEvent) -> &'static str {
         P::RoutingDecided(_) => "routing_decided",
         P::MemorySaved(_) => "memory_saved",
         P::MemoryForgotten(_) => "memory_forgotten",
+        P::Grounding(_) => "grounding",
         P::Heartbeat(_) => "heartbeat",
         P::ReplayStarted(_) => "replay_started",
         P::ReplayFinished(_) => "replay_finished",
@@ -509,6 +510,7 @@ async fn a_run_streams_seq_1_to_run_completed_without_gaps_identical_to_its_stor
         "text_delta",
         "text_delta",
         "text_ended",
+        "grounding",
         "run_completed",
     ];
 
@@ -551,7 +553,11 @@ async fn a_run_streams_seq_1_to_run_completed_without_gaps_identical_to_its_stor
     assert!(over_chat[11].iteration > over_chat[2].iteration, "the second model call is a later iteration");
 
     let stored = log(&server, &run_id).await;
-    assert_eq!((stored.status, stored.last_seq), (pb::RunStatus::Succeeded as i32, 15));
+    assert_eq!((stored.status, stored.last_seq), (pb::RunStatus::Succeeded as i32, 16));
+    let P::Grounding(grounding) = payload(&over_chat[14]) else { panic!("grounding before the end") };
+    let traced: Vec<(&str, Option<u64>)> =
+        grounding.numbers.iter().map(|n| (n.text.as_str(), n.source.as_ref().map(|s| s.seq))).collect();
+    assert_eq!(traced, [("3", Some(over_chat[9].seq))], "the 3 is the dataset list's");
     assert_same_bytes(&stored.events, &over_chat, "ListRunEvents vs Chat");
     let tail = server
         .runs()
@@ -592,7 +598,7 @@ async fn a_run_streams_seq_1_to_run_completed_without_gaps_identical_to_its_stor
         assert_eq!(s.parent_span_id, root.span_id, "every step hangs under the run span: {s:?}");
     }
     let run = get_run(&server, &run_id).await;
-    assert_eq!((run.status, run.last_seq), (pb::RunStatus::Succeeded as i32, 15));
+    assert_eq!((run.status, run.last_seq), (pb::RunStatus::Succeeded as i32, 16));
     assert_eq!((run.thread_id.as_str(), run.question.as_str()), (thread_id.as_str(), "hello, what do I have?"));
     assert_eq!((run.kind, run.model.as_str()), (pb::RunKind::Chat as i32, "script"));
     assert_eq!(run.usage.unwrap().input_tokens, 250);
@@ -939,6 +945,7 @@ async fn approving_a_confirmation_runs_the_tool_once_and_repeated_answers_are_id
             "text_delta",
             "text_delta",
             "text_ended",
+            "grounding",
             "run_completed"
         ]
     );
@@ -1261,6 +1268,7 @@ async fn a_tool_cut_off_by_kill_9_is_reported_outcome_unknown_and_never_run_agai
             "text_delta",
             "text_delta",
             "text_ended",
+            "grounding",
             "run_completed"
         ]
     );

@@ -7,7 +7,8 @@
 //!   and every other number in it is backed by the truth (or was in the question);
 //! - **honest**: it asked back or said what it could not do, stating no number;
 //! - **wrong**: anything else — a number the truth does not back, an answer to an unanswerable
-//!   question. The test fails on any wrong answer, and when fewer than 80% are correct overall,
+//!   question. Each answer's `Grounding` must trace every number to a tool result of its run.
+//!   The test fails on any wrong answer or ungrounded number, and when fewer than 80% are correct overall,
 //!   in any answerable category, or on the generated datasets.
 
 use aware_core::samples::Rng;
@@ -296,6 +297,7 @@ async fn the_offline_planner_is_never_confidently_wrong() {
     // (category or family) → [correct, honest, wrong]
     let mut table: BTreeMap<String, [u32; 3]> = BTreeMap::new();
     let mut wrong = Vec::new();
+    let mut ungrounded = Vec::new();
     for (n, item) in items.iter().enumerate() {
         let thread = format!("eval-{n}");
         if let Some(open) = &item.open {
@@ -314,6 +316,21 @@ async fn the_offline_planner_is_never_confidently_wrong() {
             Some(P::RunCompleted(c)) => c.final_text.clone(),
             other => panic!("{}: the run did not complete: {other:?}", item.q),
         };
+        // Every number the planner writes is traced to a tool result of its run (Grounding).
+        let grounding = events.iter().find_map(|e| match &e.payload {
+            Some(P::Grounding(g)) => Some(g.clone()),
+            _ => None,
+        });
+        match &grounding {
+            Some(g) => {
+                let loose: Vec<&str> =
+                    g.numbers.iter().filter(|n| n.source.is_none()).map(|n| n.text.as_str()).collect();
+                if !loose.is_empty() {
+                    ungrounded.push(format!("UNGROUNDED {loose:?} in {}\n    → {text}", item.q));
+                }
+            }
+            None => ungrounded.push(format!("NO GROUNDING for {}", item.q)),
+        }
         let queried = calls(&events).iter().any(|(name, _)| name == "execute_query_plan" || name == "run_sql_query");
         // Relative periods are computed from the server's day, as the planner computes them.
         let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
@@ -354,7 +371,11 @@ async fn the_offline_planner_is_never_confidently_wrong() {
     for w in &wrong {
         println!("{w}");
     }
+    for u in &ungrounded {
+        println!("{u}");
+    }
     assert!(wrong.is_empty(), "{} wrong answers (listed above)", wrong.len());
+    assert!(ungrounded.is_empty(), "{} answers with ungrounded numbers (listed above)", ungrounded.len());
     for (cat, [c, h, w]) in &table {
         let share = f64::from(*c) / f64::from((c + h + w).max(1));
         assert!(share >= 0.8, "{cat}: only {:.1}% correct", share * 100.0);

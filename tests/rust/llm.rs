@@ -309,6 +309,91 @@ async fn an_average_asked_of_a_provider_is_the_true_number() {
     }
 }
 
+/// Number provenance with a real provider's wire format: the model reads the true average from its
+/// query's result and also invents a number. After the run, `Grounding` traces the true one (and
+/// its rounding to thousands) to the result's cell, flags the invented one, and `GetRun` returns
+/// the same map; `/metrics` counts the flagged answer. The run itself succeeds.
+#[tokio::test]
+async fn an_invented_number_is_flagged_and_the_true_one_traced_to_its_cell() {
+    const SQL: &str = "SELECT avg(price_eur) AS avg_price FROM barcelona_apartments";
+    let kind = Kind::Anthropic;
+    let fake = FakeLlm::start(move |r: &Recorded, n| {
+        if r.last_user_text().is_some() {
+            let args = json!({"sql": SQL}).to_string();
+            return Turn::default().call(kind.call_id(n, 0), "run_sql_query", [args.as_str()]).reply(kind);
+        }
+        let seen = r.trailing_results().into_iter().map(|x| x.content).collect::<String>();
+        let after = seen.split("avg_price = ").nth(1).expect("the model sees the average");
+        let digits: String = after.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let avg: f64 = digits.trim_end_matches('.').parse().unwrap_or_else(|_| panic!("no average in {seen:?}"));
+        let text = format!(
+            "The average price is €{avg:.0} (about €{:.0}k), and 4,321 of the flats have a pool.",
+            avg / 1000.0
+        );
+        Turn::default().say(&text).reply(kind)
+    })
+    .await;
+    let base = fake.base_url(kind);
+    let env = [
+        ("AWARE_AGENT__MODEL", kind.model()),
+        ("AWARE_LLM__BASE_URL", base.as_str()),
+        ("AWARE_LLM__API_KEY", KEY),
+        ("AWARE_LLM__MODEL", MODEL),
+        ("NO_PROXY", "127.0.0.1"),
+    ];
+    let server = TestServer::start_with_env(&["--admin-listen", "127.0.0.1:0"], &env);
+    let run = ask(&server, "", "what is the average price of the apartments?").await;
+    assert_eq!(status(&run), pb::RunStatus::Succeeded, "flagged, not failed: {:?}", completed(&run));
+    let result_seq = run.iter().find(|e| matches!(e.payload, Some(P::ToolResult(_)))).expect("the query ran").seq;
+    let grounding = run
+        .iter()
+        .find_map(|e| match &e.payload {
+            Some(P::Grounding(g)) => Some(g.clone()),
+            _ => None,
+        })
+        .expect("a Grounding event");
+    let traced: Vec<(&str, Option<(u64, &str)>)> = grounding
+        .numbers
+        .iter()
+        .map(|n| (n.text.as_str(), n.source.as_ref().map(|s| (s.seq, s.location.as_str()))))
+        .collect();
+    let expected = number(&server, SQL).await.parse::<f64>().unwrap();
+    let (whole, thousands) = (format!("{expected:.0}"), format!("{:.0}k", expected / 1000.0));
+    assert_eq!(
+        traced,
+        [
+            (whole.as_str(), Some((result_seq, "row 1, avg_price"))),
+            (thousands.as_str(), Some((result_seq, "row 1, avg_price"))),
+            ("4,321", None),
+        ]
+    );
+    assert_eq!(grounding.ungrounded, 1);
+    let text = completed(&run).final_text;
+    let invented = &grounding.numbers[2];
+    let at: String =
+        text.chars().skip(invented.start as usize).take((invented.end - invented.start) as usize).collect();
+    assert_eq!(at, "4,321", "the offsets point at the number in the answer");
+
+    let got = server
+        .runs()
+        .await
+        .get_run(pb::GetRunRequest { run_id: run[0].run_id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .run
+        .unwrap();
+    assert_eq!((got.grounding, got.ungrounded_numbers), (grounding.numbers, 1), "GetRun carries the same map");
+    let (_, metrics) = server.admin_get("/metrics");
+    let line = |name: &str| metrics.lines().find(|l| l.starts_with(name)).map(str::to_owned);
+    assert_eq!(
+        line("aware_answers_ungrounded_total").as_deref(),
+        Some("aware_answers_ungrounded_total 1"),
+        "{metrics}"
+    );
+    assert!(line("aware_answer_numbers_total{grounded=\"false\"}").is_some_and(|l| l.ends_with(" 1")), "{metrics}");
+}
+
 /// One thread, four runs: a delete the user denies, one whose confirmation expires, one cancelled
 /// while it waits, then "hello". Each refused call is answered for the model ("denied" for the
 /// deny), and the fourth request carries the whole thread — still a transcript the provider

@@ -2353,6 +2353,52 @@ pub struct Run {
     /// The verified (saved) query the answer's SQL came from, when it did.
     #[prost(message, optional, tag = "24")]
     pub verified_query: ::core::option::Option<VerifiedQueryUse>,
+    /// For a finished chat run (GetRun only): each number of `final_text` and where it came from.
+    #[prost(message, repeated, tag = "25")]
+    pub grounding: ::prost::alloc::vec::Vec<GroundedNumber>,
+    /// How many of them no tool result of the run holds (the answer is flagged, not failed).
+    #[prost(uint32, tag = "26")]
+    pub ungrounded_numbers: u32,
+}
+/// GroundedNumber is one number of an answer, matched deterministically after the run to a cell
+/// or aggregate of one of its tool results, a summary the model was given, or the question —
+/// within the rounding it is written with (thousands separators, k/M/million, percentages of
+/// fractions). Digits only: numbers in words, identifiers (q1), code spans, list markers and
+/// ordinals are not checked.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GroundedNumber {
+    /// As written, e.g. "1,234.5", "35%", "2.1M".
+    #[prost(string, tag = "1")]
+    pub text: ::prost::alloc::string::String,
+    /// What it says, scale applied ("2.1M" → 2100000; "35%" → 35).
+    #[prost(double, tag = "2")]
+    pub value: f64,
+    /// Its place in the answer, in Unicode code points, end exclusive.
+    #[prost(uint32, tag = "3")]
+    pub start: u32,
+    #[prost(uint32, tag = "4")]
+    pub end: u32,
+    /// Unset: ungrounded.
+    #[prost(message, optional, tag = "5")]
+    pub source: ::core::option::Option<NumberSource>,
+}
+/// NumberSource is where a number of an answer came from.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct NumberSource {
+    /// The seq of the ToolResult event in the run's log; 0 for the question.
+    #[prost(uint64, tag = "1")]
+    pub seq: u64,
+    #[prost(string, tag = "2")]
+    pub tool_call_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub tool_name: ::prost::alloc::string::String,
+    /// Where in it, for people: "row 3, avg_price", "sum of amount", "the summary the model was
+    /// given", "the SQL that ran", "the question".
+    #[prost(string, tag = "4")]
+    pub location: ::prost::alloc::string::String,
+    /// The source's value as stored (a cell at full precision).
+    #[prost(string, tag = "5")]
+    pub value: ::prost::alloc::string::String,
 }
 /// VerifiedQueryUse names the verified query a run used.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -5358,7 +5404,7 @@ pub struct ServerEvent {
     pub thread_id: ::prost::alloc::string::String,
     #[prost(
         oneof = "server_event::Payload",
-        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 40, 41, 42, 43, 44, 45, 46"
+        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 40, 41, 42, 43, 44, 45, 46"
     )]
     pub payload: ::core::option::Option<server_event::Payload>,
 }
@@ -5394,6 +5440,8 @@ pub mod server_event {
         MemorySaved(super::MemorySaved),
         #[prost(message, tag = "23")]
         MemoryForgotten(super::MemoryForgotten),
+        #[prost(message, tag = "24")]
+        Grounding(super::Grounding),
         #[prost(message, tag = "40")]
         Heartbeat(super::Heartbeat),
         #[prost(message, tag = "41")]
@@ -5755,6 +5803,16 @@ pub struct MemorySaved {
     pub memory_id: ::prost::alloc::string::String,
     #[prost(string, tag = "2")]
     pub text: ::prost::alloc::string::String,
+}
+/// Grounding: each number of a chat run's answer and where it came from, or unset `source` when
+/// no tool result of the run holds it. It comes just before RunCompleted of a run that answered;
+/// GetRun returns the same map.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Grounding {
+    #[prost(message, repeated, tag = "1")]
+    pub numbers: ::prost::alloc::vec::Vec<GroundedNumber>,
+    #[prost(uint32, tag = "2")]
+    pub ungrounded: u32,
 }
 /// MemoryForgotten: a stored fact was removed at the user's approved request ("forget that …").
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -8917,6 +8975,9 @@ pub struct Turn {
     /// Memories this turn saved or forgot.
     #[prost(string, repeated, tag = "9")]
     pub memories_saved: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Each number of the assistant's text and where it came from (the run's Grounding event).
+    #[prost(message, repeated, tag = "10")]
+    pub grounding: ::prost::alloc::vec::Vec<GroundedNumber>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct GetThreadResponse {

@@ -477,6 +477,8 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
             .verified_query
             .as_ref()
             .map(|v| pb::VerifiedQueryUse { id: v.id.clone(), name: v.name.clone() }),
+        grounding: c.grounding.as_ref().map(|g| grounded_numbers(&g.numbers)).unwrap_or_default(),
+        ungrounded_numbers: c.grounding.as_ref().map_or(0, |g| g.ungrounded() as u32),
     }
 }
 
@@ -816,6 +818,10 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
         EventPayload::MemorySaved { memory_id, text } => {
             P::MemorySaved(pb::MemorySaved { memory_id: memory_id.to_string(), text: text.clone() })
         }
+        EventPayload::Grounding { numbers } => P::Grounding(pb::Grounding {
+            numbers: grounded_numbers(numbers),
+            ungrounded: numbers.iter().filter(|n| n.source.is_none()).count() as u32,
+        }),
         EventPayload::MemoryForgotten { memory_id, text } => {
             P::MemoryForgotten(pb::MemoryForgotten { memory_id: memory_id.to_string(), text: text.clone() })
         }
@@ -879,6 +885,26 @@ pub fn dataset_id_in(raw: &str) -> Result<aware_core::ids::DatasetId, aware_core
 pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, aware_core::Error> {
     aware_core::ids::ConfirmationId::parse(raw)
         .ok_or_else(|| aware_core::Error::validation("confirmation_id", "a confirmation id is required"))
+}
+
+/// The numbers of an answer and their sources.
+pub fn grounded_numbers(numbers: &[aware_core::runs::grounding::NumberClaim]) -> Vec<pb::GroundedNumber> {
+    numbers
+        .iter()
+        .map(|n| pb::GroundedNumber {
+            text: n.text.clone(),
+            value: n.value,
+            start: n.start,
+            end: n.end,
+            source: n.source.as_ref().map(|s| pb::NumberSource {
+                seq: s.seq,
+                tool_call_id: s.tool_call_id.clone(),
+                tool_name: s.tool_name.clone(),
+                location: s.location.clone(),
+                value: s.value.clone(),
+            }),
+        })
+        .collect()
 }
 
 fn resource_ref(r: &ResourceRef) -> pb::ResourceRef {

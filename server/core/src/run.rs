@@ -154,6 +154,9 @@ pub struct Capsule {
     /// The tool calls of a chat run, in order.
     #[serde(skip)]
     pub tool_calls: Vec<crate::runs::store::ToolCallRow>,
+    /// A finished chat run's answer: each number and the tool-result cell it came from.
+    #[serde(skip)]
+    pub grounding: Option<crate::runs::grounding::Grounding>,
 }
 
 /// A verified query a run used, as it was then.

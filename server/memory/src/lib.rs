@@ -18,6 +18,7 @@ use aware_core::ports::{
 };
 use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
+use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
     ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
@@ -352,6 +353,8 @@ struct State {
     confirmations: HashMap<ConfirmationId, Confirmation>,
     spans: HashMap<RunId, Vec<SpanRecord>>,
     capsules: HashMap<RunId, Capsule>,
+    /// Each finished chat run's answer grounding.
+    groundings: HashMap<RunId, Grounding>,
 }
 
 struct StoredThread {
@@ -510,9 +513,13 @@ impl RunLog for MemoryRuns {
         error: Option<&RunError>,
         usage: &Usage,
         final_text: &str,
+        grounding: Option<&Grounding>,
     ) -> Result<()> {
         let mut s = self.state();
         s.append(last)?;
+        if let Some(g) = grounding {
+            s.groundings.insert(last.run_id.clone(), g.clone());
+        }
         if let Some(run) = s.run_mut(&last.run_id) {
             run.record.status = status;
             run.record.error = error.cloned();
@@ -907,6 +914,7 @@ impl RunStore for MemoryRuns {
             }
             capsule.error.clone_from(&run.error);
             capsule.tool_calls = s.tool_calls.get(id).cloned().unwrap_or_default();
+            capsule.grounding = s.groundings.get(id).cloned();
         }
         Ok(Some((run.clone(), capsule)))
     }

@@ -9,6 +9,7 @@ use aware_core::auth::Role;
 use aware_core::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
 use aware_core::run::{RunError, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
+use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
     ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
@@ -305,17 +306,20 @@ impl RunLog for SqliteStore {
         error: Option<&RunError>,
         usage: &Usage,
         final_text: &str,
+        grounding: Option<&Grounding>,
     ) -> Result<()> {
         let mut tx = self.pool.begin().await.map_err(db)?;
         group_commit::insert(&mut *tx, [&group_commit::Row::of(last)?]).await?;
         sqlx::query(
-            "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, last_seq = ?, completed_at = ?
+            "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, grounding_json = ?,
+                             last_seq = ?, completed_at = ?
              WHERE id = ?",
         )
         .bind(status.as_str())
         .bind(error.map(json).transpose()?)
         .bind(json(usage)?)
         .bind(final_text)
+        .bind(grounding.map(json).transpose()?)
         .bind(last.seq as i64)
         .bind(micros(Utc::now()))
         .bind(last.run_id.as_str())

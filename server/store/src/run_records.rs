@@ -38,6 +38,7 @@ fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
         exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
         verified_query: from_json("verified_query_json", c.get("verified_query_json"))?,
         tool_calls: Vec::new(),
+        grounding: None,
     })
 }
 
@@ -169,6 +170,12 @@ impl RunStore for SqliteStore {
             }
             capsule.error = run.error.clone();
             capsule.tool_calls = aware_core::runs::store::RunLog::tool_calls(self, id).await?;
+            let grounding: Option<String> = sqlx::query_scalar("SELECT grounding_json FROM runs WHERE id = ?")
+                .bind(id.as_str())
+                .fetch_one(&self.pool)
+                .await
+                .map_err(db)?;
+            capsule.grounding = from_json("grounding_json", grounding)?;
         }
         Ok(Some((run, capsule)))
     }

@@ -68,6 +68,7 @@ fn turn(t: &Turn) -> pb::Turn {
             .collect(),
         feedback: t.run.feedback.as_ref().map(convert::feedback),
         memories_saved: t.memories_saved.clone(),
+        grounding: convert::grounded_numbers(&t.grounding),
     }
 }
 

@@ -111,6 +111,7 @@ pub(super) async fn follow(
             | EventPayload::ToolStatus { .. }
             | EventPayload::MemorySaved { .. }
             | EventPayload::MemoryForgotten { .. }
+            | EventPayload::Grounding { .. }
             | EventPayload::RoutingDecided { .. } => {}
         }
     }

@@ -46,7 +46,9 @@ async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str) -> Ch
             final_text: answer.clone(),
         },
     };
-    log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), &answer).await.expect("completed");
+    log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), &answer, None)
+        .await
+        .expect("completed");
     run
 }
 

@@ -140,7 +140,7 @@ async fn completing_a_run_appends_its_last_event_and_ends_it(log: &dyn RunLog) {
         2,
         EventPayload::RunCompleted { status: RunStatus::Succeeded, error: None, usage, final_text: "hello".into() },
     );
-    log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "hello").await.expect("completed");
+    log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "hello", None).await.expect("completed");
     assert_eq!(log.last_seq(id).await.expect("read"), 2);
     let events = log.events(id, 1, 10).await.expect("read");
     assert!(events.len() == 1 && events[0].is_terminal(), "the last event is in the log");
@@ -172,7 +172,7 @@ async fn the_transcript_and_the_thread_history_keep_their_order(log: &dyn RunLog
                 final_text: String::new(),
             },
         );
-        log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), "").await.expect("done");
+        log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), "", None).await.expect("done");
         finished.push(run);
     }
     let current = new_run(log, &ana(), &thread, None).await;

@@ -50,6 +50,7 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
         exec_time_ms: Some(ms),
         verified_query: None,
         tool_calls: Vec::new(),
+        grounding: None,
     };
     // The first query ran a verified query; the chat run's capsule keeps saying so after a later
     // query that did not.

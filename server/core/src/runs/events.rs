@@ -401,6 +401,12 @@ pub enum EventPayload {
         tools: Vec<String>,
         withheld_tools: Vec<String>,
     },
+    /// Each number of the answer and where it came from (a tool result's cell, an aggregate of
+    /// one, a summary the model was given, the question), or none: just before `RunCompleted`
+    /// of a chat run that answered.
+    Grounding {
+        numbers: Vec<super::grounding::NumberClaim>,
+    },
     RunCompleted {
         status: RunStatus,
         error: Option<RunError>,

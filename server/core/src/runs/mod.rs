@@ -10,6 +10,7 @@ pub mod delivery;
 mod driver;
 pub mod engine;
 pub mod events;
+pub mod grounding;
 mod memory_tools;
 pub mod model;
 pub mod model_view;

@@ -2,6 +2,7 @@
 //! intents and results, confirmations and spans. `aware-store` implements it.
 
 use super::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
+use super::grounding::Grounding;
 use super::model::Message;
 use crate::Result;
 use crate::auth::Role;
@@ -196,7 +197,8 @@ pub trait RunLog: Send + Sync {
     async fn run_route(&self, id: &RunId) -> Result<Option<String>>;
     /// Records the start of a run: status running and the UI state version it used.
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()>;
-    /// Appends the terminal event and records the run's end, in one transaction.
+    /// Appends the terminal event and records the run's end, in one transaction: with its
+    /// answer's grounding (each number's source), which `get_run` returns in the capsule.
     async fn complete_chat_run(
         &self,
         last: &RunEvent,
@@ -204,6 +206,7 @@ pub trait RunLog: Send + Sync {
         error: Option<&RunError>,
         usage: &Usage,
         final_text: &str,
+        grounding: Option<&Grounding>,
     ) -> Result<()>;
     async fn request_cancel(&self, id: &RunId) -> Result<()>;
     /// Chat runs not yet terminal, oldest first.

@@ -106,6 +106,8 @@ pub struct Turn {
     pub confirmations: Vec<TurnConfirmation>,
     /// The facts this turn saved to memory.
     pub memories_saved: Vec<String>,
+    /// The numbers of its answer and where each came from.
+    pub grounding: Vec<super::grounding::NumberClaim>,
 }
 
 fn cursor_token(t: &ThreadSummary) -> String {
@@ -290,6 +292,7 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
     let mut results = Vec::new();
     let mut confirmations: Vec<TurnConfirmation> = Vec::new();
     let mut memories_saved = Vec::new();
+    let mut grounding = Vec::new();
     let mut tools: HashMap<ToolCallId, String> = HashMap::new();
     for e in events {
         match e.payload {
@@ -338,6 +341,7 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
                 }),
             },
             EventPayload::MemorySaved { text, .. } => memories_saved.push(text),
+            EventPayload::Grounding { numbers } => grounding = numbers,
             EventPayload::RunStarted { .. }
             | EventPayload::TextStarted { .. }
             | EventPayload::TextDelta { .. }
@@ -349,7 +353,7 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
             | EventPayload::RunCompleted { .. } => {}
         }
     }
-    Turn { run, results, confirmations, memories_saved }
+    Turn { run, results, confirmations, memories_saved, grounding }
 }
 
 #[cfg(test)]

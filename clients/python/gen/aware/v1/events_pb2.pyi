@@ -56,7 +56,7 @@ RUN_PHASE_EXECUTING_TOOL: RunPhase
 RUN_PHASE_AWAITING_CONFIRMATION: RunPhase
 
 class ServerEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
+    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "grounding", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +76,7 @@ class ServerEvent(_message.Message):
     ROUTING_DECIDED_FIELD_NUMBER: _ClassVar[int]
     MEMORY_SAVED_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
+    GROUNDING_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     REPLAY_STARTED_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FINISHED_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +103,7 @@ class ServerEvent(_message.Message):
     routing_decided: RoutingDecided
     memory_saved: MemorySaved
     memory_forgotten: MemoryForgotten
+    grounding: Grounding
     heartbeat: Heartbeat
     replay_started: ReplayStarted
     replay_finished: ReplayFinished
@@ -109,7 +111,7 @@ class ServerEvent(_message.Message):
     accepted: Accepted
     state_applied: StateApplied
     shutting_down: ShuttingDown
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., grounding: _Optional[_Union[Grounding, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id", "tools")
@@ -398,6 +400,14 @@ class MemorySaved(_message.Message):
     memory_id: str
     text: str
     def __init__(self, memory_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class Grounding(_message.Message):
+    __slots__ = ("numbers", "ungrounded")
+    NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    UNGROUNDED_FIELD_NUMBER: _ClassVar[int]
+    numbers: _containers.RepeatedCompositeFieldContainer[_run_pb2.GroundedNumber]
+    ungrounded: int
+    def __init__(self, numbers: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ..., ungrounded: _Optional[int] = ...) -> None: ...
 
 class MemoryForgotten(_message.Message):
     __slots__ = ("memory_id", "text")

@@ -7,6 +7,7 @@ use crate::ErrorCode;
 use crate::Result;
 use crate::run::{RunError, RunStatus};
 use crate::runs::events::{EventPayload, RunEvent, ToolPhase};
+use crate::runs::grounding::{self, Evidence, Grounding};
 use crate::runs::model::Message;
 use crate::runs::model_view::outcomes::{CANCELLED, NOT_RUN};
 
@@ -63,6 +64,11 @@ impl Driver {
                 Message::User { .. } | Message::Tool { .. } => None,
             })
             .unwrap_or_default();
+        let grounding = if status == RunStatus::Succeeded && !self.is_tool_run() && !final_text.is_empty() {
+            Some(self.ground(&final_text).await?)
+        } else {
+            None
+        };
         let route = serde_json::to_value(self.route).unwrap_or_default();
         self.span("run", "run", self.started, serde_json::json!({"status": status.as_str(), "route": route})).await;
         let last = self.next_event(EventPayload::RunCompleted {
@@ -71,8 +77,47 @@ impl Driver {
             usage: self.usage,
             final_text: final_text.clone(),
         });
-        self.deps.log.complete_chat_run(&last, status, error.as_ref(), &self.usage, &final_text).await?;
+        self.deps
+            .log
+            .complete_chat_run(&last, status, error.as_ref(), &self.usage, &final_text, grounding.as_ref())
+            .await?;
         // Published by the engine once the thread is free: before anyone hears the run is over.
         Ok(last)
+    }
+
+    /// Traces each number of the answer to this run's tool results (read back from the log, so
+    /// a restarted run grounds against everything it did) and announces it (`Grounding`). An
+    /// answer with ungrounded numbers is flagged and counted, not failed.
+    async fn ground(&mut self, answer: &str) -> Result<Grounding> {
+        let events = self.deps.log.events(&self.run.record.id, 0, u32::MAX).await?;
+        let evidence: Vec<Evidence<'_>> = events
+            .iter()
+            .filter_map(|e| {
+                let EventPayload::ToolResult { tool_call_id, tool_name, llm_summary, rich, is_error: false, .. } =
+                    &e.payload
+                else {
+                    return None;
+                };
+                Some(Evidence {
+                    seq: e.seq,
+                    tool_call_id: tool_call_id.as_str(),
+                    tool_name,
+                    summary: llm_summary,
+                    rich: rich.as_ref(),
+                })
+            })
+            .collect();
+        let today = self.run.record.created_at.date_naive();
+        let grounding = grounding::ground(answer, &self.run.record.question, today, &evidence);
+        let ungrounded = grounding.ungrounded();
+        let numbers = grounding.numbers.len();
+        metrics::counter!("aware_answer_numbers_total", "grounded" => "true").increment((numbers - ungrounded) as u64);
+        metrics::counter!("aware_answer_numbers_total", "grounded" => "false").increment(ungrounded as u64);
+        if ungrounded > 0 {
+            metrics::counter!("aware_answers_ungrounded_total").increment(1);
+            tracing::info!(run = %self.run.record.id, ungrounded, numbers, "an answer has numbers no tool result holds");
+        }
+        self.emit(EventPayload::Grounding { numbers: grounding.numbers.clone() }).await?;
+        Ok(grounding)
     }
 }

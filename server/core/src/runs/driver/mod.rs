@@ -97,6 +97,7 @@ fn event_key(p: &EventPayload) -> Option<String> {
         EventPayload::ConfirmationResolved { confirmation_id, .. } => key("resolved", confirmation_id.as_str()),
         EventPayload::MemorySaved { memory_id, .. } => key("saved", memory_id.as_str()),
         EventPayload::MemoryForgotten { memory_id, .. } => key("forgot", memory_id.as_str()),
+        EventPayload::Grounding { .. } => "grounding".to_owned(),
         EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::Running, .. } => {
             key("running", tool_call_id.as_str())
         }

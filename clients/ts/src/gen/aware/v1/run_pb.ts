@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/run.proto.
  */
 export const file_aware_v1_run: GenFile = /*@__PURE__*/
-  fileDesc("ChJhd2FyZS92MS9ydW4ucHJvdG8SCGF3YXJlLnYxInQKCEZlZWRiYWNrEigKBnJhdGluZxgBIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCg5EYXRhc2V0VmVyc2lvbhISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSFAoMdmVyc2lvbl9oYXNoGAMgASgJIp8BCg5Ub29sQ2FsbFJlY29yZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiIKBXBoYXNlGAQgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEhMKC2xsbV9zdW1tYXJ5GAUgASgJEhMKC2R1cmF0aW9uX21zGAYgASgEItAFCgNSdW4SDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIfCgRraW5kGAMgASgOMhEuYXdhcmUudjEuUnVuS2luZBIjCgZzdGF0dXMYBCABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIcXVlc3Rpb24YBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChB1aV9zdGF0ZV92ZXJzaW9uGAggASgEEioKCGRhdGFzZXRzGAkgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24SJwoKcXVlcnlfbW9kZRgKIAEoDjITLmF3YXJlLnYxLlF1ZXJ5TW9kZRIRCglwbGFuX2pzb24YCyABKAkSFAoMY29tcGlsZWRfc3FsGAwgASgJEhYKDnJlc3VsdF9zdW1tYXJ5GA0gASgJEh4KBWVycm9yGA4gASgLMg8uYXdhcmUudjEuRXJyb3ISFAoMZXhlY190aW1lX21zGA8gASgEEh4KBXVzYWdlGBAgASgLMg8uYXdhcmUudjEuVXNhZ2USLAoKdG9vbF9jYWxscxgRIAMoCzIYLmF3YXJlLnYxLlRvb2xDYWxsUmVjb3JkEhAKCGxhc3Rfc2VxGBIgASgEEhIKCmZpbmFsX3RleHQYEyABKAkSDQoFbW9kZWwYFCABKAkSEgoKaXRlcmF0aW9ucxgVIAEoDRIVCg1wYXJlbnRfcnVuX2lkGBYgASgJEiQKCGZlZWRiYWNrGBcgASgLMhIuYXdhcmUudjEuRmVlZGJhY2sSMgoOdmVyaWZpZWRfcXVlcnkYGCABKAsyGi5hd2FyZS52MS5WZXJpZmllZFF1ZXJ5VXNlIiwKEFZlcmlmaWVkUXVlcnlVc2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSKlAgoEU3BhbhIPCgdzcGFuX2lkGAEgASgJEhYKDnBhcmVudF9zcGFuX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIuCgpzdGFydF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYByABKAQSMgoKYXR0cmlidXRlcxgIIAMoCzIeLmF3YXJlLnYxLlNwYW4uQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBKvYBCglUb29sUGhhc2USGgoWVE9PTF9QSEFTRV9VTlNQRUNJRklFRBAAEhUKEVRPT0xfUEhBU0VfUVVFVUVEEAESJAogVE9PTF9QSEFTRV9BV0FJVElOR19DT05GSVJNQVRJT04QAhIWChJUT09MX1BIQVNFX1JVTk5JTkcQAxIYChRUT09MX1BIQVNFX1NVQ0NFRURFRBAEEhUKEVRPT0xfUEhBU0VfRkFJTEVEEAUSFQoRVE9PTF9QSEFTRV9ERU5JRUQQBhIWChJUT09MX1BIQVNFX0VYUElSRUQQBxIYChRUT09MX1BIQVNFX0NBTkNFTExFRBAIKuYBCglSdW5TdGF0dXMSGgoWUlVOX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVJVTl9TVEFUVVNfUVVFVUVEEAESFgoSUlVOX1NUQVRVU19SVU5OSU5HEAISJAogUlVOX1NUQVRVU19BV0FJVElOR19DT05GSVJNQVRJT04QAxIYChRSVU5fU1RBVFVTX1NVQ0NFRURFRBAEEhUKEVJVTl9TVEFUVVNfRkFJTEVEEAUSGAoUUlVOX1NUQVRVU19DQU5DRUxMRUQQBhIdChlSVU5fU1RBVFVTX01BWF9JVEVSQVRJT05TEAcqdAoHUnVuS2luZBIYChRSVU5fS0lORF9VTlNQRUNJRklFRBAAEhEKDVJVTl9LSU5EX0NIQVQQARIQCgxSVU5fS0lORF9TUUwQAhIXChNSVU5fS0lORF9RVUVSWV9QTEFOEAMSEQoNUlVOX0tJTkRfVE9PTBAEKmUKCVF1ZXJ5TW9kZRIaChZRVUVSWV9NT0RFX1VOU1BFQ0lGSUVEEAASEwoPUVVFUllfTU9ERV9OT05FEAESEwoPUVVFUllfTU9ERV9QTEFOEAISEgoOUVVFUllfTU9ERV9TUUwQAypjCg5GZWVkYmFja1JhdGluZxIfChtGRUVEQkFDS19SQVRJTkdfVU5TUEVDSUZJRUQQABIWChJGRUVEQkFDS19SQVRJTkdfVVAQARIYChRGRUVEQkFDS19SQVRJTkdfRE9XThACYgZwcm90bzM", [file_aware_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("ChJhd2FyZS92MS9ydW4ucHJvdG8SCGF3YXJlLnYxInQKCEZlZWRiYWNrEigKBnJhdGluZxgBIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCg5EYXRhc2V0VmVyc2lvbhISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSFAoMdmVyc2lvbl9oYXNoGAMgASgJIp8BCg5Ub29sQ2FsbFJlY29yZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiIKBXBoYXNlGAQgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEhMKC2xsbV9zdW1tYXJ5GAUgASgJEhMKC2R1cmF0aW9uX21zGAYgASgEIpkGCgNSdW4SDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIfCgRraW5kGAMgASgOMhEuYXdhcmUudjEuUnVuS2luZBIjCgZzdGF0dXMYBCABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIcXVlc3Rpb24YBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChB1aV9zdGF0ZV92ZXJzaW9uGAggASgEEioKCGRhdGFzZXRzGAkgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24SJwoKcXVlcnlfbW9kZRgKIAEoDjITLmF3YXJlLnYxLlF1ZXJ5TW9kZRIRCglwbGFuX2pzb24YCyABKAkSFAoMY29tcGlsZWRfc3FsGAwgASgJEhYKDnJlc3VsdF9zdW1tYXJ5GA0gASgJEh4KBWVycm9yGA4gASgLMg8uYXdhcmUudjEuRXJyb3ISFAoMZXhlY190aW1lX21zGA8gASgEEh4KBXVzYWdlGBAgASgLMg8uYXdhcmUudjEuVXNhZ2USLAoKdG9vbF9jYWxscxgRIAMoCzIYLmF3YXJlLnYxLlRvb2xDYWxsUmVjb3JkEhAKCGxhc3Rfc2VxGBIgASgEEhIKCmZpbmFsX3RleHQYEyABKAkSDQoFbW9kZWwYFCABKAkSEgoKaXRlcmF0aW9ucxgVIAEoDRIVCg1wYXJlbnRfcnVuX2lkGBYgASgJEiQKCGZlZWRiYWNrGBcgASgLMhIuYXdhcmUudjEuRmVlZGJhY2sSMgoOdmVyaWZpZWRfcXVlcnkYGCABKAsyGi5hd2FyZS52MS5WZXJpZmllZFF1ZXJ5VXNlEisKCWdyb3VuZGluZxgZIAMoCzIYLmF3YXJlLnYxLkdyb3VuZGVkTnVtYmVyEhoKEnVuZ3JvdW5kZWRfbnVtYmVycxgaIAEoDSJxCg5Hcm91bmRlZE51bWJlchIMCgR0ZXh0GAEgASgJEg0KBXZhbHVlGAIgASgBEg0KBXN0YXJ0GAMgASgNEgsKA2VuZBgEIAEoDRImCgZzb3VyY2UYBSABKAsyFi5hd2FyZS52MS5OdW1iZXJTb3VyY2UiZQoMTnVtYmVyU291cmNlEgsKA3NlcRgBIAEoBBIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhAKCGxvY2F0aW9uGAQgASgJEg0KBXZhbHVlGAUgASgJIiwKEFZlcmlmaWVkUXVlcnlVc2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSKlAgoEU3BhbhIPCgdzcGFuX2lkGAEgASgJEhYKDnBhcmVudF9zcGFuX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDAoEbmFtZRgEIAEoCRIuCgpzdGFydF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYByABKAQSMgoKYXR0cmlidXRlcxgIIAMoCzIeLmF3YXJlLnYxLlNwYW4uQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBKvYBCglUb29sUGhhc2USGgoWVE9PTF9QSEFTRV9VTlNQRUNJRklFRBAAEhUKEVRPT0xfUEhBU0VfUVVFVUVEEAESJAogVE9PTF9QSEFTRV9BV0FJVElOR19DT05GSVJNQVRJT04QAhIWChJUT09MX1BIQVNFX1JVTk5JTkcQAxIYChRUT09MX1BIQVNFX1NVQ0NFRURFRBAEEhUKEVRPT0xfUEhBU0VfRkFJTEVEEAUSFQoRVE9PTF9QSEFTRV9ERU5JRUQQBhIWChJUT09MX1BIQVNFX0VYUElSRUQQBxIYChRUT09MX1BIQVNFX0NBTkNFTExFRBAIKuYBCglSdW5TdGF0dXMSGgoWUlVOX1NUQVRVU19VTlNQRUNJRklFRBAAEhUKEVJVTl9TVEFUVVNfUVVFVUVEEAESFgoSUlVOX1NUQVRVU19SVU5OSU5HEAISJAogUlVOX1NUQVRVU19BV0FJVElOR19DT05GSVJNQVRJT04QAxIYChRSVU5fU1RBVFVTX1NVQ0NFRURFRBAEEhUKEVJVTl9TVEFUVVNfRkFJTEVEEAUSGAoUUlVOX1NUQVRVU19DQU5DRUxMRUQQBhIdChlSVU5fU1RBVFVTX01BWF9JVEVSQVRJT05TEAcqdAoHUnVuS2luZBIYChRSVU5fS0lORF9VTlNQRUNJRklFRBAAEhEKDVJVTl9LSU5EX0NIQVQQARIQCgxSVU5fS0lORF9TUUwQAhIXChNSVU5fS0lORF9RVUVSWV9QTEFOEAMSEQoNUlVOX0tJTkRfVE9PTBAEKmUKCVF1ZXJ5TW9kZRIaChZRVUVSWV9NT0RFX1VOU1BFQ0lGSUVEEAASEwoPUVVFUllfTU9ERV9OT05FEAESEwoPUVVFUllfTU9ERV9QTEFOEAISEgoOUVVFUllfTU9ERV9TUUwQAypjCg5GZWVkYmFja1JhdGluZxIfChtGRUVEQkFDS19SQVRJTkdfVU5TUEVDSUZJRUQQABIWChJGRUVEQkFDS19SQVRJTkdfVVAQARIYChRGRUVEQkFDS19SQVRJTkdfRE9XThACYgZwcm90bzM", [file_aware_v1_common, file_google_protobuf_timestamp]);
 
 /**
  * Feedback is the run owner's rating of its answer (one per run; a second replaces the first).
@@ -257,6 +257,20 @@ export type Run = Message<"aware.v1.Run"> & {
    * @generated from field: aware.v1.VerifiedQueryUse verified_query = 24;
    */
   verifiedQuery?: VerifiedQueryUse | undefined;
+
+  /**
+   * For a finished chat run (GetRun only): each number of `final_text` and where it came from.
+   *
+   * @generated from field: repeated aware.v1.GroundedNumber grounding = 25;
+   */
+  grounding: GroundedNumber[];
+
+  /**
+   * How many of them no tool result of the run holds (the answer is flagged, not failed).
+   *
+   * @generated from field: uint32 ungrounded_numbers = 26;
+   */
+  ungroundedNumbers: number;
 };
 
 /**
@@ -265,6 +279,103 @@ export type Run = Message<"aware.v1.Run"> & {
  */
 export const RunSchema: GenMessage<Run> = /*@__PURE__*/
   messageDesc(file_aware_v1_run, 3);
+
+/**
+ * GroundedNumber is one number of an answer, matched deterministically after the run to a cell
+ * or aggregate of one of its tool results, a summary the model was given, or the question —
+ * within the rounding it is written with (thousands separators, k/M/million, percentages of
+ * fractions). Digits only: numbers in words, identifiers (q1), code spans, list markers and
+ * ordinals are not checked.
+ *
+ * @generated from message aware.v1.GroundedNumber
+ */
+export type GroundedNumber = Message<"aware.v1.GroundedNumber"> & {
+  /**
+   * As written, e.g. "1,234.5", "35%", "2.1M".
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * What it says, scale applied ("2.1M" → 2100000; "35%" → 35).
+   *
+   * @generated from field: double value = 2;
+   */
+  value: number;
+
+  /**
+   * Its place in the answer, in Unicode code points, end exclusive.
+   *
+   * @generated from field: uint32 start = 3;
+   */
+  start: number;
+
+  /**
+   * @generated from field: uint32 end = 4;
+   */
+  end: number;
+
+  /**
+   * Unset: ungrounded.
+   *
+   * @generated from field: aware.v1.NumberSource source = 5;
+   */
+  source?: NumberSource | undefined;
+};
+
+/**
+ * Describes the message aware.v1.GroundedNumber.
+ * Use `create(GroundedNumberSchema)` to create a new message.
+ */
+export const GroundedNumberSchema: GenMessage<GroundedNumber> = /*@__PURE__*/
+  messageDesc(file_aware_v1_run, 4);
+
+/**
+ * NumberSource is where a number of an answer came from.
+ *
+ * @generated from message aware.v1.NumberSource
+ */
+export type NumberSource = Message<"aware.v1.NumberSource"> & {
+  /**
+   * The seq of the ToolResult event in the run's log; 0 for the question.
+   *
+   * @generated from field: uint64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * @generated from field: string tool_call_id = 2;
+   */
+  toolCallId: string;
+
+  /**
+   * @generated from field: string tool_name = 3;
+   */
+  toolName: string;
+
+  /**
+   * Where in it, for people: "row 3, avg_price", "sum of amount", "the summary the model was
+   * given", "the SQL that ran", "the question".
+   *
+   * @generated from field: string location = 4;
+   */
+  location: string;
+
+  /**
+   * The source's value as stored (a cell at full precision).
+   *
+   * @generated from field: string value = 5;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message aware.v1.NumberSource.
+ * Use `create(NumberSourceSchema)` to create a new message.
+ */
+export const NumberSourceSchema: GenMessage<NumberSource> = /*@__PURE__*/
+  messageDesc(file_aware_v1_run, 5);
 
 /**
  * VerifiedQueryUse names the verified query a run used.
@@ -288,7 +399,7 @@ export type VerifiedQueryUse = Message<"aware.v1.VerifiedQueryUse"> & {
  * Use `create(VerifiedQueryUseSchema)` to create a new message.
  */
 export const VerifiedQueryUseSchema: GenMessage<VerifiedQueryUse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 4);
+  messageDesc(file_aware_v1_run, 6);
 
 /**
  * Span is one timed step of a run.
@@ -344,7 +455,7 @@ export type Span = Message<"aware.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 5);
+  messageDesc(file_aware_v1_run, 7);
 
 /**
  * ToolPhase is where a tool call is.
