@@ -51,6 +51,8 @@ expect_code 67 -d '{"query":"login","mode":"fuzzy"}' "$addr" aware.v1.DatasetsSe
 # QueryService.
 sql=$(call QueryService/ExecuteSql '{"sql":"SELECT sum(visits) AS v FROM recipe_cities"}')
 expect "$(echo "$sql" | json 'list(d["table"]["rows"][0]["values"][0].values())[0]')" 9 ExecuteSql
+# RerunQuery: the same query again, on unchanged data, gives the recorded result hash.
+expect "$(call RunsService/RerunQuery "{\"run_id\":\"$(echo "$sql" | json 'd["runId"]')\"}" | json 'd["queries"][0]["resultSha256"] == d["queries"][0]["recordedSha256"]')" True RerunQuery
 plan='{"plan":{"dataset":"recipe_cities","select":[{"aggregate":"AGGREGATE_MAX","column":"visits","alias":"top"}]}}'
 expect "$(call QueryService/ExecuteQueryPlan "$plan" | json 'list(d["table"]["rows"][0]["values"][0].values())[0]')" 5 ExecuteQueryPlan
 expect_code 67 -d '{"sql":"SELECT * FROM read_csv(\"/etc/passwd\")"}' "$addr" aware.v1.QueryService/ExecuteSql

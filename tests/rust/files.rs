@@ -618,6 +618,105 @@ async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
     assert_eq!(gone.code(), tonic::Code::NotFound);
 }
 
+/// Answers pinned to their data: a query's run records its result; rerun 100 times on unchanged
+/// data it gives the recorded hash each time and GetRun is not stale; after the dataset is
+/// refreshed with one row changed and one added, GetRun says stale (naming the dataset and its
+/// new version) and the rerun's diff holds exactly those rows. The same for the chat run whose
+/// tool ran a query.
+#[tokio::test]
+async fn a_rerun_shows_exactly_the_rows_that_changed_since_the_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let downloads = tmp.path().join("Downloads");
+    let file = downloads.join("sales.csv");
+    write(&file, "region,amount\nnorth,120\nsouth,80\neast,100\n");
+    let root = format!("downloads={}", downloads.display());
+    let server = TestServer::start(&["--files-root", &root]);
+    let api = aware_client::AwareClient::connect(&server.url(), None, "api").await.unwrap();
+    let imported = api
+        .files()
+        .import_files(pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["sales.csv".into()] })
+        .await
+        .unwrap()
+        .into_inner()
+        .report
+        .unwrap();
+    let sales = imported.files[0].dataset.clone().expect("imported");
+    let sql = "SELECT region, amount FROM sales";
+    let ran = server
+        .query()
+        .await
+        .execute_sql(pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let web = aware_client::AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let sent = web.send_message("", "what is the total amount in sales?", "").await.unwrap();
+    let chat = follow(&web, &sent.run_id, no_confirmation).await;
+    assert!(!results(&chat).is_empty(), "the chat run queried");
+
+    let rerun = |run_id: String| {
+        let runs = api.runs();
+        async move { runs.clone().rerun_query(pb::RerunQueryRequest { run_id }).await.unwrap().into_inner().queries }
+    };
+    let get = |run_id: String| {
+        let runs = api.runs();
+        async move { runs.clone().get_run(pb::GetRunRequest { run_id }).await.unwrap().into_inner().run.unwrap() }
+    };
+    let first = rerun(ran.run_id.clone()).await;
+    assert_eq!(first.len(), 1);
+    let recorded = first[0].recorded_sha256.clone();
+    assert_eq!(recorded.len(), 64, "the run recorded its result's hash");
+    for _ in 0..100 {
+        let again = rerun(ran.run_id.clone()).await;
+        let q = &again[0];
+        assert_eq!((q.result_sha256.as_str(), q.unchanged_rows), (recorded.as_str(), 3));
+        assert!(q.added_rows.is_empty() && q.removed_rows.is_empty() && q.changed_datasets.is_empty(), "{q:?}");
+    }
+    let before = get(ran.run_id.clone()).await;
+    assert!(!before.stale && before.changed_datasets.is_empty());
+
+    write(&file, "region,amount\nnorth,120\nsouth,95\neast,100\nwest,50\n");
+    let refreshed = api
+        .datasets()
+        .refresh_dataset(pb::RefreshDatasetRequest { dataset_id: sales.id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .dataset
+        .unwrap();
+    let after = get(ran.run_id.clone()).await;
+    assert!(after.stale, "the data changed since the answer");
+    let changed: Vec<(&str, &str)> =
+        after.changed_datasets.iter().map(|d| (d.table_name.as_str(), d.version_hash.as_str())).collect();
+    assert_eq!(changed, [("sales", refreshed.version_hash.as_str())]);
+    assert!(get(sent.run_id.clone()).await.stale, "the chat run that read it too");
+
+    let row = |r: &pb::Row| -> Vec<String> {
+        r.values
+            .iter()
+            .map(|v| match &v.kind {
+                Some(pb::value::Kind::StringValue(s)) => s.clone(),
+                Some(pb::value::Kind::IntValue(i)) => i.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    let diff = &rerun(ran.run_id.clone()).await[0];
+    assert_ne!(diff.result_sha256, recorded);
+    assert_eq!(diff.recorded_sha256, recorded);
+    let added: Vec<Vec<String>> = diff.added_rows.iter().map(row).collect();
+    let removed: Vec<Vec<String>> = diff.removed_rows.iter().map(row).collect();
+    assert_eq!(added, [["south", "95"], ["west", "50"]].map(|r| r.map(str::to_owned).to_vec()));
+    assert_eq!(removed, [vec!["south".to_owned(), "80".to_owned()]]);
+    assert_eq!((diff.unchanged_rows, diff.recorded_rows_kept), (2, true));
+    assert_eq!(diff.result.as_ref().unwrap().rows.len(), 4, "the new result whole");
+
+    let chat_rerun = rerun(sent.run_id.clone()).await;
+    assert!(!chat_rerun.is_empty() && chat_rerun.iter().all(|q| q.changed_datasets.len() == 1), "{chat_rerun:?}");
+    let nothing = api.runs().rerun_query(pb::RerunQueryRequest { run_id: "run_nope".into() }).await.unwrap_err();
+    assert!(matches!(nothing.code(), tonic::Code::NotFound | tonic::Code::InvalidArgument), "{nothing:?}");
+}
+
 /// Connected mode: the file tools are not in `GetCapabilities`, not offered to the model (nor
 /// named in its prompt), refused if the model calls one anyway, and `FilesService` is off.
 #[tokio::test]

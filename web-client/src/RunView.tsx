@@ -1,8 +1,8 @@
 // A run as people see it, built from its events alone — the same for a run streaming in the
 // assistant, one reopened with its conversation and one in the run inspector: answer text
 // (Markdown), a chip per tool call saying where it is, rich results, confirmation cards (with
-// "Allow for 5 minutes" and an import's file checklist), what went into or out of memory, and an
-// outcome in plain words.
+// "Allow for 5 minutes", an import's file checklist and what a dataset change would touch), what
+// went into or out of memory, where the answer's numbers came from, and an outcome in plain words.
 import { useEffect, useState } from "react";
 import {
   ConfirmationResolution,
@@ -13,7 +13,10 @@ import {
   ToolPhase,
   timestampDate,
   type ConfirmationRequired,
+  type BlastRadius,
   type DatasetStatistics,
+  type GroundedNumber,
+  type Grounding,
   type ServerEvent,
   type SubmitConfirmationResponse,
   type ToolProvenance,
@@ -23,7 +26,7 @@ import {
 import { activityOf, aware, errorText, shownInAssistant, statusText } from "./api";
 import { AccountChangeResult, DatasetChangeResult, SavedQueryChangeResult } from "./Changes";
 import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
-import { Markdown } from "./Markdown";
+import { Markdown, type TextMark } from "./Markdown";
 import { ResultTable, ScrollBox } from "./ResultTable";
 
 export type Item =
@@ -34,7 +37,9 @@ export type Item =
   | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution }
   /** A call a session grant allowed: no card was shown. */
   | { kind: "granted"; id: string }
-  | { kind: "memory"; id: string; text: string; saved: boolean };
+  | { kind: "memory"; id: string; text: string; saved: boolean }
+  /** Where the numbers of the run's answer (its last text) came from; it comes after that text. */
+  | { kind: "grounding"; id: string; grounding: Grounding };
 
 export interface Transcript {
   items: Item[];
@@ -91,6 +96,9 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       break;
     case "memoryForgotten":
       items.push({ kind: "memory", id: `${p.value.memoryId}-`, text: p.value.text, saved: false });
+      break;
+    case "grounding":
+      items.push({ kind: "grounding", id: String(e.seq), grounding: p.value });
       break;
     case "runCompleted":
       return { ...t, items, status: p.value.status, error: p.value.error?.message };
@@ -179,15 +187,42 @@ export function usageText(u: Usage | undefined): string | undefined {
 /** Tool calls that ended without acting: their chip says so, and their result adds nothing. */
 const STOPPED = new Set([ToolPhase.DENIED, ToolPhase.EXPIRED, ToolPhase.CANCELLED]);
 
+/** A grounded number's tooltip: the tool result, the place in it and the value there. */
+function sourceText(n: GroundedNumber): string {
+  const s = n.source;
+  if (!s) return "No tool result of this run holds this number";
+  // The question (seq 0) is no tool's result: it has no tool name.
+  return `From ${s.toolName ? `${s.toolName}, ` : ""}${s.location}: ${s.value}`;
+}
+
+/** The answer's numbers as marks on its text, grounded or not. Each is checked against the text it
+ *  claims to be at, so a map that does not fit the text marks nothing rather than the wrong place. */
+function numberMarks(text: string, g: Grounding | undefined): TextMark[] | undefined {
+  if (!g) return undefined;
+  const points = Array.from(text);
+  return g.numbers
+    .filter((n) => points.slice(n.start, n.end).join("") === n.text)
+    .map((n) => ({ start: n.start, end: n.end, className: n.source ? "grounded" : "ungrounded", title: sourceText(n) }));
+}
+
 export function TranscriptItems({ items, openDataset }: { items: Item[]; openDataset: (id: string) => void }) {
   const stopped = new Set(items.filter((i) => i.kind === "tool" && STOPPED.has(i.phase)).map((i) => i.id));
+  // The grounding's offsets are into the run's final answer: the last text.
+  const grounding = items.find((i): i is Extract<Item, { kind: "grounding" }> => i.kind === "grounding")?.grounding;
+  const answer = items.map((i) => i.kind).lastIndexOf("text");
   return (
     <>
-      {items.map((item) => {
+      {items.map((item, at) => {
         if (item.kind === "result" && stopped.has(item.id) && item.result.rich.case === undefined) return null;
         switch (item.kind) {
           case "text":
-            return <Markdown key={"t" + item.id} className="answer" text={item.text} />;
+            return <Markdown key={"t" + item.id} className="answer" text={item.text} marks={at === answer ? numberMarks(item.text, grounding) : undefined} />;
+          case "grounding":
+            return item.grounding.ungrounded > 0 ? (
+              <p key={"n" + item.id} className="note ungrounded-note">
+                {item.grounding.ungrounded} number{item.grounding.ungrounded === 1 ? "" : "s"} in this answer could not be traced to a result.
+              </p>
+            ) : null;
           case "tool": {
             const c = chip(item);
             return (
@@ -370,7 +405,7 @@ function RunConfirmCard({ c, resolution }: { c: ConfirmationRequired; resolution
 /** What a confirmation card needs: from a run's `ConfirmationRequired`, or a `PendingConfirmation`
  *  (which has no arguments). */
 export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "description" | "tier" | "expiresAt" | "toolName" | "grantable"> &
-  Partial<Pick<ConfirmationRequired, "argumentsJson" | "resolvedArgumentsJson">>;
+  Partial<Pick<ConfirmationRequired, "argumentsJson" | "resolvedArgumentsJson" | "blastRadius">>;
 
 /** The tools whose ELEVATED cards change who may use aware, and how. */
 const ACCOUNT_TOOLS = new Set(["create_user", "change_user_role", "deactivate_user", "reactivate_user", "create_api_key"]);
@@ -444,6 +479,7 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
     <div className={`card ${elevated ? "elevated" : "standard"}`} role="group" aria-label={elevated ? "Confirmation required (caution)" : "Confirmation required"}>
       {elevated && <strong className="caution">⚠ Caution: {caution(c.toolName)}</strong>}
       <Markdown text={c.description} />
+      {c.blastRadius && <BlastRadiusNote b={c.blastRadius} />}
       {files && decided === undefined && (
         <fieldset className="files">
           <legend>Files to import</legend>
@@ -473,6 +509,21 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
         </p>
       )}
       {error && <p className="error" role="alert">{error}</p>}
+    </div>
+  );
+}
+
+/** What approving a dataset change touches, as the server counted it when it asked. The approval is
+ *  bound to that version, so the card says a changed dataset means nothing is done. */
+function BlastRadiusNote({ b }: { b: BlastRadius }) {
+  return (
+    <div className="blast-radius">
+      <p>
+        It holds {count(b.rowCount)} row{b.rowCount === 1n ? "" : "s"} ({formatBytes(b.sizeBytes)}).
+      </p>
+      {b.savedQueries.length > 0 && <p>Verified queries that read it: {b.savedQueries.join(", ")}</p>}
+      {b.derivedDatasets.length > 0 && <p>Saved datasets computed from it: {b.derivedDatasets.map((d) => d.displayName || d.id).join(", ")}</p>}
+      <p className="muted">Approval applies to this version only; if the dataset changes first, nothing is done.</p>
     </div>
   );
 }

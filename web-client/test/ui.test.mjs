@@ -1114,3 +1114,70 @@ test("an imported dataset's page says which file it came from; 'Refresh from fil
   await page.screenshot({ path: join(shots, "30b-refresh-in-chat.png") });
   await context.close();
 });
+
+test("an answer's numbers show where they came from: grounded ones are underlined with their source, also after a reload; an invented one is marked and counted", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "average price by neighbourhood");
+  await finished(turn);
+  const answer = turn.locator(".answer");
+  const grounded = answer.locator("span.grounded");
+  await grounded.first().waitFor();
+  const title = await grounded.first().getAttribute("title");
+  assert.match(title, /^From \w+, .+: .+$/, "it names the tool, the place in its result and the value there");
+  assert.match(await grounded.first().innerText(), /^[€$]?\d[\d,.]*(%|k|M)?$/, "the mark is the number as written");
+  const marked = await grounded.count();
+  assert.equal(await answer.locator("span.ungrounded").count(), 0, "the offline planner's numbers all come from its results");
+  assert.equal(await turn.locator(".ungrounded-note").count(), 0);
+  await page.screenshot({ path: join(shots, "31-grounded-numbers.png") });
+  // A reopened conversation is rebuilt from the run's events: the same marks.
+  await page.reload();
+  const again = page.locator(".turn").first();
+  await finished(again);
+  await again.locator(".answer span.grounded").first().waitFor();
+  assert.equal(await again.locator(".answer span.grounded").count(), marked);
+  assert.equal(await again.locator(".answer span.grounded").first().getAttribute("title"), title);
+  await context.close();
+
+  // A model that writes numbers no tool gave: each is marked, and the answer says how many.
+  const script = join(dataDir, "invented.json");
+  writeFileSync(script, JSON.stringify({ replies: [{ when: "churn", turns: [{ chunks: ["About 4,321 customers churned, 12% of them in **March**."], input_tokens: 40, output_tokens: 12 }] }] }));
+  const invented = await startServer("invented", { AWARE_AGENT__MODEL: "script", AWARE_AGENT__SCRIPT: script });
+  const other = await open("#/datasets", { server: invented });
+  const made = await ask(other.page, "how many customers churn?");
+  await finished(made);
+  const wrong = made.locator(".answer span.ungrounded");
+  await wrong.first().waitFor();
+  assert.deepEqual(await wrong.allInnerTexts(), ["4,321", "12%"]);
+  assert.equal(await wrong.first().getAttribute("title"), "No tool result of this run holds this number");
+  assert.equal(await made.locator(".answer strong").innerText(), "March", "Markdown still renders around the marks");
+  assert.equal(await made.locator(".ungrounded-note").innerText(), "2 numbers in this answer could not be traced to a result.");
+  await other.page.screenshot({ path: join(shots, "31b-ungrounded-numbers.png") });
+  await other.context.close();
+});
+
+test("a dataset delete's card says what it touches: its rows and size, the verified queries that read it, and that the approval holds for this version only", async () => {
+  const server = await startServer("blast", {});
+  const { context, page } = await open("#/datasets", { server });
+  let turn = await ask(page, "how many customers churned?");
+  await finished(turn);
+  turn = await ask(page, "remember this query as 'churned customers'");
+  let card = turn.locator(".card.standard");
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  assert.match(await turn.locator(".change").innerText(), /^Kept as a verified query: “churned customers”/);
+
+  turn = await ask(page, "delete the customer_churn dataset");
+  card = turn.locator(".card.elevated");
+  await card.waitFor();
+  const blast = card.locator(".blast-radius");
+  assert.match(await blast.innerText(), /^It holds 500 rows \(\d+(\.\d)? (B|KiB|MiB)\)\./);
+  assert.match(await blast.innerText(), /Verified queries that read it: churned customers/);
+  assert.equal(await blast.getByText("Saved datasets computed from it").count(), 0, "no empty list");
+  assert.match(await blast.innerText(), /Approval applies to this version only; if the dataset changes first, nothing is done\.$/);
+  await page.screenshot({ path: join(shots, "32-blast-radius.png") });
+  await card.getByRole("button", { name: "Deny" }).click();
+  await card.getByText("Denied — nothing changed").waitFor();
+  await finished(turn);
+  assert.equal(await page.locator("main table.datasets").getByText("customer_churn.csv").count(), 1, "nothing deleted");
+  await context.close();
+});

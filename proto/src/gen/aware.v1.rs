@@ -2359,6 +2359,12 @@ pub struct Run {
     /// How many of them no tool result of the run holds (the answer is flagged, not failed).
     #[prost(uint32, tag = "26")]
     pub ungrounded_numbers: u32,
+    /// GetRun only: whether a dataset the run read is another version now (its answer may no longer
+    /// hold; RerunQuery computes it again), and which: each with its version now (empty: deleted).
+    #[prost(bool, tag = "27")]
+    pub stale: bool,
+    #[prost(message, repeated, tag = "28")]
+    pub changed_datasets: ::prost::alloc::vec::Vec<DatasetVersion>,
 }
 /// GroundedNumber is one number of an answer, matched deterministically after the run to a cell
 /// or aggregate of one of its tool results, a summary the model was given, or the question —
@@ -8083,6 +8089,47 @@ pub mod memory_service_server {
     }
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RerunQueryRequest {
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RerunQueryResponse {
+    /// One per query the run ran, oldest first.
+    #[prost(message, repeated, tag = "1")]
+    pub queries: ::prost::alloc::vec::Vec<QueryRerun>,
+}
+/// QueryRerun is one query computed again.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct QueryRerun {
+    /// The query run whose SQL ran again.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub sql: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "3")]
+    pub result: ::core::option::Option<Table>,
+    #[prost(string, tag = "4")]
+    pub result_sha256: ::prost::alloc::string::String,
+    /// The hash recorded with the run; equal to result_sha256 when nothing changed.
+    #[prost(string, tag = "5")]
+    pub recorded_sha256: ::prost::alloc::string::String,
+    /// Rows now that were not in the recorded result, and recorded rows that are gone.
+    #[prost(message, repeated, tag = "6")]
+    pub added_rows: ::prost::alloc::vec::Vec<Row>,
+    #[prost(message, repeated, tag = "7")]
+    pub removed_rows: ::prost::alloc::vec::Vec<Row>,
+    #[prost(uint64, tag = "8")]
+    pub unchanged_rows: u64,
+    /// False when the recorded result was too large to keep whole (over 1 MiB as JSON): only the
+    /// hashes compare, and the row lists are empty.
+    #[prost(bool, tag = "9")]
+    pub recorded_rows_kept: bool,
+    /// The datasets it read that are another version now (the version now; empty: deleted).
+    #[prost(message, repeated, tag = "10")]
+    pub changed_datasets: ::prost::alloc::vec::Vec<DatasetVersion>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SubmitFeedbackRequest {
     #[prost(string, tag = "1")]
     pub run_id: ::prost::alloc::string::String,
@@ -8422,6 +8469,34 @@ pub mod runs_service_client {
                 .insert(GrpcMethod::new("aware.v1.RunsService", "SubmitFeedback"));
             self.inner.unary(req, path, codec).await
         }
+        /// RerunQuery computes a finished run's queries again — a query run's SQL, or each query a chat
+        /// run's tools ran — without a model, in the sandbox, over the datasets as they are now, and
+        /// compares each result with the one recorded: its hash (columns and rows as a multiset), and the
+        /// rows added and removed. Nothing is recorded. A run that ran no query is INVALID_ARGUMENT.
+        pub async fn rerun_query(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RerunQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RerunQueryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.RunsService/RerunQuery",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.RunsService", "RerunQuery"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// Generated server implementations.
@@ -8482,6 +8557,17 @@ pub mod runs_service_server {
             request: tonic::Request<super::SubmitFeedbackRequest>,
         ) -> std::result::Result<
             tonic::Response<super::SubmitFeedbackResponse>,
+            tonic::Status,
+        >;
+        /// RerunQuery computes a finished run's queries again — a query run's SQL, or each query a chat
+        /// run's tools ran — without a model, in the sandbox, over the datasets as they are now, and
+        /// compares each result with the one recorded: its hash (columns and rows as a multiset), and the
+        /// rows added and removed. Nothing is recorded. A run that ran no query is INVALID_ARGUMENT.
+        async fn rerun_query(
+            &self,
+            request: tonic::Request<super::RerunQueryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RerunQueryResponse>,
             tonic::Status,
         >;
     }
@@ -8819,6 +8905,51 @@ pub mod runs_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = SubmitFeedbackSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.RunsService/RerunQuery" => {
+                    #[allow(non_camel_case_types)]
+                    struct RerunQuerySvc<T: RunsService>(pub Arc<T>);
+                    impl<
+                        T: RunsService,
+                    > tonic::server::UnaryService<super::RerunQueryRequest>
+                    for RerunQuerySvc<T> {
+                        type Response = super::RerunQueryResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::RerunQueryRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as RunsService>::rerun_query(&inner, request).await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = RerunQuerySvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

@@ -479,6 +479,8 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
             .map(|v| pb::VerifiedQueryUse { id: v.id.clone(), name: v.name.clone() }),
         grounding: c.grounding.as_ref().map(|g| grounded_numbers(&g.numbers)).unwrap_or_default(),
         ungrounded_numbers: c.grounding.as_ref().map_or(0, |g| g.ungrounded() as u32),
+        stale: !c.changed_datasets.is_empty(),
+        changed_datasets: c.changed_datasets.iter().map(dataset_version).collect(),
     }
 }
 
@@ -885,6 +887,23 @@ pub fn dataset_id_in(raw: &str) -> Result<aware_core::ids::DatasetId, aware_core
 pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, aware_core::Error> {
     aware_core::ids::ConfirmationId::parse(raw)
         .ok_or_else(|| aware_core::Error::validation("confirmation_id", "a confirmation id is required"))
+}
+
+/// One query of a run computed again, and how it compares.
+pub fn rerun(r: &aware_core::query::Rerun) -> pb::QueryRerun {
+    let rows = |rows: &[Vec<Value>]| rows.iter().map(|r| pb::Row { values: r.iter().map(value).collect() }).collect();
+    pb::QueryRerun {
+        run_id: r.run_id.to_string(),
+        sql: r.sql.clone(),
+        result: Some(table(&r.table)),
+        result_sha256: r.result_sha256.clone(),
+        recorded_sha256: r.recorded_sha256.clone(),
+        added_rows: rows(&r.added),
+        removed_rows: rows(&r.removed),
+        unchanged_rows: r.unchanged,
+        recorded_rows_kept: r.rows_kept,
+        changed_datasets: r.changed_datasets.iter().map(dataset_version).collect(),
+    }
 }
 
 /// The numbers of an answer and their sources.

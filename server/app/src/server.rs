@@ -201,7 +201,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
         _ => Arc::new(OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())))),
     };
-    let history = RunHistory::new(store.clone(), store.clone());
+    let history = RunHistory::new(store.clone(), store.clone(), store.clone());
     let memory = MemoryService::new(store.clone(), store.clone());
     let auth = Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref());
     // A change of who may do what (through the API or the assistant) reaches the next request and

@@ -3,8 +3,8 @@
 use crate::auth::{Caller, Capability};
 use crate::error::{Error, Result};
 use crate::ids::{RunId, ThreadId, UserId};
-use crate::ports::{AuditEntry, AuditLog, RunStore};
-use crate::run::{Capsule, Feedback, MAX_FEEDBACK_REASON, Rating, RunRecord, Usage};
+use crate::ports::{AuditEntry, AuditLog, Catalog, RunStore};
+use crate::run::{Capsule, DatasetVersion, Feedback, MAX_FEEDBACK_REASON, Rating, RunRecord, Usage};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -16,12 +16,31 @@ pub const MAX_PAGE: u32 = 100;
 pub struct RunHistory {
     runs: Arc<dyn RunStore>,
     audit: Arc<dyn AuditLog>,
+    /// The datasets as they are now, to say whether a run's answer is stale.
+    catalog: Arc<dyn Catalog>,
 }
 
 /// One page of runs; `next` is the token for the following page.
 pub struct RunPage {
     pub runs: Vec<RunRecord>,
     pub next: Option<RunId>,
+}
+
+/// Of the dataset versions `read`, those that are another version now, with the current version
+/// hash (empty when the dataset is gone).
+pub async fn changed_since(
+    catalog: &dyn Catalog,
+    owner: &UserId,
+    read: &[DatasetVersion],
+) -> Result<Vec<DatasetVersion>> {
+    let mut changed = Vec::new();
+    for was in read {
+        let hash = catalog.get(owner, &was.dataset_id).await?.map(|d| d.version_hash).unwrap_or_default();
+        if hash != was.version_hash {
+            changed.push(DatasetVersion { version_hash: hash, ..was.clone() });
+        }
+    }
+    Ok(changed)
 }
 
 /// A page size a listing request asks for: 0 is [`DEFAULT_PAGE`], above [`MAX_PAGE`] is refused.
@@ -39,17 +58,25 @@ pub fn parse_run_id(raw: &str) -> Result<RunId> {
 }
 
 impl RunHistory {
-    pub fn new(runs: Arc<dyn RunStore>, audit: Arc<dyn AuditLog>) -> Self {
-        Self { runs, audit }
+    pub fn new(runs: Arc<dyn RunStore>, audit: Arc<dyn AuditLog>, catalog: Arc<dyn Catalog>) -> Self {
+        Self { runs, audit, catalog }
     }
 
-    /// A run with its capsule; another user's run is NOT_FOUND like a missing one.
+    /// A run with its capsule; another user's run is NOT_FOUND like a missing one. The capsule
+    /// says which of the dataset versions the run read have changed since (its answer is stale).
     pub async fn get(&self, caller: &Caller, id: &RunId) -> Result<(RunRecord, Capsule)> {
         caller.principal.require(Capability::DatasetRead)?;
-        self.runs
+        let (run, mut capsule) = self
+            .runs
             .get_run(&caller.principal.user_id, id)
             .await?
-            .ok_or_else(|| Error::not_found("run", id).with_field("run_id"))
+            .ok_or_else(|| Error::not_found("run", id).with_field("run_id"))?;
+        capsule.changed_datasets = self.changed_since(caller, &capsule.datasets).await?;
+        Ok((run, capsule))
+    }
+
+    async fn changed_since(&self, caller: &Caller, read: &[DatasetVersion]) -> Result<Vec<DatasetVersion>> {
+        changed_since(self.catalog.as_ref(), &caller.principal.user_id, read).await
     }
 
     /// The caller's runs, newest first; `thread` empty for all, `rating` to list only runs rated

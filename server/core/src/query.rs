@@ -11,7 +11,7 @@ use crate::query_plan::{QueryPlan, compile};
 use crate::run::{
     Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
 };
-use crate::value::Table;
+use crate::value::{Table, Value};
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -38,6 +38,77 @@ pub struct QueryService {
     engine: Arc<dyn SqlEngine>,
     runs: Arc<dyn RunStore>,
     max_rows: u32,
+}
+
+/// The largest result (as JSON) a run keeps whole, for a rerun's row-level diff; a larger one
+/// keeps its hash only.
+pub const KEPT_RESULT_BYTES: usize = 1 << 20;
+
+/// A result's hash: its columns (names and types) and its rows as a multiset — row order, which
+/// SQL leaves free without ORDER BY (and a parallel scan may vary), does not change it.
+pub fn result_hash(table: &Table) -> String {
+    use sha2::{Digest, Sha256};
+    let mut rows: Vec<String> = table.rows.iter().map(|r| serde_json::to_string(r).unwrap_or_default()).collect();
+    rows.sort_unstable();
+    let mut h = Sha256::new();
+    for c in &table.columns {
+        h.update(c.name.as_bytes());
+        h.update([0]);
+        h.update(c.sql_type.as_bytes());
+        h.update([1]);
+    }
+    for r in &rows {
+        h.update(r.as_bytes());
+        h.update([2]);
+    }
+    hex::encode(h.finalize())
+}
+
+/// One query of a run computed again ([`QueryService::rerun`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rerun {
+    /// The query run whose SQL ran again.
+    pub run_id: RunId,
+    pub sql: String,
+    pub table: Table,
+    pub result_sha256: String,
+    /// The hash recorded with the run (empty for runs from before hashes were kept).
+    pub recorded_sha256: String,
+    /// Rows now that were not in the recorded result, and recorded rows that are gone (as
+    /// multisets); empty when the recorded rows were not kept (`rows_kept` false).
+    pub added: Vec<Vec<Value>>,
+    pub removed: Vec<Vec<Value>>,
+    pub unchanged: u64,
+    pub rows_kept: bool,
+    /// The datasets it read whose version changed since the run.
+    pub changed_datasets: Vec<DatasetVersion>,
+}
+
+/// `now` against `before` as multisets of rows: (added, removed, unchanged), in their order.
+fn row_diff(before: &[Vec<Value>], now: &[Vec<Value>]) -> (Vec<Vec<Value>>, Vec<Vec<Value>>, u64) {
+    let key = |r: &Vec<Value>| serde_json::to_string(r).unwrap_or_default();
+    let mut left: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for r in before {
+        *left.entry(key(r)).or_default() += 1;
+    }
+    let (mut added, mut unchanged) = (Vec::new(), 0);
+    for r in now {
+        match left.get_mut(&key(r)).filter(|n| **n > 0) {
+            Some(n) => {
+                *n -= 1;
+                unchanged += 1;
+            }
+            None => added.push(r.clone()),
+        }
+    }
+    let mut removed = Vec::new();
+    for r in before {
+        if let Some(n) = left.get_mut(&key(r)).filter(|n| **n > 0) {
+            *n -= 1;
+            removed.push(r.clone());
+        }
+    }
+    (added, removed, unchanged)
 }
 
 /// A short description of a result, for capsules (never cell values).
@@ -150,6 +221,57 @@ impl QueryService {
         self.run_and_record(caller, run, capsule, &compiled.clone(), &[dataset], limit, compiled).instrument(span).await
     }
 
+    /// Computes a finished run's queries again — a query run's SQL, or each query a chat run's
+    /// tools ran — without a model, in the sandbox, over the datasets as they are now, and
+    /// compares each result with the one recorded. Nothing is recorded.
+    pub async fn rerun(&self, caller: &Caller, id: &RunId) -> Result<Vec<Rerun>> {
+        caller.principal.require(Capability::Query)?;
+        let owner = &caller.principal.user_id;
+        let (run, capsule) =
+            self.runs.get_run(owner, id).await?.ok_or_else(|| Error::not_found("run", id).with_field("run_id"))?;
+        let queries =
+            if run.kind.is_driven() { self.runs.query_runs_of(owner, id).await? } else { vec![(run, capsule)] };
+        let queries: Vec<_> =
+            queries.into_iter().filter(|(r, c)| r.status == RunStatus::Succeeded && c.compiled_sql.is_some()).collect();
+        if queries.is_empty() {
+            return Err(Error::validation(
+                "run_id",
+                format!("run {id} ran no query that succeeded, so there is nothing to run again"),
+            ));
+        }
+        let tables = self.ready_tables(caller).await?;
+        let mut out = Vec::new();
+        for (r, c) in queries {
+            let sql = c.compiled_sql.clone().unwrap_or_default();
+            // A result cut at the row cap is compared over as many rows as it had.
+            let limit = match &c.result {
+                Some(t) if t.truncated => t.rows.len() as u64,
+                _ => u64::from(self.max_rows),
+            };
+            let table = self.engine.run(owner, &sql, &tables, limit).await?.table;
+            let (added, removed, unchanged, rows_kept) = match &c.result {
+                Some(before) => {
+                    let (a, r, u) = row_diff(&before.rows, &table.rows);
+                    (a, r, u, true)
+                }
+                None => (Vec::new(), Vec::new(), 0, false),
+            };
+            out.push(Rerun {
+                run_id: r.id,
+                sql,
+                result_sha256: result_hash(&table),
+                recorded_sha256: c.result_sha256.clone().unwrap_or_default(),
+                table,
+                added,
+                removed,
+                unchanged,
+                rows_kept,
+                changed_datasets: crate::history::changed_since(self.catalog.as_ref(), owner, &c.datasets).await?,
+            });
+        }
+        Ok(out)
+    }
+
     #[allow(clippy::too_many_arguments)]
     async fn run_and_record(
         &self,
@@ -177,6 +299,9 @@ impl QueryService {
                     })
                     .collect();
                 capsule.result_summary = Some(describe_result(table));
+                capsule.result_sha256 = Some(result_hash(table));
+                capsule.result =
+                    serde_json::to_vec(table).is_ok_and(|json| json.len() <= KEPT_RESULT_BYTES).then(|| table.clone());
                 RunStatus::Succeeded
             }
             Err(e) => {

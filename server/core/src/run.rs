@@ -151,12 +151,23 @@ pub struct Capsule {
     /// The verified (saved) query the SQL came from, when it did.
     #[serde(default)]
     pub verified_query: Option<VerifiedQueryUse>,
+    /// A query's result hash ([`crate::query::result_hash`]), which a rerun compares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_sha256: Option<String>,
+    /// A query's result as it was returned, kept when small enough (at most
+    /// [`crate::query::KEPT_RESULT_BYTES`] as JSON) for a rerun's row-level diff.
+    #[serde(skip)]
+    pub result: Option<crate::value::Table>,
     /// The tool calls of a chat run, in order.
     #[serde(skip)]
     pub tool_calls: Vec<crate::runs::store::ToolCallRow>,
     /// A finished chat run's answer: each number and the tool-result cell it came from.
     #[serde(skip)]
     pub grounding: Option<crate::runs::grounding::Grounding>,
+    /// Of `datasets`, those that are another version now (the current hash; empty: deleted):
+    /// the answer is stale. Filled when the run is read ([`crate::history::RunHistory::get`]).
+    #[serde(skip)]
+    pub changed_datasets: Vec<DatasetVersion>,
 }
 
 /// A verified query a run used, as it was then.

@@ -886,6 +886,23 @@ impl RunStore for MemoryRuns {
         Ok(())
     }
 
+    async fn query_runs_of(&self, owner: &UserId, parent: &RunId) -> Result<Vec<(RunRecord, Capsule)>> {
+        let s = self.state();
+        let mut runs: Vec<(RunRecord, Capsule)> = s
+            .runs
+            .values()
+            .map(|x| &x.run.record)
+            .filter(|r| {
+                &r.owner == owner
+                    && r.parent_run_id.as_ref() == Some(parent)
+                    && matches!(r.kind, RunKind::Sql | RunKind::QueryPlan)
+            })
+            .map(|r| (r.clone(), s.capsules.get(&r.id).cloned().unwrap_or_default()))
+            .collect();
+        runs.sort_by(|a, b| a.0.id.as_str().cmp(b.0.id.as_str()));
+        Ok(runs)
+    }
+
     async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>> {
         let s = self.state();
         let Some(run) = s.runs.get(id).map(|x| &x.run.record).filter(|r| &r.owner == owner) else {

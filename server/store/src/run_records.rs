@@ -21,7 +21,7 @@ macro_rules! select_capsules {
     ($tail:literal) => {
         concat!(
             "SELECT c.datasets_json, c.query_mode, c.plan_json, c.compiled_sql, c.result_summary, c.error_json, ",
-            "c.exec_time_ms, c.verified_query_json FROM run_capsules c ",
+            "c.exec_time_ms, c.verified_query_json, c.result_sha256, c.result_json FROM run_capsules c ",
             $tail
         )
     };
@@ -37,8 +37,11 @@ fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
         error: from_json("error_json", c.get("error_json"))?,
         exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
         verified_query: from_json("verified_query_json", c.get("verified_query_json"))?,
+        result_sha256: c.get("result_sha256"),
+        result: from_json("result_json", c.get("result_json"))?,
         tool_calls: Vec::new(),
         grounding: None,
+        changed_datasets: Vec::new(),
     })
 }
 
@@ -100,12 +103,13 @@ impl RunStore for SqliteStore {
     async fn save_capsule(&self, id: &RunId, c: &Capsule) -> Result<()> {
         sqlx::query(
             "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms,
-                                       verified_query_json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       verified_query_json, result_sha256, result_json)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (run_id) DO UPDATE SET datasets_json = excluded.datasets_json, query_mode = excluded.query_mode,
                  plan_json = excluded.plan_json, compiled_sql = excluded.compiled_sql, result_summary = excluded.result_summary,
                  error_json = excluded.error_json, exec_time_ms = excluded.exec_time_ms,
-                 verified_query_json = excluded.verified_query_json",
+                 verified_query_json = excluded.verified_query_json, result_sha256 = excluded.result_sha256,
+                 result_json = excluded.result_json",
         )
         .bind(id.as_str())
         .bind(json(&c.datasets)?)
@@ -116,10 +120,30 @@ impl RunStore for SqliteStore {
         .bind(c.error.as_ref().map(json).transpose()?)
         .bind(c.exec_time_ms.map(|n| n as i64))
         .bind(c.verified_query.as_ref().map(json).transpose()?)
+        .bind(c.result_sha256.as_deref())
+        .bind(c.result.as_ref().map(json).transpose()?)
         .execute(&self.pool)
         .await
         .map_err(db)?;
         Ok(())
+    }
+
+    async fn query_runs_of(&self, owner: &UserId, parent: &RunId) -> Result<Vec<(RunRecord, Capsule)>> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM runs WHERE parent_run_id = ? AND owner_id = ? AND kind IN ('sql', 'query_plan') ORDER BY id",
+        )
+        .bind(parent.as_str())
+        .bind(owner.as_str())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db)?;
+        let mut out = Vec::new();
+        for id in ids.iter().filter_map(|i| RunId::parse(i)) {
+            if let Some(run) = self.get_run(owner, &id).await? {
+                out.push(run);
+            }
+        }
+        Ok(out)
     }
 
     async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>> {

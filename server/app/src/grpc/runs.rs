@@ -70,6 +70,16 @@ impl RunsService for Runs {
         }))
     }
 
+    async fn rerun_query(
+        &self,
+        request: Request<pb::RerunQueryRequest>,
+    ) -> Result<Response<pb::RerunQueryResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let id = parse_run_id(&request.get_ref().run_id).map_err(to_status)?;
+        let reruns = self.state.services.query.rerun(&caller, &id).await.map_err(to_status)?;
+        Ok(Response::new(pb::RerunQueryResponse { queries: reruns.iter().map(convert::rerun).collect() }))
+    }
+
     async fn get_run_trace(
         &self,
         request: Request<pb::GetRunTraceRequest>,

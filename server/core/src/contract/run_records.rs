@@ -49,8 +49,11 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
         error: None,
         exec_time_ms: Some(ms),
         verified_query: None,
+        result_sha256: None,
+        result: None,
         tool_calls: Vec::new(),
         grounding: None,
+        changed_datasets: Vec::new(),
     };
     // The first query ran a verified query; the chat run's capsule keeps saying so after a later
     // query that did not.

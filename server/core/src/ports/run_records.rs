@@ -17,6 +17,8 @@ pub trait RunStore: Send + Sync {
     async fn save_capsule(&self, id: &RunId, capsule: &Capsule) -> Result<()>;
     /// A run of this owner, with its capsule.
     async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>>;
+    /// The query runs (SQL and plan) a chat run's tools ran, oldest first, with their capsules.
+    async fn query_runs_of(&self, owner: &UserId, parent: &RunId) -> Result<Vec<(RunRecord, Capsule)>>;
     /// The owner's runs (of one thread, or all; rated so, or all), newest first, `before` a run id
     /// for paging.
     async fn list_runs(

@@ -121,7 +121,7 @@ class ToolCallRecord(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., phase: _Optional[_Union[ToolPhase, str]] = ..., llm_summary: _Optional[str] = ..., duration_ms: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback", "verified_query", "grounding", "ungrounded_numbers")
+    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback", "verified_query", "grounding", "ungrounded_numbers", "stale", "changed_datasets")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -148,6 +148,8 @@ class Run(_message.Message):
     VERIFIED_QUERY_FIELD_NUMBER: _ClassVar[int]
     GROUNDING_FIELD_NUMBER: _ClassVar[int]
     UNGROUNDED_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_DATASETS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     thread_id: str
     kind: RunKind
@@ -174,7 +176,9 @@ class Run(_message.Message):
     verified_query: VerifiedQueryUse
     grounding: _containers.RepeatedCompositeFieldContainer[GroundedNumber]
     ungrounded_numbers: int
-    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ..., verified_query: _Optional[_Union[VerifiedQueryUse, _Mapping]] = ..., grounding: _Optional[_Iterable[_Union[GroundedNumber, _Mapping]]] = ..., ungrounded_numbers: _Optional[int] = ...) -> None: ...
+    stale: bool
+    changed_datasets: _containers.RepeatedCompositeFieldContainer[DatasetVersion]
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ..., verified_query: _Optional[_Union[VerifiedQueryUse, _Mapping]] = ..., grounding: _Optional[_Iterable[_Union[GroundedNumber, _Mapping]]] = ..., ungrounded_numbers: _Optional[int] = ..., stale: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ...) -> None: ...
 
 class GroundedNumber(_message.Message):
     __slots__ = ("text", "value", "start", "end", "source")

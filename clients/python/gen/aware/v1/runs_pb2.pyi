@@ -12,6 +12,42 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class RerunQueryRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class RerunQueryResponse(_message.Message):
+    __slots__ = ("queries",)
+    QUERIES_FIELD_NUMBER: _ClassVar[int]
+    queries: _containers.RepeatedCompositeFieldContainer[QueryRerun]
+    def __init__(self, queries: _Optional[_Iterable[_Union[QueryRerun, _Mapping]]] = ...) -> None: ...
+
+class QueryRerun(_message.Message):
+    __slots__ = ("run_id", "sql", "result", "result_sha256", "recorded_sha256", "added_rows", "removed_rows", "unchanged_rows", "recorded_rows_kept", "changed_datasets")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    SQL_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    RESULT_SHA256_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_SHA256_FIELD_NUMBER: _ClassVar[int]
+    ADDED_ROWS_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_ROWS_FIELD_NUMBER: _ClassVar[int]
+    UNCHANGED_ROWS_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_ROWS_KEPT_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_DATASETS_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    sql: str
+    result: _common_pb2.Table
+    result_sha256: str
+    recorded_sha256: str
+    added_rows: _containers.RepeatedCompositeFieldContainer[_common_pb2.Row]
+    removed_rows: _containers.RepeatedCompositeFieldContainer[_common_pb2.Row]
+    unchanged_rows: int
+    recorded_rows_kept: bool
+    changed_datasets: _containers.RepeatedCompositeFieldContainer[_run_pb2.DatasetVersion]
+    def __init__(self, run_id: _Optional[str] = ..., sql: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., result_sha256: _Optional[str] = ..., recorded_sha256: _Optional[str] = ..., added_rows: _Optional[_Iterable[_Union[_common_pb2.Row, _Mapping]]] = ..., removed_rows: _Optional[_Iterable[_Union[_common_pb2.Row, _Mapping]]] = ..., unchanged_rows: _Optional[int] = ..., recorded_rows_kept: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[_run_pb2.DatasetVersion, _Mapping]]] = ...) -> None: ...
+
 class SubmitFeedbackRequest(_message.Message):
     __slots__ = ("run_id", "rating", "reason")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]

@@ -67,6 +67,11 @@ class RunsServiceStub:
                 request_serializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackResponse.FromString,
                 _registered_method=True)
+        self.RerunQuery = channel.unary_unary(
+                '/aware.v1.RunsService/RerunQuery',
+                request_serializer=aware_dot_v1_dot_runs__pb2.RerunQueryRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_runs__pb2.RerunQueryResponse.FromString,
+                _registered_method=True)
 
 
 class RunsServiceServicer:
@@ -119,6 +124,16 @@ class RunsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RerunQuery(self, request, context):
+        """RerunQuery computes a finished run's queries again — a query run's SQL, or each query a chat
+        run's tools ran — without a model, in the sandbox, over the datasets as they are now, and
+        compares each result with the one recorded: its hash (columns and rows as a multiset), and the
+        rows added and removed. Nothing is recorded. A run that ran no query is INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RunsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -151,6 +166,11 @@ def add_RunsServiceServicer_to_server(servicer, server):
                     servicer.SubmitFeedback,
                     request_deserializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackRequest.FromString,
                     response_serializer=aware_dot_v1_dot_runs__pb2.SubmitFeedbackResponse.SerializeToString,
+            ),
+            'RerunQuery': grpc.unary_unary_rpc_method_handler(
+                    servicer.RerunQuery,
+                    request_deserializer=aware_dot_v1_dot_runs__pb2.RerunQueryRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_runs__pb2.RerunQueryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -318,6 +338,33 @@ class RunsService:
             '/aware.v1.RunsService/SubmitFeedback',
             aware_dot_v1_dot_runs__pb2.SubmitFeedbackRequest.SerializeToString,
             aware_dot_v1_dot_runs__pb2.SubmitFeedbackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RerunQuery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.RunsService/RerunQuery',
+            aware_dot_v1_dot_runs__pb2.RerunQueryRequest.SerializeToString,
+            aware_dot_v1_dot_runs__pb2.RerunQueryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,11 +4,11 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Usage } from "./common_pb.js";
+import type { Row, Table, Usage } from "./common_pb.js";
 import { file_aware_v1_common } from "./common_pb.js";
 import type { ServerEvent } from "./events_pb.js";
 import { file_aware_v1_events } from "./events_pb.js";
-import type { Feedback, FeedbackRating, Run, RunStatus, Span } from "./run_pb.js";
+import type { DatasetVersion, Feedback, FeedbackRating, Run, RunStatus, Span } from "./run_pb.js";
 import { file_aware_v1_run } from "./run_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -18,7 +18,118 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/runs.proto.
  */
 export const file_aware_v1_runs: GenFile = /*@__PURE__*/
-  fileDesc("ChNhd2FyZS92MS9ydW5zLnByb3RvEghhd2FyZS52MSJhChVTdWJtaXRGZWVkYmFja1JlcXVlc3QSDgoGcnVuX2lkGAEgASgJEigKBnJhdGluZxgCIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgDIAEoCSI+ChZTdWJtaXRGZWVkYmFja1Jlc3BvbnNlEiQKCGZlZWRiYWNrGAEgASgLMhIuYXdhcmUudjEuRmVlZGJhY2siHwoNR2V0UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiLAoOR2V0UnVuUmVzcG9uc2USGgoDcnVuGAEgASgLMg0uYXdhcmUudjEuUnVuInUKD0xpc3RSdW5zUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkSKAoGcmF0aW5nGAQgASgOMhguYXdhcmUudjEuRmVlZGJhY2tSYXRpbmciSAoQTGlzdFJ1bnNSZXNwb25zZRIbCgRydW5zGAEgAygLMg0uYXdhcmUudjEuUnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJIChRMaXN0UnVuRXZlbnRzUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEg0KBWxpbWl0GAMgASgNInUKFUxpc3RSdW5FdmVudHNSZXNwb25zZRIlCgZldmVudHMYASADKAsyFS5hd2FyZS52MS5TZXJ2ZXJFdmVudBIjCgZzdGF0dXMYAiABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIbGFzdF9zZXEYAyABKAQiJAoSR2V0UnVuVHJhY2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSI0ChNHZXRSdW5UcmFjZVJlc3BvbnNlEh0KBXNwYW5zGAEgAygLMg4uYXdhcmUudjEuU3BhbiJNCg9HZXRVc2FnZVJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3VzZXJfaWQYAiABKAkiUQoQR2V0VXNhZ2VSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEh4KBXVzYWdlGAIgASgLMg8uYXdhcmUudjEuVXNhZ2USDAoEcnVucxgDIAEoDTLDAwoLUnVuc1NlcnZpY2USOwoGR2V0UnVuEhcuYXdhcmUudjEuR2V0UnVuUmVxdWVzdBoYLmF3YXJlLnYxLkdldFJ1blJlc3BvbnNlEkEKCExpc3RSdW5zEhkuYXdhcmUudjEuTGlzdFJ1bnNSZXF1ZXN0GhouYXdhcmUudjEuTGlzdFJ1bnNSZXNwb25zZRJQCg1MaXN0UnVuRXZlbnRzEh4uYXdhcmUudjEuTGlzdFJ1bkV2ZW50c1JlcXVlc3QaHy5hd2FyZS52MS5MaXN0UnVuRXZlbnRzUmVzcG9uc2USSgoLR2V0UnVuVHJhY2USHC5hd2FyZS52MS5HZXRSdW5UcmFjZVJlcXVlc3QaHS5hd2FyZS52MS5HZXRSdW5UcmFjZVJlc3BvbnNlEkEKCEdldFVzYWdlEhkuYXdhcmUudjEuR2V0VXNhZ2VSZXF1ZXN0GhouYXdhcmUudjEuR2V0VXNhZ2VSZXNwb25zZRJTCg5TdWJtaXRGZWVkYmFjaxIfLmF3YXJlLnYxLlN1Ym1pdEZlZWRiYWNrUmVxdWVzdBogLmF3YXJlLnYxLlN1Ym1pdEZlZWRiYWNrUmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChNhd2FyZS92MS9ydW5zLnByb3RvEghhd2FyZS52MSIjChFSZXJ1blF1ZXJ5UmVxdWVzdBIOCgZydW5faWQYASABKAkiOwoSUmVydW5RdWVyeVJlc3BvbnNlEiUKB3F1ZXJpZXMYASADKAsyFC5hd2FyZS52MS5RdWVyeVJlcnVuIqoCCgpRdWVyeVJlcnVuEg4KBnJ1bl9pZBgBIAEoCRILCgNzcWwYAiABKAkSHwoGcmVzdWx0GAMgASgLMg8uYXdhcmUudjEuVGFibGUSFQoNcmVzdWx0X3NoYTI1NhgEIAEoCRIXCg9yZWNvcmRlZF9zaGEyNTYYBSABKAkSIQoKYWRkZWRfcm93cxgGIAMoCzINLmF3YXJlLnYxLlJvdxIjCgxyZW1vdmVkX3Jvd3MYByADKAsyDS5hd2FyZS52MS5Sb3cSFgoOdW5jaGFuZ2VkX3Jvd3MYCCABKAQSGgoScmVjb3JkZWRfcm93c19rZXB0GAkgASgIEjIKEGNoYW5nZWRfZGF0YXNldHMYCiADKAsyGC5hd2FyZS52MS5EYXRhc2V0VmVyc2lvbiJhChVTdWJtaXRGZWVkYmFja1JlcXVlc3QSDgoGcnVuX2lkGAEgASgJEigKBnJhdGluZxgCIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgDIAEoCSI+ChZTdWJtaXRGZWVkYmFja1Jlc3BvbnNlEiQKCGZlZWRiYWNrGAEgASgLMhIuYXdhcmUudjEuRmVlZGJhY2siHwoNR2V0UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiLAoOR2V0UnVuUmVzcG9uc2USGgoDcnVuGAEgASgLMg0uYXdhcmUudjEuUnVuInUKD0xpc3RSdW5zUmVxdWVzdBIRCgl0aHJlYWRfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkSKAoGcmF0aW5nGAQgASgOMhguYXdhcmUudjEuRmVlZGJhY2tSYXRpbmciSAoQTGlzdFJ1bnNSZXNwb25zZRIbCgRydW5zGAEgAygLMg0uYXdhcmUudjEuUnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJIChRMaXN0UnVuRXZlbnRzUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEEg0KBWxpbWl0GAMgASgNInUKFUxpc3RSdW5FdmVudHNSZXNwb25zZRIlCgZldmVudHMYASADKAsyFS5hd2FyZS52MS5TZXJ2ZXJFdmVudBIjCgZzdGF0dXMYAiABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIbGFzdF9zZXEYAyABKAQiJAoSR2V0UnVuVHJhY2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSI0ChNHZXRSdW5UcmFjZVJlc3BvbnNlEh0KBXNwYW5zGAEgAygLMg4uYXdhcmUudjEuU3BhbiJNCg9HZXRVc2FnZVJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3VzZXJfaWQYAiABKAkiUQoQR2V0VXNhZ2VSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEh4KBXVzYWdlGAIgASgLMg8uYXdhcmUudjEuVXNhZ2USDAoEcnVucxgDIAEoDTKMBAoLUnVuc1NlcnZpY2USOwoGR2V0UnVuEhcuYXdhcmUudjEuR2V0UnVuUmVxdWVzdBoYLmF3YXJlLnYxLkdldFJ1blJlc3BvbnNlEkEKCExpc3RSdW5zEhkuYXdhcmUudjEuTGlzdFJ1bnNSZXF1ZXN0GhouYXdhcmUudjEuTGlzdFJ1bnNSZXNwb25zZRJQCg1MaXN0UnVuRXZlbnRzEh4uYXdhcmUudjEuTGlzdFJ1bkV2ZW50c1JlcXVlc3QaHy5hd2FyZS52MS5MaXN0UnVuRXZlbnRzUmVzcG9uc2USSgoLR2V0UnVuVHJhY2USHC5hd2FyZS52MS5HZXRSdW5UcmFjZVJlcXVlc3QaHS5hd2FyZS52MS5HZXRSdW5UcmFjZVJlc3BvbnNlEkEKCEdldFVzYWdlEhkuYXdhcmUudjEuR2V0VXNhZ2VSZXF1ZXN0GhouYXdhcmUudjEuR2V0VXNhZ2VSZXNwb25zZRJTCg5TdWJtaXRGZWVkYmFjaxIfLmF3YXJlLnYxLlN1Ym1pdEZlZWRiYWNrUmVxdWVzdBogLmF3YXJlLnYxLlN1Ym1pdEZlZWRiYWNrUmVzcG9uc2USRwoKUmVydW5RdWVyeRIbLmF3YXJlLnYxLlJlcnVuUXVlcnlSZXF1ZXN0GhwuYXdhcmUudjEuUmVydW5RdWVyeVJlc3BvbnNlYgZwcm90bzM", [file_aware_v1_common, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message aware.v1.RerunQueryRequest
+ */
+export type RerunQueryRequest = Message<"aware.v1.RerunQueryRequest"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message aware.v1.RerunQueryRequest.
+ * Use `create(RerunQueryRequestSchema)` to create a new message.
+ */
+export const RerunQueryRequestSchema: GenMessage<RerunQueryRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_runs, 0);
+
+/**
+ * @generated from message aware.v1.RerunQueryResponse
+ */
+export type RerunQueryResponse = Message<"aware.v1.RerunQueryResponse"> & {
+  /**
+   * One per query the run ran, oldest first.
+   *
+   * @generated from field: repeated aware.v1.QueryRerun queries = 1;
+   */
+  queries: QueryRerun[];
+};
+
+/**
+ * Describes the message aware.v1.RerunQueryResponse.
+ * Use `create(RerunQueryResponseSchema)` to create a new message.
+ */
+export const RerunQueryResponseSchema: GenMessage<RerunQueryResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_runs, 1);
+
+/**
+ * QueryRerun is one query computed again.
+ *
+ * @generated from message aware.v1.QueryRerun
+ */
+export type QueryRerun = Message<"aware.v1.QueryRerun"> & {
+  /**
+   * The query run whose SQL ran again.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string sql = 2;
+   */
+  sql: string;
+
+  /**
+   * @generated from field: aware.v1.Table result = 3;
+   */
+  result?: Table | undefined;
+
+  /**
+   * @generated from field: string result_sha256 = 4;
+   */
+  resultSha256: string;
+
+  /**
+   * The hash recorded with the run; equal to result_sha256 when nothing changed.
+   *
+   * @generated from field: string recorded_sha256 = 5;
+   */
+  recordedSha256: string;
+
+  /**
+   * Rows now that were not in the recorded result, and recorded rows that are gone.
+   *
+   * @generated from field: repeated aware.v1.Row added_rows = 6;
+   */
+  addedRows: Row[];
+
+  /**
+   * @generated from field: repeated aware.v1.Row removed_rows = 7;
+   */
+  removedRows: Row[];
+
+  /**
+   * @generated from field: uint64 unchanged_rows = 8;
+   */
+  unchangedRows: bigint;
+
+  /**
+   * False when the recorded result was too large to keep whole (over 1 MiB as JSON): only the
+   * hashes compare, and the row lists are empty.
+   *
+   * @generated from field: bool recorded_rows_kept = 9;
+   */
+  recordedRowsKept: boolean;
+
+  /**
+   * The datasets it read that are another version now (the version now; empty: deleted).
+   *
+   * @generated from field: repeated aware.v1.DatasetVersion changed_datasets = 10;
+   */
+  changedDatasets: DatasetVersion[];
+};
+
+/**
+ * Describes the message aware.v1.QueryRerun.
+ * Use `create(QueryRerunSchema)` to create a new message.
+ */
+export const QueryRerunSchema: GenMessage<QueryRerun> = /*@__PURE__*/
+  messageDesc(file_aware_v1_runs, 2);
 
 /**
  * @generated from message aware.v1.SubmitFeedbackRequest
@@ -45,7 +156,7 @@ export type SubmitFeedbackRequest = Message<"aware.v1.SubmitFeedbackRequest"> & 
  * Use `create(SubmitFeedbackRequestSchema)` to create a new message.
  */
 export const SubmitFeedbackRequestSchema: GenMessage<SubmitFeedbackRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 0);
+  messageDesc(file_aware_v1_runs, 3);
 
 /**
  * @generated from message aware.v1.SubmitFeedbackResponse
@@ -62,7 +173,7 @@ export type SubmitFeedbackResponse = Message<"aware.v1.SubmitFeedbackResponse"> 
  * Use `create(SubmitFeedbackResponseSchema)` to create a new message.
  */
 export const SubmitFeedbackResponseSchema: GenMessage<SubmitFeedbackResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 1);
+  messageDesc(file_aware_v1_runs, 4);
 
 /**
  * @generated from message aware.v1.GetRunRequest
@@ -79,7 +190,7 @@ export type GetRunRequest = Message<"aware.v1.GetRunRequest"> & {
  * Use `create(GetRunRequestSchema)` to create a new message.
  */
 export const GetRunRequestSchema: GenMessage<GetRunRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 2);
+  messageDesc(file_aware_v1_runs, 5);
 
 /**
  * @generated from message aware.v1.GetRunResponse
@@ -96,7 +207,7 @@ export type GetRunResponse = Message<"aware.v1.GetRunResponse"> & {
  * Use `create(GetRunResponseSchema)` to create a new message.
  */
 export const GetRunResponseSchema: GenMessage<GetRunResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 3);
+  messageDesc(file_aware_v1_runs, 6);
 
 /**
  * @generated from message aware.v1.ListRunsRequest
@@ -134,7 +245,7 @@ export type ListRunsRequest = Message<"aware.v1.ListRunsRequest"> & {
  * Use `create(ListRunsRequestSchema)` to create a new message.
  */
 export const ListRunsRequestSchema: GenMessage<ListRunsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 4);
+  messageDesc(file_aware_v1_runs, 7);
 
 /**
  * @generated from message aware.v1.ListRunsResponse
@@ -156,7 +267,7 @@ export type ListRunsResponse = Message<"aware.v1.ListRunsResponse"> & {
  * Use `create(ListRunsResponseSchema)` to create a new message.
  */
 export const ListRunsResponseSchema: GenMessage<ListRunsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 5);
+  messageDesc(file_aware_v1_runs, 8);
 
 /**
  * @generated from message aware.v1.ListRunEventsRequest
@@ -185,7 +296,7 @@ export type ListRunEventsRequest = Message<"aware.v1.ListRunEventsRequest"> & {
  * Use `create(ListRunEventsRequestSchema)` to create a new message.
  */
 export const ListRunEventsRequestSchema: GenMessage<ListRunEventsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 6);
+  messageDesc(file_aware_v1_runs, 9);
 
 /**
  * @generated from message aware.v1.ListRunEventsResponse
@@ -217,7 +328,7 @@ export type ListRunEventsResponse = Message<"aware.v1.ListRunEventsResponse"> & 
  * Use `create(ListRunEventsResponseSchema)` to create a new message.
  */
 export const ListRunEventsResponseSchema: GenMessage<ListRunEventsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 7);
+  messageDesc(file_aware_v1_runs, 10);
 
 /**
  * @generated from message aware.v1.GetRunTraceRequest
@@ -234,7 +345,7 @@ export type GetRunTraceRequest = Message<"aware.v1.GetRunTraceRequest"> & {
  * Use `create(GetRunTraceRequestSchema)` to create a new message.
  */
 export const GetRunTraceRequestSchema: GenMessage<GetRunTraceRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 8);
+  messageDesc(file_aware_v1_runs, 11);
 
 /**
  * @generated from message aware.v1.GetRunTraceResponse
@@ -251,7 +362,7 @@ export type GetRunTraceResponse = Message<"aware.v1.GetRunTraceResponse"> & {
  * Use `create(GetRunTraceResponseSchema)` to create a new message.
  */
 export const GetRunTraceResponseSchema: GenMessage<GetRunTraceResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 9);
+  messageDesc(file_aware_v1_runs, 12);
 
 /**
  * @generated from message aware.v1.GetUsageRequest
@@ -277,7 +388,7 @@ export type GetUsageRequest = Message<"aware.v1.GetUsageRequest"> & {
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 10);
+  messageDesc(file_aware_v1_runs, 13);
 
 /**
  * @generated from message aware.v1.GetUsageResponse
@@ -308,7 +419,7 @@ export type GetUsageResponse = Message<"aware.v1.GetUsageResponse"> & {
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_runs, 11);
+  messageDesc(file_aware_v1_runs, 14);
 
 /**
  * RunsService reads runs after the fact: the run capsule (what was asked, over which data
@@ -379,6 +490,19 @@ export const RunsService: GenService<{
     methodKind: "unary";
     input: typeof SubmitFeedbackRequestSchema;
     output: typeof SubmitFeedbackResponseSchema;
+  },
+  /**
+   * RerunQuery computes a finished run's queries again — a query run's SQL, or each query a chat
+   * run's tools ran — without a model, in the sandbox, over the datasets as they are now, and
+   * compares each result with the one recorded: its hash (columns and rows as a multiset), and the
+   * rows added and removed. Nothing is recorded. A run that ran no query is INVALID_ARGUMENT.
+   *
+   * @generated from rpc aware.v1.RunsService.RerunQuery
+   */
+  rerunQuery: {
+    methodKind: "unary";
+    input: typeof RerunQueryRequestSchema;
+    output: typeof RerunQueryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_aware_v1_runs, 0);
