@@ -5811,8 +5811,8 @@ pub struct MemorySaved {
     pub text: ::prost::alloc::string::String,
 }
 /// Grounding: each number of a chat run's answer and where it came from, or unset `source` when
-/// no tool result of the run holds it. It comes just before RunCompleted of a run that answered;
-/// GetRun returns the same map.
+/// no tool result of the run holds it. It comes after the answer's text, before RunCompleted (and
+/// before any MemorySaved / MemoryForgotten) of a run that answered; GetRun returns the same map.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Grounding {
     #[prost(message, repeated, tag = "1")]

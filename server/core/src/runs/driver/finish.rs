@@ -49,10 +49,6 @@ impl Driver {
             .await?;
             self.tool_done(&call, Outcome::new(ToolPhase::Cancelled, summary)).await?;
         }
-        // Post-hooks act on the finished work, before anyone hears the run is over.
-        if let Err(e) = self.post_hooks(status).await {
-            tracing::warn!(run = %self.run.record.id, error = %e, "a post-hook failed");
-        }
         let final_text = self
             .messages
             .iter()
@@ -69,6 +65,10 @@ impl Driver {
         } else {
             None
         };
+        // Post-hooks act on the finished work, before anyone hears the run is over.
+        if let Err(e) = self.post_hooks(status).await {
+            tracing::warn!(run = %self.run.record.id, error = %e, "a post-hook failed");
+        }
         let route = serde_json::to_value(self.route).unwrap_or_default();
         self.span("run", "run", self.started, serde_json::json!({"status": status.as_str(), "route": route})).await;
         let last = self.next_event(EventPayload::RunCompleted {

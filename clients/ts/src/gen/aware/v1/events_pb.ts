@@ -1105,8 +1105,8 @@ export const MemorySavedSchema: GenMessage<MemorySaved> = /*@__PURE__*/
 
 /**
  * Grounding: each number of a chat run's answer and where it came from, or unset `source` when
- * no tool result of the run holds it. It comes just before RunCompleted of a run that answered;
- * GetRun returns the same map.
+ * no tool result of the run holds it. It comes after the answer's text, before RunCompleted (and
+ * before any MemorySaved / MemoryForgotten) of a run that answered; GetRun returns the same map.
  *
  * @generated from message aware.v1.Grounding
  */
