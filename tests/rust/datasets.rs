@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // test helpers: a panic is the failure report
 
+use aware_e2e::cell;
 use aware_e2e::{TestServer, add_user, authed, bad_field, reason};
 use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
@@ -45,19 +46,6 @@ fn columns(d: &pb::Dataset) -> BTreeMap<String, String> {
 
 fn status_of(d: &pb::Dataset) -> pb::DatasetStatus {
     pb::DatasetStatus::try_from(d.status).expect("known status")
-}
-
-fn cell(v: &pb::Value) -> String {
-    use pb::value::Kind;
-    match v.kind.as_ref().expect("cell") {
-        Kind::NullValue(_) => "NULL".into(),
-        Kind::BoolValue(b) => b.to_string(),
-        Kind::IntValue(n) => n.to_string(),
-        Kind::DoubleValue(x) => x.to_string(),
-        Kind::StringValue(s) | Kind::DecimalValue(s) | Kind::TextValue(s) => s.clone(),
-        Kind::DateValue(d) => format!("date:{d}"),
-        other => format!("{other:?}"),
-    }
 }
 
 #[tokio::test]

@@ -353,17 +353,22 @@ async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_que
     assert_eq!(final_text(&asked), "The total amount in sales_q1 is 300.");
 }
 
-/// "Refresh the sales dataset": a STANDARD card naming the file; denied, nothing changes;
-/// approved, the file's new rows and columns replace the old (a note on a column that is gone
-/// goes with it) and the next query sees them. The same bytes again change nothing; a file that
-/// no longer ingests, or is gone, leaves the dataset as it was; an uploaded dataset has no file to
-/// read again. Each refresh is audited with its source.
-#[tokio::test]
-async fn a_dataset_is_refreshed_from_its_changed_file_only_after_approval() {
+/// A server with an approved folder `downloads` holding `sales.csv` (`csv`), imported as the
+/// dataset `sales`; `web` and `api` are clients of the two sources.
+struct SalesFolder {
+    _tmp: tempfile::TempDir,
+    file: PathBuf,
+    server: TestServer,
+    web: aware_client::AwareClient,
+    api: aware_client::AwareClient,
+    sales: pb::Dataset,
+}
+
+async fn sales_folder(csv: &str) -> SalesFolder {
     let tmp = tempfile::tempdir().unwrap();
     let downloads = tmp.path().join("Downloads");
     let file = downloads.join("sales.csv");
-    write(&file, "region,amount,rep\nnorth,120,ana\nsouth,80,joan\neast,100,ana\n");
+    write(&file, csv);
     let root = format!("downloads={}", downloads.display());
     let server = TestServer::start(&["--files-root", &root]);
     let web = aware_client::AwareClient::connect(&server.url(), None, "web").await.unwrap();
@@ -377,6 +382,18 @@ async fn a_dataset_is_refreshed_from_its_changed_file_only_after_approval() {
         .report
         .unwrap();
     let sales = imported.files[0].dataset.clone().expect("imported");
+    SalesFolder { _tmp: tmp, file, server, web, api, sales }
+}
+
+/// "Refresh the sales dataset": a STANDARD card naming the file; denied, nothing changes;
+/// approved, the file's new rows and columns replace the old (a note on a column that is gone
+/// goes with it) and the next query sees them. The same bytes again change nothing; a file that
+/// no longer ingests, or is gone, leaves the dataset as it was; an uploaded dataset has no file to
+/// read again. Each refresh is audited with its source.
+#[tokio::test]
+async fn a_dataset_is_refreshed_from_its_changed_file_only_after_approval() {
+    let SalesFolder { _tmp, file, server, web, api, sales } =
+        sales_folder("region,amount,rep\nnorth,120,ana\nsouth,80,joan\neast,100,ana\n").await;
     let origin = sales.origin.clone().expect("the import records its file");
     assert_eq!((origin.root.as_str(), origin.path.as_str()), ("downloads", "sales.csv"));
     let notes = ["rep", "amount"].map(|c| pb::ColumnNote {
@@ -507,23 +524,8 @@ async fn a_dataset_is_refreshed_from_its_changed_file_only_after_approval() {
 /// `RESOURCE_CHANGED` and nothing is deleted; asked again and approved, it is deleted.
 #[tokio::test]
 async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let downloads = tmp.path().join("Downloads");
-    let file = downloads.join("sales.csv");
-    write(&file, "region,amount\nnorth,120\nsouth,80\neast,100\n");
-    let root = format!("downloads={}", downloads.display());
-    let server = TestServer::start(&["--files-root", &root]);
-    let web = aware_client::AwareClient::connect(&server.url(), None, "web").await.unwrap();
-    let api = aware_client::AwareClient::connect(&server.url(), None, "api").await.unwrap();
-    let imported = api
-        .files()
-        .import_files(pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["sales.csv".into()] })
-        .await
-        .unwrap()
-        .into_inner()
-        .report
-        .unwrap();
-    let sales = imported.files[0].dataset.clone().expect("imported");
+    let SalesFolder { _tmp, file, server, web, api, sales } =
+        sales_folder("region,amount\nnorth,120\nsouth,80\neast,100\n").await;
     let query = |sql: &str| Some(pb::save_query_request::Query::Sql(sql.into()));
     api.datasets()
         .save_query(pb::SaveQueryRequest {
@@ -625,22 +627,8 @@ async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
 /// tool ran a query.
 #[tokio::test]
 async fn a_rerun_shows_exactly_the_rows_that_changed_since_the_answer() {
-    let tmp = tempfile::tempdir().unwrap();
-    let downloads = tmp.path().join("Downloads");
-    let file = downloads.join("sales.csv");
-    write(&file, "region,amount\nnorth,120\nsouth,80\neast,100\n");
-    let root = format!("downloads={}", downloads.display());
-    let server = TestServer::start(&["--files-root", &root]);
-    let api = aware_client::AwareClient::connect(&server.url(), None, "api").await.unwrap();
-    let imported = api
-        .files()
-        .import_files(pb::ImportFilesRequest { root: "downloads".into(), paths: vec!["sales.csv".into()] })
-        .await
-        .unwrap()
-        .into_inner()
-        .report
-        .unwrap();
-    let sales = imported.files[0].dataset.clone().expect("imported");
+    let SalesFolder { _tmp, file, server, web, api, sales } =
+        sales_folder("region,amount\nnorth,120\nsouth,80\neast,100\n").await;
     let sql = "SELECT region, amount FROM sales";
     let ran = server
         .query()
@@ -649,7 +637,6 @@ async fn a_rerun_shows_exactly_the_rows_that_changed_since_the_answer() {
         .await
         .unwrap()
         .into_inner();
-    let web = aware_client::AwareClient::connect(&server.url(), None, "web").await.unwrap();
     let sent = web.send_message("", "what is the total amount in sales?", "").await.unwrap();
     let chat = follow(&web, &sent.run_id, no_confirmation).await;
     assert!(!results(&chat).is_empty(), "the chat run queried");
@@ -691,16 +678,7 @@ async fn a_rerun_shows_exactly_the_rows_that_changed_since_the_answer() {
     assert_eq!(changed, [("sales", refreshed.version_hash.as_str())]);
     assert!(get(sent.run_id.clone()).await.stale, "the chat run that read it too");
 
-    let row = |r: &pb::Row| -> Vec<String> {
-        r.values
-            .iter()
-            .map(|v| match &v.kind {
-                Some(pb::value::Kind::StringValue(s)) => s.clone(),
-                Some(pb::value::Kind::IntValue(i)) => i.to_string(),
-                other => format!("{other:?}"),
-            })
-            .collect()
-    };
+    let row = |r: &pb::Row| -> Vec<String> { r.values.iter().map(aware_e2e::cell).collect() };
     let diff = &rerun(ran.run_id.clone()).await[0];
     assert_ne!(diff.result_sha256, recorded);
     assert_eq!(diff.recorded_sha256, recorded);

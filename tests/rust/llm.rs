@@ -30,6 +30,11 @@ async fn guard<F: Future>(what: &str, f: F) -> F::Output {
 
 /// A server whose agent talks to `fake` in `kind`'s wire format.
 fn start(kind: Kind, fake: &FakeLlm, extra: &[(&str, &str)]) -> TestServer {
+    start_with(kind, fake, &[], extra)
+}
+
+/// [`start`] with command-line `args`.
+fn start_with(kind: Kind, fake: &FakeLlm, args: &[&str], extra: &[(&str, &str)]) -> TestServer {
     let base = fake.base_url(kind);
     let mut env = vec![
         ("AWARE_AGENT__MODEL", kind.model()),
@@ -39,7 +44,7 @@ fn start(kind: Kind, fake: &FakeLlm, extra: &[(&str, &str)]) -> TestServer {
         ("NO_PROXY", "127.0.0.1"),
     ];
     env.extend_from_slice(extra);
-    TestServer::start_with_env(&[], &env)
+    TestServer::start_with_env(args, &env)
 }
 
 /// A run being followed with `StreamRun`.
@@ -333,15 +338,7 @@ async fn an_invented_number_is_flagged_and_the_true_one_traced_to_its_cell() {
         Turn::default().say(&text).reply(kind)
     })
     .await;
-    let base = fake.base_url(kind);
-    let env = [
-        ("AWARE_AGENT__MODEL", kind.model()),
-        ("AWARE_LLM__BASE_URL", base.as_str()),
-        ("AWARE_LLM__API_KEY", KEY),
-        ("AWARE_LLM__MODEL", MODEL),
-        ("NO_PROXY", "127.0.0.1"),
-    ];
-    let server = TestServer::start_with_env(&["--admin-listen", "127.0.0.1:0"], &env);
+    let server = start_with(kind, &fake, &["--admin-listen", "127.0.0.1:0"], &[]);
     let run = ask(&server, "", "what is the average price of the apartments?").await;
     assert_eq!(status(&run), pb::RunStatus::Succeeded, "flagged, not failed: {:?}", completed(&run));
     let result_seq = run.iter().find(|e| matches!(e.payload, Some(P::ToolResult(_)))).expect("the query ran").seq;

@@ -76,19 +76,7 @@ pub async fn follow(
     run_id: &str,
     decide: impl Fn(&pb::ConfirmationRequired) -> bool,
 ) -> Vec<pb::ServerEvent> {
-    let mut stream = client.run_stream(run_id, StreamOptions::default());
-    let mut events = Vec::new();
-    while let Some(item) =
-        tokio::time::timeout(std::time::Duration::from_secs(60), stream.next()).await.expect("the run's next event")
-    {
-        if let StreamItem::Event(e) = item.expect("the run can be followed") {
-            if let Some(P::ConfirmationRequired(c)) = &e.payload {
-                client.confirm(&c.confirmation_id, decide(c)).await.expect("the confirmation is answered");
-            }
-            events.push(e);
-        }
-    }
-    events
+    follow_acting(client, run_id, |c| std::future::ready(decide(&c))).await
 }
 
 /// Like [`follow`], with a decision that may act first (change the world between a

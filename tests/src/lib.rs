@@ -316,6 +316,20 @@ pub fn authed<T>(message: T, token: &str) -> tonic::Request<T> {
 }
 
 /// The `ErrorInfo.reason` of a failed call.
+/// A cell as text, for comparing rows: `NULL`, numbers as Rust prints them, `date:<days>`.
+pub fn cell(v: &aware_proto::v1::Value) -> String {
+    use aware_proto::v1::value::Kind;
+    match v.kind.as_ref().expect("cell") {
+        Kind::NullValue(_) => "NULL".into(),
+        Kind::BoolValue(b) => b.to_string(),
+        Kind::IntValue(n) => n.to_string(),
+        Kind::DoubleValue(x) => x.to_string(),
+        Kind::StringValue(s) | Kind::DecimalValue(s) | Kind::TextValue(s) => s.clone(),
+        Kind::DateValue(d) => format!("date:{d}"),
+        other => format!("{other:?}"),
+    }
+}
+
 pub fn reason(status: &tonic::Status) -> String {
     use tonic_types::StatusExt;
     status.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()

@@ -71,12 +71,9 @@ impl RunHistory {
             .get_run(&caller.principal.user_id, id)
             .await?
             .ok_or_else(|| Error::not_found("run", id).with_field("run_id"))?;
-        capsule.changed_datasets = self.changed_since(caller, &capsule.datasets).await?;
+        capsule.changed_datasets =
+            changed_since(self.catalog.as_ref(), &caller.principal.user_id, &capsule.datasets).await?;
         Ok((run, capsule))
-    }
-
-    async fn changed_since(&self, caller: &Caller, read: &[DatasetVersion]) -> Result<Vec<DatasetVersion>> {
-        changed_since(self.catalog.as_ref(), &caller.principal.user_id, read).await
     }
 
     /// The caller's runs, newest first; `thread` empty for all, `rating` to list only runs rated

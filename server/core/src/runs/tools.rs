@@ -488,6 +488,11 @@ pub(super) async fn resolve(ctx: &ToolContext, args: &Value) -> Result<Dataset> 
         .ok_or_else(|| Error::not_found("dataset", wanted).with_field("dataset"))
 }
 
+/// A dataset as the resource a call acts on.
+pub(super) fn dataset_ref(d: &Dataset) -> ResourceRef {
+    ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name.clone() }
+}
+
 /// The argument the driver adds to an approved dataset change: the version (content hash) the
 /// person approved it for. The service refuses the change when the content is another one now.
 pub(crate) const BOUND_VERSION: &str = "bound_version";
@@ -506,11 +511,7 @@ pub(super) async fn blast_radius(ctx: &ToolContext, d: &Dataset) -> Result<Blast
         row_count: d.row_count,
         size_bytes: d.size_bytes,
         saved_queries: dependents.saved_queries,
-        derived_datasets: dependents
-            .derived
-            .iter()
-            .map(|x| ResourceRef { kind: "dataset".to_owned(), id: x.id.to_string(), display_name: x.name.clone() })
-            .collect(),
+        derived_datasets: dependents.derived.iter().map(dataset_ref).collect(),
     })
 }
 
@@ -569,12 +570,7 @@ pub(super) fn dataset_arg_schema() -> Value {
 }
 
 fn prepared_for(d: &Dataset, what: &str) -> Prepared {
-    Prepared {
-        blast_radius: None,
-        resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name.clone() },
-        description: format!("{what} {}", d.name),
-        pinned: None,
-    }
+    Prepared { blast_radius: None, resource: dataset_ref(d), description: format!("{what} {}", d.name), pinned: None }
 }
 
 struct GetDatasetDetail;
@@ -1048,7 +1044,7 @@ impl Tool for DeleteDataset {
                 dependents_in_words(&blast)
             ),
             pinned: Some(json!({"dataset": d.id.as_str()})),
-            resource: ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name },
+            resource: dataset_ref(&d),
             blast_radius: Some(blast),
         })
     }

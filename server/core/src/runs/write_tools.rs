@@ -8,7 +8,7 @@ use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::router::Intent;
 use super::tools::{
     Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version,
-    dependents_in_words, plan_from_json, resolve, string_arg,
+    dataset_ref, dependents_in_words, plan_from_json, resolve, string_arg,
 };
 use crate::auth::Capability;
 use crate::curation::{CurationService, DatasetChange, QuerySource};
@@ -20,10 +20,6 @@ use std::borrow::Cow;
 
 const ASKS_FIRST: ToolRisk = ToolRisk { read_only: false, destructive: false, confirmation: Some(Tier::Standard) };
 const EDITS: &[Intent] = &[Intent::DatasetEdit];
-
-fn dataset_ref(d: &crate::dataset::Dataset) -> ResourceRef {
-    ResourceRef { kind: "dataset".to_owned(), id: d.id.to_string(), display_name: d.name.clone() }
-}
 
 pub(super) struct RenameDataset;
 
