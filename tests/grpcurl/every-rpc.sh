@@ -81,6 +81,16 @@ expect "$(call ChatService/StreamRun "{\"run_id\":\"$run\",\"after_seq\":0}" | g
 run2=$(call ChatService/SendMessage '{"client_msg_id":"recipe-msg-4","message":{"thread_id":"recipe","text":"delete the recipe cities dataset"}}' | json 'd["runId"]')
 confirmation "$run2" >/dev/null
 expect "$(call ChatService/CancelRun "{\"run_id\":\"$run2\"}" | json 'd["status"]')" RUN_STATUS_CANCELLED CancelRun
+# A question back: "charges" is monthly_charges or total_charges; the choice resumes the same run.
+run4=$(call ChatService/SendMessage '{"client_msg_id":"recipe-msg-6","message":{"thread_id":"recipe-ask","text":"what is the average charges?"}}' | json 'd["runId"]')
+for _ in $(seq 200); do
+  q=$(call RunsService/ListRunEvents "{\"run_id\":\"$run4\"}" 2>/dev/null \
+    | json 'next((e["clarificationRequired"]["clarificationId"] for e in d.get("events", []) if "clarificationRequired" in e), "")')
+  [ -n "$q" ] && break; sleep 0.05
+done
+expect_code 67 -d "{\"clarification_id\":\"$q\",\"choice\":\"plan\"}" "$addr" aware.v1.ChatService/SubmitClarification
+expect "$(call ChatService/SubmitClarification "{\"clarification_id\":\"$q\",\"choice\":\"monthly_charges\"}" | json 'd["runId"]')" "$run4" SubmitClarification
+expect "$(call ChatService/StreamRun "{\"run_id\":\"$run4\",\"after_seq\":0}" | grep -c '"clarificationResolved"')" 1 "StreamRun: the clarification was answered"
 
 # RunsService.
 expect "$(call RunsService/GetRun "{\"run_id\":\"$run\"}" | json 'd["run"]["question"]')" "delete the recipe cities dataset" GetRun

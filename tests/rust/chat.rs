@@ -87,6 +87,8 @@ fn name(e: &pb::ServerEvent) -> &'static str {
         P::ToolDenied(_) => "tool_denied",
         P::ConfirmationRequired(_) => "confirmation_required",
         P::ConfirmationResolved(_) => "confirmation_resolved",
+        P::ClarificationRequired(_) => "clarification_required",
+        P::ClarificationResolved(_) => "clarification_resolved",
         P::RunCompleted(_) => "run_completed",
         P::RoutingDecided(_) => "routing_decided",
         P::MemorySaved(_) => "memory_saved",

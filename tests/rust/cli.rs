@@ -148,6 +148,14 @@ fn the_cli_chats_and_answers_confirmations() {
     assert!(shown["compiled_sql"].as_str().unwrap().to_lowercase().contains("avg("), "{shown}");
     let log = ok(&aware(&server, &["runs", "events", run_id], ""));
     assert_eq!(log.lines().count(), events.lines().count(), "the log is what the chat streamed");
+    // The same answer in text: the table, then the server's bar chart as text bars, largest first.
+    let answer = ok(&aware(&server, &["chat", "average price by neighbourhood"], ""));
+    let bars: Vec<&str> = answer.lines().filter(|l| l.contains('█')).collect();
+    assert_eq!(bars.len(), 8, "a bar per neighbourhood:\n{answer}");
+    assert!(bars[0].contains("Sarrià-Sant Gervasi"), "largest first:\n{answer}");
+    // `runs rerun`: the run's queries again, on unchanged data.
+    let rerun = ok(&aware(&server, &["runs", "rerun", run_id], ""));
+    assert!(rerun.contains("unchanged: the same result"), "{rerun}");
     // The audit log tells the assistant's delete from a person's.
     ok(&aware(&server, &["datasets", "delete", "support_tickets", "--yes"], ""));
     let deletes = json(&aware(&server, &["--json", "audit", "--action", "dataset.delete"], ""));
@@ -285,10 +293,19 @@ fn the_interactive_chat_answers_confirmations_on_a_real_terminal() {
     term.wait_for("you> ", 4, "the prompt after the delete");
     assert!(!tables(&server).contains(&"support_tickets".to_owned()), "approved: gone");
 
+    // A question back: the options numbered with their figures; "1!" picks the first and keeps it.
+    term.type_keys("what is the average charges?\r");
+    term.wait_for("Choose 1–2", 1, "the clarification");
+    term.type_keys("1!\r");
+    term.wait_for("→ monthly_charges (kept as a rule)", 1, "the choice");
+    term.wait_for("you> ", 5, "the prompt after the clarified answer");
+
     term.type_keys("\x03");
     let status = term.wait_exit();
     assert!(status.success(), "Ctrl-C at the prompt leaves cleanly: {status:?}");
     let screen = term.text();
+    assert!(screen.contains("1. monthly_charges (DOUBLE)"), "the options with their figures:\n{screen}");
+    assert!(screen.contains("monthly charges"), "answered with the chosen column:\n{screen}");
     assert_eq!(screen.matches("CAUTION").count(), 3, "once per prompt:\n{screen}");
     assert!(screen.contains("(run Cancelled"), "the cancelled run says so:\n{screen}");
 }

@@ -437,3 +437,107 @@ async fn a_scripted_model_reaches_every_write_tool_through_its_card() {
         ]
     );
 }
+
+/// Follows a run to its end, answering each clarification with the next of `answers` (a choice
+/// and whether to remember it; `None` dismisses). Returns the clarifications and the events.
+async fn follow_clarifying(
+    client: &AwareClient,
+    run_id: &str,
+    answers: &[(Option<&str>, bool)],
+) -> (Vec<pb::ClarificationRequired>, Vec<pb::ServerEvent>) {
+    use aware_client::{StreamItem, StreamOptions};
+    use futures::StreamExt;
+    let mut stream = client.run_stream(run_id, StreamOptions::default());
+    let (mut asked, mut events) = (Vec::new(), Vec::new());
+    while let Some(item) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), stream.next()).await.expect("the run's next event")
+    {
+        let StreamItem::Event(e) = item.expect("the run can be followed") else { continue };
+        if let Some(P::ClarificationRequired(c)) = &e.payload {
+            let (choice, remember) = answers.get(asked.len()).copied().expect("no more clarifications expected");
+            // Not an option: refused, and the question stays open.
+            let wrong = client.clarify(&c.clarification_id, Some("price_gbp"), false).await.unwrap_err();
+            assert_eq!(wrong.code(), tonic::Code::InvalidArgument, "{wrong:?}");
+            assert!(wrong.message().contains("price_eur"), "the options are named: {}", wrong.message());
+            // A clarification is not approved like a confirmation.
+            let as_confirmation = client.confirm(&c.clarification_id, true).await.unwrap_err();
+            assert_eq!(as_confirmation.code(), tonic::Code::InvalidArgument);
+            let r = client.clarify(&c.clarification_id, choice, remember).await.unwrap();
+            assert_eq!(r.run_id, run_id, "the answer resumes the same run");
+            asked.push(c.clone());
+        }
+        events.push(e);
+    }
+    (asked, events)
+}
+
+fn final_text(events: &[pb::ServerEvent]) -> String {
+    match events.last().and_then(|e| e.payload.as_ref()) {
+        Some(P::RunCompleted(done)) => {
+            assert_eq!(done.status(), pb::RunStatus::Succeeded, "{done:?}");
+            done.final_text.clone()
+        }
+        other => panic!("the run ends with RunCompleted, not {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_ambiguous_column_is_asked_with_figures_from_the_data_and_a_kept_answer_is_not_asked_again() {
+    let server = TestServer::start(&[]);
+    let web = AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let csv = "item,price_eur,price_usd\nlamp,10,11\nchair,30,33.5\ndesk,50,\n";
+    let products = aware_e2e::upload(&server, "products.csv", csv.into()).await.unwrap();
+    let question = "average price of products";
+
+    // Asked: the two columns with their figures; price_usd chosen for this answer only.
+    let sent = web.send_message("", question, "").await.unwrap();
+    let (asked, events) = follow_clarifying(&web, &sent.run_id, &[(Some("price_usd"), false)]).await;
+    let [c] = asked.as_slice() else { panic!("one question back: {asked:?}") };
+    assert_eq!(c.kind(), pb::ClarificationKind::Column);
+    assert_eq!(c.phrase, "price");
+    assert_eq!(c.dataset.as_ref().unwrap().id, products.id);
+    let figures: Vec<(&str, &str, &str, String)> = c
+        .options
+        .iter()
+        .map(|o| (o.value.as_str(), o.min.as_str(), o.max.as_str(), format!("{:.3}", o.null_share)))
+        .collect();
+    assert_eq!(
+        figures,
+        [("price_eur", "10", "50", "0.000".to_owned()), ("price_usd", "11", "33.5", "0.333".to_owned())]
+    );
+    assert!(c.options[1].label.contains("33% empty"), "{}", c.options[1].label);
+    let resolved: Vec<&pb::ClarificationResolved> = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Some(P::ClarificationResolved(r)) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resolved.len(), 1);
+    assert_eq!(
+        (resolved[0].resolution(), resolved[0].choice.as_str()),
+        (pb::ConfirmationResolution::Approved, "price_usd")
+    );
+    let text = final_text(&events);
+    assert!(text.contains("22.25"), "the mean of price_usd's two values: {text}");
+
+    // Not kept: asked again, and dismissed — nothing is computed, and the answer says so.
+    let sent = web.send_message("", question, "").await.unwrap();
+    let (asked, events) = follow_clarifying(&web, &sent.run_id, &[(None, false)]).await;
+    assert_eq!(asked.len(), 1);
+    let text = final_text(&events);
+    assert!(text.contains("did not compute"), "{text}");
+    assert!(!tool_results(&events).iter().any(|r| r.tool_name == "execute_query_plan"), "nothing ran");
+
+    // Chosen and kept: the rule lands in the dataset's description, and the next time nothing is asked.
+    let sent = web.send_message("", question, "").await.unwrap();
+    let (asked, events) = follow_clarifying(&web, &sent.run_id, &[(Some("price_eur"), true)]).await;
+    assert_eq!(asked.len(), 1);
+    assert!(final_text(&events).contains("30"), "{}", final_text(&events));
+    let kept = dataset(&web, "products").await.unwrap();
+    assert!(kept.description.contains("“price” means price_eur."), "{}", kept.description);
+    let sent = web.send_message("", question, "").await.unwrap();
+    let (asked, events) = follow_clarifying(&web, &sent.run_id, &[]).await;
+    assert!(asked.is_empty(), "the kept rule answers it");
+    assert!(final_text(&events).contains("30"), "{}", final_text(&events));
+}

@@ -43,7 +43,7 @@ export function Assistant({
   /** Shown as a drawer (narrow screens only; wide screens always show the panel). */
   open: boolean;
   onClose: () => void;
-  /** A run needs the person (a confirmation): the shell brings the panel into view. */
+  /** A run needs the person (a confirmation, a question back): the shell brings the panel into view. */
   onAttention: () => void;
 }) {
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -139,7 +139,7 @@ export function Assistant({
         if (item.kind !== "event") continue;
         update(runId, (t) => apply(t, item.event));
         const p = item.event.payload;
-        if (p.case === "confirmationRequired") onAttention();
+        if (p.case === "confirmationRequired" || p.case === "clarificationRequired") onAttention();
         if (p.case === "toolResult" && p.value.rich.case === "deletedDataset") onChange();
       }
       if (signal.aborted) return;

@@ -1,13 +1,10 @@
 // A result table: typed formatting (money in its currency from the column name, rounded numbers
 // with the exact value on hover), horizontal scrolling with a hint when columns are out of view,
-// "Expand" to read a wide table in the whole window, formula-safe "Export CSV", and a titled,
-// labelled bar chart (largest first) for grouped aggregates.
-import { useEffect, useRef, useState, type ReactNode } from "react";
-import { Chart, BarController, BarElement, CategoryScale, LinearScale, Tooltip } from "chart.js";
-import type { Table } from "@aware/client";
-import { cellNumber, cellText, columnUnit, count, exactText, formatNumber, tableCsv, type Unit } from "./format";
-
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
+// "Expand" to read a wide table in the whole window, formula-safe "Export CSV", and above it the
+// chart the server picked for the result, when it picked one (tables outside a tool result have none).
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from "react";
+import type { Chart, Table } from "@aware/client";
+import { cellNumber, cellText, columnUnit, count, exactText, tableCsv } from "./format";
 
 function isNumeric(t: Table, col: number): boolean {
   return t.rows.length > 0 && t.rows.every((r) => {
@@ -16,12 +13,10 @@ function isNumeric(t: Table, col: number): boolean {
   });
 }
 
-/** "price_eur" → "price (EUR)": a column name with its unit spelled out, for chart axes. */
-function label(name: string, unit: Unit): string {
-  return unit.currency ? `${name} (${unit.currency})` : name;
-}
+// Vega and Vega-Lite are most of the app's code by size: loaded with the first chart, not with the page.
+const ChartView = lazy(() => import("./ChartView").then((m) => ({ default: m.ChartView })));
 
-export function ResultTable({ table, caption, expandable = false }: { table: Table; caption?: string; expandable?: boolean }) {
+export function ResultTable({ table, chart, caption, expandable = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean }) {
   const [expanded, setExpanded] = useState(false);
   const numeric = table.columns.map((_, i) => isNumeric(table, i));
   const units = table.columns.map((c) => columnUnit(c.name));
@@ -33,7 +28,6 @@ export function ResultTable({ table, caption, expandable = false }: { table: Tab
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   };
-  const chartable = table.columns.length === 2 && !numeric[0] && numeric[1] && table.rows.length >= 2 && table.rows.length <= 40;
   const grid = (
     <table>
       <thead>
@@ -74,7 +68,11 @@ export function ResultTable({ table, caption, expandable = false }: { table: Tab
           <button type="button" onClick={exportCsv}>Export CSV</button>
         </span>
       </div>
-      {chartable && <BarChart table={table} units={units} />}
+      {chart && (
+        <Suspense fallback={<p className="muted">Drawing the chart…</p>}>
+          <ChartView chart={chart} />
+        </Suspense>
+      )}
       <ScrollBox label={caption ?? "result table"}>{grid}</ScrollBox>
       {expanded && (
         <div className="overlay" role="dialog" aria-modal="true" aria-label={`Table ${caption ?? "result"}`} onKeyDown={(e) => e.key === "Escape" && setExpanded(false)}>
@@ -115,49 +113,5 @@ export function ScrollBox({ label, children }: { label: string; children: ReactN
       </div>
       {more && <span className="more-hint" aria-hidden="true">more columns →</span>}
     </div>
-  );
-}
-
-function BarChart({ table, units }: { table: Table; units: Unit[] }) {
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const [category, measure] = table.columns;
-  const unit = units[1];
-  // Largest first: a ranking reads top-down; the table keeps the query's own order.
-  const bars = table.rows
-    .map((r) => ({ label: cellText(r.values[0]), value: cellNumber(r.values[1]) ?? 0 }))
-    .sort((a, b) => b.value - a.value);
-  const title = `${measure.name} by ${category.name}`;
-  useEffect(() => {
-    if (!canvas.current) return;
-    const chart = new Chart(canvas.current, {
-      type: "bar",
-      data: {
-        labels: bars.map((b) => b.label),
-        datasets: [{ label: measure.name, data: bars.map((b) => b.value), backgroundColor: "#4f7cff" }],
-      },
-      options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        plugins: {
-          legend: { display: false },
-          tooltip: { callbacks: { label: (ctx) => formatNumber(Number(ctx.raw), unit) } },
-        },
-        scales: {
-          x: { title: { display: true, text: category.name } },
-          y: { title: { display: true, text: label(measure.name, unit) }, ticks: { callback: (v) => formatNumber(Number(v), unit) } },
-        },
-      },
-    });
-    return () => chart.destroy();
-  }, [table]);
-  const spoken = bars.map((b) => `${b.label} ${formatNumber(b.value, unit)}`).join(", ");
-  return (
-    <figure className="chart-figure">
-      <figcaption>{title}</figcaption>
-      <div className="chart" role="img" aria-label={`Bar chart of ${title}, largest first: ${spoken}`}>
-        <canvas ref={canvas} />
-      </div>
-    </figure>
   );
 }

@@ -1,8 +1,9 @@
 // A run as people see it, built from its events alone — the same for a run streaming in the
 // assistant, one reopened with its conversation and one in the run inspector: answer text
 // (Markdown), a chip per tool call saying where it is, rich results, confirmation cards (with
-// "Allow for 5 minutes", an import's file checklist and what a dataset change would touch), what
-// went into or out of memory, where the answer's numbers came from, and an outcome in plain words.
+// "Allow for 5 minutes", an import's file checklist and what a dataset change would touch),
+// questions back with their options (`Clarification.tsx`), what went into or out of memory, where
+// the answer's numbers came from, and an outcome in plain words.
 import { useEffect, useState } from "react";
 import {
   ConfirmationResolution,
@@ -12,6 +13,7 @@ import {
   RunStatus,
   ToolPhase,
   timestampDate,
+  type ClarificationRequired,
   type ConfirmationRequired,
   type BlastRadius,
   type DatasetStatistics,
@@ -25,6 +27,7 @@ import {
 } from "@aware/client";
 import { activityOf, aware, errorText, shownInAssistant, statusText } from "./api";
 import { AccountChangeResult, DatasetChangeResult, SavedQueryChangeResult } from "./Changes";
+import { ClarificationCard, UNANSWERED, type ClarificationEnd } from "./Clarification";
 import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
 import { Markdown, type TextMark } from "./Markdown";
 import { ResultTable, ScrollBox } from "./ResultTable";
@@ -35,6 +38,8 @@ export type Item =
   | { kind: "result"; id: string; result: ToolResult }
   | { kind: "denied"; id: string; reason: string; from?: string }
   | { kind: "confirm"; id: string; c: ConfirmationRequired; resolution?: ConfirmationResolution }
+  /** A question back: which column (or value, or date) the words meant. */
+  | { kind: "clarify"; id: string; q: ClarificationRequired; ended?: ClarificationEnd }
   /** A call a session grant allowed: no card was shown. */
   | { kind: "granted"; id: string }
   | { kind: "memory"; id: string; text: string; saved: boolean }
@@ -91,6 +96,15 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       else if (p.value.grantId) items.push({ kind: "granted", id: p.value.confirmationId });
       break;
     }
+    case "clarificationRequired":
+      items.push({ kind: "clarify", id: p.value.clarificationId, q: p.value });
+      break;
+    case "clarificationResolved": {
+      const i = items.findIndex((x) => x.kind === "clarify" && x.id === p.value.clarificationId);
+      const { resolution, choice, remembered } = p.value;
+      if (i >= 0) items[i] = { ...(items[i] as Extract<Item, { kind: "clarify" }>), ended: { resolution, choice, remembered } };
+      break;
+    }
     case "memorySaved":
       items.push({ kind: "memory", id: `${p.value.memoryId}+`, text: p.value.text, saved: true });
       break;
@@ -133,8 +147,19 @@ export function isActive(status: RunStatus): boolean {
   return status === RunStatus.RUNNING || status === RunStatus.AWAITING_CONFIRMATION || status === RunStatus.QUEUED;
 }
 
-/** A tool call's chip: where it is, in words that are true at that moment. */
-function chip(item: Extract<Item, { kind: "tool" }>): { text: string; className: string } {
+/** A tool call's chip: where it is, in words that are true at that moment. A question back
+ *  (`asks`) waits for an answer, not an approval, and a dismissed one denied nothing. */
+function chip(item: Extract<Item, { kind: "tool" }>, asks = false): { text: string; className: string } {
+  if (asks) {
+    switch (item.phase) {
+      case ToolPhase.AWAITING_CONFIRMATION:
+        return { text: "Waiting for your answer", className: "waiting" };
+      case ToolPhase.DENIED:
+        return { text: UNANSWERED[ConfirmationResolution.DENIED]!, className: "stopped" };
+      case ToolPhase.EXPIRED:
+        return { text: UNANSWERED[ConfirmationResolution.EXPIRED]!, className: "stopped" };
+    }
+  }
   switch (item.phase) {
     case ToolPhase.AWAITING_CONFIRMATION:
       return { text: "Waiting for your approval", className: "waiting" };
@@ -162,15 +187,22 @@ const RESOLVED: Record<ConfirmationResolution, string> = {
   [ConfirmationResolution.SUPERSEDED]: "Superseded — nothing changed",
 };
 
-/** How a finished run ended, in words: a declined or lapsed confirmation says so, not "succeeded". */
+/** How a finished run ended, in words: a declined or lapsed confirmation, or a question back left
+ *  unanswered, says so, not "succeeded". */
 export function outcomeText(t: Transcript): string {
   if (isActive(t.status)) {
+    if (t.items.some((i) => i.kind === "clarify" && i.ended === undefined)) return "Waiting for your answer";
     const waiting = t.status === RunStatus.AWAITING_CONFIRMATION || t.items.some((i) => i.kind === "tool" && i.phase === ToolPhase.AWAITING_CONFIRMATION);
     return waiting ? "Waiting for your approval" : "working…";
   }
   const confirms = t.items.filter((i): i is Extract<Item, { kind: "confirm" }> => i.kind === "confirm");
   const last = confirms[confirms.length - 1]?.resolution;
   if (t.status === RunStatus.SUCCEEDED && last !== undefined && last !== ConfirmationResolution.APPROVED) return RESOLVED[last];
+  // A question back left unanswered, and no tool ran after it: the run computed nothing.
+  const asked = t.items.map((i) => i.kind).lastIndexOf("clarify");
+  const question = t.items[asked];
+  const unanswered = question?.kind === "clarify" && question.ended ? UNANSWERED[question.ended.resolution] : undefined;
+  if (t.status === RunStatus.SUCCEEDED && unanswered && !t.items.slice(asked + 1).some((i) => i.kind === "tool")) return unanswered;
   const status = RunStatus[t.status].toLowerCase().replace("_", " ");
   return t.error ? `${status} — ${t.error}` : status;
 }
@@ -207,6 +239,7 @@ function numberMarks(text: string, g: Grounding | undefined): TextMark[] | undef
 
 export function TranscriptItems({ items, openDataset }: { items: Item[]; openDataset: (id: string) => void }) {
   const stopped = new Set(items.filter((i) => i.kind === "tool" && STOPPED.has(i.phase)).map((i) => i.id));
+  const asks = new Set(items.flatMap((i) => (i.kind === "clarify" ? [i.q.toolCallId] : [])));
   // The grounding's offsets are into the run's final answer: the last text.
   const grounding = items.find((i): i is Extract<Item, { kind: "grounding" }> => i.kind === "grounding")?.grounding;
   const answer = items.map((i) => i.kind).lastIndexOf("text");
@@ -224,7 +257,7 @@ export function TranscriptItems({ items, openDataset }: { items: Item[]; openDat
               </p>
             ) : null;
           case "tool": {
-            const c = chip(item);
+            const c = chip(item, asks.has(item.id));
             return (
               <span key={"c" + item.id} className={`chip ${c.className}`}>
                 {c.text}
@@ -243,6 +276,8 @@ export function TranscriptItems({ items, openDataset }: { items: Item[]; openDat
             );
           case "confirm":
             return <RunConfirmCard key={"k" + item.id} c={item.c} resolution={item.resolution} />;
+          case "clarify":
+            return <ClarificationCard key={"q" + item.id} q={item.q} ended={item.ended} />;
           case "granted":
             return (
               <p key={"g" + item.id} className="note">
@@ -265,7 +300,7 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
   const r = result.rich;
   switch (r.case) {
     case "table":
-      return <ResultTable table={r.value} caption={result.toolName} expandable />;
+      return <ResultTable table={r.value} chart={result.chart} caption={result.toolName} expandable />;
     case "datasetList":
       return (
         <div className="table-scroll">
@@ -287,7 +322,7 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
         </div>
       );
     case "datasetDetail":
-      return r.value.sample ? <ResultTable table={r.value.sample} caption={r.value.dataset?.tableName} expandable /> : null;
+      return r.value.sample ? <ResultTable table={r.value.sample} chart={result.chart} caption={r.value.dataset?.tableName} expandable /> : null;
     case "statistics":
       return <StatisticsTable stats={r.value} />;
     case "external":

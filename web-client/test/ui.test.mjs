@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import net from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import Ajv from "ajv";
 import { chromium } from "playwright-core";
 import ts from "typescript";
 
@@ -56,6 +57,20 @@ const SCRIPT = {
         input_tokens: 1200,
         output_tokens: 34,
       }],
+    },
+    {
+      when: "north",
+      turns: [
+        {
+          tool_calls: [{
+            name: "ask_user",
+            arguments: { dataset: "customer_churn", kind: "value", value: "north", phrase: "north", question: "“north” is in region and plan. Which one do you mean?", options: ["region", "plan"] },
+          }],
+          input_tokens: 300,
+          output_tokens: 20,
+        },
+        { chunks: ["Nothing was computed: no column was chosen."], input_tokens: 320, output_tokens: 9 },
+      ],
     },
     {
       when: "delete",
@@ -273,6 +288,87 @@ test("a file uploads from the page, the list updates, and a grouped aggregate ge
   const cells = await turn.locator("table td").allInnerTexts();
   assert.deepEqual(cells, ["blue", "7", "green", "2", "red", "8"]);
   await page.screenshot({ path: join(shots, "8-upload-and-chart.png") });
+  await context.close();
+});
+
+/** A Content-Security-Policy without 'unsafe-eval' or inline styles, for the page `context` opens. */
+const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'";
+
+test("a grouped aggregate is drawn from the server's Vega-Lite chart, under a CSP without eval: a bar per row, labelled by category; PNG, SVG and a spec that validates", async () => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  // The server sends no CSP today: serve the page with a strict one, so a chart that needed eval
+  // (vega compiles expressions with `new Function` unless it interprets them) would fail here.
+  await context.route((url) => url.pathname === "/", async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), "content-security-policy": STRICT_CSP } });
+  });
+  await context.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(`${e.violatedDirective}: ${e.blockedURI} ${e.sample}`));
+  });
+  const page = await context.newPage();
+  await page.goto(`${base}/?hb=1500#/datasets`);
+  await page.getByRole("table").first().waitFor();
+  const turn = await ask(page, "average price by neighbourhood");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+
+  // The table's rows, as the chart must show them: largest first (the spec sorts by the measure).
+  const rows = await turn.locator(".result .table-scroll tbody tr").evaluateAll((trs) =>
+    trs.map((tr) => ({ category: tr.cells[0].innerText, value: Number(tr.cells[1].title || tr.cells[1].innerText.replace(/[^\d.-]/g, "")) })),
+  );
+  assert.ok(rows.length >= 2, `a grouped result: ${JSON.stringify(rows)}`);
+  const ranked = [...rows].sort((a, b) => b.value - a.value).map((r) => r.category);
+
+  const figure = turn.locator("figure.chart-figure");
+  assert.equal(await figure.locator("figcaption").innerText(), "avg_price_eur by neighbourhood");
+  const chart = figure.getByRole("img", { name: /^Bar chart of avg_price_eur by neighbourhood, largest first: / });
+  const bars = chart.locator("svg g.mark-rect.role-mark path");
+  await bars.first().waitFor();
+  assert.equal(await bars.count(), rows.length, "one bar per row of the table");
+  // Each bar names its category (Vega-Lite's aria description), in the chart's order, and the x axis
+  // is labelled with the same categories.
+  const barNames = await bars.evaluateAll((ps) => ps.map((p) => p.getAttribute("aria-label") ?? ""));
+  const barCategories = barNames.map((n) => /^neighbourhood: (.*?); /.exec(n)?.[1]);
+  assert.deepEqual([...barCategories].sort(), rows.map((r) => r.category).sort(), barNames.join(" | "));
+  const axisLabels = await chart.locator('svg g.role-axis[aria-label^="X-axis"] g.role-axis-label text').allTextContents();
+  assert.deepEqual(axisLabels, ranked, "the x axis reads largest first");
+  const spoken = await chart.getAttribute("aria-label");
+  assert.ok(spoken.indexOf(ranked[0]) < spoken.indexOf(ranked.at(-1)), spoken);
+  // Bars are in the accent colour, and their tooltip (styled by the app) names the bar.
+  assert.equal(await bars.first().getAttribute("fill"), "#3558d6");
+  await bars.first().hover();
+  const tooltip = page.locator("#vg-tooltip-element.visible");
+  await tooltip.waitFor();
+  assert.match(await tooltip.innerText(), /neighbourhood\s+\S/);
+  await page.mouse.move(0, 0);
+
+  const downloaded = async (name) => {
+    const [d] = await Promise.all([page.waitForEvent("download"), figure.getByRole("button", { name }).click()]);
+    return { file: d.suggestedFilename(), bytes: readFileSync(await d.path()) };
+  };
+  const svg = await downloaded("Download SVG");
+  assert.equal(svg.file, "avg_price_eur_by_neighbourhood.svg");
+  const svgText = svg.bytes.toString("utf8");
+  assert.match(svgText, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal(svgText.match(/<path [^>]*aria-label="neighbourhood: /g)?.length, rows.length, "the SVG file has every bar");
+  const png = await downloaded("Download PNG");
+  assert.equal(png.file, "avg_price_eur_by_neighbourhood.png");
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG");
+
+  // The spec as downloaded validates against the Vega-Lite schema that ships with the package.
+  const spec = JSON.parse((await downloaded("Download spec")).bytes.toString("utf8"));
+  const schema = JSON.parse(readFileSync(join(here, "..", "node_modules", "vega-lite", "build", "vega-lite-schema.json"), "utf8"));
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  validate(spec);
+  assert.deepEqual(validate.errors ?? [], [], "the spec is valid Vega-Lite");
+  assert.equal(validate({ ...spec, mark: "bars" }), false, "the validator does reject a bad spec");
+  assert.equal(spec.mark.type, "bar");
+  assert.deepEqual(spec.data.values.map((v) => v.neighbourhood).sort(), rows.map((r) => r.category).sort(), "the spec carries the table's rows");
+
+  assert.deepEqual(await page.evaluate(() => window.__violations), [], "nothing broke the CSP");
+  await figure.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "charts-bar.png") });
   await context.close();
 });
 
@@ -1179,5 +1275,102 @@ test("a dataset delete's card says what it touches: its rows and size, the verif
   await card.getByText("Denied — nothing changed").waitFor();
   await finished(turn);
   assert.equal(await page.locator("main table.datasets").getByText("customer_churn.csv").count(), 1, "nothing deleted");
+  await context.close();
+});
+
+/** A grpc-web frame of `SubmitClarificationRequest{clarification_id, choice}` (protobuf by hand:
+ *  two short strings). */
+function clarificationFrame(id, choice) {
+  const field = (tag, text) => Buffer.concat([Buffer.from([tag, Buffer.byteLength(text)]), Buffer.from(text)]);
+  const message = Buffer.concat([field(0x0a, id), field(0x12, choice)]);
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(message.length, 1);
+  return Buffer.concat([head, message]);
+}
+
+test("a question back: 'average price' over price_eur and price_usd shows both with their figures; 'None of these' computes nothing; a refused answer says why and leaves it open; the remembered choice answers with its average, is rebuilt after a reload and is not asked again", async () => {
+  const server = await startServer("clarify", {});
+  const { context, page } = await open("#/datasets", { server });
+  // price_eur averages 125, price_usd 137.5.
+  const csv = "item,price_eur,price_usd\nlamp,40,44\ndesk,250,275\nchair,90,99\nshelf,120,132\n";
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "gadgets.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("link", { name: "gadgets.csv" }).click();
+  await page.getByRole("heading", { name: "gadgets.csv" }).waitFor();
+  const question = "“price” could mean the column price_eur or the column price_usd. Which one do you mean?";
+  const labels = ["price_eur (BIGINT): 40 to 250, none empty", "price_usd (BIGINT): 44 to 275, none empty"];
+
+  let turn = await ask(page, "average price");
+  let card = turn.getByRole("group", { name: question });
+  await card.waitFor();
+  assert.deepEqual(await card.getByRole("group", { name: "Options" }).getByRole("button").allInnerTexts(), labels);
+  assert.equal(await turn.locator(".chip").innerText(), "Waiting for your answer", "a question, not an approval");
+  assert.equal(await turn.locator(".outcome").innerText(), "Waiting for your answer");
+  await card.getByRole("button", { name: "None of these" }).click();
+  await card.getByText("Dismissed — none of these").waitFor();
+  await finished(turn);
+  assert.equal(await card.getByRole("button").count(), 0, "answered once");
+  assert.equal(await turn.locator(".chip").innerText(), "Not answered — nothing computed");
+  assert.equal(await turn.locator(".outcome").innerText(), "Not answered — nothing computed");
+  assert.match(await turn.locator(".answer").innerText(), /^Without knowing which one you meant I did not compute anything\./);
+
+  turn = await ask(page, "average price");
+  card = turn.getByRole("group", { name: question });
+  await card.waitFor();
+  await page.screenshot({ path: join(shots, "clarification.png") });
+  // A choice the server refuses (the request is changed on its way: the card only offers the
+  // options) is said on the card, which stays open.
+  await page.route("**/aware.v1.ChatService/SubmitClarification", (route) => {
+    const sent = route.request().postDataBuffer();
+    return route.continue({ postData: clarificationFrame(sent.subarray(7, 7 + sent[6]).toString(), "item") });
+  }, { times: 1 });
+  await card.getByRole("button", { name: labels[1] }).click();
+  assert.equal(await card.getByRole("alert").innerText(), "“item” is not one of the options: price_eur, price_usd");
+  assert.equal(await card.getByRole("group", { name: "Options" }).getByRole("button", { disabled: false }).count(), 2, "still open");
+  // By keyboard: Space ticks "Remember", Enter picks price_eur.
+  await card.getByLabel("Remember this for the dataset").press("Space");
+  assert.ok(await card.getByLabel("Remember this for the dataset").isChecked());
+  await card.getByRole("button", { name: labels[0] }).press("Enter");
+  const chosen = "You chose price_eur — kept as a rule for gadgets.csv";
+  await card.getByText(chosen).waitFor();
+  assert.equal(await card.getByRole("alert").count(), 0, "the error went with the answer");
+  assert.ok(await card.locator(".resolved").evaluate((e) => e === document.activeElement), "focus follows to the answer");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED", "the same run went on");
+  assert.equal(await turn.locator(".answer").innerText(), "The average price of gadgets is €125.");
+  assert.equal(await turn.locator(".outcome").innerText(), "succeeded");
+  await page.getByText("“price” means price_eur.").first().waitFor(); // the dataset's description, on its page
+  await page.screenshot({ path: join(shots, "clarification-answered.png") });
+
+  // Rebuilt from the run's events after a reload, as it ended.
+  await page.reload();
+  const reopened = page.locator(".turn");
+  await finished(reopened.nth(1));
+  assert.equal(await reopened.nth(0).locator(".card.clarification .resolved").innerText(), "Dismissed — none of these");
+  assert.equal(await reopened.nth(1).locator(".card.clarification .resolved").innerText(), chosen);
+  assert.equal(await reopened.locator(".card.clarification button").count(), 0);
+  assert.equal(await reopened.nth(1).locator(".answer").innerText(), "The average price of gadgets is €125.");
+
+  // The rule settles the words: no question, the same answer.
+  turn = await ask(page, "average price");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+  assert.equal(await turn.locator(".card.clarification").count(), 0, "not asked again");
+  assert.equal(await turn.locator(".answer").innerText(), "The average price of gadgets is €125.");
+  await context.close();
+});
+
+test("a question back about a value shows how many rows hold it in each column; left unanswered it expires and says so", async () => {
+  const { context, page } = await open("#/datasets", { server: scripted });
+  const turn = await ask(page, "customers in the north region");
+  const card = turn.getByRole("group", { name: "“north” is in region and plan. Which one do you mean?" });
+  await card.waitFor();
+  assert.deepEqual(await card.getByRole("group", { name: "Options" }).getByRole("button").allInnerTexts(), ["region (VARCHAR): “north” in 112 rows", "plan (VARCHAR): “north” in 0 rows"]);
+  await card.getByText("Expired — no answer came in time").waitFor({ timeout: 20_000 });
+  await finished(turn);
+  assert.equal(await card.getByRole("button").count(), 0);
+  assert.equal(await turn.locator(".chip").innerText(), "Expired — nothing computed");
+  assert.equal(await turn.locator(".outcome").innerText(), "Expired — nothing computed");
+  assert.equal(await turn.locator(".answer").innerText(), "Nothing was computed: no column was chosen.");
+  await page.screenshot({ path: join(shots, "clarification-expired.png") });
   await context.close();
 });

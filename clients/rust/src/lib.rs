@@ -244,6 +244,22 @@ impl AwareClient {
         Ok(self.chat().submit_confirmation(req).await?.into_inner())
     }
 
+    /// Answers a clarification with one of its options' values (`None` dismisses it); with
+    /// `remember` the answer is kept as a rule of the dataset.
+    pub async fn clarify(
+        &self,
+        clarification_id: &str,
+        choice: Option<&str>,
+        remember: bool,
+    ) -> Result<pb::SubmitClarificationResponse, Status> {
+        let req = pb::SubmitClarificationRequest {
+            clarification_id: clarification_id.into(),
+            choice: choice.unwrap_or_default().into(),
+            remember,
+        };
+        Ok(self.chat().submit_clarification(req).await?.into_inner())
+    }
+
     pub async fn cancel(&self, run_id: &str) -> Result<pb::CancelRunResponse, Status> {
         Ok(self.chat().cancel_run(pb::CancelRunRequest { run_id: run_id.into() }).await?.into_inner())
     }

@@ -210,6 +210,9 @@ enum RunsCommand {
     Show { run_id: String },
     /// A run's event log.
     Events { run_id: String },
+    /// Compute a run's queries again over the data as it is now (no model) and show what changed
+    /// since the answer: the rows added and removed.
+    Rerun { run_id: String },
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -528,6 +531,25 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
                 say!("feedback  {}", conversations::feedback_text(f));
             }
         }
+        RunsCommand::Rerun { run_id } => {
+            let reruns = client.runs().rerun_query(pb::RerunQueryRequest { run_id }).await?.into_inner().queries;
+            for r in &reruns {
+                if json {
+                    say!(
+                        "{}",
+                        json!({
+                            "run_id": r.run_id, "sql": r.sql, "unchanged": r.result_sha256 == r.recorded_sha256,
+                            "result_sha256": r.result_sha256, "recorded_sha256": r.recorded_sha256,
+                            "added_rows": r.added_rows.iter().map(|row| row.values.iter().map(render::value_text).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                            "removed_rows": r.removed_rows.iter().map(|row| row.values.iter().map(render::value_text).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                            "unchanged_rows": r.unchanged_rows,
+                        })
+                    );
+                } else {
+                    say!("{}", render::rerun_text(r));
+                }
+            }
+        }
         RunsCommand::Events { run_id } => {
             let page = client
                 .runs()
@@ -681,12 +703,14 @@ impl Session<'_> {
         let mut cancelled = false;
         // The confirmation the prompt is asking about, and whether it may be allowed for a while.
         let mut asking: Option<(String, bool)> = None;
+        // The clarification the prompt is asking about, and its options' values.
+        let mut choosing: Option<(String, Vec<String>)> = None;
         // The confirmations this run showed a card for (the others a session grant answered).
         let mut shown: Vec<String> = Vec::new();
         loop {
             let answer = async {
-                match (&asking, lines.as_deref_mut()) {
-                    (Some(_), Some(lines)) => lines.next().await,
+                match (asking.is_some() || choosing.is_some(), lines.as_deref_mut()) {
+                    (true, Some(lines)) => lines.next().await,
                     _ => std::future::pending().await,
                 }
             };
@@ -699,11 +723,26 @@ impl Session<'_> {
                 Next::Interrupt => {
                     cancelled = true;
                     asking = None;
+                    choosing = None;
                     eprintln!("\n(cancelling…)");
                     client.cancel(&sent.run_id).await?;
                     continue;
                 }
                 Next::Line(line) => {
+                    if let Some((id, options)) = choosing.take() {
+                        // "2" picks the second option, "2!" also keeps it as a rule; anything else skips.
+                        let line = line.transpose()?.unwrap_or_default();
+                        let said = line.trim();
+                        let remember = said.ends_with('!');
+                        let picked = said.trim_end_matches('!').trim().parse::<usize>().ok();
+                        let choice = picked.and_then(|n| options.get(n.wrapping_sub(1)));
+                        client.clarify(&id, choice.map(String::as_str), remember).await?;
+                        match choice {
+                            Some(c) => note!("→ {}{}", c, if remember { " (kept as a rule)" } else { "" }),
+                            None => note!("→ none of these"),
+                        }
+                        continue;
+                    }
                     let Some((id, grantable)) = asking.take() else { continue };
                     // End of input at the prompt is a "no", like an empty answer.
                     let line = line.transpose()?.unwrap_or_default();
@@ -751,11 +790,44 @@ impl Session<'_> {
                         if let Some(text) = r.rich.as_ref().and_then(render::rich_text) {
                             say!("{text}");
                         }
+                        if let (Some(chart), Some(pb::tool_result::Rich::Table(t))) = (&r.chart, &r.rich)
+                            && let Some(text) = render::chart_text(chart, t)
+                        {
+                            say!("{text}");
+                        }
                     }
                 }
                 Some(P::ToolDenied(d)) if !json => note!("⊘ {}: {}", d.tool_name, d.reason),
                 Some(P::MemorySaved(m)) if !json => note!("★ remembered: {}", m.text),
                 Some(P::MemoryForgotten(m)) if !json => note!("☆ forgotten: {}", m.text),
+                Some(P::ClarificationRequired(c)) => {
+                    if text_open {
+                        println!();
+                        text_open = false;
+                    }
+                    let mut prompt = render::terminal_safe(&c.question).into_owned();
+                    for (i, o) in c.options.iter().enumerate() {
+                        prompt.push_str(&format!("\n  {}. {}", i + 1, render::terminal_safe(&o.label)));
+                    }
+                    if self.interactive && lines.is_some() {
+                        eprint!(
+                            "{prompt}\nChoose 1–{} (add ! to keep it as a rule; Enter: none of these) ",
+                            c.options.len()
+                        );
+                        std::io::stderr().flush()?;
+                        choosing =
+                            Some((c.clarification_id.clone(), c.options.iter().map(|o| o.value.clone()).collect()));
+                    } else {
+                        note!("{prompt}\n(no terminal to ask on: not answered; ask again naming the column)");
+                        client.clarify(&c.clarification_id, None, false).await?;
+                    }
+                }
+                Some(P::ClarificationResolved(r))
+                    if choosing.as_ref().is_some_and(|(id, _)| *id == r.clarification_id) =>
+                {
+                    choosing = None;
+                    note!("\n(no longer waiting for an answer: {})", resolution_text(r.resolution()));
+                }
                 Some(P::ConfirmationRequired(c)) => {
                     shown.push(c.confirmation_id.clone());
                     let elevated = c.tier() == pb::ConfirmationTier::Elevated;

@@ -454,12 +454,114 @@ pub(crate) fn event_line(e: &pb::ServerEvent) -> (String, String) {
         Some(P::ToolDenied(d)) => ("tool_denied", format!("{}: {}", d.tool_name, d.reason)),
         Some(P::ConfirmationRequired(c)) => ("confirmation_required", c.description.clone()),
         Some(P::ConfirmationResolved(r)) => ("confirmation_resolved", format!("{:?}", r.resolution())),
+        Some(P::ClarificationRequired(c)) => ("clarification_required", c.question.clone()),
+        Some(P::ClarificationResolved(r)) => {
+            ("clarification_resolved", format!("{:?} {}", r.resolution(), r.choice).trim_end().to_owned())
+        }
         Some(P::RunCompleted(c)) => ("run_completed", format!("{:?}", c.status())),
         Some(P::RoutingDecided(r)) => ("routing_decided", format!("{} ({:.2})", r.intent, r.confidence)),
         Some(other) => return ("other".to_owned(), format!("{other:?}")),
         None => ("empty", String::new()),
     };
     (kind.to_owned(), detail)
+}
+
+/// A chart the server chose for a table, as text: bars for a category × measure, a sparkline per
+/// measure over time; a scatter is named only (a terminal draws it badly). `None` when the chart
+/// names columns the table does not have.
+pub(crate) fn chart_text(chart: &pb::Chart, t: &pb::Table) -> Option<String> {
+    let col = |name: &str| t.columns.iter().position(|c| c.name == name);
+    let number = |row: &pb::Row, i: usize| -> Option<f64> {
+        use pb::value::Kind;
+        match row.values.get(i)?.kind.as_ref()? {
+            Kind::IntValue(n) => Some(*n as f64),
+            Kind::DoubleValue(x) if x.is_finite() => Some(*x),
+            Kind::DecimalValue(s) => s.parse().ok(),
+            _ => None,
+        }
+    };
+    let x = col(&chart.x)?;
+    match chart.kind() {
+        pb::ChartKind::Bar => {
+            let y = col(chart.y.first()?)?;
+            let mut bars: Vec<(String, f64)> = t
+                .rows
+                .iter()
+                .filter_map(|r| Some((terminal_safe(&value_text(r.values.get(x)?)).into_owned(), number(r, y)?)))
+                .collect();
+            bars.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let widest = bars.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(30);
+            let top = bars.iter().map(|(_, v)| v.abs()).fold(0.0_f64, f64::max);
+            let mut out = format!("{} by {}\n", chart.y[0], chart.x);
+            for (label, v) in bars {
+                let width = if top > 0.0 { (v.abs() / top * 40.0).round() as usize } else { 0 };
+                let label: String = label.chars().take(30).collect();
+                out.push_str(&format!("{label:<widest$} {} {v}\n", "█".repeat(width.max(usize::from(v != 0.0)))));
+            }
+            Some(out.trim_end().to_owned())
+        }
+        pb::ChartKind::Line => {
+            const TICKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+            let mut out = Vec::new();
+            for measure in &chart.y {
+                let y = col(measure)?;
+                let points: Vec<f64> = t.rows.iter().filter_map(|r| number(r, y)).collect();
+                let (lo, hi) =
+                    points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+                let line: String = points
+                    .iter()
+                    .map(|v| if hi > lo { TICKS[((v - lo) / (hi - lo) * 7.0).round() as usize] } else { TICKS[3] })
+                    .collect();
+                out.push(format!("{measure} over {}: {line}  ({lo} to {hi})", chart.x));
+            }
+            Some(out.join("\n"))
+        }
+        pb::ChartKind::Scatter => {
+            Some(format!("(a scatter of {} against {}: {} points)", chart.y.first()?, chart.x, t.rows.len()))
+        }
+        pb::ChartKind::Unspecified => None,
+    }
+}
+
+/// A rerun's comparison with the recorded result, in words and rows.
+pub(crate) fn rerun_text(r: &pb::QueryRerun) -> String {
+    let mut out = format!("query run {}: {}\n", r.run_id, r.sql);
+    if r.result_sha256 == r.recorded_sha256 {
+        out.push_str(&format!(
+            "unchanged: the same result ({} rows, hash {})",
+            r.unchanged_rows,
+            &r.result_sha256[..r.result_sha256.len().min(12)]
+        ));
+        return out;
+    }
+    for d in &r.changed_datasets {
+        let now = if d.version_hash.is_empty() {
+            "deleted".to_owned()
+        } else {
+            format!("now {}", &d.version_hash[..d.version_hash.len().min(12)])
+        };
+        out.push_str(&format!("changed: {} ({now})\n", d.table_name));
+    }
+    if !r.recorded_rows_kept {
+        out.push_str("changed: the result's hash differs (the recorded rows were too many to keep, so no row diff)");
+        return out;
+    }
+    out.push_str(&format!(
+        "{} added, {} removed, {} unchanged\n",
+        r.added_rows.len(),
+        r.removed_rows.len(),
+        r.unchanged_rows
+    ));
+    let row = |row: &pb::Row| {
+        row.values.iter().map(|v| terminal_safe(&value_text(v)).into_owned()).collect::<Vec<_>>().join(" | ")
+    };
+    for a in &r.added_rows {
+        out.push_str(&format!("+ {}\n", row(a)));
+    }
+    for d in &r.removed_rows {
+        out.push_str(&format!("- {}\n", row(d)));
+    }
+    out.trim_end().to_owned()
 }
 
 #[cfg(test)]

@@ -4,20 +4,20 @@
 // descriptors; this layer adds what every app needs on top: a client bound to a server and a token,
 // `runStream`, which follows a run to its end across disconnects — it resumes from the last
 // sequence number it delivered, drops duplicates, watches heartbeats, and says when it is
-// reconnecting — thin helpers for approvals (for a while, with edits) and feedback, and
-// `auditEntries`, which reads the audit log across its pages.
+// reconnecting — thin helpers for approvals (for a while, with edits), clarifications, feedback and
+// re-running a run's queries, and `auditEntries`, which reads the audit log across its pages.
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AdminService } from "./gen/aware/v1/admin_pb.js";
 import { AuditService, type AuditEntry, type ListAuditEntriesRequestSchema } from "./gen/aware/v1/audit_pb.js";
-import { ChatService, ConfirmationScope, OnBusy, type StateSnapshot } from "./gen/aware/v1/chat_pb.js";
+import { ChatService, ConfirmationScope, OnBusy, type StateSnapshot, type SubmitClarificationResponse } from "./gen/aware/v1/chat_pb.js";
 import { DatasetsService, type Dataset } from "./gen/aware/v1/datasets_pb.js";
 import { FilesService } from "./gen/aware/v1/files_pb.js";
 import { MemoryService } from "./gen/aware/v1/memory_pb.js";
 import { QueryService } from "./gen/aware/v1/query_pb.js";
 import { FeedbackRating, type Feedback } from "./gen/aware/v1/run_pb.js";
-import { RunsService } from "./gen/aware/v1/runs_pb.js";
+import { RunsService, type RerunQueryResponse } from "./gen/aware/v1/runs_pb.js";
 import { ThreadsService } from "./gen/aware/v1/threads_pb.js";
 import type { ServerEvent } from "./gen/aware/v1/events_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -163,6 +163,30 @@ export class AwareClient {
       durationSeconds: seconds,
       editedArgumentsJson: editedArguments ? JSON.stringify(editedArguments) : "",
     });
+  }
+
+  /**
+   * Answers a clarification (`ClarificationRequired`) with one of its options' `value`; the paused
+   * run goes on with it. `remember` keeps the answer as a rule in the dataset's description, so
+   * the same words are not asked about again (it needs write access to the dataset). A choice that
+   * is not among the options is refused (`INVALID_ARGUMENT`) and the question stays open.
+   */
+  async clarify(clarificationId: string, choice: string, remember = false): Promise<SubmitClarificationResponse> {
+    return this.chat.submitClarification({ clarificationId, choice, remember });
+  }
+
+  /** Dismisses a clarification (none of the options): the run goes on without computing an answer. */
+  async dismissClarification(clarificationId: string): Promise<SubmitClarificationResponse> {
+    return this.chat.submitClarification({ clarificationId, choice: "", remember: false });
+  }
+
+  /**
+   * Computes a finished run's queries again over the data as it is now, without a model, and
+   * compares each result with the one recorded (hashes, rows added and removed). Nothing is
+   * recorded; a run that ran no query is `INVALID_ARGUMENT`.
+   */
+  async rerunQuery(runId: string): Promise<RerunQueryResponse> {
+    return this.runs.rerunQuery({ runId });
   }
 
   /** Rates a run's answer, with an optional reason; a second rating of the run replaces the first. */

@@ -3,7 +3,7 @@
 // (list, reopen, rename, fork, delete), memory, feedback and session grants; curation (rename,
 // describe, a query's result saved as a dataset, verified queries), admin (users, API keys) and
 // a dataset imported from an approved folder read again from its file; each change read back
-// from the audit log.
+// from the audit log; a run's queries computed again; a question back (clarification) answered.
 //
 // The server binary comes from $AWARE_SERVER_BIN (scripts/test sets it).
 
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { toBinary } from "@bufbuild/protobuf";
 import {
+  ClarificationKind,
   Code,
   ConfirmationResolution,
   ConnectError,
@@ -25,6 +26,7 @@ import {
   RunStatus,
   ServerEventSchema,
   textOf,
+  timestampDate,
   UserActivation,
   UserRole,
   type AwareClient,
@@ -529,4 +531,127 @@ test("refresh: a dataset imported from an approved folder is read again from its
     audited.push(e.resourceId === imported.id ? `${e.outcome}${d.rows_before === undefined ? "" : ` ${d.rows_before}→${d.rows_after}`}` : `${e.outcome} (other)`);
   }
   assert.deepEqual(audited, ["failed (other)", "failed", "failed", "succeeded 3→4", "unchanged 3→3"]);
+});
+
+test("rerun: a SQL run computed again over unchanged data has the recorded hash and no rows added or removed; after its file changes, the rows that came and went and the dataset's new version show, and GetRun says it is stale", async () => {
+  const c = client();
+  const folder = join(dataDir, "downloads", "reruns");
+  mkdirSync(folder);
+  const file = join(folder, "ts_stock.csv");
+  writeFileSync(file, "item,qty\nbolt,40\nnut,25\nwasher,60\n");
+  const dataset = (await c.files.importFiles({ root: "downloads", paths: ["reruns/ts_stock.csv"] })).report!.files[0].dataset!;
+  const ran = await c.query.executeSql({ sql: "SELECT item, qty FROM ts_stock ORDER BY item", limit: 0 });
+  const rowsOf = (rows: { values: { kind: { value?: unknown } }[] }[]) => rows.map((r) => r.values.map((v) => String(v.kind.value)).join(":"));
+
+  const same = await c.rerunQuery(ran.runId);
+  assert.equal(same.queries.length, 1);
+  const q = same.queries[0];
+  assert.equal(q.runId, ran.runId);
+  assert.match(q.sql, /FROM ts_stock/);
+  assert.match(q.resultSha256, /^[0-9a-f]{64}$/);
+  assert.equal(q.resultSha256, q.recordedSha256, "the same data gives the same hash");
+  assert.deepEqual([q.addedRows.length, q.removedRows.length, q.unchangedRows, q.recordedRowsKept], [0, 0, 3n, true]);
+  assert.deepEqual(rowsOf(q.result!.rows), ["bolt:40", "nut:25", "washer:60"], "the result as it is now");
+  assert.equal(q.changedDatasets.length, 0);
+  const fresh = (await c.runs.getRun({ runId: ran.runId })).run!;
+  assert.deepEqual([fresh.stale, fresh.changedDatasets.length], [false, 0]);
+
+  writeFileSync(file, "item,qty\nbolt,40\nnut,30\nwasher,60\nscrew,15\n");
+  const refreshed = (await c.datasets.refreshDataset({ datasetId: dataset.id })).dataset!;
+  const moved = (await c.rerunQuery(ran.runId)).queries[0];
+  assert.notEqual(moved.resultSha256, moved.recordedSha256);
+  assert.deepEqual(rowsOf(moved.addedRows).sort(), ["nut:30", "screw:15"]);
+  assert.deepEqual(rowsOf(moved.removedRows), ["nut:25"]);
+  assert.equal(moved.unchangedRows, 2n);
+  assert.deepEqual(moved.changedDatasets.map((d) => [d.datasetId, d.versionHash]), [[dataset.id, refreshed.versionHash]]);
+  const stale = (await c.runs.getRun({ runId: ran.runId })).run!;
+  assert.equal(stale.stale, true);
+  assert.deepEqual(stale.changedDatasets.map((d) => [d.datasetId, d.versionHash]), [[dataset.id, refreshed.versionHash]]);
+  const again = (await c.rerunQuery(ran.runId)).queries[0];
+  assert.equal(again.recordedSha256, q.recordedSha256, "a rerun records nothing: the run keeps its result");
+
+  const listed = await ask(c, "what are my files?");
+  assert.equal(await failure(c.rerunQuery(listed.runId)), Code.InvalidArgument, "a run that ran no query");
+  assert.equal(await failure(c.rerunQuery("run_doesnotexist")), Code.NotFound);
+});
+
+test("clarify: 'average price' over price_eur and price_usd asks which one with each column's figures; a choice not offered is refused and the question stays open; dismissing computes nothing; a choice finishes the same run with that column's average and, remembered, is a rule of the dataset that is not asked again", async () => {
+  const c = client();
+  // price_eur averages 125, price_usd 137.5.
+  const csv = "item,price_eur,price_usd\nlamp,40,44\ndesk,250,275\nchair,90,99\nshelf,120,132\n";
+  const dataset = await c.uploadFile("ts_gadgets.csv", new TextEncoder().encode(csv));
+  const question = "average price in ts_gadgets";
+
+  const questionIn = (e: ServerEvent) => (e.payload.case === "clarificationRequired" ? e.payload.value : undefined);
+  // Dismissed ("none of these"): the run ends without an answer computed from a guess.
+  const first = await c.sendMessage(question);
+  const dismissed = await follow(c, first.runId, async (e) => {
+    const q = questionIn(e);
+    if (q) assert.equal((await c.dismissClarification(q.clarificationId)).resolution, ConfirmationResolution.DENIED);
+  });
+  const closed = dismissed.events.find((e) => e.payload.case === "clarificationResolved");
+  assert.ok(closed && closed.payload.case === "clarificationResolved", "the question was closed");
+  assert.deepEqual([closed.payload.value.resolution, closed.payload.value.choice, closed.payload.value.remembered], [ConfirmationResolution.DENIED, "", false]);
+  assert.equal(completed(dismissed.events).status, RunStatus.SUCCEEDED);
+  assert.ok(!dismissed.events.some((e) => e.payload.case === "toolResult" && e.payload.value.toolName === "execute_query_plan"), "no query ran");
+  assert.doesNotMatch(textOf(dismissed.events), /125|137\.5/);
+
+  const sent = await c.sendMessage(question);
+  let asked: ReturnType<typeof questionIn>;
+  const { events } = await follow(c, sent.runId, async (e) => {
+    const q = questionIn(e);
+    if (!q) return;
+    asked = q;
+    assert.ok(q.expiresAt && timestampDate(q.expiresAt) > new Date(), "it waits until a time to come");
+    // The run waits for the person; GetRun says so (its status is written just after the event).
+    let status = RunStatus.UNSPECIFIED;
+    for (let i = 0; i < 50 && status !== RunStatus.AWAITING_CONFIRMATION; i++) {
+      status = (await c.runs.getRun({ runId: sent.runId })).run!.status;
+      if (status !== RunStatus.AWAITING_CONFIRMATION) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(status, RunStatus.AWAITING_CONFIRMATION);
+    const wrong = await c.clarify(q.clarificationId, "item").catch((err) => ConnectError.from(err));
+    assert.ok(wrong instanceof ConnectError, "a choice that is not an option");
+    assert.equal(wrong.code, Code.InvalidArgument);
+    assert.match(wrong.rawMessage, /price_eur, price_usd/, "the message names the options");
+    assert.equal(await failure(c.confirm(q.clarificationId, true)), Code.InvalidArgument, "a clarification is not approved like a confirmation");
+    assert.ok(!(await c.chat.listPendingConfirmations({})).confirmations.some((p) => p.confirmationId === q.clarificationId), "nor listed with the approvals");
+    const answer = await c.clarify(q.clarificationId, "price_eur", true);
+    assert.deepEqual([answer.runId, answer.resolution], [sent.runId, ConfirmationResolution.APPROVED], "the question was still open");
+  });
+  assert.ok(asked, "the run asked which price");
+  assert.equal(asked.kind, ClarificationKind.COLUMN);
+  assert.equal(asked.phrase, "price");
+  assert.match(asked.question, /price_eur.*price_usd.*\?$/);
+  assert.deepEqual([asked.dataset?.type, asked.dataset?.id, asked.dataset?.displayName], ["dataset", dataset.id, dataset.name]);
+  assert.deepEqual(
+    asked.options.map((o) => [o.value, o.min, o.max, o.nullShare]),
+    [["price_eur", "40", "250", 0], ["price_usd", "44", "275", 0]],
+    "each option with its figures from the data",
+  );
+  assert.deepEqual(
+    asked.options.map((o) => o.label),
+    [`price_eur (${asked.options[0].sqlType}): 40 to 250, none empty`, `price_usd (${asked.options[1].sqlType}): 44 to 275, none empty`],
+  );
+  assert.ok(asked.options.every((o) => o.sqlType !== ""), "with its SQL type");
+  const resolved = events.filter((e) => e.payload.case === "clarificationResolved");
+  assert.equal(resolved.length, 1, "resolved once: the refused choice left it open");
+  assert.ok(resolved[0].payload.case === "clarificationResolved");
+  assert.deepEqual([resolved[0].payload.value.choice, resolved[0].payload.value.remembered], ["price_eur", true]);
+  assert.equal(completed(events).status, RunStatus.SUCCEEDED, "the same run went on");
+  assert.match(textOf(events), /\b125\b/, textOf(events));
+  assert.doesNotMatch(textOf(events), /137\.5/);
+  const rerun = await c.rerunQuery(sent.runId);
+  assert.equal(rerun.queries.length, 1, "the run's one query");
+  assert.match(rerun.queries[0].sql, /avg\(.*price_eur/i);
+  assert.equal(rerun.queries[0].resultSha256, rerun.queries[0].recordedSha256);
+
+  const described = (await c.datasets.getDataset({ datasetId: dataset.id })).dataset!;
+  assert.match(described.description, /“price” means price_eur\./, "kept as a rule of the dataset");
+  const later = await ask(c, question);
+  assert.ok(!later.events.some((e) => e.payload.case === "clarificationRequired"), "the rule settles it");
+  assert.match(textOf(later.events), /\b125\b/);
+
+  assert.equal(await failure(c.clarify("cf_doesnotexist", "price_eur")), Code.NotFound);
+  assert.equal(await failure(c.dismissClarification("cf_doesnotexist")), Code.NotFound);
 });

@@ -1314,6 +1314,26 @@ pub struct Table {
     #[prost(uint64, tag = "5")]
     pub exec_time_ms: u64,
 }
+/// Chart is the chart the server picked for a table from its shape: a bar for one category and a
+/// measure, a line over a time column, a scatter for two numeric columns. A table no chart suits
+/// (or one cut short by the row cap) has none.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Chart {
+    #[prost(enumeration = "ChartKind", tag = "1")]
+    pub kind: i32,
+    /// A Vega-Lite v5 spec with the plotted columns' rows inline.
+    #[prost(string, tag = "2")]
+    pub vega_lite_json: ::prost::alloc::string::String,
+    /// The column on the x axis.
+    #[prost(string, tag = "3")]
+    pub x: ::prost::alloc::string::String,
+    /// The measures on the y axis.
+    #[prost(string, repeated, tag = "4")]
+    pub y: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The column whose values are separate series, if any.
+    #[prost(string, tag = "5")]
+    pub color: ::prost::alloc::string::String,
+}
 /// Usage counts model tokens. Always present on terminal events; `partial` when a provider call was
 /// aborted and the count is an estimate of what was consumed so far.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1564,6 +1584,38 @@ impl Null {
     pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
         match value {
             "NULL_UNSPECIFIED" => Some(Self::Unspecified),
+            _ => None,
+        }
+    }
+}
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum ChartKind {
+    Unspecified = 0,
+    Bar = 1,
+    Line = 2,
+    Scatter = 3,
+}
+impl ChartKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CHART_KIND_UNSPECIFIED",
+            Self::Bar => "CHART_KIND_BAR",
+            Self::Line => "CHART_KIND_LINE",
+            Self::Scatter => "CHART_KIND_SCATTER",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CHART_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "CHART_KIND_BAR" => Some(Self::Bar),
+            "CHART_KIND_LINE" => Some(Self::Line),
+            "CHART_KIND_SCATTER" => Some(Self::Scatter),
             _ => None,
         }
     }
@@ -5410,7 +5462,7 @@ pub struct ServerEvent {
     pub thread_id: ::prost::alloc::string::String,
     #[prost(
         oneof = "server_event::Payload",
-        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 40, 41, 42, 43, 44, 45, 46"
+        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 40, 41, 42, 43, 44, 45, 46"
     )]
     pub payload: ::core::option::Option<server_event::Payload>,
 }
@@ -5448,6 +5500,10 @@ pub mod server_event {
         MemoryForgotten(super::MemoryForgotten),
         #[prost(message, tag = "24")]
         Grounding(super::Grounding),
+        #[prost(message, tag = "25")]
+        ClarificationRequired(super::ClarificationRequired),
+        #[prost(message, tag = "26")]
+        ClarificationResolved(super::ClarificationResolved),
         #[prost(message, tag = "40")]
         Heartbeat(super::Heartbeat),
         #[prost(message, tag = "41")]
@@ -5622,6 +5678,9 @@ pub struct ToolResult {
     pub executed_sql: ::prost::alloc::string::String,
     #[prost(message, optional, tag = "8")]
     pub provenance: ::core::option::Option<ToolProvenance>,
+    /// The chart for a table result, when its shape suits one.
+    #[prost(message, optional, tag = "9")]
+    pub chart: ::core::option::Option<Chart>,
     #[prost(
         oneof = "tool_result::Rich",
         tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34"
@@ -5766,6 +5825,73 @@ pub struct ConfirmationRequired {
     /// it runs, the call fails with RESOURCE_CHANGED and nothing is done.
     #[prost(message, optional, tag = "11")]
     pub blast_radius: ::core::option::Option<BlastRadius>,
+}
+/// ClarificationRequired pauses the run on a question back, when the request is ambiguous against
+/// the data: two columns the words could mean (COLUMN), a value found in several columns (VALUE), a
+/// time phrase with several date columns to apply it to (TIME_RANGE). The options come from the
+/// data. Answer with `ClarificationResponse` (Chat) or `SubmitClarification`; the same run then goes
+/// on. Persisted before it is sent and replayed unchanged (same id, same expiry).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ClarificationRequired {
+    #[prost(string, tag = "1")]
+    pub clarification_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub tool_call_id: ::prost::alloc::string::String,
+    #[prost(enumeration = "ClarificationKind", tag = "3")]
+    pub kind: i32,
+    /// The question in words, e.g. "“price” could mean price_eur or price_usd. Which one?"
+    #[prost(string, tag = "4")]
+    pub question: ::prost::alloc::string::String,
+    /// The words of the request that were ambiguous.
+    #[prost(string, tag = "5")]
+    pub phrase: ::prost::alloc::string::String,
+    /// The dataset the options belong to.
+    #[prost(message, optional, tag = "6")]
+    pub dataset: ::core::option::Option<ResourceRef>,
+    #[prost(message, repeated, tag = "7")]
+    pub options: ::prost::alloc::vec::Vec<ClarificationOption>,
+    #[prost(message, optional, tag = "8")]
+    pub expires_at: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// ClarificationOption is one answer to a clarification, with what the data says about it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ClarificationOption {
+    /// What to send back as the choice: a column name.
+    #[prost(string, tag = "1")]
+    pub value: ::prost::alloc::string::String,
+    /// The option in words, e.g. "price_eur (DOUBLE): 412 to 3,950, none empty".
+    #[prost(string, tag = "2")]
+    pub label: ::prost::alloc::string::String,
+    #[prost(string, tag = "3")]
+    pub sql_type: ::prost::alloc::string::String,
+    /// The share of the column's cells that are empty, 0 to 1.
+    #[prost(double, tag = "4")]
+    pub null_share: f64,
+    /// The column's smallest and largest values, as text (empty when it has none).
+    #[prost(string, tag = "5")]
+    pub min: ::prost::alloc::string::String,
+    #[prost(string, tag = "6")]
+    pub max: ::prost::alloc::string::String,
+    /// VALUE: rows whose cell in this column is the value asked about.
+    #[prost(uint64, tag = "7")]
+    pub count: u64,
+}
+/// ClarificationResolved says how a clarification ended: APPROVED (answered with `choice`), DENIED
+/// (dismissed: none of the options), EXPIRED or CANCELLED.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ClarificationResolved {
+    #[prost(string, tag = "1")]
+    pub clarification_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub tool_call_id: ::prost::alloc::string::String,
+    #[prost(enumeration = "ConfirmationResolution", tag = "3")]
+    pub resolution: i32,
+    #[prost(string, tag = "4")]
+    pub choice: ::prost::alloc::string::String,
+    /// The person asked to keep the answer as a rule in the dataset's description ("“price” means
+    /// price_eur."). The tool's result that follows says whether it was kept (it needs write access).
+    #[prost(bool, tag = "5")]
+    pub remembered: bool,
 }
 /// BlastRadius is what an approval of a dataset change would touch.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -5984,6 +6110,38 @@ impl ConfirmationTier {
         }
     }
 }
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum ClarificationKind {
+    Unspecified = 0,
+    Column = 1,
+    Value = 2,
+    TimeRange = 3,
+}
+impl ClarificationKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CLARIFICATION_KIND_UNSPECIFIED",
+            Self::Column => "CLARIFICATION_KIND_COLUMN",
+            Self::Value => "CLARIFICATION_KIND_VALUE",
+            Self::TimeRange => "CLARIFICATION_KIND_TIME_RANGE",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CLARIFICATION_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "CLARIFICATION_KIND_COLUMN" => Some(Self::Column),
+            "CLARIFICATION_KIND_VALUE" => Some(Self::Value),
+            "CLARIFICATION_KIND_TIME_RANGE" => Some(Self::TimeRange),
+            _ => None,
+        }
+    }
+}
 /// ConfirmationResolution is how a confirmation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -6069,7 +6227,7 @@ impl RunPhase {
 pub struct ChatRequest {
     #[prost(string, tag = "1")]
     pub client_msg_id: ::prost::alloc::string::String,
-    #[prost(oneof = "chat_request::Kind", tags = "2, 3, 4, 5, 6, 7")]
+    #[prost(oneof = "chat_request::Kind", tags = "2, 3, 4, 5, 6, 7, 8")]
     pub kind: ::core::option::Option<chat_request::Kind>,
 }
 /// Nested message and enum types in `ChatRequest`.
@@ -6088,6 +6246,8 @@ pub mod chat_request {
         Resume(super::Resume),
         #[prost(message, tag = "7")]
         Cancel(super::Cancel),
+        #[prost(message, tag = "8")]
+        Clarification(super::ClarificationResponse),
     }
 }
 /// Hello opens a session (optional). It may resume several runs at once.
@@ -6161,6 +6321,21 @@ pub struct ConfirmationResponse {
     #[prost(string, tag = "5")]
     pub edited_arguments_json: ::prost::alloc::string::String,
 }
+/// ClarificationResponse answers a `ClarificationRequired`: the run it paused goes on with the
+/// choice. A choice that is not one of the options is `Rejected{BAD_REQUEST}` and the question stays
+/// open.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ClarificationResponse {
+    #[prost(string, tag = "1")]
+    pub clarification_id: ::prost::alloc::string::String,
+    /// One of the options' `value`s; empty dismisses the question (none of these).
+    #[prost(string, tag = "2")]
+    pub choice: ::prost::alloc::string::String,
+    /// Keep the answer as a rule in the dataset's description, so the same words are not asked
+    /// about again (needs write access to the dataset).
+    #[prost(bool, tag = "3")]
+    pub remember: bool,
+}
 /// Resume replays a run after `last_event_seq` (0 = from the start), then follows it live.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct Resume {
@@ -6233,6 +6408,23 @@ pub struct SubmitConfirmationRequest {
     pub duration_seconds: u32,
     #[prost(string, tag = "5")]
     pub edited_arguments_json: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubmitClarificationRequest {
+    #[prost(string, tag = "1")]
+    pub clarification_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub choice: ::prost::alloc::string::String,
+    #[prost(bool, tag = "3")]
+    pub remember: bool,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubmitClarificationResponse {
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// APPROVED when a choice was taken, DENIED when the question was dismissed.
+    #[prost(enumeration = "ConfirmationResolution", tag = "2")]
+    pub resolution: i32,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SubmitConfirmationResponse {
@@ -6731,6 +6923,32 @@ pub mod chat_service_client {
                 .insert(GrpcMethod::new("aware.v1.ChatService", "SubmitConfirmation"));
             self.inner.unary(req, path, codec).await
         }
+        /// SubmitClarification answers a `ClarificationRequired` (browser companion of
+        /// `ChatRequest.clarification`).
+        pub async fn submit_clarification(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SubmitClarificationRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SubmitClarificationResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/aware.v1.ChatService/SubmitClarification",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("aware.v1.ChatService", "SubmitClarification"));
+            self.inner.unary(req, path, codec).await
+        }
         /// CancelRun cancels a run; idempotent (browser companion of `ChatRequest.cancel`).
         pub async fn cancel_run(
             &mut self,
@@ -6927,6 +7145,15 @@ pub mod chat_service_server {
             request: tonic::Request<super::SubmitConfirmationRequest>,
         ) -> std::result::Result<
             tonic::Response<super::SubmitConfirmationResponse>,
+            tonic::Status,
+        >;
+        /// SubmitClarification answers a `ClarificationRequired` (browser companion of
+        /// `ChatRequest.clarification`).
+        async fn submit_clarification(
+            &self,
+            request: tonic::Request<super::SubmitClarificationRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SubmitClarificationResponse>,
             tonic::Status,
         >;
         /// CancelRun cancels a run; idempotent (browser companion of `ChatRequest.cancel`).
@@ -7296,6 +7523,52 @@ pub mod chat_service_server {
                     let inner = self.inner.clone();
                     let fut = async move {
                         let method = SubmitConfirmationSvc(inner);
+                        let codec = tonic_prost::ProstCodec::default();
+                        let mut grpc = tonic::server::Grpc::new(codec)
+                            .apply_compression_config(
+                                accept_compression_encodings,
+                                send_compression_encodings,
+                            )
+                            .apply_max_message_size_config(
+                                max_decoding_message_size,
+                                max_encoding_message_size,
+                            );
+                        let res = grpc.unary(method, req).await;
+                        Ok(res)
+                    };
+                    Box::pin(fut)
+                }
+                "/aware.v1.ChatService/SubmitClarification" => {
+                    #[allow(non_camel_case_types)]
+                    struct SubmitClarificationSvc<T: ChatService>(pub Arc<T>);
+                    impl<
+                        T: ChatService,
+                    > tonic::server::UnaryService<super::SubmitClarificationRequest>
+                    for SubmitClarificationSvc<T> {
+                        type Response = super::SubmitClarificationResponse;
+                        type Future = BoxFuture<
+                            tonic::Response<Self::Response>,
+                            tonic::Status,
+                        >;
+                        fn call(
+                            &mut self,
+                            request: tonic::Request<super::SubmitClarificationRequest>,
+                        ) -> Self::Future {
+                            let inner = Arc::clone(&self.0);
+                            let fut = async move {
+                                <T as ChatService>::submit_clarification(&inner, request)
+                                    .await
+                            };
+                            Box::pin(fut)
+                        }
+                    }
+                    let accept_compression_encodings = self.accept_compression_encodings;
+                    let send_compression_encodings = self.send_compression_encodings;
+                    let max_decoding_message_size = self.max_decoding_message_size;
+                    let max_encoding_message_size = self.max_encoding_message_size;
+                    let inner = self.inner.clone();
+                    let fut = async move {
+                        let method = SubmitClarificationSvc(inner);
                         let codec = tonic_prost::ProstCodec::default();
                         let mut grpc = tonic::server::Grpc::new(codec)
                             .apply_compression_config(

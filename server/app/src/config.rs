@@ -557,6 +557,10 @@ impl Config {
             config.telemetry.otlp_endpoint =
                 std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|e| !e.trim().is_empty());
         }
+        // Workers run elsewhere (their own working directory): every path they get is absolute.
+        if config.data_dir.is_relative() && !config.data_dir.as_os_str().is_empty() {
+            config.data_dir = std::env::current_dir()?.join(&config.data_dir);
+        }
         config.validate()?;
         Ok(config)
     }

@@ -642,6 +642,21 @@ pub fn import_report(r: &ImportReport) -> pb::ImportReport {
     }
 }
 
+fn chart(c: &aware_core::chart::Chart) -> pb::Chart {
+    use aware_core::chart::ChartKind;
+    pb::Chart {
+        kind: match c.kind {
+            ChartKind::Bar => pb::ChartKind::Bar,
+            ChartKind::Line => pb::ChartKind::Line,
+            ChartKind::Scatter => pb::ChartKind::Scatter,
+        } as i32,
+        vega_lite_json: c.spec.to_string(),
+        x: c.x.clone(),
+        y: c.y.clone(),
+        color: c.color.clone().unwrap_or_default(),
+    }
+}
+
 fn rich(r: &RichResult) -> pb::tool_result::Rich {
     match r {
         RichResult::DatasetList { datasets } => {
@@ -761,6 +776,10 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
                 Some(RichResult::Table { executed_sql, .. }) => executed_sql.clone(),
                 _ => String::new(),
             },
+            chart: match r {
+                Some(RichResult::Table { table, .. }) => aware_core::chart::chart_for(table).map(|c| chart(&c)),
+                _ => None,
+            },
             rich: r.as_ref().map(rich),
             provenance: Some(provenance(p)),
         }),
@@ -817,6 +836,45 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             grant_id: grant_id.as_ref().map(ToString::to_string).unwrap_or_default(),
             edited_arguments_json: edited_arguments_json.clone(),
         }),
+        EventPayload::ClarificationRequired { clarification_id, tool_call_id, question: q, expires_at } => {
+            use aware_core::runs::clarify::ClarificationKind;
+            P::ClarificationRequired(pb::ClarificationRequired {
+                clarification_id: clarification_id.to_string(),
+                tool_call_id: tool_call_id.to_string(),
+                kind: match q.kind {
+                    ClarificationKind::Column => pb::ClarificationKind::Column,
+                    ClarificationKind::Value => pb::ClarificationKind::Value,
+                    ClarificationKind::TimeRange => pb::ClarificationKind::TimeRange,
+                }
+                .into(),
+                question: q.question.clone(),
+                phrase: q.phrase.clone(),
+                dataset: Some(resource_ref(&q.dataset)),
+                options: q
+                    .options
+                    .iter()
+                    .map(|o| pb::ClarificationOption {
+                        value: o.value.clone(),
+                        label: o.label.clone(),
+                        sql_type: o.sql_type.clone(),
+                        null_share: o.null_share,
+                        min: o.min.clone(),
+                        max: o.max.clone(),
+                        count: o.count,
+                    })
+                    .collect(),
+                expires_at: Some(timestamp(*expires_at)),
+            })
+        }
+        EventPayload::ClarificationResolved { clarification_id, tool_call_id, resolution: r, choice, remembered } => {
+            P::ClarificationResolved(pb::ClarificationResolved {
+                clarification_id: clarification_id.to_string(),
+                tool_call_id: tool_call_id.to_string(),
+                resolution: resolution(*r).into(),
+                choice: choice.clone(),
+                remembered: *remembered,
+            })
+        }
         EventPayload::MemorySaved { memory_id, text } => {
             P::MemorySaved(pb::MemorySaved { memory_id: memory_id.to_string(), text: text.clone() })
         }

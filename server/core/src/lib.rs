@@ -23,6 +23,7 @@ pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod categories;
+pub mod chart;
 #[cfg(feature = "contract")]
 pub mod contract;
 pub mod curation;

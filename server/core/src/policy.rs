@@ -270,22 +270,36 @@ mod tests {
             (
                 "what am I looking at?",
                 Intent::DatasetLookup,
-                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan", "remember"]),
+                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan", "ask_user", "remember"]),
             ),
             (
                 "what are my files?",
                 Intent::DatasetLookup,
-                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan", "remember"]),
+                sorted(["list_datasets", "get_dataset_detail", "execute_query_plan", "ask_user", "remember"]),
             ),
             (
                 "show me the apartments",
                 Intent::Preview,
-                sorted(["list_datasets", "get_dataset_detail", "preview_rows", "execute_query_plan", "remember"]),
+                sorted([
+                    "list_datasets",
+                    "get_dataset_detail",
+                    "preview_rows",
+                    "execute_query_plan",
+                    "ask_user",
+                    "remember",
+                ]),
             ),
             (
                 "average price by neighbourhood",
                 Intent::Query,
-                sorted(["list_datasets", "get_dataset_detail", "run_sql_query", "execute_query_plan", "remember"]),
+                sorted([
+                    "list_datasets",
+                    "get_dataset_detail",
+                    "run_sql_query",
+                    "execute_query_plan",
+                    "ask_user",
+                    "remember",
+                ]),
             ),
             (
                 "profile customer churn",

@@ -110,6 +110,10 @@ pub struct Lexicon {
     pub entries: Vec<Entry>,
     /// What a row is, in the plural ("apartments"), for answers; "rows" when unknown.
     pub entity: String,
+    /// What words mean when they could mean several columns, as a person said once (the
+    /// dataset's description keeps such rules; a clarification in this run adds one): the
+    /// phrase's word stems and the column. Earlier rules win.
+    pub rules: Vec<(Vec<String>, usize)>,
 }
 
 /// A word with only a plural ending removed ("categories" → "category", "buses" → "bus",
@@ -425,7 +429,26 @@ impl Lexicon {
             Some(w) if entity_words.first() == Some(w) => w.clone(),
             _ => entity_words.first().map_or_else(|| "rows".to_owned(), |w| plural(w)),
         };
-        Self { dataset: dataset.clone(), columns, entries, entity }
+        let mut lex = Self { dataset: dataset.clone(), columns, entries, entity, rules: Vec::new() };
+        lex.add_rules(&aware_core::runs::clarify::rules_in(&dataset.description));
+        lex
+    }
+
+    /// Adds rules (phrase → column name); those naming no column of this dataset are ignored.
+    pub fn add_rules(&mut self, rules: &[(String, String)]) {
+        for (phrase, column) in rules {
+            let Some(c) = self.columns.iter().position(|k| k.name.eq_ignore_ascii_case(column)) else { continue };
+            let stems: Vec<String> = crate::text::tokenize(phrase).iter().map(|t| stem(&t.text)).collect();
+            if !stems.is_empty() {
+                self.rules.push((stems, c));
+            }
+        }
+    }
+
+    /// The column a rule says `words` mean.
+    pub fn rule_for(&self, words: &[String]) -> Option<usize> {
+        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        self.rules.iter().find(|(p, _)| *p == stems).map(|(_, c)| *c)
     }
 
     /// The columns of `class`.

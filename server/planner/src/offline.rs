@@ -15,6 +15,7 @@ use aware_core::dataset::{Dataset, DatasetStatistics, DatasetStatus};
 use aware_core::ids::ToolCallId;
 use aware_core::memory::{Explicit, explicit_request};
 use aware_core::run::Usage;
+use aware_core::runs::clarify::{ClarificationKind, rules_in};
 use aware_core::runs::events::RichResult;
 use aware_core::runs::model::{
     LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, word_deltas,
@@ -88,8 +89,13 @@ impl OfflinePlanner {
         &self,
         question: &str,
         context: &RunContext,
+        rules: &[(String, String)],
     ) -> std::result::Result<Option<(Lexicon, Reading)>, Unread> {
-        let Some(lex) = self.choose(question, context).await? else { return Ok(None) };
+        let Some(mut lex) = self.choose(question, context).await? else { return Ok(None) };
+        // What the person chose in this run comes before the rules the dataset keeps.
+        let kept = std::mem::take(&mut lex.rules);
+        lex.add_rules(rules);
+        lex.rules.extend(kept);
         match reading::read(question, &lex, chrono::Utc::now().date_naive()) {
             Ok(r) => Ok(Some((lex, r))),
             Err(Unread::NotData) => Ok(None),
@@ -102,6 +108,18 @@ impl OfflinePlanner {
         // After tools ran: answer from what they showed.
         let run_tail: Vec<&Message> =
             request.messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).collect();
+        // A person answered a question back: the question is read again with their choice.
+        if let Some(Message::Tool { name, is_error: false, .. }) = run_tail.first()
+            && ToolName::parse(name) == Some(ToolName::AskUser)
+        {
+            let question = last_question(request);
+            return match self.data_question(&question, request.context, &run_rules(&run_tail)).await {
+                Ok(Some((lex, r))) => call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r)),
+                Err(Unread::Choose(c)) => ask_user(&c),
+                Err(Unread::Ask(q)) | Err(Unread::Refuse(q)) => text(q),
+                Err(Unread::NotData) | Ok(None) => text(HELP.to_owned()),
+            };
+        }
         if let Some(Message::Tool { .. }) = run_tail.first() {
             return text(self.answer(request, &run_tail).await);
         }
@@ -185,13 +203,15 @@ impl OfflinePlanner {
         }
         // A question about the data's values: a plan, a question back, or what was not understood.
         if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview) {
-            match self.data_question(&question, context).await {
+            match self.data_question(&question, context, &[]).await {
                 Ok(Some((lex, r))) if allowed(ToolName::ExecuteQueryPlan) => {
                     return call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r));
                 }
                 Ok(Some(_)) => {
                     return text("That needs a query, and queries are not available to you for this request.".into());
                 }
+                Err(Unread::Choose(c)) if allowed(ToolName::AskUser) => return ask_user(&c),
+                Err(Unread::Choose(c)) => return text(c.in_words()),
                 Err(Unread::Ask(q)) | Err(Unread::Refuse(q)) => return text(q),
                 Err(Unread::NotData) | Ok(None) => {}
             }
@@ -265,6 +285,13 @@ impl OfflinePlanner {
             let shown = request.shown.iter().find(|(id, _)| id == tool_call_id).map(|(_, r)| r);
             let args = calls.iter().find(|(id, _, _)| id == tool_call_id).map(|(_, _, a)| a);
             let part = match (ToolName::parse(name), is_error, shown) {
+                // The question back itself: the result after it is the answer.
+                (Some(ToolName::AskUser), false, _) => continue,
+                (Some(ToolName::AskUser), true, _) => {
+                    "Without knowing which one you meant I did not compute anything. Ask again and name it (the column's \
+                     name, as the options showed it)."
+                        .to_owned()
+                }
                 (_, true, _) if content == outcomes::DENIED => {
                     "Understood — I did not do it; nothing was changed.".to_owned()
                 }
@@ -274,7 +301,7 @@ impl OfflinePlanner {
                 }
                 (_, true, _) => format!("That did not work: {content}"),
                 (Some(ToolName::ExecuteQueryPlan), false, Some(RichResult::Table { table, .. })) => {
-                    match self.data_question(&question, request.context).await {
+                    match self.data_question(&question, request.context, &run_rules(run_tail)).await {
                         // The same reading that made the plan (the catalog may have changed since).
                         Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
                             answer::write(&lex, &r, table)
@@ -336,6 +363,51 @@ impl OfflinePlanner {
 /// A turn that calls one tool.
 pub(crate) fn call(tool: ToolName, args: Value) -> ModelTurn {
     ModelTurn { tool_calls: vec![ModelToolCall::new(tool.as_str(), args)], ..ModelTurn::default() }
+}
+
+/// The question back, as an `ask_user` call.
+fn ask_user(c: &reading::Choice) -> ModelTurn {
+    let kind = match c.kind {
+        ClarificationKind::Column => "column",
+        ClarificationKind::Value => "value",
+        ClarificationKind::TimeRange => "time_range",
+    };
+    let mut args = json!({
+        "dataset": c.dataset, "kind": kind, "question": c.question, "phrase": c.phrase, "options": c.columns,
+    });
+    if let Some(v) = &c.value {
+        args["value"] = json!(v);
+    }
+    call(ToolName::AskUser, args)
+}
+
+/// What the person chose in this run's questions back (each result says “phrase” means column).
+fn run_rules(run_tail: &[&Message]) -> Vec<(String, String)> {
+    run_tail
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { name, content, is_error: false, .. }
+                if ToolName::parse(name) == Some(ToolName::AskUser) =>
+            {
+                Some(rules_in(content))
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The run's question: the last message the person sent.
+fn last_question(request: &ModelRequest<'_>) -> String {
+    request
+        .messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::User { text } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 pub(crate) fn text(text: String) -> ModelTurn {

@@ -240,6 +240,7 @@ fn rankings_rates_and_comparisons_read_as_people_mean_them() {
 fn what_cannot_be_read_is_said_and_never_answered() {
     let refused = |q: &str| match plan(q) {
         Err(Unread::Refuse(t) | Unread::Ask(t)) => t,
+        Err(Unread::Choose(c)) => c.in_words(),
         other => panic!("{q}: expected a refusal or a question, got {other:?}"),
     };
     let t = refused("how many customers churned last month?");

@@ -78,6 +78,11 @@ pub(super) async fn follow(
                     ask(state.clone(), caller.clone(), ctx.clone(), confirmation_id.clone(), description, *tier);
                 }
             }
+            EventPayload::ClarificationRequired { clarification_id, question, .. } => {
+                if ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                    clarify(state.clone(), caller.clone(), ctx.clone(), clarification_id.clone(), question);
+                }
+            }
             EventPayload::ConfirmationResolved { resolution, .. } => {
                 pending_resolution = Some(*resolution);
             }
@@ -112,6 +117,7 @@ pub(super) async fn follow(
             | EventPayload::MemorySaved { .. }
             | EventPayload::MemoryForgotten { .. }
             | EventPayload::Grounding { .. }
+            | EventPayload::ClarificationResolved { .. }
             | EventPayload::RoutingDecided { .. } => {}
         }
     }
@@ -174,6 +180,53 @@ fn ask(
         if let Some(approved) = approved
             && let Err(e) =
                 state.runs.resolve_confirmation(&caller, &id, aware_core::runs::Answer::once(approved)).await
+        {
+            tracing::debug!(error = %e, "an MCP client's answer came after another");
+        }
+    });
+}
+
+/// Asks the client's person which option they meant, in the background: a choice answers the
+/// clarification (unless someone answered in aware first); a decline dismisses it.
+fn clarify(
+    state: State,
+    caller: Caller,
+    ctx: RequestContext<RoleServer>,
+    id: ConfirmationId,
+    question: &aware_core::runs::clarify::Clarification,
+) {
+    let values: Vec<&str> = question.options.iter().map(|o| o.value.as_str()).collect();
+    let labels: Vec<&str> = question.options.iter().map(|o| o.label.as_str()).collect();
+    let params = serde_json::from_value::<ElicitRequestParams>(json!({
+        "mode": "form",
+        "message": format!("aware asks: {} You can also answer in aware itself.", question.question),
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "choice": {"type": "string", "title": "Which one", "enum": values, "enumNames": labels},
+                "remember": {"type": "boolean", "title": "Remember", "description": "Keep this as a rule of the dataset"}
+            },
+            "required": ["choice"]
+        }
+    }));
+    tokio::spawn(async move {
+        let Ok(params) = params else { return };
+        let answer: ElicitResult = match ctx.peer.create_elicitation(params).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(error = %e, "an MCP elicitation failed; the clarification stays open");
+                return;
+            }
+        };
+        let field = |name: &str| answer.content.as_ref().and_then(|c| c.get(name)).cloned();
+        let choice = match answer.action {
+            ElicitationAction::Accept => field("choice").and_then(|c| c.as_str().map(str::to_owned)).map(Some),
+            ElicitationAction::Decline => Some(None),
+            ElicitationAction::Cancel | _ => None,
+        };
+        let remember = field("remember").and_then(|r| r.as_bool()).unwrap_or(false);
+        if let Some(choice) = choice
+            && let Err(e) = state.runs.resolve_clarification(&caller, &id, choice.as_deref(), remember).await
         {
             tracing::debug!(error = %e, "an MCP client's answer came after another");
         }

@@ -214,7 +214,7 @@ impl ServerHandler for AwareMcp {
         if name == tools::ASK_AWARE {
             return self.ask_aware(&caller, &arguments, &ctx).await.map(CallToolResponse::from);
         }
-        if self.state.runs.policy().tool(name).and_then(|t| t.meta().name.builtin()).is_none() {
+        if self.state.runs.policy().tool(name).and_then(|t| tools::listed(t.as_ref())).is_none() {
             return Err(McpError::invalid_params(format!("there is no tool {name:?}"), None));
         }
         self.call_tool_run(&caller, name, arguments, &ctx).await.map(CallToolResponse::from)

@@ -12,7 +12,8 @@ pub(super) const ASK_AWARE: &str = "ask_aware";
 /// re-serve those).
 pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
     let meta = tool.meta();
-    let name = meta.name.builtin()?;
+    // A question back belongs to a conversation: an MCP client asks its own person.
+    let name = meta.name.builtin().filter(|n| *n != ToolName::AskUser)?;
     let read_only = meta.risk.read_only;
     let mut listed = json!({
         "name": name.as_str(),
@@ -145,7 +146,7 @@ fn output_schema(name: ToolName) -> Option<Value> {
             "account",
             json!({"change": {"type": "string"}, "user": {}, "api_key": {}, "token": {"type": "string"}}),
         ),
-        ToolName::Remember | ToolName::ForgetMemory => return None,
+        ToolName::Remember | ToolName::ForgetMemory | ToolName::AskUser => return None,
     })
 }
 
@@ -157,7 +158,10 @@ mod tests {
     #[test]
     fn every_tool_declares_its_result_type_and_risk() {
         for tool in ToolRegistry::standard().all() {
-            let listed = listed(tool.as_ref()).expect("a builtin");
+            let Some(listed) = listed(tool.as_ref()) else {
+                assert_eq!(tool.meta().name.builtin(), Some(ToolName::AskUser));
+                continue;
+            };
             let kind = &listed["outputSchema"]["properties"]["type"]["const"];
             let name = tool.meta().name.builtin();
             if matches!(name, Some(ToolName::Remember | ToolName::ForgetMemory)) {

@@ -340,7 +340,10 @@ impl RunEngine {
     /// The caller's confirmations waiting for an answer, oldest first (whatever started them: a
     /// chat run, an MCP client's call).
     pub async fn pending_confirmations(&self, caller: &Caller) -> Result<Vec<Confirmation>> {
-        self.deps.log.pending_confirmations(&caller.principal.user_id, Utc::now()).await
+        let mut pending = self.deps.log.pending_confirmations(&caller.principal.user_id, Utc::now()).await?;
+        // A question back is answered in its run's own view, with its options.
+        pending.retain(|c| super::tools::ToolName::parse(&c.tool_name) != Some(super::tools::ToolName::AskUser));
+        Ok(pending)
     }
 
     async fn cancel_run(&self, run_id: &RunId, why: Resolution) -> Result<()> {
@@ -378,10 +381,59 @@ impl RunEngine {
         cid: &ConfirmationId,
         answer: Answer,
     ) -> Result<(RunId, Resolution, Option<GrantId>)> {
-        let not_found = || Error::not_found("confirmation", cid).with_field("confirmation_id");
+        self.resolve(caller, cid, answer, false).await
+    }
+
+    /// A person's answer to a clarification: one of its options (`None` dismisses it), and
+    /// whether to keep the answer as a rule of the dataset. A choice that is not an option is
+    /// BAD_REQUEST and the question stays open.
+    pub async fn resolve_clarification(
+        &self,
+        caller: &Caller,
+        cid: &ConfirmationId,
+        choice: Option<&str>,
+        remember: bool,
+    ) -> Result<(RunId, Resolution)> {
+        let answer = match choice {
+            Some(choice) => Answer {
+                approved: true,
+                scope: Scope::Once,
+                edited_args: Some(serde_json::json!({"choice": choice, "remember": remember})),
+            },
+            None => Answer::once(false),
+        };
+        let (run, resolution, _) = self.resolve(caller, cid, answer, true).await?;
+        Ok((run, resolution))
+    }
+
+    async fn resolve(
+        &self,
+        caller: &Caller,
+        cid: &ConfirmationId,
+        answer: Answer,
+        clarification: bool,
+    ) -> Result<(RunId, Resolution, Option<GrantId>)> {
+        let noun = if clarification { "clarification" } else { "confirmation" };
+        let field = if clarification { "clarification_id" } else { "confirmation_id" };
+        let not_found = || Error::not_found(noun, cid).with_field(field);
         let conf = self.deps.log.confirmation(cid).await?.ok_or_else(not_found)?;
         if conf.owner != caller.principal.user_id {
             return Err(not_found());
+        }
+        match (clarification, super::tools::ToolName::parse(&conf.tool_name) == Some(super::tools::ToolName::AskUser)) {
+            (false, true) => {
+                return Err(Error::new(
+                    ErrorCode::BadRequest,
+                    "this is a clarification: answer it with one of its options (ClarificationResponse or SubmitClarification)",
+                ));
+            }
+            (true, false) => {
+                return Err(Error::new(
+                    ErrorCode::BadRequest,
+                    "this is a confirmation, not a clarification: approve or deny it (ConfirmationResponse or SubmitConfirmation)",
+                ));
+            }
+            (true, true) | (false, false) => {}
         }
         if !answer.approved && (answer.scope != Scope::Once || answer.edited_args.is_some()) {
             return Err(Error::validation("scope", "a session scope and edited arguments go with an approval"));
@@ -403,7 +455,7 @@ impl RunEngine {
                 if let Some(live) = self.table.live(&conf.run_id) {
                     live.confirm.notify_one();
                 }
-                return Err(user_error(ErrorCode::ConfirmationExpired, "this confirmation has expired"));
+                return Err(user_error(ErrorCode::ConfirmationExpired, format!("this {noun} has expired")));
             }
             let edited = match &answer.edited_args {
                 Some(edited) => Some(self.narrowed(caller, &conf, edited).await?.to_string()),
@@ -422,17 +474,29 @@ impl RunEngine {
             }
             status = self.deps.log.confirmation(cid).await?.map_or(Resolution::Pending, |c| c.status);
         }
-        if status == wanted {
+        // The same answer again is idempotent; for a clarification, only the same choice.
+        let same_choice = || {
+            let stored = self.deps.log.confirmation(cid);
+            async move {
+                let stored: Option<serde_json::Value> =
+                    stored.await.ok().flatten().and_then(|c| c.edited_args).and_then(|j| serde_json::from_str(&j).ok());
+                let chosen = |v: Option<&serde_json::Value>| {
+                    v.and_then(|v| v.get("choice")).and_then(serde_json::Value::as_str).map(str::to_lowercase)
+                };
+                chosen(stored.as_ref()) == chosen(answer.edited_args.as_ref())
+            }
+        };
+        if status == wanted && (!clarification || wanted != Resolution::Approved || same_choice().await) {
             return Ok((conf.run_id, wanted, None));
         }
         match status {
-            Resolution::Expired => Err(user_error(ErrorCode::ConfirmationExpired, "this confirmation has expired")),
+            Resolution::Expired => Err(user_error(ErrorCode::ConfirmationExpired, format!("this {noun} has expired"))),
             s @ (Resolution::Pending
             | Resolution::Approved
             | Resolution::Denied
             | Resolution::Cancelled
             | Resolution::Superseded) => {
-                Err(user_error(ErrorCode::AlreadyResolved, format!("this confirmation was already {}", s.as_str())))
+                Err(user_error(ErrorCode::AlreadyResolved, format!("this {noun} was already {}", s.as_str())))
             }
         }
     }
@@ -455,15 +519,41 @@ impl RunEngine {
             .events(&conf.run_id, 0, u32::MAX)
             .await?
             .into_iter()
-            .find_map(|e| {
-                if let EventPayload::ConfirmationRequired { confirmation_id, arguments_json, .. } = e.payload
-                    && confirmation_id == conf.id
+            .find_map(|e| match e.payload {
+                EventPayload::ConfirmationRequired { confirmation_id, arguments_json, .. }
+                    if confirmation_id == conf.id =>
                 {
-                    return serde_json::from_str::<serde_json::Value>(&arguments_json).ok();
+                    serde_json::from_str::<serde_json::Value>(&arguments_json).ok().map(Ok)
                 }
-                None
+                // A clarification's choice is checked against the options as they were shown.
+                EventPayload::ClarificationRequired { clarification_id, question, .. }
+                    if clarification_id == conf.id =>
+                {
+                    Some(Err(question))
+                }
+                EventPayload::ConfirmationRequired { .. }
+                | EventPayload::ClarificationRequired { .. }
+                | EventPayload::RunStarted { .. }
+                | EventPayload::TextStarted { .. }
+                | EventPayload::TextDelta { .. }
+                | EventPayload::TextEnded { .. }
+                | EventPayload::ToolCallStarted { .. }
+                | EventPayload::ToolStatus { .. }
+                | EventPayload::ToolResult { .. }
+                | EventPayload::ToolDenied { .. }
+                | EventPayload::ClarificationResolved { .. }
+                | EventPayload::ConfirmationResolved { .. }
+                | EventPayload::MemorySaved { .. }
+                | EventPayload::MemoryForgotten { .. }
+                | EventPayload::RoutingDecided { .. }
+                | EventPayload::Grounding { .. }
+                | EventPayload::RunCompleted { .. } => None,
             })
             .ok_or_else(|| Error::internal("the confirmed call's arguments are not in its log"))?;
+        let asked = match asked {
+            Ok(asked) => asked,
+            Err(question) => return tool.narrow(&serde_json::to_value(question).map_err(Error::internal)?, edited),
+        };
         let ctx = ToolContext {
             caller: Caller { principal: caller.principal.clone(), source: Source::AiAssistant },
             services: self.deps.services.clone(),

@@ -373,6 +373,24 @@ pub enum EventPayload {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         blast_radius: Option<BlastRadius>,
     },
+    /// The run paused on a question back (the `ask_user` tool): which column, value or date the
+    /// words mean, with options from the data. Answered through the confirmation it is stored as.
+    ClarificationRequired {
+        clarification_id: ConfirmationId,
+        tool_call_id: ToolCallId,
+        #[serde(flatten)]
+        question: super::clarify::Clarification,
+        expires_at: DateTime<Utc>,
+    },
+    ClarificationResolved {
+        clarification_id: ConfirmationId,
+        tool_call_id: ToolCallId,
+        resolution: Resolution,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        choice: String,
+        #[serde(default)]
+        remembered: bool,
+    },
     ConfirmationResolved {
         confirmation_id: ConfirmationId,
         tool_call_id: ToolCallId,

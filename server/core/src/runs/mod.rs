@@ -5,6 +5,7 @@
 
 mod admin_tools;
 mod admission;
+pub mod clarify;
 pub mod client_call;
 pub mod delivery;
 mod driver;

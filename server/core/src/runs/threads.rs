@@ -340,6 +340,26 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
                     edited_arguments_json,
                 }),
             },
+            // A question back, as the turn's confirmation of `ask_user` (its choice as the edit).
+            EventPayload::ClarificationRequired { clarification_id, question, .. } => {
+                confirmations.push(TurnConfirmation {
+                    confirmation_id: clarification_id,
+                    tool_name: super::tools::ToolName::AskUser.as_str().to_owned(),
+                    description: question.question,
+                    resolution: Resolution::Pending,
+                    grant_id: None,
+                    edited_arguments_json: String::new(),
+                });
+            }
+            EventPayload::ClarificationResolved { clarification_id, resolution, choice, remembered, .. } => {
+                if let Some(c) = confirmations.iter_mut().find(|c| c.confirmation_id == clarification_id) {
+                    c.resolution = resolution;
+                    if !choice.is_empty() {
+                        c.edited_arguments_json =
+                            serde_json::json!({"choice": choice, "remember": remembered}).to_string();
+                    }
+                }
+            }
             EventPayload::MemorySaved { text, .. } => memories_saved.push(text),
             EventPayload::Grounding { numbers } => grounding = numbers,
             EventPayload::RunStarted { .. }

@@ -88,10 +88,11 @@ pub enum ToolName {
     ReactivateUser,
     CreateApiKey,
     RevokeApiKey,
+    AskUser,
 }
 
 impl ToolName {
-    pub const ALL: [Self; 26] = [
+    pub const ALL: [Self; 27] = [
         Self::ListDatasets,
         Self::GetDatasetDetail,
         Self::PreviewRows,
@@ -118,6 +119,7 @@ impl ToolName {
         Self::ReactivateUser,
         Self::CreateApiKey,
         Self::RevokeApiKey,
+        Self::AskUser,
     ];
 
     /// The name models call the tool by.
@@ -149,6 +151,7 @@ impl ToolName {
             Self::ReactivateUser => "reactivate_user",
             Self::CreateApiKey => "create_api_key",
             Self::RevokeApiKey => "revoke_api_key",
+            Self::AskUser => "ask_user",
         }
     }
 
@@ -310,7 +313,7 @@ impl ToolRegistry {
         use super::write_tools::{
             DeleteSavedQuery, DescribeDataset, RefreshDataset, RenameDataset, SaveQuery, SaveQueryAsDataset,
         };
-        let tools: [Arc<dyn Tool>; 26] = [
+        let tools: [Arc<dyn Tool>; 27] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -337,6 +340,7 @@ impl ToolRegistry {
             Arc::new(SetActive::REACTIVATE),
             Arc::new(CreateApiKey),
             Arc::new(RevokeApiKey),
+            Arc::new(super::clarify::AskUser),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str().to_owned(), t)).collect() }
     }

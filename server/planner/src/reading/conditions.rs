@@ -3,10 +3,11 @@
 
 use super::messages::{numeric_columns, or_list};
 use super::words::*;
-use super::{Cond, Lit, Reader, Unread};
+use super::{Choice, Cond, Lit, Reader, Unread};
 use crate::lexicon::{Class, Meaning};
 use crate::text::stem;
 use aware_core::query_plan::FilterOp;
+use aware_core::runs::clarify::ClarificationKind;
 use chrono::{Datelike, Duration, NaiveDate};
 
 impl Reader<'_> {
@@ -511,7 +512,8 @@ impl Reader<'_> {
             .iter()
             .copied()
             .find(|d| self.spans.iter().any(|s| s.meaning == Meaning::Column(*d) && !self.used[s.start]));
-        let column = match (named, dates.as_slice()) {
+        let ruled = lex.rule_for(&["date".to_owned()]).filter(|c| dates.contains(c));
+        let column = match (named.or(ruled), dates.as_slice()) {
             (Some(c), _) => c,
             (None, [c]) => *c,
             (None, []) => {
@@ -522,7 +524,14 @@ impl Reader<'_> {
             }
             (None, many) => {
                 let names: Vec<String> = many.iter().map(|c| lex.columns[*c].name.clone()).collect();
-                return Err(Unread::Ask(format!("{label} — by which date: {}?", or_list(&names))));
+                return Err(Unread::Choose(Box::new(Choice {
+                    kind: ClarificationKind::TimeRange,
+                    dataset: lex.dataset.table_name.clone(),
+                    phrase: "date".to_owned(),
+                    question: format!("{label} — by which date: {}?", or_list(&names)),
+                    columns: names,
+                    value: None,
+                })));
             }
         };
         self.mark(start, end);

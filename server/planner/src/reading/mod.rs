@@ -19,6 +19,7 @@ pub use plan::{alias_for, count_alias, plan_json, ratio_alias, value_alias};
 use crate::lexicon::{Class, Form, Lexicon, Meaning, plural_stem};
 use crate::text::{Token, stem, tokenize};
 use aware_core::query_plan::{Aggregate, FilterOp, TimeBucket};
+use aware_core::runs::clarify::ClarificationKind;
 use chrono::NaiveDate;
 use messages::{describe_ask, describe_meaning, example_columns, not_understood, numeric_columns};
 use shape::Rank;
@@ -101,6 +102,29 @@ pub enum Unread {
     Ask(String),
     /// What was not understood, said plainly.
     Refuse(String),
+    /// A question back with options from the data: which column the words mean.
+    Choose(Box<Choice>),
+}
+
+/// A typed question back: the words could mean several columns (`Column`), a value sits in
+/// several columns (`Value`), a time phrase could apply to several date columns (`TimeRange`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub kind: ClarificationKind,
+    pub dataset: String,
+    /// The ambiguous words, as a rule would name them.
+    pub phrase: String,
+    pub question: String,
+    pub columns: Vec<String>,
+    /// For `Value`: the value.
+    pub value: Option<String>,
+}
+
+impl Choice {
+    /// The question as words, for where it cannot be asked with options.
+    pub fn in_words(&self) -> String {
+        self.question.clone()
+    }
 }
 
 /// A matched phrase of the question.
@@ -230,9 +254,11 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        // A phrase naming two things equally is a question back.
+        // A phrase naming two things equally is a question back — unless a rule the person
+        // gave settles it.
         let mut starts: Vec<usize> = spans.iter().map(|s| s.start).collect();
         starts.dedup();
+        let mut settled: Vec<(usize, Meaning)> = Vec::new();
         for start in starts {
             let here: Vec<&Span> = spans.iter().filter(|s| s.start == start).collect();
             if here.len() > 1 {
@@ -244,13 +270,42 @@ impl<'a> Reader<'a> {
                 if non_dataset.len() <= 1 {
                     continue;
                 }
-                return Err(Unread::Ask(format!(
-                    "“{}” could mean {}. Which one do you mean?",
-                    said.join(" "),
-                    or_list(&options)
-                )));
+                let column_of = |m: &Meaning| match m {
+                    Meaning::Column(c) | Meaning::Value(c, _) => Some(*c),
+                    Meaning::Flag(..) | Meaning::Dataset | Meaning::Entity => None,
+                };
+                if let Some(ruled) = lex.rule_for(&words[here[0].start..here[0].end])
+                    && let Some(keep) = non_dataset.iter().find(|s| column_of(&s.meaning) == Some(ruled))
+                {
+                    settled.push((start, keep.meaning.clone()));
+                    continue;
+                }
+                let question = format!("“{}” could mean {}. Which one do you mean?", said.join(" "), or_list(&options));
+                let columns: Vec<usize> = non_dataset.iter().filter_map(|s| column_of(&s.meaning)).collect();
+                let all_columns = non_dataset.iter().all(|s| matches!(s.meaning, Meaning::Column(_)));
+                let value = match non_dataset[0].meaning {
+                    Meaning::Value(_, ref v) if non_dataset.iter().all(|s| matches!(s.meaning, Meaning::Value(..))) => {
+                        Some(v.clone())
+                    }
+                    _ => None,
+                };
+                let mut distinct = columns.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() == columns.len() && (all_columns || value.is_some()) {
+                    return Err(Unread::Choose(Box::new(Choice {
+                        kind: if value.is_some() { ClarificationKind::Value } else { ClarificationKind::Column },
+                        dataset: lex.dataset.table_name.clone(),
+                        phrase: said.join(" ").to_lowercase(),
+                        question,
+                        columns: columns.iter().map(|&c| lex.columns[c].name.clone()).collect(),
+                        value,
+                    })));
+                }
+                return Err(Unread::Ask(question));
             }
         }
+        spans.retain(|s| settled.iter().all(|(start, m)| s.start != *start || s.meaning == *m));
         // Keep one meaning per place: a column or value over the rows' name or a part of the
         // dataset's name — but the dataset's whole name is the dataset ("show me the notes" in a
         // table `notes` with a column `note`).

@@ -35,7 +35,7 @@ CONFIRMATION_SCOPE_ONCE: ConfirmationScope
 CONFIRMATION_SCOPE_SESSION: ConfirmationScope
 
 class ChatRequest(_message.Message):
-    __slots__ = ("client_msg_id", "hello", "snapshot", "message", "confirmation", "resume", "cancel")
+    __slots__ = ("client_msg_id", "hello", "snapshot", "message", "confirmation", "resume", "cancel", "clarification")
     CLIENT_MSG_ID_FIELD_NUMBER: _ClassVar[int]
     HELLO_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
@@ -43,6 +43,7 @@ class ChatRequest(_message.Message):
     CONFIRMATION_FIELD_NUMBER: _ClassVar[int]
     RESUME_FIELD_NUMBER: _ClassVar[int]
     CANCEL_FIELD_NUMBER: _ClassVar[int]
+    CLARIFICATION_FIELD_NUMBER: _ClassVar[int]
     client_msg_id: str
     hello: Hello
     snapshot: StateSnapshot
@@ -50,7 +51,8 @@ class ChatRequest(_message.Message):
     confirmation: ConfirmationResponse
     resume: Resume
     cancel: Cancel
-    def __init__(self, client_msg_id: _Optional[str] = ..., hello: _Optional[_Union[Hello, _Mapping]] = ..., snapshot: _Optional[_Union[StateSnapshot, _Mapping]] = ..., message: _Optional[_Union[UserMessage, _Mapping]] = ..., confirmation: _Optional[_Union[ConfirmationResponse, _Mapping]] = ..., resume: _Optional[_Union[Resume, _Mapping]] = ..., cancel: _Optional[_Union[Cancel, _Mapping]] = ...) -> None: ...
+    clarification: ClarificationResponse
+    def __init__(self, client_msg_id: _Optional[str] = ..., hello: _Optional[_Union[Hello, _Mapping]] = ..., snapshot: _Optional[_Union[StateSnapshot, _Mapping]] = ..., message: _Optional[_Union[UserMessage, _Mapping]] = ..., confirmation: _Optional[_Union[ConfirmationResponse, _Mapping]] = ..., resume: _Optional[_Union[Resume, _Mapping]] = ..., cancel: _Optional[_Union[Cancel, _Mapping]] = ..., clarification: _Optional[_Union[ClarificationResponse, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
     __slots__ = ("protocol_version", "client_instance_id", "resume")
@@ -113,6 +115,16 @@ class ConfirmationResponse(_message.Message):
     duration_seconds: int
     edited_arguments_json: str
     def __init__(self, confirmation_id: _Optional[str] = ..., approved: _Optional[bool] = ..., scope: _Optional[_Union[ConfirmationScope, str]] = ..., duration_seconds: _Optional[int] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
+
+class ClarificationResponse(_message.Message):
+    __slots__ = ("clarification_id", "choice", "remember")
+    CLARIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    REMEMBER_FIELD_NUMBER: _ClassVar[int]
+    clarification_id: str
+    choice: str
+    remember: bool
+    def __init__(self, clarification_id: _Optional[str] = ..., choice: _Optional[str] = ..., remember: _Optional[bool] = ...) -> None: ...
 
 class Resume(_message.Message):
     __slots__ = ("run_id", "last_event_seq")
@@ -193,6 +205,24 @@ class SubmitConfirmationRequest(_message.Message):
     duration_seconds: int
     edited_arguments_json: str
     def __init__(self, confirmation_id: _Optional[str] = ..., approved: _Optional[bool] = ..., scope: _Optional[_Union[ConfirmationScope, str]] = ..., duration_seconds: _Optional[int] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
+
+class SubmitClarificationRequest(_message.Message):
+    __slots__ = ("clarification_id", "choice", "remember")
+    CLARIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    REMEMBER_FIELD_NUMBER: _ClassVar[int]
+    clarification_id: str
+    choice: str
+    remember: bool
+    def __init__(self, clarification_id: _Optional[str] = ..., choice: _Optional[str] = ..., remember: _Optional[bool] = ...) -> None: ...
+
+class SubmitClarificationResponse(_message.Message):
+    __slots__ = ("run_id", "resolution")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    resolution: _events_pb2.ConfirmationResolution
+    def __init__(self, run_id: _Optional[str] = ..., resolution: _Optional[_Union[_events_pb2.ConfirmationResolution, str]] = ...) -> None: ...
 
 class SubmitConfirmationResponse(_message.Message):
     __slots__ = ("run_id", "resolution", "grant_id")

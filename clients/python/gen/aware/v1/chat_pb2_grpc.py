@@ -92,6 +92,11 @@ class ChatServiceStub:
                 request_serializer=aware_dot_v1_dot_chat__pb2.SubmitConfirmationRequest.SerializeToString,
                 response_deserializer=aware_dot_v1_dot_chat__pb2.SubmitConfirmationResponse.FromString,
                 _registered_method=True)
+        self.SubmitClarification = channel.unary_unary(
+                '/aware.v1.ChatService/SubmitClarification',
+                request_serializer=aware_dot_v1_dot_chat__pb2.SubmitClarificationRequest.SerializeToString,
+                response_deserializer=aware_dot_v1_dot_chat__pb2.SubmitClarificationResponse.FromString,
+                _registered_method=True)
         self.CancelRun = channel.unary_unary(
                 '/aware.v1.ChatService/CancelRun',
                 request_serializer=aware_dot_v1_dot_chat__pb2.CancelRunRequest.SerializeToString,
@@ -197,6 +202,14 @@ class ChatServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitClarification(self, request, context):
+        """SubmitClarification answers a `ClarificationRequired` (browser companion of
+        `ChatRequest.clarification`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CancelRun(self, request, context):
         """CancelRun cancels a run; idempotent (browser companion of `ChatRequest.cancel`).
         """
@@ -262,6 +275,11 @@ def add_ChatServiceServicer_to_server(servicer, server):
                     servicer.SubmitConfirmation,
                     request_deserializer=aware_dot_v1_dot_chat__pb2.SubmitConfirmationRequest.FromString,
                     response_serializer=aware_dot_v1_dot_chat__pb2.SubmitConfirmationResponse.SerializeToString,
+            ),
+            'SubmitClarification': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitClarification,
+                    request_deserializer=aware_dot_v1_dot_chat__pb2.SubmitClarificationRequest.FromString,
+                    response_serializer=aware_dot_v1_dot_chat__pb2.SubmitClarificationResponse.SerializeToString,
             ),
             'CancelRun': grpc.unary_unary_rpc_method_handler(
                     servicer.CancelRun,
@@ -457,6 +475,33 @@ class ChatService:
             '/aware.v1.ChatService/SubmitConfirmation',
             aware_dot_v1_dot_chat__pb2.SubmitConfirmationRequest.SerializeToString,
             aware_dot_v1_dot_chat__pb2.SubmitConfirmationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitClarification(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/aware.v1.ChatService/SubmitClarification',
+            aware_dot_v1_dot_chat__pb2.SubmitClarificationRequest.SerializeToString,
+            aware_dot_v1_dot_chat__pb2.SubmitClarificationResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -61,6 +61,13 @@ class Null(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     NULL_UNSPECIFIED: _ClassVar[Null]
 
+class ChartKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CHART_KIND_UNSPECIFIED: _ClassVar[ChartKind]
+    CHART_KIND_BAR: _ClassVar[ChartKind]
+    CHART_KIND_LINE: _ClassVar[ChartKind]
+    CHART_KIND_SCATTER: _ClassVar[ChartKind]
+
 class Source(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SOURCE_UNSPECIFIED: _ClassVar[Source]
@@ -111,6 +118,10 @@ VALUE_KIND_INTERVAL: ValueKind
 VALUE_KIND_BYTES: ValueKind
 VALUE_KIND_NESTED: ValueKind
 NULL_UNSPECIFIED: Null
+CHART_KIND_UNSPECIFIED: ChartKind
+CHART_KIND_BAR: ChartKind
+CHART_KIND_LINE: ChartKind
+CHART_KIND_SCATTER: ChartKind
 SOURCE_UNSPECIFIED: Source
 SOURCE_API: Source
 SOURCE_WEB: Source
@@ -187,6 +198,20 @@ class Table(_message.Message):
     truncated: bool
     exec_time_ms: int
     def __init__(self, columns: _Optional[_Iterable[_Union[Column, _Mapping]]] = ..., rows: _Optional[_Iterable[_Union[Row, _Mapping]]] = ..., row_count: _Optional[int] = ..., truncated: _Optional[bool] = ..., exec_time_ms: _Optional[int] = ...) -> None: ...
+
+class Chart(_message.Message):
+    __slots__ = ("kind", "vega_lite_json", "x", "y", "color")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    VEGA_LITE_JSON_FIELD_NUMBER: _ClassVar[int]
+    X_FIELD_NUMBER: _ClassVar[int]
+    Y_FIELD_NUMBER: _ClassVar[int]
+    COLOR_FIELD_NUMBER: _ClassVar[int]
+    kind: ChartKind
+    vega_lite_json: str
+    x: str
+    y: _containers.RepeatedScalarFieldContainer[str]
+    color: str
+    def __init__(self, kind: _Optional[_Union[ChartKind, str]] = ..., vega_lite_json: _Optional[str] = ..., x: _Optional[str] = ..., y: _Optional[_Iterable[str]] = ..., color: _Optional[str] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "model_calls", "partial")

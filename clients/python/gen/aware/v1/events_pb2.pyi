@@ -22,6 +22,13 @@ class ConfirmationTier(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CONFIRMATION_TIER_STANDARD: _ClassVar[ConfirmationTier]
     CONFIRMATION_TIER_ELEVATED: _ClassVar[ConfirmationTier]
 
+class ClarificationKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CLARIFICATION_KIND_UNSPECIFIED: _ClassVar[ClarificationKind]
+    CLARIFICATION_KIND_COLUMN: _ClassVar[ClarificationKind]
+    CLARIFICATION_KIND_VALUE: _ClassVar[ClarificationKind]
+    CLARIFICATION_KIND_TIME_RANGE: _ClassVar[ClarificationKind]
+
 class ConfirmationResolution(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     CONFIRMATION_RESOLUTION_UNSPECIFIED: _ClassVar[ConfirmationResolution]
@@ -42,6 +49,10 @@ class RunPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 CONFIRMATION_TIER_UNSPECIFIED: ConfirmationTier
 CONFIRMATION_TIER_STANDARD: ConfirmationTier
 CONFIRMATION_TIER_ELEVATED: ConfirmationTier
+CLARIFICATION_KIND_UNSPECIFIED: ClarificationKind
+CLARIFICATION_KIND_COLUMN: ClarificationKind
+CLARIFICATION_KIND_VALUE: ClarificationKind
+CLARIFICATION_KIND_TIME_RANGE: ClarificationKind
 CONFIRMATION_RESOLUTION_UNSPECIFIED: ConfirmationResolution
 CONFIRMATION_RESOLUTION_APPROVED: ConfirmationResolution
 CONFIRMATION_RESOLUTION_DENIED: ConfirmationResolution
@@ -56,7 +67,7 @@ RUN_PHASE_EXECUTING_TOOL: RunPhase
 RUN_PHASE_AWAITING_CONFIRMATION: RunPhase
 
 class ServerEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "grounding", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
+    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "grounding", "clarification_required", "clarification_resolved", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -77,6 +88,8 @@ class ServerEvent(_message.Message):
     MEMORY_SAVED_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
     GROUNDING_FIELD_NUMBER: _ClassVar[int]
+    CLARIFICATION_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    CLARIFICATION_RESOLVED_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     REPLAY_STARTED_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FINISHED_FIELD_NUMBER: _ClassVar[int]
@@ -104,6 +117,8 @@ class ServerEvent(_message.Message):
     memory_saved: MemorySaved
     memory_forgotten: MemoryForgotten
     grounding: Grounding
+    clarification_required: ClarificationRequired
+    clarification_resolved: ClarificationResolved
     heartbeat: Heartbeat
     replay_started: ReplayStarted
     replay_finished: ReplayFinished
@@ -111,7 +126,7 @@ class ServerEvent(_message.Message):
     accepted: Accepted
     state_applied: StateApplied
     shutting_down: ShuttingDown
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., grounding: _Optional[_Union[Grounding, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., grounding: _Optional[_Union[Grounding, _Mapping]] = ..., clarification_required: _Optional[_Union[ClarificationRequired, _Mapping]] = ..., clarification_resolved: _Optional[_Union[ClarificationResolved, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id", "tools")
@@ -238,7 +253,7 @@ class SystemStatus(_message.Message):
     def __init__(self, version: _Optional[str] = ..., mode: _Optional[str] = ..., model_provider: _Optional[str] = ..., storage: _Optional[str] = ..., dataset_count: _Optional[int] = ..., dataset_bytes: _Optional[int] = ..., sandbox_workers: _Optional[int] = ..., sandbox_workers_busy: _Optional[int] = ..., search_index: _Optional[str] = ..., uptime_seconds: _Optional[int] = ..., active_runs: _Optional[int] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "dataset_change", "saved_query_change", "account_change", "provenance")
+    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "dataset_change", "saved_query_change", "account_change", "provenance", "chart")
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     IS_ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -262,6 +277,7 @@ class ToolResult(_message.Message):
     SAVED_QUERY_CHANGE_FIELD_NUMBER: _ClassVar[int]
     ACCOUNT_CHANGE_FIELD_NUMBER: _ClassVar[int]
     PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    CHART_FIELD_NUMBER: _ClassVar[int]
     tool_call_id: str
     tool_name: str
     is_error: bool
@@ -285,7 +301,8 @@ class ToolResult(_message.Message):
     saved_query_change: SavedQueryChange
     account_change: AccountChange
     provenance: ToolProvenance
-    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., dataset_change: _Optional[_Union[DatasetChange, _Mapping]] = ..., saved_query_change: _Optional[_Union[SavedQueryChange, _Mapping]] = ..., account_change: _Optional[_Union[AccountChange, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ...) -> None: ...
+    chart: _common_pb2.Chart
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., dataset_change: _Optional[_Union[DatasetChange, _Mapping]] = ..., saved_query_change: _Optional[_Union[SavedQueryChange, _Mapping]] = ..., account_change: _Optional[_Union[AccountChange, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ..., chart: _Optional[_Union[_common_pb2.Chart, _Mapping]] = ...) -> None: ...
 
 class DatasetChange(_message.Message):
     __slots__ = ("change", "dataset")
@@ -364,6 +381,58 @@ class ConfirmationRequired(_message.Message):
     grantable: bool
     blast_radius: BlastRadius
     def __init__(self, confirmation_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., resource: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., description: _Optional[str] = ..., tier: _Optional[_Union[ConfirmationTier, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., arguments_json: _Optional[str] = ..., resolved_arguments_json: _Optional[str] = ..., grantable: _Optional[bool] = ..., blast_radius: _Optional[_Union[BlastRadius, _Mapping]] = ...) -> None: ...
+
+class ClarificationRequired(_message.Message):
+    __slots__ = ("clarification_id", "tool_call_id", "kind", "question", "phrase", "dataset", "options", "expires_at")
+    CLARIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    PHRASE_FIELD_NUMBER: _ClassVar[int]
+    DATASET_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    clarification_id: str
+    tool_call_id: str
+    kind: ClarificationKind
+    question: str
+    phrase: str
+    dataset: _common_pb2.ResourceRef
+    options: _containers.RepeatedCompositeFieldContainer[ClarificationOption]
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, clarification_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., kind: _Optional[_Union[ClarificationKind, str]] = ..., question: _Optional[str] = ..., phrase: _Optional[str] = ..., dataset: _Optional[_Union[_common_pb2.ResourceRef, _Mapping]] = ..., options: _Optional[_Iterable[_Union[ClarificationOption, _Mapping]]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ClarificationOption(_message.Message):
+    __slots__ = ("value", "label", "sql_type", "null_share", "min", "max", "count")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    SQL_TYPE_FIELD_NUMBER: _ClassVar[int]
+    NULL_SHARE_FIELD_NUMBER: _ClassVar[int]
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    value: str
+    label: str
+    sql_type: str
+    null_share: float
+    min: str
+    max: str
+    count: int
+    def __init__(self, value: _Optional[str] = ..., label: _Optional[str] = ..., sql_type: _Optional[str] = ..., null_share: _Optional[float] = ..., min: _Optional[str] = ..., max: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class ClarificationResolved(_message.Message):
+    __slots__ = ("clarification_id", "tool_call_id", "resolution", "choice", "remembered")
+    CLARIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
+    clarification_id: str
+    tool_call_id: str
+    resolution: ConfirmationResolution
+    choice: str
+    remembered: bool
+    def __init__(self, clarification_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., resolution: _Optional[_Union[ConfirmationResolution, str]] = ..., choice: _Optional[str] = ..., remembered: _Optional[bool] = ...) -> None: ...
 
 class BlastRadius(_message.Message):
     __slots__ = ("version_hash", "row_count", "size_bytes", "saved_queries", "derived_datasets")

@@ -205,6 +205,22 @@ impl ChatService for Chat {
         }))
     }
 
+    async fn submit_clarification(
+        &self,
+        request: Request<pb::SubmitClarificationRequest>,
+    ) -> Result<Response<pb::SubmitClarificationResponse>, Status> {
+        let caller = self.state.caller(request.metadata()).await?;
+        let req = request.into_inner();
+        let id = convert::confirmation_id_in(&req.clarification_id).map_err(to_status)?;
+        let choice = Some(req.choice.as_str()).filter(|c| !c.trim().is_empty());
+        let (run_id, resolution) =
+            self.state.runs.resolve_clarification(&caller, &id, choice, req.remember).await.map_err(to_status)?;
+        Ok(Response::new(pb::SubmitClarificationResponse {
+            run_id: run_id.to_string(),
+            resolution: convert::resolution(resolution).into(),
+        }))
+    }
+
     async fn list_grants(
         &self,
         request: Request<pb::ListGrantsRequest>,

@@ -129,6 +129,17 @@ impl Session {
                     Err(e) => self.send(rejected(&id, "", &e, "", 0)).await,
                 }
             }
+            Some(Kind::Clarification(c)) => {
+                let choice = Some(c.choice.as_str()).filter(|c| !c.trim().is_empty());
+                let resolved = match convert::confirmation_id_in(&c.clarification_id) {
+                    Ok(cid) => self.state.runs.resolve_clarification(&self.caller, &cid, choice, c.remember).await,
+                    Err(e) => Err(e),
+                };
+                match resolved {
+                    Ok((run_id, _)) => self.send(accepted(&id, run_id.as_str(), "", false)).await,
+                    Err(e) => self.send(rejected(&id, "", &e, "", 0)).await,
+                }
+            }
             Some(Kind::Resume(r)) => self.resume(&id, &r.run_id, r.last_event_seq).await,
             Some(Kind::Cancel(c)) => match self.cancel(&c.run_id).await {
                 Ok(_) => self.send(accepted(&id, &c.run_id, "", false)).await,

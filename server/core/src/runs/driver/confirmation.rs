@@ -10,11 +10,12 @@ use super::{Approval, Driver, Stop};
 use crate::ids::ConfirmationId;
 use crate::ports::AuditEntry;
 use crate::run::RunStatus;
+use crate::runs::clarify::Clarification;
 use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
 use crate::runs::model::ToolCallRequest;
 use crate::runs::model_view::outcomes;
 use crate::runs::store::{Confirmation, SessionGrant};
-use crate::runs::tools::{BOUND_VERSION, Prepared, Tool, grant_class_for};
+use crate::runs::tools::{BOUND_VERSION, Prepared, Tool, ToolName, grant_class_for};
 use chrono::Utc;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -95,6 +96,12 @@ impl Driver {
                 }
                 ToolStep::Execute(tool, args)
             }
+            Resolution::Denied if clarifies(&call.name) => {
+                ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::UNCLARIFIED))
+            }
+            Resolution::Expired if clarifies(&call.name) => {
+                ToolStep::done(Outcome::new(ToolPhase::Expired, outcomes::UNCLARIFIED))
+            }
             Resolution::Denied => ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::DENIED)),
             Resolution::Expired => ToolStep::done(Outcome::new(ToolPhase::Expired, outcomes::EXPIRED)),
             Resolution::Pending | Resolution::Cancelled | Resolution::Superseded => {
@@ -141,20 +148,33 @@ impl Driver {
                 message: description.clone(),
             })
             .await?;
-            self.emit(EventPayload::ConfirmationRequired {
-                confirmation_id: conf.id.clone(),
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                resource: conf.resource.clone(),
-                description,
-                tier: conf.tier,
-                expires_at: conf.expires_at,
-                arguments_json: call.arguments.to_string(),
-                grantable,
-                resolved_arguments_json: prepared.pinned.as_ref().map(ToString::to_string).unwrap_or_default(),
-                blast_radius: prepared.blast_radius.clone(),
-            })
-            .await?;
+            let clarification = clarifies(&call.name)
+                .then(|| prepared.pinned.clone().and_then(|p| serde_json::from_value::<Clarification>(p).ok()))
+                .flatten();
+            if let Some(question) = clarification {
+                self.emit(EventPayload::ClarificationRequired {
+                    clarification_id: conf.id.clone(),
+                    tool_call_id: call.id.clone(),
+                    question,
+                    expires_at: conf.expires_at,
+                })
+                .await?;
+            } else {
+                self.emit(EventPayload::ConfirmationRequired {
+                    confirmation_id: conf.id.clone(),
+                    tool_call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    resource: conf.resource.clone(),
+                    description,
+                    tier: conf.tier,
+                    expires_at: conf.expires_at,
+                    arguments_json: call.arguments.to_string(),
+                    grantable,
+                    resolved_arguments_json: prepared.pinned.as_ref().map(ToString::to_string).unwrap_or_default(),
+                    blast_radius: prepared.blast_radius.clone(),
+                })
+                .await?;
+            }
             self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
             self.deps.log.set_run_status(&self.run.record.id, RunStatus::AwaitingConfirmation).await?;
         }
@@ -180,14 +200,27 @@ impl Driver {
             }
         };
         let resolution = answered.status;
-        self.emit(EventPayload::ConfirmationResolved {
-            confirmation_id: conf.id.clone(),
-            tool_call_id: call.id.clone(),
-            resolution,
-            grant_id: answered.grant_id.clone(),
-            edited_arguments_json: answered.edited_args.clone().unwrap_or_default(),
-        })
-        .await?;
+        if clarifies(&call.name) {
+            let answer: serde_json::Value =
+                answered.edited_args.as_deref().and_then(|j| serde_json::from_str(j).ok()).unwrap_or_default();
+            self.emit(EventPayload::ClarificationResolved {
+                clarification_id: conf.id.clone(),
+                tool_call_id: call.id.clone(),
+                resolution,
+                choice: answer.get("choice").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned(),
+                remembered: answer.get("remember").and_then(serde_json::Value::as_bool).unwrap_or(false),
+            })
+            .await?;
+        } else {
+            self.emit(EventPayload::ConfirmationResolved {
+                confirmation_id: conf.id.clone(),
+                tool_call_id: call.id.clone(),
+                resolution,
+                grant_id: answered.grant_id.clone(),
+                edited_arguments_json: answered.edited_args.clone().unwrap_or_default(),
+            })
+            .await?;
+        }
         metrics::counter!("aware_confirmations_total", "outcome" => resolution.as_str()).increment(1);
         if asks {
             self.set_phase(RunPhase::ExecutingTool, None);
@@ -202,6 +235,11 @@ impl Driver {
         }
         Ok(answered)
     }
+}
+
+/// Whether a call is a question back (`ask_user`) rather than an action to approve.
+pub(super) fn clarifies(tool: &str) -> bool {
+    ToolName::parse(tool) == Some(ToolName::AskUser)
 }
 
 /// JSON with object keys sorted, so equal arguments hash equally.

@@ -95,6 +95,8 @@ fn event_key(p: &EventPayload) -> Option<String> {
         EventPayload::ToolDenied { tool_call_id, .. } => key("result", tool_call_id.as_str()),
         EventPayload::ConfirmationRequired { confirmation_id, .. } => key("required", confirmation_id.as_str()),
         EventPayload::ConfirmationResolved { confirmation_id, .. } => key("resolved", confirmation_id.as_str()),
+        EventPayload::ClarificationRequired { clarification_id, .. } => key("required", clarification_id.as_str()),
+        EventPayload::ClarificationResolved { clarification_id, .. } => key("resolved", clarification_id.as_str()),
         EventPayload::MemorySaved { memory_id, .. } => key("saved", memory_id.as_str()),
         EventPayload::MemoryForgotten { memory_id, .. } => key("forgot", memory_id.as_str()),
         EventPayload::Grounding { .. } => "grounding".to_owned(),

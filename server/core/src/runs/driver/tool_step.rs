@@ -289,7 +289,10 @@ impl Driver {
     /// Records a tool's final result everywhere: the row, the events, the transcript.
     pub(super) async fn tool_done(&mut self, call: &ToolCallRequest, outcome: Outcome) -> Result<()> {
         let Outcome { phase, mut summary, error, rich, duration_ms, .. } = outcome;
-        if let Some(edited) = self.approvals.get(&call.id).and_then(|a| a.edited.as_ref()) {
+        // (A question back's answer is its result's own text.)
+        if let Some(edited) = self.approvals.get(&call.id).and_then(|a| a.edited.as_ref())
+            && !super::confirmation::clarifies(&call.name)
+        {
             // The model learns the person narrowed its call, and to what.
             summary = outcomes::approved_with_edits(edited, &summary);
         }

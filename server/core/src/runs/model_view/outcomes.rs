@@ -6,6 +6,9 @@ use crate::{Error, ErrorCode};
 
 /// A person denied the confirmation.
 pub const DENIED: &str = "Action denied by user.";
+/// A person dismissed a clarification (none of the options), or nobody answered it in time.
+pub const UNCLARIFIED: &str = "The user did not choose between the options, so which one they meant is unknown: do not guess; say what \
+     was ambiguous and ask them to name it.";
 /// Nobody answered the confirmation in time.
 pub const EXPIRED: &str = "Action not taken: the confirmation expired before anyone approved it.";
 /// The run was cancelled (or superseded) before the tool ran.

@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/chat.proto.
  */
 export const file_aware_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("ChNhd2FyZS92MS9jaGF0LnByb3RvEghhd2FyZS52MSKlAgoLQ2hhdFJlcXVlc3QSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIgCgVoZWxsbxgCIAEoCzIPLmF3YXJlLnYxLkhlbGxvSAASKwoIc25hcHNob3QYAyABKAsyFy5hd2FyZS52MS5TdGF0ZVNuYXBzaG90SAASKAoHbWVzc2FnZRgEIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlSAASNgoMY29uZmlybWF0aW9uGAUgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzcG9uc2VIABIiCgZyZXN1bWUYBiABKAsyEC5hd2FyZS52MS5SZXN1bWVIABIiCgZjYW5jZWwYByABKAsyEC5hd2FyZS52MS5DYW5jZWxIAEIGCgRraW5kIl8KBUhlbGxvEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SGgoSY2xpZW50X2luc3RhbmNlX2lkGAIgASgJEiAKBnJlc3VtZRgDIAMoCzIQLmF3YXJlLnYxLlJlc3VtZSJmCg5EYXRhc2V0U3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCXJvd19jb3VudBgDIAEoBBInCgZzdGF0dXMYBCABKA4yFy5hd2FyZS52MS5EYXRhc2V0U3RhdHVzIssBCg1TdGF0ZVNuYXBzaG90EhEKCXRocmVhZF9pZBgBIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAIgASgEEhUKDWN1cnJlbnRfcm91dGUYAyABKAkSGQoRYWN0aXZlX2RhdGFzZXRfaWQYBCABKAkSKgoIZGF0YXNldHMYBSADKAsyGC5hd2FyZS52MS5EYXRhc2V0U3VtbWFyeRIvCgtjYXB0dXJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUQoLVXNlck1lc3NhZ2USEQoJdGhyZWFkX2lkGAEgASgJEgwKBHRleHQYAiABKAkSIQoHb25fYnVzeRgDIAEoDjIQLmF3YXJlLnYxLk9uQnVzeSKmAQoUQ29uZmlybWF0aW9uUmVzcG9uc2USFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEhAKCGFwcHJvdmVkGAIgASgIEioKBXNjb3BlGAMgASgOMhsuYXdhcmUudjEuQ29uZmlybWF0aW9uU2NvcGUSGAoQZHVyYXRpb25fc2Vjb25kcxgEIAEoDRIdChVlZGl0ZWRfYXJndW1lbnRzX2pzb24YBSABKAkiMAoGUmVzdW1lEg4KBnJ1bl9pZBgBIAEoCRIWCg5sYXN0X2V2ZW50X3NlcRgCIAEoBCIYCgZDYW5jZWwSDgoGcnVuX2lkGAEgASgJIjQKDENoYXRSZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50IlMKElNlbmRNZXNzYWdlUmVxdWVzdBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiYKB21lc3NhZ2UYAiABKAsyFS5hd2FyZS52MS5Vc2VyTWVzc2FnZSJIChNTZW5kTWVzc2FnZVJlc3BvbnNlEg4KBnJ1bl9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSDgoGcXVldWVkGAMgASgIIjUKEFN0cmVhbVJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoBCI5ChFTdHJlYW1SdW5SZXNwb25zZRIkCgVldmVudBgBIAEoCzIVLmF3YXJlLnYxLlNlcnZlckV2ZW50Ij8KElVwZGF0ZVN0YXRlUmVxdWVzdBIpCghzbmFwc2hvdBgBIAEoCzIXLmF3YXJlLnYxLlN0YXRlU25hcHNob3QiQgoTVXBkYXRlU3RhdGVSZXNwb25zZRIRCgl0aHJlYWRfaWQYASABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgCIAEoBCKrAQoZU3VibWl0Q29uZmlybWF0aW9uUmVxdWVzdBIXCg9jb25maXJtYXRpb25faWQYASABKAkSEAoIYXBwcm92ZWQYAiABKAgSKgoFc2NvcGUYAyABKA4yGy5hd2FyZS52MS5Db25maXJtYXRpb25TY29wZRIYChBkdXJhdGlvbl9zZWNvbmRzGAQgASgNEh0KFWVkaXRlZF9hcmd1bWVudHNfanNvbhgFIAEoCSJ0ChpTdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRIOCgZydW5faWQYASABKAkSNAoKcmVzb2x1dGlvbhgCIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24SEAoIZ3JhbnRfaWQYAyABKAkiEwoRTGlzdEdyYW50c1JlcXVlc3QiNQoSTGlzdEdyYW50c1Jlc3BvbnNlEh8KBmdyYW50cxgBIAMoCzIPLmF3YXJlLnYxLkdyYW50Ir0BCgVHcmFudBIQCghncmFudF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSFgoOcmVzb3VyY2VfY2xhc3MYAyABKAkSFwoPY29uZmlybWF0aW9uX2lkGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiYKElJldm9rZUdyYW50UmVxdWVzdBIQCghncmFudF9pZBgBIAEoCSIVChNSZXZva2VHcmFudFJlc3BvbnNlIiEKH0xpc3RQZW5kaW5nQ29uZmlybWF0aW9uc1JlcXVlc3QiWAogTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVzcG9uc2USNAoNY29uZmlybWF0aW9ucxgBIAMoCzIdLmF3YXJlLnYxLlBlbmRpbmdDb25maXJtYXRpb24iwgIKE1BlbmRpbmdDb25maXJtYXRpb24SFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIUCgx0b29sX2NhbGxfaWQYAyABKAkSEQoJdG9vbF9uYW1lGAQgASgJEicKCHJlc291cmNlGAUgASgLMhUuYXdhcmUudjEuUmVzb3VyY2VSZWYSEwoLZGVzY3JpcHRpb24YBiABKAkSKAoEdGllchgHIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXISLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZ3JhbnRhYmxlGAogASgIIiIKEENhbmNlbFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjgKEUNhbmNlbFJ1blJlc3BvbnNlEiMKBnN0YXR1cxgBIAEoDjITLmF3YXJlLnYxLlJ1blN0YXR1cyIYChZHZXRDYXBhYmlsaXRpZXNSZXF1ZXN0Is0BCghUb29sSW5mbxIMCgRuYW1lGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhkKEWlucHV0X3NjaGVtYV9qc29uGAQgASgJEiAKBHJpc2sYBSABKAsyEi5hd2FyZS52MS5Ub29sUmlzaxISCgpjYXBhYmlsaXR5GAYgASgJEhAKCGFjdGl2aXR5GAcgASgJEiwKCnByb3ZlbmFuY2UYCCABKAsyGC5hd2FyZS52MS5Ub29sUHJvdmVuYW5jZSJKCg5FeHRlcm5hbFNlcnZlchIKCgJpZBgBIAEoCRINCgVzdGF0ZRgCIAEoCRIOCgZkZXRhaWwYAyABKAkSDQoFdG9vbHMYBCABKA0i2AMKF0dldENhcGFiaWxpdGllc1Jlc3BvbnNlEhgKEHByb3RvY29sX3ZlcnNpb24YASABKA0SFgoOc2VydmVyX3ZlcnNpb24YAiABKAkSHQoVaGVhcnRiZWF0X2ludGVydmFsX21zGAMgASgNEhsKE2NvbmZpcm1hdGlvbl90dGxfbXMYBCABKA0SFgoObWF4X2l0ZXJhdGlvbnMYBSABKA0SIgoabWF4X3Rvb2xfY2FsbHNfcGVyX21lc3NhZ2UYBiABKA0SFwoPdG9vbF90aW1lb3V0X21zGAcgASgNEicKDW9uX2J1c3lfbW9kZXMYCCADKA4yEC5hd2FyZS52MS5PbkJ1c3kSIQoFdG9vbHMYCSADKAsyEi5hd2FyZS52MS5Ub29sSW5mbxIMCgRtb2RlGAogASgJEhEKCWF1dGhfbW9kZRgLIAEoCRIWCg5tb2RlbF9wcm92aWRlchgMIAEoCRIMCgRyb2xlGA0gASgJEhgKEG1heF91cGxvYWRfYnl0ZXMYDiABKAQSGQoRbWF4X21lc3NhZ2VfYnl0ZXMYDyABKA0SMgoQZXh0ZXJuYWxfc2VydmVycxgQIAMoCzIYLmF3YXJlLnYxLkV4dGVybmFsU2VydmVyKmEKBk9uQnVzeRIXChNPTl9CVVNZX1VOU1BFQ0lGSUVEEAASEgoOT05fQlVTWV9SRUpFQ1QQARITCg9PTl9CVVNZX0VOUVVFVUUQAhIVChFPTl9CVVNZX0lOVEVSUlVQVBADKnQKEUNvbmZpcm1hdGlvblNjb3BlEiIKHkNPTkZJUk1BVElPTl9TQ09QRV9VTlNQRUNJRklFRBAAEhsKF0NPTkZJUk1BVElPTl9TQ09QRV9PTkNFEAESHgoaQ09ORklSTUFUSU9OX1NDT1BFX1NFU1NJT04QAjKvBgoLQ2hhdFNlcnZpY2USOQoEQ2hhdBIVLmF3YXJlLnYxLkNoYXRSZXF1ZXN0GhYuYXdhcmUudjEuQ2hhdFJlc3BvbnNlKAEwARJKCgtTZW5kTWVzc2FnZRIcLmF3YXJlLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBodLmF3YXJlLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USRgoJU3RyZWFtUnVuEhouYXdhcmUudjEuU3RyZWFtUnVuUmVxdWVzdBobLmF3YXJlLnYxLlN0cmVhbVJ1blJlc3BvbnNlMAESSgoLVXBkYXRlU3RhdGUSHC5hd2FyZS52MS5VcGRhdGVTdGF0ZVJlcXVlc3QaHS5hd2FyZS52MS5VcGRhdGVTdGF0ZVJlc3BvbnNlEl8KElN1Ym1pdENvbmZpcm1hdGlvbhIjLmF3YXJlLnYxLlN1Ym1pdENvbmZpcm1hdGlvblJlcXVlc3QaJC5hd2FyZS52MS5TdWJtaXRDb25maXJtYXRpb25SZXNwb25zZRJECglDYW5jZWxSdW4SGi5hd2FyZS52MS5DYW5jZWxSdW5SZXF1ZXN0GhsuYXdhcmUudjEuQ2FuY2VsUnVuUmVzcG9uc2UScQoYTGlzdFBlbmRpbmdDb25maXJtYXRpb25zEikuYXdhcmUudjEuTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVxdWVzdBoqLmF3YXJlLnYxLkxpc3RQZW5kaW5nQ29uZmlybWF0aW9uc1Jlc3BvbnNlElYKD0dldENhcGFiaWxpdGllcxIgLmF3YXJlLnYxLkdldENhcGFiaWxpdGllc1JlcXVlc3QaIS5hd2FyZS52MS5HZXRDYXBhYmlsaXRpZXNSZXNwb25zZRJHCgpMaXN0R3JhbnRzEhsuYXdhcmUudjEuTGlzdEdyYW50c1JlcXVlc3QaHC5hd2FyZS52MS5MaXN0R3JhbnRzUmVzcG9uc2USSgoLUmV2b2tlR3JhbnQSHC5hd2FyZS52MS5SZXZva2VHcmFudFJlcXVlc3QaHS5hd2FyZS52MS5SZXZva2VHcmFudFJlc3BvbnNlYgZwcm90bzM", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChNhd2FyZS92MS9jaGF0LnByb3RvEghhd2FyZS52MSLfAgoLQ2hhdFJlcXVlc3QSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIgCgVoZWxsbxgCIAEoCzIPLmF3YXJlLnYxLkhlbGxvSAASKwoIc25hcHNob3QYAyABKAsyFy5hd2FyZS52MS5TdGF0ZVNuYXBzaG90SAASKAoHbWVzc2FnZRgEIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlSAASNgoMY29uZmlybWF0aW9uGAUgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzcG9uc2VIABIiCgZyZXN1bWUYBiABKAsyEC5hd2FyZS52MS5SZXN1bWVIABIiCgZjYW5jZWwYByABKAsyEC5hd2FyZS52MS5DYW5jZWxIABI4Cg1jbGFyaWZpY2F0aW9uGAggASgLMh8uYXdhcmUudjEuQ2xhcmlmaWNhdGlvblJlc3BvbnNlSABCBgoEa2luZCJfCgVIZWxsbxIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhoKEmNsaWVudF9pbnN0YW5jZV9pZBgCIAEoCRIgCgZyZXN1bWUYAyADKAsyEC5hd2FyZS52MS5SZXN1bWUiZgoORGF0YXNldFN1bW1hcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCglyb3dfY291bnQYAyABKAQSJwoGc3RhdHVzGAQgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cyLLAQoNU3RhdGVTbmFwc2hvdBIRCgl0aHJlYWRfaWQYASABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgCIAEoBBIVCg1jdXJyZW50X3JvdXRlGAMgASgJEhkKEWFjdGl2ZV9kYXRhc2V0X2lkGAQgASgJEioKCGRhdGFzZXRzGAUgAygLMhguYXdhcmUudjEuRGF0YXNldFN1bW1hcnkSLwoLY2FwdHVyZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlEKC1VzZXJNZXNzYWdlEhEKCXRocmVhZF9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiEKB29uX2J1c3kYAyABKA4yEC5hd2FyZS52MS5PbkJ1c3kipgEKFENvbmZpcm1hdGlvblJlc3BvbnNlEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCBIqCgVzY29wZRgDIAEoDjIbLmF3YXJlLnYxLkNvbmZpcm1hdGlvblNjb3BlEhgKEGR1cmF0aW9uX3NlY29uZHMYBCABKA0SHQoVZWRpdGVkX2FyZ3VtZW50c19qc29uGAUgASgJIlMKFUNsYXJpZmljYXRpb25SZXNwb25zZRIYChBjbGFyaWZpY2F0aW9uX2lkGAEgASgJEg4KBmNob2ljZRgCIAEoCRIQCghyZW1lbWJlchgDIAEoCCIwCgZSZXN1bWUSDgoGcnVuX2lkGAEgASgJEhYKDmxhc3RfZXZlbnRfc2VxGAIgASgEIhgKBkNhbmNlbBIOCgZydW5faWQYASABKAkiNAoMQ2hhdFJlc3BvbnNlEiQKBWV2ZW50GAEgASgLMhUuYXdhcmUudjEuU2VydmVyRXZlbnQiUwoSU2VuZE1lc3NhZ2VSZXF1ZXN0EhUKDWNsaWVudF9tc2dfaWQYASABKAkSJgoHbWVzc2FnZRgCIAEoCzIVLmF3YXJlLnYxLlVzZXJNZXNzYWdlIkgKE1NlbmRNZXNzYWdlUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIOCgZxdWV1ZWQYAyABKAgiNQoQU3RyZWFtUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJYWZ0ZXJfc2VxGAIgASgEIjkKEVN0cmVhbVJ1blJlc3BvbnNlEiQKBWV2ZW50GAEgASgLMhUuYXdhcmUudjEuU2VydmVyRXZlbnQiPwoSVXBkYXRlU3RhdGVSZXF1ZXN0EikKCHNuYXBzaG90GAEgASgLMhcuYXdhcmUudjEuU3RhdGVTbmFwc2hvdCJCChNVcGRhdGVTdGF0ZVJlc3BvbnNlEhEKCXRocmVhZF9pZBgBIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAIgASgEIqsBChlTdWJtaXRDb25maXJtYXRpb25SZXF1ZXN0EhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIQCghhcHByb3ZlZBgCIAEoCBIqCgVzY29wZRgDIAEoDjIbLmF3YXJlLnYxLkNvbmZpcm1hdGlvblNjb3BlEhgKEGR1cmF0aW9uX3NlY29uZHMYBCABKA0SHQoVZWRpdGVkX2FyZ3VtZW50c19qc29uGAUgASgJIlgKGlN1Ym1pdENsYXJpZmljYXRpb25SZXF1ZXN0EhgKEGNsYXJpZmljYXRpb25faWQYASABKAkSDgoGY2hvaWNlGAIgASgJEhAKCHJlbWVtYmVyGAMgASgIImMKG1N1Ym1pdENsYXJpZmljYXRpb25SZXNwb25zZRIOCgZydW5faWQYASABKAkSNAoKcmVzb2x1dGlvbhgCIAEoDjIgLmF3YXJlLnYxLkNvbmZpcm1hdGlvblJlc29sdXRpb24idAoaU3VibWl0Q29uZmlybWF0aW9uUmVzcG9uc2USDgoGcnVuX2lkGAEgASgJEjQKCnJlc29sdXRpb24YAiABKA4yIC5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHV0aW9uEhAKCGdyYW50X2lkGAMgASgJIhMKEUxpc3RHcmFudHNSZXF1ZXN0IjUKEkxpc3RHcmFudHNSZXNwb25zZRIfCgZncmFudHMYASADKAsyDy5hd2FyZS52MS5HcmFudCK9AQoFR3JhbnQSEAoIZ3JhbnRfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDnJlc291cmNlX2NsYXNzGAMgASgJEhcKD2NvbmZpcm1hdGlvbl9pZBgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCImChJSZXZva2VHcmFudFJlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkiFQoTUmV2b2tlR3JhbnRSZXNwb25zZSIhCh9MaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnNSZXF1ZXN0IlgKIExpc3RQZW5kaW5nQ29uZmlybWF0aW9uc1Jlc3BvbnNlEjQKDWNvbmZpcm1hdGlvbnMYASADKAsyHS5hd2FyZS52MS5QZW5kaW5nQ29uZmlybWF0aW9uIsICChNQZW5kaW5nQ29uZmlybWF0aW9uEhcKD2NvbmZpcm1hdGlvbl9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSFAoMdG9vbF9jYWxsX2lkGAMgASgJEhEKCXRvb2xfbmFtZRgEIAEoCRInCghyZXNvdXJjZRgFIAEoCzIVLmF3YXJlLnYxLlJlc291cmNlUmVmEhMKC2Rlc2NyaXB0aW9uGAYgASgJEigKBHRpZXIYByABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWdyYW50YWJsZRgKIAEoCCIiChBDYW5jZWxSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSI4ChFDYW5jZWxSdW5SZXNwb25zZRIjCgZzdGF0dXMYASABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCLNAQoIVG9vbEluZm8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIZChFpbnB1dF9zY2hlbWFfanNvbhgEIAEoCRIgCgRyaXNrGAUgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSEgoKY2FwYWJpbGl0eRgGIAEoCRIQCghhY3Rpdml0eRgHIAEoCRIsCgpwcm92ZW5hbmNlGAggASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiSgoORXh0ZXJuYWxTZXJ2ZXISCgoCaWQYASABKAkSDQoFc3RhdGUYAiABKAkSDgoGZGV0YWlsGAMgASgJEg0KBXRvb2xzGAQgASgNItgDChdHZXRDYXBhYmlsaXRpZXNSZXNwb25zZRIYChBwcm90b2NvbF92ZXJzaW9uGAEgASgNEhYKDnNlcnZlcl92ZXJzaW9uGAIgASgJEh0KFWhlYXJ0YmVhdF9pbnRlcnZhbF9tcxgDIAEoDRIbChNjb25maXJtYXRpb25fdHRsX21zGAQgASgNEhYKDm1heF9pdGVyYXRpb25zGAUgASgNEiIKGm1heF90b29sX2NhbGxzX3Blcl9tZXNzYWdlGAYgASgNEhcKD3Rvb2xfdGltZW91dF9tcxgHIAEoDRInCg1vbl9idXN5X21vZGVzGAggAygOMhAuYXdhcmUudjEuT25CdXN5EiEKBXRvb2xzGAkgAygLMhIuYXdhcmUudjEuVG9vbEluZm8SDAoEbW9kZRgKIAEoCRIRCglhdXRoX21vZGUYCyABKAkSFgoObW9kZWxfcHJvdmlkZXIYDCABKAkSDAoEcm9sZRgNIAEoCRIYChBtYXhfdXBsb2FkX2J5dGVzGA4gASgEEhkKEW1heF9tZXNzYWdlX2J5dGVzGA8gASgNEjIKEGV4dGVybmFsX3NlcnZlcnMYECADKAsyGC5hd2FyZS52MS5FeHRlcm5hbFNlcnZlciphCgZPbkJ1c3kSFwoTT05fQlVTWV9VTlNQRUNJRklFRBAAEhIKDk9OX0JVU1lfUkVKRUNUEAESEwoPT05fQlVTWV9FTlFVRVVFEAISFQoRT05fQlVTWV9JTlRFUlJVUFQQAyp0ChFDb25maXJtYXRpb25TY29wZRIiCh5DT05GSVJNQVRJT05fU0NPUEVfVU5TUEVDSUZJRUQQABIbChdDT05GSVJNQVRJT05fU0NPUEVfT05DRRABEh4KGkNPTkZJUk1BVElPTl9TQ09QRV9TRVNTSU9OEAIykwcKC0NoYXRTZXJ2aWNlEjkKBENoYXQSFS5hd2FyZS52MS5DaGF0UmVxdWVzdBoWLmF3YXJlLnYxLkNoYXRSZXNwb25zZSgBMAESSgoLU2VuZE1lc3NhZ2USHC5hd2FyZS52MS5TZW5kTWVzc2FnZVJlcXVlc3QaHS5hd2FyZS52MS5TZW5kTWVzc2FnZVJlc3BvbnNlEkYKCVN0cmVhbVJ1bhIaLmF3YXJlLnYxLlN0cmVhbVJ1blJlcXVlc3QaGy5hd2FyZS52MS5TdHJlYW1SdW5SZXNwb25zZTABEkoKC1VwZGF0ZVN0YXRlEhwuYXdhcmUudjEuVXBkYXRlU3RhdGVSZXF1ZXN0Gh0uYXdhcmUudjEuVXBkYXRlU3RhdGVSZXNwb25zZRJfChJTdWJtaXRDb25maXJtYXRpb24SIy5hd2FyZS52MS5TdWJtaXRDb25maXJtYXRpb25SZXF1ZXN0GiQuYXdhcmUudjEuU3VibWl0Q29uZmlybWF0aW9uUmVzcG9uc2USYgoTU3VibWl0Q2xhcmlmaWNhdGlvbhIkLmF3YXJlLnYxLlN1Ym1pdENsYXJpZmljYXRpb25SZXF1ZXN0GiUuYXdhcmUudjEuU3VibWl0Q2xhcmlmaWNhdGlvblJlc3BvbnNlEkQKCUNhbmNlbFJ1bhIaLmF3YXJlLnYxLkNhbmNlbFJ1blJlcXVlc3QaGy5hd2FyZS52MS5DYW5jZWxSdW5SZXNwb25zZRJxChhMaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnMSKS5hd2FyZS52MS5MaXN0UGVuZGluZ0NvbmZpcm1hdGlvbnNSZXF1ZXN0GiouYXdhcmUudjEuTGlzdFBlbmRpbmdDb25maXJtYXRpb25zUmVzcG9uc2USVgoPR2V0Q2FwYWJpbGl0aWVzEiAuYXdhcmUudjEuR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdBohLmF3YXJlLnYxLkdldENhcGFiaWxpdGllc1Jlc3BvbnNlEkcKCkxpc3RHcmFudHMSGy5hd2FyZS52MS5MaXN0R3JhbnRzUmVxdWVzdBocLmF3YXJlLnYxLkxpc3RHcmFudHNSZXNwb25zZRJKCgtSZXZva2VHcmFudBIcLmF3YXJlLnYxLlJldm9rZUdyYW50UmVxdWVzdBodLmF3YXJlLnYxLlJldm9rZUdyYW50UmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_events, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ChatRequest is one client message on the `Chat` stream. `client_msg_id` is an idempotency key:
@@ -73,6 +73,12 @@ export type ChatRequest = Message<"aware.v1.ChatRequest"> & {
      */
     value: Cancel;
     case: "cancel";
+  } | {
+    /**
+     * @generated from field: aware.v1.ClarificationResponse clarification = 8;
+     */
+    value: ClarificationResponse;
+    case: "clarification";
   } | { case: undefined; value?: undefined };
 };
 
@@ -272,6 +278,42 @@ export const ConfirmationResponseSchema: GenMessage<ConfirmationResponse> = /*@_
   messageDesc(file_aware_v1_chat, 5);
 
 /**
+ * ClarificationResponse answers a `ClarificationRequired`: the run it paused goes on with the
+ * choice. A choice that is not one of the options is `Rejected{BAD_REQUEST}` and the question stays
+ * open.
+ *
+ * @generated from message aware.v1.ClarificationResponse
+ */
+export type ClarificationResponse = Message<"aware.v1.ClarificationResponse"> & {
+  /**
+   * @generated from field: string clarification_id = 1;
+   */
+  clarificationId: string;
+
+  /**
+   * One of the options' `value`s; empty dismisses the question (none of these).
+   *
+   * @generated from field: string choice = 2;
+   */
+  choice: string;
+
+  /**
+   * Keep the answer as a rule in the dataset's description, so the same words are not asked
+   * about again (needs write access to the dataset).
+   *
+   * @generated from field: bool remember = 3;
+   */
+  remember: boolean;
+};
+
+/**
+ * Describes the message aware.v1.ClarificationResponse.
+ * Use `create(ClarificationResponseSchema)` to create a new message.
+ */
+export const ClarificationResponseSchema: GenMessage<ClarificationResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 6);
+
+/**
  * Resume replays a run after `last_event_seq` (0 = from the start), then follows it live.
  *
  * @generated from message aware.v1.Resume
@@ -293,7 +335,7 @@ export type Resume = Message<"aware.v1.Resume"> & {
  * Use `create(ResumeSchema)` to create a new message.
  */
 export const ResumeSchema: GenMessage<Resume> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 6);
+  messageDesc(file_aware_v1_chat, 7);
 
 /**
  * Cancel stops a run. Idempotent.
@@ -312,7 +354,7 @@ export type Cancel = Message<"aware.v1.Cancel"> & {
  * Use `create(CancelSchema)` to create a new message.
  */
 export const CancelSchema: GenMessage<Cancel> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 7);
+  messageDesc(file_aware_v1_chat, 8);
 
 /**
  * ChatResponse carries one event on the `Chat` stream.
@@ -331,7 +373,7 @@ export type ChatResponse = Message<"aware.v1.ChatResponse"> & {
  * Use `create(ChatResponseSchema)` to create a new message.
  */
 export const ChatResponseSchema: GenMessage<ChatResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 8);
+  messageDesc(file_aware_v1_chat, 9);
 
 /**
  * @generated from message aware.v1.SendMessageRequest
@@ -353,7 +395,7 @@ export type SendMessageRequest = Message<"aware.v1.SendMessageRequest"> & {
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 9);
+  messageDesc(file_aware_v1_chat, 10);
 
 /**
  * @generated from message aware.v1.SendMessageResponse
@@ -380,7 +422,7 @@ export type SendMessageResponse = Message<"aware.v1.SendMessageResponse"> & {
  * Use `create(SendMessageResponseSchema)` to create a new message.
  */
 export const SendMessageResponseSchema: GenMessage<SendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 10);
+  messageDesc(file_aware_v1_chat, 11);
 
 /**
  * @generated from message aware.v1.StreamRunRequest
@@ -402,7 +444,7 @@ export type StreamRunRequest = Message<"aware.v1.StreamRunRequest"> & {
  * Use `create(StreamRunRequestSchema)` to create a new message.
  */
 export const StreamRunRequestSchema: GenMessage<StreamRunRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 11);
+  messageDesc(file_aware_v1_chat, 12);
 
 /**
  * @generated from message aware.v1.StreamRunResponse
@@ -419,7 +461,7 @@ export type StreamRunResponse = Message<"aware.v1.StreamRunResponse"> & {
  * Use `create(StreamRunResponseSchema)` to create a new message.
  */
 export const StreamRunResponseSchema: GenMessage<StreamRunResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 12);
+  messageDesc(file_aware_v1_chat, 13);
 
 /**
  * @generated from message aware.v1.UpdateStateRequest
@@ -436,7 +478,7 @@ export type UpdateStateRequest = Message<"aware.v1.UpdateStateRequest"> & {
  * Use `create(UpdateStateRequestSchema)` to create a new message.
  */
 export const UpdateStateRequestSchema: GenMessage<UpdateStateRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 13);
+  messageDesc(file_aware_v1_chat, 14);
 
 /**
  * @generated from message aware.v1.UpdateStateResponse
@@ -458,7 +500,7 @@ export type UpdateStateResponse = Message<"aware.v1.UpdateStateResponse"> & {
  * Use `create(UpdateStateResponseSchema)` to create a new message.
  */
 export const UpdateStateResponseSchema: GenMessage<UpdateStateResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 14);
+  messageDesc(file_aware_v1_chat, 15);
 
 /**
  * @generated from message aware.v1.SubmitConfirmationRequest
@@ -495,7 +537,58 @@ export type SubmitConfirmationRequest = Message<"aware.v1.SubmitConfirmationRequ
  * Use `create(SubmitConfirmationRequestSchema)` to create a new message.
  */
 export const SubmitConfirmationRequestSchema: GenMessage<SubmitConfirmationRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 15);
+  messageDesc(file_aware_v1_chat, 16);
+
+/**
+ * @generated from message aware.v1.SubmitClarificationRequest
+ */
+export type SubmitClarificationRequest = Message<"aware.v1.SubmitClarificationRequest"> & {
+  /**
+   * @generated from field: string clarification_id = 1;
+   */
+  clarificationId: string;
+
+  /**
+   * @generated from field: string choice = 2;
+   */
+  choice: string;
+
+  /**
+   * @generated from field: bool remember = 3;
+   */
+  remember: boolean;
+};
+
+/**
+ * Describes the message aware.v1.SubmitClarificationRequest.
+ * Use `create(SubmitClarificationRequestSchema)` to create a new message.
+ */
+export const SubmitClarificationRequestSchema: GenMessage<SubmitClarificationRequest> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 17);
+
+/**
+ * @generated from message aware.v1.SubmitClarificationResponse
+ */
+export type SubmitClarificationResponse = Message<"aware.v1.SubmitClarificationResponse"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * APPROVED when a choice was taken, DENIED when the question was dismissed.
+   *
+   * @generated from field: aware.v1.ConfirmationResolution resolution = 2;
+   */
+  resolution: ConfirmationResolution;
+};
+
+/**
+ * Describes the message aware.v1.SubmitClarificationResponse.
+ * Use `create(SubmitClarificationResponseSchema)` to create a new message.
+ */
+export const SubmitClarificationResponseSchema: GenMessage<SubmitClarificationResponse> = /*@__PURE__*/
+  messageDesc(file_aware_v1_chat, 18);
 
 /**
  * @generated from message aware.v1.SubmitConfirmationResponse
@@ -524,7 +617,7 @@ export type SubmitConfirmationResponse = Message<"aware.v1.SubmitConfirmationRes
  * Use `create(SubmitConfirmationResponseSchema)` to create a new message.
  */
 export const SubmitConfirmationResponseSchema: GenMessage<SubmitConfirmationResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 16);
+  messageDesc(file_aware_v1_chat, 19);
 
 /**
  * @generated from message aware.v1.ListGrantsRequest
@@ -537,7 +630,7 @@ export type ListGrantsRequest = Message<"aware.v1.ListGrantsRequest"> & {
  * Use `create(ListGrantsRequestSchema)` to create a new message.
  */
 export const ListGrantsRequestSchema: GenMessage<ListGrantsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 17);
+  messageDesc(file_aware_v1_chat, 20);
 
 /**
  * @generated from message aware.v1.ListGrantsResponse
@@ -554,7 +647,7 @@ export type ListGrantsResponse = Message<"aware.v1.ListGrantsResponse"> & {
  * Use `create(ListGrantsResponseSchema)` to create a new message.
  */
 export const ListGrantsResponseSchema: GenMessage<ListGrantsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 18);
+  messageDesc(file_aware_v1_chat, 21);
 
 /**
  * Grant is a session grant: a STANDARD tool on one resource class, allowed without asking until it
@@ -603,7 +696,7 @@ export type Grant = Message<"aware.v1.Grant"> & {
  * Use `create(GrantSchema)` to create a new message.
  */
 export const GrantSchema: GenMessage<Grant> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 19);
+  messageDesc(file_aware_v1_chat, 22);
 
 /**
  * @generated from message aware.v1.RevokeGrantRequest
@@ -620,7 +713,7 @@ export type RevokeGrantRequest = Message<"aware.v1.RevokeGrantRequest"> & {
  * Use `create(RevokeGrantRequestSchema)` to create a new message.
  */
 export const RevokeGrantRequestSchema: GenMessage<RevokeGrantRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 20);
+  messageDesc(file_aware_v1_chat, 23);
 
 /**
  * @generated from message aware.v1.RevokeGrantResponse
@@ -633,7 +726,7 @@ export type RevokeGrantResponse = Message<"aware.v1.RevokeGrantResponse"> & {
  * Use `create(RevokeGrantResponseSchema)` to create a new message.
  */
 export const RevokeGrantResponseSchema: GenMessage<RevokeGrantResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 21);
+  messageDesc(file_aware_v1_chat, 24);
 
 /**
  * @generated from message aware.v1.ListPendingConfirmationsRequest
@@ -646,7 +739,7 @@ export type ListPendingConfirmationsRequest = Message<"aware.v1.ListPendingConfi
  * Use `create(ListPendingConfirmationsRequestSchema)` to create a new message.
  */
 export const ListPendingConfirmationsRequestSchema: GenMessage<ListPendingConfirmationsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 22);
+  messageDesc(file_aware_v1_chat, 25);
 
 /**
  * @generated from message aware.v1.ListPendingConfirmationsResponse
@@ -663,7 +756,7 @@ export type ListPendingConfirmationsResponse = Message<"aware.v1.ListPendingConf
  * Use `create(ListPendingConfirmationsResponseSchema)` to create a new message.
  */
 export const ListPendingConfirmationsResponseSchema: GenMessage<ListPendingConfirmationsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 23);
+  messageDesc(file_aware_v1_chat, 26);
 
 /**
  * PendingConfirmation is a confirmation waiting for a person.
@@ -735,7 +828,7 @@ export type PendingConfirmation = Message<"aware.v1.PendingConfirmation"> & {
  * Use `create(PendingConfirmationSchema)` to create a new message.
  */
 export const PendingConfirmationSchema: GenMessage<PendingConfirmation> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 24);
+  messageDesc(file_aware_v1_chat, 27);
 
 /**
  * @generated from message aware.v1.CancelRunRequest
@@ -752,7 +845,7 @@ export type CancelRunRequest = Message<"aware.v1.CancelRunRequest"> & {
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 25);
+  messageDesc(file_aware_v1_chat, 28);
 
 /**
  * @generated from message aware.v1.CancelRunResponse
@@ -771,7 +864,7 @@ export type CancelRunResponse = Message<"aware.v1.CancelRunResponse"> & {
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 26);
+  messageDesc(file_aware_v1_chat, 29);
 
 /**
  * @generated from message aware.v1.GetCapabilitiesRequest
@@ -784,7 +877,7 @@ export type GetCapabilitiesRequest = Message<"aware.v1.GetCapabilitiesRequest"> 
  * Use `create(GetCapabilitiesRequestSchema)` to create a new message.
  */
 export const GetCapabilitiesRequestSchema: GenMessage<GetCapabilitiesRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 27);
+  messageDesc(file_aware_v1_chat, 30);
 
 /**
  * ToolInfo describes one tool this caller's role and the deployment mode allow.
@@ -844,7 +937,7 @@ export type ToolInfo = Message<"aware.v1.ToolInfo"> & {
  * Use `create(ToolInfoSchema)` to create a new message.
  */
 export const ToolInfoSchema: GenMessage<ToolInfo> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 28);
+  messageDesc(file_aware_v1_chat, 31);
 
 /**
  * ExternalServer is a registered external MCP server (`[[mcp.servers]]`).
@@ -882,7 +975,7 @@ export type ExternalServer = Message<"aware.v1.ExternalServer"> & {
  * Use `create(ExternalServerSchema)` to create a new message.
  */
 export const ExternalServerSchema: GenMessage<ExternalServer> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 29);
+  messageDesc(file_aware_v1_chat, 32);
 
 /**
  * @generated from message aware.v1.GetCapabilitiesResponse
@@ -983,7 +1076,7 @@ export type GetCapabilitiesResponse = Message<"aware.v1.GetCapabilitiesResponse"
  * Use `create(GetCapabilitiesResponseSchema)` to create a new message.
  */
 export const GetCapabilitiesResponseSchema: GenMessage<GetCapabilitiesResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_chat, 30);
+  messageDesc(file_aware_v1_chat, 33);
 
 /**
  * OnBusy decides what a message does when its thread already has an active run.
@@ -1157,6 +1250,17 @@ export const ChatService: GenService<{
     methodKind: "unary";
     input: typeof SubmitConfirmationRequestSchema;
     output: typeof SubmitConfirmationResponseSchema;
+  },
+  /**
+   * SubmitClarification answers a `ClarificationRequired` (browser companion of
+   * `ChatRequest.clarification`).
+   *
+   * @generated from rpc aware.v1.ChatService.SubmitClarification
+   */
+  submitClarification: {
+    methodKind: "unary";
+    input: typeof SubmitClarificationRequestSchema;
+    output: typeof SubmitClarificationResponseSchema;
   },
   /**
    * CancelRun cancels a run; idempotent (browser companion of `ChatRequest.cancel`).

@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { ApiKey, User } from "./admin_pb.js";
 import { file_aware_v1_admin } from "./admin_pb.js";
-import type { Error, ErrorCode, ResourceRef, Table, Usage } from "./common_pb.js";
+import type { Chart, Error, ErrorCode, ResourceRef, Table, Usage } from "./common_pb.js";
 import { file_aware_v1_common } from "./common_pb.js";
 import type { Dataset, DatasetDetail, DatasetList, DatasetStatistics, SavedQuery, SearchHits } from "./datasets_pb.js";
 import { file_aware_v1_datasets } from "./datasets_pb.js";
@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/events.proto.
  */
 export const file_aware_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIrIJCgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEi0KDG1lbW9yeV9zYXZlZBgWIAEoCzIVLmF3YXJlLnYxLk1lbW9yeVNhdmVkSAASNQoQbWVtb3J5X2ZvcmdvdHRlbhgXIAEoCzIZLmF3YXJlLnYxLk1lbW9yeUZvcmdvdHRlbkgAEigKCWdyb3VuZGluZxgYIAEoCzITLmF3YXJlLnYxLkdyb3VuZGluZ0gAEigKCWhlYXJ0YmVhdBgoIAEoCzITLmF3YXJlLnYxLkhlYXJ0YmVhdEgAEjEKDnJlcGxheV9zdGFydGVkGCkgASgLMhcuYXdhcmUudjEuUmVwbGF5U3RhcnRlZEgAEjMKD3JlcGxheV9maW5pc2hlZBgqIAEoCzIYLmF3YXJlLnYxLlJlcGxheUZpbmlzaGVkSAASJgoIcmVqZWN0ZWQYKyABKAsyEi5hd2FyZS52MS5SZWplY3RlZEgAEiYKCGFjY2VwdGVkGCwgASgLMhIuYXdhcmUudjEuQWNjZXB0ZWRIABIvCg1zdGF0ZV9hcHBsaWVkGC0gASgLMhYuYXdhcmUudjEuU3RhdGVBcHBsaWVkSAASLwoNc2h1dHRpbmdfZG93bhguIAEoCzIWLmF3YXJlLnYxLlNodXR0aW5nRG93bkgAQgkKB3BheWxvYWQixwEKClJ1blN0YXJ0ZWQSEQoJdGhyZWFkX2lkGAEgASgJEhEKCXVzZXJfdGV4dBgCIAEoCRIYChB1aV9zdGF0ZV92ZXJzaW9uGAMgASgEEhYKDm1heF9pdGVyYXRpb25zGAQgASgNEhUKDXBhcmVudF9ydW5faWQYBSABKAkSDQoFbW9kZWwYBiABKAkSFQoNY2xpZW50X21zZ19pZBgHIAEoCRIkCgV0b29scxgIIAMoCzIVLmF3YXJlLnYxLlRvb2xMaXN0aW5nIkIKDlRvb2xQcm92ZW5hbmNlEg4KBnNvdXJjZRgBIAEoCRIRCglzZXJ2ZXJfaWQYAiABKAkSDQoFc2NvcGUYAyABKAkiWAoLVG9vbExpc3RpbmcSDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRIsCgpwcm92ZW5hbmNlGAMgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiIQoLVGV4dFN0YXJ0ZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSIuCglUZXh0RGVsdGESEgoKbWVzc2FnZV9pZBgBIAEoCRINCgVkZWx0YRgCIAEoCSIfCglUZXh0RW5kZWQSEgoKbWVzc2FnZV9pZBgBIAEoCSJ7CghUb29sUmlzaxIRCglyZWFkX29ubHkYASABKAgSEwoLZGVzdHJ1Y3RpdmUYAiABKAgSHQoVcmVxdWlyZXNfY29uZmlybWF0aW9uGAMgASgIEigKBHRpZXIYBCABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyIrEBCg9Ub29sQ2FsbFN0YXJ0ZWQSFAoMdG9vbF9jYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIgCgRyaXNrGAQgASgLMhIuYXdhcmUudjEuVG9vbFJpc2sSDQoFdGl0bGUYBSABKAkSLAoKcHJvdmVuYW5jZRgGIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIlcKClRvb2xTdGF0dXMSFAoMdG9vbF9jYWxsX2lkGAEgASgJEiIKBXBoYXNlGAIgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEg8KB21lc3NhZ2UYAyABKAki/gEKDFN5c3RlbVN0YXR1cxIPCgd2ZXJzaW9uGAEgASgJEgwKBG1vZGUYAiABKAkSFgoObW9kZWxfcHJvdmlkZXIYAyABKAkSDwoHc3RvcmFnZRgEIAEoCRIVCg1kYXRhc2V0X2NvdW50GAUgASgNEhUKDWRhdGFzZXRfYnl0ZXMYBiABKAQSFwoPc2FuZGJveF93b3JrZXJzGAcgASgNEhwKFHNhbmRib3hfd29ya2Vyc19idXN5GAggASgNEhQKDHNlYXJjaF9pbmRleBgJIAEoCRIWCg51cHRpbWVfc2Vjb25kcxgKIAEoBBITCgthY3RpdmVfcnVucxgLIAEoDSKhBwoKVG9vbFJlc3VsdBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhAKCGlzX2Vycm9yGAMgASgIEhMKC2xsbV9zdW1tYXJ5GAQgASgJEh4KBWVycm9yGAUgASgLMg8uYXdhcmUudjEuRXJyb3ISEwoLZHVyYXRpb25fbXMYBiABKAQSFAoMZXhlY3V0ZWRfc3FsGAcgASgJEiAKBXRhYmxlGBQgASgLMg8uYXdhcmUudjEuVGFibGVIABItCgxkYXRhc2V0X2xpc3QYFSABKAsyFS5hd2FyZS52MS5EYXRhc2V0TGlzdEgAEjEKDmRhdGFzZXRfZGV0YWlsGBYgASgLMhcuYXdhcmUudjEuRGF0YXNldERldGFpbEgAEjEKCnN0YXRpc3RpY3MYFyABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljc0gAEisKC3NlYXJjaF9oaXRzGBggASgLMhQuYXdhcmUudjEuU2VhcmNoSGl0c0gAEi8KDXN5c3RlbV9zdGF0dXMYGSABKAsyFi5hd2FyZS52MS5TeXN0ZW1TdGF0dXNIABI3ChFkaXJlY3RvcnlfbGlzdGluZxgaIAEoCzIaLmF3YXJlLnYxLkRpcmVjdG9yeUxpc3RpbmdIABIvCg1pbXBvcnRfcmVwb3J0GBsgASgLMhYuYXdhcmUudjEuSW1wb3J0UmVwb3J0SAASKQoKcXVlcnlfcGxhbhgcIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAEhwKA3J1bhgdIAEoCzINLmF3YXJlLnYxLlJ1bkgAEiwKD2RlbGV0ZWRfZGF0YXNldBgeIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXRIABIsCghleHRlcm5hbBgfIAEoCzIYLmF3YXJlLnYxLkV4dGVybmFsUmVzdWx0SAASMQoOZGF0YXNldF9jaGFuZ2UYICABKAsyFy5hd2FyZS52MS5EYXRhc2V0Q2hhbmdlSAASOAoSc2F2ZWRfcXVlcnlfY2hhbmdlGCEgASgLMhouYXdhcmUudjEuU2F2ZWRRdWVyeUNoYW5nZUgAEjEKDmFjY291bnRfY2hhbmdlGCIgASgLMhcuYXdhcmUudjEuQWNjb3VudENoYW5nZUgAEiwKCnByb3ZlbmFuY2UYCCABKAsyGC5hd2FyZS52MS5Ub29sUHJvdmVuYW5jZUIGCgRyaWNoIkMKDURhdGFzZXRDaGFuZ2USDgoGY2hhbmdlGAEgASgJEiIKB2RhdGFzZXQYAiABKAsyES5hd2FyZS52MS5EYXRhc2V0IkcKEFNhdmVkUXVlcnlDaGFuZ2USDgoGY2hhbmdlGAEgASgJEiMKBXF1ZXJ5GAIgASgLMhQuYXdhcmUudjEuU2F2ZWRRdWVyeSJvCg1BY2NvdW50Q2hhbmdlEg4KBmNoYW5nZRgBIAEoCRIcCgR1c2VyGAIgASgLMg4uYXdhcmUudjEuVXNlchIhCgdhcGlfa2V5GAMgASgLMhAuYXdhcmUudjEuQXBpS2V5Eg0KBXRva2VuGAQgASgJIkYKDkV4dGVybmFsUmVzdWx0EhEKCXNlcnZlcl9pZBgBIAEoCRIMCgR0b29sGAIgASgJEhMKC3Jlc3VsdF9qc29uGAMgASgJIoEBCgpUb29sRGVuaWVkEhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSDgoGcmVhc29uGAMgASgJEgwKBGNvZGUYBCABKAkSLAoKcHJvdmVuYW5jZRgFIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlIukCChRDb25maXJtYXRpb25SZXF1aXJlZBIXCg9jb25maXJtYXRpb25faWQYASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRInCghyZXNvdXJjZRgEIAEoCzIVLmF3YXJlLnYxLlJlc291cmNlUmVmEhMKC2Rlc2NyaXB0aW9uGAUgASgJEigKBHRpZXIYBiABKA4yGi5hd2FyZS52MS5Db25maXJtYXRpb25UaWVyEi4KCmV4cGlyZXNfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhYKDmFyZ3VtZW50c19qc29uGAggASgJEh8KF3Jlc29sdmVkX2FyZ3VtZW50c19qc29uGAkgASgJEhEKCWdyYW50YWJsZRgKIAEoCBIrCgxibGFzdF9yYWRpdXMYCyABKAsyFS5hd2FyZS52MS5CbGFzdFJhZGl1cyKSAQoLQmxhc3RSYWRpdXMSFAoMdmVyc2lvbl9oYXNoGAEgASgJEhEKCXJvd19jb3VudBgCIAEoBBISCgpzaXplX2J5dGVzGAMgASgEEhUKDXNhdmVkX3F1ZXJpZXMYBCADKAkSLwoQZGVyaXZlZF9kYXRhc2V0cxgFIAMoCzIVLmF3YXJlLnYxLlJlc291cmNlUmVmIqwBChRDb25maXJtYXRpb25SZXNvbHZlZBIXCg9jb25maXJtYXRpb25faWQYASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJEjQKCnJlc29sdXRpb24YAyABKA4yIC5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHV0aW9uEhAKCGdyYW50X2lkGAQgASgJEh0KFWVkaXRlZF9hcmd1bWVudHNfanNvbhgFIAEoCSIuCgtNZW1vcnlTYXZlZBIRCgltZW1vcnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJKCglHcm91bmRpbmcSKQoHbnVtYmVycxgBIAMoCzIYLmF3YXJlLnYxLkdyb3VuZGVkTnVtYmVyEhIKCnVuZ3JvdW5kZWQYAiABKA0iMgoPTWVtb3J5Rm9yZ290dGVuEhEKCW1lbW9yeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJImkKDlJvdXRpbmdEZWNpZGVkEg4KBmludGVudBgBIAEoCRISCgpjb25maWRlbmNlGAIgASgCEgwKBHJpc2sYAyABKAkSDQoFdG9vbHMYBCADKAkSFgoOd2l0aGhlbGRfdG9vbHMYBSADKAkihwEKDFJ1bkNvbXBsZXRlZBIjCgZzdGF0dXMYASABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSHgoFZXJyb3IYAiABKAsyDy5hd2FyZS52MS5FcnJvchIeCgV1c2FnZRgDIAEoCzIPLmF3YXJlLnYxLlVzYWdlEhIKCmZpbmFsX3RleHQYBCABKAkibgoJQWN0aXZlUnVuEg4KBnJ1bl9pZBgBIAEoCRIhCgVwaGFzZRgCIAEoDjISLmF3YXJlLnYxLlJ1blBoYXNlEhAKCGxhc3Rfc2VxGAMgASgEEhwKFGNvbmZpcm1hdGlvbl9tc19sZWZ0GAQgASgEImYKCUhlYXJ0YmVhdBIvCgtzZXJ2ZXJfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoLYWN0aXZlX3J1bnMYAiADKAsyEy5hd2FyZS52MS5BY3RpdmVSdW4iNwoMU2h1dHRpbmdEb3duEg8KB21lc3NhZ2UYASABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYAiABKA0iPQoNUmVwbGF5U3RhcnRlZBIRCglhZnRlcl9zZXEYASABKAQSGQoRbGFzdF9zZXFfYXRfc3RhcnQYAiABKAQiMAoOUmVwbGF5RmluaXNoZWQSEAoIbGFzdF9zZXEYASABKAQSDAoEbGl2ZRgCIAEoCCJ+CghSZWplY3RlZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiEKBGNvZGUYAiABKA4yEy5hd2FyZS52MS5FcnJvckNvZGUSDwoHbWVzc2FnZRgDIAEoCRIVCg1hY3RpdmVfcnVuX2lkGAQgASgJEhAKCGxhc3Rfc2VxGAUgASgEIkQKCEFjY2VwdGVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEg4KBnF1ZXVlZBgDIAEoCCJSCgxTdGF0ZUFwcGxpZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgDIAEoBCp1ChBDb25maXJtYXRpb25UaWVyEiEKHUNPTkZJUk1BVElPTl9USUVSX1VOU1BFQ0lGSUVEEAASHgoaQ09ORklSTUFUSU9OX1RJRVJfU1RBTkRBUkQQARIeChpDT05GSVJNQVRJT05fVElFUl9FTEVWQVRFRBACKv8BChZDb25maXJtYXRpb25SZXNvbHV0aW9uEicKI0NPTkZJUk1BVElPTl9SRVNPTFVUSU9OX1VOU1BFQ0lGSUVEEAASJAogQ09ORklSTUFUSU9OX1JFU09MVVRJT05fQVBQUk9WRUQQARIiCh5DT05GSVJNQVRJT05fUkVTT0xVVElPTl9ERU5JRUQQAhIjCh9DT05GSVJNQVRJT05fUkVTT0xVVElPTl9FWFBJUkVEEAMSJQohQ09ORklSTUFUSU9OX1JFU09MVVRJT05fQ0FOQ0VMTEVEEAQSJgoiQ09ORklSTUFUSU9OX1JFU09MVVRJT05fU1VQRVJTRURFRBAFKrQBCghSdW5QaGFzZRIZChVSVU5fUEhBU0VfVU5TUEVDSUZJRUQQABIUChBSVU5fUEhBU0VfUVVFVUVEEAESGwoXUlVOX1BIQVNFX1dBSVRJTkdfTU9ERUwQAhIXChNSVU5fUEhBU0VfU1RSRUFNSU5HEAMSHAoYUlVOX1BIQVNFX0VYRUNVVElOR19UT09MEAQSIwofUlVOX1BIQVNFX0FXQUlUSU5HX0NPTkZJUk1BVElPThAFYgZwcm90bzM", [file_aware_v1_admin, file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("ChVhd2FyZS92MS9ldmVudHMucHJvdG8SCGF3YXJlLnYxIrgKCgtTZXJ2ZXJFdmVudBIOCgZydW5faWQYASABKAkSCwoDc2VxGAIgASgEEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWl0ZXJhdGlvbhgEIAEoDRIRCgl0aHJlYWRfaWQYBSABKAkSKwoLcnVuX3N0YXJ0ZWQYCiABKAsyFC5hd2FyZS52MS5SdW5TdGFydGVkSAASLQoMdGV4dF9zdGFydGVkGAsgASgLMhUuYXdhcmUudjEuVGV4dFN0YXJ0ZWRIABIpCgp0ZXh0X2RlbHRhGAwgASgLMhMuYXdhcmUudjEuVGV4dERlbHRhSAASKQoKdGV4dF9lbmRlZBgNIAEoCzITLmF3YXJlLnYxLlRleHRFbmRlZEgAEjYKEXRvb2xfY2FsbF9zdGFydGVkGA4gASgLMhkuYXdhcmUudjEuVG9vbENhbGxTdGFydGVkSAASKwoLdG9vbF9zdGF0dXMYDyABKAsyFC5hd2FyZS52MS5Ub29sU3RhdHVzSAASKwoLdG9vbF9yZXN1bHQYECABKAsyFC5hd2FyZS52MS5Ub29sUmVzdWx0SAASKwoLdG9vbF9kZW5pZWQYESABKAsyFC5hd2FyZS52MS5Ub29sRGVuaWVkSAASPwoVY29uZmlybWF0aW9uX3JlcXVpcmVkGBIgASgLMh4uYXdhcmUudjEuQ29uZmlybWF0aW9uUmVxdWlyZWRIABI/ChVjb25maXJtYXRpb25fcmVzb2x2ZWQYEyABKAsyHi5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHZlZEgAEi8KDXJ1bl9jb21wbGV0ZWQYFCABKAsyFi5hd2FyZS52MS5SdW5Db21wbGV0ZWRIABIzCg9yb3V0aW5nX2RlY2lkZWQYFSABKAsyGC5hd2FyZS52MS5Sb3V0aW5nRGVjaWRlZEgAEi0KDG1lbW9yeV9zYXZlZBgWIAEoCzIVLmF3YXJlLnYxLk1lbW9yeVNhdmVkSAASNQoQbWVtb3J5X2ZvcmdvdHRlbhgXIAEoCzIZLmF3YXJlLnYxLk1lbW9yeUZvcmdvdHRlbkgAEigKCWdyb3VuZGluZxgYIAEoCzITLmF3YXJlLnYxLkdyb3VuZGluZ0gAEkEKFmNsYXJpZmljYXRpb25fcmVxdWlyZWQYGSABKAsyHy5hd2FyZS52MS5DbGFyaWZpY2F0aW9uUmVxdWlyZWRIABJBChZjbGFyaWZpY2F0aW9uX3Jlc29sdmVkGBogASgLMh8uYXdhcmUudjEuQ2xhcmlmaWNhdGlvblJlc29sdmVkSAASKAoJaGVhcnRiZWF0GCggASgLMhMuYXdhcmUudjEuSGVhcnRiZWF0SAASMQoOcmVwbGF5X3N0YXJ0ZWQYKSABKAsyFy5hd2FyZS52MS5SZXBsYXlTdGFydGVkSAASMwoPcmVwbGF5X2ZpbmlzaGVkGCogASgLMhguYXdhcmUudjEuUmVwbGF5RmluaXNoZWRIABImCghyZWplY3RlZBgrIAEoCzISLmF3YXJlLnYxLlJlamVjdGVkSAASJgoIYWNjZXB0ZWQYLCABKAsyEi5hd2FyZS52MS5BY2NlcHRlZEgAEi8KDXN0YXRlX2FwcGxpZWQYLSABKAsyFi5hd2FyZS52MS5TdGF0ZUFwcGxpZWRIABIvCg1zaHV0dGluZ19kb3duGC4gASgLMhYuYXdhcmUudjEuU2h1dHRpbmdEb3duSABCCQoHcGF5bG9hZCLHAQoKUnVuU3RhcnRlZBIRCgl0aHJlYWRfaWQYASABKAkSEQoJdXNlcl90ZXh0GAIgASgJEhgKEHVpX3N0YXRlX3ZlcnNpb24YAyABKAQSFgoObWF4X2l0ZXJhdGlvbnMYBCABKA0SFQoNcGFyZW50X3J1bl9pZBgFIAEoCRINCgVtb2RlbBgGIAEoCRIVCg1jbGllbnRfbXNnX2lkGAcgASgJEiQKBXRvb2xzGAggAygLMhUuYXdhcmUudjEuVG9vbExpc3RpbmciQgoOVG9vbFByb3ZlbmFuY2USDgoGc291cmNlGAEgASgJEhEKCXNlcnZlcl9pZBgCIAEoCRINCgVzY29wZRgDIAEoCSJYCgtUb29sTGlzdGluZxIMCgRuYW1lGAEgASgJEg0KBXRpdGxlGAIgASgJEiwKCnByb3ZlbmFuY2UYAyABKAsyGC5hd2FyZS52MS5Ub29sUHJvdmVuYW5jZSIhCgtUZXh0U3RhcnRlZBISCgptZXNzYWdlX2lkGAEgASgJIi4KCVRleHREZWx0YRISCgptZXNzYWdlX2lkGAEgASgJEg0KBWRlbHRhGAIgASgJIh8KCVRleHRFbmRlZBISCgptZXNzYWdlX2lkGAEgASgJInsKCFRvb2xSaXNrEhEKCXJlYWRfb25seRgBIAEoCBITCgtkZXN0cnVjdGl2ZRgCIAEoCBIdChVyZXF1aXJlc19jb25maXJtYXRpb24YAyABKAgSKAoEdGllchgEIAEoDjIaLmF3YXJlLnYxLkNvbmZpcm1hdGlvblRpZXIisQEKD1Rvb2xDYWxsU3RhcnRlZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiAKBHJpc2sYBCABKAsyEi5hd2FyZS52MS5Ub29sUmlzaxINCgV0aXRsZRgFIAEoCRIsCgpwcm92ZW5hbmNlGAYgASgLMhguYXdhcmUudjEuVG9vbFByb3ZlbmFuY2UiVwoKVG9vbFN0YXR1cxIUCgx0b29sX2NhbGxfaWQYASABKAkSIgoFcGhhc2UYAiABKA4yEy5hd2FyZS52MS5Ub29sUGhhc2USDwoHbWVzc2FnZRgDIAEoCSL+AQoMU3lzdGVtU3RhdHVzEg8KB3ZlcnNpb24YASABKAkSDAoEbW9kZRgCIAEoCRIWCg5tb2RlbF9wcm92aWRlchgDIAEoCRIPCgdzdG9yYWdlGAQgASgJEhUKDWRhdGFzZXRfY291bnQYBSABKA0SFQoNZGF0YXNldF9ieXRlcxgGIAEoBBIXCg9zYW5kYm94X3dvcmtlcnMYByABKA0SHAoUc2FuZGJveF93b3JrZXJzX2J1c3kYCCABKA0SFAoMc2VhcmNoX2luZGV4GAkgASgJEhYKDnVwdGltZV9zZWNvbmRzGAogASgEEhMKC2FjdGl2ZV9ydW5zGAsgASgNIsEHCgpUb29sUmVzdWx0EhQKDHRvb2xfY2FsbF9pZBgBIAEoCRIRCgl0b29sX25hbWUYAiABKAkSEAoIaXNfZXJyb3IYAyABKAgSEwoLbGxtX3N1bW1hcnkYBCABKAkSHgoFZXJyb3IYBSABKAsyDy5hd2FyZS52MS5FcnJvchITCgtkdXJhdGlvbl9tcxgGIAEoBBIUCgxleGVjdXRlZF9zcWwYByABKAkSIAoFdGFibGUYFCABKAsyDy5hd2FyZS52MS5UYWJsZUgAEi0KDGRhdGFzZXRfbGlzdBgVIAEoCzIVLmF3YXJlLnYxLkRhdGFzZXRMaXN0SAASMQoOZGF0YXNldF9kZXRhaWwYFiABKAsyFy5hd2FyZS52MS5EYXRhc2V0RGV0YWlsSAASMQoKc3RhdGlzdGljcxgXIAEoCzIbLmF3YXJlLnYxLkRhdGFzZXRTdGF0aXN0aWNzSAASKwoLc2VhcmNoX2hpdHMYGCABKAsyFC5hd2FyZS52MS5TZWFyY2hIaXRzSAASLwoNc3lzdGVtX3N0YXR1cxgZIAEoCzIWLmF3YXJlLnYxLlN5c3RlbVN0YXR1c0gAEjcKEWRpcmVjdG9yeV9saXN0aW5nGBogASgLMhouYXdhcmUudjEuRGlyZWN0b3J5TGlzdGluZ0gAEi8KDWltcG9ydF9yZXBvcnQYGyABKAsyFi5hd2FyZS52MS5JbXBvcnRSZXBvcnRIABIpCgpxdWVyeV9wbGFuGBwgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuSAASHAoDcnVuGB0gASgLMg0uYXdhcmUudjEuUnVuSAASLAoPZGVsZXRlZF9kYXRhc2V0GB4gASgLMhEuYXdhcmUudjEuRGF0YXNldEgAEiwKCGV4dGVybmFsGB8gASgLMhguYXdhcmUudjEuRXh0ZXJuYWxSZXN1bHRIABIxCg5kYXRhc2V0X2NoYW5nZRggIAEoCzIXLmF3YXJlLnYxLkRhdGFzZXRDaGFuZ2VIABI4ChJzYXZlZF9xdWVyeV9jaGFuZ2UYISABKAsyGi5hd2FyZS52MS5TYXZlZFF1ZXJ5Q2hhbmdlSAASMQoOYWNjb3VudF9jaGFuZ2UYIiABKAsyFy5hd2FyZS52MS5BY2NvdW50Q2hhbmdlSAASLAoKcHJvdmVuYW5jZRgIIAEoCzIYLmF3YXJlLnYxLlRvb2xQcm92ZW5hbmNlEh4KBWNoYXJ0GAkgASgLMg8uYXdhcmUudjEuQ2hhcnRCBgoEcmljaCJDCg1EYXRhc2V0Q2hhbmdlEg4KBmNoYW5nZRgBIAEoCRIiCgdkYXRhc2V0GAIgASgLMhEuYXdhcmUudjEuRGF0YXNldCJHChBTYXZlZFF1ZXJ5Q2hhbmdlEg4KBmNoYW5nZRgBIAEoCRIjCgVxdWVyeRgCIAEoCzIULmF3YXJlLnYxLlNhdmVkUXVlcnkibwoNQWNjb3VudENoYW5nZRIOCgZjaGFuZ2UYASABKAkSHAoEdXNlchgCIAEoCzIOLmF3YXJlLnYxLlVzZXISIQoHYXBpX2tleRgDIAEoCzIQLmF3YXJlLnYxLkFwaUtleRINCgV0b2tlbhgEIAEoCSJGCg5FeHRlcm5hbFJlc3VsdBIRCglzZXJ2ZXJfaWQYASABKAkSDAoEdG9vbBgCIAEoCRITCgtyZXN1bHRfanNvbhgDIAEoCSKBAQoKVG9vbERlbmllZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEg4KBnJlYXNvbhgDIAEoCRIMCgRjb2RlGAQgASgJEiwKCnByb3ZlbmFuY2UYBSABKAsyGC5hd2FyZS52MS5Ub29sUHJvdmVuYW5jZSLpAgoUQ29uZmlybWF0aW9uUmVxdWlyZWQSFwoPY29uZmlybWF0aW9uX2lkGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRIRCgl0b29sX25hbWUYAyABKAkSJwoIcmVzb3VyY2UYBCABKAsyFS5hd2FyZS52MS5SZXNvdXJjZVJlZhITCgtkZXNjcmlwdGlvbhgFIAEoCRIoCgR0aWVyGAYgASgOMhouYXdhcmUudjEuQ29uZmlybWF0aW9uVGllchIuCgpleHBpcmVzX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5hcmd1bWVudHNfanNvbhgIIAEoCRIfChdyZXNvbHZlZF9hcmd1bWVudHNfanNvbhgJIAEoCRIRCglncmFudGFibGUYCiABKAgSKwoMYmxhc3RfcmFkaXVzGAsgASgLMhUuYXdhcmUudjEuQmxhc3RSYWRpdXMinAIKFUNsYXJpZmljYXRpb25SZXF1aXJlZBIYChBjbGFyaWZpY2F0aW9uX2lkGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRIpCgRraW5kGAMgASgOMhsuYXdhcmUudjEuQ2xhcmlmaWNhdGlvbktpbmQSEAoIcXVlc3Rpb24YBCABKAkSDgoGcGhyYXNlGAUgASgJEiYKB2RhdGFzZXQYBiABKAsyFS5hd2FyZS52MS5SZXNvdXJjZVJlZhIuCgdvcHRpb25zGAcgAygLMh0uYXdhcmUudjEuQ2xhcmlmaWNhdGlvbk9wdGlvbhIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKCAQoTQ2xhcmlmaWNhdGlvbk9wdGlvbhINCgV2YWx1ZRgBIAEoCRINCgVsYWJlbBgCIAEoCRIQCghzcWxfdHlwZRgDIAEoCRISCgpudWxsX3NoYXJlGAQgASgBEgsKA21pbhgFIAEoCRILCgNtYXgYBiABKAkSDQoFY291bnQYByABKAQioQEKFUNsYXJpZmljYXRpb25SZXNvbHZlZBIYChBjbGFyaWZpY2F0aW9uX2lkGAEgASgJEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRI0CgpyZXNvbHV0aW9uGAMgASgOMiAuYXdhcmUudjEuQ29uZmlybWF0aW9uUmVzb2x1dGlvbhIOCgZjaG9pY2UYBCABKAkSEgoKcmVtZW1iZXJlZBgFIAEoCCKSAQoLQmxhc3RSYWRpdXMSFAoMdmVyc2lvbl9oYXNoGAEgASgJEhEKCXJvd19jb3VudBgCIAEoBBISCgpzaXplX2J5dGVzGAMgASgEEhUKDXNhdmVkX3F1ZXJpZXMYBCADKAkSLwoQZGVyaXZlZF9kYXRhc2V0cxgFIAMoCzIVLmF3YXJlLnYxLlJlc291cmNlUmVmIqwBChRDb25maXJtYXRpb25SZXNvbHZlZBIXCg9jb25maXJtYXRpb25faWQYASABKAkSFAoMdG9vbF9jYWxsX2lkGAIgASgJEjQKCnJlc29sdXRpb24YAyABKA4yIC5hd2FyZS52MS5Db25maXJtYXRpb25SZXNvbHV0aW9uEhAKCGdyYW50X2lkGAQgASgJEh0KFWVkaXRlZF9hcmd1bWVudHNfanNvbhgFIAEoCSIuCgtNZW1vcnlTYXZlZBIRCgltZW1vcnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCSJKCglHcm91bmRpbmcSKQoHbnVtYmVycxgBIAMoCzIYLmF3YXJlLnYxLkdyb3VuZGVkTnVtYmVyEhIKCnVuZ3JvdW5kZWQYAiABKA0iMgoPTWVtb3J5Rm9yZ290dGVuEhEKCW1lbW9yeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJImkKDlJvdXRpbmdEZWNpZGVkEg4KBmludGVudBgBIAEoCRISCgpjb25maWRlbmNlGAIgASgCEgwKBHJpc2sYAyABKAkSDQoFdG9vbHMYBCADKAkSFgoOd2l0aGhlbGRfdG9vbHMYBSADKAkihwEKDFJ1bkNvbXBsZXRlZBIjCgZzdGF0dXMYASABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSHgoFZXJyb3IYAiABKAsyDy5hd2FyZS52MS5FcnJvchIeCgV1c2FnZRgDIAEoCzIPLmF3YXJlLnYxLlVzYWdlEhIKCmZpbmFsX3RleHQYBCABKAkibgoJQWN0aXZlUnVuEg4KBnJ1bl9pZBgBIAEoCRIhCgVwaGFzZRgCIAEoDjISLmF3YXJlLnYxLlJ1blBoYXNlEhAKCGxhc3Rfc2VxGAMgASgEEhwKFGNvbmZpcm1hdGlvbl9tc19sZWZ0GAQgASgEImYKCUhlYXJ0YmVhdBIvCgtzZXJ2ZXJfdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoLYWN0aXZlX3J1bnMYAiADKAsyEy5hd2FyZS52MS5BY3RpdmVSdW4iNwoMU2h1dHRpbmdEb3duEg8KB21lc3NhZ2UYASABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYAiABKA0iPQoNUmVwbGF5U3RhcnRlZBIRCglhZnRlcl9zZXEYASABKAQSGQoRbGFzdF9zZXFfYXRfc3RhcnQYAiABKAQiMAoOUmVwbGF5RmluaXNoZWQSEAoIbGFzdF9zZXEYASABKAQSDAoEbGl2ZRgCIAEoCCJ+CghSZWplY3RlZBIVCg1jbGllbnRfbXNnX2lkGAEgASgJEiEKBGNvZGUYAiABKA4yEy5hd2FyZS52MS5FcnJvckNvZGUSDwoHbWVzc2FnZRgDIAEoCRIVCg1hY3RpdmVfcnVuX2lkGAQgASgJEhAKCGxhc3Rfc2VxGAUgASgEIkQKCEFjY2VwdGVkEhUKDWNsaWVudF9tc2dfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEg4KBnF1ZXVlZBgDIAEoCCJSCgxTdGF0ZUFwcGxpZWQSFQoNY2xpZW50X21zZ19pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSGAoQdWlfc3RhdGVfdmVyc2lvbhgDIAEoBCp1ChBDb25maXJtYXRpb25UaWVyEiEKHUNPTkZJUk1BVElPTl9USUVSX1VOU1BFQ0lGSUVEEAASHgoaQ09ORklSTUFUSU9OX1RJRVJfU1RBTkRBUkQQARIeChpDT05GSVJNQVRJT05fVElFUl9FTEVWQVRFRBACKpcBChFDbGFyaWZpY2F0aW9uS2luZBIiCh5DTEFSSUZJQ0FUSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIdChlDTEFSSUZJQ0FUSU9OX0tJTkRfQ09MVU1OEAESHAoYQ0xBUklGSUNBVElPTl9LSU5EX1ZBTFVFEAISIQodQ0xBUklGSUNBVElPTl9LSU5EX1RJTUVfUkFOR0UQAyr/AQoWQ29uZmlybWF0aW9uUmVzb2x1dGlvbhInCiNDT05GSVJNQVRJT05fUkVTT0xVVElPTl9VTlNQRUNJRklFRBAAEiQKIENPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0FQUFJPVkVEEAESIgoeQ09ORklSTUFUSU9OX1JFU09MVVRJT05fREVOSUVEEAISIwofQ09ORklSTUFUSU9OX1JFU09MVVRJT05fRVhQSVJFRBADEiUKIUNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX0NBTkNFTExFRBAEEiYKIkNPTkZJUk1BVElPTl9SRVNPTFVUSU9OX1NVUEVSU0VERUQQBSq0AQoIUnVuUGhhc2USGQoVUlVOX1BIQVNFX1VOU1BFQ0lGSUVEEAASFAoQUlVOX1BIQVNFX1FVRVVFRBABEhsKF1JVTl9QSEFTRV9XQUlUSU5HX01PREVMEAISFwoTUlVOX1BIQVNFX1NUUkVBTUlORxADEhwKGFJVTl9QSEFTRV9FWEVDVVRJTkdfVE9PTBAEEiMKH1JVTl9QSEFTRV9BV0FJVElOR19DT05GSVJNQVRJT04QBWIGcHJvdG8z", [file_aware_v1_admin, file_aware_v1_common, file_aware_v1_datasets, file_aware_v1_files, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * ServerEvent is one event. Sequenced events (seq ≥ 1) are facts of a run, persisted before they
@@ -154,6 +154,18 @@ export type ServerEvent = Message<"aware.v1.ServerEvent"> & {
      */
     value: Grounding;
     case: "grounding";
+  } | {
+    /**
+     * @generated from field: aware.v1.ClarificationRequired clarification_required = 25;
+     */
+    value: ClarificationRequired;
+    case: "clarificationRequired";
+  } | {
+    /**
+     * @generated from field: aware.v1.ClarificationResolved clarification_resolved = 26;
+     */
+    value: ClarificationResolved;
+    case: "clarificationResolved";
   } | {
     /**
      * @generated from field: aware.v1.Heartbeat heartbeat = 40;
@@ -732,6 +744,13 @@ export type ToolResult = Message<"aware.v1.ToolResult"> & {
    * @generated from field: aware.v1.ToolProvenance provenance = 8;
    */
   provenance?: ToolProvenance | undefined;
+
+  /**
+   * The chart for a table result, when its shape suits one.
+   *
+   * @generated from field: aware.v1.Chart chart = 9;
+   */
+  chart?: Chart | undefined;
 };
 
 /**
@@ -990,6 +1009,172 @@ export const ConfirmationRequiredSchema: GenMessage<ConfirmationRequired> = /*@_
   messageDesc(file_aware_v1_events, 17);
 
 /**
+ * ClarificationRequired pauses the run on a question back, when the request is ambiguous against
+ * the data: two columns the words could mean (COLUMN), a value found in several columns (VALUE), a
+ * time phrase with several date columns to apply it to (TIME_RANGE). The options come from the
+ * data. Answer with `ClarificationResponse` (Chat) or `SubmitClarification`; the same run then goes
+ * on. Persisted before it is sent and replayed unchanged (same id, same expiry).
+ *
+ * @generated from message aware.v1.ClarificationRequired
+ */
+export type ClarificationRequired = Message<"aware.v1.ClarificationRequired"> & {
+  /**
+   * @generated from field: string clarification_id = 1;
+   */
+  clarificationId: string;
+
+  /**
+   * @generated from field: string tool_call_id = 2;
+   */
+  toolCallId: string;
+
+  /**
+   * @generated from field: aware.v1.ClarificationKind kind = 3;
+   */
+  kind: ClarificationKind;
+
+  /**
+   * The question in words, e.g. "“price” could mean price_eur or price_usd. Which one?"
+   *
+   * @generated from field: string question = 4;
+   */
+  question: string;
+
+  /**
+   * The words of the request that were ambiguous.
+   *
+   * @generated from field: string phrase = 5;
+   */
+  phrase: string;
+
+  /**
+   * The dataset the options belong to.
+   *
+   * @generated from field: aware.v1.ResourceRef dataset = 6;
+   */
+  dataset?: ResourceRef | undefined;
+
+  /**
+   * @generated from field: repeated aware.v1.ClarificationOption options = 7;
+   */
+  options: ClarificationOption[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 8;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message aware.v1.ClarificationRequired.
+ * Use `create(ClarificationRequiredSchema)` to create a new message.
+ */
+export const ClarificationRequiredSchema: GenMessage<ClarificationRequired> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 18);
+
+/**
+ * ClarificationOption is one answer to a clarification, with what the data says about it.
+ *
+ * @generated from message aware.v1.ClarificationOption
+ */
+export type ClarificationOption = Message<"aware.v1.ClarificationOption"> & {
+  /**
+   * What to send back as the choice: a column name.
+   *
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * The option in words, e.g. "price_eur (DOUBLE): 412 to 3,950, none empty".
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: string sql_type = 3;
+   */
+  sqlType: string;
+
+  /**
+   * The share of the column's cells that are empty, 0 to 1.
+   *
+   * @generated from field: double null_share = 4;
+   */
+  nullShare: number;
+
+  /**
+   * The column's smallest and largest values, as text (empty when it has none).
+   *
+   * @generated from field: string min = 5;
+   */
+  min: string;
+
+  /**
+   * @generated from field: string max = 6;
+   */
+  max: string;
+
+  /**
+   * VALUE: rows whose cell in this column is the value asked about.
+   *
+   * @generated from field: uint64 count = 7;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message aware.v1.ClarificationOption.
+ * Use `create(ClarificationOptionSchema)` to create a new message.
+ */
+export const ClarificationOptionSchema: GenMessage<ClarificationOption> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 19);
+
+/**
+ * ClarificationResolved says how a clarification ended: APPROVED (answered with `choice`), DENIED
+ * (dismissed: none of the options), EXPIRED or CANCELLED.
+ *
+ * @generated from message aware.v1.ClarificationResolved
+ */
+export type ClarificationResolved = Message<"aware.v1.ClarificationResolved"> & {
+  /**
+   * @generated from field: string clarification_id = 1;
+   */
+  clarificationId: string;
+
+  /**
+   * @generated from field: string tool_call_id = 2;
+   */
+  toolCallId: string;
+
+  /**
+   * @generated from field: aware.v1.ConfirmationResolution resolution = 3;
+   */
+  resolution: ConfirmationResolution;
+
+  /**
+   * @generated from field: string choice = 4;
+   */
+  choice: string;
+
+  /**
+   * The person asked to keep the answer as a rule in the dataset's description ("“price” means
+   * price_eur."). The tool's result that follows says whether it was kept (it needs write access).
+   *
+   * @generated from field: bool remembered = 5;
+   */
+  remembered: boolean;
+};
+
+/**
+ * Describes the message aware.v1.ClarificationResolved.
+ * Use `create(ClarificationResolvedSchema)` to create a new message.
+ */
+export const ClarificationResolvedSchema: GenMessage<ClarificationResolved> = /*@__PURE__*/
+  messageDesc(file_aware_v1_events, 20);
+
+/**
  * BlastRadius is what an approval of a dataset change would touch.
  *
  * @generated from message aware.v1.BlastRadius
@@ -1032,7 +1217,7 @@ export type BlastRadius = Message<"aware.v1.BlastRadius"> & {
  * Use `create(BlastRadiusSchema)` to create a new message.
  */
 export const BlastRadiusSchema: GenMessage<BlastRadius> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 18);
+  messageDesc(file_aware_v1_events, 21);
 
 /**
  * ConfirmationResolved is broadcast to every subscriber, so other tabs close their dialogs.
@@ -1075,7 +1260,7 @@ export type ConfirmationResolved = Message<"aware.v1.ConfirmationResolved"> & {
  * Use `create(ConfirmationResolvedSchema)` to create a new message.
  */
 export const ConfirmationResolvedSchema: GenMessage<ConfirmationResolved> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 19);
+  messageDesc(file_aware_v1_events, 22);
 
 /**
  * MemorySaved: a fact was stored in the user's memory after the run's work (a post-hook): the user
@@ -1101,7 +1286,7 @@ export type MemorySaved = Message<"aware.v1.MemorySaved"> & {
  * Use `create(MemorySavedSchema)` to create a new message.
  */
 export const MemorySavedSchema: GenMessage<MemorySaved> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 20);
+  messageDesc(file_aware_v1_events, 23);
 
 /**
  * Grounding: each number of a chat run's answer and where it came from, or unset `source` when
@@ -1127,7 +1312,7 @@ export type Grounding = Message<"aware.v1.Grounding"> & {
  * Use `create(GroundingSchema)` to create a new message.
  */
 export const GroundingSchema: GenMessage<Grounding> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 21);
+  messageDesc(file_aware_v1_events, 24);
 
 /**
  * MemoryForgotten: a stored fact was removed at the user's approved request ("forget that …").
@@ -1151,7 +1336,7 @@ export type MemoryForgotten = Message<"aware.v1.MemoryForgotten"> & {
  * Use `create(MemoryForgottenSchema)` to create a new message.
  */
 export const MemoryForgottenSchema: GenMessage<MemoryForgotten> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 22);
+  messageDesc(file_aware_v1_events, 25);
 
 /**
  * RoutingDecided shows how the router read the message and what the policy gate allowed; sent
@@ -1200,7 +1385,7 @@ export type RoutingDecided = Message<"aware.v1.RoutingDecided"> & {
  * Use `create(RoutingDecidedSchema)` to create a new message.
  */
 export const RoutingDecidedSchema: GenMessage<RoutingDecided> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 23);
+  messageDesc(file_aware_v1_events, 26);
 
 /**
  * RunCompleted is the only terminal event; exactly one per run, always last.
@@ -1240,7 +1425,7 @@ export type RunCompleted = Message<"aware.v1.RunCompleted"> & {
  * Use `create(RunCompletedSchema)` to create a new message.
  */
 export const RunCompletedSchema: GenMessage<RunCompleted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 24);
+  messageDesc(file_aware_v1_events, 27);
 
 /**
  * ActiveRun is one run a heartbeat reports on.
@@ -1276,7 +1461,7 @@ export type ActiveRun = Message<"aware.v1.ActiveRun"> & {
  * Use `create(ActiveRunSchema)` to create a new message.
  */
 export const ActiveRunSchema: GenMessage<ActiveRun> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 25);
+  messageDesc(file_aware_v1_events, 28);
 
 /**
  * Heartbeat is sent every 5 s on every open stream (unsequenced).
@@ -1300,7 +1485,7 @@ export type Heartbeat = Message<"aware.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 26);
+  messageDesc(file_aware_v1_events, 29);
 
 /**
  * ShuttingDown is the last message of every open stream when the server stops (SIGTERM): the
@@ -1327,7 +1512,7 @@ export type ShuttingDown = Message<"aware.v1.ShuttingDown"> & {
  * Use `create(ShuttingDownSchema)` to create a new message.
  */
 export const ShuttingDownSchema: GenMessage<ShuttingDown> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 27);
+  messageDesc(file_aware_v1_events, 30);
 
 /**
  * ReplayStarted marks the start of a replay (unsequenced).
@@ -1355,7 +1540,7 @@ export type ReplayStarted = Message<"aware.v1.ReplayStarted"> & {
  * Use `create(ReplayStartedSchema)` to create a new message.
  */
 export const ReplayStartedSchema: GenMessage<ReplayStarted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 28);
+  messageDesc(file_aware_v1_events, 31);
 
 /**
  * ReplayFinished marks the seam between replayed and live events (unsequenced).
@@ -1381,7 +1566,7 @@ export type ReplayFinished = Message<"aware.v1.ReplayFinished"> & {
  * Use `create(ReplayFinishedSchema)` to create a new message.
  */
 export const ReplayFinishedSchema: GenMessage<ReplayFinished> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 29);
+  messageDesc(file_aware_v1_events, 32);
 
 /**
  * Rejected answers one bad client message in-band; the stream stays open (unsequenced).
@@ -1424,7 +1609,7 @@ export type Rejected = Message<"aware.v1.Rejected"> & {
  * Use `create(RejectedSchema)` to create a new message.
  */
 export const RejectedSchema: GenMessage<Rejected> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 30);
+  messageDesc(file_aware_v1_events, 33);
 
 /**
  * Accepted acknowledges a user message: its run id, before the run starts (unsequenced).
@@ -1455,7 +1640,7 @@ export type Accepted = Message<"aware.v1.Accepted"> & {
  * Use `create(AcceptedSchema)` to create a new message.
  */
 export const AcceptedSchema: GenMessage<Accepted> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 31);
+  messageDesc(file_aware_v1_events, 34);
 
 /**
  * StateApplied acknowledges a state snapshot (unsequenced).
@@ -1486,7 +1671,7 @@ export type StateApplied = Message<"aware.v1.StateApplied"> & {
  * Use `create(StateAppliedSchema)` to create a new message.
  */
 export const StateAppliedSchema: GenMessage<StateApplied> = /*@__PURE__*/
-  messageDesc(file_aware_v1_events, 32);
+  messageDesc(file_aware_v1_events, 35);
 
 /**
  * ConfirmationTier says how careful the person should be.
@@ -1519,6 +1704,37 @@ export enum ConfirmationTier {
  */
 export const ConfirmationTierSchema: GenEnum<ConfirmationTier> = /*@__PURE__*/
   enumDesc(file_aware_v1_events, 0);
+
+/**
+ * @generated from enum aware.v1.ClarificationKind
+ */
+export enum ClarificationKind {
+  /**
+   * @generated from enum value: CLARIFICATION_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CLARIFICATION_KIND_COLUMN = 1;
+   */
+  COLUMN = 1,
+
+  /**
+   * @generated from enum value: CLARIFICATION_KIND_VALUE = 2;
+   */
+  VALUE = 2,
+
+  /**
+   * @generated from enum value: CLARIFICATION_KIND_TIME_RANGE = 3;
+   */
+  TIME_RANGE = 3,
+}
+
+/**
+ * Describes the enum aware.v1.ClarificationKind.
+ */
+export const ClarificationKindSchema: GenEnum<ClarificationKind> = /*@__PURE__*/
+  enumDesc(file_aware_v1_events, 1);
 
 /**
  * ConfirmationResolution is how a confirmation ended.
@@ -1563,7 +1779,7 @@ export enum ConfirmationResolution {
  * Describes the enum aware.v1.ConfirmationResolution.
  */
 export const ConfirmationResolutionSchema: GenEnum<ConfirmationResolution> = /*@__PURE__*/
-  enumDesc(file_aware_v1_events, 1);
+  enumDesc(file_aware_v1_events, 2);
 
 /**
  * RunPhase is what an active run is doing, for heartbeats.
@@ -1606,5 +1822,5 @@ export enum RunPhase {
  * Describes the enum aware.v1.RunPhase.
  */
 export const RunPhaseSchema: GenEnum<RunPhase> = /*@__PURE__*/
-  enumDesc(file_aware_v1_events, 2);
+  enumDesc(file_aware_v1_events, 3);
 
