@@ -247,7 +247,7 @@ async fn debug_routing_shows_the_route_and_the_gate() {
     let Some(P::RoutingDecided(r)) = &run[1].payload else { panic!("RoutingDecided at seq 2: {:?}", run[1]) };
     assert_eq!((r.intent.as_str(), r.risk.as_str()), ("dataset_lookup", "read"));
     // `remember` goes with every request but a memory one (the model may propose; a person decides).
-    assert_eq!(r.tools, ["execute_query_plan", "get_dataset_detail", "list_datasets", "remember"]);
+    assert_eq!(r.tools, ["ask_user", "execute_query_plan", "get_dataset_detail", "list_datasets", "remember"]);
     assert!(r.withheld_tools.contains(&"delete_dataset".to_owned()), "{:?}", r.withheld_tools);
     assert_eq!(answer(&run).0, pb::RunStatus::Succeeded);
 }
