@@ -66,7 +66,7 @@ pub fn chart_for(table: &Table) -> Option<Chart> {
                 "bar",
                 json!({
                     "x": {"field": field(&name(*c)), "type": "nominal", "sort": "-y", "title": name(*c)},
-                    "y": {"field": field(&name(*m)), "type": "quantitative", "title": name(*m)},
+                    "y": {"field": field(&name(*m)), "type": "quantitative", "title": axis_title(&name(*m))},
                     "tooltip": [
                         {"field": field(&name(*c)), "type": "nominal"},
                         {"field": field(&name(*m)), "type": "quantitative"},
@@ -81,8 +81,8 @@ pub fn chart_for(table: &Table) -> Option<Chart> {
                 &[*a, *b],
                 "point",
                 json!({
-                    "x": {"field": field(&name(*a)), "type": "quantitative", "title": name(*a), "scale": {"zero": false}},
-                    "y": {"field": field(&name(*b)), "type": "quantitative", "title": name(*b), "scale": {"zero": false}},
+                    "x": {"field": field(&name(*a)), "type": "quantitative", "title": axis_title(&name(*a)), "scale": {"zero": false}},
+                    "y": {"field": field(&name(*b)), "type": "quantitative", "title": axis_title(&name(*b)), "scale": {"zero": false}},
                     "tooltip": [
                         {"field": field(&name(*a)), "type": "quantitative"},
                         {"field": field(&name(*b)), "type": "quantitative"},
@@ -110,7 +110,7 @@ fn line(table: &Table, t: usize, measures: &[usize], series: Option<usize>) -> O
                 "line",
                 json!({
                     "x": x,
-                    "y": {"field": field(&name(*m)), "type": "quantitative", "title": name(*m)},
+                    "y": {"field": field(&name(*m)), "type": "quantitative", "title": axis_title(&name(*m))},
                     "tooltip": [{"field": field(&name(t)), "type": time_type}, {"field": field(&name(*m)), "type": "quantitative"}],
                 }),
             ),
@@ -123,7 +123,7 @@ fn line(table: &Table, t: usize, measures: &[usize], series: Option<usize>) -> O
                 "line",
                 json!({
                     "x": x,
-                    "y": {"field": field(&name(*m)), "type": "quantitative", "title": name(*m)},
+                    "y": {"field": field(&name(*m)), "type": "quantitative", "title": axis_title(&name(*m))},
                     "color": {"field": field(&name(c)), "type": "nominal", "title": name(c)},
                     "tooltip": [
                         {"field": field(&name(t)), "type": time_type},
@@ -201,6 +201,23 @@ fn cell(v: &Value) -> Json {
     }
 }
 
+/// A measure's axis title: its name, with the unit its name ends in spelled out
+/// (`avg_price_eur` → `avg_price_eur (EUR)`).
+fn axis_title(name: &str) -> String {
+    let last = name.rsplit(['_', ' ']).next().unwrap_or_default().to_ascii_lowercase();
+    let unit = match last.as_str() {
+        "eur" => "EUR",
+        "usd" => "USD",
+        "gbp" => "GBP",
+        "pct" | "percent" => "%",
+        "sqm" | "m2" => "m²",
+        "km" => "km",
+        "kg" => "kg",
+        _ => return name.to_owned(),
+    };
+    format!("{name} ({unit})")
+}
+
 /// A column name as a Vega-Lite field: `.` and `[` ]` would otherwise read as nested access.
 fn field(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
@@ -256,6 +273,9 @@ mod tests {
         assert_eq!(c.spec["mark"]["type"], "bar");
         assert_eq!(c.spec["data"]["values"][0], json!({"region": "north", "total": 10.5}));
         assert_eq!(c.spec["encoding"]["x"]["sort"], "-y");
+        assert_eq!(c.spec["encoding"]["y"]["title"], "total");
+        assert_eq!(axis_title("avg_price_eur"), "avg_price_eur (EUR)");
+        assert_eq!(axis_title("share_pct"), "share_pct (%)");
     }
 
     #[test]
