@@ -534,6 +534,10 @@ async fn an_ambiguous_column_is_asked_with_figures_from_the_data_and_a_kept_answ
     let (asked, events) = follow_clarifying(&web, &sent.run_id, &[(Some("price_eur"), true)]).await;
     assert_eq!(asked.len(), 1);
     assert!(final_text(&events).contains("30"), "{}", final_text(&events));
+    let run =
+        web.runs().get_run(pb::GetRunRequest { run_id: sent.run_id.clone() }).await.unwrap().into_inner().run.unwrap();
+    assert_eq!(run.ungrounded_numbers, 0, "every number of the clarified answer is traced: {:?}", run.grounding);
+    assert!(!run.grounding.is_empty(), "the 30 is traced to its cell");
     let kept = dataset(&web, "products").await.unwrap();
     assert!(kept.description.contains("“price” means price_eur."), "{}", kept.description);
     let sent = web.send_message("", question, "").await.unwrap();
