@@ -187,6 +187,13 @@ impl Value {
     }
 }
 
+/// The calendar day of a `Date` cell's days since 1970-01-01 (`None` past chrono's range).
+pub fn day(days_since_epoch: i32) -> Option<chrono::NaiveDate> {
+    /// Days from 0001-01-01 (chrono's day 1) to 1970-01-01.
+    const EPOCH_FROM_CE: i32 = 719_163;
+    chrono::NaiveDate::from_num_days_from_ce_opt(days_since_epoch.checked_add(EPOCH_FROM_CE)?)
+}
+
 /// A column of a table or dataset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Column {

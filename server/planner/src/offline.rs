@@ -264,11 +264,7 @@ impl OfflinePlanner {
 
     /// The answer after the run's tools: each result, newest last, in words.
     async fn answer(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> String {
-        let question = request.messages.iter().rev().find_map(|m| match m {
-            Message::User { text } => Some(text.clone()),
-            _ => None,
-        });
-        let question = question.unwrap_or_default();
+        let question = last_question(request);
         let calls: Vec<(ToolCallId, String, Value)> = request
             .messages
             .iter()

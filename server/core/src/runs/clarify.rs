@@ -71,6 +71,22 @@ pub struct Clarification {
     pub options: Vec<ClarificationOption>,
 }
 
+/// Whether a tool call is a question back (stored as a confirmation of `ask_user`) rather than
+/// an action to approve.
+pub fn is_clarification(tool_name: &str) -> bool {
+    ToolName::parse(tool_name) == Some(ToolName::AskUser)
+}
+
+/// A person's answer as the arguments carry it: `{"choice": …, "remember": …}`.
+pub(crate) fn answer(choice: &str, remember: bool) -> Value {
+    json!({"choice": choice, "remember": remember})
+}
+
+/// The choice and the keep-as-rule flag of an answer's (or an answered call's) arguments.
+pub(crate) fn chosen(args: &Value) -> (Option<&str>, bool) {
+    (args.get("choice").and_then(Value::as_str), args.get("remember").and_then(Value::as_bool).unwrap_or(false))
+}
+
 /// The rule a choice keeps, as a sentence of the dataset's description.
 pub fn rule(phrase: &str, column: &str) -> String {
     format!("“{}” means {column}.", phrase.trim().to_lowercase())
@@ -162,7 +178,8 @@ impl Tool for AskUser {
     /// The person's answer: a choice among the options as asked, and whether to keep it.
     fn narrow(&self, approved: &Value, edited: &Value) -> Result<Value> {
         let c: Clarification = serde_json::from_value(approved.clone()).map_err(Error::internal)?;
-        let choice = edited.get("choice").and_then(Value::as_str).unwrap_or_default();
+        let (choice, remember) = chosen(edited);
+        let choice = choice.unwrap_or_default();
         let Some(option) = c.options.iter().find(|o| o.value.eq_ignore_ascii_case(choice.trim())) else {
             let names: Vec<&str> = c.options.iter().map(|o| o.value.as_str()).collect();
             return Err(Error::validation(
@@ -171,19 +188,18 @@ impl Tool for AskUser {
             ));
         };
         let mut answered = approved.clone();
-        answered["choice"] = json!(option.value);
-        answered["remember"] = json!(edited.get("remember").and_then(Value::as_bool).unwrap_or(false));
+        if let (Some(fields), Value::Object(answer)) = (answered.as_object_mut(), answer(&option.value, remember)) {
+            fields.extend(answer);
+        }
         Ok(answered)
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let c: Clarification = serde_json::from_value(args.clone())
             .map_err(|_| Error::validation("choice", "the question was not answered"))?;
-        let choice = args
-            .get("choice")
-            .and_then(Value::as_str)
-            .ok_or_else(|| Error::validation("choice", "the question was not answered"))?;
+        let (choice, remember) = chosen(args);
+        let choice = choice.ok_or_else(|| Error::validation("choice", "the question was not answered"))?;
         let mut llm_summary = clarified(&c, choice);
-        if args.get("remember").and_then(Value::as_bool) == Some(true) {
+        if remember {
             match keep_rule(ctx, &c, choice).await {
                 Ok(()) => llm_summary.push_str(" Kept as a rule in the dataset's description."),
                 Err(e) => llm_summary.push_str(&format!(" Not kept as a rule: {}.", e.message)),
@@ -200,14 +216,11 @@ async fn keep_rule(ctx: &ToolContext, c: &Clarification, choice: &str) -> Result
         .ok_or_else(|| Error::validation("dataset", "the question's dataset id is not valid"))?;
     let dataset = ctx.services.datasets.get(&ctx.caller, &id).await?;
     let phrase = c.phrase.trim().to_lowercase();
-    let old = rule(&phrase, "");
-    let old = old.trim_end_matches('.').trim_end();
-    let mut kept: Vec<&str> = Vec::new();
-    for sentence in dataset.description.split_inclusive('.') {
-        if !sentence.trim_start().starts_with(old) {
-            kept.push(sentence);
-        }
-    }
+    let kept: Vec<&str> = dataset
+        .description
+        .split_inclusive('.')
+        .filter(|sentence| !rules_in(sentence).iter().any(|(p, _)| *p == phrase))
+        .collect();
     let mut description = kept.concat().trim().to_owned();
     if !description.is_empty() {
         description.push(' ');
@@ -330,9 +343,7 @@ fn text_of(v: &Cell) -> String {
             if r.fract() == 0.0 { format!("{r:.0}") } else { r.to_string() }
         }
         Cell::Decimal(s) | Cell::String(s) | Cell::Text(s) => s.clone(),
-        Cell::Date(days) => {
-            chrono::NaiveDate::from_num_days_from_ce_opt(days + 719_163).map(|d| d.to_string()).unwrap_or_default()
-        }
+        Cell::Date(days) => crate::value::day(*days).map(|d| d.to_string()).unwrap_or_default(),
         Cell::Timestamp(us) => {
             chrono::DateTime::from_timestamp_micros(*us).map(|t| t.naive_utc().to_string()).unwrap_or_default()
         }

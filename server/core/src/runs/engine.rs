@@ -4,6 +4,7 @@
 //! Transport-agnostic: the gRPC layer calls these methods for `Chat` and its unary companions.
 
 use super::admission::{ActiveRunInfo, OnBusy, RunTable};
+use super::clarify::{chosen, is_clarification};
 use super::client_call::ClientToolCall;
 use super::delivery::Subscription;
 use super::driver::{self, Deps};
@@ -342,7 +343,7 @@ impl RunEngine {
     pub async fn pending_confirmations(&self, caller: &Caller) -> Result<Vec<Confirmation>> {
         let mut pending = self.deps.log.pending_confirmations(&caller.principal.user_id, Utc::now()).await?;
         // A question back is answered in its run's own view, with its options.
-        pending.retain(|c| super::tools::ToolName::parse(&c.tool_name) != Some(super::tools::ToolName::AskUser));
+        pending.retain(|c| !is_clarification(&c.tool_name));
         Ok(pending)
     }
 
@@ -398,7 +399,7 @@ impl RunEngine {
             Some(choice) => Answer {
                 approved: true,
                 scope: Scope::Once,
-                edited_args: Some(serde_json::json!({"choice": choice, "remember": remember})),
+                edited_args: Some(super::clarify::answer(choice, remember)),
             },
             None => Answer::once(false),
         };
@@ -420,7 +421,7 @@ impl RunEngine {
         if conf.owner != caller.principal.user_id {
             return Err(not_found());
         }
-        match (clarification, super::tools::ToolName::parse(&conf.tool_name) == Some(super::tools::ToolName::AskUser)) {
+        match (clarification, is_clarification(&conf.tool_name)) {
             (false, true) => {
                 return Err(Error::new(
                     ErrorCode::BadRequest,
@@ -448,8 +449,8 @@ impl RunEngine {
             return Err(Error::new(ErrorCode::PermissionDenied, format!("{why}; approve it with scope ONCE")));
         }
         let wanted = if answer.approved { Resolution::Approved } else { Resolution::Denied };
-        let mut status = conf.status;
-        if status == Resolution::Pending {
+        let mut stored = conf.clone();
+        if stored.status == Resolution::Pending {
             if Utc::now() >= conf.expires_at {
                 self.deps.log.resolve_confirmation(cid, Resolution::Expired, None, None).await?;
                 if let Some(live) = self.table.live(&conf.run_id) {
@@ -472,24 +473,19 @@ impl RunEngine {
                 }
                 return Ok((conf.run_id, wanted, grant));
             }
-            status = self.deps.log.confirmation(cid).await?.map_or(Resolution::Pending, |c| c.status);
+            // Answered meanwhile (elsewhere): compare with what was stored.
+            stored = self.deps.log.confirmation(cid).await?.unwrap_or(stored);
         }
         // The same answer again is idempotent; for a clarification, only the same choice.
-        let same_choice = || {
-            let stored = self.deps.log.confirmation(cid);
-            async move {
-                let stored: Option<serde_json::Value> =
-                    stored.await.ok().flatten().and_then(|c| c.edited_args).and_then(|j| serde_json::from_str(&j).ok());
-                let chosen = |v: Option<&serde_json::Value>| {
-                    v.and_then(|v| v.get("choice")).and_then(serde_json::Value::as_str).map(str::to_lowercase)
-                };
-                chosen(stored.as_ref()) == chosen(answer.edited_args.as_ref())
-            }
-        };
-        if status == wanted && (!clarification || wanted != Resolution::Approved || same_choice().await) {
+        let choice = |args: Option<&serde_json::Value>| args.and_then(|a| chosen(a).0).map(str::to_lowercase);
+        let stored_args = stored.edited_args.as_deref().and_then(|j| serde_json::from_str(j).ok());
+        let same = !clarification
+            || wanted != Resolution::Approved
+            || choice(stored_args.as_ref()) == choice(answer.edited_args.as_ref());
+        if stored.status == wanted && same {
             return Ok((conf.run_id, wanted, None));
         }
-        match status {
+        match stored.status {
             Resolution::Expired => Err(user_error(ErrorCode::ConfirmationExpired, format!("this {noun} has expired"))),
             s @ (Resolution::Pending
             | Resolution::Approved
@@ -519,35 +515,19 @@ impl RunEngine {
             .events(&conf.run_id, 0, u32::MAX)
             .await?
             .into_iter()
-            .find_map(|e| match e.payload {
-                EventPayload::ConfirmationRequired { confirmation_id, arguments_json, .. }
-                    if confirmation_id == conf.id =>
+            .find_map(|e| {
+                if let EventPayload::ConfirmationRequired { confirmation_id, arguments_json, .. } = &e.payload
+                    && *confirmation_id == conf.id
                 {
-                    serde_json::from_str::<serde_json::Value>(&arguments_json).ok().map(Ok)
+                    return serde_json::from_str::<serde_json::Value>(arguments_json).ok().map(Ok);
                 }
                 // A clarification's choice is checked against the options as they were shown.
-                EventPayload::ClarificationRequired { clarification_id, question, .. }
-                    if clarification_id == conf.id =>
+                if let EventPayload::ClarificationRequired { clarification_id, question, .. } = e.payload
+                    && clarification_id == conf.id
                 {
-                    Some(Err(question))
+                    return Some(Err(question));
                 }
-                EventPayload::ConfirmationRequired { .. }
-                | EventPayload::ClarificationRequired { .. }
-                | EventPayload::RunStarted { .. }
-                | EventPayload::TextStarted { .. }
-                | EventPayload::TextDelta { .. }
-                | EventPayload::TextEnded { .. }
-                | EventPayload::ToolCallStarted { .. }
-                | EventPayload::ToolStatus { .. }
-                | EventPayload::ToolResult { .. }
-                | EventPayload::ToolDenied { .. }
-                | EventPayload::ClarificationResolved { .. }
-                | EventPayload::ConfirmationResolved { .. }
-                | EventPayload::MemorySaved { .. }
-                | EventPayload::MemoryForgotten { .. }
-                | EventPayload::RoutingDecided { .. }
-                | EventPayload::Grounding { .. }
-                | EventPayload::RunCompleted { .. } => None,
+                None
             })
             .ok_or_else(|| Error::internal("the confirmed call's arguments are not in its log"))?;
         let asked = match asked {

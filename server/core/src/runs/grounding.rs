@@ -332,7 +332,7 @@ fn json_candidates(json: &Json, path: &str, push: &mut dyn FnMut(u8, f64, String
 
 fn date_of(v: &Value) -> Option<chrono::NaiveDate> {
     match v {
-        Value::Date(days) => chrono::NaiveDate::from_num_days_from_ce_opt(*days + 719_163),
+        Value::Date(days) => crate::value::day(*days),
         Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us).map(|t| t.date_naive()),
         Value::Null
         | Value::Bool(_)

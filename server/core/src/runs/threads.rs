@@ -355,8 +355,7 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
                 if let Some(c) = confirmations.iter_mut().find(|c| c.confirmation_id == clarification_id) {
                     c.resolution = resolution;
                     if !choice.is_empty() {
-                        c.edited_arguments_json =
-                            serde_json::json!({"choice": choice, "remember": remembered}).to_string();
+                        c.edited_arguments_json = super::clarify::answer(&choice, remembered).to_string();
                     }
                 }
             }

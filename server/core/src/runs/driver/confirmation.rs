@@ -10,12 +10,12 @@ use super::{Approval, Driver, Stop};
 use crate::ids::ConfirmationId;
 use crate::ports::AuditEntry;
 use crate::run::RunStatus;
-use crate::runs::clarify::Clarification;
+use crate::runs::clarify::{Clarification, chosen, is_clarification};
 use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
 use crate::runs::model::ToolCallRequest;
 use crate::runs::model_view::outcomes;
 use crate::runs::store::{Confirmation, SessionGrant};
-use crate::runs::tools::{BOUND_VERSION, Prepared, Tool, ToolName, grant_class_for};
+use crate::runs::tools::{BOUND_VERSION, Prepared, Tool, grant_class_for};
 use chrono::Utc;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -96,10 +96,10 @@ impl Driver {
                 }
                 ToolStep::Execute(tool, args)
             }
-            Resolution::Denied if clarifies(&call.name) => {
+            Resolution::Denied if is_clarification(&call.name) => {
                 ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::UNCLARIFIED))
             }
-            Resolution::Expired if clarifies(&call.name) => {
+            Resolution::Expired if is_clarification(&call.name) => {
                 ToolStep::done(Outcome::new(ToolPhase::Expired, outcomes::UNCLARIFIED))
             }
             Resolution::Denied => ToolStep::done(Outcome::new(ToolPhase::Denied, outcomes::DENIED)),
@@ -148,7 +148,7 @@ impl Driver {
                 message: description.clone(),
             })
             .await?;
-            let clarification = clarifies(&call.name)
+            let clarification = is_clarification(&call.name)
                 .then(|| prepared.pinned.clone().and_then(|p| serde_json::from_value::<Clarification>(p).ok()))
                 .flatten();
             if let Some(question) = clarification {
@@ -200,15 +200,16 @@ impl Driver {
             }
         };
         let resolution = answered.status;
-        if clarifies(&call.name) {
+        if is_clarification(&call.name) {
             let answer: serde_json::Value =
                 answered.edited_args.as_deref().and_then(|j| serde_json::from_str(j).ok()).unwrap_or_default();
+            let (choice, remembered) = chosen(&answer);
             self.emit(EventPayload::ClarificationResolved {
                 clarification_id: conf.id.clone(),
                 tool_call_id: call.id.clone(),
                 resolution,
-                choice: answer.get("choice").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned(),
-                remembered: answer.get("remember").and_then(serde_json::Value::as_bool).unwrap_or(false),
+                choice: choice.unwrap_or_default().to_owned(),
+                remembered,
             })
             .await?;
         } else {
@@ -235,11 +236,6 @@ impl Driver {
         }
         Ok(answered)
     }
-}
-
-/// Whether a call is a question back (`ask_user`) rather than an action to approve.
-pub(super) fn clarifies(tool: &str) -> bool {
-    ToolName::parse(tool) == Some(ToolName::AskUser)
 }
 
 /// JSON with object keys sorted, so equal arguments hash equally.

@@ -291,7 +291,7 @@ impl Driver {
         let Outcome { phase, mut summary, error, rich, duration_ms, .. } = outcome;
         // (A question back's answer is its result's own text.)
         if let Some(edited) = self.approvals.get(&call.id).and_then(|a| a.edited.as_ref())
-            && !super::confirmation::clarifies(&call.name)
+            && !crate::runs::clarify::is_clarification(&call.name)
         {
             // The model learns the person narrowed its call, and to what.
             summary = outcomes::approved_with_edits(edited, &summary);
