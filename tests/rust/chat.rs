@@ -94,6 +94,7 @@ fn name(e: &pb::ServerEvent) -> &'static str {
         P::MemorySaved(_) => "memory_saved",
         P::MemoryForgotten(_) => "memory_forgotten",
         P::Grounding(_) => "grounding",
+        P::RetrievalCompleted(_) => "retrieval_completed",
         P::Heartbeat(_) => "heartbeat",
         P::ReplayStarted(_) => "replay_started",
         P::ReplayFinished(_) => "replay_finished",

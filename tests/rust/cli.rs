@@ -97,6 +97,36 @@ fn the_cli_manages_datasets() {
     assert!(stderr(&missing).contains("no dataset named \"nope\"; you have: "), "{}", stderr(&missing));
 }
 
+/// A Markdown handbook uploaded from the terminal is a document; asked what it says, the chat
+/// prints the quoted answer and its sources (the cited passages with their place), and says when
+/// no source was used.
+#[test]
+fn the_cli_uploads_a_document_and_prints_an_answers_sources() {
+    let server = TestServer::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("handbook.md");
+    std::fs::write(&file, "# Acme Handbook\n\n## Refunds\n\nRefunds are issued within 14 days of a return.\n").unwrap();
+    let up = ok(&aware(&server, &["datasets", "upload", file.to_str().unwrap()], ""));
+    assert!(up.contains("→ document handbook") && up.contains("handbook::NNN"), "{up}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let answer = loop {
+        let out = ok(&aware(&server, &["chat", "what does the handbook say about refunds?"], ""));
+        // The passages are indexed in the background, just after the upload.
+        if !out.contains("No sources were used") || std::time::Instant::now() > deadline {
+            break out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(answer.contains("“Refunds are issued within 14 days of a return.” [handbook::"), "{answer}");
+    let sources = answer.split("Sources:").nth(1).unwrap_or_else(|| panic!("a Sources list:\n{answer}"));
+    assert!(sources.contains("[handbook::") && sources.contains("Acme Handbook › Refunds"), "{answer}");
+    let none = ok(&aware(&server, &["chat", "what does the handbook say about parental leave?"], ""));
+    assert!(
+        none.contains("I lack sufficient evidence") && none.contains("No sources were used for this answer."),
+        "{none}"
+    );
+}
+
 /// SQL from the terminal returns the true answer; hostile SQL is refused with its reason.
 #[test]
 fn the_cli_runs_sql() {

@@ -272,7 +272,7 @@ async fn bad_requests_get_clear_errors_and_leave_nothing_behind() {
     );
     let err = upload(&mut client, "x.xlsx", "xlsx", b"a\n1\n").await.unwrap_err();
     assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "format"));
-    assert!(err.message().contains("csv, tsv, parquet, json or ndjson"), "{}", err.message());
+    assert!(err.message().contains("csv, tsv, parquet, json, ndjson, markdown or text"), "{}", err.message());
     let err = upload(&mut client, "evil\u{202E}vsc.csv", "", b"a\n1\n").await.unwrap_err();
     assert_eq!(bad_field(&err), "filename");
     let err = client.upload_dataset(tokio_stream::iter(Vec::<pb::UploadDatasetRequest>::new())).await.unwrap_err();

@@ -205,7 +205,7 @@ async fn listings_and_imports_report_each_file_and_refuse_swaps() {
     );
     assert!(data.modified_at.is_some());
     assert_eq!(entry("sub").unwrap().kind(), pb::EntryKind::Directory);
-    assert_eq!(entry("notes.txt").unwrap().importable_format(), pb::DatasetFormat::Unspecified);
+    assert_eq!(entry("notes.txt").unwrap().importable_format(), pb::DatasetFormat::Text, "a text document");
     for other in ["link_out.csv", "fifo.csv", "sock.csv", "dirlink"] {
         let e = entry(other).unwrap();
         assert_eq!(

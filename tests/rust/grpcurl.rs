@@ -245,8 +245,8 @@ fn readme_grpcurl_examples_work_as_written() {
         listed["datasets"].as_array().unwrap().iter().map(|d| d["tableName"].as_str().unwrap()).collect();
     assert_eq!(
         tables,
-        ["support_tickets", "customer_churn", "barcelona_apartments"],
-        "the README's delete example removed the dataset its upload example made, and no sample"
+        ["handbook", "support_tickets", "customer_churn", "barcelona_apartments"],
+        "the README's delete example removed the dataset its upload example made, and no sample; the handbook stays"
     );
 }
 

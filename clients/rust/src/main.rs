@@ -401,6 +401,14 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, output: Output
                 say!("{}", render::dataset_json(&dataset));
             } else if dataset.status() == pb::DatasetStatus::Error {
                 anyhow::bail!("{} was not loaded: {}", dataset.name, dataset.error);
+            } else if matches!(dataset.format(), pb::DatasetFormat::Markdown | pb::DatasetFormat::Text) {
+                say!(
+                    "{} → document {} ({} passages, cited as {}::NNN; ask what it says)",
+                    dataset.name,
+                    dataset.table_name,
+                    dataset.row_count,
+                    dataset.table_name
+                );
             } else {
                 say!(
                     "{} → table {} ({} rows, {} columns)",
@@ -707,6 +715,8 @@ impl Session<'_> {
         let mut choosing: Option<(String, Vec<String>)> = None;
         // The confirmations this run showed a card for (the others a session grant answered).
         let mut shown: Vec<String> = Vec::new();
+        // The passages of documents this run retrieved, for its Sources.
+        let mut passages: Vec<pb::KnowledgeChunk> = Vec::new();
         loop {
             let answer = async {
                 match (asking.is_some() || choosing.is_some(), lines.as_deref_mut()) {
@@ -787,6 +797,9 @@ impl Session<'_> {
                         note!("✗ {}: {}", r.tool_name, r.llm_summary);
                     } else {
                         note!("✓ {} ({} ms)", r.tool_name, r.duration_ms);
+                        if let Some(pb::tool_result::Rich::Knowledge(k)) = &r.rich {
+                            passages.extend(k.chunks.iter().cloned());
+                        }
                         if let Some(text) = r.rich.as_ref().and_then(render::rich_text) {
                             say!("{text}");
                         }
@@ -795,6 +808,15 @@ impl Session<'_> {
                         {
                             say!("{text}");
                         }
+                    }
+                }
+                Some(P::Grounding(g)) if !json => {
+                    if let Some(check) = &g.citations {
+                        if text_open {
+                            println!();
+                            text_open = false;
+                        }
+                        say!("{}", render::sources_text(check, &passages));
                     }
                 }
                 Some(P::ToolDenied(d)) if !json => note!("⊘ {}: {}", d.tool_name, d.reason),

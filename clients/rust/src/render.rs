@@ -426,6 +426,21 @@ pub(crate) fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
             }
             Some(lines.join("\n"))
         }
+        Rich::Knowledge(k) => {
+            let mut lines: Vec<String> = k
+                .chunks
+                .iter()
+                .map(|c| format!("[{}] {}: {}", c.chunk_id, passage_place(c), snippet_text(&c.snippet)))
+                .collect();
+            lines.push(match k.chunks.len() {
+                0 => format!("no passage of {} document(s) matches", k.documents_searched),
+                n => format!("{n} passage(s) from {} document(s) by {} search", k.documents_searched, k.mode),
+            });
+            if !k.note.is_empty() {
+                lines.push(format!("note: {}", k.note));
+            }
+            Some(lines.join("\n"))
+        }
         Rich::SystemStatus(st) => Some(format!(
             "aware {} · mode {} · model {} · storage {} · {} datasets ({}) · {} active runs",
             st.version,
@@ -437,6 +452,42 @@ pub(crate) fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
             st.active_runs
         )),
         _ => None,
+    }
+}
+
+/// Where a passage is: its document's title, and the heading it is under.
+fn passage_place(c: &pb::KnowledgeChunk) -> String {
+    let title = terminal_safe(&c.title);
+    if c.heading.is_empty() || c.heading == c.title {
+        title.into_owned()
+    } else {
+        format!("{title} › {}", terminal_safe(&c.heading))
+    }
+}
+
+/// An answer's sources after it: the cited passages (with their place), or why the answer is
+/// not backed by the documents.
+pub(crate) fn sources_text(check: &pb::CitationCheck, passages: &[pb::KnowledgeChunk]) -> String {
+    let ids = |v: &[String]| v.iter().map(|i| terminal_safe(i).into_owned()).collect::<Vec<_>>().join(", ");
+    match check.status() {
+        pb::CitationStatus::Cited => {
+            let mut out = "Sources:".to_owned();
+            for id in &check.cited {
+                let place = passages.iter().find(|p| p.chunk_id == *id).map(passage_place).unwrap_or_default();
+                out.push_str(&format!("\n  [{}] {place}", terminal_safe(id)));
+            }
+            out
+        }
+        pb::CitationStatus::MissingCitations => format!(
+            "⚠ This answer cites none of the {} passage(s) it retrieved: it is not backed by your documents.",
+            check.retrieved.len()
+        ),
+        pb::CitationStatus::InvalidCitation => {
+            format!("⚠ This answer cites {}, which the run never retrieved.", ids(&check.invalid))
+        }
+        pb::CitationStatus::NoEvidence | pb::CitationStatus::Unspecified => {
+            "No sources were used for this answer.".to_owned()
+        }
     }
 }
 
@@ -460,6 +511,16 @@ pub(crate) fn event_line(e: &pb::ServerEvent) -> (String, String) {
         }
         Some(P::RunCompleted(c)) => ("run_completed", format!("{:?}", c.status())),
         Some(P::RoutingDecided(r)) => ("routing_decided", format!("{} ({:.2})", r.intent, r.confidence)),
+        Some(P::RetrievalCompleted(r)) => ("retrieval_completed", r.chunk_ids.join(", ")),
+        Some(P::Grounding(g)) => (
+            "grounding",
+            format!(
+                "{} number(s), {} ungrounded{}",
+                g.numbers.len(),
+                g.ungrounded,
+                g.citations.as_ref().map(|c| format!("; citations {:?}", c.status())).unwrap_or_default()
+            ),
+        ),
         Some(other) => return ("other".to_owned(), format!("{other:?}")),
         None => ("empty", String::new()),
     };

@@ -2417,6 +2417,26 @@ pub struct Run {
     pub stale: bool,
     #[prost(message, repeated, tag = "28")]
     pub changed_datasets: ::prost::alloc::vec::Vec<DatasetVersion>,
+    /// GetRun only, for a finished chat run that retrieved passages of documents: whether its answer
+    /// cites them.
+    #[prost(message, optional, tag = "29")]
+    pub citations: ::core::option::Option<CitationCheck>,
+}
+/// CitationCheck: the verification of an answer that used documents (missing or invalid citations
+/// fail it; the answer is kept and shown flagged, and counted in /metrics).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CitationCheck {
+    #[prost(enumeration = "CitationStatus", tag = "1")]
+    pub status: i32,
+    /// The chunk ids the answer cites, in order of first mention.
+    #[prost(string, repeated, tag = "2")]
+    pub cited: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Of those, the ones no `search_knowledge` call of the run retrieved.
+    #[prost(string, repeated, tag = "3")]
+    pub invalid: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Every chunk id the run retrieved.
+    #[prost(string, repeated, tag = "4")]
+    pub retrieved: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
 /// GroundedNumber is one number of an answer, matched deterministically after the run to a cell
 /// or aggregate of one of its tool results, a summary the model was given, or the question —
@@ -2687,7 +2707,53 @@ impl FeedbackRating {
         }
     }
 }
+/// CitationStatus is the verdict on an answer's citations of the passages its run retrieved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum CitationStatus {
+    Unspecified = 0,
+    /// Every cited chunk id was retrieved by the run, and at least one is cited.
+    Cited = 1,
+    /// Passages were retrieved but the answer cites none of them: it is not backed by the documents.
+    MissingCitations = 2,
+    /// The answer cites a chunk id the run never retrieved (`invalid`).
+    InvalidCitation = 3,
+    /// Nothing was retrieved and the answer cites nothing: it must say it lacks evidence.
+    NoEvidence = 4,
+}
+impl CitationStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CITATION_STATUS_UNSPECIFIED",
+            Self::Cited => "CITATION_STATUS_CITED",
+            Self::MissingCitations => "CITATION_STATUS_MISSING_CITATIONS",
+            Self::InvalidCitation => "CITATION_STATUS_INVALID_CITATION",
+            Self::NoEvidence => "CITATION_STATUS_NO_EVIDENCE",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CITATION_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "CITATION_STATUS_CITED" => Some(Self::Cited),
+            "CITATION_STATUS_MISSING_CITATIONS" => Some(Self::MissingCitations),
+            "CITATION_STATUS_INVALID_CITATION" => Some(Self::InvalidCitation),
+            "CITATION_STATUS_NO_EVIDENCE" => Some(Self::NoEvidence),
+            _ => None,
+        }
+    }
+}
 /// Dataset is one ingested file.
+///
+/// A knowledge document (format MARKDOWN or TEXT) is a dataset too: its table holds its passages
+/// (`chunk_id`, `heading`, `text`, `start_char`, `end_char`, `title`; ~500 characters each, 100
+/// overlapping), indexed for search. The assistant reads documents only through `search_knowledge`,
+/// quoting the passages it retrieved, and its answer cites their chunk ids (`handbook::003`). A
+/// document's table name is part of its chunk ids, so it cannot be renamed (its display name can).
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Dataset {
     #[prost(string, tag = "1")]
@@ -2811,6 +2877,52 @@ pub struct SearchIndex {
     pub vector_index: ::prost::alloc::string::String,
     #[prost(string, tag = "7")]
     pub error: ::prost::alloc::string::String,
+}
+/// KnowledgeHits are the passages of the caller's documents a `search_knowledge` call retrieved
+/// (a rich tool result). Only passages that hold the query's words or are close to it in meaning
+/// are retrieved: none means the documents do not cover it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct KnowledgeHits {
+    #[prost(string, tag = "1")]
+    pub query: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "2")]
+    pub chunks: ::prost::alloc::vec::Vec<KnowledgeChunk>,
+    /// Documents searched.
+    #[prost(uint32, tag = "3")]
+    pub documents_searched: u32,
+    /// What limited the search, in plain words; empty when nothing did.
+    #[prost(string, tag = "4")]
+    pub note: ::prost::alloc::string::String,
+    /// "hybrid" or "lexical".
+    #[prost(string, tag = "5")]
+    pub mode: ::prost::alloc::string::String,
+}
+/// KnowledgeChunk is one passage of a document.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct KnowledgeChunk {
+    /// Stable: `<table_name>::<passage number>`, e.g. "handbook::003". Answers cite it in brackets.
+    #[prost(string, tag = "1")]
+    pub chunk_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub dataset_id: ::prost::alloc::string::String,
+    /// The document's title: its first Markdown heading, else its file name.
+    #[prost(string, tag = "3")]
+    pub title: ::prost::alloc::string::String,
+    /// The heading the passage is under ("" before the first).
+    #[prost(string, tag = "4")]
+    pub heading: ::prost::alloc::string::String,
+    /// The passage's text.
+    #[prost(string, tag = "5")]
+    pub text: ::prost::alloc::string::String,
+    /// The best fragment, HTML-escaped, with `<mark>…</mark>` around the query's words.
+    #[prost(string, tag = "6")]
+    pub snippet: ::prost::alloc::string::String,
+    /// Hybrid: the reciprocal-rank-fusion score; lexical: BM25.
+    #[prost(double, tag = "7")]
+    pub score: f64,
+    /// The document's file name.
+    #[prost(string, tag = "8")]
+    pub document_name: ::prost::alloc::string::String,
 }
 /// DatasetList is a list of datasets (a rich tool result).
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -3235,6 +3347,10 @@ pub enum DatasetFormat {
     Ndjson = 5,
     /// Saved from a query's result (see `Dataset.lineage`).
     Derived = 6,
+    /// A Markdown document (`.md`, `.markdown`): a knowledge document, stored as its passages.
+    Markdown = 7,
+    /// A plain-text document (`.txt`): a knowledge document, stored as its passages.
+    Text = 8,
 }
 impl DatasetFormat {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -3250,6 +3366,8 @@ impl DatasetFormat {
             Self::Json => "DATASET_FORMAT_JSON",
             Self::Ndjson => "DATASET_FORMAT_NDJSON",
             Self::Derived => "DATASET_FORMAT_DERIVED",
+            Self::Markdown => "DATASET_FORMAT_MARKDOWN",
+            Self::Text => "DATASET_FORMAT_TEXT",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3262,6 +3380,8 @@ impl DatasetFormat {
             "DATASET_FORMAT_JSON" => Some(Self::Json),
             "DATASET_FORMAT_NDJSON" => Some(Self::Ndjson),
             "DATASET_FORMAT_DERIVED" => Some(Self::Derived),
+            "DATASET_FORMAT_MARKDOWN" => Some(Self::Markdown),
+            "DATASET_FORMAT_TEXT" => Some(Self::Text),
             _ => None,
         }
     }
@@ -5462,7 +5582,7 @@ pub struct ServerEvent {
     pub thread_id: ::prost::alloc::string::String,
     #[prost(
         oneof = "server_event::Payload",
-        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 40, 41, 42, 43, 44, 45, 46"
+        tags = "10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 40, 41, 42, 43, 44, 45, 46"
     )]
     pub payload: ::core::option::Option<server_event::Payload>,
 }
@@ -5504,6 +5624,8 @@ pub mod server_event {
         ClarificationRequired(super::ClarificationRequired),
         #[prost(message, tag = "26")]
         ClarificationResolved(super::ClarificationResolved),
+        #[prost(message, tag = "27")]
+        RetrievalCompleted(super::RetrievalCompleted),
         #[prost(message, tag = "40")]
         Heartbeat(super::Heartbeat),
         #[prost(message, tag = "41")]
@@ -5683,7 +5805,7 @@ pub struct ToolResult {
     pub chart: ::core::option::Option<Chart>,
     #[prost(
         oneof = "tool_result::Rich",
-        tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34"
+        tags = "20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35"
     )]
     pub rich: ::core::option::Option<tool_result::Rich>,
 }
@@ -5726,6 +5848,9 @@ pub mod tool_result {
         /// A user or API key after an admin change.
         #[prost(message, tag = "34")]
         AccountChange(super::AccountChange),
+        /// Passages of the caller's documents (`search_knowledge`).
+        #[prost(message, tag = "35")]
+        Knowledge(super::KnowledgeHits),
     }
 }
 /// DatasetChange is a dataset after a change: "renamed", "described" or "saved".
@@ -5945,6 +6070,20 @@ pub struct Grounding {
     pub numbers: ::prost::alloc::vec::Vec<GroundedNumber>,
     #[prost(uint32, tag = "2")]
     pub ungrounded: u32,
+    /// Set when the run retrieved passages of documents: whether the answer cites them.
+    #[prost(message, optional, tag = "3")]
+    pub citations: ::core::option::Option<CitationCheck>,
+}
+/// RetrievalCompleted: a `search_knowledge` call retrieved these passages (right after its
+/// ToolResult). An answer of the run may cite exactly these chunk ids.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RetrievalCompleted {
+    #[prost(string, tag = "1")]
+    pub tool_call_id: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub query: ::prost::alloc::string::String,
+    #[prost(string, repeated, tag = "3")]
+    pub chunk_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
 /// MemoryForgotten: a stored fact was removed at the user's approved request ("forget that …").
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -9382,6 +9521,9 @@ pub struct Turn {
     /// Each number of the assistant's text and where it came from (the run's Grounding event).
     #[prost(message, repeated, tag = "10")]
     pub grounding: ::prost::alloc::vec::Vec<GroundedNumber>,
+    /// When the turn retrieved passages of documents: whether its answer cites them.
+    #[prost(message, optional, tag = "11")]
+    pub citations: ::core::option::Option<CitationCheck>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct GetThreadResponse {

@@ -3,6 +3,7 @@
 
 use aware_core::dataset::{ColumnNote, ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
 use aware_core::files::{EntryKind, ImportReport, Listing};
+use aware_core::knowledge::{CitationCheck, CitationStatus, KnowledgeResults};
 use aware_core::ports::SavedQuery;
 use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{
@@ -62,6 +63,8 @@ pub fn format(f: DatasetFormat) -> pb::DatasetFormat {
         DatasetFormat::Json => pb::DatasetFormat::Json,
         DatasetFormat::Ndjson => pb::DatasetFormat::Ndjson,
         DatasetFormat::Derived => pb::DatasetFormat::Derived,
+        DatasetFormat::Markdown => pb::DatasetFormat::Markdown,
+        DatasetFormat::Text => pb::DatasetFormat::Text,
     }
 }
 
@@ -481,6 +484,46 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         ungrounded_numbers: c.grounding.as_ref().map_or(0, |g| g.ungrounded() as u32),
         stale: !c.changed_datasets.is_empty(),
         changed_datasets: c.changed_datasets.iter().map(dataset_version).collect(),
+        citations: c.grounding.as_ref().and_then(|g| g.citations.as_ref()).map(citation_check),
+    }
+}
+
+/// The check of an answer's citations of the passages its run retrieved.
+pub fn citation_check(c: &CitationCheck) -> pb::CitationCheck {
+    pb::CitationCheck {
+        status: match c.status {
+            CitationStatus::Cited => pb::CitationStatus::Cited,
+            CitationStatus::MissingCitations => pb::CitationStatus::MissingCitations,
+            CitationStatus::InvalidCitation => pb::CitationStatus::InvalidCitation,
+            CitationStatus::NoEvidence => pb::CitationStatus::NoEvidence,
+        }
+        .into(),
+        cited: c.cited.clone(),
+        invalid: c.invalid.clone(),
+        retrieved: c.retrieved.clone(),
+    }
+}
+
+fn knowledge_hits(r: &KnowledgeResults) -> pb::KnowledgeHits {
+    pb::KnowledgeHits {
+        query: r.query.clone(),
+        chunks: r
+            .chunks
+            .iter()
+            .map(|c| pb::KnowledgeChunk {
+                chunk_id: c.chunk_id.clone(),
+                dataset_id: c.dataset_id.clone(),
+                title: c.title.clone(),
+                heading: c.heading.clone(),
+                text: c.text.clone(),
+                snippet: c.snippet.clone(),
+                score: c.score,
+                document_name: c.document_name.clone(),
+            })
+            .collect(),
+        documents_searched: r.documents_searched,
+        note: r.note.clone(),
+        mode: r.mode.clone(),
     }
 }
 
@@ -678,6 +721,7 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
         RichResult::DirectoryListing { listing: l } => pb::tool_result::Rich::DirectoryListing(listing(l)),
         RichResult::ImportReport { report } => pb::tool_result::Rich::ImportReport(import_report(report)),
         RichResult::SearchHits { results } => pb::tool_result::Rich::SearchHits(search_hits(results)),
+        RichResult::Knowledge { results } => pb::tool_result::Rich::Knowledge(knowledge_hits(results)),
         RichResult::SystemStatus { status } => pb::tool_result::Rich::SystemStatus(pb::SystemStatus {
             version: status.version.clone(),
             mode: status.mode.clone(),
@@ -878,10 +922,18 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
         EventPayload::MemorySaved { memory_id, text } => {
             P::MemorySaved(pb::MemorySaved { memory_id: memory_id.to_string(), text: text.clone() })
         }
-        EventPayload::Grounding { numbers } => P::Grounding(pb::Grounding {
+        EventPayload::Grounding { numbers, citations } => P::Grounding(pb::Grounding {
             numbers: grounded_numbers(numbers),
             ungrounded: numbers.iter().filter(|n| n.source.is_none()).count() as u32,
+            citations: citations.as_ref().map(citation_check),
         }),
+        EventPayload::RetrievalCompleted { tool_call_id, query, chunk_ids } => {
+            P::RetrievalCompleted(pb::RetrievalCompleted {
+                tool_call_id: tool_call_id.to_string(),
+                query: query.clone(),
+                chunk_ids: chunk_ids.clone(),
+            })
+        }
         EventPayload::MemoryForgotten { memory_id, text } => {
             P::MemoryForgotten(pb::MemoryForgotten { memory_id: memory_id.to_string(), text: text.clone() })
         }

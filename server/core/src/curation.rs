@@ -91,6 +91,15 @@ impl CurationService {
             Some(n) => Some(n.to_owned()),
         };
         let table_name = change.table_name.as_deref().map(requested_table_name).transpose()?;
+        if dataset.format.is_document() && table_name.as_ref().is_some_and(|t| *t != dataset.table_name) {
+            return Err(Error::validation(
+                "table_name",
+                format!(
+                    "{} is a document: its table name is part of the chunk ids answers cite ({}::000, …), so it                      cannot change; its display name can",
+                    dataset.table_name, dataset.table_name
+                ),
+            ));
+        }
         let description = change.description.as_deref().map(|d| clean_description(d, "description")).transpose()?;
         let column_notes = if change.column_notes.is_empty() {
             None

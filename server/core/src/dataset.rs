@@ -45,10 +45,16 @@ pub enum DatasetFormat {
     Ndjson,
     /// Saved from a query's result (see [`Dataset::lineage`]); never a file's format.
     Derived,
+    /// A Markdown document: a knowledge document, stored as its passages
+    /// ([`crate::knowledge`]).
+    Markdown,
+    /// A plain-text document, stored as its passages.
+    Text,
 }
 
 impl DatasetFormat {
-    pub const ALL: [Self; 6] = [Self::Csv, Self::Tsv, Self::Parquet, Self::Json, Self::Ndjson, Self::Derived];
+    pub const ALL: [Self; 8] =
+        [Self::Csv, Self::Tsv, Self::Parquet, Self::Json, Self::Ndjson, Self::Derived, Self::Markdown, Self::Text];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -58,7 +64,14 @@ impl DatasetFormat {
             Self::Json => "json",
             Self::Ndjson => "ndjson",
             Self::Derived => "derived",
+            Self::Markdown => "markdown",
+            Self::Text => "text",
         }
+    }
+
+    /// A knowledge document (Markdown or text), read through `search_knowledge`, not as rows.
+    pub fn is_document(self) -> bool {
+        matches!(self, Self::Markdown | Self::Text)
     }
 
     /// Parses what a client may send: `csv`, `CSV`, `.csv`, `DATASET_FORMAT_CSV`, `jsonl`, ….
@@ -73,10 +86,12 @@ impl DatasetFormat {
             "parquet" | "pq" => Self::Parquet,
             "json" | "application/json" => Self::Json,
             "ndjson" | "jsonl" | "jsonlines" | "application/x-ndjson" => Self::Ndjson,
+            "markdown" | "md" | "text/markdown" => Self::Markdown,
+            "text" | "txt" | "text/plain" => Self::Text,
             _ => {
                 return Err(Error::validation(
                     "format",
-                    format!("unsupported format {raw:?}; expected csv, tsv, parquet, json or ndjson"),
+                    format!("unsupported format {raw:?}; expected csv, tsv, parquet, json, ndjson, markdown or text"),
                 ));
             }
         }))
@@ -91,6 +106,8 @@ impl DatasetFormat {
             "parquet" | "pq" => Some(Self::Parquet),
             "json" => Some(Self::Json),
             "ndjson" | "jsonl" => Some(Self::Ndjson),
+            "md" | "markdown" => Some(Self::Markdown),
+            "txt" | "text" => Some(Self::Text),
             _ => None,
         }
     }
@@ -106,6 +123,13 @@ impl DatasetFormat {
         // A NUL byte never appears in the text formats; other binaries (zip, xlsx, images) do.
         if text.contains(&0) {
             return None;
+        }
+        // A document is known by its name (its text may start like anything) — except a `.txt`
+        // file whose lines are rows (many exports are tab- or comma-separated `.txt`).
+        match by_name {
+            Some(Self::Markdown) => return Some(Self::Markdown),
+            Some(Self::Text) if !looks_delimited(text) => return Some(Self::Text),
+            _ => {}
         }
         let first = text.iter().copied().find(|b| !b.is_ascii_whitespace());
         match first {
@@ -135,6 +159,18 @@ impl DatasetFormat {
             _ => Self::Csv,
         })
     }
+}
+
+/// Whether text reads as rows: its first lines (two at least) each hold the same number, above
+/// zero, of tabs or of commas.
+fn looks_delimited(text: &[u8]) -> bool {
+    let lines: Vec<&[u8]> =
+        text.split(|&b| b == b'\n').filter(|l| l.iter().any(|b| !b.is_ascii_whitespace())).take(5).collect();
+    let same = |sep: u8| {
+        let counts: Vec<usize> = lines.iter().map(|l| l.iter().filter(|&&b| b == sep).count()).collect();
+        counts.len() >= 2 && counts[0] > 0 && counts.iter().all(|&c| c == counts[0])
+    };
+    same(b'\t') || same(b',')
 }
 
 /// A user's dataset, as the catalog records it.
@@ -483,6 +519,11 @@ mod tests {
         assert_eq!(sniff(b"  [{\"a\":1}]", "x"), Some(DatasetFormat::Json));
         assert_eq!(sniff(b"{\"a\":1}\n{\"a\":2}\n", "x"), Some(DatasetFormat::Ndjson));
         assert_eq!(sniff(b"{\"a\":\n 1}", "x"), Some(DatasetFormat::Json));
+        // Documents by their name; a `.txt` whose lines are rows stays a table.
+        assert_eq!(sniff(b"[link](x) and {braces}", "notes.md"), Some(DatasetFormat::Markdown));
+        assert_eq!(sniff(b"Dear team,\nthe refund policy changed.\n", "memo.txt"), Some(DatasetFormat::Text));
+        assert_eq!(sniff(b"id\tlabel\n1\talpha\n", "labels.txt"), Some(DatasetFormat::Tsv));
+        assert_eq!(sniff(b"a,b\n1,2\n3,4\n", "export.txt"), Some(DatasetFormat::Csv));
         assert_eq!(sniff(b"PK\x03\x04\x00\x00", "x.csv"), None);
     }
 

@@ -3,11 +3,13 @@
 
 use crate::auth::{Caller, Capability};
 use crate::dataset::{
-    Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, ImportOrigin, base_table_name, clean_filename,
+    Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, ImportOrigin, IngestOutcome, base_table_name,
+    clean_filename,
 };
 use crate::error::{Error, ErrorCode, Result};
 use crate::fair::{FairConfig, FairSlots, Open, OpenPerUser, Ticket};
 use crate::ids::{DatasetId, UploadId, UserId};
+use crate::knowledge;
 use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewContent, NewDataset, UploadSession, Uploads};
 use crate::search::SearchService;
 use crate::staging::{FinishedUpload, Staging, too_large};
@@ -16,6 +18,7 @@ use bytes::Bytes;
 use chrono::Utc;
 use futures::{Stream, StreamExt};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -411,7 +414,7 @@ impl DatasetService {
         readable(&staged, before.format == DatasetFormat::Parquet, sniffed)?;
         self.engine.check_source(staged.path(), before.format).await?;
         let slot = self.ingest_slots.enter(caller.principal.user_id.as_str())?.wait().await?;
-        let outcome = self.engine.ingest(&before, staged.path(), before.format).await?;
+        let outcome = self.read_in(&before, staged.path(), before.format).await?;
         drop(slot);
         let column_notes = before
             .column_notes
@@ -430,6 +433,36 @@ impl DatasetService {
         self.search.index(dataset.clone());
         Ok(Refreshed { before, dataset, changed: true })
     }
+    /// Stores a staged file as the dataset's content: a table file through the engine's reader,
+    /// a document as its passages ([`crate::knowledge`]).
+    async fn read_in(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome> {
+        if !format.is_document() {
+            return self.engine.ingest(dataset, source, format).await;
+        }
+        let size = tokio::fs::metadata(source).await.map_err(Error::internal)?.len();
+        if size > knowledge::MAX_DOCUMENT_BYTES {
+            return Err(Error::new(
+                ErrorCode::IngestError,
+                format!(
+                    "The document is {} MB; documents are limited to {} MB of text.",
+                    size.div_ceil(1 << 20),
+                    knowledge::MAX_DOCUMENT_BYTES >> 20
+                ),
+            ));
+        }
+        let bytes = tokio::fs::read(source).await.map_err(Error::internal)?;
+        let (name, table_name) = (dataset.name.clone(), dataset.table_name.clone());
+        let markdown = format == DatasetFormat::Markdown;
+        let passages = tokio::task::spawn_blocking(move || {
+            let text = knowledge::decode(&bytes)?;
+            let title = knowledge::title(&text, markdown, &name);
+            Ok::<_, Error>(knowledge::table(&table_name, &title, &knowledge::chunk(&text, markdown)))
+        })
+        .await
+        .map_err(Error::internal)??;
+        self.engine.materialize(dataset, &passages).await
+    }
+
     /// Counts an open upload stream of `user` until the guard drops, or refuses it.
     fn open_upload_stream(&self, user: &UserId) -> Result<Open> {
         self.upload_streams.open(user.as_str(), self.limits.max_upload_streams_per_user).ok_or_else(|| {
@@ -593,7 +626,7 @@ impl DatasetService {
         let dataset = self.catalog.insert_processing(new).await?;
         self.changed(&dataset.owner);
         let outcome = match checked {
-            Ok(format) => self.engine.ingest(&dataset, staged.path(), format).await,
+            Ok(format) => self.read_in(&dataset, staged.path(), format).await,
             Err(e) => Err(e),
         };
         drop(slot);
@@ -706,6 +739,8 @@ fn not_parquet(looks_like: Option<DatasetFormat>) -> String {
         Some(DatasetFormat::Tsv) => ("tab-separated text", Some(".tsv")),
         Some(DatasetFormat::Json) => ("JSON", Some(".json")),
         Some(DatasetFormat::Ndjson) => ("JSON lines", Some(".ndjson")),
+        Some(DatasetFormat::Markdown) => ("Markdown text", Some(".md")),
+        Some(DatasetFormat::Text) => ("plain text", Some(".txt")),
         Some(DatasetFormat::Parquet | DatasetFormat::Derived) | None => ("binary data of another kind", None),
     };
     let rename = extension.map(|e| format!(" Rename it to {e} to load it as such.")).unwrap_or_default();

@@ -260,7 +260,7 @@ mod tests {
     fn each_intent_is_offered_exactly_its_tools() {
         let policy = Policy::new(ToolRegistry::standard(), DeploymentMode::Local, 5);
         let admin = caller(Role::Admin);
-        let cases: [(&str, Intent, Vec<String>); 15] = [
+        let cases: [(&str, Intent, Vec<String>); 16] = [
             ("what CSV files are in my downloads?", Intent::FileBrowse, sorted(["list_directory", "remember"])),
             (
                 "import those",
@@ -332,8 +332,9 @@ mod tests {
             (
                 "search the tickets for refunds",
                 Intent::Search,
-                sorted(["search_datasets", "list_datasets", "get_dataset_detail", "remember"]),
+                sorted(["search_datasets", "search_knowledge", "list_datasets", "get_dataset_detail", "remember"]),
             ),
+            ("what does the handbook say about refunds?", Intent::Knowledge, sorted(["search_knowledge", "remember"])),
             // Said in so many words: stored after the run without asking, so `remember` is not
             // offered; forgetting asks.
             ("remember that our fiscal year starts in April", Intent::Memory, sorted(["forget_memory"])),

@@ -14,6 +14,7 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::error::{Error, ErrorCode, Result};
 use crate::ids::DatasetId;
+use crate::knowledge::{self, KnowledgeChunk, KnowledgeResults};
 use crate::ports::{Catalog, DatasetEngine, Users};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,16 @@ pub const MAX_LIMIT: u32 = 20;
 pub const DEFAULT_LIMIT: u32 = 10;
 /// The longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 1_000;
+/// The share of a query's words (weighted by rarity) a passage must hold to be retrieved by its
+/// words (`search_knowledge`): half, so a question's minor words need not all be there, but a
+/// passage that shares only a common word with it is not evidence.
+pub const PASSAGE_COVERAGE: f32 = 0.5;
+/// The cosine similarity (all-MiniLM-L6-v2) a passage must have to the query to be retrieved by
+/// meaning alone. Probed on the test handbook's sections: paraphrases of what a section says
+/// score 0.44–0.65 against it ("return an item" → Refunds 0.443, "how long does delivery take" →
+/// Shipping 0.647), questions it does not cover at most 0.24 ("vacation policy" 0.237, "parental
+/// leave" 0.116); 0.35 sits in the gap.
+pub const PASSAGE_SIMILARITY: f32 = 0.35;
 /// Reciprocal-rank fusion constant (Cormack et al.): a hit at rank r adds 1 / (RRF_K + r).
 pub const RRF_K: f64 = 60.0;
 /// Candidates taken from each ranker before fusion.
@@ -119,6 +130,8 @@ pub struct StoredHit {
     pub text: String,
     /// The best fragment with `<mark>…</mark>` around matching words (HTML-escaped otherwise).
     pub snippet: String,
+    /// Every indexed column's value, in the index's column order (`""` for null).
+    pub fields: Vec<String>,
 }
 
 /// Where indexes live: lexical (BM25) and vector indexes per dataset, kept across restarts.
@@ -480,7 +493,12 @@ impl SearchService {
 
     async fn build(&self, d: &Dataset) -> Result<()> {
         let _slot = self.inner.builds.acquire().await.map_err(Error::internal)?;
-        let columns = text_columns(&self.inner.engine.text_profile(d).await?);
+        // A document's passages are indexed by their fixed columns, whatever they read like.
+        let columns = if d.format.is_document() {
+            knowledge::INDEXED_COLUMNS.map(str::to_owned).to_vec()
+        } else {
+            text_columns(&self.inner.engine.text_profile(d).await?)
+        };
         let docs = if columns.is_empty() { Vec::new() } else { self.read_docs(d, &columns).await? };
         let meta = IndexMeta {
             dataset_id: d.id.clone(),
@@ -512,7 +530,9 @@ impl SearchService {
         Ok(())
     }
 
-    /// Searches the caller's datasets (or the one `dataset` names: id, table name or file name).
+    /// Searches the text of the caller's tables (or the one `dataset` names: id, table name or
+    /// file name). Documents are not rows to list: their passages are retrieved with
+    /// [`Self::knowledge`].
     pub async fn search(
         &self,
         caller: &Caller,
@@ -521,19 +541,7 @@ impl SearchService {
         limit: u32,
         mode: SearchMode,
     ) -> Result<SearchResults> {
-        caller.principal.require(Capability::DatasetRead)?;
-        let query = query.trim();
-        if query.is_empty() {
-            return Err(Error::validation("query", "give words to search for"));
-        }
-        if query.chars().count() > MAX_QUERY_CHARS {
-            return Err(Error::validation("query", format!("the query is longer than {MAX_QUERY_CHARS} characters")));
-        }
-        let limit = match limit {
-            0 => DEFAULT_LIMIT,
-            1..=MAX_LIMIT => limit,
-            _ => return Err(Error::validation("limit", format!("limit must be 1 to {MAX_LIMIT}"))),
-        };
+        let (query, limit) = checked(caller, query, limit, DEFAULT_LIMIT, MAX_LIMIT)?;
         let mut datasets = self.inner.catalog.list(&caller.principal.user_id, Some(DatasetStatus::Ready)).await?;
         if let Some(wanted) = dataset.map(str::trim).filter(|w| !w.is_empty()) {
             datasets.retain(|d| {
@@ -544,8 +552,88 @@ impl SearchService {
             if datasets.is_empty() {
                 return Err(Error::not_found("dataset", wanted).with_field("dataset_id"));
             }
+            if datasets.iter().all(|d| d.format.is_document()) {
+                return Err(Error::validation(
+                    "dataset_id",
+                    format!("{wanted} is a document: its passages are searched with search_knowledge"),
+                ));
+            }
         }
+        datasets.retain(|d| !d.format.is_document());
         let mut notes = Vec::new();
+        let found = self.find(query, datasets, mode, &mut notes).await?;
+        // Rows that say exactly the same (templated tickets, repeated log lines) fold into one
+        // hit, so a page shows different texts.
+        let mut folded: Vec<(u64, SearchHit)> = Vec::with_capacity(limit as usize);
+        for f in found.hits {
+            if let Some((_, first)) =
+                folded.iter_mut().find(|(fp, h)| *fp == f.fingerprint && h.dataset_id == f.hit.dataset_id)
+            {
+                first.same_text_rows += 1;
+            } else if folded.len() < limit as usize {
+                folded.push((f.fingerprint, f.hit));
+            }
+        }
+        Ok(SearchResults {
+            query: query.to_owned(),
+            mode: found.mode,
+            hits: folded.into_iter().map(|(_, h)| h).collect(),
+            datasets_searched: found.searched,
+            note: notes.join("; "),
+        })
+    }
+
+    /// Retrieves the passages of the caller's documents that hold the query's words (at least
+    /// [`PASSAGE_COVERAGE`] of them by rarity) or are close to it in meaning (cosine similarity
+    /// [`PASSAGE_SIMILARITY`] or more), best first. Nothing relevant retrieves nothing: the
+    /// documents do not cover the question, and the assistant must say so.
+    pub async fn knowledge(&self, caller: &Caller, query: &str, limit: u32) -> Result<KnowledgeResults> {
+        let (query, limit) = checked(caller, query, limit, knowledge::DEFAULT_CHUNKS, knowledge::MAX_CHUNKS)?;
+        let mut documents = self.inner.catalog.list(&caller.principal.user_id, Some(DatasetStatus::Ready)).await?;
+        documents.retain(|d| d.format.is_document());
+        let mut notes = Vec::new();
+        let found = self.find(query, documents, SearchMode::Hybrid, &mut notes).await?;
+        let mut chunks: Vec<KnowledgeChunk> = Vec::new();
+        for f in found.hits.into_iter().filter(|f| f.relevant) {
+            let field = |i: usize| f.fields.get(i).cloned().unwrap_or_default();
+            let text = field(0);
+            let chunk_id = knowledge::chunk_id(&f.hit.table_name, f.hit.row_id);
+            if chunks.len() == limit as usize || chunks.iter().any(|c| c.chunk_id == chunk_id) {
+                continue;
+            }
+            chunks.push(KnowledgeChunk {
+                chunk_id,
+                dataset_id: f.hit.dataset_id.to_string(),
+                document_name: f.hit.dataset_name,
+                title: field(2),
+                heading: field(1),
+                snippet: if f.hit.column == knowledge::INDEXED_COLUMNS[0] {
+                    f.hit.snippet
+                } else {
+                    knowledge::escape(&text.chars().take(200).collect::<String>())
+                },
+                text,
+                score: f.hit.score,
+            });
+        }
+        Ok(KnowledgeResults {
+            query: query.to_owned(),
+            chunks,
+            documents_searched: found.searched,
+            note: notes.join("; "),
+            mode: found.mode.as_str().to_owned(),
+        })
+    }
+
+    /// Ranks the rows of `datasets` for `query`: lexically and (when vectors exist) by meaning,
+    /// fused; every candidate, best first, with its stored text.
+    async fn find(
+        &self,
+        query: &str,
+        datasets: Vec<Dataset>,
+        mode: SearchMode,
+        notes: &mut Vec<String>,
+    ) -> Result<Found> {
         let mut searchable = Vec::new();
         for d in datasets {
             match self.status(&d.id) {
@@ -632,22 +720,26 @@ impl SearchService {
             (false, _) => (SearchMode::Vector, nearest.iter().map(|(k, s)| (k.clone(), f64::from(*s))).collect()),
         };
         let rank_in = |keys: &[Key], key: &Key| keys.iter().position(|k| k == key).map_or(0, |i| i as u32 + 1);
+        let relevant = |key: &Key| {
+            lexical.iter().any(|(k, m)| k == key && m.coverage >= PASSAGE_COVERAGE)
+                || nearest.iter().any(|(k, sim)| k == key && *sim >= PASSAGE_SIMILARITY)
+        };
 
-        // Every candidate is read, not just `limit`: rows that say exactly the same (templated
-        // tickets, repeated log lines) fold into one hit, so a page shows different texts.
-        let top = ranked;
-        let mut hits = Vec::with_capacity(top.len());
+        // Every candidate is read, not just a page: callers fold rows that say the same.
+        let mut hits = Vec::with_capacity(ranked.len());
         for (d, _) in &searchable {
-            let rows: Vec<u64> = top.iter().filter(|((id, _), _)| *id == d.id).map(|((_, row), _)| *row).collect();
+            let rows: Vec<u64> = ranked.iter().filter(|((id, _), _)| *id == d.id).map(|((_, row), _)| *row).collect();
             if rows.is_empty() {
                 continue;
             }
             for stored in self.inner.store.hits(&d.id, query, &rows).await? {
                 let key = (d.id.clone(), stored.row_id);
-                let score = top.iter().find(|(k, _)| *k == key).map_or(0.0, |(_, s)| *s);
-                hits.push((
-                    stored.fingerprint,
-                    SearchHit {
+                let score = ranked.iter().find(|(k, _)| *k == key).map_or(0.0, |(_, s)| *s);
+                hits.push(FoundHit {
+                    fingerprint: stored.fingerprint,
+                    relevant: relevant(&key),
+                    fields: stored.fields,
+                    hit: SearchHit {
                         dataset_id: d.id.clone(),
                         dataset_name: d.name.clone(),
                         table_name: d.table_name.clone(),
@@ -660,29 +752,47 @@ impl SearchService {
                         vector_rank: rank_in(&vector_keys, &key),
                         same_text_rows: 0,
                     },
-                ));
+                });
             }
         }
-        let order = |h: &SearchHit| top.iter().position(|((id, row), _)| *id == h.dataset_id && *row == h.row_id);
-        hits.sort_by_key(|(_, h)| order(h));
-        let mut folded: Vec<(u64, SearchHit)> = Vec::with_capacity(limit as usize);
-        for (fingerprint, hit) in hits {
-            if let Some((_, first)) =
-                folded.iter_mut().find(|(f, h)| *f == fingerprint && h.dataset_id == hit.dataset_id)
-            {
-                first.same_text_rows += 1;
-            } else if folded.len() < limit as usize {
-                folded.push((fingerprint, hit));
-            }
-        }
-        let hits: Vec<SearchHit> = folded.into_iter().map(|(_, h)| h).collect();
-        Ok(SearchResults {
-            query: query.to_owned(),
-            mode: used,
-            hits,
-            datasets_searched: searchable.len() as u32,
-            note: notes.join("; "),
-        })
+        let order = |h: &SearchHit| ranked.iter().position(|((id, row), _)| *id == h.dataset_id && *row == h.row_id);
+        hits.sort_by_key(|f| order(&f.hit));
+        Ok(Found { mode: used, hits, searched: searchable.len() as u32 })
+    }
+}
+
+/// Every candidate of one search, ranked.
+struct Found {
+    mode: SearchMode,
+    hits: Vec<FoundHit>,
+    /// Datasets whose index was searched.
+    searched: u32,
+}
+
+struct FoundHit {
+    hit: SearchHit,
+    fingerprint: u64,
+    fields: Vec<String>,
+    /// Holds enough of the query's words, or is close enough in meaning, to be a passage worth
+    /// quoting (see [`SearchService::knowledge`]).
+    relevant: bool,
+}
+
+/// A query and a page size, checked: the caller may read datasets, the query has words and is
+/// not too long, the limit is `default` when 0 and at most `max`.
+fn checked<'q>(caller: &Caller, query: &'q str, limit: u32, default: u32, max: u32) -> Result<(&'q str, u32)> {
+    caller.principal.require(Capability::DatasetRead)?;
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(Error::validation("query", "give words to search for"));
+    }
+    if query.chars().count() > MAX_QUERY_CHARS {
+        return Err(Error::validation("query", format!("the query is longer than {MAX_QUERY_CHARS} characters")));
+    }
+    match limit {
+        0 => Ok((query, default)),
+        l if l <= max => Ok((query, l)),
+        _ => Err(Error::validation("limit", format!("limit must be 1 to {max}"))),
     }
 }
 

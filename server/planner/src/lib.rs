@@ -13,7 +13,8 @@
 //! - [`offline`]: the `LanguageModel` that ties them to the run engine and maps the other
 //!   requests (list, preview, profile, search, delete, folders, status) to their tools;
 //!   `edits`: the change requests (rename, describe, save a result or a verified query, users
-//!   and keys) read into the write tools' calls.
+//!   and keys) read into the write tools' calls; `knowledge`: questions about the user's
+//!   documents, answered by quoting the passages retrieved, with their chunk ids.
 //!
 //! Depends only on `aware-core`; it sees the user's data values (to match "Gràcia"), so it runs
 //! in process and nothing it reads is sent anywhere.
@@ -21,6 +22,7 @@
 pub mod answer;
 mod edits;
 pub mod format;
+mod knowledge;
 pub mod lexicon;
 pub mod offline;
 pub mod reading;

@@ -54,7 +54,9 @@ impl OfflinePlanner {
     /// The dataset a data question is about: the one it names, else the one whose columns and
     /// values it uses most (the open one on a tie), else the open one, else the only one.
     async fn choose(&self, question: &str, context: &RunContext) -> std::result::Result<Option<Lexicon>, Unread> {
-        let ready: Vec<&Dataset> = context.datasets.iter().filter(|d| d.status == DatasetStatus::Ready).collect();
+        // Documents are read through their passages, never as rows to compute over.
+        let ready: Vec<&Dataset> =
+            context.datasets.iter().filter(|d| d.status == DatasetStatus::Ready && !d.format.is_document()).collect();
         let mut scored = Vec::new();
         for d in ready {
             let lex = self.lexicon(d).await;
@@ -173,6 +175,16 @@ impl OfflinePlanner {
         }
         if let Some(turn) = files(request, &question, intent, &allowed) {
             return turn;
+        }
+        if intent == Intent::Knowledge
+            && allowed(ToolName::SearchKnowledge)
+            && context.datasets.iter().any(|d| d.format.is_document())
+        {
+            let topic = crate::knowledge::topic(&question);
+            if topic.is_empty() {
+                return text("What should I look up in your documents?".into());
+            }
+            return call(ToolName::SearchKnowledge, json!({"query": topic}));
         }
         if intent == Intent::Search && allowed(ToolName::SearchDatasets) {
             let query = search_query(&question);
@@ -340,6 +352,9 @@ impl OfflinePlanner {
                         dataset.columns.len(),
                         columns.join(", ")
                     )
+                }
+                (Some(ToolName::SearchKnowledge), false, Some(RichResult::Knowledge { results })) => {
+                    crate::knowledge::answer(results)
                 }
                 (Some(ToolName::SearchDatasets), false, Some(RichResult::SearchHits { results })) => {
                     summary::search(results, "They are shown with the matching words highlighted.")

@@ -130,8 +130,8 @@ fn reader(req: &IngestRequest, full_sample: bool) -> Option<String> {
         DatasetFormat::Parquet => format!("read_parquet({path})"),
         DatasetFormat::Json => format!("read_json({path}, format = 'array'{sample})"),
         DatasetFormat::Ndjson => format!("read_json({path}, format = 'newline_delimited'{sample})"),
-        // A query's result is written by the engine itself, never read from a file.
-        DatasetFormat::Derived => return None,
+        // Saved results and documents are written by `materialize`, never read from a file here.
+        DatasetFormat::Derived | DatasetFormat::Markdown | DatasetFormat::Text => return None,
     })
 }
 

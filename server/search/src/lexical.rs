@@ -221,6 +221,12 @@ impl Lexical {
                 column: self.column_names.get(column).cloned().unwrap_or_default(),
                 text: text.chars().take(HIT_TEXT_CHARS).collect(),
                 snippet,
+                fields: (0..self.fields.columns.len())
+                    .map(|i| {
+                        values.iter().find(|(c, _)| *c == i).map(|(_, v)| v.chars().take(HIT_TEXT_CHARS).collect())
+                    })
+                    .map(Option::unwrap_or_default)
+                    .collect(),
             });
         }
         Ok(out)

@@ -69,6 +69,7 @@ fn turn(t: &Turn) -> pb::Turn {
         feedback: t.run.feedback.as_ref().map(convert::feedback),
         memories_saved: t.memories_saved.clone(),
         grounding: convert::grounded_numbers(&t.grounding),
+        citations: t.citations.as_ref().map(convert::citation_check),
     }
 }
 

@@ -117,6 +117,7 @@ pub(super) async fn follow(
             | EventPayload::MemorySaved { .. }
             | EventPayload::MemoryForgotten { .. }
             | EventPayload::Grounding { .. }
+            | EventPayload::RetrievalCompleted { .. }
             | EventPayload::ClarificationResolved { .. }
             | EventPayload::RoutingDecided { .. } => {}
         }

@@ -125,6 +125,7 @@ fn output_schema(name: ToolName) -> Option<Value> {
         ToolName::GetSystemStatus => result_of("system_status", json!({"status": object})),
         ToolName::GetRunStatus => result_of("run", json!({"run": object, "capsule": object})),
         ToolName::SearchDatasets => result_of("search_hits", json!({"results": object})),
+        ToolName::SearchKnowledge => result_of("knowledge", json!({"results": object})),
         ToolName::DeleteDataset => result_of("deleted_dataset", json!({"dataset": object})),
         ToolName::ListDirectory => result_of("directory_listing", json!({"listing": object})),
         ToolName::ImportFiles => result_of("import_report", json!({"report": object})),

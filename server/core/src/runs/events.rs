@@ -259,6 +259,10 @@ pub enum RichResult {
         change: String,
         query: crate::ports::SavedQuery,
     },
+    /// Passages of the caller's documents (`search_knowledge`).
+    Knowledge {
+        results: crate::knowledge::KnowledgeResults,
+    },
     /// A user or API key after an admin change (`user_created`, `role_changed`, `deactivated`,
     /// `reactivated`, `key_created`, `key_revoked`). `token` is a new key's secret: delivered live
     /// once, to the person; the stored event has it blank ([`RunEvent::for_storage`]).
@@ -424,6 +428,16 @@ pub enum EventPayload {
     /// of a chat run that answered.
     Grounding {
         numbers: Vec<super::grounding::NumberClaim>,
+        /// When the run retrieved passages of documents: whether the answer cites them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        citations: Option<crate::knowledge::CitationCheck>,
+    },
+    /// A `search_knowledge` call retrieved these passages (right after its `ToolResult`): what
+    /// the run's answer may cite.
+    RetrievalCompleted {
+        tool_call_id: ToolCallId,
+        query: String,
+        chunk_ids: Vec<String>,
     },
     RunCompleted {
         status: RunStatus,

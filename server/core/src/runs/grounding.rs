@@ -46,6 +46,9 @@ pub struct NumberClaim {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Grounding {
     pub numbers: Vec<NumberClaim>,
+    /// When the run retrieved passages of documents: the check of the answer's citations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citations: Option<crate::knowledge::CitationCheck>,
 }
 
 impl Grounding {
@@ -123,7 +126,7 @@ pub fn ground(answer: &str, question: &str, today: chrono::NaiveDate, evidence: 
             NumberClaim { text: claim.text, value: claim.value, start: claim.start, end: claim.end, source }
         })
         .collect();
-    Grounding { numbers }
+    Grounding { numbers, citations: None }
 }
 
 struct Candidate {
@@ -185,6 +188,14 @@ fn rich_candidates(rich: &RichResult, push: &mut dyn FnMut(u8, f64, String, Stri
             }
             if let Ok(json) = serde_json::to_value(dataset) {
                 json_candidates(&json, "dataset", push);
+            }
+        }
+        // A number an answer quotes from a document is grounded in the passage that says it.
+        RichResult::Knowledge { results } => {
+            for chunk in &results.chunks {
+                for n in numbers_in(&chunk.text) {
+                    push(0, n.value, format!("passage {}", chunk.chunk_id), n.text);
+                }
             }
         }
         other @ (RichResult::DatasetList { .. }

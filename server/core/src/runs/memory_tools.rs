@@ -32,6 +32,7 @@ const BUT_MEMORY: &[Intent] = &[
     Intent::RunLookup,
     Intent::DatasetEdit,
     Intent::AccountAdmin,
+    Intent::Knowledge,
 ];
 
 /// The fact a call names, checked.

@@ -12,6 +12,7 @@ mod driver;
 pub mod engine;
 pub mod events;
 pub mod grounding;
+mod knowledge_tools;
 mod memory_tools;
 pub mod model;
 pub mod model_view;

@@ -30,6 +30,8 @@ pub enum Intent {
     DatasetEdit,
     /// Users, roles and API keys (admins only).
     AccountAdmin,
+    /// "What does the handbook say about refunds?": what the user's documents say.
+    Knowledge,
 }
 
 /// How far a request may reach.
@@ -148,6 +150,37 @@ pub fn asks_refresh(text: &str) -> bool {
         || said.windows(2).any(|w| w[0] == "re" && matches!(w[1].as_str(), "import" | "read" | "load"))
 }
 
+/// Words that name a knowledge document.
+pub const DOCUMENT_WORDS: [&str; 17] = [
+    "handbook",
+    "handbooks",
+    "manual",
+    "manuals",
+    "policy",
+    "policies",
+    "guide",
+    "guidelines",
+    "faq",
+    "wiki",
+    "docs",
+    "doc",
+    "document",
+    "documents",
+    "documentation",
+    "playbook",
+    "runbook",
+];
+
+/// Whether a message asks what the user's documents say: "what does the handbook say about
+/// refunds?", "according to the docs, …", "what do my documents say about shipping?".
+pub fn asks_documents(said: &[String]) -> bool {
+    let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
+    has(&["according"])
+        || (has(&DOCUMENT_WORDS)
+            && has(&["say", "says", "said", "about", "explain", "explains", "state", "states", "cover", "covers"])
+            && !has(&["folder", "folders", "directory", "disk", "downloads", "desktop"]))
+}
+
 /// Reads a message into a route, with keyword rules in priority order.
 pub fn route(text: &str) -> Route {
     let said = words(text);
@@ -196,6 +229,9 @@ pub fn route(text: &str) -> Route {
     }
     if has(&["import", "ingest"]) {
         return r(Intent::FileImport, 0.7, false, Risk::Write);
+    }
+    if asks_documents(&said) {
+        return r(Intent::Knowledge, 0.7, false, Risk::Read);
     }
     if has(&["folder", "folders", "directory", "directories", "disk", "downloads", "desktop", "documents"]) {
         return r(Intent::FileBrowse, 0.7, false, Risk::Read);
@@ -279,7 +315,8 @@ fn least_risk(intent: Intent) -> Risk {
         | Intent::Search
         | Intent::FileBrowse
         | Intent::SystemStatus
-        | Intent::RunLookup => Risk::Read,
+        | Intent::RunLookup
+        | Intent::Knowledge => Risk::Read,
     }
 }
 
@@ -316,6 +353,19 @@ mod tests {
         ] {
             assert_eq!(parse_model_route(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn questions_about_documents_are_knowledge_and_folders_are_still_folders() {
+        for q in [
+            "what does the handbook say about refunds?",
+            "According to our docs, how long does shipping take?",
+            "what do my documents say about parental leave",
+        ] {
+            assert_eq!(route(q).intent, Intent::Knowledge, "{q}");
+        }
+        assert_eq!(route("what is in my documents folder?").intent, Intent::FileBrowse);
+        assert_eq!(route("average price by neighbourhood").intent, Intent::Query);
     }
 
     #[test]

@@ -108,6 +108,8 @@ pub struct Turn {
     pub memories_saved: Vec<String>,
     /// The numbers of its answer and where each came from.
     pub grounding: Vec<super::grounding::NumberClaim>,
+    /// When it retrieved passages of documents: whether its answer cites them.
+    pub citations: Option<crate::knowledge::CitationCheck>,
 }
 
 fn cursor_token(t: &ThreadSummary) -> String {
@@ -293,6 +295,7 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
     let mut confirmations: Vec<TurnConfirmation> = Vec::new();
     let mut memories_saved = Vec::new();
     let mut grounding = Vec::new();
+    let mut citations = None;
     let mut tools: HashMap<ToolCallId, String> = HashMap::new();
     for e in events {
         match e.payload {
@@ -360,7 +363,10 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
                 }
             }
             EventPayload::MemorySaved { text, .. } => memories_saved.push(text),
-            EventPayload::Grounding { numbers } => grounding = numbers,
+            EventPayload::Grounding { numbers, citations: checked } => {
+                grounding = numbers;
+                citations = checked;
+            }
             EventPayload::RunStarted { .. }
             | EventPayload::TextStarted { .. }
             | EventPayload::TextDelta { .. }
@@ -369,10 +375,11 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
             | EventPayload::ToolDenied { .. }
             | EventPayload::RoutingDecided { .. }
             | EventPayload::MemoryForgotten { .. }
+            | EventPayload::RetrievalCompleted { .. }
             | EventPayload::RunCompleted { .. } => {}
         }
     }
-    Turn { run, results, confirmations, memories_saved, grounding }
+    Turn { run, results, confirmations, memories_saved, grounding, citations }
 }
 
 #[cfg(test)]

@@ -89,10 +89,11 @@ pub enum ToolName {
     CreateApiKey,
     RevokeApiKey,
     AskUser,
+    SearchKnowledge,
 }
 
 impl ToolName {
-    pub const ALL: [Self; 27] = [
+    pub const ALL: [Self; 28] = [
         Self::ListDatasets,
         Self::GetDatasetDetail,
         Self::PreviewRows,
@@ -120,6 +121,7 @@ impl ToolName {
         Self::CreateApiKey,
         Self::RevokeApiKey,
         Self::AskUser,
+        Self::SearchKnowledge,
     ];
 
     /// The name models call the tool by.
@@ -152,6 +154,7 @@ impl ToolName {
             Self::CreateApiKey => "create_api_key",
             Self::RevokeApiKey => "revoke_api_key",
             Self::AskUser => "ask_user",
+            Self::SearchKnowledge => "search_knowledge",
         }
     }
 
@@ -313,7 +316,7 @@ impl ToolRegistry {
         use super::write_tools::{
             DeleteSavedQuery, DescribeDataset, RefreshDataset, RenameDataset, SaveQuery, SaveQueryAsDataset,
         };
-        let tools: [Arc<dyn Tool>; 27] = [
+        let tools: [Arc<dyn Tool>; 28] = [
             Arc::new(ListDatasets),
             Arc::new(GetDatasetDetail),
             Arc::new(PreviewRows),
@@ -341,6 +344,7 @@ impl ToolRegistry {
             Arc::new(CreateApiKey),
             Arc::new(RevokeApiKey),
             Arc::new(super::clarify::AskUser),
+            Arc::new(super::knowledge_tools::SearchKnowledge),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str().to_owned(), t)).collect() }
     }

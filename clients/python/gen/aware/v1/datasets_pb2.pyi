@@ -29,6 +29,8 @@ class DatasetFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DATASET_FORMAT_JSON: _ClassVar[DatasetFormat]
     DATASET_FORMAT_NDJSON: _ClassVar[DatasetFormat]
     DATASET_FORMAT_DERIVED: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_MARKDOWN: _ClassVar[DatasetFormat]
+    DATASET_FORMAT_TEXT: _ClassVar[DatasetFormat]
 
 class SearchIndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -50,6 +52,8 @@ DATASET_FORMAT_PARQUET: DatasetFormat
 DATASET_FORMAT_JSON: DatasetFormat
 DATASET_FORMAT_NDJSON: DatasetFormat
 DATASET_FORMAT_DERIVED: DatasetFormat
+DATASET_FORMAT_MARKDOWN: DatasetFormat
+DATASET_FORMAT_TEXT: DatasetFormat
 SEARCH_INDEX_STATE_UNSPECIFIED: SearchIndexState
 SEARCH_INDEX_STATE_INDEXING: SearchIndexState
 SEARCH_INDEX_STATE_NO_TEXT: SearchIndexState
@@ -159,6 +163,40 @@ class SearchIndex(_message.Message):
     vector_index: str
     error: str
     def __init__(self, state: _Optional[_Union[SearchIndexState, str]] = ..., text_columns: _Optional[_Iterable[str]] = ..., rows: _Optional[int] = ..., vector_rows: _Optional[int] = ..., embedding_model: _Optional[str] = ..., vector_index: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+
+class KnowledgeHits(_message.Message):
+    __slots__ = ("query", "chunks", "documents_searched", "note", "mode")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENTS_SEARCHED_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    chunks: _containers.RepeatedCompositeFieldContainer[KnowledgeChunk]
+    documents_searched: int
+    note: str
+    mode: str
+    def __init__(self, query: _Optional[str] = ..., chunks: _Optional[_Iterable[_Union[KnowledgeChunk, _Mapping]]] = ..., documents_searched: _Optional[int] = ..., note: _Optional[str] = ..., mode: _Optional[str] = ...) -> None: ...
+
+class KnowledgeChunk(_message.Message):
+    __slots__ = ("chunk_id", "dataset_id", "title", "heading", "text", "snippet", "score", "document_name")
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    DATASET_ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    HEADING_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SNIPPET_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    chunk_id: str
+    dataset_id: str
+    title: str
+    heading: str
+    text: str
+    snippet: str
+    score: float
+    document_name: str
+    def __init__(self, chunk_id: _Optional[str] = ..., dataset_id: _Optional[str] = ..., title: _Optional[str] = ..., heading: _Optional[str] = ..., text: _Optional[str] = ..., snippet: _Optional[str] = ..., score: _Optional[float] = ..., document_name: _Optional[str] = ...) -> None: ...
 
 class DatasetList(_message.Message):
     __slots__ = ("datasets",)

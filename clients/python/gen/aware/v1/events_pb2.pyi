@@ -67,7 +67,7 @@ RUN_PHASE_EXECUTING_TOOL: RunPhase
 RUN_PHASE_AWAITING_CONFIRMATION: RunPhase
 
 class ServerEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "grounding", "clarification_required", "clarification_resolved", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
+    __slots__ = ("run_id", "seq", "time", "iteration", "thread_id", "run_started", "text_started", "text_delta", "text_ended", "tool_call_started", "tool_status", "tool_result", "tool_denied", "confirmation_required", "confirmation_resolved", "run_completed", "routing_decided", "memory_saved", "memory_forgotten", "grounding", "clarification_required", "clarification_resolved", "retrieval_completed", "heartbeat", "replay_started", "replay_finished", "rejected", "accepted", "state_applied", "shutting_down")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -90,6 +90,7 @@ class ServerEvent(_message.Message):
     GROUNDING_FIELD_NUMBER: _ClassVar[int]
     CLARIFICATION_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     CLARIFICATION_RESOLVED_FIELD_NUMBER: _ClassVar[int]
+    RETRIEVAL_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     REPLAY_STARTED_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FINISHED_FIELD_NUMBER: _ClassVar[int]
@@ -119,6 +120,7 @@ class ServerEvent(_message.Message):
     grounding: Grounding
     clarification_required: ClarificationRequired
     clarification_resolved: ClarificationResolved
+    retrieval_completed: RetrievalCompleted
     heartbeat: Heartbeat
     replay_started: ReplayStarted
     replay_finished: ReplayFinished
@@ -126,7 +128,7 @@ class ServerEvent(_message.Message):
     accepted: Accepted
     state_applied: StateApplied
     shutting_down: ShuttingDown
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., grounding: _Optional[_Union[Grounding, _Mapping]] = ..., clarification_required: _Optional[_Union[ClarificationRequired, _Mapping]] = ..., clarification_resolved: _Optional[_Union[ClarificationResolved, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., iteration: _Optional[int] = ..., thread_id: _Optional[str] = ..., run_started: _Optional[_Union[RunStarted, _Mapping]] = ..., text_started: _Optional[_Union[TextStarted, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., text_ended: _Optional[_Union[TextEnded, _Mapping]] = ..., tool_call_started: _Optional[_Union[ToolCallStarted, _Mapping]] = ..., tool_status: _Optional[_Union[ToolStatus, _Mapping]] = ..., tool_result: _Optional[_Union[ToolResult, _Mapping]] = ..., tool_denied: _Optional[_Union[ToolDenied, _Mapping]] = ..., confirmation_required: _Optional[_Union[ConfirmationRequired, _Mapping]] = ..., confirmation_resolved: _Optional[_Union[ConfirmationResolved, _Mapping]] = ..., run_completed: _Optional[_Union[RunCompleted, _Mapping]] = ..., routing_decided: _Optional[_Union[RoutingDecided, _Mapping]] = ..., memory_saved: _Optional[_Union[MemorySaved, _Mapping]] = ..., memory_forgotten: _Optional[_Union[MemoryForgotten, _Mapping]] = ..., grounding: _Optional[_Union[Grounding, _Mapping]] = ..., clarification_required: _Optional[_Union[ClarificationRequired, _Mapping]] = ..., clarification_resolved: _Optional[_Union[ClarificationResolved, _Mapping]] = ..., retrieval_completed: _Optional[_Union[RetrievalCompleted, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., replay_started: _Optional[_Union[ReplayStarted, _Mapping]] = ..., replay_finished: _Optional[_Union[ReplayFinished, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., accepted: _Optional[_Union[Accepted, _Mapping]] = ..., state_applied: _Optional[_Union[StateApplied, _Mapping]] = ..., shutting_down: _Optional[_Union[ShuttingDown, _Mapping]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("thread_id", "user_text", "ui_state_version", "max_iterations", "parent_run_id", "model", "client_msg_id", "tools")
@@ -253,7 +255,7 @@ class SystemStatus(_message.Message):
     def __init__(self, version: _Optional[str] = ..., mode: _Optional[str] = ..., model_provider: _Optional[str] = ..., storage: _Optional[str] = ..., dataset_count: _Optional[int] = ..., dataset_bytes: _Optional[int] = ..., sandbox_workers: _Optional[int] = ..., sandbox_workers_busy: _Optional[int] = ..., search_index: _Optional[str] = ..., uptime_seconds: _Optional[int] = ..., active_runs: _Optional[int] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "dataset_change", "saved_query_change", "account_change", "provenance", "chart")
+    __slots__ = ("tool_call_id", "tool_name", "is_error", "llm_summary", "error", "duration_ms", "executed_sql", "table", "dataset_list", "dataset_detail", "statistics", "search_hits", "system_status", "directory_listing", "import_report", "query_plan", "run", "deleted_dataset", "external", "dataset_change", "saved_query_change", "account_change", "knowledge", "provenance", "chart")
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     IS_ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -276,6 +278,7 @@ class ToolResult(_message.Message):
     DATASET_CHANGE_FIELD_NUMBER: _ClassVar[int]
     SAVED_QUERY_CHANGE_FIELD_NUMBER: _ClassVar[int]
     ACCOUNT_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
     PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     CHART_FIELD_NUMBER: _ClassVar[int]
     tool_call_id: str
@@ -300,9 +303,10 @@ class ToolResult(_message.Message):
     dataset_change: DatasetChange
     saved_query_change: SavedQueryChange
     account_change: AccountChange
+    knowledge: _datasets_pb2.KnowledgeHits
     provenance: ToolProvenance
     chart: _common_pb2.Chart
-    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., dataset_change: _Optional[_Union[DatasetChange, _Mapping]] = ..., saved_query_change: _Optional[_Union[SavedQueryChange, _Mapping]] = ..., account_change: _Optional[_Union[AccountChange, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ..., chart: _Optional[_Union[_common_pb2.Chart, _Mapping]] = ...) -> None: ...
+    def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., is_error: _Optional[bool] = ..., llm_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., duration_ms: _Optional[int] = ..., executed_sql: _Optional[str] = ..., table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., dataset_list: _Optional[_Union[_datasets_pb2.DatasetList, _Mapping]] = ..., dataset_detail: _Optional[_Union[_datasets_pb2.DatasetDetail, _Mapping]] = ..., statistics: _Optional[_Union[_datasets_pb2.DatasetStatistics, _Mapping]] = ..., search_hits: _Optional[_Union[_datasets_pb2.SearchHits, _Mapping]] = ..., system_status: _Optional[_Union[SystemStatus, _Mapping]] = ..., directory_listing: _Optional[_Union[_files_pb2.DirectoryListing, _Mapping]] = ..., import_report: _Optional[_Union[_files_pb2.ImportReport, _Mapping]] = ..., query_plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ..., deleted_dataset: _Optional[_Union[_datasets_pb2.Dataset, _Mapping]] = ..., external: _Optional[_Union[ExternalResult, _Mapping]] = ..., dataset_change: _Optional[_Union[DatasetChange, _Mapping]] = ..., saved_query_change: _Optional[_Union[SavedQueryChange, _Mapping]] = ..., account_change: _Optional[_Union[AccountChange, _Mapping]] = ..., knowledge: _Optional[_Union[_datasets_pb2.KnowledgeHits, _Mapping]] = ..., provenance: _Optional[_Union[ToolProvenance, _Mapping]] = ..., chart: _Optional[_Union[_common_pb2.Chart, _Mapping]] = ...) -> None: ...
 
 class DatasetChange(_message.Message):
     __slots__ = ("change", "dataset")
@@ -471,12 +475,24 @@ class MemorySaved(_message.Message):
     def __init__(self, memory_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class Grounding(_message.Message):
-    __slots__ = ("numbers", "ungrounded")
+    __slots__ = ("numbers", "ungrounded", "citations")
     NUMBERS_FIELD_NUMBER: _ClassVar[int]
     UNGROUNDED_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_FIELD_NUMBER: _ClassVar[int]
     numbers: _containers.RepeatedCompositeFieldContainer[_run_pb2.GroundedNumber]
     ungrounded: int
-    def __init__(self, numbers: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ..., ungrounded: _Optional[int] = ...) -> None: ...
+    citations: _run_pb2.CitationCheck
+    def __init__(self, numbers: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ..., ungrounded: _Optional[int] = ..., citations: _Optional[_Union[_run_pb2.CitationCheck, _Mapping]] = ...) -> None: ...
+
+class RetrievalCompleted(_message.Message):
+    __slots__ = ("tool_call_id", "query", "chunk_ids")
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_IDS_FIELD_NUMBER: _ClassVar[int]
+    tool_call_id: str
+    query: str
+    chunk_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tool_call_id: _Optional[str] = ..., query: _Optional[str] = ..., chunk_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MemoryForgotten(_message.Message):
     __slots__ = ("memory_id", "text")

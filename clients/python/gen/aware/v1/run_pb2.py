@@ -26,7 +26,7 @@ from aware.v1 import common_pb2 as aware_dot_v1_dot_common__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61ware/v1/run.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\x08\x46\x65\x65\x64\x62\x61\x63k\x12(\n\x06rating\x18\x01 \x01(\x0e\x32\x18.aware.v1.FeedbackRating\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"N\n\x0e\x44\x61tasetVersion\x12\x12\n\ndataset_id\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x14\n\x0cversion_hash\x18\x03 \x01(\t\"\x9f\x01\n\x0eToolCallRecord\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12\"\n\x05phase\x18\x04 \x01(\x0e\x32\x13.aware.v1.ToolPhase\x12\x13\n\x0bllm_summary\x18\x05 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x04\"\xdc\x06\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x1f\n\x04kind\x18\x03 \x01(\x0e\x32\x11.aware.v1.RunKind\x12#\n\x06status\x18\x04 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x10\n\x08question\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x63ompleted_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10ui_state_version\x18\x08 \x01(\x04\x12*\n\x08\x64\x61tasets\x18\t \x03(\x0b\x32\x18.aware.v1.DatasetVersion\x12\'\n\nquery_mode\x18\n \x01(\x0e\x32\x13.aware.v1.QueryMode\x12\x11\n\tplan_json\x18\x0b \x01(\t\x12\x14\n\x0c\x63ompiled_sql\x18\x0c \x01(\t\x12\x16\n\x0eresult_summary\x18\r \x01(\t\x12\x1e\n\x05\x65rror\x18\x0e \x01(\x0b\x32\x0f.aware.v1.Error\x12\x14\n\x0c\x65xec_time_ms\x18\x0f \x01(\x04\x12\x1e\n\x05usage\x18\x10 \x01(\x0b\x32\x0f.aware.v1.Usage\x12,\n\ntool_calls\x18\x11 \x03(\x0b\x32\x18.aware.v1.ToolCallRecord\x12\x10\n\x08last_seq\x18\x12 \x01(\x04\x12\x12\n\nfinal_text\x18\x13 \x01(\t\x12\r\n\x05model\x18\x14 \x01(\t\x12\x12\n\niterations\x18\x15 \x01(\r\x12\x15\n\rparent_run_id\x18\x16 \x01(\t\x12$\n\x08\x66\x65\x65\x64\x62\x61\x63k\x18\x17 \x01(\x0b\x32\x12.aware.v1.Feedback\x12\x32\n\x0everified_query\x18\x18 \x01(\x0b\x32\x1a.aware.v1.VerifiedQueryUse\x12+\n\tgrounding\x18\x19 \x03(\x0b\x32\x18.aware.v1.GroundedNumber\x12\x1a\n\x12ungrounded_numbers\x18\x1a \x01(\r\x12\r\n\x05stale\x18\x1b \x01(\x08\x12\x32\n\x10\x63hanged_datasets\x18\x1c \x03(\x0b\x32\x18.aware.v1.DatasetVersion\"q\n\x0eGroundedNumber\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01\x12\r\n\x05start\x18\x03 \x01(\r\x12\x0b\n\x03\x65nd\x18\x04 \x01(\r\x12&\n\x06source\x18\x05 \x01(\x0b\x32\x16.aware.v1.NumberSource\"e\n\x0cNumberSource\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\x10\n\x08location\x18\x04 \x01(\t\x12\r\n\x05value\x18\x05 \x01(\t\",\n\x10VerifiedQueryUse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xa5\x02\n\x04Span\x12\x0f\n\x07span_id\x18\x01 \x01(\t\x12\x16\n\x0eparent_span_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x64uration_ms\x18\x07 \x01(\x04\x12\x32\n\nattributes\x18\x08 \x03(\x0b\x32\x1e.aware.v1.Span.AttributesEntry\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*\xf6\x01\n\tToolPhase\x12\x1a\n\x16TOOL_PHASE_UNSPECIFIED\x10\x00\x12\x15\n\x11TOOL_PHASE_QUEUED\x10\x01\x12$\n TOOL_PHASE_AWAITING_CONFIRMATION\x10\x02\x12\x16\n\x12TOOL_PHASE_RUNNING\x10\x03\x12\x18\n\x14TOOL_PHASE_SUCCEEDED\x10\x04\x12\x15\n\x11TOOL_PHASE_FAILED\x10\x05\x12\x15\n\x11TOOL_PHASE_DENIED\x10\x06\x12\x16\n\x12TOOL_PHASE_EXPIRED\x10\x07\x12\x18\n\x14TOOL_PHASE_CANCELLED\x10\x08*\xe6\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11RUN_STATUS_QUEUED\x10\x01\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x02\x12$\n RUN_STATUS_AWAITING_CONFIRMATION\x10\x03\x12\x18\n\x14RUN_STATUS_SUCCEEDED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x06\x12\x1d\n\x19RUN_STATUS_MAX_ITERATIONS\x10\x07*t\n\x07RunKind\x12\x18\n\x14RUN_KIND_UNSPECIFIED\x10\x00\x12\x11\n\rRUN_KIND_CHAT\x10\x01\x12\x10\n\x0cRUN_KIND_SQL\x10\x02\x12\x17\n\x13RUN_KIND_QUERY_PLAN\x10\x03\x12\x11\n\rRUN_KIND_TOOL\x10\x04*e\n\tQueryMode\x12\x1a\n\x16QUERY_MODE_UNSPECIFIED\x10\x00\x12\x13\n\x0fQUERY_MODE_NONE\x10\x01\x12\x13\n\x0fQUERY_MODE_PLAN\x10\x02\x12\x12\n\x0eQUERY_MODE_SQL\x10\x03*c\n\x0e\x46\x65\x65\x64\x62\x61\x63kRating\x12\x1f\n\x1b\x46\x45\x45\x44\x42\x41\x43K_RATING_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x45\x45\x44\x42\x41\x43K_RATING_UP\x10\x01\x12\x18\n\x14\x46\x45\x45\x44\x42\x41\x43K_RATING_DOWN\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x61ware/v1/run.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\x08\x46\x65\x65\x64\x62\x61\x63k\x12(\n\x06rating\x18\x01 \x01(\x0e\x32\x18.aware.v1.FeedbackRating\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"N\n\x0e\x44\x61tasetVersion\x12\x12\n\ndataset_id\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x14\n\x0cversion_hash\x18\x03 \x01(\t\"\x9f\x01\n\x0eToolCallRecord\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x16\n\x0e\x61rguments_json\x18\x03 \x01(\t\x12\"\n\x05phase\x18\x04 \x01(\x0e\x32\x13.aware.v1.ToolPhase\x12\x13\n\x0bllm_summary\x18\x05 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x04\"\x88\x07\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tthread_id\x18\x02 \x01(\t\x12\x1f\n\x04kind\x18\x03 \x01(\x0e\x32\x11.aware.v1.RunKind\x12#\n\x06status\x18\x04 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x10\n\x08question\x18\x05 \x01(\t\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x63ompleted_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10ui_state_version\x18\x08 \x01(\x04\x12*\n\x08\x64\x61tasets\x18\t \x03(\x0b\x32\x18.aware.v1.DatasetVersion\x12\'\n\nquery_mode\x18\n \x01(\x0e\x32\x13.aware.v1.QueryMode\x12\x11\n\tplan_json\x18\x0b \x01(\t\x12\x14\n\x0c\x63ompiled_sql\x18\x0c \x01(\t\x12\x16\n\x0eresult_summary\x18\r \x01(\t\x12\x1e\n\x05\x65rror\x18\x0e \x01(\x0b\x32\x0f.aware.v1.Error\x12\x14\n\x0c\x65xec_time_ms\x18\x0f \x01(\x04\x12\x1e\n\x05usage\x18\x10 \x01(\x0b\x32\x0f.aware.v1.Usage\x12,\n\ntool_calls\x18\x11 \x03(\x0b\x32\x18.aware.v1.ToolCallRecord\x12\x10\n\x08last_seq\x18\x12 \x01(\x04\x12\x12\n\nfinal_text\x18\x13 \x01(\t\x12\r\n\x05model\x18\x14 \x01(\t\x12\x12\n\niterations\x18\x15 \x01(\r\x12\x15\n\rparent_run_id\x18\x16 \x01(\t\x12$\n\x08\x66\x65\x65\x64\x62\x61\x63k\x18\x17 \x01(\x0b\x32\x12.aware.v1.Feedback\x12\x32\n\x0everified_query\x18\x18 \x01(\x0b\x32\x1a.aware.v1.VerifiedQueryUse\x12+\n\tgrounding\x18\x19 \x03(\x0b\x32\x18.aware.v1.GroundedNumber\x12\x1a\n\x12ungrounded_numbers\x18\x1a \x01(\r\x12\r\n\x05stale\x18\x1b \x01(\x08\x12\x32\n\x10\x63hanged_datasets\x18\x1c \x03(\x0b\x32\x18.aware.v1.DatasetVersion\x12*\n\tcitations\x18\x1d \x01(\x0b\x32\x17.aware.v1.CitationCheck\"l\n\rCitationCheck\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.aware.v1.CitationStatus\x12\r\n\x05\x63ited\x18\x02 \x03(\t\x12\x0f\n\x07invalid\x18\x03 \x03(\t\x12\x11\n\tretrieved\x18\x04 \x03(\t\"q\n\x0eGroundedNumber\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01\x12\r\n\x05start\x18\x03 \x01(\r\x12\x0b\n\x03\x65nd\x18\x04 \x01(\r\x12&\n\x06source\x18\x05 \x01(\x0b\x32\x16.aware.v1.NumberSource\"e\n\x0cNumberSource\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\x10\n\x08location\x18\x04 \x01(\t\x12\r\n\x05value\x18\x05 \x01(\t\",\n\x10VerifiedQueryUse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xa5\x02\n\x04Span\x12\x0f\n\x07span_id\x18\x01 \x01(\t\x12\x16\n\x0eparent_span_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x64uration_ms\x18\x07 \x01(\x04\x12\x32\n\nattributes\x18\x08 \x03(\x0b\x32\x1e.aware.v1.Span.AttributesEntry\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*\xf6\x01\n\tToolPhase\x12\x1a\n\x16TOOL_PHASE_UNSPECIFIED\x10\x00\x12\x15\n\x11TOOL_PHASE_QUEUED\x10\x01\x12$\n TOOL_PHASE_AWAITING_CONFIRMATION\x10\x02\x12\x16\n\x12TOOL_PHASE_RUNNING\x10\x03\x12\x18\n\x14TOOL_PHASE_SUCCEEDED\x10\x04\x12\x15\n\x11TOOL_PHASE_FAILED\x10\x05\x12\x15\n\x11TOOL_PHASE_DENIED\x10\x06\x12\x16\n\x12TOOL_PHASE_EXPIRED\x10\x07\x12\x18\n\x14TOOL_PHASE_CANCELLED\x10\x08*\xe6\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x15\n\x11RUN_STATUS_QUEUED\x10\x01\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x02\x12$\n RUN_STATUS_AWAITING_CONFIRMATION\x10\x03\x12\x18\n\x14RUN_STATUS_SUCCEEDED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x06\x12\x1d\n\x19RUN_STATUS_MAX_ITERATIONS\x10\x07*t\n\x07RunKind\x12\x18\n\x14RUN_KIND_UNSPECIFIED\x10\x00\x12\x11\n\rRUN_KIND_CHAT\x10\x01\x12\x10\n\x0cRUN_KIND_SQL\x10\x02\x12\x17\n\x13RUN_KIND_QUERY_PLAN\x10\x03\x12\x11\n\rRUN_KIND_TOOL\x10\x04*e\n\tQueryMode\x12\x1a\n\x16QUERY_MODE_UNSPECIFIED\x10\x00\x12\x13\n\x0fQUERY_MODE_NONE\x10\x01\x12\x13\n\x0fQUERY_MODE_PLAN\x10\x02\x12\x12\n\x0eQUERY_MODE_SQL\x10\x03*c\n\x0e\x46\x65\x65\x64\x62\x61\x63kRating\x12\x1f\n\x1b\x46\x45\x45\x44\x42\x41\x43K_RATING_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46\x45\x45\x44\x42\x41\x43K_RATING_UP\x10\x01\x12\x18\n\x14\x46\x45\x45\x44\x42\x41\x43K_RATING_DOWN\x10\x02*\xba\x01\n\x0e\x43itationStatus\x12\x1f\n\x1b\x43ITATION_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43ITATION_STATUS_CITED\x10\x01\x12%\n!CITATION_STATUS_MISSING_CITATIONS\x10\x02\x12$\n CITATION_STATUS_INVALID_CITATION\x10\x03\x12\x1f\n\x1b\x43ITATION_STATUS_NO_EVIDENCE\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,16 +35,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_SPAN_ATTRIBUTESENTRY']._loaded_options = None
   _globals['_SPAN_ATTRIBUTESENTRY']._serialized_options = b'8\001'
-  _globals['_TOOLPHASE']._serialized_start=1872
-  _globals['_TOOLPHASE']._serialized_end=2118
-  _globals['_RUNSTATUS']._serialized_start=2121
-  _globals['_RUNSTATUS']._serialized_end=2351
-  _globals['_RUNKIND']._serialized_start=2353
-  _globals['_RUNKIND']._serialized_end=2469
-  _globals['_QUERYMODE']._serialized_start=2471
-  _globals['_QUERYMODE']._serialized_end=2572
-  _globals['_FEEDBACKRATING']._serialized_start=2574
-  _globals['_FEEDBACKRATING']._serialized_end=2673
+  _globals['_TOOLPHASE']._serialized_start=2026
+  _globals['_TOOLPHASE']._serialized_end=2272
+  _globals['_RUNSTATUS']._serialized_start=2275
+  _globals['_RUNSTATUS']._serialized_end=2505
+  _globals['_RUNKIND']._serialized_start=2507
+  _globals['_RUNKIND']._serialized_end=2623
+  _globals['_QUERYMODE']._serialized_start=2625
+  _globals['_QUERYMODE']._serialized_end=2726
+  _globals['_FEEDBACKRATING']._serialized_start=2728
+  _globals['_FEEDBACKRATING']._serialized_end=2827
+  _globals['_CITATIONSTATUS']._serialized_start=2830
+  _globals['_CITATIONSTATUS']._serialized_end=3016
   _globals['_FEEDBACK']._serialized_start=88
   _globals['_FEEDBACK']._serialized_end=204
   _globals['_DATASETVERSION']._serialized_start=206
@@ -52,15 +54,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TOOLCALLRECORD']._serialized_start=287
   _globals['_TOOLCALLRECORD']._serialized_end=446
   _globals['_RUN']._serialized_start=449
-  _globals['_RUN']._serialized_end=1309
-  _globals['_GROUNDEDNUMBER']._serialized_start=1311
-  _globals['_GROUNDEDNUMBER']._serialized_end=1424
-  _globals['_NUMBERSOURCE']._serialized_start=1426
-  _globals['_NUMBERSOURCE']._serialized_end=1527
-  _globals['_VERIFIEDQUERYUSE']._serialized_start=1529
-  _globals['_VERIFIEDQUERYUSE']._serialized_end=1573
-  _globals['_SPAN']._serialized_start=1576
-  _globals['_SPAN']._serialized_end=1869
-  _globals['_SPAN_ATTRIBUTESENTRY']._serialized_start=1820
-  _globals['_SPAN_ATTRIBUTESENTRY']._serialized_end=1869
+  _globals['_RUN']._serialized_end=1353
+  _globals['_CITATIONCHECK']._serialized_start=1355
+  _globals['_CITATIONCHECK']._serialized_end=1463
+  _globals['_GROUNDEDNUMBER']._serialized_start=1465
+  _globals['_GROUNDEDNUMBER']._serialized_end=1578
+  _globals['_NUMBERSOURCE']._serialized_start=1580
+  _globals['_NUMBERSOURCE']._serialized_end=1681
+  _globals['_VERIFIEDQUERYUSE']._serialized_start=1683
+  _globals['_VERIFIEDQUERYUSE']._serialized_end=1727
+  _globals['_SPAN']._serialized_start=1730
+  _globals['_SPAN']._serialized_end=2023
+  _globals['_SPAN_ATTRIBUTESENTRY']._serialized_start=1974
+  _globals['_SPAN_ATTRIBUTESENTRY']._serialized_end=2023
 # @@protoc_insertion_point(module_scope)

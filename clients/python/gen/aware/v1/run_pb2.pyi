@@ -54,6 +54,14 @@ class FeedbackRating(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FEEDBACK_RATING_UNSPECIFIED: _ClassVar[FeedbackRating]
     FEEDBACK_RATING_UP: _ClassVar[FeedbackRating]
     FEEDBACK_RATING_DOWN: _ClassVar[FeedbackRating]
+
+class CitationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CITATION_STATUS_UNSPECIFIED: _ClassVar[CitationStatus]
+    CITATION_STATUS_CITED: _ClassVar[CitationStatus]
+    CITATION_STATUS_MISSING_CITATIONS: _ClassVar[CitationStatus]
+    CITATION_STATUS_INVALID_CITATION: _ClassVar[CitationStatus]
+    CITATION_STATUS_NO_EVIDENCE: _ClassVar[CitationStatus]
 TOOL_PHASE_UNSPECIFIED: ToolPhase
 TOOL_PHASE_QUEUED: ToolPhase
 TOOL_PHASE_AWAITING_CONFIRMATION: ToolPhase
@@ -83,6 +91,11 @@ QUERY_MODE_SQL: QueryMode
 FEEDBACK_RATING_UNSPECIFIED: FeedbackRating
 FEEDBACK_RATING_UP: FeedbackRating
 FEEDBACK_RATING_DOWN: FeedbackRating
+CITATION_STATUS_UNSPECIFIED: CitationStatus
+CITATION_STATUS_CITED: CitationStatus
+CITATION_STATUS_MISSING_CITATIONS: CitationStatus
+CITATION_STATUS_INVALID_CITATION: CitationStatus
+CITATION_STATUS_NO_EVIDENCE: CitationStatus
 
 class Feedback(_message.Message):
     __slots__ = ("rating", "reason", "created_at")
@@ -121,7 +134,7 @@ class ToolCallRecord(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., phase: _Optional[_Union[ToolPhase, str]] = ..., llm_summary: _Optional[str] = ..., duration_ms: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback", "verified_query", "grounding", "ungrounded_numbers", "stale", "changed_datasets")
+    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback", "verified_query", "grounding", "ungrounded_numbers", "stale", "changed_datasets", "citations")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -150,6 +163,7 @@ class Run(_message.Message):
     UNGROUNDED_NUMBERS_FIELD_NUMBER: _ClassVar[int]
     STALE_FIELD_NUMBER: _ClassVar[int]
     CHANGED_DATASETS_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     thread_id: str
     kind: RunKind
@@ -178,7 +192,20 @@ class Run(_message.Message):
     ungrounded_numbers: int
     stale: bool
     changed_datasets: _containers.RepeatedCompositeFieldContainer[DatasetVersion]
-    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ..., verified_query: _Optional[_Union[VerifiedQueryUse, _Mapping]] = ..., grounding: _Optional[_Iterable[_Union[GroundedNumber, _Mapping]]] = ..., ungrounded_numbers: _Optional[int] = ..., stale: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ...) -> None: ...
+    citations: CitationCheck
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ..., verified_query: _Optional[_Union[VerifiedQueryUse, _Mapping]] = ..., grounding: _Optional[_Iterable[_Union[GroundedNumber, _Mapping]]] = ..., ungrounded_numbers: _Optional[int] = ..., stale: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., citations: _Optional[_Union[CitationCheck, _Mapping]] = ...) -> None: ...
+
+class CitationCheck(_message.Message):
+    __slots__ = ("status", "cited", "invalid", "retrieved")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CITED_FIELD_NUMBER: _ClassVar[int]
+    INVALID_FIELD_NUMBER: _ClassVar[int]
+    RETRIEVED_FIELD_NUMBER: _ClassVar[int]
+    status: CitationStatus
+    cited: _containers.RepeatedScalarFieldContainer[str]
+    invalid: _containers.RepeatedScalarFieldContainer[str]
+    retrieved: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, status: _Optional[_Union[CitationStatus, str]] = ..., cited: _Optional[_Iterable[str]] = ..., invalid: _Optional[_Iterable[str]] = ..., retrieved: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GroundedNumber(_message.Message):
     __slots__ = ("text", "value", "start", "end", "source")

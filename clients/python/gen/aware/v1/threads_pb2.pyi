@@ -86,7 +86,7 @@ class TurnConfirmation(_message.Message):
     def __init__(self, confirmation_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., description: _Optional[str] = ..., resolution: _Optional[_Union[_events_pb2.ConfirmationResolution, str]] = ..., grant_id: _Optional[str] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("run_id", "status", "user_text", "assistant_text", "created_at", "results", "confirmations", "feedback", "memories_saved", "grounding")
+    __slots__ = ("run_id", "status", "user_text", "assistant_text", "created_at", "results", "confirmations", "feedback", "memories_saved", "grounding", "citations")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     USER_TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +97,7 @@ class Turn(_message.Message):
     FEEDBACK_FIELD_NUMBER: _ClassVar[int]
     MEMORIES_SAVED_FIELD_NUMBER: _ClassVar[int]
     GROUNDING_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     status: _run_pb2.RunStatus
     user_text: str
@@ -107,7 +108,8 @@ class Turn(_message.Message):
     feedback: _run_pb2.Feedback
     memories_saved: _containers.RepeatedScalarFieldContainer[str]
     grounding: _containers.RepeatedCompositeFieldContainer[_run_pb2.GroundedNumber]
-    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., results: _Optional[_Iterable[_Union[TurnResult, _Mapping]]] = ..., confirmations: _Optional[_Iterable[_Union[TurnConfirmation, _Mapping]]] = ..., feedback: _Optional[_Union[_run_pb2.Feedback, _Mapping]] = ..., memories_saved: _Optional[_Iterable[str]] = ..., grounding: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ...) -> None: ...
+    citations: _run_pb2.CitationCheck
+    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., results: _Optional[_Iterable[_Union[TurnResult, _Mapping]]] = ..., confirmations: _Optional[_Iterable[_Union[TurnConfirmation, _Mapping]]] = ..., feedback: _Optional[_Union[_run_pb2.Feedback, _Mapping]] = ..., memories_saved: _Optional[_Iterable[str]] = ..., grounding: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ..., citations: _Optional[_Union[_run_pb2.CitationCheck, _Mapping]] = ...) -> None: ...
 
 class GetThreadResponse(_message.Message):
     __slots__ = ("thread", "turns")

@@ -5,6 +5,7 @@ use super::tool_step::Outcome;
 use super::{Driver, Stop};
 use crate::ErrorCode;
 use crate::Result;
+use crate::knowledge;
 use crate::run::{RunError, RunStatus};
 use crate::runs::events::{EventPayload, RunEvent, ToolPhase};
 use crate::runs::grounding::{self, Evidence, Grounding};
@@ -117,7 +118,33 @@ impl Driver {
             metrics::counter!("aware_answers_ungrounded_total").increment(1);
             tracing::info!(run = %self.run.record.id, ungrounded, numbers, "an answer has numbers no tool result holds");
         }
-        self.emit(EventPayload::Grounding { numbers: grounding.numbers.clone() }).await?;
+        // An answer of a run that retrieved passages of documents must cite them, and only them.
+        let mut retrievals = events.iter().filter_map(|e| {
+            if let EventPayload::RetrievalCompleted { chunk_ids, .. } = &e.payload { Some(chunk_ids) } else { None }
+        });
+        let mut grounding = grounding;
+        if let Some(first) = retrievals.next() {
+            let mut retrieved: Vec<String> = first.clone();
+            for id in retrievals.flatten() {
+                if !retrieved.contains(id) {
+                    retrieved.push(id.clone());
+                }
+            }
+            let check = knowledge::check(answer, &retrieved);
+            metrics::counter!("aware_answer_citations_total", "status" => check.status.as_str()).increment(1);
+            if check.status.failed() {
+                tracing::info!(
+                    run = %self.run.record.id, status = check.status.as_str(), invalid = ?check.invalid,
+                    "an answer from documents failed its citation check"
+                );
+            }
+            grounding.citations = Some(check);
+        }
+        self.emit(EventPayload::Grounding {
+            numbers: grounding.numbers.clone(),
+            citations: grounding.citations.clone(),
+        })
+        .await?;
         Ok(grounding)
     }
 }

@@ -100,6 +100,7 @@ fn event_key(p: &EventPayload) -> Option<String> {
         EventPayload::MemorySaved { memory_id, .. } => key("saved", memory_id.as_str()),
         EventPayload::MemoryForgotten { memory_id, .. } => key("forgot", memory_id.as_str()),
         EventPayload::Grounding { .. } => "grounding".to_owned(),
+        EventPayload::RetrievalCompleted { tool_call_id, .. } => key("retrieved", tool_call_id.as_str()),
         EventPayload::ToolStatus { tool_call_id, phase: ToolPhase::Running, .. } => {
             key("running", tool_call_id.as_str())
         }

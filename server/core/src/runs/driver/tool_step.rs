@@ -322,6 +322,17 @@ impl Driver {
         duration_ms: u64,
         rich: Option<RichResult>,
     ) -> Result<()> {
+        let retrieved = if let Some(RichResult::Knowledge { results }) = &rich
+            && !is_error
+        {
+            Some(EventPayload::RetrievalCompleted {
+                tool_call_id: call.id.clone(),
+                query: results.query.clone(),
+                chunk_ids: results.chunks.iter().map(|c| c.chunk_id.clone()).collect(),
+            })
+        } else {
+            None
+        };
         self.emit(EventPayload::ToolResult {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
@@ -333,6 +344,10 @@ impl Driver {
             provenance: Box::new(self.provenance(&call.name)),
         })
         .await?;
+        // What the answer may cite.
+        if let Some(retrieved) = retrieved {
+            self.emit(retrieved).await?;
+        }
         self.push_message(Message::Tool {
             tool_call_id: call.id.clone(),
             name: call.name.clone(),

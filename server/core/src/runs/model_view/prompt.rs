@@ -95,6 +95,18 @@ pub fn system_prompt(context: &RunContext) -> String {
     }
     s.push_str(&format!("datasets ({}):\n", context.datasets.len()));
     for d in context.datasets.iter().take(MAX_DATASETS) {
+        if d.format.is_document() {
+            s.push_str(&format!(
+                "- document name {}, table {}, {} passages, {}: read it with search_knowledge and cite its \
+                 passages as [{}::NNN]\n",
+                quote(&d.name, NAME_CHARS),
+                quote(&d.table_name, NAME_CHARS),
+                d.row_count,
+                d.status.as_str(),
+                d.table_name.chars().take(NAME_CHARS).collect::<String>()
+            ));
+            continue;
+        }
         s.push_str(&format!(
             "- name {}, table {}, {} rows, {} columns, {} bytes, {}\n",
             quote(&d.name, NAME_CHARS),

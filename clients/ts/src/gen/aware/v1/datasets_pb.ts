@@ -18,10 +18,16 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/datasets.proto.
  */
 export const file_aware_v1_datasets: GenFile = /*@__PURE__*/
-  fileDesc("Chdhd2FyZS92MS9kYXRhc2V0cy5wcm90bxIIYXdhcmUudjEiqAQKB0RhdGFzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgp0YWJsZV9uYW1lGAMgASgJEicKBmZvcm1hdBgEIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRGb3JtYXQSJwoGc3RhdHVzGAUgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cxIRCglyb3dfY291bnQYBiABKAQSFAoMY29sdW1uX2NvdW50GAcgASgNEhIKCnNpemVfYnl0ZXMYCCABKAQSFAoMdmVyc2lvbl9oYXNoGAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB2NvbHVtbnMYCyADKAsyEC5hd2FyZS52MS5Db2x1bW4SDQoFZXJyb3IYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoMc2VhcmNoX2luZGV4GA4gASgLMhUuYXdhcmUudjEuU2VhcmNoSW5kZXgSEwoLZGVzY3JpcHRpb24YDyABKAkSKgoMY29sdW1uX25vdGVzGBAgAygLMhQuYXdhcmUudjEuQ29sdW1uTm90ZRIiCgdsaW5lYWdlGBEgASgLMhEuYXdhcmUudjEuTGluZWFnZRImCgZvcmlnaW4YEiABKAsyFi5hd2FyZS52MS5JbXBvcnRPcmlnaW4iKgoMSW1wb3J0T3JpZ2luEgwKBHJvb3QYASABKAkSDAoEcGF0aBgCIAEoCSI/CgpDb2x1bW5Ob3RlEg4KBmNvbHVtbhgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIMCgR1bml0GAMgASgJIlEKB0xpbmVhZ2USKQoHc291cmNlcxgBIAMoCzIYLmF3YXJlLnYxLkRhdGFzZXRWZXJzaW9uEgsKA3NxbBgCIAEoCRIOCgZydW5faWQYAyABKAkipQEKClNhdmVkUXVlcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghxdWVzdGlvbhgDIAEoCRILCgNzcWwYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirwEKC1NlYXJjaEluZGV4EikKBXN0YXRlGAEgASgOMhouYXdhcmUudjEuU2VhcmNoSW5kZXhTdGF0ZRIUCgx0ZXh0X2NvbHVtbnMYAiADKAkSDAoEcm93cxgDIAEoBBITCgt2ZWN0b3Jfcm93cxgEIAEoBBIXCg9lbWJlZGRpbmdfbW9kZWwYBSABKAkSFAoMdmVjdG9yX2luZGV4GAYgASgJEg0KBWVycm9yGAcgASgJIjIKC0RhdGFzZXRMaXN0EiMKCGRhdGFzZXRzGAEgAygLMhEuYXdhcmUudjEuRGF0YXNldCJUCg1EYXRhc2V0RGV0YWlsEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0Eh8KBnNhbXBsZRgCIAEoCzIPLmF3YXJlLnYxLlRhYmxlIuUCChBDb2x1bW5TdGF0aXN0aWNzEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIhCgRraW5kGAMgASgOMhMuYXdhcmUudjEuVmFsdWVLaW5kEhIKCm51bGxfY291bnQYBCABKAQSFgoOZGlzdGluY3RfY291bnQYBSABKAQSHAoDbWluGAYgASgLMg8uYXdhcmUudjEuVmFsdWUSHAoDbWF4GAcgASgLMg8uYXdhcmUudjEuVmFsdWUSEQoEbWVhbhgIIAEoAUgAiAEBEhMKBm1lZGlhbhgJIAEoAUgBiAEBEhMKBnN0ZGRldhgKIAEoAUgCiAEBEhcKCm1pbl9sZW5ndGgYCyABKARIA4gBARIXCgptYXhfbGVuZ3RoGAwgASgESASIAQFCBwoFX21lYW5CCQoHX21lZGlhbkIJCgdfc3RkZGV2Qg0KC19taW5fbGVuZ3RoQg0KC19tYXhfbGVuZ3RoIpEBChFEYXRhc2V0U3RhdGlzdGljcxISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSEQoJcm93X2NvdW50GAMgASgEEisKB2NvbHVtbnMYBCADKAsyGi5hd2FyZS52MS5Db2x1bW5TdGF0aXN0aWNzEhQKDGV4ZWNfdGltZV9tcxgFIAEoBCLaAQoJU2VhcmNoSGl0EhIKCmRhdGFzZXRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIOCgZyb3dfaWQYAyABKAQSDgoGY29sdW1uGAQgASgJEgwKBHRleHQYBSABKAkSDwoHc25pcHBldBgGIAEoCRINCgVzY29yZRgHIAEoARIUCgxkYXRhc2V0X25hbWUYCCABKAkSFAoMbGV4aWNhbF9yYW5rGAkgASgNEhMKC3ZlY3Rvcl9yYW5rGAogASgNEhYKDnNhbWVfdGV4dF9yb3dzGAsgASgNInUKClNlYXJjaEhpdHMSIQoEaGl0cxgBIAMoCzITLmF3YXJlLnYxLlNlYXJjaEhpdBIMCgRtb2RlGAIgASgJEg0KBXF1ZXJ5GAMgASgJEhkKEWRhdGFzZXRzX3NlYXJjaGVkGAQgASgNEgwKBG5vdGUYBSABKAkiRQoTTGlzdERhdGFzZXRzUmVxdWVzdBIuCg1zdGF0dXNfZmlsdGVyGAEgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cyI7ChRMaXN0RGF0YXNldHNSZXNwb25zZRIjCghkYXRhc2V0cxgBIAMoCzIRLmF3YXJlLnYxLkRhdGFzZXQiUQoRR2V0RGF0YXNldFJlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCRIYCgtzYW1wbGVfcm93cxgCIAEoDUgAiAEBQg4KDF9zYW1wbGVfcm93cyJZChJHZXREYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQSHwoGc2FtcGxlGAIgASgLMg8uYXdhcmUudjEuVGFibGUiWwoUVXBsb2FkRGF0YXNldFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEg0KBWNodW5rGAMgASgMEhIKCnNpemVfYnl0ZXMYBCABKAQiOwoVVXBsb2FkRGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IksKE0NyZWF0ZVVwbG9hZFJlcXVlc3QSEAoIZmlsZW5hbWUYASABKAkSDgoGZm9ybWF0GAIgASgJEhIKCnNpemVfYnl0ZXMYAyABKAQiQgoUQ3JlYXRlVXBsb2FkUmVzcG9uc2USEQoJdXBsb2FkX2lkGAEgASgJEhcKD21heF9jaHVua19ieXRlcxgCIAEoDSJHChNBcHBlbmRVcGxvYWRSZXF1ZXN0EhEKCXVwbG9hZF9pZBgBIAEoCRIOCgZvZmZzZXQYAiABKAQSDQoFY2h1bmsYAyABKAwiLgoUQXBwZW5kVXBsb2FkUmVzcG9uc2USFgoOcmVjZWl2ZWRfYnl0ZXMYASABKAQiKAoTQ29tbWl0VXBsb2FkUmVxdWVzdBIRCgl1cGxvYWRfaWQYASABKAkiOgoUQ29tbWl0VXBsb2FkUmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiNwoSUHJldmlld1Jvd3NSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkSDQoFbGltaXQYAiABKA0iNQoTUHJldmlld1Jvd3NSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlIjEKG0dldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJIk8KHEdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USLwoKc3RhdGlzdGljcxgBIAEoCzIbLmF3YXJlLnYxLkRhdGFzZXRTdGF0aXN0aWNzIioKFERlbGV0ZURhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkiKwoVRGVsZXRlRGF0YXNldFJlc3BvbnNlEhIKCmRhdGFzZXRfaWQYASABKAkiVwoVU2VhcmNoRGF0YXNldHNSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJEhIKCmRhdGFzZXRfaWQYAiABKAkSDQoFbGltaXQYAyABKA0SDAoEbW9kZRgEIAEoCSJyChZTZWFyY2hEYXRhc2V0c1Jlc3BvbnNlEiEKBGhpdHMYASADKAsyEy5hd2FyZS52MS5TZWFyY2hIaXQSDAoEbW9kZRgCIAEoCRIZChFkYXRhc2V0c19zZWFyY2hlZBgDIAEoDRIMCgRub3RlGAQgASgJIsQBChRVcGRhdGVEYXRhc2V0UmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgp0YWJsZV9uYW1lGAMgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YBCABKAlIAogBARIqCgxjb2x1bW5fbm90ZXMYBSADKAsyFC5hd2FyZS52MS5Db2x1bW5Ob3RlQgcKBV9uYW1lQg0KC190YWJsZV9uYW1lQg4KDF9kZXNjcmlwdGlvbiI7ChVVcGRhdGVEYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiKwoVUmVmcmVzaERhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkiaQoWUmVmcmVzaERhdGFzZXRSZXNwb25zZRIiCgdkYXRhc2V0GAEgASgLMhEuYXdhcmUudjEuRGF0YXNldBIPCgdjaGFuZ2VkGAIgASgIEhoKEnByZXZpb3VzX3Jvd19jb3VudBgDIAEoBCJqChdNYXRlcmlhbGl6ZVF1ZXJ5UmVxdWVzdBISCgp0YWJsZV9uYW1lGAEgASgJEg0KA3NxbBgCIAEoCUgAEiMKBHBsYW4YAyABKAsyEy5hd2FyZS52MS5RdWVyeVBsYW5IAEIHCgVxdWVyeSI+ChhNYXRlcmlhbGl6ZVF1ZXJ5UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQiGQoXTGlzdFNhdmVkUXVlcmllc1JlcXVlc3QiQQoYTGlzdFNhdmVkUXVlcmllc1Jlc3BvbnNlEiUKB3F1ZXJpZXMYASADKAsyFC5hd2FyZS52MS5TYXZlZFF1ZXJ5Im8KEFNhdmVRdWVyeVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCghxdWVzdGlvbhgCIAEoCRINCgNzcWwYAyABKAlIABIjCgRwbGFuGAQgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuSABCBwoFcXVlcnkiOAoRU2F2ZVF1ZXJ5UmVzcG9uc2USIwoFcXVlcnkYASABKAsyFC5hd2FyZS52MS5TYXZlZFF1ZXJ5IigKF0RlbGV0ZVNhdmVkUXVlcnlSZXF1ZXN0Eg0KBXF1ZXJ5GAEgASgJIj8KGERlbGV0ZVNhdmVkUXVlcnlSZXNwb25zZRIjCgVxdWVyeRgBIAEoCzIULmF3YXJlLnYxLlNhdmVkUXVlcnkqggEKDURhdGFzZXRTdGF0dXMSHgoaREFUQVNFVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIdChlEQVRBU0VUX1NUQVRVU19QUk9DRVNTSU5HEAESGAoUREFUQVNFVF9TVEFUVVNfUkVBRFkQAhIYChREQVRBU0VUX1NUQVRVU19FUlJPUhADKssBCg1EYXRhc2V0Rm9ybWF0Eh4KGkRBVEFTRVRfRk9STUFUX1VOU1BFQ0lGSUVEEAASFgoSREFUQVNFVF9GT1JNQVRfQ1NWEAESFgoSREFUQVNFVF9GT1JNQVRfVFNWEAISGgoWREFUQVNFVF9GT1JNQVRfUEFSUVVFVBADEhcKE0RBVEFTRVRfRk9STUFUX0pTT04QBBIZChVEQVRBU0VUX0ZPUk1BVF9OREpTT04QBRIaChZEQVRBU0VUX0ZPUk1BVF9ERVJJVkVEEAYq9gEKEFNlYXJjaEluZGV4U3RhdGUSIgoeU0VBUkNIX0lOREVYX1NUQVRFX1VOU1BFQ0lGSUVEEAASHwobU0VBUkNIX0lOREVYX1NUQVRFX0lOREVYSU5HEAESHgoaU0VBUkNIX0lOREVYX1NUQVRFX05PX1RFWFQQAhIgChxTRUFSQ0hfSU5ERVhfU1RBVEVfRU1CRURESU5HEAMSHgoaU0VBUkNIX0lOREVYX1NUQVRFX0xFWElDQUwQBBIcChhTRUFSQ0hfSU5ERVhfU1RBVEVfUkVBRFkQBRIdChlTRUFSQ0hfSU5ERVhfU1RBVEVfRkFJTEVEEAYywgoKD0RhdGFzZXRzU2VydmljZRJNCgxMaXN0RGF0YXNldHMSHS5hd2FyZS52MS5MaXN0RGF0YXNldHNSZXF1ZXN0Gh4uYXdhcmUudjEuTGlzdERhdGFzZXRzUmVzcG9uc2USRwoKR2V0RGF0YXNldBIbLmF3YXJlLnYxLkdldERhdGFzZXRSZXF1ZXN0GhwuYXdhcmUudjEuR2V0RGF0YXNldFJlc3BvbnNlElIKDVVwbG9hZERhdGFzZXQSHi5hd2FyZS52MS5VcGxvYWREYXRhc2V0UmVxdWVzdBofLmF3YXJlLnYxLlVwbG9hZERhdGFzZXRSZXNwb25zZSgBEk0KDENyZWF0ZVVwbG9hZBIdLmF3YXJlLnYxLkNyZWF0ZVVwbG9hZFJlcXVlc3QaHi5hd2FyZS52MS5DcmVhdGVVcGxvYWRSZXNwb25zZRJNCgxBcHBlbmRVcGxvYWQSHS5hd2FyZS52MS5BcHBlbmRVcGxvYWRSZXF1ZXN0Gh4uYXdhcmUudjEuQXBwZW5kVXBsb2FkUmVzcG9uc2USTQoMQ29tbWl0VXBsb2FkEh0uYXdhcmUudjEuQ29tbWl0VXBsb2FkUmVxdWVzdBoeLmF3YXJlLnYxLkNvbW1pdFVwbG9hZFJlc3BvbnNlEkoKC1ByZXZpZXdSb3dzEhwuYXdhcmUudjEuUHJldmlld1Jvd3NSZXF1ZXN0Gh0uYXdhcmUudjEuUHJldmlld1Jvd3NSZXNwb25zZRJlChRHZXREYXRhc2V0U3RhdGlzdGljcxIlLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVxdWVzdBomLmF3YXJlLnYxLkdldERhdGFzZXRTdGF0aXN0aWNzUmVzcG9uc2USUAoNRGVsZXRlRGF0YXNldBIeLmF3YXJlLnYxLkRlbGV0ZURhdGFzZXRSZXF1ZXN0Gh8uYXdhcmUudjEuRGVsZXRlRGF0YXNldFJlc3BvbnNlElMKDlNlYXJjaERhdGFzZXRzEh8uYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXF1ZXN0GiAuYXdhcmUudjEuU2VhcmNoRGF0YXNldHNSZXNwb25zZRJQCg1VcGRhdGVEYXRhc2V0Eh4uYXdhcmUudjEuVXBkYXRlRGF0YXNldFJlcXVlc3QaHy5hd2FyZS52MS5VcGRhdGVEYXRhc2V0UmVzcG9uc2USWQoQTWF0ZXJpYWxpemVRdWVyeRIhLmF3YXJlLnYxLk1hdGVyaWFsaXplUXVlcnlSZXF1ZXN0GiIuYXdhcmUudjEuTWF0ZXJpYWxpemVRdWVyeVJlc3BvbnNlElkKEExpc3RTYXZlZFF1ZXJpZXMSIS5hd2FyZS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVxdWVzdBoiLmF3YXJlLnYxLkxpc3RTYXZlZFF1ZXJpZXNSZXNwb25zZRJECglTYXZlUXVlcnkSGi5hd2FyZS52MS5TYXZlUXVlcnlSZXF1ZXN0GhsuYXdhcmUudjEuU2F2ZVF1ZXJ5UmVzcG9uc2USWQoQRGVsZXRlU2F2ZWRRdWVyeRIhLmF3YXJlLnYxLkRlbGV0ZVNhdmVkUXVlcnlSZXF1ZXN0GiIuYXdhcmUudjEuRGVsZXRlU2F2ZWRRdWVyeVJlc3BvbnNlElMKDlJlZnJlc2hEYXRhc2V0Eh8uYXdhcmUudjEuUmVmcmVzaERhdGFzZXRSZXF1ZXN0GiAuYXdhcmUudjEuUmVmcmVzaERhdGFzZXRSZXNwb25zZWIGcHJvdG8z", [file_aware_v1_common, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
+  fileDesc("Chdhd2FyZS92MS9kYXRhc2V0cy5wcm90bxIIYXdhcmUudjEiqAQKB0RhdGFzZXQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgp0YWJsZV9uYW1lGAMgASgJEicKBmZvcm1hdBgEIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRGb3JtYXQSJwoGc3RhdHVzGAUgASgOMhcuYXdhcmUudjEuRGF0YXNldFN0YXR1cxIRCglyb3dfY291bnQYBiABKAQSFAoMY29sdW1uX2NvdW50GAcgASgNEhIKCnNpemVfYnl0ZXMYCCABKAQSFAoMdmVyc2lvbl9oYXNoGAkgASgJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKB2NvbHVtbnMYCyADKAsyEC5hd2FyZS52MS5Db2x1bW4SDQoFZXJyb3IYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoMc2VhcmNoX2luZGV4GA4gASgLMhUuYXdhcmUudjEuU2VhcmNoSW5kZXgSEwoLZGVzY3JpcHRpb24YDyABKAkSKgoMY29sdW1uX25vdGVzGBAgAygLMhQuYXdhcmUudjEuQ29sdW1uTm90ZRIiCgdsaW5lYWdlGBEgASgLMhEuYXdhcmUudjEuTGluZWFnZRImCgZvcmlnaW4YEiABKAsyFi5hd2FyZS52MS5JbXBvcnRPcmlnaW4iKgoMSW1wb3J0T3JpZ2luEgwKBHJvb3QYASABKAkSDAoEcGF0aBgCIAEoCSI/CgpDb2x1bW5Ob3RlEg4KBmNvbHVtbhgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIMCgR1bml0GAMgASgJIlEKB0xpbmVhZ2USKQoHc291cmNlcxgBIAMoCzIYLmF3YXJlLnYxLkRhdGFzZXRWZXJzaW9uEgsKA3NxbBgCIAEoCRIOCgZydW5faWQYAyABKAkipQEKClNhdmVkUXVlcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghxdWVzdGlvbhgDIAEoCRILCgNzcWwYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirwEKC1NlYXJjaEluZGV4EikKBXN0YXRlGAEgASgOMhouYXdhcmUudjEuU2VhcmNoSW5kZXhTdGF0ZRIUCgx0ZXh0X2NvbHVtbnMYAiADKAkSDAoEcm93cxgDIAEoBBITCgt2ZWN0b3Jfcm93cxgEIAEoBBIXCg9lbWJlZGRpbmdfbW9kZWwYBSABKAkSFAoMdmVjdG9yX2luZGV4GAYgASgJEg0KBWVycm9yGAcgASgJIoABCg1Lbm93bGVkZ2VIaXRzEg0KBXF1ZXJ5GAEgASgJEigKBmNodW5rcxgCIAMoCzIYLmF3YXJlLnYxLktub3dsZWRnZUNodW5rEhoKEmRvY3VtZW50c19zZWFyY2hlZBgDIAEoDRIMCgRub3RlGAQgASgJEgwKBG1vZGUYBSABKAkimwEKDktub3dsZWRnZUNodW5rEhAKCGNodW5rX2lkGAEgASgJEhIKCmRhdGFzZXRfaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDwoHaGVhZGluZxgEIAEoCRIMCgR0ZXh0GAUgASgJEg8KB3NuaXBwZXQYBiABKAkSDQoFc2NvcmUYByABKAESFQoNZG9jdW1lbnRfbmFtZRgIIAEoCSIyCgtEYXRhc2V0TGlzdBIjCghkYXRhc2V0cxgBIAMoCzIRLmF3YXJlLnYxLkRhdGFzZXQiVAoNRGF0YXNldERldGFpbBIiCgdkYXRhc2V0GAEgASgLMhEuYXdhcmUudjEuRGF0YXNldBIfCgZzYW1wbGUYAiABKAsyDy5hd2FyZS52MS5UYWJsZSLlAgoQQ29sdW1uU3RhdGlzdGljcxIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkSIQoEa2luZBgDIAEoDjITLmF3YXJlLnYxLlZhbHVlS2luZBISCgpudWxsX2NvdW50GAQgASgEEhYKDmRpc3RpbmN0X2NvdW50GAUgASgEEhwKA21pbhgGIAEoCzIPLmF3YXJlLnYxLlZhbHVlEhwKA21heBgHIAEoCzIPLmF3YXJlLnYxLlZhbHVlEhEKBG1lYW4YCCABKAFIAIgBARITCgZtZWRpYW4YCSABKAFIAYgBARITCgZzdGRkZXYYCiABKAFIAogBARIXCgptaW5fbGVuZ3RoGAsgASgESAOIAQESFwoKbWF4X2xlbmd0aBgMIAEoBEgEiAEBQgcKBV9tZWFuQgkKB19tZWRpYW5CCQoHX3N0ZGRldkINCgtfbWluX2xlbmd0aEINCgtfbWF4X2xlbmd0aCKRAQoRRGF0YXNldFN0YXRpc3RpY3MSEgoKZGF0YXNldF9pZBgBIAEoCRISCgp0YWJsZV9uYW1lGAIgASgJEhEKCXJvd19jb3VudBgDIAEoBBIrCgdjb2x1bW5zGAQgAygLMhouYXdhcmUudjEuQ29sdW1uU3RhdGlzdGljcxIUCgxleGVjX3RpbWVfbXMYBSABKAQi2gEKCVNlYXJjaEhpdBISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSDgoGcm93X2lkGAMgASgEEg4KBmNvbHVtbhgEIAEoCRIMCgR0ZXh0GAUgASgJEg8KB3NuaXBwZXQYBiABKAkSDQoFc2NvcmUYByABKAESFAoMZGF0YXNldF9uYW1lGAggASgJEhQKDGxleGljYWxfcmFuaxgJIAEoDRITCgt2ZWN0b3JfcmFuaxgKIAEoDRIWCg5zYW1lX3RleHRfcm93cxgLIAEoDSJ1CgpTZWFyY2hIaXRzEiEKBGhpdHMYASADKAsyEy5hd2FyZS52MS5TZWFyY2hIaXQSDAoEbW9kZRgCIAEoCRINCgVxdWVyeRgDIAEoCRIZChFkYXRhc2V0c19zZWFyY2hlZBgEIAEoDRIMCgRub3RlGAUgASgJIkUKE0xpc3REYXRhc2V0c1JlcXVlc3QSLgoNc3RhdHVzX2ZpbHRlchgBIAEoDjIXLmF3YXJlLnYxLkRhdGFzZXRTdGF0dXMiOwoUTGlzdERhdGFzZXRzUmVzcG9uc2USIwoIZGF0YXNldHMYASADKAsyES5hd2FyZS52MS5EYXRhc2V0IlEKEUdldERhdGFzZXRSZXF1ZXN0EhIKCmRhdGFzZXRfaWQYASABKAkSGAoLc2FtcGxlX3Jvd3MYAiABKA1IAIgBAUIOCgxfc2FtcGxlX3Jvd3MiWQoSR2V0RGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0Eh8KBnNhbXBsZRgCIAEoCzIPLmF3YXJlLnYxLlRhYmxlIlsKFFVwbG9hZERhdGFzZXRSZXF1ZXN0EhAKCGZpbGVuYW1lGAEgASgJEg4KBmZvcm1hdBgCIAEoCRINCgVjaHVuaxgDIAEoDBISCgpzaXplX2J5dGVzGAQgASgEIjsKFVVwbG9hZERhdGFzZXRSZXNwb25zZRIiCgdkYXRhc2V0GAEgASgLMhEuYXdhcmUudjEuRGF0YXNldCJLChNDcmVhdGVVcGxvYWRSZXF1ZXN0EhAKCGZpbGVuYW1lGAEgASgJEg4KBmZvcm1hdBgCIAEoCRISCgpzaXplX2J5dGVzGAMgASgEIkIKFENyZWF0ZVVwbG9hZFJlc3BvbnNlEhEKCXVwbG9hZF9pZBgBIAEoCRIXCg9tYXhfY2h1bmtfYnl0ZXMYAiABKA0iRwoTQXBwZW5kVXBsb2FkUmVxdWVzdBIRCgl1cGxvYWRfaWQYASABKAkSDgoGb2Zmc2V0GAIgASgEEg0KBWNodW5rGAMgASgMIi4KFEFwcGVuZFVwbG9hZFJlc3BvbnNlEhYKDnJlY2VpdmVkX2J5dGVzGAEgASgEIigKE0NvbW1pdFVwbG9hZFJlcXVlc3QSEQoJdXBsb2FkX2lkGAEgASgJIjoKFENvbW1pdFVwbG9hZFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IjcKElByZXZpZXdSb3dzUmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJEg0KBWxpbWl0GAIgASgNIjUKE1ByZXZpZXdSb3dzUmVzcG9uc2USHgoFdGFibGUYASABKAsyDy5hd2FyZS52MS5UYWJsZSIxChtHZXREYXRhc2V0U3RhdGlzdGljc1JlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCSJPChxHZXREYXRhc2V0U3RhdGlzdGljc1Jlc3BvbnNlEi8KCnN0YXRpc3RpY3MYASABKAsyGy5hd2FyZS52MS5EYXRhc2V0U3RhdGlzdGljcyIqChREZWxldGVEYXRhc2V0UmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJIisKFURlbGV0ZURhdGFzZXRSZXNwb25zZRISCgpkYXRhc2V0X2lkGAEgASgJIlcKFVNlYXJjaERhdGFzZXRzUmVxdWVzdBINCgVxdWVyeRgBIAEoCRISCgpkYXRhc2V0X2lkGAIgASgJEg0KBWxpbWl0GAMgASgNEgwKBG1vZGUYBCABKAkicgoWU2VhcmNoRGF0YXNldHNSZXNwb25zZRIhCgRoaXRzGAEgAygLMhMuYXdhcmUudjEuU2VhcmNoSGl0EgwKBG1vZGUYAiABKAkSGQoRZGF0YXNldHNfc2VhcmNoZWQYAyABKA0SDAoEbm90ZRgEIAEoCSLEAQoUVXBkYXRlRGF0YXNldFJlcXVlc3QSEgoKZGF0YXNldF9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESFwoKdGFibGVfbmFtZRgDIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAQgASgJSAKIAQESKgoMY29sdW1uX25vdGVzGAUgAygLMhQuYXdhcmUudjEuQ29sdW1uTm90ZUIHCgVfbmFtZUINCgtfdGFibGVfbmFtZUIOCgxfZGVzY3JpcHRpb24iOwoVVXBkYXRlRGF0YXNldFJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IisKFVJlZnJlc2hEYXRhc2V0UmVxdWVzdBISCgpkYXRhc2V0X2lkGAEgASgJImkKFlJlZnJlc2hEYXRhc2V0UmVzcG9uc2USIgoHZGF0YXNldBgBIAEoCzIRLmF3YXJlLnYxLkRhdGFzZXQSDwoHY2hhbmdlZBgCIAEoCBIaChJwcmV2aW91c19yb3dfY291bnQYAyABKAQiagoXTWF0ZXJpYWxpemVRdWVyeVJlcXVlc3QSEgoKdGFibGVfbmFtZRgBIAEoCRINCgNzcWwYAiABKAlIABIjCgRwbGFuGAMgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuSABCBwoFcXVlcnkiPgoYTWF0ZXJpYWxpemVRdWVyeVJlc3BvbnNlEiIKB2RhdGFzZXQYASABKAsyES5hd2FyZS52MS5EYXRhc2V0IhkKF0xpc3RTYXZlZFF1ZXJpZXNSZXF1ZXN0IkEKGExpc3RTYXZlZFF1ZXJpZXNSZXNwb25zZRIlCgdxdWVyaWVzGAEgAygLMhQuYXdhcmUudjEuU2F2ZWRRdWVyeSJvChBTYXZlUXVlcnlSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIcXVlc3Rpb24YAiABKAkSDQoDc3FsGAMgASgJSAASIwoEcGxhbhgEIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbkgAQgcKBXF1ZXJ5IjgKEVNhdmVRdWVyeVJlc3BvbnNlEiMKBXF1ZXJ5GAEgASgLMhQuYXdhcmUudjEuU2F2ZWRRdWVyeSIoChdEZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBINCgVxdWVyeRgBIAEoCSI/ChhEZWxldGVTYXZlZFF1ZXJ5UmVzcG9uc2USIwoFcXVlcnkYASABKAsyFC5hd2FyZS52MS5TYXZlZFF1ZXJ5KoIBCg1EYXRhc2V0U3RhdHVzEh4KGkRBVEFTRVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZREFUQVNFVF9TVEFUVVNfUFJPQ0VTU0lORxABEhgKFERBVEFTRVRfU1RBVFVTX1JFQURZEAISGAoUREFUQVNFVF9TVEFUVVNfRVJST1IQAyqBAgoNRGF0YXNldEZvcm1hdBIeChpEQVRBU0VUX0ZPUk1BVF9VTlNQRUNJRklFRBAAEhYKEkRBVEFTRVRfRk9STUFUX0NTVhABEhYKEkRBVEFTRVRfRk9STUFUX1RTVhACEhoKFkRBVEFTRVRfRk9STUFUX1BBUlFVRVQQAxIXChNEQVRBU0VUX0ZPUk1BVF9KU09OEAQSGQoVREFUQVNFVF9GT1JNQVRfTkRKU09OEAUSGgoWREFUQVNFVF9GT1JNQVRfREVSSVZFRBAGEhsKF0RBVEFTRVRfRk9STUFUX01BUktET1dOEAcSFwoTREFUQVNFVF9GT1JNQVRfVEVYVBAIKvYBChBTZWFyY2hJbmRleFN0YXRlEiIKHlNFQVJDSF9JTkRFWF9TVEFURV9VTlNQRUNJRklFRBAAEh8KG1NFQVJDSF9JTkRFWF9TVEFURV9JTkRFWElORxABEh4KGlNFQVJDSF9JTkRFWF9TVEFURV9OT19URVhUEAISIAocU0VBUkNIX0lOREVYX1NUQVRFX0VNQkVERElORxADEh4KGlNFQVJDSF9JTkRFWF9TVEFURV9MRVhJQ0FMEAQSHAoYU0VBUkNIX0lOREVYX1NUQVRFX1JFQURZEAUSHQoZU0VBUkNIX0lOREVYX1NUQVRFX0ZBSUxFRBAGMsIKCg9EYXRhc2V0c1NlcnZpY2USTQoMTGlzdERhdGFzZXRzEh0uYXdhcmUudjEuTGlzdERhdGFzZXRzUmVxdWVzdBoeLmF3YXJlLnYxLkxpc3REYXRhc2V0c1Jlc3BvbnNlEkcKCkdldERhdGFzZXQSGy5hd2FyZS52MS5HZXREYXRhc2V0UmVxdWVzdBocLmF3YXJlLnYxLkdldERhdGFzZXRSZXNwb25zZRJSCg1VcGxvYWREYXRhc2V0Eh4uYXdhcmUudjEuVXBsb2FkRGF0YXNldFJlcXVlc3QaHy5hd2FyZS52MS5VcGxvYWREYXRhc2V0UmVzcG9uc2UoARJNCgxDcmVhdGVVcGxvYWQSHS5hd2FyZS52MS5DcmVhdGVVcGxvYWRSZXF1ZXN0Gh4uYXdhcmUudjEuQ3JlYXRlVXBsb2FkUmVzcG9uc2USTQoMQXBwZW5kVXBsb2FkEh0uYXdhcmUudjEuQXBwZW5kVXBsb2FkUmVxdWVzdBoeLmF3YXJlLnYxLkFwcGVuZFVwbG9hZFJlc3BvbnNlEk0KDENvbW1pdFVwbG9hZBIdLmF3YXJlLnYxLkNvbW1pdFVwbG9hZFJlcXVlc3QaHi5hd2FyZS52MS5Db21taXRVcGxvYWRSZXNwb25zZRJKCgtQcmV2aWV3Um93cxIcLmF3YXJlLnYxLlByZXZpZXdSb3dzUmVxdWVzdBodLmF3YXJlLnYxLlByZXZpZXdSb3dzUmVzcG9uc2USZQoUR2V0RGF0YXNldFN0YXRpc3RpY3MSJS5hd2FyZS52MS5HZXREYXRhc2V0U3RhdGlzdGljc1JlcXVlc3QaJi5hd2FyZS52MS5HZXREYXRhc2V0U3RhdGlzdGljc1Jlc3BvbnNlElAKDURlbGV0ZURhdGFzZXQSHi5hd2FyZS52MS5EZWxldGVEYXRhc2V0UmVxdWVzdBofLmF3YXJlLnYxLkRlbGV0ZURhdGFzZXRSZXNwb25zZRJTCg5TZWFyY2hEYXRhc2V0cxIfLmF3YXJlLnYxLlNlYXJjaERhdGFzZXRzUmVxdWVzdBogLmF3YXJlLnYxLlNlYXJjaERhdGFzZXRzUmVzcG9uc2USUAoNVXBkYXRlRGF0YXNldBIeLmF3YXJlLnYxLlVwZGF0ZURhdGFzZXRSZXF1ZXN0Gh8uYXdhcmUudjEuVXBkYXRlRGF0YXNldFJlc3BvbnNlElkKEE1hdGVyaWFsaXplUXVlcnkSIS5hd2FyZS52MS5NYXRlcmlhbGl6ZVF1ZXJ5UmVxdWVzdBoiLmF3YXJlLnYxLk1hdGVyaWFsaXplUXVlcnlSZXNwb25zZRJZChBMaXN0U2F2ZWRRdWVyaWVzEiEuYXdhcmUudjEuTGlzdFNhdmVkUXVlcmllc1JlcXVlc3QaIi5hd2FyZS52MS5MaXN0U2F2ZWRRdWVyaWVzUmVzcG9uc2USRAoJU2F2ZVF1ZXJ5EhouYXdhcmUudjEuU2F2ZVF1ZXJ5UmVxdWVzdBobLmF3YXJlLnYxLlNhdmVRdWVyeVJlc3BvbnNlElkKEERlbGV0ZVNhdmVkUXVlcnkSIS5hd2FyZS52MS5EZWxldGVTYXZlZFF1ZXJ5UmVxdWVzdBoiLmF3YXJlLnYxLkRlbGV0ZVNhdmVkUXVlcnlSZXNwb25zZRJTCg5SZWZyZXNoRGF0YXNldBIfLmF3YXJlLnYxLlJlZnJlc2hEYXRhc2V0UmVxdWVzdBogLmF3YXJlLnYxLlJlZnJlc2hEYXRhc2V0UmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common, file_aware_v1_query, file_aware_v1_run, file_google_protobuf_timestamp]);
 
 /**
  * Dataset is one ingested file.
+ *
+ * A knowledge document (format MARKDOWN or TEXT) is a dataset too: its table holds its passages
+ * (`chunk_id`, `heading`, `text`, `start_char`, `end_char`, `title`; ~500 characters each, 100
+ * overlapping), indexed for search. The assistant reads documents only through `search_knowledge`,
+ * quoting the passages it retrieved, and its answer cites their chunk ids (`handbook::003`). A
+ * document's table name is part of its chunk ids, so it cannot be renamed (its display name can).
  *
  * @generated from message aware.v1.Dataset
  */
@@ -344,6 +350,121 @@ export const SearchIndexSchema: GenMessage<SearchIndex> = /*@__PURE__*/
   messageDesc(file_aware_v1_datasets, 5);
 
 /**
+ * KnowledgeHits are the passages of the caller's documents a `search_knowledge` call retrieved
+ * (a rich tool result). Only passages that hold the query's words or are close to it in meaning
+ * are retrieved: none means the documents do not cover it.
+ *
+ * @generated from message aware.v1.KnowledgeHits
+ */
+export type KnowledgeHits = Message<"aware.v1.KnowledgeHits"> & {
+  /**
+   * @generated from field: string query = 1;
+   */
+  query: string;
+
+  /**
+   * @generated from field: repeated aware.v1.KnowledgeChunk chunks = 2;
+   */
+  chunks: KnowledgeChunk[];
+
+  /**
+   * Documents searched.
+   *
+   * @generated from field: uint32 documents_searched = 3;
+   */
+  documentsSearched: number;
+
+  /**
+   * What limited the search, in plain words; empty when nothing did.
+   *
+   * @generated from field: string note = 4;
+   */
+  note: string;
+
+  /**
+   * "hybrid" or "lexical".
+   *
+   * @generated from field: string mode = 5;
+   */
+  mode: string;
+};
+
+/**
+ * Describes the message aware.v1.KnowledgeHits.
+ * Use `create(KnowledgeHitsSchema)` to create a new message.
+ */
+export const KnowledgeHitsSchema: GenMessage<KnowledgeHits> = /*@__PURE__*/
+  messageDesc(file_aware_v1_datasets, 6);
+
+/**
+ * KnowledgeChunk is one passage of a document.
+ *
+ * @generated from message aware.v1.KnowledgeChunk
+ */
+export type KnowledgeChunk = Message<"aware.v1.KnowledgeChunk"> & {
+  /**
+   * Stable: `<table_name>::<passage number>`, e.g. "handbook::003". Answers cite it in brackets.
+   *
+   * @generated from field: string chunk_id = 1;
+   */
+  chunkId: string;
+
+  /**
+   * @generated from field: string dataset_id = 2;
+   */
+  datasetId: string;
+
+  /**
+   * The document's title: its first Markdown heading, else its file name.
+   *
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * The heading the passage is under ("" before the first).
+   *
+   * @generated from field: string heading = 4;
+   */
+  heading: string;
+
+  /**
+   * The passage's text.
+   *
+   * @generated from field: string text = 5;
+   */
+  text: string;
+
+  /**
+   * The best fragment, HTML-escaped, with `<mark>…</mark>` around the query's words.
+   *
+   * @generated from field: string snippet = 6;
+   */
+  snippet: string;
+
+  /**
+   * Hybrid: the reciprocal-rank-fusion score; lexical: BM25.
+   *
+   * @generated from field: double score = 7;
+   */
+  score: number;
+
+  /**
+   * The document's file name.
+   *
+   * @generated from field: string document_name = 8;
+   */
+  documentName: string;
+};
+
+/**
+ * Describes the message aware.v1.KnowledgeChunk.
+ * Use `create(KnowledgeChunkSchema)` to create a new message.
+ */
+export const KnowledgeChunkSchema: GenMessage<KnowledgeChunk> = /*@__PURE__*/
+  messageDesc(file_aware_v1_datasets, 7);
+
+/**
  * DatasetList is a list of datasets (a rich tool result).
  *
  * @generated from message aware.v1.DatasetList
@@ -360,7 +481,7 @@ export type DatasetList = Message<"aware.v1.DatasetList"> & {
  * Use `create(DatasetListSchema)` to create a new message.
  */
 export const DatasetListSchema: GenMessage<DatasetList> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 6);
+  messageDesc(file_aware_v1_datasets, 8);
 
 /**
  * DatasetDetail is a dataset with sample rows (a rich tool result).
@@ -384,7 +505,7 @@ export type DatasetDetail = Message<"aware.v1.DatasetDetail"> & {
  * Use `create(DatasetDetailSchema)` to create a new message.
  */
 export const DatasetDetailSchema: GenMessage<DatasetDetail> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 7);
+  messageDesc(file_aware_v1_datasets, 9);
 
 /**
  * ColumnStatistics profiles one column. Fields that do not apply to the type are unset.
@@ -462,7 +583,7 @@ export type ColumnStatistics = Message<"aware.v1.ColumnStatistics"> & {
  * Use `create(ColumnStatisticsSchema)` to create a new message.
  */
 export const ColumnStatisticsSchema: GenMessage<ColumnStatistics> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 8);
+  messageDesc(file_aware_v1_datasets, 10);
 
 /**
  * DatasetStatistics profiles a dataset (a rich tool result).
@@ -501,7 +622,7 @@ export type DatasetStatistics = Message<"aware.v1.DatasetStatistics"> & {
  * Use `create(DatasetStatisticsSchema)` to create a new message.
  */
 export const DatasetStatisticsSchema: GenMessage<DatasetStatistics> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 9);
+  messageDesc(file_aware_v1_datasets, 11);
 
 /**
  * SearchHit is one row that matched a search.
@@ -589,7 +710,7 @@ export type SearchHit = Message<"aware.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 10);
+  messageDesc(file_aware_v1_datasets, 12);
 
 /**
  * SearchHits is a list of search hits (a rich tool result).
@@ -634,7 +755,7 @@ export type SearchHits = Message<"aware.v1.SearchHits"> & {
  * Use `create(SearchHitsSchema)` to create a new message.
  */
 export const SearchHitsSchema: GenMessage<SearchHits> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 11);
+  messageDesc(file_aware_v1_datasets, 13);
 
 /**
  * @generated from message aware.v1.ListDatasetsRequest
@@ -653,7 +774,7 @@ export type ListDatasetsRequest = Message<"aware.v1.ListDatasetsRequest"> & {
  * Use `create(ListDatasetsRequestSchema)` to create a new message.
  */
 export const ListDatasetsRequestSchema: GenMessage<ListDatasetsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 12);
+  messageDesc(file_aware_v1_datasets, 14);
 
 /**
  * @generated from message aware.v1.ListDatasetsResponse
@@ -670,7 +791,7 @@ export type ListDatasetsResponse = Message<"aware.v1.ListDatasetsResponse"> & {
  * Use `create(ListDatasetsResponseSchema)` to create a new message.
  */
 export const ListDatasetsResponseSchema: GenMessage<ListDatasetsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 13);
+  messageDesc(file_aware_v1_datasets, 15);
 
 /**
  * @generated from message aware.v1.GetDatasetRequest
@@ -694,7 +815,7 @@ export type GetDatasetRequest = Message<"aware.v1.GetDatasetRequest"> & {
  * Use `create(GetDatasetRequestSchema)` to create a new message.
  */
 export const GetDatasetRequestSchema: GenMessage<GetDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 14);
+  messageDesc(file_aware_v1_datasets, 16);
 
 /**
  * @generated from message aware.v1.GetDatasetResponse
@@ -716,7 +837,7 @@ export type GetDatasetResponse = Message<"aware.v1.GetDatasetResponse"> & {
  * Use `create(GetDatasetResponseSchema)` to create a new message.
  */
 export const GetDatasetResponseSchema: GenMessage<GetDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 15);
+  messageDesc(file_aware_v1_datasets, 17);
 
 /**
  * @generated from message aware.v1.UploadDatasetRequest
@@ -760,7 +881,7 @@ export type UploadDatasetRequest = Message<"aware.v1.UploadDatasetRequest"> & {
  * Use `create(UploadDatasetRequestSchema)` to create a new message.
  */
 export const UploadDatasetRequestSchema: GenMessage<UploadDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 16);
+  messageDesc(file_aware_v1_datasets, 18);
 
 /**
  * @generated from message aware.v1.UploadDatasetResponse
@@ -777,7 +898,7 @@ export type UploadDatasetResponse = Message<"aware.v1.UploadDatasetResponse"> & 
  * Use `create(UploadDatasetResponseSchema)` to create a new message.
  */
 export const UploadDatasetResponseSchema: GenMessage<UploadDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 17);
+  messageDesc(file_aware_v1_datasets, 19);
 
 /**
  * @generated from message aware.v1.CreateUploadRequest
@@ -808,7 +929,7 @@ export type CreateUploadRequest = Message<"aware.v1.CreateUploadRequest"> & {
  * Use `create(CreateUploadRequestSchema)` to create a new message.
  */
 export const CreateUploadRequestSchema: GenMessage<CreateUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 18);
+  messageDesc(file_aware_v1_datasets, 20);
 
 /**
  * @generated from message aware.v1.CreateUploadResponse
@@ -832,7 +953,7 @@ export type CreateUploadResponse = Message<"aware.v1.CreateUploadResponse"> & {
  * Use `create(CreateUploadResponseSchema)` to create a new message.
  */
 export const CreateUploadResponseSchema: GenMessage<CreateUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 19);
+  messageDesc(file_aware_v1_datasets, 21);
 
 /**
  * @generated from message aware.v1.AppendUploadRequest
@@ -862,7 +983,7 @@ export type AppendUploadRequest = Message<"aware.v1.AppendUploadRequest"> & {
  * Use `create(AppendUploadRequestSchema)` to create a new message.
  */
 export const AppendUploadRequestSchema: GenMessage<AppendUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 20);
+  messageDesc(file_aware_v1_datasets, 22);
 
 /**
  * @generated from message aware.v1.AppendUploadResponse
@@ -879,7 +1000,7 @@ export type AppendUploadResponse = Message<"aware.v1.AppendUploadResponse"> & {
  * Use `create(AppendUploadResponseSchema)` to create a new message.
  */
 export const AppendUploadResponseSchema: GenMessage<AppendUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 21);
+  messageDesc(file_aware_v1_datasets, 23);
 
 /**
  * @generated from message aware.v1.CommitUploadRequest
@@ -896,7 +1017,7 @@ export type CommitUploadRequest = Message<"aware.v1.CommitUploadRequest"> & {
  * Use `create(CommitUploadRequestSchema)` to create a new message.
  */
 export const CommitUploadRequestSchema: GenMessage<CommitUploadRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 22);
+  messageDesc(file_aware_v1_datasets, 24);
 
 /**
  * @generated from message aware.v1.CommitUploadResponse
@@ -913,7 +1034,7 @@ export type CommitUploadResponse = Message<"aware.v1.CommitUploadResponse"> & {
  * Use `create(CommitUploadResponseSchema)` to create a new message.
  */
 export const CommitUploadResponseSchema: GenMessage<CommitUploadResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 23);
+  messageDesc(file_aware_v1_datasets, 25);
 
 /**
  * @generated from message aware.v1.PreviewRowsRequest
@@ -937,7 +1058,7 @@ export type PreviewRowsRequest = Message<"aware.v1.PreviewRowsRequest"> & {
  * Use `create(PreviewRowsRequestSchema)` to create a new message.
  */
 export const PreviewRowsRequestSchema: GenMessage<PreviewRowsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 24);
+  messageDesc(file_aware_v1_datasets, 26);
 
 /**
  * @generated from message aware.v1.PreviewRowsResponse
@@ -954,7 +1075,7 @@ export type PreviewRowsResponse = Message<"aware.v1.PreviewRowsResponse"> & {
  * Use `create(PreviewRowsResponseSchema)` to create a new message.
  */
 export const PreviewRowsResponseSchema: GenMessage<PreviewRowsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 25);
+  messageDesc(file_aware_v1_datasets, 27);
 
 /**
  * @generated from message aware.v1.GetDatasetStatisticsRequest
@@ -971,7 +1092,7 @@ export type GetDatasetStatisticsRequest = Message<"aware.v1.GetDatasetStatistics
  * Use `create(GetDatasetStatisticsRequestSchema)` to create a new message.
  */
 export const GetDatasetStatisticsRequestSchema: GenMessage<GetDatasetStatisticsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 26);
+  messageDesc(file_aware_v1_datasets, 28);
 
 /**
  * @generated from message aware.v1.GetDatasetStatisticsResponse
@@ -988,7 +1109,7 @@ export type GetDatasetStatisticsResponse = Message<"aware.v1.GetDatasetStatistic
  * Use `create(GetDatasetStatisticsResponseSchema)` to create a new message.
  */
 export const GetDatasetStatisticsResponseSchema: GenMessage<GetDatasetStatisticsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 27);
+  messageDesc(file_aware_v1_datasets, 29);
 
 /**
  * @generated from message aware.v1.DeleteDatasetRequest
@@ -1005,7 +1126,7 @@ export type DeleteDatasetRequest = Message<"aware.v1.DeleteDatasetRequest"> & {
  * Use `create(DeleteDatasetRequestSchema)` to create a new message.
  */
 export const DeleteDatasetRequestSchema: GenMessage<DeleteDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 28);
+  messageDesc(file_aware_v1_datasets, 30);
 
 /**
  * @generated from message aware.v1.DeleteDatasetResponse
@@ -1022,7 +1143,7 @@ export type DeleteDatasetResponse = Message<"aware.v1.DeleteDatasetResponse"> & 
  * Use `create(DeleteDatasetResponseSchema)` to create a new message.
  */
 export const DeleteDatasetResponseSchema: GenMessage<DeleteDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 29);
+  messageDesc(file_aware_v1_datasets, 31);
 
 /**
  * @generated from message aware.v1.SearchDatasetsRequest
@@ -1063,7 +1184,7 @@ export type SearchDatasetsRequest = Message<"aware.v1.SearchDatasetsRequest"> & 
  * Use `create(SearchDatasetsRequestSchema)` to create a new message.
  */
 export const SearchDatasetsRequestSchema: GenMessage<SearchDatasetsRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 30);
+  messageDesc(file_aware_v1_datasets, 32);
 
 /**
  * @generated from message aware.v1.SearchDatasetsResponse
@@ -1099,7 +1220,7 @@ export type SearchDatasetsResponse = Message<"aware.v1.SearchDatasetsResponse"> 
  * Use `create(SearchDatasetsResponseSchema)` to create a new message.
  */
 export const SearchDatasetsResponseSchema: GenMessage<SearchDatasetsResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 31);
+  messageDesc(file_aware_v1_datasets, 33);
 
 /**
  * @generated from message aware.v1.UpdateDatasetRequest
@@ -1141,7 +1262,7 @@ export type UpdateDatasetRequest = Message<"aware.v1.UpdateDatasetRequest"> & {
  * Use `create(UpdateDatasetRequestSchema)` to create a new message.
  */
 export const UpdateDatasetRequestSchema: GenMessage<UpdateDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 32);
+  messageDesc(file_aware_v1_datasets, 34);
 
 /**
  * @generated from message aware.v1.UpdateDatasetResponse
@@ -1158,7 +1279,7 @@ export type UpdateDatasetResponse = Message<"aware.v1.UpdateDatasetResponse"> & 
  * Use `create(UpdateDatasetResponseSchema)` to create a new message.
  */
 export const UpdateDatasetResponseSchema: GenMessage<UpdateDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 33);
+  messageDesc(file_aware_v1_datasets, 35);
 
 /**
  * @generated from message aware.v1.RefreshDatasetRequest
@@ -1175,7 +1296,7 @@ export type RefreshDatasetRequest = Message<"aware.v1.RefreshDatasetRequest"> & 
  * Use `create(RefreshDatasetRequestSchema)` to create a new message.
  */
 export const RefreshDatasetRequestSchema: GenMessage<RefreshDatasetRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 34);
+  messageDesc(file_aware_v1_datasets, 36);
 
 /**
  * @generated from message aware.v1.RefreshDatasetResponse
@@ -1208,7 +1329,7 @@ export type RefreshDatasetResponse = Message<"aware.v1.RefreshDatasetResponse"> 
  * Use `create(RefreshDatasetResponseSchema)` to create a new message.
  */
 export const RefreshDatasetResponseSchema: GenMessage<RefreshDatasetResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 35);
+  messageDesc(file_aware_v1_datasets, 37);
 
 /**
  * @generated from message aware.v1.MaterializeQueryRequest
@@ -1244,7 +1365,7 @@ export type MaterializeQueryRequest = Message<"aware.v1.MaterializeQueryRequest"
  * Use `create(MaterializeQueryRequestSchema)` to create a new message.
  */
 export const MaterializeQueryRequestSchema: GenMessage<MaterializeQueryRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 36);
+  messageDesc(file_aware_v1_datasets, 38);
 
 /**
  * @generated from message aware.v1.MaterializeQueryResponse
@@ -1261,7 +1382,7 @@ export type MaterializeQueryResponse = Message<"aware.v1.MaterializeQueryRespons
  * Use `create(MaterializeQueryResponseSchema)` to create a new message.
  */
 export const MaterializeQueryResponseSchema: GenMessage<MaterializeQueryResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 37);
+  messageDesc(file_aware_v1_datasets, 39);
 
 /**
  * @generated from message aware.v1.ListSavedQueriesRequest
@@ -1274,7 +1395,7 @@ export type ListSavedQueriesRequest = Message<"aware.v1.ListSavedQueriesRequest"
  * Use `create(ListSavedQueriesRequestSchema)` to create a new message.
  */
 export const ListSavedQueriesRequestSchema: GenMessage<ListSavedQueriesRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 38);
+  messageDesc(file_aware_v1_datasets, 40);
 
 /**
  * @generated from message aware.v1.ListSavedQueriesResponse
@@ -1291,7 +1412,7 @@ export type ListSavedQueriesResponse = Message<"aware.v1.ListSavedQueriesRespons
  * Use `create(ListSavedQueriesResponseSchema)` to create a new message.
  */
 export const ListSavedQueriesResponseSchema: GenMessage<ListSavedQueriesResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 39);
+  messageDesc(file_aware_v1_datasets, 41);
 
 /**
  * @generated from message aware.v1.SaveQueryRequest
@@ -1332,7 +1453,7 @@ export type SaveQueryRequest = Message<"aware.v1.SaveQueryRequest"> & {
  * Use `create(SaveQueryRequestSchema)` to create a new message.
  */
 export const SaveQueryRequestSchema: GenMessage<SaveQueryRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 40);
+  messageDesc(file_aware_v1_datasets, 42);
 
 /**
  * @generated from message aware.v1.SaveQueryResponse
@@ -1349,7 +1470,7 @@ export type SaveQueryResponse = Message<"aware.v1.SaveQueryResponse"> & {
  * Use `create(SaveQueryResponseSchema)` to create a new message.
  */
 export const SaveQueryResponseSchema: GenMessage<SaveQueryResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 41);
+  messageDesc(file_aware_v1_datasets, 43);
 
 /**
  * @generated from message aware.v1.DeleteSavedQueryRequest
@@ -1368,7 +1489,7 @@ export type DeleteSavedQueryRequest = Message<"aware.v1.DeleteSavedQueryRequest"
  * Use `create(DeleteSavedQueryRequestSchema)` to create a new message.
  */
 export const DeleteSavedQueryRequestSchema: GenMessage<DeleteSavedQueryRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 42);
+  messageDesc(file_aware_v1_datasets, 44);
 
 /**
  * @generated from message aware.v1.DeleteSavedQueryResponse
@@ -1385,7 +1506,7 @@ export type DeleteSavedQueryResponse = Message<"aware.v1.DeleteSavedQueryRespons
  * Use `create(DeleteSavedQueryResponseSchema)` to create a new message.
  */
 export const DeleteSavedQueryResponseSchema: GenMessage<DeleteSavedQueryResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_datasets, 43);
+  messageDesc(file_aware_v1_datasets, 45);
 
 /**
  * DatasetStatus is where a dataset is in its life.
@@ -1472,6 +1593,20 @@ export enum DatasetFormat {
    * @generated from enum value: DATASET_FORMAT_DERIVED = 6;
    */
   DERIVED = 6,
+
+  /**
+   * A Markdown document (`.md`, `.markdown`): a knowledge document, stored as its passages.
+   *
+   * @generated from enum value: DATASET_FORMAT_MARKDOWN = 7;
+   */
+  MARKDOWN = 7,
+
+  /**
+   * A plain-text document (`.txt`): a knowledge document, stored as its passages.
+   *
+   * @generated from enum value: DATASET_FORMAT_TEXT = 8;
+   */
+  TEXT = 8,
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/run.proto.
  */
 export const file_aware_v1_run: GenFile = /*@__PURE__*/
-  fileDesc("ChJhd2FyZS92MS9ydW4ucHJvdG8SCGF3YXJlLnYxInQKCEZlZWRiYWNrEigKBnJhdGluZxgBIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCg5EYXRhc2V0VmVyc2lvbhISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSFAoMdmVyc2lvbl9oYXNoGAMgASgJIp8BCg5Ub29sQ2FsbFJlY29yZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiIKBXBoYXNlGAQgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEhMKC2xsbV9zdW1tYXJ5GAUgASgJEhMKC2R1cmF0aW9uX21zGAYgASgEItwGCgNSdW4SDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIfCgRraW5kGAMgASgOMhEuYXdhcmUudjEuUnVuS2luZBIjCgZzdGF0dXMYBCABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIcXVlc3Rpb24YBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChB1aV9zdGF0ZV92ZXJzaW9uGAggASgEEioKCGRhdGFzZXRzGAkgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24SJwoKcXVlcnlfbW9kZRgKIAEoDjITLmF3YXJlLnYxLlF1ZXJ5TW9kZRIRCglwbGFuX2pzb24YCyABKAkSFAoMY29tcGlsZWRfc3FsGAwgASgJEhYKDnJlc3VsdF9zdW1tYXJ5GA0gASgJEh4KBWVycm9yGA4gASgLMg8uYXdhcmUudjEuRXJyb3ISFAoMZXhlY190aW1lX21zGA8gASgEEh4KBXVzYWdlGBAgASgLMg8uYXdhcmUudjEuVXNhZ2USLAoKdG9vbF9jYWxscxgRIAMoCzIYLmF3YXJlLnYxLlRvb2xDYWxsUmVjb3JkEhAKCGxhc3Rfc2VxGBIgASgEEhIKCmZpbmFsX3RleHQYEyABKAkSDQoFbW9kZWwYFCABKAkSEgoKaXRlcmF0aW9ucxgVIAEoDRIVCg1wYXJlbnRfcnVuX2lkGBYgASgJEiQKCGZlZWRiYWNrGBcgASgLMhIuYXdhcmUudjEuRmVlZGJhY2sSMgoOdmVyaWZpZWRfcXVlcnkYGCABKAsyGi5hd2FyZS52MS5WZXJpZmllZFF1ZXJ5VXNlEisKCWdyb3VuZGluZxgZIAMoCzIYLmF3YXJlLnYxLkdyb3VuZGVkTnVtYmVyEhoKEnVuZ3JvdW5kZWRfbnVtYmVycxgaIAEoDRINCgVzdGFsZRgbIAEoCBIyChBjaGFuZ2VkX2RhdGFzZXRzGBwgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24icQoOR3JvdW5kZWROdW1iZXISDAoEdGV4dBgBIAEoCRINCgV2YWx1ZRgCIAEoARINCgVzdGFydBgDIAEoDRILCgNlbmQYBCABKA0SJgoGc291cmNlGAUgASgLMhYuYXdhcmUudjEuTnVtYmVyU291cmNlImUKDE51bWJlclNvdXJjZRILCgNzZXEYASABKAQSFAoMdG9vbF9jYWxsX2lkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRIQCghsb2NhdGlvbhgEIAEoCRINCgV2YWx1ZRgFIAEoCSIsChBWZXJpZmllZFF1ZXJ5VXNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkipQIKBFNwYW4SDwoHc3Bhbl9pZBgBIAEoCRIWCg5wYXJlbnRfc3Bhbl9pZBgCIAEoCRIMCgRraW5kGAMgASgJEgwKBG5hbWUYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAcgASgEEjIKCmF0dHJpYnV0ZXMYCCADKAsyHi5hd2FyZS52MS5TcGFuLkF0dHJpYnV0ZXNFbnRyeRoxCg9BdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASr2AQoJVG9vbFBoYXNlEhoKFlRPT0xfUEhBU0VfVU5TUEVDSUZJRUQQABIVChFUT09MX1BIQVNFX1FVRVVFRBABEiQKIFRPT0xfUEhBU0VfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAISFgoSVE9PTF9QSEFTRV9SVU5OSU5HEAMSGAoUVE9PTF9QSEFTRV9TVUNDRUVERUQQBBIVChFUT09MX1BIQVNFX0ZBSUxFRBAFEhUKEVRPT0xfUEhBU0VfREVOSUVEEAYSFgoSVE9PTF9QSEFTRV9FWFBJUkVEEAcSGAoUVE9PTF9QSEFTRV9DQU5DRUxMRUQQCCrmAQoJUnVuU3RhdHVzEhoKFlJVTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIVChFSVU5fU1RBVFVTX1FVRVVFRBABEhYKElJVTl9TVEFUVVNfUlVOTklORxACEiQKIFJVTl9TVEFUVVNfQVdBSVRJTkdfQ09ORklSTUFUSU9OEAMSGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQBBIVChFSVU5fU1RBVFVTX0ZBSUxFRBAFEhgKFFJVTl9TVEFUVVNfQ0FOQ0VMTEVEEAYSHQoZUlVOX1NUQVRVU19NQVhfSVRFUkFUSU9OUxAHKnQKB1J1bktpbmQSGAoUUlVOX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1SVU5fS0lORF9DSEFUEAESEAoMUlVOX0tJTkRfU1FMEAISFwoTUlVOX0tJTkRfUVVFUllfUExBThADEhEKDVJVTl9LSU5EX1RPT0wQBCplCglRdWVyeU1vZGUSGgoWUVVFUllfTU9ERV9VTlNQRUNJRklFRBAAEhMKD1FVRVJZX01PREVfTk9ORRABEhMKD1FVRVJZX01PREVfUExBThACEhIKDlFVRVJZX01PREVfU1FMEAMqYwoORmVlZGJhY2tSYXRpbmcSHwobRkVFREJBQ0tfUkFUSU5HX1VOU1BFQ0lGSUVEEAASFgoSRkVFREJBQ0tfUkFUSU5HX1VQEAESGAoURkVFREJBQ0tfUkFUSU5HX0RPV04QAmIGcHJvdG8z", [file_aware_v1_common, file_google_protobuf_timestamp]);
+  fileDesc("ChJhd2FyZS92MS9ydW4ucHJvdG8SCGF3YXJlLnYxInQKCEZlZWRiYWNrEigKBnJhdGluZxgBIAEoDjIYLmF3YXJlLnYxLkZlZWRiYWNrUmF0aW5nEg4KBnJlYXNvbhgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCg5EYXRhc2V0VmVyc2lvbhISCgpkYXRhc2V0X2lkGAEgASgJEhIKCnRhYmxlX25hbWUYAiABKAkSFAoMdmVyc2lvbl9oYXNoGAMgASgJIp8BCg5Ub29sQ2FsbFJlY29yZBIUCgx0b29sX2NhbGxfaWQYASABKAkSEQoJdG9vbF9uYW1lGAIgASgJEhYKDmFyZ3VtZW50c19qc29uGAMgASgJEiIKBXBoYXNlGAQgASgOMhMuYXdhcmUudjEuVG9vbFBoYXNlEhMKC2xsbV9zdW1tYXJ5GAUgASgJEhMKC2R1cmF0aW9uX21zGAYgASgEIogHCgNSdW4SDgoGcnVuX2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRIfCgRraW5kGAMgASgOMhEuYXdhcmUudjEuUnVuS2luZBIjCgZzdGF0dXMYBCABKA4yEy5hd2FyZS52MS5SdW5TdGF0dXMSEAoIcXVlc3Rpb24YBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChB1aV9zdGF0ZV92ZXJzaW9uGAggASgEEioKCGRhdGFzZXRzGAkgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24SJwoKcXVlcnlfbW9kZRgKIAEoDjITLmF3YXJlLnYxLlF1ZXJ5TW9kZRIRCglwbGFuX2pzb24YCyABKAkSFAoMY29tcGlsZWRfc3FsGAwgASgJEhYKDnJlc3VsdF9zdW1tYXJ5GA0gASgJEh4KBWVycm9yGA4gASgLMg8uYXdhcmUudjEuRXJyb3ISFAoMZXhlY190aW1lX21zGA8gASgEEh4KBXVzYWdlGBAgASgLMg8uYXdhcmUudjEuVXNhZ2USLAoKdG9vbF9jYWxscxgRIAMoCzIYLmF3YXJlLnYxLlRvb2xDYWxsUmVjb3JkEhAKCGxhc3Rfc2VxGBIgASgEEhIKCmZpbmFsX3RleHQYEyABKAkSDQoFbW9kZWwYFCABKAkSEgoKaXRlcmF0aW9ucxgVIAEoDRIVCg1wYXJlbnRfcnVuX2lkGBYgASgJEiQKCGZlZWRiYWNrGBcgASgLMhIuYXdhcmUudjEuRmVlZGJhY2sSMgoOdmVyaWZpZWRfcXVlcnkYGCABKAsyGi5hd2FyZS52MS5WZXJpZmllZFF1ZXJ5VXNlEisKCWdyb3VuZGluZxgZIAMoCzIYLmF3YXJlLnYxLkdyb3VuZGVkTnVtYmVyEhoKEnVuZ3JvdW5kZWRfbnVtYmVycxgaIAEoDRINCgVzdGFsZRgbIAEoCBIyChBjaGFuZ2VkX2RhdGFzZXRzGBwgAygLMhguYXdhcmUudjEuRGF0YXNldFZlcnNpb24SKgoJY2l0YXRpb25zGB0gASgLMhcuYXdhcmUudjEuQ2l0YXRpb25DaGVjayJsCg1DaXRhdGlvbkNoZWNrEigKBnN0YXR1cxgBIAEoDjIYLmF3YXJlLnYxLkNpdGF0aW9uU3RhdHVzEg0KBWNpdGVkGAIgAygJEg8KB2ludmFsaWQYAyADKAkSEQoJcmV0cmlldmVkGAQgAygJInEKDkdyb3VuZGVkTnVtYmVyEgwKBHRleHQYASABKAkSDQoFdmFsdWUYAiABKAESDQoFc3RhcnQYAyABKA0SCwoDZW5kGAQgASgNEiYKBnNvdXJjZRgFIAEoCzIWLmF3YXJlLnYxLk51bWJlclNvdXJjZSJlCgxOdW1iZXJTb3VyY2USCwoDc2VxGAEgASgEEhQKDHRvb2xfY2FsbF9pZBgCIAEoCRIRCgl0b29sX25hbWUYAyABKAkSEAoIbG9jYXRpb24YBCABKAkSDQoFdmFsdWUYBSABKAkiLAoQVmVyaWZpZWRRdWVyeVVzZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIqUCCgRTcGFuEg8KB3NwYW5faWQYASABKAkSFgoOcGFyZW50X3NwYW5faWQYAiABKAkSDAoEa2luZBgDIAEoCRIMCgRuYW1lGAQgASgJEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgHIAEoBBIyCgphdHRyaWJ1dGVzGAggAygLMh4uYXdhcmUudjEuU3Bhbi5BdHRyaWJ1dGVzRW50cnkaMQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEq9gEKCVRvb2xQaGFzZRIaChZUT09MX1BIQVNFX1VOU1BFQ0lGSUVEEAASFQoRVE9PTF9QSEFTRV9RVUVVRUQQARIkCiBUT09MX1BIQVNFX0FXQUlUSU5HX0NPTkZJUk1BVElPThACEhYKElRPT0xfUEhBU0VfUlVOTklORxADEhgKFFRPT0xfUEhBU0VfU1VDQ0VFREVEEAQSFQoRVE9PTF9QSEFTRV9GQUlMRUQQBRIVChFUT09MX1BIQVNFX0RFTklFRBAGEhYKElRPT0xfUEhBU0VfRVhQSVJFRBAHEhgKFFRPT0xfUEhBU0VfQ0FOQ0VMTEVEEAgq5gEKCVJ1blN0YXR1cxIaChZSVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFQoRUlVOX1NUQVRVU19RVUVVRUQQARIWChJSVU5fU1RBVFVTX1JVTk5JTkcQAhIkCiBSVU5fU1RBVFVTX0FXQUlUSU5HX0NPTkZJUk1BVElPThADEhgKFFJVTl9TVEFUVVNfU1VDQ0VFREVEEAQSFQoRUlVOX1NUQVRVU19GQUlMRUQQBRIYChRSVU5fU1RBVFVTX0NBTkNFTExFRBAGEh0KGVJVTl9TVEFUVVNfTUFYX0lURVJBVElPTlMQByp0CgdSdW5LaW5kEhgKFFJVTl9LSU5EX1VOU1BFQ0lGSUVEEAASEQoNUlVOX0tJTkRfQ0hBVBABEhAKDFJVTl9LSU5EX1NRTBACEhcKE1JVTl9LSU5EX1FVRVJZX1BMQU4QAxIRCg1SVU5fS0lORF9UT09MEAQqZQoJUXVlcnlNb2RlEhoKFlFVRVJZX01PREVfVU5TUEVDSUZJRUQQABITCg9RVUVSWV9NT0RFX05PTkUQARITCg9RVUVSWV9NT0RFX1BMQU4QAhISCg5RVUVSWV9NT0RFX1NRTBADKmMKDkZlZWRiYWNrUmF0aW5nEh8KG0ZFRURCQUNLX1JBVElOR19VTlNQRUNJRklFRBAAEhYKEkZFRURCQUNLX1JBVElOR19VUBABEhgKFEZFRURCQUNLX1JBVElOR19ET1dOEAIqugEKDkNpdGF0aW9uU3RhdHVzEh8KG0NJVEFUSU9OX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNJVEFUSU9OX1NUQVRVU19DSVRFRBABEiUKIUNJVEFUSU9OX1NUQVRVU19NSVNTSU5HX0NJVEFUSU9OUxACEiQKIENJVEFUSU9OX1NUQVRVU19JTlZBTElEX0NJVEFUSU9OEAMSHwobQ0lUQVRJT05fU1RBVFVTX05PX0VWSURFTkNFEARiBnByb3RvMw", [file_aware_v1_common, file_google_protobuf_timestamp]);
 
 /**
  * Feedback is the run owner's rating of its answer (one per run; a second replaces the first).
@@ -284,6 +284,14 @@ export type Run = Message<"aware.v1.Run"> & {
    * @generated from field: repeated aware.v1.DatasetVersion changed_datasets = 28;
    */
   changedDatasets: DatasetVersion[];
+
+  /**
+   * GetRun only, for a finished chat run that retrieved passages of documents: whether its answer
+   * cites them.
+   *
+   * @generated from field: aware.v1.CitationCheck citations = 29;
+   */
+  citations?: CitationCheck | undefined;
 };
 
 /**
@@ -292,6 +300,47 @@ export type Run = Message<"aware.v1.Run"> & {
  */
 export const RunSchema: GenMessage<Run> = /*@__PURE__*/
   messageDesc(file_aware_v1_run, 3);
+
+/**
+ * CitationCheck: the verification of an answer that used documents (missing or invalid citations
+ * fail it; the answer is kept and shown flagged, and counted in /metrics).
+ *
+ * @generated from message aware.v1.CitationCheck
+ */
+export type CitationCheck = Message<"aware.v1.CitationCheck"> & {
+  /**
+   * @generated from field: aware.v1.CitationStatus status = 1;
+   */
+  status: CitationStatus;
+
+  /**
+   * The chunk ids the answer cites, in order of first mention.
+   *
+   * @generated from field: repeated string cited = 2;
+   */
+  cited: string[];
+
+  /**
+   * Of those, the ones no `search_knowledge` call of the run retrieved.
+   *
+   * @generated from field: repeated string invalid = 3;
+   */
+  invalid: string[];
+
+  /**
+   * Every chunk id the run retrieved.
+   *
+   * @generated from field: repeated string retrieved = 4;
+   */
+  retrieved: string[];
+};
+
+/**
+ * Describes the message aware.v1.CitationCheck.
+ * Use `create(CitationCheckSchema)` to create a new message.
+ */
+export const CitationCheckSchema: GenMessage<CitationCheck> = /*@__PURE__*/
+  messageDesc(file_aware_v1_run, 4);
 
 /**
  * GroundedNumber is one number of an answer, matched deterministically after the run to a cell
@@ -342,7 +391,7 @@ export type GroundedNumber = Message<"aware.v1.GroundedNumber"> & {
  * Use `create(GroundedNumberSchema)` to create a new message.
  */
 export const GroundedNumberSchema: GenMessage<GroundedNumber> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 4);
+  messageDesc(file_aware_v1_run, 5);
 
 /**
  * NumberSource is where a number of an answer came from.
@@ -388,7 +437,7 @@ export type NumberSource = Message<"aware.v1.NumberSource"> & {
  * Use `create(NumberSourceSchema)` to create a new message.
  */
 export const NumberSourceSchema: GenMessage<NumberSource> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 5);
+  messageDesc(file_aware_v1_run, 6);
 
 /**
  * VerifiedQueryUse names the verified query a run used.
@@ -412,7 +461,7 @@ export type VerifiedQueryUse = Message<"aware.v1.VerifiedQueryUse"> & {
  * Use `create(VerifiedQueryUseSchema)` to create a new message.
  */
 export const VerifiedQueryUseSchema: GenMessage<VerifiedQueryUse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 6);
+  messageDesc(file_aware_v1_run, 7);
 
 /**
  * Span is one timed step of a run.
@@ -468,7 +517,7 @@ export type Span = Message<"aware.v1.Span"> & {
  * Use `create(SpanSchema)` to create a new message.
  */
 export const SpanSchema: GenMessage<Span> = /*@__PURE__*/
-  messageDesc(file_aware_v1_run, 7);
+  messageDesc(file_aware_v1_run, 8);
 
 /**
  * ToolPhase is where a tool call is.
@@ -688,4 +737,50 @@ export enum FeedbackRating {
  */
 export const FeedbackRatingSchema: GenEnum<FeedbackRating> = /*@__PURE__*/
   enumDesc(file_aware_v1_run, 4);
+
+/**
+ * CitationStatus is the verdict on an answer's citations of the passages its run retrieved.
+ *
+ * @generated from enum aware.v1.CitationStatus
+ */
+export enum CitationStatus {
+  /**
+   * @generated from enum value: CITATION_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Every cited chunk id was retrieved by the run, and at least one is cited.
+   *
+   * @generated from enum value: CITATION_STATUS_CITED = 1;
+   */
+  CITED = 1,
+
+  /**
+   * Passages were retrieved but the answer cites none of them: it is not backed by the documents.
+   *
+   * @generated from enum value: CITATION_STATUS_MISSING_CITATIONS = 2;
+   */
+  MISSING_CITATIONS = 2,
+
+  /**
+   * The answer cites a chunk id the run never retrieved (`invalid`).
+   *
+   * @generated from enum value: CITATION_STATUS_INVALID_CITATION = 3;
+   */
+  INVALID_CITATION = 3,
+
+  /**
+   * Nothing was retrieved and the answer cites nothing: it must say it lacks evidence.
+   *
+   * @generated from enum value: CITATION_STATUS_NO_EVIDENCE = 4;
+   */
+  NO_EVIDENCE = 4,
+}
+
+/**
+ * Describes the enum aware.v1.CitationStatus.
+ */
+export const CitationStatusSchema: GenEnum<CitationStatus> = /*@__PURE__*/
+  enumDesc(file_aware_v1_run, 5);
 
