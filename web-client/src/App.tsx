@@ -1,9 +1,10 @@
-// The app shell: routes (Datasets with the verified queries, Dataset detail with rename, describe,
-// lineage and a refresh from the file it was imported from, Runs, Run inspector, Memory, Settings,
-// and Admin for admins) and the assistant panel on every page (beside the page on wide screens, a
-// drawer on narrow ones). Every route change, dataset selection, upload and delete sends a
-// StateSnapshot for the conversation on screen, so aware knows where the user is. That
-// conversation's thread is in the URL (`?thread=`), so a reload reopens it.
+// The app shell: routes (Datasets — tables and knowledge documents — with the verified queries,
+// Dataset detail with rename, describe, lineage and a refresh from the file it was imported from,
+// Runs, Run inspector, Memory, Settings, and Admin for admins) and the assistant panel on every
+// page (beside the page on wide screens, a drawer on narrow ones). Every route change, dataset
+// selection, upload and delete sends a StateSnapshot for the conversation on screen, so aware
+// knows where the user is. That conversation's thread is in the URL (`?thread=`), so a reload
+// reopens it.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { AdminPage } from "./Admin";
 import { Approvals } from "./Approvals";
@@ -30,6 +31,7 @@ import { Markdown } from "./Markdown";
 import { MemoryPage } from "./Memory";
 import { ResultTable } from "./ResultTable";
 import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
+import { documentKind, isDocument, passagesText } from "./Sources";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -207,7 +209,7 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
         onDrop={(e) => { e.preventDefault(); setDragging(false); const f = e.dataTransfer.files[0]; if (f) void upload(f); }}
       >
         <label>
-          Drop a CSV, TSV, Parquet, JSON or NDJSON file here, or{" "}
+          Drop a CSV, TSV, Parquet, JSON or NDJSON file — or a Markdown or text document (.md, .txt) for the assistant to cite — here, or{" "}
           <input type="file" aria-label="Upload a dataset file" onChange={(e) => { const f = e.target.files?.[0]; if (f) void upload(f); e.target.value = ""; }} />
         </label>
         {progress !== null && <progress value={progress} max={1} aria-label="Upload progress" />}
@@ -225,14 +227,17 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
             <tbody>
               {datasets.map((d) => (
                 <tr key={d.id}>
-                  <td><a href={`#/datasets/${d.id}`}>{d.name}</a></td>
+                  <td>
+                    <a href={`#/datasets/${d.id}`}>{d.name}</a>
+                    {documentKind(d.format) && <span className="badge document-kind">{documentKind(d.format)}</span>}
+                  </td>
                   <td><code>{d.tableName}</code></td>
                   <td className={`status ${statusText(d)}`}>
                     {statusText(d)}
                     {d.status === DatasetStatus.ERROR && d.error && <span className="reason">{d.error}</span>}
                   </td>
-                  <td className="num">{d.status === DatasetStatus.READY ? count(d.rowCount) : "—"}</td>
-                  <td className="num">{d.status === DatasetStatus.READY ? d.columnCount : "—"}</td>
+                  <td className="num">{d.status !== DatasetStatus.READY ? "—" : isDocument(d.format) ? passagesText(d.rowCount) : count(d.rowCount)}</td>
+                  <td className="num">{d.status === DatasetStatus.READY && !isDocument(d.format) ? d.columnCount : "—"}</td>
                   <td className="num">{d.format === DatasetFormat.DERIVED ? <span title="saved from a query">—</span> : formatBytes(d.sizeBytes)}</td>
                 </tr>
               ))}
@@ -248,6 +253,8 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
 function DatasetDetail({ id, datasets, canRefresh, onChanged, onDeleted }: { id: string; datasets: Dataset[] | null; canRefresh: boolean; onChanged: () => Promise<void>; onDeleted: () => void }) {
   const dataset = datasets?.find((d) => d.id === id);
   const ready = dataset?.status === DatasetStatus.READY;
+  // A knowledge document is shown as its passages: it has no schema or statistics to speak of.
+  const isDoc = dataset ? isDocument(dataset.format) : false;
   // New content (a refresh, from this page or the assistant) has a new version: the preview,
   // statistics and search index below are read again for it.
   const version = dataset?.versionHash ?? "";
@@ -295,11 +302,11 @@ function DatasetDetail({ id, datasets, canRefresh, onChanged, onDeleted }: { id:
     let current = true;
     const only = <T,>(f: (v: T) => void) => (v: T) => { if (current) f(v); };
     aware.datasets.previewRows({ datasetId: id, limit: 20 }).then(only((r) => setPreview(r.table ?? null)), only((e) => setPreviewError(errorText(e))));
-    aware.datasets.getDatasetStatistics({ datasetId: id }).then(only((r) => setStats(r.statistics ?? null)), only((e) => setStatsError(errorText(e))));
+    if (!isDoc) aware.datasets.getDatasetStatistics({ datasetId: id }).then(only((r) => setStats(r.statistics ?? null)), only((e) => setStatsError(errorText(e))));
     return () => {
       current = false;
     };
-  }, [id, ready, version]);
+  }, [id, ready, version, isDoc]);
   if (datasets && !dataset) return <p className="error">This dataset does not exist (any more). <a href="#/datasets">Back to datasets</a></p>;
   if (!dataset) return <p className="muted">Loading…</p>;
   const remove = async () => {
@@ -318,7 +325,8 @@ function DatasetDetail({ id, datasets, canRefresh, onChanged, onDeleted }: { id:
       {dataset.description && <p className="description">{dataset.description}</p>}
       <p className="muted">
         table <code>{dataset.tableName}</code> · {statusText(dataset)}
-        {ready && <> · {count(dataset.rowCount)} rows</>}
+        {isDoc && <> · {documentKind(dataset.format)}</>}
+        {ready && <> · {isDoc ? passagesText(dataset.rowCount) : `${count(dataset.rowCount)} rows`}</>}
         {dataset.format === DatasetFormat.DERIVED ? <> · saved from a query</> : <> · {formatBytes(dataset.sizeBytes)}</>}
         {ready && shownIndex ? <> · <span className="search-state">search: {searchText(shownIndex)}</span></> : null}
         {ready && !editing && <>{" · "}<button type="button" onClick={() => setEditing(true)}>Rename or describe</button></>}
@@ -338,12 +346,22 @@ function DatasetDetail({ id, datasets, canRefresh, onChanged, onDeleted }: { id:
       {ready && (
         <>
           {dataset.lineage && datasets && <SavedFrom lineage={dataset.lineage} datasets={datasets} />}
-          <h2>Schema</h2>
-          <Schema dataset={dataset} />
-          <h2>Preview</h2>
+          {isDoc ? (
+            <p className="muted">The assistant searches this document’s passages and cites them by their chunk id (<code>{dataset.tableName}::NNN</code>).</p>
+          ) : (
+            <>
+              <h2>Schema</h2>
+              <Schema dataset={dataset} />
+            </>
+          )}
+          <h2>{isDoc ? "Passages" : "Preview"}</h2>
           {preview ? <ResultTable table={preview} caption={dataset.tableName} /> : previewError ? <p className="error">{previewError}</p> : <p className="muted">Loading…</p>}
-          <h2>Statistics</h2>
-          {stats ? <StatisticsTable stats={stats} /> : statsError ? <p className="error">{statsError}</p> : <p className="muted">Loading…</p>}
+          {!isDoc && (
+            <>
+              <h2>Statistics</h2>
+              {stats ? <StatisticsTable stats={stats} /> : statsError ? <p className="error">{statsError}</p> : <p className="muted">Loading…</p>}
+            </>
+          )}
         </>
       )}
     </section>

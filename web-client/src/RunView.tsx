@@ -3,8 +3,9 @@
 // (Markdown), a chip per tool call saying where it is, rich results, confirmation cards (with
 // "Allow for 5 minutes", an import's file checklist and what a dataset change would touch),
 // questions back with their options (`Clarification.tsx`), what went into or out of memory, where
-// the answer's numbers came from, and an outcome in plain words.
-import { useEffect, useState } from "react";
+// the answer's numbers came from, the documents' passages it cites (`Sources.tsx`), and an outcome
+// in plain words.
+import { Fragment, useEffect, useId, useRef, useState } from "react";
 import {
   ConfirmationResolution,
   ConfirmationTier,
@@ -31,6 +32,7 @@ import { ClarificationCard, UNANSWERED, type ClarificationEnd } from "./Clarific
 import { cellText, columnUnit, count, formatBytes, formatNumber, type Unit } from "./format";
 import { Markdown, type TextMark } from "./Markdown";
 import { ResultTable, ScrollBox } from "./ResultTable";
+import { citationHandlers, citationMarks, documentKind, KnowledgeResult, passagesOf, passagesText, Snippet, Sources, useCitationLinks } from "./Sources";
 
 export type Item =
   | { kind: "text"; id: string; text: string }
@@ -243,19 +245,39 @@ export function TranscriptItems({ items, openDataset }: { items: Item[]; openDat
   // The grounding's offsets are into the run's final answer: the last text.
   const grounding = items.find((i): i is Extract<Item, { kind: "grounding" }> => i.kind === "grounding")?.grounding;
   const answer = items.map((i) => i.kind).lastIndexOf("text");
+  // The passages the run's document searches returned: its answer's sources and citations.
+  const results = items.flatMap((i) => (i.kind === "result" ? [i.result] : []));
+  const searched = results.some((r) => r.rich.case === "knowledge") || grounding?.citations !== undefined;
+  const passages = passagesOf(results);
+  const prefix = useId();
+  const cited = useRef<HTMLDivElement>(null);
+  useCitationLinks(cited);
   return (
     <>
       {items.map((item, at) => {
         if (item.kind === "result" && stopped.has(item.id) && item.result.rich.case === undefined) return null;
         switch (item.kind) {
-          case "text":
-            return <Markdown key={"t" + item.id} className="answer" text={item.text} marks={at === answer ? numberMarks(item.text, grounding) : undefined} />;
+          case "text": {
+            if (at !== answer) return <Markdown key={"t" + item.id} className="answer" text={item.text} />;
+            const citations = searched ? citationMarks(item.text, passages, grounding?.citations) : [];
+            const marks = [...(numberMarks(item.text, grounding) ?? []), ...citations];
+            const shown = <Markdown key={"t" + item.id} className="answer" text={item.text} marks={grounding || citations.length ? marks : undefined} />;
+            // An answer citing passages: its citations open their sources below it.
+            return citations.length ? (
+              <div key={"t" + item.id} className="cited-answer" ref={cited} {...citationHandlers(prefix)}>{shown}</div>
+            ) : shown;
+          }
           case "grounding":
-            return item.grounding.ungrounded > 0 ? (
-              <p key={"n" + item.id} className="note ungrounded-note">
-                {item.grounding.ungrounded} number{item.grounding.ungrounded === 1 ? "" : "s"} in this answer could not be traced to a result.
-              </p>
-            ) : null;
+            return (
+              <Fragment key={"n" + item.id}>
+                {item.grounding.ungrounded > 0 && (
+                  <p className="note ungrounded-note">
+                    {item.grounding.ungrounded} number{item.grounding.ungrounded === 1 ? "" : "s"} in this answer could not be traced to a result.
+                  </p>
+                )}
+                {item.grounding.citations && <Sources check={item.grounding.citations} passages={passages} prefix={prefix} openDataset={openDataset} />}
+              </Fragment>
+            );
           case "tool": {
             const c = chip(item, asks.has(item.id));
             return (
@@ -311,9 +333,9 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
             <tbody>
               {r.value.datasets.map((d) => (
                 <tr key={d.id}>
-                  <td>{d.tableName}</td>
-                  <td className="num">{count(d.rowCount)}</td>
-                  <td className="num">{d.columnCount}</td>
+                  <td>{d.tableName}{documentKind(d.format) && <span className="muted"> · {documentKind(d.format)}</span>}</td>
+                  <td className="num">{documentKind(d.format) ? passagesText(d.rowCount) : count(d.rowCount)}</td>
+                  <td className="num">{documentKind(d.format) ? "—" : d.columnCount}</td>
                   <td><button type="button" className="link" onClick={() => openDataset(d.id)}>Preview</button></td>
                 </tr>
               ))}
@@ -380,6 +402,8 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
       return <SavedQueryChangeResult change={r.value} />;
     case "accountChange":
       return <AccountChangeResult change={r.value} />;
+    case "knowledge":
+      return <KnowledgeResult hits={r.value} openDataset={openDataset} />;
     case "run":
       return <p className="muted">Run <a href={`#/runs/${r.value.runId}`}>{r.value.question || r.value.runId}</a> — {RunStatus[r.value.status].toLowerCase()}</p>;
     default:
@@ -420,15 +444,6 @@ export function StatisticsTable({ stats }: { stats: DatasetStatistics }) {
       </table>
     </ScrollBox>
   );
-}
-
-/** A search snippet: escaped text with `<mark>` around matched words. Rendered as text nodes and
- *  <mark> elements, never as HTML, so nothing in a dataset can inject markup. */
-function Snippet({ html }: { html: string }) {
-  const unescape = (t: string) =>
-    t.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
-  const parts = html.split(/<mark>(.*?)<\/mark>/g);
-  return <>{parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{unescape(p)}</mark> : <span key={i}>{unescape(p)}</span>))}</>;
 }
 
 /** A run's own card: the approvals list (`Approvals.tsx`) leaves it to this one. */

@@ -1374,3 +1374,153 @@ test("a question back about a value shows how many rows hold it in each column; 
   await page.screenshot({ path: join(shots, "clarification-expired.png") });
   await context.close();
 });
+
+/** A staff guide in Markdown: its refund rule is in a section of its own, past the first passage;
+ *  nothing in it is about parental leave. */
+const HANDBOOK = `# Acme Staff Guide
+
+Welcome to Acme. This guide explains how we work together, what the company expects from everyone, and where to find help when something is unclear. Read it in your first week and come back to it whenever a question comes up.
+
+## Working hours
+
+Core hours are 10:00 to 16:00, Monday to Friday. Outside core hours you may plan your day as you see fit, as long as your team knows when you are reachable. Overtime is agreed with your manager in advance and is compensated with time off.
+
+## Refunds
+
+Customers who are not satisfied may ask for their money back within 30 days of purchase. Refunds are issued within 14 days of the request, to the original payment method. Items bought on sale are refunded at the price paid. Support staff log every refund request in the ticket system.
+
+## Expenses
+
+Travel and equipment expenses are reimbursed monthly. Keep every receipt and submit it through the expenses portal before the fifth working day of the next month. Expenses above 500 euros need written approval from a director before the purchase.
+
+## Security
+
+Lock your screen whenever you step away from your desk. Never share passwords, not even with colleagues from the IT team. Report lost laptops or phones to the security team at once.
+`;
+
+/** The chunk ids an answer's text cites, each once, in order (`[handbook::003]`, `[a::001, b::002]`). */
+function citedIds(text) {
+  const ids = [...text.matchAll(/\[\s*([a-z0-9_]+::\d{3,}(?:\s*[,;]\s*[a-z0-9_]+::\d{3,})*)\s*\]/g)].flatMap((m) => m[1].split(/[,;]/).map((id) => id.trim()));
+  return [...new Set(ids)];
+}
+
+test("a Markdown handbook uploads from the page as a document of passages; an answer from it lists the passages it cites under Sources — title, chunk id, heading, the passage on demand — its citations open them, also after a reload; a question it does not cover says no sources were used", async () => {
+  const server = await startServer("knowledge", {});
+  const { context, page } = await open("#/datasets", { server });
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(HANDBOOK) });
+  const row = page.locator("main table.datasets tr", { hasText: "handbook.md" });
+  await row.waitFor();
+  assert.match(await row.innerText(), /Markdown document/);
+  assert.match(await row.innerText(), /\b\d+ passages\b/, "counted in passages, not rows");
+  await row.getByRole("link", { name: "handbook.md" }).click();
+  await page.getByRole("heading", { name: "handbook.md", level: 1 }).waitFor();
+  assert.match(await page.locator("main").innerText(), /table handbook · ready · Markdown document · \d+ passages ·/);
+  await page.getByRole("heading", { name: "Passages", level: 2 }).waitFor();
+  assert.equal(await page.getByRole("heading", { name: "Statistics" }).count(), 0, "a document has no statistics to show");
+  await page.locator(".search-state").getByText(/^search: words/).waitFor({ timeout: 30_000 });
+
+  let turn = await ask(page, "what does the handbook say about refunds?");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+  // The search's passages in the steps: the query's words marked, markup never run.
+  const hits = turn.getByTestId("knowledge-hits");
+  await hits.waitFor();
+  assert.ok((await hits.locator("mark").allInnerTexts()).some((m) => /^refunds?$/i.test(m)), await hits.innerText());
+  assert.match(await hits.locator("li").first().innerText(), /^Acme Staff Guide · handbook::\d{3,}/);
+
+  const answer = await turn.locator(".answer").innerText();
+  const cited = citedIds(answer);
+  assert.ok(cited.length >= 1 && cited.every((id) => /^handbook::\d{3,}$/.test(id)), `the answer cites the handbook: ${answer}`);
+  const sources = turn.getByRole("region", { name: "Sources" });
+  await sources.waitFor();
+  assert.equal(await sources.getAttribute("data-status"), "CITED");
+  assert.equal(await turn.getByTestId("citation-warning").count(), 0);
+  const listed = sources.getByRole("listitem");
+  assert.deepEqual(await listed.evaluateAll((lis) => lis.map((li) => li.dataset.chunkId)), cited, "each cited passage, in cited order");
+  // The refund passage: titled by the document, with its chunk id; its text behind a disclosure.
+  const refund = listed.filter({ hasText: "Refunds are issued within 14 days" }).first();
+  const id = await refund.getAttribute("data-chunk-id");
+  assert.ok(cited.includes(id), `the refund passage is cited: ${cited.join(", ")}`);
+  const summary = refund.locator("summary");
+  assert.match(await summary.innerText(), new RegExp(`^Acme Staff Guide ${id}( · (Working hours|Refunds))?$`));
+  const passage = refund.locator(".passage");
+  assert.equal(await passage.isVisible(), false, "closed until asked for");
+  await summary.click();
+  await passage.waitFor();
+  assert.match(await passage.innerText(), /Refunds are issued within 14 days of the request, to the original payment method\./);
+  await sources.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, "sources.png") });
+
+  // A citation in the answer is a link to its source: it opens it.
+  await summary.click();
+  assert.equal(await passage.isVisible(), false);
+  const link = turn.locator(".answer").getByRole("link", { name: new RegExp(`^Open the source: Acme Staff Guide.* \\(${id}\\)$`) }).first();
+  assert.match(await link.innerText(), new RegExp(`\\[${id}`));
+  await link.click();
+  await passage.waitFor();
+  assert.ok(await refund.locator("summary").evaluate((e) => e === document.activeElement), "focus moves to the source");
+
+  // Rebuilt from the run's events after a reload: the same sources.
+  await page.reload();
+  const again = page.locator(".turn").first();
+  await finished(again);
+  const reopened = again.getByRole("region", { name: "Sources" });
+  await reopened.waitFor();
+  assert.deepEqual(await reopened.getByRole("listitem").evaluateAll((lis) => lis.map((li) => li.dataset.chunkId)), cited);
+
+  // Nothing in the handbook is about parental leave: no passage retrieved, none cited, and it says so.
+  turn = await ask(page, "what does the handbook say about parental leave?");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
+  const none = turn.getByRole("region", { name: "Sources" });
+  await none.getByText("No sources were used for this answer.").waitFor();
+  assert.equal(await none.getAttribute("data-status"), "NO_EVIDENCE");
+  assert.equal(await none.getByRole("listitem").count(), 0);
+  assert.equal(await turn.getByTestId("citation-warning").count(), 0);
+  assert.deepEqual(citedIds(await turn.locator(".answer").innerText()), []);
+  assert.match(await turn.getByTestId("knowledge-hits").innerText(), /^No passage of your \d+ documents? matches/);
+  await page.screenshot({ path: join(shots, "sources-none.png") });
+  await context.close();
+});
+
+test("an answer that does not cite what it retrieved, or cites a passage it never retrieved, is flagged under Sources in words", async () => {
+  const script = join(dataDir, "knowledge-script.json");
+  const search = { tool_calls: [{ name: "search_knowledge", arguments: { query: "refunds" } }], input_tokens: 200, output_tokens: 10 };
+  writeFileSync(script, JSON.stringify({
+    replies: [
+      { when: "refund deadline", turns: [search, { chunks: ["Refunds are issued within 14 days."], input_tokens: 400, output_tokens: 9 }] },
+      { when: "refund window", turns: [search, { chunks: ["Refunds are issued within 14 days [handbook::999]."], input_tokens: 400, output_tokens: 12 }] },
+    ],
+  }));
+  const server = await startServer("knowledge-script", { AWARE_AGENT__MODEL: "script", AWARE_AGENT__SCRIPT: script });
+  const api = await apiClient(server);
+  const doc = await api.uploadDocument("handbook.md", HANDBOOK);
+  assert.equal(doc.tableName, "handbook");
+  const { context, page } = await open(`#/datasets/${doc.id}`, { server });
+  await page.locator(".search-state").getByText(/^search: words/).waitFor({ timeout: 30_000 });
+
+  let turn = await ask(page, "what does the handbook say about the refund deadline?");
+  await finished(turn);
+  let sources = turn.getByRole("region", { name: "Sources" });
+  await sources.waitFor();
+  assert.equal(await sources.getAttribute("data-status"), "MISSING_CITATIONS");
+  const retrieved = await turn.getByTestId("knowledge-hits").locator("li").count();
+  assert.ok(retrieved >= 1, "the search found the refund passage");
+  const n = retrieved === 1 ? "1 passage" : `${retrieved} passages`;
+  assert.equal(await sources.getByTestId("citation-warning").innerText(), `⚠ This answer cites none of the ${n} it retrieved — it is not backed by your documents.`);
+  assert.equal(await sources.getByRole("listitem").count(), 0);
+  await page.screenshot({ path: join(shots, "sources-missing.png") });
+
+  turn = await ask(page, "what does the handbook say about the refund window?");
+  await finished(turn);
+  sources = turn.getByRole("region", { name: "Sources" });
+  await sources.waitFor();
+  assert.equal(await sources.getAttribute("data-status"), "INVALID_CITATION");
+  assert.equal(await sources.getByTestId("citation-warning").innerText(), "⚠ This answer cites handbook::999, which was never retrieved — that claim is not backed by your documents.");
+  const bad = turn.locator(".answer .citation.invalid");
+  assert.equal(await bad.innerText(), "[handbook::999]");
+  assert.equal(await bad.getAttribute("title"), "Source: handbook::999 (never retrieved)");
+  assert.equal(await turn.locator(".answer").getByRole("link").count(), 0, "a citation of nothing links nowhere");
+  await page.screenshot({ path: join(shots, "sources-invalid.png") });
+  await context.close();
+});

@@ -5,18 +5,20 @@
 // `runStream`, which follows a run to its end across disconnects — it resumes from the last
 // sequence number it delivered, drops duplicates, watches heartbeats, and says when it is
 // reconnecting — thin helpers for approvals (for a while, with edits), clarifications, feedback and
-// re-running a run's queries, and `auditEntries`, which reads the audit log across its pages.
+// re-running a run's queries, `auditEntries`, which reads the audit log across its pages, and
+// knowledge documents: `uploadDocument`, and an answer's cited passages (`citationsOf`,
+// `sourcesOf`, `citationIds`).
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AdminService } from "./gen/aware/v1/admin_pb.js";
 import { AuditService, type AuditEntry, type ListAuditEntriesRequestSchema } from "./gen/aware/v1/audit_pb.js";
 import { ChatService, ConfirmationScope, OnBusy, type StateSnapshot, type SubmitClarificationResponse } from "./gen/aware/v1/chat_pb.js";
-import { DatasetsService, type Dataset } from "./gen/aware/v1/datasets_pb.js";
+import { DatasetsService, type Dataset, type KnowledgeChunk } from "./gen/aware/v1/datasets_pb.js";
 import { FilesService } from "./gen/aware/v1/files_pb.js";
 import { MemoryService } from "./gen/aware/v1/memory_pb.js";
 import { QueryService } from "./gen/aware/v1/query_pb.js";
-import { FeedbackRating, type Feedback } from "./gen/aware/v1/run_pb.js";
+import { CitationStatus, FeedbackRating, type CitationCheck, type Feedback, type Run } from "./gen/aware/v1/run_pb.js";
 import { RunsService, type RerunQueryResponse } from "./gen/aware/v1/runs_pb.js";
 import { ThreadsService } from "./gen/aware/v1/threads_pb.js";
 import type { ServerEvent } from "./gen/aware/v1/events_pb.js";
@@ -223,6 +225,41 @@ export class AwareClient {
   }
 
   /**
+   * Uploads a knowledge document — Markdown (`.md`, `.markdown`) or plain text (`.txt`) — which the
+   * server stores as its passages for `search_knowledge`. Its format comes from the file name
+   * unless `opts.format` says it; any other name is refused before anything is sent.
+   */
+  async uploadDocument(
+    filename: string,
+    content: string | Uint8Array,
+    opts: { format?: "markdown" | "text"; onProgress?: (sent: number, total: number) => void } = {},
+  ): Promise<Dataset> {
+    const format = opts.format ?? documentFormat(filename);
+    if (!format) throw new Error(`${filename} is not a document: name it .md, .markdown or .txt, or say its format`);
+    const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+    return this.uploadFile(filename, bytes, { format, onProgress: opts.onProgress });
+  }
+
+  /**
+   * A finished run's cited passages with their text: its citation check (GetRun) joined with the
+   * passages its `search_knowledge` calls returned (its event log). See `sourcesOf`.
+   */
+  async citationsOf(run: Run | string): Promise<RunSources> {
+    const got = typeof run === "string" ? (await this.runs.getRun({ runId: run })).run : run;
+    if (!got) throw new Error("the server found the run but returned none");
+    const events: ServerEvent[] = [];
+    let afterSeq = 0n;
+    for (;;) {
+      const page = await this.runs.listRunEvents({ runId: got.runId, afterSeq, limit: 1000 });
+      events.push(...page.events);
+      if (page.events.length === 0) break;
+      afterSeq = page.events[page.events.length - 1].seq;
+      if (afterSeq >= page.lastSeq) break;
+    }
+    return sourcesOf(events, got.citations);
+  }
+
+  /**
    * The audit entries that match `filter`, newest first, page after page: the next page is read
    * only when the caller iterates past the last one (stop early with `break`).
    */
@@ -306,6 +343,100 @@ export function textOf(events: Iterable<ServerEvent>): string {
   let text = "";
   for (const e of events) if (e.payload.case === "textDelta") text += e.payload.value.delta;
   return text;
+}
+
+/** A document's upload format by its file name: "markdown" (`.md`, `.markdown`), "text" (`.txt`), or
+ *  undefined for anything else. */
+export function documentFormat(filename: string): "markdown" | "text" | undefined {
+  const ext = /\.([^./\\]+)$/.exec(filename)?.[1]?.toLowerCase();
+  if (ext === "md" || ext === "markdown") return "markdown";
+  if (ext === "txt") return "text";
+  return undefined;
+}
+
+/** One bracketed citation in an answer: where it is (UTF-16 offsets, end exclusive) and its ids. */
+export interface CitationMention {
+  start: number;
+  end: number;
+  ids: string[];
+}
+
+const CHUNK_ID = "[a-z0-9_]+::\\d{3,}";
+/** `[handbook::003]`, `[handbook::003, faq::012]`, `[a::001; b::002]`: a bracket of chunk ids only. */
+const CITATION = new RegExp(`\\[\\s*(${CHUNK_ID}(?:\\s*[,;]\\s*${CHUNK_ID})*)\\s*\\]`, "g");
+
+/** Every bracketed citation of chunk ids in `text`, in order. A bracket holding anything else
+ *  (words, a Markdown link's text) is not a citation. */
+export function citationMentions(text: string): CitationMention[] {
+  return Array.from(text.matchAll(CITATION), (m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+    ids: m[1].split(/[,;]/).map((id) => id.trim()),
+  }));
+}
+
+/** The chunk ids an answer cites (`[handbook::003]`), each once, in order of first mention. */
+export function citationIds(text: string): string[] {
+  return [...new Set(citationMentions(text).flatMap((m) => m.ids))];
+}
+
+/** An answer's sources: what it cites, checked against what its run retrieved. */
+export interface RunSources {
+  /** The server's verdict; UNSPECIFIED when there is none: the run searched no documents, or has
+   *  not answered yet (then `cited` is read from its text). */
+  status: CitationStatus;
+  /** The cited passages the run retrieved, in order of first mention, with their text. */
+  cited: KnowledgeChunk[];
+  /** Cited chunk ids the run never retrieved. */
+  invalid: string[];
+  /** Every chunk id the run retrieved. */
+  retrieved: string[];
+  /** Every passage the run's searches returned, by chunk id. */
+  passages: Map<string, KnowledgeChunk>;
+  /** Whether the run called `search_knowledge` at all. */
+  searched: boolean;
+}
+
+/**
+ * An answer's sources from its run's events: the citation check (`check`, else the run's
+ * Grounding event's) joined with the passages its `search_knowledge` results hold. Without a
+ * check (a run still going), the ids are read from the run's text and checked against its
+ * RetrievalCompleted events.
+ */
+export function sourcesOf(events: Iterable<ServerEvent>, check?: CitationCheck): RunSources {
+  const passages = new Map<string, KnowledgeChunk>();
+  const retrieved: string[] = [];
+  let searched = false;
+  let text = "";
+  for (const e of events) {
+    const p = e.payload;
+    if (p.case === "toolResult" && p.value.rich.case === "knowledge") {
+      searched = true;
+      for (const c of p.value.rich.value.chunks) if (!passages.has(c.chunkId)) passages.set(c.chunkId, c);
+    } else if (p.case === "retrievalCompleted") {
+      searched = true;
+      for (const id of p.value.chunkIds) if (!retrieved.includes(id)) retrieved.push(id);
+    } else if (p.case === "grounding" && p.value.citations) {
+      check ??= p.value.citations;
+    } else if (p.case === "textDelta") {
+      text += p.value.delta;
+    }
+  }
+  if (check) {
+    const invalid = new Set(check.invalid);
+    const cited = check.cited.flatMap((id) => (invalid.has(id) ? [] : passages.get(id) ?? []));
+    return { status: check.status, cited, invalid: [...check.invalid], retrieved: [...check.retrieved], passages, searched: true };
+  }
+  const ids = citationIds(text);
+  const known = new Set(retrieved);
+  return {
+    status: CitationStatus.UNSPECIFIED,
+    cited: ids.flatMap((id) => (known.has(id) ? passages.get(id) ?? [] : [])),
+    invalid: ids.filter((id) => !known.has(id)),
+    retrieved,
+    passages,
+    searched,
+  };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

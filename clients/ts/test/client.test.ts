@@ -3,7 +3,8 @@
 // (list, reopen, rename, fork, delete), memory, feedback and session grants; curation (rename,
 // describe, a query's result saved as a dataset, verified queries), admin (users, API keys) and
 // a dataset imported from an approved folder read again from its file; each change read back
-// from the audit log; a run's queries computed again; a question back (clarification) answered.
+// from the audit log; a run's queries computed again; a question back (clarification) answered;
+// a knowledge document uploaded, searched and cited by an answer.
 //
 // The server binary comes from $AWARE_SERVER_BIN (scripts/test sets it).
 
@@ -16,15 +17,21 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { toBinary } from "@bufbuild/protobuf";
 import {
+  CitationStatus,
+  citationIds,
+  citationMentions,
   ClarificationKind,
   Code,
   ConfirmationResolution,
   ConnectError,
   createAwareClient,
   DatasetFormat,
+  DatasetStatus,
   FeedbackRating,
   RunStatus,
+  SearchIndexState,
   ServerEventSchema,
+  sourcesOf,
   textOf,
   timestampDate,
   UserActivation,
@@ -654,4 +661,140 @@ test("clarify: 'average price' over price_eur and price_usd asks which one with 
 
   assert.equal(await failure(c.clarify("cf_doesnotexist", "price_eur")), Code.NotFound);
   assert.equal(await failure(c.dismissClarification("cf_doesnotexist")), Code.NotFound);
+});
+
+test("citationIds reads bracketed chunk ids — several to a bracket, by commas or semicolons — each once, in order; other brackets are not citations", () => {
+  const text = "Refunds take 14 days [handbook::003]. Sale items too [handbook::004, faq_2024::0012; handbook::003]. " +
+    "Not these: [handbook::03], [Handbook::003], [see handbook::005], [handbook:005], [](x) and [the docs](https://example.com).";
+  assert.deepEqual(citationIds(text), ["handbook::003", "handbook::004", "faq_2024::0012"]);
+  assert.deepEqual(citationIds("nothing cited"), []);
+  const mentions = citationMentions("a [x::001] b [ y::002 ;z::003 ]");
+  assert.deepEqual(mentions.map((m) => [m.start, m.end, m.ids]), [[2, 10, ["x::001"]], [13, 31, ["y::002", "z::003"]]]);
+});
+
+/** A staff guide in Markdown: its refund rule is in a section of its own, past the first passage. */
+const HANDBOOK = `# Acme Staff Guide
+
+Welcome to Acme. This guide explains how we work together, what the company expects from everyone, and where to find help when something is unclear. Read it in your first week and come back to it whenever a question comes up.
+
+## Working hours
+
+Core hours are 10:00 to 16:00, Monday to Friday. Outside core hours you may plan your day as you see fit, as long as your team knows when you are reachable. Overtime is agreed with your manager in advance and is compensated with time off.
+
+## Refunds
+
+Customers who are not satisfied may ask for their money back within 30 days of purchase. Refunds are issued within 14 days of the request, to the original payment method. Items bought on sale are refunded at the price paid. Support staff log every refund request in the ticket system.
+
+## Expenses
+
+Travel and equipment expenses are reimbursed monthly. Keep every receipt and submit it through the expenses portal before the fifth working day of the next month. Expenses above 500 euros need written approval from a director before the purchase.
+
+## Security
+
+Lock your screen whenever you step away from your desk. Never share passwords, not even with colleagues from the IT team. Report lost laptops or phones to the security team at once.
+`;
+
+/** The document once its passages can be searched (its index is built in the background). */
+async function searchable(c: AwareClient, datasetId: string) {
+  for (let i = 0; i < 240; i++) {
+    const d = (await c.datasets.getDataset({ datasetId, sampleRows: 0 })).dataset!;
+    const state = d.searchIndex?.state ?? SearchIndexState.UNSPECIFIED;
+    if ([SearchIndexState.LEXICAL, SearchIndexState.EMBEDDING, SearchIndexState.READY].includes(state)) return d;
+    assert.ok(![SearchIndexState.FAILED, SearchIndexState.NO_TEXT].includes(state), `the document's index: ${SearchIndexState[state]} ${d.searchIndex?.error ?? ""}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.fail("the document's passages were not searchable within a minute");
+}
+
+test("documents: uploadDocument stores Markdown and text as passages with stable chunk ids, and refuses other names before sending anything", async () => {
+  const c = client();
+  const doc = await c.uploadDocument("ts_handbook.md", HANDBOOK);
+  assert.deepEqual([doc.tableName, doc.format, doc.status], ["ts_handbook", DatasetFormat.MARKDOWN, DatasetStatus.READY]);
+  assert.ok(doc.rowCount >= 3n, `split into passages: ${doc.rowCount}`);
+  const columns = doc.columns.map((col) => col.name);
+  for (const name of ["chunk_id", "heading", "text", "title"]) assert.ok(columns.includes(name), `a passage has its ${name}: ${columns.join(", ")}`);
+  const rows = (await c.datasets.previewRows({ datasetId: doc.id, limit: 50 })).table!;
+  const at = rows.columns.findIndex((col) => col.name === "chunk_id");
+  const ids = rows.rows.map((r) => String(r.values[at].kind.value));
+  assert.equal(ids.length, Number(doc.rowCount));
+  assert.ok(ids.every((id) => /^ts_handbook::\d{3,}$/.test(id)), ids.join(", "));
+  assert.equal(new Set(ids).size, ids.length, "each passage its own id");
+
+  const notes = await c.uploadDocument("ts_notes.txt", new TextEncoder().encode("Plain notes.\n\nThe office closes at six on Fridays.\n"));
+  assert.deepEqual([notes.tableName, notes.format], ["ts_notes", DatasetFormat.TEXT]);
+  const named = await c.uploadDocument("ts_readme", "# Read me\n\nA document with no extension.\n", { format: "markdown" });
+  assert.equal(named.format, DatasetFormat.MARKDOWN, "an explicit format wins");
+
+  const before = (await c.datasets.listDatasets({})).datasets.length;
+  await assert.rejects(c.uploadDocument("ts_slides.pdf", "%PDF-1.7"), /ts_slides\.pdf is not a document/);
+  assert.equal((await c.datasets.listDatasets({})).datasets.length, before, "nothing was uploaded");
+  await c.datasets.deleteDataset({ datasetId: notes.id });
+  await c.datasets.deleteDataset({ datasetId: named.id });
+});
+
+test("documents: asked what the handbook says about refunds, the run retrieves the refund passage and its answer cites only what it retrieved; GetRun and citationsOf agree", async () => {
+  const c = client();
+  const doc = (await c.datasets.listDatasets({})).datasets.find((d) => d.tableName === "ts_handbook")!;
+  assert.ok(doc, "uploaded by the test before");
+  await searchable(c, doc.id);
+  const { runId, events } = await ask(c, "what does the handbook say about refunds?");
+
+  const results = events.filter((e) => e.payload.case === "toolResult" && e.payload.value.rich.case === "knowledge");
+  assert.ok(results.length >= 1, `search_knowledge ran: ${events.map((e) => e.payload.case).join(", ")}`);
+  const retrievals = events.filter((e) => e.payload.case === "retrievalCompleted");
+  assert.equal(retrievals.length, results.length, "one RetrievalCompleted per search");
+  for (const r of results) {
+    assert.ok(r.payload.case === "toolResult" && r.payload.value.rich.case === "knowledge");
+    assert.equal(r.payload.value.toolName, "search_knowledge");
+    const next = events.find((e) => e.seq === r.seq + 1n)!;
+    assert.ok(next.payload.case === "retrievalCompleted", "right after its ToolResult");
+    assert.equal(next.payload.value.toolCallId, r.payload.value.toolCallId);
+    assert.deepEqual(next.payload.value.chunkIds, r.payload.value.rich.value.chunks.map((k) => k.chunkId), "the ids of the passages it returned");
+  }
+  const sources = sourcesOf(events);
+  const refund = [...sources.passages.values()].find((k) => /Refunds are issued within 14 days/.test(k.text));
+  assert.ok(refund, `a passage with the refund rule was retrieved: ${[...sources.passages.keys()].join(", ")}`);
+  assert.match(refund.chunkId, /^ts_handbook::\d{3,}$/);
+  assert.deepEqual([refund.datasetId, refund.title, refund.documentName], [doc.id, "Acme Staff Guide", "ts_handbook.md"]);
+  assert.ok(["Working hours", "Refunds"].includes(refund.heading), `under a heading of the guide: ${refund.heading}`);
+  assert.match(refund.snippet, /<mark>refunds?<\/mark>/i, "the snippet marks the query's words");
+  assert.ok(retrievals.some((e) => e.payload.case === "retrievalCompleted" && e.payload.value.chunkIds.includes(refund.chunkId)));
+
+  const grounding = events.find((e) => e.payload.case === "grounding");
+  assert.ok(grounding && grounding.payload.case === "grounding", "the answer was checked");
+  const check = grounding.payload.value.citations;
+  assert.ok(check, "with its citations");
+  assert.equal(check.status, CitationStatus.CITED, `${CitationStatus[check.status]}: ${textOf(events)}`);
+  assert.ok(check.cited.length >= 1);
+  assert.deepEqual(check.invalid, []);
+  const retrieved = new Set(retrievals.flatMap((e) => (e.payload.case === "retrievalCompleted" ? e.payload.value.chunkIds : [])));
+  assert.deepEqual(new Set(check.retrieved), retrieved, "retrieved: every id the searches returned");
+  assert.ok(check.cited.every((id) => retrieved.has(id)), `cited ⊆ retrieved: ${check.cited.join(", ")}`);
+  assert.deepEqual(citationIds(textOf(events)), check.cited, "the client reads the answer's citations as the server does");
+  assert.equal(sources.status, CitationStatus.CITED);
+  assert.deepEqual(sources.cited.map((k) => k.chunkId), check.cited, "each cited passage with its text, in cited order");
+  assert.ok(sources.cited.some((k) => /14 days/.test(k.text)), "the answer cites the refund passage");
+  assert.match(textOf(events), /14 days/);
+
+  const run = (await c.runs.getRun({ runId })).run!;
+  assert.deepEqual([run.citations?.status, run.citations?.cited, run.citations?.retrieved], [check.status, check.cited, check.retrieved], "GetRun says the same");
+  const joined = await c.citationsOf(runId);
+  assert.deepEqual(joined.cited.map((k) => [k.chunkId, k.text]), sources.cited.map((k) => [k.chunkId, k.text]));
+  assert.equal(joined.searched, true);
+});
+
+test("documents: a question the handbook does not cover retrieves nothing, and the answer cites nothing and says it has no evidence", async () => {
+  const c = client();
+  const { runId, events } = await ask(c, "what does the handbook say about parental leave?");
+  const retrievals = events.filter((e) => e.payload.case === "retrievalCompleted");
+  assert.ok(retrievals.length >= 1, "the documents were searched");
+  assert.deepEqual(retrievals.flatMap((e) => (e.payload.case === "retrievalCompleted" ? e.payload.value.chunkIds : [])), [], "nothing matches");
+  const grounding = events.find((e) => e.payload.case === "grounding");
+  assert.ok(grounding && grounding.payload.case === "grounding");
+  const check = grounding.payload.value.citations!;
+  assert.deepEqual([check.status, check.cited, check.retrieved], [CitationStatus.NO_EVIDENCE, [], []]);
+  assert.deepEqual(citationIds(textOf(events)), []);
+  assert.ok(textOf(events).trim().length > 0, "it still answers, in words");
+  const joined = await c.citationsOf(runId);
+  assert.deepEqual([joined.status, joined.cited.length, joined.searched], [CitationStatus.NO_EVIDENCE, 0, true]);
 });
