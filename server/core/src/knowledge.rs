@@ -253,13 +253,17 @@ pub struct KnowledgeResults {
 /// documents do not cover the question.
 pub fn for_model(r: &KnowledgeResults) -> String {
     if r.documents_searched == 0 {
-        let mut s = "The user has no documents to search (they can upload Markdown or text files). Say that you \
-                     have no documents to answer from; do not answer from general knowledge."
-            .to_owned();
-        if !r.note.is_empty() {
-            s.push_str(&format!(" Note: {}.", r.note));
-        }
-        return s;
+        return if r.note.is_empty() {
+            "The user has no documents to search (they can upload Markdown or text files). Say that you have no \
+             documents to answer from; do not answer from general knowledge."
+                .to_owned()
+        } else {
+            format!(
+                "No document of the user's could be searched yet ({}). Say so and that they can ask again in a \
+                 moment; do not answer from general knowledge.",
+                r.note
+            )
+        };
     }
     if r.chunks.is_empty() {
         return format!(

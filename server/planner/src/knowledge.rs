@@ -118,6 +118,13 @@ fn best_sentences(chunk: &KnowledgeChunk, topic: &[String]) -> Vec<String> {
 /// that the documents hold no evidence for the question.
 pub(crate) fn answer(results: &KnowledgeResults) -> String {
     if results.documents_searched == 0 {
+        // Documents that exist but cannot be searched yet are not "no documents".
+        if !results.note.is_empty() {
+            return format!(
+                "I could not search your documents yet ({}), so I cannot say what they hold: ask again in a moment.",
+                results.note
+            );
+        }
         return "You have no documents to answer from yet: upload a Markdown or text file (a handbook, a policy) \
                 and ask again."
             .to_owned();
@@ -148,8 +155,9 @@ pub(crate) fn answer(results: &KnowledgeResults) -> String {
         quoted.push(format!("{}{under}: “{}” [{}]", chunk.title, best.join(" "), chunk.chunk_id));
     }
     if quoted.is_empty() {
+        let limited = if results.note.is_empty() { String::new() } else { format!(" (Note: {}.)", results.note) };
         return format!(
-            "I lack sufficient evidence to answer that: no passage of your {} document{} covers “{}”.",
+            "I lack sufficient evidence to answer that: no passage of your {} searchable document{} covers “{}”.{limited}",
             results.documents_searched,
             if results.documents_searched == 1 { "" } else { "s" },
             results.query
@@ -206,5 +214,12 @@ mod tests {
         );
         let none = results(vec![]);
         assert!(answer(&none).starts_with("I lack sufficient evidence"), "{}", answer(&none));
+        // A document still being indexed is not a document without the answer.
+        let waiting = KnowledgeResults {
+            documents_searched: 0,
+            note: "handbook is still being indexed".into(),
+            ..results(vec![])
+        };
+        assert!(answer(&waiting).starts_with("I could not search your documents yet"), "{}", answer(&waiting));
     }
 }
