@@ -302,9 +302,17 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     let runs_at_most = opts.warmup + opts.levels.len() * opts.runs;
     let script = ScriptFile::new(&script(opts.distinct_sql.then_some(runs_at_most)));
     let [model, script_path] = script.env();
+    // The peer's scenario is one user with many clients, and LangGraph has no per-user limits:
+    // the run and SQL-queue caps a shared aware server keeps per user are lifted so the load
+    // measures the server, not its fairness rules.
     let server = TestServer::start_with_env(
         &["--no-samples"],
-        &[model, script_path, ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000")],
+        &[
+            model,
+            script_path,
+            ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000"),
+            ("AWARE_LIMITS__MAX_QUEUED_PER_USER", "1000"),
+        ],
     );
     let uploaded = upload(&server, "sales.csv", sales_csv().into_bytes()).await?;
     anyhow::ensure!(uploaded.row_count == 1000, "sales upload: {uploaded:?}");

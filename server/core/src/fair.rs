@@ -172,6 +172,11 @@ impl OpenPerUser {
         *open += 1;
         Some(Open { counts: self.counts.clone(), user: user.to_owned(), others })
     }
+
+    /// How many `user` has open now.
+    pub fn count(&self, user: &str) -> usize {
+        self.counts.lock().expect("open counts").get(user).copied().unwrap_or(0)
+    }
 }
 
 /// One thing counted open against its user while it lives.

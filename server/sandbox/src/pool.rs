@@ -2,8 +2,9 @@
 //! a process to boot; the first query binds a worker to its user for good (see `sql_worker`), and
 //! the worker then serves only that user. A worker is retired — killed and reaped — after any I/O
 //! error, timeout, limit breach or a set number of queries, and replacements start in the
-//! background. A worker lowered in priority while it ran (see [`crate::priority`]) is retired too:
-//! its priority cannot be raised again.
+//! background. A worker lowered in priority (see [`crate::priority`]) cannot be raised again: one
+//! lowered for its CPU is retired; one lowered because its user had another query running serves
+//! only that user's queries that run beside another.
 
 use crate::priority::WorkerPriority;
 use crate::protocol::{QueryRequest, Request, Response, ResultTable, nonblocking};
@@ -62,8 +63,10 @@ struct Worker {
     stdout: ChildStdout,
     user: Option<String>,
     queries: u32,
-    /// Lowered in priority: retired after its query.
+    /// Lowered in priority: it serves only its user's queries that run beside another.
     lowered: bool,
+    /// Lowered for its CPU (heavy work): retired after its query.
+    heavy: bool,
 }
 
 impl Drop for Worker {
@@ -167,7 +170,7 @@ impl SqlPool {
         let mut child = cmd.spawn().map_err(|e| Error::internal(format!("cannot start a SQL worker: {e}")))?;
         let stdin = child.stdin.take().ok_or_else(|| Error::internal("worker stdin missing"))?;
         let stdout = child.stdout.take().ok_or_else(|| Error::internal("worker stdout missing"))?;
-        Ok(Worker { child, stdin, stdout, user: None, queries: 0, lowered: false })
+        Ok(Worker { child, stdin, stdout, user: None, queries: 0, lowered: false, heavy: false })
     }
 
     async fn refill_loop(self) {
@@ -198,11 +201,23 @@ impl SqlPool {
         }
     }
 
-    /// Takes a worker for `user`: one already bound to them, else a warm one, else a new one.
+    /// Takes a worker for `user`: one already bound to them, else a warm one, else a new one. A
+    /// lowered worker serves only a query that runs beside another of the user's (which would be
+    /// lowered anyway), and is preferred for one.
     fn checkout(&self, user: &str) -> Result<Worker> {
+        let beside = self.config.priority.running(user) > 0;
         let worker = {
             let mut idle = self.idle.lock().expect("pool lock");
-            let found = match idle.bound.iter().position(|w| w.user.as_deref() == Some(user)) {
+            let theirs = |w: &Worker, lowered: bool| w.user.as_deref() == Some(user) && w.lowered == lowered;
+            let mine = if beside {
+                idle.bound
+                    .iter()
+                    .position(|w| theirs(w, true))
+                    .or_else(|| idle.bound.iter().position(|w| theirs(w, false)))
+            } else {
+                idle.bound.iter().position(|w| theirs(w, false))
+            };
+            let found = match mine {
                 Some(i) => idle.bound.remove(i),
                 None => idle.warm.pop(),
             };
@@ -234,7 +249,7 @@ impl SqlPool {
         let mut idle = self.idle.lock().expect("pool lock");
         idle.busy -= 1;
         match worker {
-            Some(w) if w.queries < self.config.max_queries_per_worker && !w.lowered => idle.bound.push_back(w),
+            Some(w) if w.queries < self.config.max_queries_per_worker && !w.heavy => idle.bound.push_back(w),
             Some(w) => {
                 drop(w);
                 idle.alive -= 1;
@@ -265,7 +280,9 @@ impl SqlPool {
             nonblocking::read_frame::<Response>(&mut worker.stdout).await
         })
         .await;
-        worker.lowered = watch.lowered();
+        // Once lowered, always lowered: nothing raises a worker's priority again.
+        worker.lowered |= watch.lowered();
+        worker.heavy = watch.heavy();
         match outcome {
             Ok(Ok(Response::Table(table))) => {
                 lease.keep();

@@ -7,8 +7,11 @@
 //!
 //! Nice changes nothing on an idle machine — a lowered worker still gets every cycle nobody else
 //! wants — it only decides who goes first when the cores are contended. An unprivileged process
-//! may lower its children's priority but never raise it again, so a lowered SQL worker is
-//! retired after its query instead of serving its user's next one.
+//! may lower its children's priority but never raise it again. So a SQL worker lowered for its
+//! CPU is retired after its query; one lowered because its user had another worker running is
+//! kept for that user's next query that runs beside another (which would be lowered anyway), and
+//! never serves one that runs alone (see `pool.rs`). Killing those too made every concurrent
+//! query of one user start a new DuckDB process: 12 → 56 ms of CPU per run in the peer bench.
 
 use aware_core::fair::{Open, OpenPerUser};
 use rustix::process::{Pid, getpriority_process, setpriority_process};
@@ -43,10 +46,10 @@ impl WorkerPriority {
     pub fn watch(&self, pool: &'static str, user: &str, pid: Option<u32>) -> Watch {
         let open = self.running.open(user, usize::MAX).expect("an unbounded count never refuses");
         let lowered = Arc::new(AtomicBool::new(false));
-        let Some(pid) = pid else { return Watch { _open: open, lowered, task: None } };
+        let Some(pid) = pid else { return Watch { _open: open, lowered, concurrent: false, task: None } };
         if open.others() > 0 {
             lower(pool, "concurrent", pid, &lowered);
-            return Watch { _open: open, lowered, task: None };
+            return Watch { _open: open, lowered, concurrent: true, task: None };
         }
         let allowance = ticks(self.interactive_cpu);
         let flag = lowered.clone();
@@ -62,7 +65,12 @@ impl WorkerPriority {
             }
             lower(pool, "cpu", pid, &flag);
         });
-        Watch { _open: open, lowered, task: Some(task) }
+        Watch { _open: open, lowered, concurrent: false, task: Some(task) }
+    }
+
+    /// How many workers `user` has running now, in every pool.
+    pub fn running(&self, user: &str) -> usize {
+        self.running.count(user)
     }
 }
 
@@ -70,6 +78,8 @@ impl WorkerPriority {
 pub struct Watch {
     _open: Open,
     lowered: Arc<AtomicBool>,
+    /// Lowered from the start because its user had another worker running.
+    concurrent: bool,
     task: Option<JoinHandle<()>>,
 }
 
@@ -77,6 +87,11 @@ impl Watch {
     /// Whether the worker's priority was lowered.
     pub fn lowered(&self) -> bool {
         self.lowered.load(Ordering::Relaxed)
+    }
+
+    /// Whether it was lowered for using its CPU allowance: heavy work, not to be reused.
+    pub fn heavy(&self) -> bool {
+        self.lowered() && !self.concurrent
     }
 }
 
