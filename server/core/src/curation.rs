@@ -95,7 +95,8 @@ impl CurationService {
             return Err(Error::validation(
                 "table_name",
                 format!(
-                    "{} is a document: its table name is part of the chunk ids answers cite ({}::000, …), so it                      cannot change; its display name can",
+                    "{} is a document: its table name is part of the chunk ids answers cite ({}::000, …), so it \
+                     cannot change; its display name can",
                     dataset.table_name, dataset.table_name
                 ),
             ));
