@@ -1377,26 +1377,7 @@ test("a question back about a value shows how many rows hold it in each column; 
 
 /** A staff guide in Markdown: its refund rule is in a section of its own, past the first passage;
  *  nothing in it is about parental leave. */
-const HANDBOOK = `# Acme Staff Guide
-
-Welcome to Acme. This guide explains how we work together, what the company expects from everyone, and where to find help when something is unclear. Read it in your first week and come back to it whenever a question comes up.
-
-## Working hours
-
-Core hours are 10:00 to 16:00, Monday to Friday. Outside core hours you may plan your day as you see fit, as long as your team knows when you are reachable. Overtime is agreed with your manager in advance and is compensated with time off.
-
-## Refunds
-
-Customers who are not satisfied may ask for their money back within 30 days of purchase. Refunds are issued within 14 days of the request, to the original payment method. Items bought on sale are refunded at the price paid. Support staff log every refund request in the ticket system.
-
-## Expenses
-
-Travel and equipment expenses are reimbursed monthly. Keep every receipt and submit it through the expenses portal before the fifth working day of the next month. Expenses above 500 euros need written approval from a director before the purchase.
-
-## Security
-
-Lock your screen whenever you step away from your desk. Never share passwords, not even with colleagues from the IT team. Report lost laptops or phones to the security team at once.
-`;
+const HANDBOOK = readFileSync(join(here, "..", "..", "tests", "corpus", "staff-guide.md"), "utf8");
 
 /** The chunk ids an answer's text cites, each once, in order (`[handbook::003]`, `[a::001, b::002]`). */
 function citedIds(text) {

@@ -11,9 +11,10 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { toBinary } from "@bufbuild/protobuf";
 import {
@@ -673,26 +674,7 @@ test("citationIds reads bracketed chunk ids — several to a bracket, by commas 
 });
 
 /** A staff guide in Markdown: its refund rule is in a section of its own, past the first passage. */
-const HANDBOOK = `# Acme Staff Guide
-
-Welcome to Acme. This guide explains how we work together, what the company expects from everyone, and where to find help when something is unclear. Read it in your first week and come back to it whenever a question comes up.
-
-## Working hours
-
-Core hours are 10:00 to 16:00, Monday to Friday. Outside core hours you may plan your day as you see fit, as long as your team knows when you are reachable. Overtime is agreed with your manager in advance and is compensated with time off.
-
-## Refunds
-
-Customers who are not satisfied may ask for their money back within 30 days of purchase. Refunds are issued within 14 days of the request, to the original payment method. Items bought on sale are refunded at the price paid. Support staff log every refund request in the ticket system.
-
-## Expenses
-
-Travel and equipment expenses are reimbursed monthly. Keep every receipt and submit it through the expenses portal before the fifth working day of the next month. Expenses above 500 euros need written approval from a director before the purchase.
-
-## Security
-
-Lock your screen whenever you step away from your desk. Never share passwords, not even with colleagues from the IT team. Report lost laptops or phones to the security team at once.
-`;
+const HANDBOOK = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "tests", "corpus", "staff-guide.md"), "utf8");
 
 /** The document once its passages can be searched (its index is built in the background). */
 async function searchable(c: AwareClient, datasetId: string) {

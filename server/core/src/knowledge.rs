@@ -10,7 +10,7 @@
 //! an answer which used documents cites what was retrieved, and nothing else.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::value::{Column, Table, Value, ValueKind};
+use crate::value::{Column, Table, Value};
 use serde::{Deserialize, Serialize};
 
 /// A passage's target length, in characters.
@@ -74,7 +74,7 @@ fn heading_of(line: &str) -> Option<&str> {
 pub fn title(text: &str, markdown: bool, fallback: &str) -> String {
     let mut first = None;
     if markdown {
-        for line in outside_fences(text) {
+        for (_, line) in outside_fences(text) {
             if let Some(h) = heading_of(line) {
                 if line.trim_start().starts_with("# ") {
                     return h.to_owned();
@@ -86,16 +86,20 @@ pub fn title(text: &str, markdown: bool, fallback: &str) -> String {
     first.map_or_else(|| fallback.to_owned(), str::to_owned)
 }
 
-/// The lines of a Markdown text that are not inside a fenced code block.
-fn outside_fences(text: &str) -> impl Iterator<Item = &str> {
+/// The lines of a Markdown text that are not inside a fenced code block (nor a fence), each with
+/// the character offset it starts at.
+fn outside_fences(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut fenced = false;
-    text.lines().filter(move |line| {
+    let mut at = 0;
+    text.split_inclusive('\n').filter_map(move |line| {
+        let start = at;
+        at += line.chars().count();
         let t = line.trim_start();
         if t.starts_with("```") || t.starts_with("~~~") {
             fenced = !fenced;
-            return false;
+            return None;
         }
-        !fenced
+        (!fenced).then(|| (start, line.trim_end_matches(['\n', '\r'])))
     })
 }
 
@@ -107,17 +111,7 @@ pub fn chunk(text: &str, markdown: bool) -> Vec<Chunk> {
     // (start of the section in characters, its heading)
     let mut sections: Vec<(usize, String)> = vec![(0, String::new())];
     if markdown {
-        let mut at = 0;
-        let mut fenced = false;
-        for line in text.split_inclusive('\n') {
-            let t = line.trim_start();
-            if t.starts_with("```") || t.starts_with("~~~") {
-                fenced = !fenced;
-            } else if !fenced && let Some(h) = heading_of(line.trim_end_matches('\n')) {
-                sections.push((at, h.to_owned()));
-            }
-            at += line.chars().count();
-        }
+        sections.extend(outside_fences(text).filter_map(|(at, line)| Some((at, heading_of(line)?.to_owned()))));
     }
     let mut chunks = Vec::new();
     for (i, (start, heading)) in sections.iter().enumerate() {
@@ -178,21 +172,16 @@ pub fn chunk_id(table_name: &str, n: u64) -> String {
 
 /// The table a document is stored as: one row per passage, in order (row n is passage n).
 pub fn table(table_name: &str, title: &str, chunks: &[Chunk]) -> Table {
-    let column = |name: &str, sql_type: &str, kind| Column {
-        name: name.to_owned(),
-        sql_type: sql_type.to_owned(),
-        kind,
-        nullable: false,
-    };
+    let column = |name: &str, sql_type: &str| Column { nullable: false, ..Column::new(name, sql_type) };
     let text = |s: &str| Value::String(s.to_owned());
     Table {
         columns: vec![
-            column("chunk_id", "VARCHAR", ValueKind::String),
-            column("heading", "VARCHAR", ValueKind::String),
-            column("text", "VARCHAR", ValueKind::String),
-            column("start_char", "BIGINT", ValueKind::Int),
-            column("end_char", "BIGINT", ValueKind::Int),
-            column("title", "VARCHAR", ValueKind::String),
+            column("chunk_id", "VARCHAR"),
+            column("heading", "VARCHAR"),
+            column("text", "VARCHAR"),
+            column("start_char", "BIGINT"),
+            column("end_char", "BIGINT"),
+            column("title", "VARCHAR"),
         ],
         rows: chunks
             .iter()
@@ -216,11 +205,6 @@ pub fn table(table_name: &str, title: &str, chunks: &[Chunk]) -> Table {
 /// The columns of a document's table its search index holds, in this order (the passage's own
 /// text first: it is what a hit shows).
 pub const INDEXED_COLUMNS: [&str; 3] = ["text", "heading", "title"];
-
-/// Text made safe to show as HTML.
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
 /// A passage a search retrieved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

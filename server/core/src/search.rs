@@ -38,6 +38,8 @@ pub const PASSAGE_COVERAGE: f32 = 0.5;
 /// Shipping 0.647), questions it does not cover at most 0.24 ("vacation policy" 0.237, "parental
 /// leave" 0.116); 0.35 sits in the gap.
 pub const PASSAGE_SIMILARITY: f32 = 0.35;
+/// Longest snippet, in characters.
+pub const SNIPPET_CHARS: usize = 200;
 /// Reciprocal-rank fusion constant (Cormack et al.): a hit at rank r adds 1 / (RRF_K + r).
 pub const RRF_K: f64 = 60.0;
 /// Candidates taken from each ranker before fusion.
@@ -294,6 +296,17 @@ pub struct SearchConfig {
     pub max_vector_rows: u64,
     /// Most rows of one dataset indexed at all.
     pub max_rows: u64,
+}
+
+/// Text made safe to show as HTML (snippets).
+pub fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The start of a text, as a snippet with nothing marked.
+pub fn lead(text: &str) -> String {
+    let cut: String = text.chars().take(SNIPPET_CHARS).collect();
+    if cut.len() < text.len() { format!("{}…", escape_html(&cut)) } else { escape_html(&cut) }
 }
 
 /// Reciprocal-rank fusion of ranked lists of keys: each key scores Σ 1/(RRF_K + rank) over the
@@ -593,29 +606,27 @@ impl SearchService {
         documents.retain(|d| d.format.is_document());
         let mut notes = Vec::new();
         let found = self.find(query, documents, SearchMode::Hybrid, &mut notes).await?;
-        let mut chunks: Vec<KnowledgeChunk> = Vec::new();
-        for f in found.hits.into_iter().filter(|f| f.relevant) {
-            let field = |i: usize| f.fields.get(i).cloned().unwrap_or_default();
-            let text = field(0);
-            let chunk_id = knowledge::chunk_id(&f.hit.table_name, f.hit.row_id);
-            if chunks.len() == limit as usize || chunks.iter().any(|c| c.chunk_id == chunk_id) {
-                continue;
-            }
-            chunks.push(KnowledgeChunk {
-                chunk_id,
-                dataset_id: f.hit.dataset_id.to_string(),
-                document_name: f.hit.dataset_name,
-                title: field(2),
-                heading: field(1),
-                snippet: if f.hit.column == knowledge::INDEXED_COLUMNS[0] {
-                    f.hit.snippet
-                } else {
-                    knowledge::escape(&text.chars().take(200).collect::<String>())
-                },
-                text,
-                score: f.hit.score,
-            });
-        }
+        let chunks: Vec<KnowledgeChunk> = found
+            .hits
+            .into_iter()
+            .filter(|f| f.relevant)
+            .take(limit as usize)
+            .map(|f| {
+                let field = |i: usize| f.fields.get(i).cloned().unwrap_or_default();
+                let text = field(0);
+                KnowledgeChunk {
+                    chunk_id: knowledge::chunk_id(&f.hit.table_name, f.hit.row_id),
+                    dataset_id: f.hit.dataset_id.to_string(),
+                    title: field(2),
+                    heading: field(1),
+                    // The passage's own words, even when its heading held more of the query's.
+                    snippet: if f.hit.column == knowledge::INDEXED_COLUMNS[0] { f.hit.snippet } else { lead(&text) },
+                    document_name: f.hit.dataset_name,
+                    text,
+                    score: f.hit.score,
+                }
+            })
+            .collect();
         Ok(KnowledgeResults {
             query: query.to_owned(),
             chunks,

@@ -2,6 +2,7 @@
 //! retrieved — their own sentences, quoted with the chunk id they come from, or plainly that the
 //! documents hold no evidence. The planner never paraphrases a document, so it cannot misstate one.
 
+use crate::text::stem;
 use aware_core::knowledge::{KnowledgeChunk, KnowledgeResults};
 use aware_core::runs::router::{DOCUMENT_WORDS, words};
 
@@ -71,12 +72,6 @@ pub(crate) fn topic(question: &str) -> String {
         .join(" ")
 }
 
-/// Whether `word` (lower case) is the topic word `t` or a form of it (refund, refunds, refunded).
-fn same_stem(word: &str, t: &str) -> bool {
-    let stem = |w: &str| w.chars().take(5).collect::<String>();
-    word == t || (t.chars().count() >= 4 && word.chars().count() >= 4 && stem(word) == stem(t))
-}
-
 /// The sentences of a passage, without Markdown heading lines.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -98,13 +93,14 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-/// The passage's sentences that hold the most of the topic's words (none when none does).
+/// The passage's sentences that hold the most of the topic's words, in any form (refund,
+/// refunds, refunded; none when none does). `topic` holds the words' stems.
 fn best_sentences(chunk: &KnowledgeChunk, topic: &[String]) -> Vec<String> {
     let scored: Vec<(usize, String)> = sentences(&chunk.text)
         .into_iter()
         .map(|s| {
-            let said = words(&s);
-            (topic.iter().filter(|t| said.iter().any(|w| same_stem(w, t))).count(), s)
+            let said: Vec<String> = words(&s).iter().map(|w| stem(w)).collect();
+            (topic.iter().filter(|t| said.contains(t)).count(), s)
         })
         .collect();
     let best = scored.iter().map(|(n, _)| *n).max().unwrap_or(0);
@@ -129,7 +125,7 @@ pub(crate) fn answer(results: &KnowledgeResults) -> String {
                 and ask again."
             .to_owned();
     }
-    let topic_words = words(&results.query);
+    let topic_words: Vec<String> = words(&results.query).iter().map(|w| stem(w)).collect();
     let mut quoted: Vec<String> = Vec::new();
     let mut said: Vec<String> = Vec::new();
     for chunk in &results.chunks {

@@ -2,7 +2,7 @@
 //! and stop words. Queries are never parsed as tantivy syntax: the words are run through the same
 //! analyzer and OR-ed, so `:`, quotes, brackets or `AND` in a query are just text.
 
-use aware_core::search::{LexicalMatch, StoredHit, TextDoc};
+use aware_core::search::{LexicalMatch, SNIPPET_CHARS, StoredHit, TextDoc, escape_html, lead};
 use aware_core::{Error, Result};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -19,8 +19,6 @@ use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 const ANALYZER: &str = "aware_en";
 /// Most distinct words of a query that count.
 const MAX_QUERY_TERMS: usize = 64;
-/// Longest snippet, in characters.
-const SNIPPET_CHARS: usize = 200;
 /// Longest text returned with a hit, in characters.
 const HIT_TEXT_CHARS: usize = 2_000;
 /// Memory for the one indexing thread (tantivy needs at least 15 MB per thread).
@@ -221,20 +219,17 @@ impl Lexical {
                 column: self.column_names.get(column).cloned().unwrap_or_default(),
                 text: text.chars().take(HIT_TEXT_CHARS).collect(),
                 snippet,
-                fields: (0..self.fields.columns.len())
-                    .map(|i| {
-                        values.iter().find(|(c, _)| *c == i).map(|(_, v)| v.chars().take(HIT_TEXT_CHARS).collect())
-                    })
-                    .map(Option::unwrap_or_default)
+                fields: self
+                    .fields
+                    .columns
+                    .iter()
+                    .map(|f| doc.get_first(*f).and_then(|v| v.as_str()).unwrap_or_default())
+                    .map(|v| v.chars().take(HIT_TEXT_CHARS).collect())
                     .collect(),
             });
         }
         Ok(out)
     }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// `fragment` HTML-escaped, with `<mark>…</mark>` around the highlighted byte ranges.
@@ -248,20 +243,14 @@ fn mark(fragment: &str, highlighted: &[Range<usize>]) -> String {
         if start >= end || !fragment.is_char_boundary(start) || !fragment.is_char_boundary(end) {
             continue;
         }
-        out.push_str(&escape(&fragment[at..start]));
+        out.push_str(&escape_html(&fragment[at..start]));
         out.push_str("<mark>");
-        out.push_str(&escape(&fragment[start..end]));
+        out.push_str(&escape_html(&fragment[start..end]));
         out.push_str("</mark>");
         at = end;
     }
-    out.push_str(&escape(&fragment[at..]));
+    out.push_str(&escape_html(&fragment[at..]));
     out
-}
-
-/// The start of a text, as a snippet with nothing marked.
-fn lead(text: &str) -> String {
-    let cut: String = text.chars().take(SNIPPET_CHARS).collect();
-    if cut.len() < text.len() { format!("{}…", escape(&cut)) } else { escape(&cut) }
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ impl Driver {
             })
             .collect();
         let today = self.run.record.created_at.date_naive();
-        let grounding = grounding::ground(answer, &self.run.record.question, today, &evidence);
+        let mut grounding = grounding::ground(answer, &self.run.record.question, today, &evidence);
         let ungrounded = grounding.ungrounded();
         let numbers = grounding.numbers.len();
         metrics::counter!("aware_answer_numbers_total", "grounded" => "true").increment((numbers - ungrounded) as u64);
@@ -119,17 +119,19 @@ impl Driver {
             tracing::info!(run = %self.run.record.id, ungrounded, numbers, "an answer has numbers no tool result holds");
         }
         // An answer of a run that retrieved passages of documents must cite them, and only them.
-        let mut retrievals = events.iter().filter_map(|e| {
-            if let EventPayload::RetrievalCompleted { chunk_ids, .. } = &e.payload { Some(chunk_ids) } else { None }
-        });
-        let mut grounding = grounding;
-        if let Some(first) = retrievals.next() {
-            let mut retrieved: Vec<String> = first.clone();
-            for id in retrievals.flatten() {
-                if !retrieved.contains(id) {
-                    retrieved.push(id.clone());
+        let mut searched = false;
+        let mut retrieved: Vec<String> = Vec::new();
+        for e in &events {
+            if let EventPayload::RetrievalCompleted { chunk_ids, .. } = &e.payload {
+                searched = true;
+                for id in chunk_ids {
+                    if !retrieved.contains(id) {
+                        retrieved.push(id.clone());
+                    }
                 }
             }
+        }
+        if searched {
             let check = knowledge::check(answer, &retrieved);
             metrics::counter!("aware_answer_citations_total", "status" => check.status.as_str()).increment(1);
             if check.status.failed() {
