@@ -35,7 +35,7 @@ pub fn recorder() -> PrometheusHandle {
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &buckets)
                 .expect("histogram buckets are not empty")
                 .set_buckets_for_metric(
-                    Matcher::Full("aware_event_commit_batch_size".into()),
+                    Matcher::Full("aware_run_commit_batch_size".into()),
                     &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0],
                 )
                 .expect("histogram buckets are not empty")
@@ -61,7 +61,10 @@ fn describe() {
     describe_counter!("aware_model_tokens_total", "model tokens, by provider and kind (input/output)");
     describe_gauge!("aware_sql_workers", "SQL worker processes: alive, busy, warm");
     describe_counter!("aware_workers_retired_total", "Worker processes retired early, by pool and cause");
-    describe_histogram!("aware_event_commit_batch_size", "run events written per event-log commit (group commit)");
+    describe_histogram!(
+        "aware_run_commit_batch_size",
+        "run writes (events, transcript, tool calls, progress, spans, completions) per group commit"
+    );
 }
 
 /// The gRPC code's name for the `code` label.

@@ -1,28 +1,31 @@
-//! Group commit for the event log. Appends that arrive while a commit is in progress are written
-//! together by the next one: one multi-row INSERT, one transaction, one WAL commit for all of
-//! them. Every caller still returns only once its own event is committed, so the log's guarantee
-//! (an event is durable before anyone sees it) is unchanged; under load, the fixed cost of a
-//! SQLite commit and of a trip to a connection is shared by the runs appending at that moment.
-//! Alone, an append is one commit, as before.
+//! Group commit for the writes of runs: the event log's appends and the writes that go with a
+//! run's steps (transcript messages, tool-call intents and results, progress, spans, a run's
+//! completion). They all go through one writer task. Writes that arrive while a commit is in
+//! progress are written together by the next one: each kind as one multi-row statement, all of
+//! them in one transaction, sent to SQLite's connection as one batch of statements. Every caller
+//! still returns only once its own write is committed, so no guarantee changes (an event is
+//! durable before anyone sees it, a tool call's intent before its side effect); under load, the
+//! fixed costs of a commit and of a trip to a connection's thread are shared by the runs writing
+//! at that moment. Alone, a write is one statement (or one transaction), as before.
 
 use super::{db, micros};
 use aware_core::Result;
 use aware_core::runs::events::RunEvent;
-use sqlx::{QueryBuilder, SqlitePool};
+use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
-/// Rows per INSERT (4 bound values each, far below SQLite's variable limit).
+/// Writes per commit (at most ~12 bound values each, far below SQLite's variable limit).
 const MAX_BATCH: usize = 128;
 
 /// One `run_events` row, encoded.
-pub(crate) struct Row {
+pub(crate) struct EventRow {
     run_id: String,
     seq: i64,
     created_at: i64,
     payload: Vec<u8>,
 }
 
-impl Row {
+impl EventRow {
     pub(crate) fn of(event: &RunEvent) -> Result<Self> {
         Ok(Self {
             run_id: event.run_id.as_str().to_owned(),
@@ -33,18 +36,69 @@ impl Row {
     }
 }
 
+/// A `tool_calls` row: an intent (`completion` empty) or a result.
+pub(crate) struct ToolCallWrite {
+    pub id: String,
+    pub run_id: String,
+    pub iteration: i64,
+    pub tool_name: String,
+    pub arguments_json: String,
+    pub status: &'static str,
+    pub at: i64,
+    pub llm_summary: Option<String>,
+    pub result_json: Option<String>,
+    pub duration_ms: Option<i64>,
+}
+
+/// A `run_spans` row.
+pub(crate) struct SpanWrite {
+    pub run_id: String,
+    pub span_id: String,
+    pub parent_span_id: Option<String>,
+    pub kind: String,
+    pub name: String,
+    pub start_us: i64,
+    pub end_us: i64,
+    pub attributes_json: String,
+}
+
+/// A run's end: its last event, its row's final state and its day's metering, in one commit.
+pub(crate) struct Completion {
+    pub last: EventRow,
+    pub status: &'static str,
+    pub error_json: Option<String>,
+    pub usage_json: String,
+    pub final_text: String,
+    pub grounding_json: Option<String>,
+    pub completed_at: i64,
+    pub day: String,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+}
+
+/// One write of a run, encoded on the caller's task so the writer only writes.
+pub(crate) enum Write {
+    Event(EventRow),
+    Message { run_id: String, idx: i64, json: String },
+    ToolIntent(ToolCallWrite),
+    ToolResult(ToolCallWrite),
+    Progress { run_id: String, iterations: i64, usage_json: String },
+    Span(SpanWrite),
+    Completion(Box<Completion>),
+}
+
 struct Pending {
-    row: Row,
+    write: Write,
     done: oneshot::Sender<Result<()>>,
 }
 
-/// The handle appends go through; the writer task stops when the last handle is dropped.
+/// The handle writes go through; the writer task stops when the last handle is dropped.
 #[derive(Clone, Debug)]
-pub(crate) struct EventWriter {
+pub(crate) struct RunWriter {
     queue: mpsc::UnboundedSender<Pending>,
 }
 
-impl EventWriter {
+impl RunWriter {
     /// Starts the writer task on the current runtime.
     pub(crate) fn start(pool: SqlitePool) -> Self {
         let (queue, pending) = mpsc::unbounded_channel();
@@ -52,32 +106,30 @@ impl EventWriter {
         Self { queue }
     }
 
-    /// Appends one event; returns once it is committed (or why it could not be).
-    pub(crate) async fn append(&self, event: &RunEvent) -> Result<()> {
-        // Encoding happens here, on the caller's task, so the writer only writes.
-        let row = Row::of(event)?;
+    /// Writes `write`; returns once it is committed (or why it could not be).
+    pub(crate) async fn write(&self, write: Write) -> Result<()> {
         let (done, committed) = oneshot::channel();
-        let stopped = || aware_core::Error::internal("the event log writer has stopped");
-        self.queue.send(Pending { row, done }).map_err(|_| stopped())?;
+        let stopped = || aware_core::Error::internal("the run log writer has stopped");
+        self.queue.send(Pending { write, done }).map_err(|_| stopped())?;
         committed.await.map_err(|_| stopped())?
     }
 }
 
 async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pending>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    let per_commit = metrics::histogram!("aware_event_commit_batch_size");
+    let per_commit = metrics::histogram!("aware_run_commit_batch_size");
     while pending.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        if batch.len() > 1 && insert(&pool, batch.iter().map(|p| &p.row)).await.is_ok() {
+        if batch.len() > 1 && commit(&pool, &batch.iter().map(|p| &p.write).collect::<Vec<_>>()).await.is_ok() {
             per_commit.record(batch.len() as f64);
             for p in batch.drain(..) {
                 let _ = p.done.send(Ok(()));
             }
             continue;
         }
-        // Alone, or the batch failed (e.g. one duplicate seq): each row on its own, so every
-        // caller hears its own outcome and one bad row never fails its neighbours.
+        // Alone, or the batch failed (e.g. one duplicate seq): each write on its own, so every
+        // caller hears its own outcome and one bad write never fails its neighbours.
         for p in batch.drain(..) {
-            let outcome = insert(&pool, [&p.row]).await;
+            let outcome = commit(&pool, &[&p.write]).await;
             if outcome.is_ok() {
                 per_commit.record(1.0);
             }
@@ -86,19 +138,155 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
     }
 }
 
-/// Inserts `rows` in one statement (prepared once and kept when it is a single row).
-pub(crate) async fn insert<'r, 'e>(
-    db_: impl sqlx::SqliteExecutor<'e>,
-    rows: impl IntoIterator<Item = &'r Row>,
-) -> Result<()> {
-    let mut count = 0;
-    let mut query = QueryBuilder::new("INSERT INTO run_events (run_id, seq, created_at, payload) ");
-    query.push_values(rows, |mut values, row| {
-        count += 1;
-        values.push_bind(&row.run_id).push_bind(row.seq).push_bind(row.created_at).push_bind(&row.payload);
-    });
-    query.build().persistent(count == 1).execute(db_).await.map_err(db)?;
-    Ok(())
+/// Commits `writes`: one statement per kind (per row for updates), in one transaction when there
+/// is more than one statement, sent together. A single write's statements are prepared once and
+/// kept.
+async fn commit(pool: &SqlitePool, writes: &[&Write]) -> Result<()> {
+    let mut statements = Statements::default();
+    statements.push(writes);
+    let query = statements.sql.build().persistent(writes.len() == 1);
+    if statements.count == 1 {
+        query.execute(pool).await.map_err(db)?;
+        return Ok(());
+    }
+    let mut tx = pool.begin().await.map_err(db)?;
+    query.execute(&mut *tx).await.map_err(db)?;
+    tx.commit().await.map_err(db)
+}
+
+/// SQL text with its bound values, and how many statements it holds.
+struct Statements {
+    sql: QueryBuilder<Sqlite>,
+    count: usize,
+}
+
+impl Default for Statements {
+    fn default() -> Self {
+        Self { sql: QueryBuilder::new(""), count: 0 }
+    }
+}
+
+impl Statements {
+    fn next(&mut self) -> &mut QueryBuilder<Sqlite> {
+        if self.count > 0 {
+            self.sql.push("; ");
+        }
+        self.count += 1;
+        &mut self.sql
+    }
+
+    /// In an order that keeps every write's meaning: rows before the updates of the same run.
+    fn push(&mut self, writes: &[&Write]) {
+        let events: Vec<&EventRow> = writes
+            .iter()
+            .filter_map(|w| match w {
+                Write::Event(row) => Some(row),
+                Write::Completion(c) => Some(&c.last),
+                _ => None,
+            })
+            .collect();
+        if !events.is_empty() {
+            self.next().push("INSERT INTO run_events (run_id, seq, created_at, payload) ").push_values(
+                events,
+                |mut v, r| {
+                    v.push_bind(&r.run_id).push_bind(r.seq).push_bind(r.created_at).push_bind(&r.payload);
+                },
+            );
+        }
+        let messages: Vec<_> = writes
+            .iter()
+            .filter_map(
+                |w| if let Write::Message { run_id, idx, json } = w { Some((run_id, *idx, json)) } else { None },
+            )
+            .collect();
+        if !messages.is_empty() {
+            self.next().push("INSERT INTO run_messages (run_id, idx, message_json) ").push_values(
+                messages,
+                |mut v, (run_id, idx, json)| {
+                    v.push_bind(run_id).push_bind(idx).push_bind(json);
+                },
+            );
+        }
+        let intents: Vec<&ToolCallWrite> =
+            writes.iter().filter_map(|w| if let Write::ToolIntent(c) = w { Some(c) } else { None }).collect();
+        if !intents.is_empty() {
+            self.next()
+                .push("INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, intent_at) ")
+                .push_values(intents, |mut v, c| {
+                    v.push_bind(&c.id).push_bind(&c.run_id).push_bind(c.iteration).push_bind(&c.tool_name);
+                    v.push_bind(&c.arguments_json).push_bind(c.status).push_bind(c.at);
+                });
+        }
+        let results: Vec<&ToolCallWrite> =
+            writes.iter().filter_map(|w| if let Write::ToolResult(c) = w { Some(c) } else { None }).collect();
+        if !results.is_empty() {
+            let sql = self.next();
+            sql.push(
+                "INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, completed_at, \
+                 llm_summary, result_json, duration_ms) ",
+            );
+            sql.push_values(results, |mut v, c| {
+                v.push_bind(&c.id).push_bind(&c.run_id).push_bind(c.iteration).push_bind(&c.tool_name);
+                v.push_bind(&c.arguments_json).push_bind(c.status).push_bind(c.at);
+                v.push_bind(&c.llm_summary).push_bind(&c.result_json).push_bind(c.duration_ms);
+            });
+            sql.push(
+                " ON CONFLICT (id) DO UPDATE SET status = excluded.status, completed_at = excluded.completed_at, \
+                 llm_summary = excluded.llm_summary, result_json = excluded.result_json, \
+                 duration_ms = excluded.duration_ms",
+            );
+        }
+        let spans: Vec<&SpanWrite> =
+            writes.iter().filter_map(|w| if let Write::Span(s) = w { Some(s) } else { None }).collect();
+        if !spans.is_empty() {
+            self.next()
+                .push(
+                    "INSERT OR REPLACE INTO run_spans \
+                     (run_id, span_id, parent_span_id, kind, name, start_us, end_us, attributes_json) ",
+                )
+                .push_values(spans, |mut v, s| {
+                    v.push_bind(&s.run_id).push_bind(&s.span_id).push_bind(&s.parent_span_id).push_bind(&s.kind);
+                    v.push_bind(&s.name).push_bind(s.start_us).push_bind(s.end_us).push_bind(&s.attributes_json);
+                });
+        }
+        for w in writes {
+            match w {
+                Write::Progress { run_id, iterations, usage_json } => {
+                    let sql = self.next();
+                    sql.push("UPDATE runs SET iterations = ").push_bind(*iterations);
+                    sql.push(", usage_json = ").push_bind(usage_json).push(" WHERE id = ").push_bind(run_id);
+                }
+                Write::Completion(c) => self.complete(c),
+                Write::Event(_)
+                | Write::Message { .. }
+                | Write::ToolIntent(_)
+                | Write::ToolResult(_)
+                | Write::Span(_) => {}
+            }
+        }
+    }
+
+    /// The run row's final state and the metering of its user's day (runs and tokens).
+    fn complete(&mut self, c: &Completion) {
+        let sql = self.next();
+        sql.push("UPDATE runs SET status = ").push_bind(c.status);
+        sql.push(", error_json = ").push_bind(&c.error_json);
+        sql.push(", usage_json = ").push_bind(&c.usage_json);
+        sql.push(", final_text = ").push_bind(&c.final_text);
+        sql.push(", grounding_json = ").push_bind(&c.grounding_json);
+        sql.push(", last_seq = ").push_bind(c.last.seq);
+        sql.push(", completed_at = ").push_bind(c.completed_at);
+        sql.push(" WHERE id = ").push_bind(&c.last.run_id);
+        let sql = self.next();
+        sql.push("INSERT INTO usage_daily (user_id, day, runs, input_tokens, output_tokens) SELECT owner_id, ");
+        sql.push_bind(&c.day).push(", 1, ").push_bind(c.input_tokens).push(", ").push_bind(c.output_tokens);
+        sql.push(" FROM runs WHERE id = ").push_bind(&c.last.run_id);
+        sql.push(
+            " ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1, \
+             input_tokens = input_tokens + excluded.input_tokens, \
+             output_tokens = output_tokens + excluded.output_tokens",
+        );
+    }
 }
 
 #[cfg(test)]
@@ -165,5 +353,111 @@ mod tests {
         }
         let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM run_events").fetch_one(&store.pool).await.unwrap();
         assert_eq!(stored, 32 * 40 + 1);
+    }
+
+    /// 24 runs take every step at once (transcript, tool intent and result, progress, span,
+    /// events, completion), so commits mix kinds and runs: every write lands once with its own
+    /// values, and a transcript message stored twice fails only its own caller.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_writes_of_many_runs_share_commits_and_each_lands_as_written() {
+        use aware_core::ids::ToolCallId;
+        use aware_core::run::Usage;
+        use aware_core::runs::events::ToolPhase;
+        use aware_core::runs::model::Message;
+        use aware_core::runs::store::{SpanRecord, ToolCallRow};
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
+        store.ensure_user(&Principal::local()).await.unwrap();
+        let mut runs = Vec::new();
+        for i in 0..24 {
+            let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
+            store
+                .create_chat_run(&ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false })
+                .await
+                .unwrap();
+            runs.push(record.id);
+        }
+        let steps = runs.iter().enumerate().map(|(i, run)| {
+            let (store, run) = (store.clone(), run.clone());
+            tokio::spawn(async move {
+                let question = Message::User { text: format!("question {i}") };
+                store.append_message(&run, 0, &question).await.unwrap();
+                let call = ToolCallRow {
+                    id: ToolCallId::generate(),
+                    run_id: run.clone(),
+                    iteration: 1,
+                    tool_name: "run_sql_query".into(),
+                    arguments_json: format!("{{\"n\":{i}}}"),
+                    phase: ToolPhase::Running,
+                    llm_summary: None,
+                    result_json: None,
+                    duration_ms: None,
+                };
+                store.record_tool_intent(&call).await.unwrap();
+                store.append_event(&delta(&run, 1, "a")).await.unwrap();
+                let done = ToolCallRow {
+                    phase: ToolPhase::Succeeded,
+                    llm_summary: Some(format!("{i} rows")),
+                    duration_ms: Some(i as u64),
+                    ..call
+                };
+                store.record_tool_result(&done).await.unwrap();
+                let usage = Usage { input_tokens: 10, output_tokens: i as u64, ..Usage::default() };
+                store.set_run_progress(&run, 2, &usage).await.unwrap();
+                let span = SpanRecord {
+                    span_id: format!("run-{run}"),
+                    parent_span_id: None,
+                    kind: "run".into(),
+                    name: "chat".into(),
+                    start: chrono::Utc::now(),
+                    end: chrono::Utc::now(),
+                    attributes: serde_json::Map::new(),
+                };
+                store.insert_span(&run, &span).await.unwrap();
+                let answer = format!("answer {i}");
+                let last = RunEvent {
+                    payload: EventPayload::RunCompleted {
+                        status: RunStatus::Succeeded,
+                        error: None,
+                        usage,
+                        final_text: answer.clone(),
+                    },
+                    ..delta(&run, 2, "")
+                };
+                store.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, &answer, None).await.unwrap();
+            })
+        });
+        let steps: Vec<_> = steps.collect();
+        // Meanwhile one run's transcript gets the same index twice: only one of them is stored.
+        let dup = runs[0].clone();
+        let (a, b) = (Message::User { text: "a".into() }, Message::User { text: "b".into() });
+        let (first, second) = tokio::join!(store.append_message(&dup, 7, &a), store.append_message(&dup, 7, &b));
+        assert!(first.is_ok() != second.is_ok(), "exactly one of the two wins: {first:?} {second:?}");
+        for s in steps {
+            s.await.unwrap();
+        }
+        for (i, run) in runs.iter().enumerate() {
+            let messages = store.messages(run).await.unwrap();
+            assert_eq!(messages[0], Message::User { text: format!("question {i}") });
+            let calls = store.tool_calls(run).await.unwrap();
+            assert_eq!(calls.len(), 1, "run {i}: one row per call");
+            assert_eq!(
+                (calls[0].phase, calls[0].llm_summary.as_deref()),
+                (ToolPhase::Succeeded, Some(&*format!("{i} rows")))
+            );
+            assert_eq!(calls[0].arguments_json, format!("{{\"n\":{i}}}"));
+            let chat = store.chat_run(run).await.unwrap().unwrap();
+            assert_eq!(chat.record.status, RunStatus::Succeeded);
+            assert_eq!((chat.record.iterations, chat.record.usage.output_tokens), (2, i as u64));
+            assert_eq!(chat.record.last_seq, 2);
+            let seqs: Vec<u64> = store.events(run, 0, 10).await.unwrap().iter().map(|e| e.seq).collect();
+            assert_eq!(seqs, [1, 2]);
+            assert_eq!(store.spans(run).await.unwrap().len(), 1);
+        }
+        let metered: (i64, i64, i64) = sqlx::query_as("SELECT runs, input_tokens, output_tokens FROM usage_daily")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(metered, (24, 240, (0..24).sum::<i64>()), "every completion metered once");
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs,
 //! capsules, feedback), `memories.rs`, `saved_queries.rs` (verified queries), `run_log.rs` (the run engine's log: threads, snapshots,
-//! events, transcripts, tool calls, confirmations, session grants, spans) with `group_commit.rs` (event appends that arrive together
+//! events, transcripts, tool calls, confirmations, session grants, spans) with `group_commit.rs` (a run's writes that arrive together
 //! share one commit); `gc.rs` (what `aware-server gc` removes); this file: opening the database,
 //! the shared helpers and errors.
 //!
@@ -86,7 +86,7 @@ fn db(e: sqlx::Error) -> Error {
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
     pool: SqlitePool,
-    events: group_commit::EventWriter,
+    writes: group_commit::RunWriter,
 }
 
 /// One row of the audit log.
@@ -157,7 +157,7 @@ impl SqliteStore {
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
-        Ok(Self { events: group_commit::EventWriter::start(pool.clone()), pool })
+        Ok(Self { writes: group_commit::RunWriter::start(pool.clone()), pool })
     }
 
     /// The audit trail of one user, oldest first.

@@ -1,8 +1,9 @@
 //! SQLite implementation of the run engine's storage port: threads, snapshots, the event log,
 //! transcripts, tool-call intents/results, confirmations (compare-and-set) and spans.
 
+use super::group_commit::{self, EventRow, SpanWrite, ToolCallWrite, Write};
 use super::run_records::run_from_row;
-use super::{SqliteStore, StoreError, db, from_json, from_micros, group_commit, json, micros};
+use super::{SqliteStore, StoreError, db, from_json, from_micros, json, micros};
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
@@ -59,6 +60,22 @@ fn tool_row(r: &SqliteRow) -> Result<ToolCallRow> {
         result_json: r.get("result_json"),
         duration_ms: r.get::<Option<i64>, _>("duration_ms").map(|n| n as u64),
     })
+}
+
+/// A tool call's row as the writer stores it (`at`: when its intent or its result is written).
+fn tool_call_write(row: &ToolCallRow) -> ToolCallWrite {
+    ToolCallWrite {
+        id: row.id.as_str().to_owned(),
+        run_id: row.run_id.as_str().to_owned(),
+        iteration: i64::from(row.iteration),
+        tool_name: row.tool_name.clone(),
+        arguments_json: row.arguments_json.clone(),
+        status: row.phase.as_str(),
+        at: micros(Utc::now()),
+        llm_summary: row.llm_summary.clone(),
+        result_json: row.result_json.clone(),
+        duration_ms: row.duration_ms.map(|n| n as i64),
+    }
 }
 
 fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
@@ -275,14 +292,8 @@ impl RunLog for SqliteStore {
     }
 
     async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
-        sqlx::query("UPDATE runs SET iterations = ?, usage_json = ? WHERE id = ?")
-            .bind(i64::from(iterations))
-            .bind(json(usage)?)
-            .bind(id.as_str())
-            .execute(&self.pool)
-            .await
-            .map_err(db)?;
-        Ok(())
+        let run_id = id.as_str().to_owned();
+        self.writes.write(Write::Progress { run_id, iterations: i64::from(iterations), usage_json: json(usage)? }).await
     }
 
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
@@ -308,41 +319,19 @@ impl RunLog for SqliteStore {
         final_text: &str,
         grounding: Option<&Grounding>,
     ) -> Result<()> {
-        let mut tx = self.pool.begin().await.map_err(db)?;
-        group_commit::insert(&mut *tx, [&group_commit::Row::of(last)?]).await?;
-        sqlx::query(
-            "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, grounding_json = ?,
-                             last_seq = ?, completed_at = ?
-             WHERE id = ?",
-        )
-        .bind(status.as_str())
-        .bind(error.map(json).transpose()?)
-        .bind(json(usage)?)
-        .bind(final_text)
-        .bind(grounding.map(json).transpose()?)
-        .bind(last.seq as i64)
-        .bind(micros(Utc::now()))
-        .bind(last.run_id.as_str())
-        .execute(&mut *tx)
-        .await
-        .map_err(db)?;
-        // Metering: runs and tokens per user and day.
-        sqlx::query(
-            "INSERT INTO usage_daily (user_id, day, runs, input_tokens, output_tokens)
-             SELECT owner_id, ?, 1, ?, ? FROM runs WHERE id = ?
-             ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1,
-                 input_tokens = input_tokens + excluded.input_tokens,
-                 output_tokens = output_tokens + excluded.output_tokens",
-        )
-        .bind(last.time.format("%Y-%m-%d").to_string())
-        .bind(usage.input_tokens as i64)
-        .bind(usage.output_tokens as i64)
-        .bind(last.run_id.as_str())
-        .execute(&mut *tx)
-        .await
-        .map_err(db)?;
-        tx.commit().await.map_err(db)?;
-        Ok(())
+        let completion = group_commit::Completion {
+            last: EventRow::of(last)?,
+            status: status.as_str(),
+            error_json: error.map(json).transpose()?,
+            usage_json: json(usage)?,
+            final_text: final_text.to_owned(),
+            grounding_json: grounding.map(json).transpose()?,
+            completed_at: micros(Utc::now()),
+            day: last.time.format("%Y-%m-%d").to_string(),
+            input_tokens: usage.input_tokens as i64,
+            output_tokens: usage.output_tokens as i64,
+        };
+        self.writes.write(Write::Completion(Box::new(completion))).await
     }
 
     async fn request_cancel(&self, id: &RunId) -> Result<()> {
@@ -382,7 +371,7 @@ impl RunLog for SqliteStore {
     }
 
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
-        self.events.append(event).await
+        self.writes.write(Write::Event(EventRow::of(event)?)).await
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
@@ -412,14 +401,8 @@ impl RunLog for SqliteStore {
     }
 
     async fn append_message(&self, run: &RunId, idx: u32, message: &Message) -> Result<()> {
-        sqlx::query("INSERT INTO run_messages (run_id, idx, message_json) VALUES (?, ?, ?)")
-            .bind(run.as_str())
-            .bind(i64::from(idx))
-            .bind(json(message)?)
-            .execute(&self.pool)
-            .await
-            .map_err(db)?;
-        Ok(())
+        let run_id = run.as_str().to_owned();
+        self.writes.write(Write::Message { run_id, idx: i64::from(idx), json: json(message)? }).await
     }
 
     async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
@@ -432,46 +415,11 @@ impl RunLog for SqliteStore {
     }
 
     async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, intent_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(row.id.as_str())
-        .bind(row.run_id.as_str())
-        .bind(i64::from(row.iteration))
-        .bind(&row.tool_name)
-        .bind(&row.arguments_json)
-        .bind(row.phase.as_str())
-        .bind(micros(Utc::now()))
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        Ok(())
+        self.writes.write(Write::ToolIntent(tool_call_write(row))).await
     }
 
     async fn record_tool_result(&self, row: &ToolCallRow) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, completed_at,
-                                     llm_summary, result_json, duration_ms)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET status = excluded.status, completed_at = excluded.completed_at,
-                 llm_summary = excluded.llm_summary, result_json = excluded.result_json,
-                 duration_ms = excluded.duration_ms",
-        )
-        .bind(row.id.as_str())
-        .bind(row.run_id.as_str())
-        .bind(i64::from(row.iteration))
-        .bind(&row.tool_name)
-        .bind(&row.arguments_json)
-        .bind(row.phase.as_str())
-        .bind(micros(Utc::now()))
-        .bind(row.llm_summary.as_deref())
-        .bind(row.result_json.as_deref())
-        .bind(row.duration_ms.map(|n| n as i64))
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        Ok(())
+        self.writes.write(Write::ToolResult(tool_call_write(row))).await
     }
 
     async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>> {
@@ -784,22 +732,17 @@ impl RunLog for SqliteStore {
     }
 
     async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
-        sqlx::query(
-            "INSERT OR REPLACE INTO run_spans (run_id, span_id, parent_span_id, kind, name, start_us, end_us, attributes_json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(run.as_str())
-        .bind(&span.span_id)
-        .bind(span.parent_span_id.as_deref())
-        .bind(&span.kind)
-        .bind(&span.name)
-        .bind(micros(span.start))
-        .bind(micros(span.end))
-        .bind(json(&span.attributes)?)
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        Ok(())
+        let span = SpanWrite {
+            run_id: run.as_str().to_owned(),
+            span_id: span.span_id.clone(),
+            parent_span_id: span.parent_span_id.clone(),
+            kind: span.kind.clone(),
+            name: span.name.clone(),
+            start_us: micros(span.start),
+            end_us: micros(span.end),
+            attributes_json: json(&span.attributes)?,
+        };
+        self.writes.write(Write::Span(span)).await
     }
 
     async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {

@@ -50,10 +50,10 @@ impl Live {
     }
 
     /// Fans an event that is already in the log out to the run's live subscribers.
-    pub(super) fn publish(&self, event: RunEvent) {
+    pub(super) fn publish(&self, event: Arc<RunEvent>) {
         self.last_seq.store(event.seq, Ordering::Relaxed);
         // No subscriber is not an error: the event is in the log.
-        let _ = self.tx.send(Arc::new(event));
+        let _ = self.tx.send(event);
     }
 }
 

@@ -155,7 +155,7 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, run_id: RunId, fresh: boo
             spawn_driver(deps, table, next, true);
         }
         if let Some(last) = last {
-            live.publish(last);
+            live.publish(Arc::new(last));
         }
     });
 }

@@ -71,27 +71,42 @@ impl Driver {
             tracing::warn!(run = %self.run.record.id, error = %e, "a post-hook failed");
         }
         let route = serde_json::to_value(self.route).unwrap_or_default();
-        self.span("run", "run", self.started, serde_json::json!({"status": status.as_str(), "route": route})).await;
+        let span = self.span_record(
+            "run",
+            "run",
+            self.started,
+            serde_json::json!({"status": status.as_str(), "route": route}),
+        );
         let last = self.next_event(EventPayload::RunCompleted {
             status,
             error: error.clone(),
             usage: self.usage,
             final_text: final_text.clone(),
         });
-        self.deps
-            .log
-            .complete_chat_run(&last, status, error.as_ref(), &self.usage, &final_text, grounding.as_ref())
-            .await?;
+        // The run's span and its end are written at once (one commit).
+        let ((), completed) = tokio::join!(
+            self.store_span(&span),
+            self.deps.log.complete_chat_run(
+                &last,
+                status,
+                error.as_ref(),
+                &self.usage,
+                &final_text,
+                grounding.as_ref()
+            ),
+        );
+        completed?;
         // Published by the engine once the thread is free: before anyone hears the run is over.
         Ok(last)
     }
 
-    /// Traces each number of the answer to this run's tool results (read back from the log, so
-    /// a restarted run grounds against everything it did) and announces it (`Grounding`). An
-    /// answer with ungrounded numbers is flagged and counted, not failed.
+    /// Traces each number of the answer to this run's tool results (those restored from the log
+    /// and those emitted since, so a restarted run grounds against everything it did) and
+    /// announces it (`Grounding`). An answer with ungrounded numbers is flagged and counted, not
+    /// failed.
     async fn ground(&mut self, answer: &str) -> Result<Grounding> {
-        let events = self.deps.log.events(&self.run.record.id, 0, u32::MAX).await?;
-        let evidence: Vec<Evidence<'_>> = events
+        let evidence: Vec<Evidence<'_>> = self
+            .evidence
             .iter()
             .filter_map(|e| {
                 let EventPayload::ToolResult { tool_call_id, tool_name, llm_summary, rich, is_error: false, .. } =
@@ -121,7 +136,7 @@ impl Driver {
         // An answer of a run that retrieved passages of documents must cite them, and only them.
         let mut searched = false;
         let mut retrieved: Vec<String> = Vec::new();
-        for e in &events {
+        for e in &self.evidence {
             if let EventPayload::RetrievalCompleted { chunk_ids, .. } = &e.payload {
                 searched = true;
                 for id in chunk_ids {

@@ -82,6 +82,18 @@ struct Driver {
     shown: Arc<Vec<(ToolCallId, RichResult)>>,
     /// How this run's approved calls were approved (for their results and audit entries).
     approvals: HashMap<ToolCallId, Approval>,
+    /// The run was driven before this driver (its log and tool-call rows hold earlier steps).
+    restored: bool,
+    /// The tool calls this driver stored a row for.
+    recorded: HashSet<ToolCallId>,
+    /// The run's successful tool results and retrievals in log order, restored and then kept as
+    /// they are emitted: what grounding checks the answer against, without reading the log back.
+    evidence: Vec<Arc<RunEvent>>,
+}
+
+/// Whether grounding needs this event: a tool result that holds data, or a retrieval.
+fn is_evidence(p: &EventPayload) -> bool {
+    matches!(p, EventPayload::ToolResult { is_error: false, .. } | EventPayload::RetrievalCompleted { .. })
 }
 
 fn key(kind: &str, id: &str) -> String {
@@ -178,6 +190,7 @@ impl Driver {
         }
         let last_seq = events.last().map_or(0, |e| e.seq);
         live.last_seq.store(last_seq, Ordering::Relaxed);
+        let evidence = events.into_iter().filter(|e| is_evidence(&e.payload)).map(Arc::new).collect();
         let messages = if fresh { Vec::new() } else { deps.log.messages(&id).await? };
         let shown = if fresh {
             Vec::new()
@@ -220,6 +233,9 @@ impl Driver {
             route: question_route,
             shown: Arc::new(shown),
             approvals: HashMap::new(),
+            restored: !fresh,
+            recorded: HashSet::new(),
+            evidence,
         })
     }
 
@@ -251,6 +267,10 @@ impl Driver {
 
     fn sent(&mut self, event: RunEvent) {
         self.last_seq = event.seq;
+        let event = Arc::new(event);
+        if is_evidence(&event.payload) {
+            self.evidence.push(event.clone());
+        }
         self.live.publish(event);
     }
 
@@ -268,14 +288,20 @@ impl Driver {
     }
 
     async fn push_message(&mut self, message: Message) -> Result<()> {
-        let idx = u32::try_from(self.messages.len()).unwrap_or(u32::MAX);
-        self.deps.log.append_message(&self.run.record.id, idx, &message).await?;
+        self.store_message(&message).await?;
         self.messages.push(message);
         Ok(())
     }
 
-    async fn span(&self, kind: &str, name: &str, start: DateTime<Utc>, attributes: serde_json::Value) {
-        let span = SpanRecord {
+    /// Stores `message` as the transcript's next one (the caller then pushes it).
+    async fn store_message(&self, message: &Message) -> Result<()> {
+        let idx = u32::try_from(self.messages.len()).unwrap_or(u32::MAX);
+        self.deps.log.append_message(&self.run.record.id, idx, message).await
+    }
+
+    /// A span of this run, ending now.
+    fn span_record(&self, kind: &str, name: &str, start: DateTime<Utc>, attributes: serde_json::Value) -> SpanRecord {
+        SpanRecord {
             span_id: if kind == "run" {
                 self.run_span.clone()
             } else {
@@ -287,10 +313,18 @@ impl Driver {
             start,
             end: Utc::now(),
             attributes: attributes.as_object().cloned().unwrap_or_default(),
-        };
-        if let Err(e) = self.deps.log.insert_span(&self.run.record.id, &span).await {
+        }
+    }
+
+    /// Stores a span; a span that cannot be stored is logged, never a reason to stop the run.
+    async fn store_span(&self, span: &SpanRecord) {
+        if let Err(e) = self.deps.log.insert_span(&self.run.record.id, span).await {
             tracing::warn!(error = %e, "cannot record a span");
         }
+    }
+
+    async fn span(&self, kind: &str, name: &str, start: DateTime<Utc>, attributes: serde_json::Value) {
+        self.store_span(&self.span_record(kind, name, start, attributes)).await;
     }
 
     async fn run_loop(&mut self) -> std::result::Result<(), Stop> {

@@ -147,15 +147,19 @@ impl Driver {
                 arguments: c.arguments,
             })
             .collect();
-        self.push_message(Message::Assistant { text: turn.text, tool_calls }).await?;
-        self.deps.log.set_run_progress(&self.run.record.id, self.iteration, &self.usage).await?;
-        self.span(
-            "model_call",
-            self.deps.model.name(),
-            started,
-            serde_json::json!({"iteration": self.iteration, "output_chars": streamed.len()}),
-        )
-        .await;
+        // The turn's transcript message, the run's progress and the turn's span are written at
+        // once, so they share one commit.
+        let message = Message::Assistant { text: turn.text, tool_calls };
+        let attributes = serde_json::json!({"iteration": self.iteration, "output_chars": streamed.len()});
+        let span = self.span_record("model_call", self.deps.model.name(), started, attributes);
+        let (stored, progress, ()) = tokio::join!(
+            self.store_message(&message),
+            self.deps.log.set_run_progress(&self.run.record.id, self.iteration, &self.usage),
+            self.store_span(&span),
+        );
+        stored?;
+        progress?;
+        self.messages.push(message);
         Ok(())
     }
 

@@ -98,8 +98,13 @@ impl Driver {
 
     /// What is stored about the call, the run's cancel, then the policy gate.
     async fn start(&mut self, call: &ToolCallRequest) -> Result<ToolStep> {
-        let rows = self.deps.log.tool_calls(&self.run.record.id).await?;
-        if let Some(row) = rows.into_iter().find(|r| r.id == call.id) {
+        // A run never driven before has rows only for the calls this driver stored.
+        let stored = if self.restored || self.recorded.contains(&call.id) {
+            self.deps.log.tool_calls(&self.run.record.id).await?.into_iter().find(|r| r.id == call.id)
+        } else {
+            None
+        };
+        if let Some(row) = stored {
             if row.llm_summary.is_some() {
                 return Ok(ToolStep::Replay(row));
             }
@@ -161,6 +166,7 @@ impl Driver {
             ..self.row(call, ToolPhase::Denied)
         };
         self.deps.log.record_tool_result(&row).await?;
+        self.recorded.insert(call.id.clone());
         self.push_message(Message::Tool {
             tool_call_id: call.id.clone(),
             name: call.name.clone(),
@@ -197,6 +203,7 @@ impl Driver {
     ) -> Result<ToolStep> {
         let intent = self.row(call, ToolPhase::Running);
         self.deps.log.record_tool_intent(&intent).await?;
+        self.recorded.insert(call.id.clone());
         self.set_phase(crate::runs::events::RunPhase::ExecutingTool, None);
         self.emit(EventPayload::ToolStatus {
             tool_call_id: call.id.clone(),
@@ -303,6 +310,7 @@ impl Driver {
             ..self.row(call, phase)
         };
         self.deps.log.record_tool_result(&row).await?;
+        self.recorded.insert(call.id.clone());
         if let Some(rich) = &rich {
             Arc::make_mut(&mut self.shown).push((call.id.clone(), rich.clone()));
         }
