@@ -21,8 +21,8 @@ use aware_core::runs::events::{Resolution, RunEvent};
 use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
-    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
-    ToolCallRow,
+    ChatRun, Confirmation, Created, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor,
+    ThreadSummary, TitleIf, ToolCallRow,
 };
 use aware_core::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -570,6 +570,11 @@ impl RunLog for MemoryRuns {
 
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
         self.state().append(event)
+    }
+
+    fn queue_event(&self, event: &RunEvent) -> QueuedAppend {
+        // Appending here is immediate, so a queued append is already done.
+        Box::pin(std::future::ready(self.state().append(event)))
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {

@@ -11,7 +11,9 @@
 use super::{db, micros};
 use aware_core::Result;
 use aware_core::runs::events::RunEvent;
+use aware_core::runs::store::QueuedAppend;
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
+use std::collections::HashMap;
 use tokio::sync::{mpsc, oneshot};
 
 /// Writes per commit (at most ~12 bound values each, far below SQLite's variable limit).
@@ -108,31 +110,114 @@ impl RunWriter {
 
     /// Writes `write`; returns once it is committed (or why it could not be).
     pub(crate) async fn write(&self, write: Write) -> Result<()> {
+        self.queue(write).await
+    }
+
+    /// Queues `write` now (writes commit in the order they are queued); the future resolves once
+    /// it is committed.
+    pub(crate) fn queue(&self, write: Write) -> QueuedAppend {
         let (done, committed) = oneshot::channel();
+        let queued = self.queue.send(Pending { write, done });
         let stopped = || aware_core::Error::internal("the run log writer has stopped");
-        self.queue.send(Pending { write, done }).map_err(|_| stopped())?;
-        committed.await.map_err(|_| stopped())?
+        Box::pin(async move {
+            queued.map_err(|_| stopped())?;
+            committed.await.map_err(|_| stopped())?
+        })
+    }
+}
+
+/// Runs whose event at a seq could not be stored (and is not in the log): their later events are
+/// refused until that seq is stored, so a run's log never has a gap, even when appends were
+/// queued behind the one that failed.
+#[derive(Default)]
+struct Gaps(HashMap<String, i64>);
+
+impl Gaps {
+    /// The event a write appends, if any.
+    fn event(write: &Write) -> Option<&EventRow> {
+        match write {
+            Write::Event(row) => Some(row),
+            Write::Completion(c) => Some(&c.last),
+            Write::Message { .. }
+            | Write::ToolIntent(_)
+            | Write::ToolResult(_)
+            | Write::Progress { .. }
+            | Write::Span(_) => None,
+        }
+    }
+
+    /// Why `write` may not be written now, if it appends past a run's missing event.
+    fn refusal(&self, write: &Write) -> Option<aware_core::Error> {
+        let row = Self::event(write)?;
+        let missing = *self.0.get(&row.run_id)?;
+        (row.seq > missing).then(|| {
+            aware_core::Error::internal(format!(
+                "event {} of run {} follows event {missing}, which could not be stored",
+                row.seq, row.run_id
+            ))
+        })
+    }
+
+    fn committed(&mut self, write: &Write) {
+        if let Some(row) = Self::event(write)
+            && (self.0.get(&row.run_id) == Some(&row.seq) || matches!(write, Write::Completion(_)))
+        {
+            self.0.remove(&row.run_id);
+        }
+    }
+
+    /// An append that failed leaves a gap unless its seq is already taken.
+    fn failed(&mut self, write: &Write, error: &sqlx::Error) {
+        let taken = matches!(error, sqlx::Error::Database(d) if d.is_unique_violation());
+        if let Some(row) = Self::event(write)
+            && !taken
+        {
+            let missing = self.0.entry(row.run_id.clone()).or_insert(row.seq);
+            *missing = (*missing).min(row.seq);
+        }
     }
 }
 
 async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pending>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut gaps = Gaps::default();
     let per_commit = metrics::histogram!("aware_run_commit_batch_size");
     while pending.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        if batch.len() > 1 && commit(&pool, &batch.iter().map(|p| &p.write).collect::<Vec<_>>()).await.is_ok() {
-            per_commit.record(batch.len() as f64);
-            for p in batch.drain(..) {
+        let mut writable = Vec::with_capacity(batch.len());
+        for p in batch.drain(..) {
+            match gaps.refusal(&p.write) {
+                Some(refused) => {
+                    let _ = p.done.send(Err(refused));
+                }
+                None => writable.push(p),
+            }
+        }
+        if writable.len() > 1 && commit(&pool, &writable.iter().map(|p| &p.write).collect::<Vec<_>>()).await.is_ok() {
+            per_commit.record(writable.len() as f64);
+            for p in writable {
+                gaps.committed(&p.write);
                 let _ = p.done.send(Ok(()));
             }
             continue;
         }
-        // Alone, or the batch failed (e.g. one duplicate seq): each write on its own, so every
-        // caller hears its own outcome and one bad write never fails its neighbours.
-        for p in batch.drain(..) {
-            let outcome = commit(&pool, &[&p.write]).await;
-            if outcome.is_ok() {
-                per_commit.record(1.0);
-            }
+        // Alone, or the batch failed (e.g. one duplicate seq): each write on its own, in order, so
+        // every caller hears its own outcome and one bad write never fails its neighbours (but a
+        // run's events after one that failed are refused).
+        for p in writable {
+            let outcome = match gaps.refusal(&p.write) {
+                Some(refused) => Err(refused),
+                None => match commit(&pool, &[&p.write]).await {
+                    Ok(()) => {
+                        per_commit.record(1.0);
+                        gaps.committed(&p.write);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        gaps.failed(&p.write, &e);
+                        Err(db(e))
+                    }
+                },
+            };
             let _ = p.done.send(outcome);
         }
     }
@@ -141,17 +226,17 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
 /// Commits `writes`: one statement per kind (per row for updates), in one transaction when there
 /// is more than one statement, sent together. A single write's statements are prepared once and
 /// kept.
-async fn commit(pool: &SqlitePool, writes: &[&Write]) -> Result<()> {
+async fn commit(pool: &SqlitePool, writes: &[&Write]) -> Result<(), sqlx::Error> {
     let mut statements = Statements::default();
     statements.push(writes);
     let query = statements.sql.build().persistent(writes.len() == 1);
     if statements.count == 1 {
-        query.execute(pool).await.map_err(db)?;
+        query.execute(pool).await?;
         return Ok(());
     }
-    let mut tx = pool.begin().await.map_err(db)?;
-    query.execute(&mut *tx).await.map_err(db)?;
-    tx.commit().await.map_err(db)
+    let mut tx = pool.begin().await?;
+    query.execute(&mut *tx).await?;
+    tx.commit().await
 }
 
 /// SQL text with its bound values, and how many statements it holds.
@@ -459,5 +544,42 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(metered, (24, 240, (0..24).sum::<i64>()), "every completion metered once");
+    }
+
+    /// Six deltas are queued at once and the fourth cannot be stored: the ones before it land,
+    /// the ones after it are refused (no gap), and the run goes on from the missing seq.
+    #[tokio::test]
+    async fn an_append_that_fails_refuses_the_queued_ones_after_it_so_the_log_has_no_gap() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
+        store.ensure_user(&Principal::local()).await.unwrap();
+        let record = RunRecord::new(UserId::local(), RunKind::Chat, "q", RunStatus::Running);
+        let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false };
+        store.create_chat_run(&chat).await.unwrap();
+        let run = record.id;
+        sqlx::query(
+            "CREATE TRIGGER failing BEFORE INSERT ON run_events WHEN NEW.seq = 4 \
+             BEGIN SELECT RAISE(ABORT, 'the disk said no'); END",
+        )
+        .execute(&store.pool)
+        .await
+        .unwrap();
+        let queued: Vec<_> = (1..=6).map(|seq| store.queue_event(&delta(&run, seq, "x"))).collect();
+        let mut outcomes = Vec::new();
+        for q in queued {
+            outcomes.push(q.await.is_ok());
+        }
+        assert_eq!(outcomes, [true, true, true, false, false, false]);
+        let seqs = |events: Vec<RunEvent>| events.iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(store.events(&run, 0, 100).await.unwrap()), [1, 2, 3]);
+        // Later appends past the gap are refused too, until the missing seq is stored.
+        assert!(store.append_event(&delta(&run, 5, "x")).await.is_err());
+        sqlx::query("DROP TRIGGER failing").execute(&store.pool).await.unwrap();
+        store.append_event(&delta(&run, 4, "again")).await.unwrap();
+        store.append_event(&delta(&run, 5, "and on")).await.unwrap();
+        assert_eq!(seqs(store.events(&run, 0, 100).await.unwrap()), [1, 2, 3, 4, 5]);
+        // A seq that is already taken is no gap: the run's next appends are not held back.
+        assert!(store.append_event(&delta(&run, 5, "twice")).await.is_err());
+        store.append_event(&delta(&run, 6, "next")).await.unwrap();
     }
 }

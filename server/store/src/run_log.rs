@@ -13,8 +13,8 @@ use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhas
 use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
-    ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor, ThreadSummary, TitleIf,
-    ToolCallRow,
+    ChatRun, Confirmation, Created, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor,
+    ThreadSummary, TitleIf, ToolCallRow,
 };
 use chrono::{DateTime, Utc};
 use sqlx::Row;
@@ -372,6 +372,13 @@ impl RunLog for SqliteStore {
 
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
         self.writes.write(Write::Event(EventRow::of(event)?)).await
+    }
+
+    fn queue_event(&self, event: &RunEvent) -> QueuedAppend {
+        match EventRow::of(event) {
+            Ok(row) => self.writes.queue(Write::Event(row)),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {

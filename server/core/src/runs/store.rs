@@ -172,6 +172,9 @@ pub struct SpanRecord {
     pub attributes: serde_json::Map<String, serde_json::Value>,
 }
 
+/// An append queued by [`RunLog::queue_event`]: resolves once the event is committed.
+pub type QueuedAppend = std::pin::Pin<Box<dyn std::future::Future<Output = Result<()>> + Send + 'static>>;
+
 /// What creating a run found.
 pub enum Created {
     New,
@@ -215,6 +218,11 @@ pub trait RunLog: Send + Sync {
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>>;
 
     async fn append_event(&self, event: &RunEvent) -> Result<()>;
+    /// Queues `event` for appending and returns at once: the returned future resolves when it
+    /// is committed, or with why it could not be. Queued appends commit in the order they were
+    /// queued, and the log never gets a gap: once an event of a run could not be stored, that
+    /// run's later events are refused until one with that seq is stored.
+    fn queue_event(&self, event: &RunEvent) -> QueuedAppend;
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>>;
     async fn last_seq(&self, run: &RunId) -> Result<u64>;
 

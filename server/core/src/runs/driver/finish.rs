@@ -83,6 +83,8 @@ impl Driver {
             usage: self.usage,
             final_text: final_text.clone(),
         });
+        // Every delta is in the log before the run's end.
+        self.flush().await?;
         // The run's span and its end are written at once (one commit).
         let ((), completed) = tokio::join!(
             self.store_span(&span),

@@ -30,6 +30,7 @@ mod confirmation;
 mod finish;
 mod model_turn;
 mod post_hooks;
+mod text_stream;
 mod tool_step;
 
 /// How a person approved a call: with narrowed arguments, or through a session grant.
@@ -89,6 +90,8 @@ struct Driver {
     /// The run's successful tool results and retrievals in log order, restored and then kept as
     /// they are emitted: what grounding checks the answer against, without reading the log back.
     evidence: Vec<Arc<RunEvent>>,
+    /// The publisher of text deltas queued without waiting (started by the first).
+    text_stream: Option<text_stream::TextStream>,
 }
 
 /// Whether grounding needs this event: a tool result that holds data, or a retrieval.
@@ -236,6 +239,7 @@ impl Driver {
             restored: !fresh,
             recorded: HashSet::new(),
             evidence,
+            text_stream: None,
         })
     }
 
@@ -274,8 +278,13 @@ impl Driver {
         self.live.publish(event);
     }
 
-    /// Appends an event to the log, then fans it out.
+    /// Appends an event to the log, then fans it out. A text delta is queued instead
+    /// (`text_stream.rs`); any other event waits for the deltas before it.
     async fn emit(&mut self, payload: EventPayload) -> Result<()> {
+        if let EventPayload::TextDelta { .. } = payload {
+            return self.stream_delta(payload).await;
+        }
+        self.flush().await?;
         if let Some(k) = event_key(&payload)
             && !self.emitted.insert(k)
         {
