@@ -1,0 +1,754 @@
+"""The synchronous client: ``AwareClient``."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import time
+import weakref
+from typing import Any, Callable, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import grpc
+
+from . import _core
+from .errors import (
+    AlreadyResolved,
+    AwareError,
+    ConfirmationExpired,
+    IngestError,
+    NotFound,
+    from_rpc_error,
+)
+from .events import (
+    Answer,
+    Clarification,
+    Confirmation,
+    Connected,
+    Event,
+    Reconnecting,
+    StreamItem,
+    answer_from_events,
+)
+from ._util import enum_name
+from .models import Dataset, SearchResults, Statistics
+from .results import Table
+from .v1 import (
+    audit_pb2_grpc,
+    chat_pb2,
+    chat_pb2_grpc,
+    datasets_pb2,
+    datasets_pb2_grpc,
+    events_pb2,
+    files_pb2_grpc,
+    memory_pb2,
+    memory_pb2_grpc,
+    query_pb2,
+    query_pb2_grpc,
+    run_pb2,
+    runs_pb2,
+    runs_pb2_grpc,
+    threads_pb2,
+    threads_pb2_grpc,
+    admin_pb2_grpc,
+)
+
+__all__ = ["AwareClient", "ChatRun", "Stubs"]
+
+OnConfirmation = Callable[[Confirmation], Optional[bool]]
+OnClarification = Callable[[Clarification], Optional[str]]
+
+
+class Stubs:
+    """The generated service stubs on the client's channel, for RPCs the client does not wrap.
+
+    Calls made through them are plain gRPC calls: pass ``metadata=client.metadata`` for the token,
+    and turn a ``grpc.RpcError`` into aware's exception with :func:`aware.errors.from_rpc_error`.
+    Read ``client.stubs`` at each use: a connection that went silent is replaced, stubs and all.
+    """
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.chat = chat_pb2_grpc.ChatServiceStub(channel)
+        self.datasets = datasets_pb2_grpc.DatasetsServiceStub(channel)
+        self.query = query_pb2_grpc.QueryServiceStub(channel)
+        self.runs = runs_pb2_grpc.RunsServiceStub(channel)
+        self.files = files_pb2_grpc.FilesServiceStub(channel)
+        self.threads = threads_pb2_grpc.ThreadsServiceStub(channel)
+        self.memory = memory_pb2_grpc.MemoryServiceStub(channel)
+        self.audit = audit_pb2_grpc.AuditServiceStub(channel)
+        self.admin = admin_pb2_grpc.AdminServiceStub(channel)
+
+
+class AwareClient:
+    """A connection to an aware server.
+
+    >>> aware = AwareClient("127.0.0.1:50051")            # doctest: +SKIP
+    >>> aware.sql("SELECT 42 AS answer").to_pandas()      # doctest: +SKIP
+
+    Args:
+        url: ``"host:port"``, ``"http://host:port"`` or ``"https://host"`` (TLS).
+        token: an API key (``aware-server users add``); not needed in local auth mode.
+        source: who acts, for the audit log: ``"web"``, ``"cli"`` or ``"api"`` (the default).
+        timeout: a deadline in seconds for each unary call (None: none).
+        retries: how many times a call that is safe to repeat is retried after the connection
+            failed (or after a limit said when to come back).
+        options: extra gRPC channel options, ``[(name, value), …]``.
+        credentials: TLS channel credentials for ``https://`` (default: the system's roots).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: Optional[str] = None,
+        *,
+        source: Optional[str] = None,
+        timeout: Optional[float] = None,
+        retries: int = 2,
+        options: Optional[Sequence[Tuple[str, Any]]] = None,
+        credentials: Optional[grpc.ChannelCredentials] = None,
+    ) -> None:
+        target, secure = _core.parse_url(url)
+        opts = _core.channel_options(options)
+        if secure:
+            creds = credentials or grpc.ssl_channel_credentials()
+            self._new_channel = lambda: grpc.secure_channel(target, creds, opts)
+        else:
+            self._new_channel = lambda: grpc.insecure_channel(target, opts)
+        self._channel = self._new_channel()
+        self._channel_lock = threading.Lock()
+        self.url = url
+        self.metadata = _core.call_metadata(token, source)
+        self.timeout = timeout
+        self.retries = retries
+        self.stubs = Stubs(self._channel)
+        _OPEN.add(self)
+        self.datasets = Datasets(self)
+        self.runs = Runs(self)
+        self.threads = Threads(self)
+        self.memory = Memory(self)
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _call(self, method: Any, request: Any, *, idempotent: bool, timeout: Optional[float] = None) -> Any:
+        attempt = 0
+        while True:
+            try:
+                return method(request, metadata=self.metadata, timeout=timeout or self.timeout)
+            except grpc.RpcError as e:
+                err = from_rpc_error(e)
+            # Raised outside the `except`: the error does not drag gRPC's call object along as its
+            # context (nor a second traceback into the output).
+            delay = _core.unary_retry_delay(err, idempotent, attempt, self.retries)
+            if delay is None:
+                raise err
+            attempt += 1
+            time.sleep(delay)
+
+    def _replace_channel(self, stale: grpc.Channel) -> None:
+        """Opens a new connection in place of one that went silent. gRPC would keep sending new
+        calls down the dead one (it has not noticed); closing it also frees every call stuck on it."""
+        with self._channel_lock:
+            if self._channel is not stale:
+                return  # another stream replaced it already
+            self._channel = self._new_channel()
+            self.stubs = Stubs(self._channel)
+        stale.close()
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "AwareClient":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def sql(self, text: str, limit: int = 0, *, timeout: Optional[float] = None) -> Table:
+        """Runs one ``SELECT`` (or ``WITH … SELECT``) over your datasets in the server's sandbox.
+
+        ``limit`` caps the rows (0: the server's cap). Refused SQL raises
+        :class:`~aware.errors.SqlPolicyViolation`; a slow query :class:`~aware.errors.RunnerTimeout`.
+        """
+        r = self._call(
+            self.stubs.query.ExecuteSql, query_pb2.ExecuteSqlRequest(sql=text, limit=limit),
+            idempotent=True, timeout=timeout,
+        )
+        return Table(r.table, run_id=r.run_id, sql=r.executed_sql)
+
+    def plan(self, plan: Any, limit: int = 0, *, timeout: Optional[float] = None) -> Table:
+        """Runs a typed query plan, checked against the dataset's schema and compiled to SQL.
+
+        ``plan`` is an ``aware.v1.QueryPlan`` or a dict of the same shape, e.g.
+        ``{"dataset": "customer_churn", "select": [{"column": "plan"}, {"aggregate": "count",
+        "alias": "customers"}], "group_by": ["plan"]}`` (enum names may be short: ``"count"``,
+        ``"avg"``, ``"month"``, ``">="``; filter values plain Python values).
+        """
+        r = self._call(
+            self.stubs.query.ExecuteQueryPlan,
+            query_pb2.ExecuteQueryPlanRequest(plan=_core.query_plan(plan), limit=limit),
+            idempotent=True, timeout=timeout,
+        )
+        return Table(r.table, run_id=r.run_id, sql=r.compiled_sql)
+
+    # -- the assistant -------------------------------------------------------------------------
+
+    def chat(
+        self,
+        text: str,
+        thread_id: Optional[str] = None,
+        *,
+        on_confirmation: Optional[OnConfirmation] = None,
+        on_clarification: Optional[OnClarification] = None,
+        on_busy: str = "reject",
+        client_msg_id: Optional[str] = None,
+        heartbeat_timeout: float = 15.0,
+    ) -> "ChatRun":
+        """Asks the assistant: starts a run and returns it to follow.
+
+        Iterate the run for its events, or call :meth:`ChatRun.answer` to wait for the final text
+        and rich results. ``on_confirmation(confirmation)`` is called for each action waiting for
+        approval: return True to approve, False to deny, None to leave it pending (answer later
+        with :meth:`confirm`). ``on_clarification(question)`` may return one option's ``value``.
+        ``on_busy`` says what happens when the thread already has an active run: ``"reject"``
+        (raises :class:`~aware.errors.RunBusy`), ``"enqueue"`` or ``"interrupt"``.
+        """
+        request = _core.send_message_request(text, thread_id, on_busy, client_msg_id)
+        # Safe to retry: the server answers a repeated client_msg_id with the run it started.
+        r = self._call(self.stubs.chat.SendMessage, request, idempotent=True)
+        return ChatRun(
+            self, r.run_id, r.thread_id, r.queued,
+            on_confirmation=on_confirmation, on_clarification=on_clarification,
+            heartbeat_timeout=heartbeat_timeout,
+        )
+
+    def run_stream(
+        self,
+        run_id: str,
+        after_seq: int = 0,
+        *,
+        heartbeat_timeout: float = 15.0,
+        max_attempts: int = 8,
+        initial_backoff: float = 0.1,
+        max_backoff: float = 5.0,
+    ) -> Iterator[StreamItem]:
+        """Follows a run to its ``RunCompleted``, across disconnects.
+
+        Yields every event with seq > ``after_seq`` exactly once, in order (:class:`Event`), plus
+        :class:`Connected`, :class:`Heartbeat` and :class:`Reconnecting` items. A broken stream, or
+        one silent for ``heartbeat_timeout`` seconds, is reopened from the last delivered seq with
+        backoff (``initial_backoff`` doubling to ``max_backoff``); after ``max_attempts`` failures
+        in a row it raises :class:`~aware.errors.Unavailable`. An unknown run raises
+        :class:`~aware.errors.NotFound` (or :class:`~aware.errors.UnknownRun`).
+        """
+        follower = _core.RunFollower(run_id, after_seq)
+        while True:
+            error = "the stream ended before the run did"
+            final: Optional[AwareError] = None
+            with self._channel_lock:
+                channel, stubs = self._channel, self.stubs
+            call = stubs.chat.StreamRun(
+                chat_pb2.StreamRunRequest(run_id=run_id, after_seq=follower.last_seq), metadata=self.metadata
+            )
+            watchdog = _Watchdog(call, heartbeat_timeout)
+            try:
+                yield Connected(after_seq=follower.last_seq)
+                while True:
+                    watchdog.waiting()
+                    try:
+                        response = next(call)
+                    except StopIteration:
+                        break
+                    finally:
+                        watchdog.idle()
+                    item = follower.handle(response)
+                    if item is None:
+                        continue
+                    yield item
+                    if follower.done:
+                        return
+            except grpc.RpcError as e:
+                if watchdog.fired:
+                    error = f"no event or heartbeat for {heartbeat_timeout:g} s"
+                else:
+                    err = from_rpc_error(e)
+                    if _core.is_final_stream_error(err):
+                        final = err
+                    error = str(err)
+            except _core.StreamGap as gap:
+                error = str(gap)
+            finally:
+                watchdog.stop()
+                call.cancel()
+                # Drop the call now, not whenever a traceback that saw this frame is collected:
+                # gRPC's call objects can deadlock if collected while the interpreter shuts down.
+                silent = watchdog.fired
+                del call, watchdog
+            if silent:
+                self._replace_channel(channel)
+            del channel, stubs
+            if final is not None:
+                final.run_id = run_id
+                raise final
+            delay = follower.next_delay(error, max_attempts, initial_backoff, max_backoff)
+            yield Reconnecting(attempt=follower.failures, after_seq=follower.last_seq, error=error, delay=delay)
+            time.sleep(delay)
+
+    def confirm(
+        self,
+        confirmation_id: str,
+        approve: bool = True,
+        *,
+        for_seconds: Optional[int] = None,
+        edited_arguments: Optional[Mapping[str, Any]] = None,
+    ) -> str:
+        """Approves (or denies) an action waiting for a person; returns how it was resolved
+        (``"APPROVED"``, ``"DENIED"``, …). The first answer from anywhere wins; the same answer
+        again is harmless, a different one raises :class:`~aware.errors.AlreadyResolved`.
+
+        ``for_seconds`` approves later calls of the same STANDARD tool on the same resource class
+        for that long too; ``edited_arguments`` approves a narrower call than the one asked.
+        """
+        request = _core.confirmation_request(confirmation_id, approve, for_seconds, edited_arguments)
+        r = self._call(self.stubs.chat.SubmitConfirmation, request, idempotent=True)
+        return enum_name(events_pb2.ConfirmationResolution, r.resolution, "CONFIRMATION_RESOLUTION_")
+
+    def clarify(self, clarification_id: str, choice: str, remember: bool = False) -> str:
+        """Answers a question back with one option's ``value`` ("" dismisses it)."""
+        r = self._call(
+            self.stubs.chat.SubmitClarification,
+            chat_pb2.SubmitClarificationRequest(clarification_id=clarification_id, choice=choice, remember=remember),
+            idempotent=True,
+        )
+        return enum_name(events_pb2.ConfirmationResolution, r.resolution, "CONFIRMATION_RESOLUTION_")
+
+    def cancel(self, run_id: str) -> str:
+        """Cancels a run (idempotent); returns its status now (``"CANCELLED"`` or how it ended)."""
+        r = self._call(self.stubs.chat.CancelRun, chat_pb2.CancelRunRequest(run_id=run_id), idempotent=True)
+        return enum_name(run_pb2.RunStatus, r.status, "RUN_STATUS_")
+
+    def pending_confirmations(self) -> List[Any]:
+        """Your confirmations still waiting for an answer (``aware.v1.PendingConfirmation``)."""
+        r = self._call(
+            self.stubs.chat.ListPendingConfirmations, chat_pb2.ListPendingConfirmationsRequest(), idempotent=True
+        )
+        return list(r.confirmations)
+
+    def feedback(self, run_id: str, rating: str, reason: str = "") -> Any:
+        """Rates a run's answer ``"up"`` or ``"down"``; a second rating replaces the first."""
+        value = {"up": run_pb2.FEEDBACK_RATING_UP, "down": run_pb2.FEEDBACK_RATING_DOWN}.get(rating.lower())
+        if value is None:
+            raise ValueError(f"rating must be 'up' or 'down', not {rating!r}")
+        r = self._call(
+            self.stubs.runs.SubmitFeedback,
+            runs_pb2.SubmitFeedbackRequest(run_id=run_id, rating=value, reason=reason),
+            idempotent=True,
+        )
+        return r.feedback
+
+    def capabilities(self) -> Any:
+        """The protocol, limits and tools this caller may use (``GetCapabilitiesResponse``)."""
+        return self._call(self.stubs.chat.GetCapabilities, chat_pb2.GetCapabilitiesRequest(), idempotent=True)
+
+
+# Clients still open when the interpreter exits are closed first, while gRPC's threads still run:
+# a call object collected later, during shutdown, can deadlock on a lock a frozen thread holds.
+_OPEN: "weakref.WeakSet[AwareClient]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_clients() -> None:
+    for client in list(_OPEN):
+        client.close()
+
+
+class _Watchdog:
+    """Cancels a stream that stays silent (no event, no heartbeat) for ``timeout`` seconds while
+    it is being read — not while the caller holds an event, however long it takes."""
+
+    def __init__(self, call: Any, timeout: float) -> None:
+        self._call = call
+        self._timeout = timeout
+        self._cv = threading.Condition()
+        self._deadline: Optional[float] = None
+        self._stopped = False
+        self.fired = False
+        threading.Thread(target=self._run, name="aware-stream-watchdog", daemon=True).start()
+
+    def waiting(self) -> None:
+        with self._cv:
+            self._deadline = time.monotonic() + self._timeout
+            self._cv.notify()
+
+    def idle(self) -> None:
+        with self._cv:
+            self._deadline = None
+
+    def stop(self) -> None:
+        with self._cv:
+            self._stopped = True
+            self._call = None
+            self._cv.notify()
+
+    def _run(self) -> None:
+        with self._cv:
+            while not self._stopped:
+                if self._deadline is None:
+                    self._cv.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left <= 0:
+                    self.fired = True
+                    if self._call is not None:
+                        self._call.cancel()
+                    return
+                self._cv.wait(left)
+
+
+class ChatRun:
+    """A run of the assistant, followed as it happens.
+
+    Iterate it for its events (each once, in order, across reconnects), or call :meth:`answer`.
+    ``stream_state`` is ``"connecting"``, ``"live"``, ``"reconnecting"`` or ``"done"``.
+    """
+
+    def __init__(
+        self,
+        client: AwareClient,
+        run_id: str,
+        thread_id: str,
+        queued: bool,
+        *,
+        on_confirmation: Optional[OnConfirmation] = None,
+        on_clarification: Optional[OnClarification] = None,
+        heartbeat_timeout: float = 15.0,
+    ) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.thread_id = thread_id
+        #: True when the run waits behind the thread's active run (``on_busy="enqueue"``).
+        self.queued = queued
+        self.events: List[Event] = []
+        self.stream_state = "connecting"
+        self._on_confirmation = on_confirmation
+        self._on_clarification = on_clarification
+        self._stream: Optional[Iterator[StreamItem]] = None
+        self._heartbeat_timeout = heartbeat_timeout
+        self._answer: Optional[Answer] = None
+        self._answering = False
+
+    def items(self) -> Iterator[StreamItem]:
+        """Every stream item: events, and the connection's news (heartbeats, reconnects)."""
+        if self._stream is None:
+            self._stream = self.client.run_stream(self.run_id, heartbeat_timeout=self._heartbeat_timeout)
+        for item in self._stream:
+            if isinstance(item, Event):
+                self.stream_state = "live"
+                self.events.append(item)
+                self._react(item)
+                if item.is_terminal:
+                    self.stream_state = "done"
+            elif isinstance(item, Reconnecting):
+                self.stream_state = "reconnecting"
+            yield item
+
+    def __iter__(self) -> Iterator[Event]:
+        for item in self.items():
+            if isinstance(item, Event):
+                yield item
+
+    def answer(self, *, raise_on_failure: bool = True) -> Answer:
+        """Waits for the run to end; its final text, rich results and events.
+
+        A run that ended FAILED raises its error (e.g. :class:`~aware.errors.ModelError`), one
+        that was cancelled :class:`~aware.errors.Cancelled` — unless ``raise_on_failure`` is
+        False. A run that hit its iteration limit returns with ``status`` ``"MAX_ITERATIONS"``.
+        """
+        if self._answer is None:
+            self._answering = True
+            try:
+                for _ in self.items():
+                    pass
+            finally:
+                self._answering = False
+            self._answer = answer_from_events(self.events, run_id=self.run_id, thread_id=self.thread_id)
+        return _checked(self._answer, raise_on_failure)
+
+    def cancel(self) -> str:
+        return self.client.cancel(self.run_id)
+
+    def _react(self, event: Event) -> None:
+        if event.type == "confirmation_required" and self._on_confirmation is not None:
+            confirmation = event.confirmation
+            assert confirmation is not None
+            decision = self._on_confirmation(confirmation)
+            if decision is not None:
+                try:
+                    self.client.confirm(confirmation.id, bool(decision))
+                except (AlreadyResolved, ConfirmationExpired):
+                    pass  # answered elsewhere or too late: the run's log says how it ended
+        elif event.type == "confirmation_required" and self._answering:
+            _waiting(event)
+        elif event.type == "clarification_required" and self._on_clarification is not None:
+            question = event.clarification
+            assert question is not None
+            choice = self._on_clarification(question)
+            if choice is not None:
+                try:
+                    self.client.clarify(question.id, choice)
+                except (AlreadyResolved, ConfirmationExpired):
+                    pass
+
+    def __repr__(self) -> str:
+        return f"<aware.ChatRun {self.run_id} ({self.stream_state}, {len(self.events)} events)>"
+
+
+_log = logging.getLogger("aware")
+
+
+def _waiting(event: Event) -> None:
+    """answer() is waiting on a confirmation no callback will answer: say so, or it looks hung."""
+    c = event.confirmation
+    assert c is not None
+    _log.warning(
+        "run %s waits for your approval (%s); answer it with confirm(%r, True) or confirm(%r, False), "
+        "or pass on_confirmation= to chat(). Unanswered, it expires%s.",
+        c.run_id, c.description, c.id, c.id, f" at {c.expires_at:%H:%M:%S} UTC" if c.expires_at else "",
+    )
+
+
+def _checked(answer: Answer, raise_on_failure: bool) -> Answer:
+    if raise_on_failure and answer.status in ("FAILED", "CANCELLED"):
+        from .errors import Cancelled
+
+        err = answer.error or (Cancelled("the run was cancelled", code="CANCELLED", run_id=answer.run_id)
+                               if answer.status == "CANCELLED"
+                               else AwareError("the run failed", run_id=answer.run_id))
+        err.run_id = answer.run_id
+        if answer.status == "CANCELLED" and not isinstance(err, Cancelled):
+            err = Cancelled(err.message, code="CANCELLED", run_id=answer.run_id)
+        err.answer = answer  # type: ignore[attr-defined]
+        raise err
+    return answer
+
+
+class Datasets:
+    """Your datasets: ``list``, ``get``, ``upload``, ``preview``, ``statistics``, ``delete``, ``search``.
+
+    A dataset is named by its id (``ds_…``), its table name or its file name, or passed as a
+    :class:`~aware.models.Dataset`.
+    """
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list(self, status: Optional[str] = None) -> List[Dataset]:
+        """Your datasets, newest first (``status``: only ``"READY"``, ``"PROCESSING"`` or ``"ERROR"``)."""
+        request = datasets_pb2.ListDatasetsRequest(status_filter=_status_filter(status))
+        r = self._c._call(self._c.stubs.datasets.ListDatasets, request, idempotent=True)
+        return [Dataset.from_message(d) for d in r.datasets]
+
+    def _id(self, ref: Any) -> str:
+        if isinstance(ref, Dataset):
+            return ref.id
+        if _core.looks_like_dataset_id(str(ref)):
+            return str(ref)
+        for d in self.list():
+            if ref in (d.table_name, d.name):
+                return d.id
+        raise NotFound(f"no dataset is named {ref!r}", code="NOT_FOUND")
+
+    def get(self, ref: Any, sample_rows: int = 5) -> Dataset:
+        """One dataset with its schema and ``sample_rows`` sample rows (``.sample``)."""
+        request = datasets_pb2.GetDatasetRequest(dataset_id=self._id(ref), sample_rows=sample_rows)
+        r = self._c._call(self._c.stubs.datasets.GetDataset, request, idempotent=True)
+        return Dataset.from_message(r.dataset, sample=Table(r.sample) if r.HasField("sample") else None)
+
+    def upload(
+        self,
+        source: _core.PathOrFile,
+        *,
+        filename: Optional[str] = None,
+        format: str = "",
+        progress: _core.Progress = False,
+        chunk_size: int = _core.UPLOAD_CHUNK_BYTES,
+    ) -> Dataset:
+        """Uploads a file (a path, an open binary file or bytes) and waits until it is ingested.
+
+        CSV, TSV, Parquet, JSON, NDJSON, Markdown and text; ``format`` overrides the sniffing.
+        The file goes in ``chunk_size`` pieces, announcing its size so that a stream cut short
+        is refused rather than kept truncated. ``progress=True`` shows a tqdm bar;
+        ``progress=callback`` calls ``callback(bytes_sent, total_bytes)`` after each piece.
+        A file that cannot be ingested raises :class:`~aware.errors.IngestError`.
+        """
+        src = _core.open_upload(source, filename)
+        reporter = _core.ProgressReporter(progress, src.size, src.filename)
+
+        def requests() -> Iterator[Any]:
+            for message, n in _core.upload_messages(src, format, chunk_size):
+                yield message
+                reporter.advance(n)  # gRPC asks for the next piece once it has taken this one
+
+        try:
+            r = self._c._call(self._c.stubs.datasets.UploadDataset, requests(), idempotent=False)
+        finally:
+            reporter.close()
+            src.close()
+        return _ingested(Dataset.from_message(r.dataset))
+
+    def preview(self, ref: Any, limit: int = 10) -> Table:
+        """The first ``limit`` rows (1 to 50)."""
+        request = datasets_pb2.PreviewRowsRequest(dataset_id=self._id(ref), limit=limit)
+        r = self._c._call(self._c.stubs.datasets.PreviewRows, request, idempotent=True)
+        return Table(r.table)
+
+    def statistics(self, ref: Any) -> Statistics:
+        """Every column profiled: NULLs, distinct values, min, max, mean, median, stddev."""
+        request = datasets_pb2.GetDatasetStatisticsRequest(dataset_id=self._id(ref))
+        r = self._c._call(self._c.stubs.datasets.GetDatasetStatistics, request, idempotent=True)
+        return Statistics(r.statistics)
+
+    def delete(self, ref: Any) -> str:
+        """Deletes a dataset for good (its data, index and catalog entry); returns its id."""
+        request = datasets_pb2.DeleteDatasetRequest(dataset_id=self._id(ref))
+        r = self._c._call(self._c.stubs.datasets.DeleteDataset, request, idempotent=False)
+        return str(r.dataset_id)
+
+    def search(self, query: str, dataset: Any = None, *, limit: int = 10, mode: str = "") -> SearchResults:
+        """Searches the text of your datasets by words and meaning (``mode``: ``"hybrid"``,
+        ``"lexical"`` or ``"vector"``; ``dataset`` restricts it to one)."""
+        target = "" if dataset is None else (dataset.id if isinstance(dataset, Dataset) else str(dataset))
+        request = datasets_pb2.SearchDatasetsRequest(query=query, dataset_id=target, limit=limit, mode=mode)
+        r = self._c._call(self._c.stubs.datasets.SearchDatasets, request, idempotent=True)
+        return SearchResults(r)
+
+
+def _status_filter(status: Optional[str]) -> Any:  # a DatasetStatus number
+    if not status:
+        return datasets_pb2.DATASET_STATUS_UNSPECIFIED
+    return int(datasets_pb2.DatasetStatus.Value("DATASET_STATUS_" + status.upper().removeprefix("DATASET_STATUS_")))
+
+
+def _ingested(dataset: Dataset) -> Dataset:
+    if dataset.status == "ERROR":
+        err = IngestError(
+            f"{dataset.name} could not be ingested: {dataset.error} (the failed entry {dataset.id} stays until deleted)",
+            code="INGEST_ERROR",
+        )
+        err.dataset = dataset  # type: ignore[attr-defined]
+        raise err
+    return dataset
+
+
+class Runs:
+    """Runs after the fact: the run capsule, its event log, a thread's runs."""
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def get(self, run_id: str) -> Any:
+        """The run capsule (``aware.v1.Run``): question, data versions, SQL, status, usage, …"""
+        r = self._c._call(self._c.stubs.runs.GetRun, runs_pb2.GetRunRequest(run_id=run_id), idempotent=True)
+        return r.run
+
+    def events(self, run_id: str, after_seq: int = 0) -> List[Event]:
+        """The run's logged events after ``after_seq``, read page by page (no live tail)."""
+        out: List[Event] = []
+        while True:
+            request = runs_pb2.ListRunEventsRequest(run_id=run_id, after_seq=after_seq, limit=1000)
+            page = self._c._call(self._c.stubs.runs.ListRunEvents, request, idempotent=True)
+            out.extend(Event.from_message(e) for e in page.events)
+            if not page.events:
+                return out
+            after_seq = page.events[-1].seq
+            if after_seq >= page.last_seq:
+                return out
+
+    def list(self, thread_id: str = "", *, limit: int = 100) -> List[Any]:
+        """Runs of a thread (or all of yours), newest first, up to ``limit``."""
+        out: List[Any] = []
+        token = ""
+        while len(out) < limit:
+            request = runs_pb2.ListRunsRequest(thread_id=thread_id, page_size=min(100, limit - len(out)), page_token=token)
+            page = self._c._call(self._c.stubs.runs.ListRuns, request, idempotent=True)
+            out.extend(page.runs)
+            token = page.next_page_token
+            if not token:
+                break
+        return out
+
+    def rerun(self, run_id: str) -> Any:
+        """Computes a finished run's queries again on the data as it is now (``RerunQueryResponse``)."""
+        return self._c._call(self._c.stubs.runs.RerunQuery, runs_pb2.RerunQueryRequest(run_id=run_id), idempotent=True)
+
+    def answer(self, run_id: str) -> Answer:
+        """A finished run's answer, from its log."""
+        events = self.events(run_id)
+        return answer_from_events(events, run_id=run_id)
+
+
+class Threads:
+    """Conversations: list, reopen, rename, delete, fork."""
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list(self, *, limit: int = 100) -> List[Any]:
+        out: List[Any] = []
+        token = ""
+        while len(out) < limit:
+            request = threads_pb2.ListThreadsRequest(page_size=min(100, limit - len(out)), page_token=token)
+            page = self._c._call(self._c.stubs.threads.ListThreads, request, idempotent=True)
+            out.extend(page.threads)
+            token = page.next_page_token
+            if not token:
+                break
+        return out
+
+    def get(self, thread_id: str) -> Any:
+        """The thread and its turns (``GetThreadResponse``)."""
+        return self._c._call(
+            self._c.stubs.threads.GetThread, threads_pb2.GetThreadRequest(thread_id=thread_id), idempotent=True
+        )
+
+    def rename(self, thread_id: str, title: str) -> Any:
+        r = self._c._call(
+            self._c.stubs.threads.RenameThread,
+            threads_pb2.RenameThreadRequest(thread_id=thread_id, title=title), idempotent=True,
+        )
+        return r.thread
+
+    def delete(self, thread_id: str) -> int:
+        """Deletes a thread and its runs; returns how many runs went."""
+        r = self._c._call(
+            self._c.stubs.threads.DeleteThread, threads_pb2.DeleteThreadRequest(thread_id=thread_id), idempotent=False
+        )
+        return int(r.runs_deleted)
+
+    def fork(self, run_id: str) -> Any:
+        """A new thread holding the turns before ``run_id`` (``ForkThreadResponse``)."""
+        return self._c._call(
+            self._c.stubs.threads.ForkThread, threads_pb2.ForkThreadRequest(run_id=run_id), idempotent=False
+        )
+
+
+class Memory:
+    """What the assistant remembers for you."""
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list(self) -> List[Any]:
+        r = self._c._call(self._c.stubs.memory.ListMemories, memory_pb2.ListMemoriesRequest(), idempotent=True)
+        return list(r.memories)
+
+    def add(self, text: str) -> Any:
+        r = self._c._call(self._c.stubs.memory.AddMemory, memory_pb2.AddMemoryRequest(text=text), idempotent=False)
+        return r.memory
+
+    def delete(self, memory_id: str) -> None:
+        self._c._call(
+            self._c.stubs.memory.DeleteMemory, memory_pb2.DeleteMemoryRequest(memory_id=memory_id), idempotent=True
+        )
+
