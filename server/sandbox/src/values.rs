@@ -20,13 +20,24 @@ pub(crate) fn to_value(v: Db) -> Value {
         Db::Float(x) => Value::Double(x.into()),
         Db::Double(x) => Value::Double(x),
         Db::Decimal(d) => Value::Decimal(d.to_string()),
-        Db::Timestamp(unit, n) => Value::Timestamp(unit.to_micros(n)),
+        Db::Timestamp(unit, n) => infinite(n, i64::MAX).unwrap_or_else(|| Value::Timestamp(unit.to_micros(n))),
         Db::Text(s) => Value::String(s),
         Db::Enum(s) => Value::String(s),
         Db::Blob(b) | Db::Geometry(b) => Value::Bytes(b),
-        Db::Date32(d) => Value::Date(d),
+        Db::Date32(d) => infinite(d.into(), i32::MAX.into()).unwrap_or(Value::Date(d)),
         Db::Time64(unit, n) => Value::Time(unit.to_micros(n)),
         other => Value::Text(render(&other)),
+    }
+}
+
+/// DuckDB's `infinity` and `-infinity` dates and timestamps are sentinels at the ends of the
+/// integer range (`max`), not instants: they are sent as those words, never as a date in the year
+/// 5,881,580 or 294,247.
+fn infinite(n: i64, max: i64) -> Option<Value> {
+    match n {
+        _ if n == max => Some(Value::Text("infinity".into())),
+        _ if n == -max => Some(Value::Text("-infinity".into())),
+        _ => None,
     }
 }
 
@@ -100,6 +111,11 @@ mod tests {
             Value::Text("[1, NULL, 'a''b']".into())
         );
         assert_eq!(to_u64(&Db::BigInt(7)), 7);
+        // What DuckDB returns for 'infinity'::DATE, '-infinity'::TIMESTAMP and 'infinity'::TIMESTAMP_S.
+        assert_eq!(to_value(Db::Date32(i32::MAX)), Value::Text("infinity".into()));
+        assert_eq!(to_value(Db::Timestamp(TimeUnit::Microsecond, -i64::MAX)), Value::Text("-infinity".into()));
+        assert_eq!(to_value(Db::Timestamp(TimeUnit::Second, i64::MAX)), Value::Text("infinity".into()));
+        assert_eq!(to_value(Db::Date32(-i32::MAX + 1)), Value::Date(-i32::MAX + 1), "the earliest real date");
         assert_eq!(to_f64(&Db::Double(1.5)), Some(1.5));
     }
 }
