@@ -1296,6 +1296,28 @@ async fn a_tool_cut_off_by_kill_9_is_reported_outcome_unknown_and_never_run_agai
     );
 }
 
+/// A model faster than the disk: 3,000 deltas with no delay between them (more than a run may
+/// have queued at once). Every delta reaches the Chat stream and a `StreamRun` follower that
+/// joins mid-answer, once and in order, each only after it is stored: both streams, the stored
+/// log and the text are the same.
+#[tokio::test]
+async fn an_answer_of_thousands_of_deltas_streams_whole_and_in_order_to_every_follower() {
+    let chunks: Vec<String> = (0..3000).map(|i| format!("w{i} ")).collect();
+    let script = script(json!({"replies": [{"when": "long", "turns": [{"chunks": chunks.clone()}]}]}));
+    let server = script.start(&[], &[]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "a long answer please").await;
+    let (over_chat, followed) = tokio::join!(chat.until_completed(&run_id), stream_run(&server, &run_id, 0));
+    assert_well_formed(&over_chat);
+    assert_eq!(status_of(&over_chat), pb::RunStatus::Succeeded);
+    assert_eq!(pick!(over_chat, TextDelta).len(), 3000, "every delta, once");
+    assert_eq!(streamed_text(&over_chat), chunks.concat());
+    // ListRunEvents pages at 1,000 events: its first page is the stream's first 1,000.
+    let stored = log(&server, &run_id).await.events;
+    assert_same_bytes(&stored, &over_chat[..1000], "ListRunEvents vs Chat");
+    assert_same_bytes(&unframe(&followed, 0), &over_chat, "StreamRun vs Chat");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 5. Cancel
 

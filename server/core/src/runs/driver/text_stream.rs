@@ -4,6 +4,9 @@
 //! run's publisher task, which publishes each delta once its commit is done, in order. Deltas that
 //! arrive while a commit is in progress share the next one.
 //!
+//! At most [`MAX_QUEUED`] deltas are queued per run: a model faster than the disk waits for the
+//! queue to drain (back-pressure), so memory stays bounded however long the answer.
+//!
 //! Anything else the driver does first waits until every queued delta is committed and published
 //! ([`Driver::flush`]), so the log and the clients see the run's steps in the order it took them.
 //! A delta that could not be stored stops the run as a failed append always did: later deltas
@@ -15,8 +18,12 @@ use crate::Result;
 use crate::runs::admission::Live;
 use crate::runs::events::{EventPayload, RunEvent};
 use crate::runs::store::QueuedAppend;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
+
+/// Deltas a run may have queued and not yet published.
+const MAX_QUEUED: usize = 512;
 
 enum Flow {
     /// Publish once committed.
@@ -28,6 +35,8 @@ enum Flow {
 /// A run's publisher task for queued deltas, and the first delta it could not publish.
 pub(super) struct TextStream {
     flows: mpsc::UnboundedSender<Flow>,
+    /// Deltas queued and not yet published (or refused).
+    queued: Arc<AtomicUsize>,
     /// The seq of the first delta whose append failed, and why.
     failed: Arc<Mutex<Option<(u64, Error)>>>,
 }
@@ -37,6 +46,8 @@ impl TextStream {
         let (flows, mut queue) = mpsc::unbounded_channel();
         let failed: Arc<Mutex<Option<(u64, Error)>>> = Arc::default();
         let slot = failed.clone();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let left = queued.clone();
         tokio::spawn(async move {
             while let Some(flow) = queue.recv().await {
                 match flow {
@@ -52,6 +63,7 @@ impl TextStream {
                                 failure.get_or_insert((event.seq, e));
                             }
                         }
+                        left.fetch_sub(1, Ordering::Relaxed);
                     }
                     Flow::Barrier(done) => {
                         let _ = done.send(());
@@ -59,7 +71,7 @@ impl TextStream {
                 }
             }
         });
-        Self { flows, failed }
+        Self { flows, queued, failed }
     }
 
     fn has_failed(&self) -> bool {
@@ -70,13 +82,14 @@ impl TextStream {
 impl Driver {
     /// Queues a text delta for the log and its publication; returns without waiting for either.
     pub(super) async fn stream_delta(&mut self, payload: EventPayload) -> Result<()> {
-        if self.text_stream.as_ref().is_some_and(TextStream::has_failed) {
+        if self.text_stream.as_ref().is_some_and(|s| s.has_failed() || s.queued.load(Ordering::Relaxed) >= MAX_QUEUED) {
             self.flush().await?;
         }
         let event = self.next_event(payload);
         let committed = self.deps.log.queue_event(&event.for_storage());
         self.last_seq = event.seq;
         let stream = self.text_stream.get_or_insert_with(|| TextStream::start(self.live.clone()));
+        stream.queued.fetch_add(1, Ordering::Relaxed);
         stream
             .flows
             .send(Flow::Publish(Arc::new(event), committed))
