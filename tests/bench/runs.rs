@@ -3,7 +3,8 @@
 //! - p50/p99 from sending a `UserMessage` to receiving its `RunStarted`, with 1, 64 and 1,000
 //!   concurrent streams (each its own thread),
 //! - server RSS with 10,000 idle open `Chat` streams,
-//! - replay time of a 10,000-event run through `StreamRun` and `ListRunEvents`.
+//! - replay time of a 10,000-event run through `StreamRun` and `ListRunEvents`,
+//! - the server's RSS while one run streams a 20 MB answer (a server of its own).
 //!
 //! Run: `scripts/bench runs`.
 
@@ -176,5 +177,54 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         (after.saturating_sub(before)) as f64 / 10_000.0
     );
     drop(held);
+    drop(server);
+
+    // 5. Peak RSS while one run streams a 20 MB answer: 20,000 deltas of 1,000 bytes, read as
+    // they come; RSS sampled every 5 ms, against RSS before the message (script already read).
+    let answer_path = dir.path().join("answer.json");
+    let chunk = "0123456789".repeat(100);
+    let chunks = vec![chunk; ANSWER_MB * 1000];
+    let answer = serde_json::json!({"replies": [{"when": "long", "turns": [{"chunks": chunks}]}]});
+    std::fs::write(&answer_path, answer.to_string())?;
+    let env = [("AWARE_AGENT__MODEL", "script"), ("AWARE_AGENT__SCRIPT", answer_path.to_str().expect("utf-8 path"))];
+    let server = TestServer::start_with_env(&["--no-samples"], &env);
+    let pid = server.pid().expect("server pid");
+    let before = rss_kib(pid);
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let sampling = sampling.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(rss_kib(pid));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak
+        })
+    };
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(message("long-1", "long", "a long answer")).await?;
+    drop(tx);
+    let mut client = ChatServiceClient::new(server.channel().await).max_decoding_message_size(256 << 20);
+    let mut stream = client.chat(ReceiverStream::new(rx)).await?.into_inner();
+    let mut text = 0usize;
+    while let Some(r) = stream.message().await? {
+        if let Some(Payload::TextDelta(d)) = r.event.and_then(|e| e.payload) {
+            text += d.delta.len();
+        }
+    }
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.join().expect("sampler");
+    let grown = peak.saturating_sub(before) as f64 / 1024.0;
+    let mb = text as f64 / (1024.0 * 1024.0);
+    println!(
+        "one run streaming a {mb:.1} MiB answer: peak RSS {:.1} MiB (before: {:.1} MiB), grown {grown:.1} MiB = {:.1}× the answer",
+        peak as f64 / 1024.0,
+        before as f64 / 1024.0,
+        grown / mb
+    );
     Ok(())
 }
+
+/// The size of the long answer, in MB.
+const ANSWER_MB: usize = 20;
