@@ -179,10 +179,11 @@ pub(crate) async fn main() -> anyhow::Result<()> {
     drop(held);
     drop(server);
 
-    // 5. Peak RSS while one run streams a 20 MB answer: 20,000 deltas of 1,000 bytes, read as
+    // 5. Peak RSS while one run streams a 20 MB answer: 20,000 deltas of 1,000 bytes of text, read as
     // they come; RSS sampled every 5 ms, against RSS before the message (script already read).
     let answer_path = dir.path().join("answer.json");
-    let chunk = "0123456789".repeat(100);
+    // Words, not digits: an answer made of digits would be one 20 MB number to ground.
+    let chunk: String = "a quick brown fox jumps over the lazy dog. ".repeat(24)[..1000].to_owned();
     let chunks = vec![chunk; ANSWER_MB * 1000];
     let answer = serde_json::json!({"replies": [{"when": "long", "turns": [{"chunks": chunks}]}]});
     std::fs::write(&answer_path, answer.to_string())?;
