@@ -548,6 +548,11 @@ pub(super) fn dependents_in_words(b: &BlastRadius) -> String {
     if parts.is_empty() { String::new() } else { format!(" {}.", capitalised(&parts.join("; "))) }
 }
 
+/// A row count for people: "1 row", "1000 rows".
+pub(super) fn in_rows(n: u64) -> String {
+    if n == 1 { "1 row".to_owned() } else { format!("{n} rows") }
+}
+
 /// A size for people: "812 bytes", "27.0 KB", "3.4 MB" (1 KB = 1,024 bytes).
 pub(super) fn in_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
@@ -612,12 +617,12 @@ impl Tool for GetDatasetDetail {
         let columns: Vec<String> =
             dataset.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
         let llm_summary = format!(
-            "{}: table `{}`, {}, {}, {} rows, {} bytes. Columns: {}{}.",
+            "{}: table `{}`, {}, {}, {}, {} bytes. Columns: {}{}.",
             dataset.name,
             dataset.table_name,
             dataset.format.as_str(),
             dataset.status.as_str(),
-            dataset.row_count,
+            in_rows(dataset.row_count),
             dataset.size_bytes,
             columns.join(", "),
             if dataset.columns.len() > 30 {
@@ -1044,10 +1049,10 @@ impl Tool for DeleteDataset {
         let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
             description: format!(
-                "Delete the dataset “{}” (table `{}`, {} rows, {}). Its data is removed for good.{}",
+                "Delete the dataset “{}” (table `{}`, {}, {}). Its data is removed for good.{}",
                 d.name,
                 d.table_name,
-                d.row_count,
+                in_rows(d.row_count),
                 in_bytes(d.size_bytes),
                 dependents_in_words(&blast)
             ),
@@ -1250,5 +1255,17 @@ impl Tool for ImportFiles {
         let paths = import_paths(ctx, args).await?;
         let report = ctx.services.files.import(&ctx.caller, root_arg(args)?, &paths).await?;
         Ok(ToolOutput { llm_summary: summary::import_report(&report), rich: Some(RichResult::ImportReport { report }) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{in_bytes, in_rows};
+
+    /// What a confirmation card says of a dataset's size: "1 row", never "1 rows".
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!([in_rows(0), in_rows(1), in_rows(1000)], ["0 rows", "1 row", "1000 rows"]);
+        assert_eq!([in_bytes(812), in_bytes(27 * 1024)], ["812 bytes", "27.0 KB"]);
     }
 }

@@ -8,7 +8,7 @@ use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::router::Intent;
 use super::tools::{
     Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version,
-    dataset_ref, dependents_in_words, plan_from_json, resolve, string_arg,
+    dataset_ref, dependents_in_words, in_rows, plan_from_json, resolve, string_arg,
 };
 use crate::auth::Capability;
 use crate::curation::{CurationService, DatasetChange, QuerySource};
@@ -300,9 +300,9 @@ impl Tool for SaveQueryAsDataset {
         let dataset = ctx.services.curation.materialize(&ctx.caller, &source, name, ctx.run_id.as_ref()).await?;
         Ok(ToolOutput {
             llm_summary: format!(
-                "Saved the result as the dataset `{}`: {} rows, {} columns, read from {} dataset(s). To undo, delete it.",
+                "Saved the result as the dataset `{}`: {}, {} columns, read from {} dataset(s). To undo, delete it.",
                 dataset.table_name,
-                dataset.row_count,
+                in_rows(dataset.row_count),
                 dataset.columns.len(),
                 dataset.lineage.as_ref().map_or(0, |l| l.sources.len())
             ),
@@ -458,11 +458,11 @@ impl Tool for RefreshDataset {
         let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
             description: format!(
-                "Read “{}” (table `{}`, {} rows) again from {}:{}. If the file changed, its rows and columns \
+                "Read “{}” (table `{}`, {}) again from {}:{}. If the file changed, its rows and columns \
                  replace the current ones; if not, nothing changes.{}",
                 d.name,
                 d.table_name,
-                d.row_count,
+                in_rows(d.row_count),
                 origin.root,
                 origin.path,
                 dependents_in_words(&blast)
@@ -490,16 +490,17 @@ impl Tool for RefreshDataset {
                 columns.push(format!("columns gone: {}", removed.join(", ")));
             }
             format!(
-                "Refreshed `{}` from its file: {} rows before, {} now; {}.",
+                "Refreshed `{}` from its file: {} before, {} now; {}.",
                 after.table_name,
-                before.row_count,
+                in_rows(before.row_count),
                 after.row_count,
                 if columns.is_empty() { "the same columns".to_owned() } else { columns.join("; ") }
             )
         } else {
             format!(
-                "`{}` is unchanged: its file holds exactly the content imported before ({} rows).",
-                after.table_name, after.row_count
+                "`{}` is unchanged: its file holds exactly the content imported before ({}).",
+                after.table_name,
+                in_rows(after.row_count)
             )
         };
         let change = if r.changed { "refreshed" } else { "unchanged" };
