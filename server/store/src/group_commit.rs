@@ -38,7 +38,7 @@ impl EventRow {
     }
 }
 
-/// A `tool_calls` row: an intent (`completion` empty) or a result.
+/// A `tool_calls` row: an intent (no summary, result or duration) or a result.
 pub(crate) struct ToolCallWrite {
     pub id: String,
     pub run_id: String,
@@ -89,6 +89,21 @@ pub(crate) enum Write {
     Completion(Box<Completion>),
 }
 
+impl Write {
+    /// The event this write appends, if any.
+    fn event(&self) -> Option<&EventRow> {
+        match self {
+            Self::Event(row) => Some(row),
+            Self::Completion(c) => Some(&c.last),
+            Self::Message { .. }
+            | Self::ToolIntent(_)
+            | Self::ToolResult(_)
+            | Self::Progress { .. }
+            | Self::Span(_) => None,
+        }
+    }
+}
+
 struct Pending {
     write: Write,
     done: oneshot::Sender<Result<()>>,
@@ -133,22 +148,9 @@ impl RunWriter {
 struct Gaps(HashMap<String, i64>);
 
 impl Gaps {
-    /// The event a write appends, if any.
-    fn event(write: &Write) -> Option<&EventRow> {
-        match write {
-            Write::Event(row) => Some(row),
-            Write::Completion(c) => Some(&c.last),
-            Write::Message { .. }
-            | Write::ToolIntent(_)
-            | Write::ToolResult(_)
-            | Write::Progress { .. }
-            | Write::Span(_) => None,
-        }
-    }
-
     /// Why `write` may not be written now, if it appends past a run's missing event.
     fn refusal(&self, write: &Write) -> Option<aware_core::Error> {
-        let row = Self::event(write)?;
+        let row = write.event()?;
         let missing = *self.0.get(&row.run_id)?;
         (row.seq > missing).then(|| {
             aware_core::Error::internal(format!(
@@ -159,7 +161,7 @@ impl Gaps {
     }
 
     fn committed(&mut self, write: &Write) {
-        if let Some(row) = Self::event(write)
+        if let Some(row) = write.event()
             && (self.0.get(&row.run_id) == Some(&row.seq) || matches!(write, Write::Completion(_)))
         {
             self.0.remove(&row.run_id);
@@ -169,7 +171,7 @@ impl Gaps {
     /// An append that failed leaves a gap unless its seq is already taken.
     fn failed(&mut self, write: &Write, error: &sqlx::Error) {
         let taken = matches!(error, sqlx::Error::Database(d) if d.is_unique_violation());
-        if let Some(row) = Self::event(write)
+        if let Some(row) = write.event()
             && !taken
         {
             let missing = self.0.entry(row.run_id.clone()).or_insert(row.seq);
@@ -262,14 +264,7 @@ impl Statements {
 
     /// In an order that keeps every write's meaning: rows before the updates of the same run.
     fn push(&mut self, writes: &[&Write]) {
-        let events: Vec<&EventRow> = writes
-            .iter()
-            .filter_map(|w| match w {
-                Write::Event(row) => Some(row),
-                Write::Completion(c) => Some(&c.last),
-                _ => None,
-            })
-            .collect();
+        let events: Vec<&EventRow> = writes.iter().filter_map(|w| w.event()).collect();
         if !events.is_empty() {
             self.next().push("INSERT INTO run_events (run_id, seq, created_at, payload) ").push_values(
                 events,
