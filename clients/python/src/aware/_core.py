@@ -15,7 +15,7 @@ import grpc
 from google.protobuf import json_format
 
 from .errors import AwareError, CursorAhead, Unavailable, from_rejected, is_transport_failure
-from .events import Event, Heartbeat, StreamItem
+from .events import Answer, Event, Heartbeat, Reconnecting, StreamItem
 from .v1 import chat_pb2, query_pb2
 
 PathOrFile = Union[str, "os.PathLike[str]", bytes, BinaryIO]
@@ -370,3 +370,55 @@ def upload_messages(src: UploadSource, fmt: str, chunk_size: int) -> Any:
         yield msg, len(chunk)
         if not chunk:
             return
+
+
+class RunState:
+    """What a followed run keeps, in the synchronous ``ChatRun`` and the asynchronous
+    ``AsyncChatRun`` alike: its ids, its events so far, the stream's state and the callbacks."""
+
+    _label = "ChatRun"
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        thread_id: str,
+        queued: bool,
+        *,
+        on_confirmation: Optional[Callable[..., Any]] = None,
+        on_clarification: Optional[Callable[..., Any]] = None,
+        heartbeat_timeout: float = 15.0,
+    ) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.thread_id = thread_id
+        #: True when the run waits behind the thread's active run (``on_busy="enqueue"``).
+        self.queued = queued
+        self.events: List[Event] = []
+        #: ``"connecting"``, ``"live"``, ``"reconnecting"`` or ``"done"``.
+        self.stream_state = "connecting"
+        self._on_confirmation = on_confirmation
+        self._on_clarification = on_clarification
+        self._stream: Any = None
+        self._heartbeat_timeout = heartbeat_timeout
+        self._answer: Optional[Answer] = None
+        self._answering = False
+
+    def _note(self, item: StreamItem) -> Optional[Event]:
+        """Records a stream item; an event is returned for the caller to react to (then
+        :meth:`_reacted` marks the end of the run)."""
+        if isinstance(item, Event):
+            self.stream_state = "live"
+            self.events.append(item)
+            return item
+        if isinstance(item, Reconnecting):
+            self.stream_state = "reconnecting"
+        return None
+
+    def _reacted(self, event: Event) -> None:
+        if event.is_terminal:
+            self.stream_state = "done"
+
+    def __repr__(self) -> str:
+        return f"<aware.{self._label} {self.run_id} ({self.stream_state}, {len(self.events)} events)>"
+

@@ -285,46 +285,21 @@ async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-class AsyncChatRun:
+class AsyncChatRun(_core.RunState):
     """A run of the assistant for asyncio code: ``async for event in run``, ``await run.answer()``."""
 
-    def __init__(
-        self,
-        client: AsyncAwareClient,
-        run_id: str,
-        thread_id: str,
-        queued: bool,
-        *,
-        on_confirmation: Optional[OnConfirmation] = None,
-        on_clarification: Optional[OnClarification] = None,
-        heartbeat_timeout: float = 15.0,
-    ) -> None:
-        self.client = client
-        self.run_id = run_id
-        self.thread_id = thread_id
-        self.queued = queued
-        self.events: List[Event] = []
-        self.stream_state = "connecting"
-        self._on_confirmation = on_confirmation
-        self._on_clarification = on_clarification
-        self._stream: Optional[AsyncIterator[StreamItem]] = None
-        self._heartbeat_timeout = heartbeat_timeout
-        self._answer: Optional[Answer] = None
-        self._answering = False
+    client: AsyncAwareClient
+    _label = "AsyncChatRun"
 
     async def items(self) -> AsyncIterator[StreamItem]:
         """Every stream item: events, and the connection's news (heartbeats, reconnects)."""
         if self._stream is None:
             self._stream = self.client.run_stream(self.run_id, heartbeat_timeout=self._heartbeat_timeout)
         async for item in self._stream:
-            if isinstance(item, Event):
-                self.stream_state = "live"
-                self.events.append(item)
-                await self._react(item)
-                if item.is_terminal:
-                    self.stream_state = "done"
-            elif isinstance(item, Reconnecting):
-                self.stream_state = "reconnecting"
+            event = self._note(item)
+            if event is not None:
+                await self._react(event)
+                self._reacted(event)
             yield item
 
     async def __aiter__(self) -> AsyncIterator[Event]:
@@ -369,8 +344,6 @@ class AsyncChatRun:
                 except (AlreadyResolved, ConfirmationExpired):
                     pass
 
-    def __repr__(self) -> str:
-        return f"<aware.AsyncChatRun {self.run_id} ({self.stream_state}, {len(self.events)} events)>"
 
 
 class AsyncDatasets:

@@ -406,51 +406,24 @@ class _Watchdog:
                 self._cv.wait(left)
 
 
-class ChatRun:
+class ChatRun(_core.RunState):
     """A run of the assistant, followed as it happens.
 
     Iterate it for its events (each once, in order, across reconnects), or call :meth:`answer`.
     ``stream_state`` is ``"connecting"``, ``"live"``, ``"reconnecting"`` or ``"done"``.
     """
 
-    def __init__(
-        self,
-        client: AwareClient,
-        run_id: str,
-        thread_id: str,
-        queued: bool,
-        *,
-        on_confirmation: Optional[OnConfirmation] = None,
-        on_clarification: Optional[OnClarification] = None,
-        heartbeat_timeout: float = 15.0,
-    ) -> None:
-        self.client = client
-        self.run_id = run_id
-        self.thread_id = thread_id
-        #: True when the run waits behind the thread's active run (``on_busy="enqueue"``).
-        self.queued = queued
-        self.events: List[Event] = []
-        self.stream_state = "connecting"
-        self._on_confirmation = on_confirmation
-        self._on_clarification = on_clarification
-        self._stream: Optional[Iterator[StreamItem]] = None
-        self._heartbeat_timeout = heartbeat_timeout
-        self._answer: Optional[Answer] = None
-        self._answering = False
+    client: AwareClient
 
     def items(self) -> Iterator[StreamItem]:
         """Every stream item: events, and the connection's news (heartbeats, reconnects)."""
         if self._stream is None:
             self._stream = self.client.run_stream(self.run_id, heartbeat_timeout=self._heartbeat_timeout)
         for item in self._stream:
-            if isinstance(item, Event):
-                self.stream_state = "live"
-                self.events.append(item)
-                self._react(item)
-                if item.is_terminal:
-                    self.stream_state = "done"
-            elif isinstance(item, Reconnecting):
-                self.stream_state = "reconnecting"
+            event = self._note(item)
+            if event is not None:
+                self._react(event)
+                self._reacted(event)
             yield item
 
     def __iter__(self) -> Iterator[Event]:
@@ -500,8 +473,6 @@ class ChatRun:
                 except (AlreadyResolved, ConfirmationExpired):
                     pass
 
-    def __repr__(self) -> str:
-        return f"<aware.ChatRun {self.run_id} ({self.stream_state}, {len(self.events)} events)>"
 
 
 _log = logging.getLogger("aware")
