@@ -118,7 +118,7 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     assert!(answer(&run).1.contains("I cannot do that one yet"), "says plainly what it cannot do");
 
     // Post-hooks: every tool call is audited with the assistant as its source.
-    let store = aware_store::SqliteStore::open(&server.data_dir.join("aware.db")).await.unwrap();
+    let store = aware_e2e::storage::open(&server.data_dir).await;
     let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
     let tools: Vec<(&str, &str, &str)> = trail
         .iter()

@@ -4,6 +4,7 @@
 
 pub mod events;
 pub mod fake_llm;
+pub mod storage;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -187,6 +188,7 @@ impl TestServer {
             .env_remove("AWARE_LISTEN")
             // The harness's own setting, not the server's (it would be an unknown config key).
             .env_remove("AWARE_SERVER_BIN")
+            .env_remove("AWARE_E2E_STORE")
             // Nor does a developer's trace collector belong in a test's server.
             .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
             .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -195,6 +197,9 @@ impl TestServer {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr);
+        if let Some(url) = storage::url_for(data_dir) {
+            cmd.env("AWARE_STORAGE__URL", url);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -220,6 +225,9 @@ impl TestServer {
                 panic!("server did not start; stderr:\n{}", std::fs::read_to_string(&stderr_log).unwrap_or_default());
             }
         };
+        if storage::postgres() {
+            assert!(!data_dir.join("aware.db").exists(), "a server told to use PostgreSQL made a SQLite database");
+        }
         Self { child: Some(child), addr, admin, data_dir: data_dir.to_owned(), _tmp: None, stderr_log }
     }
 
@@ -295,7 +303,12 @@ impl Drop for TestServer {
 
 /// Runs `aware-server users add` and returns the printed token (the last word of its output).
 pub fn add_user(data_dir: &Path, name: &str, role: &str, extra: &[&str]) -> String {
-    let out = Command::new(server_bin())
+    let mut command = Command::new(server_bin());
+    command.env_remove("AWARE_E2E_STORE");
+    if let Some(url) = storage::url_for(data_dir) {
+        command.env("AWARE_STORAGE__URL", url);
+    }
+    let out = command
         .args(["users", "add", "--data-dir"])
         .arg(data_dir)
         .args(["--name", name, "--role", role])

@@ -91,6 +91,30 @@ pub struct Retention {
     pub audit_days: Option<u32>,
 }
 
+/// Where the metadata is kept: users and keys, the dataset catalog, threads, runs and their event
+/// logs, confirmations, the audit log.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Storage {
+    /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE`: PostgreSQL, which several replicas can
+    /// share (each with the same data dir on a shared volume, for the dataset files). Unset:
+    /// SQLite in `<data_dir>/aware.db`.
+    pub url: Option<String>,
+}
+
+impl Storage {
+    /// The URL with its password replaced by `***`, for messages and logs.
+    pub fn redacted_url(&self) -> Option<String> {
+        let url = self.url.as_deref()?;
+        let Some((scheme, rest)) = url.split_once("://") else { return Some(url.to_owned()) };
+        let Some((credentials, host)) = rest.rsplit_once('@') else { return Some(url.to_owned()) };
+        Some(match credentials.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+            None => url.to_owned(),
+        })
+    }
+}
+
 /// OpenTelemetry export of the trace spans (rpc, run, model_call, tool_call, confirmation_wait,
 /// sql). Off unless an endpoint is set here, as `AWARE_TELEMETRY__OTLP_ENDPOINT`, or as the
 /// standard `OTEL_EXPORTER_OTLP_ENDPOINT`.
@@ -455,6 +479,7 @@ pub struct Config {
     pub shutdown_grace_secs: u64,
     pub limits: Limits,
     pub retention: Retention,
+    pub storage: Storage,
     pub telemetry: Telemetry,
     pub ingest: Ingest,
     pub sandbox: Sandbox,
@@ -487,6 +512,7 @@ impl Default for Config {
             shutdown_grace_secs: 10,
             limits: Limits::default(),
             retention: Retention::default(),
+            storage: Storage::default(),
             telemetry: Telemetry::default(),
             ingest: Ingest::default(),
             sandbox: Sandbox::default(),
@@ -569,6 +595,13 @@ impl Config {
     pub fn validate(&self) -> anyhow::Result<()> {
         self.listen_addr()?;
         anyhow::ensure!(!self.data_dir.as_os_str().is_empty(), "data_dir must not be empty");
+        if let Some(url) = &self.storage.url {
+            anyhow::ensure!(
+                url.starts_with("postgres://") || url.starts_with("postgresql://"),
+                "storage.url must be a PostgreSQL URL (postgres://user:password@host:port/database); leave it \
+                 unset to keep the metadata in SQLite in the data dir"
+            );
+        }
         let l = &self.limits;
         anyhow::ensure!((1..=256).contains(&l.max_message_mb), "limits.max_message_mb must be 1 to 256");
         anyhow::ensure!(l.max_upload_mb >= 1, "limits.max_upload_mb must be at least 1");

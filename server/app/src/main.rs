@@ -1,5 +1,6 @@
 //! `aware-server`: `serve` runs the server; `users` manages users and API keys on a data dir
-//! (safe while a server runs on it); `worker` is the entry point of sandboxed worker processes.
+//! (safe while a server runs on it); `migrate` applies the store's migrations; `gc` applies
+//! retention; `worker` is the entry point of sandboxed worker processes.
 
 use anyhow::Context;
 use aware_core::auth::Role;
@@ -39,6 +40,13 @@ enum Command {
         /// Keep audit entries of the last this many days (default: `retention.audit_days`).
         #[arg(long, value_name = "DAYS")]
         audit_days: Option<u32>,
+    },
+    /// Apply the metadata store's pending migrations and exit: SQLite in the data dir, or the
+    /// PostgreSQL database at `storage.url` (once for a fleet of replicas; `serve` applies them too,
+    /// under PostgreSQL's migration lock when several start at once).
+    Migrate {
+        #[command(flatten)]
+        common: Common,
     },
     /// Connect to an MCP server at URL (Streamable HTTP) as aware connects to a registered one,
     /// list its tools and call each with the simplest arguments: aware's MCP client on its own
@@ -179,6 +187,16 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
             }
             println!("Send it as `authorization: Bearer <token>`. It is shown only once:");
             println!("{token}");
+            Ok(())
+        }
+        Command::Migrate { common } => {
+            let config = load(&common, Overrides::default())?;
+            aware_server::server::open_store(&config).await?;
+            let place = match config.storage.redacted_url() {
+                Some(url) => format!("PostgreSQL at {url}"),
+                None => format!("SQLite at {}", aware_server::server::database_path(&config).display()),
+            };
+            println!("The metadata store ({place}) is at the current schema.");
             Ok(())
         }
         Command::McpProbe { url } => {

@@ -225,7 +225,8 @@ struct Admin {
 }
 
 /// Serves the admin port until `shutdown` resolves. `/readyz` answers 200 while `ready` is set
-/// (the API accepts requests) and 503 once draining starts.
+/// (the API accepts requests) and the database answers a query; 503 once draining starts, or
+/// while the database does not answer (within 2 s).
 pub async fn serve_admin(
     listener: tokio::net::TcpListener,
     state: State,
@@ -249,9 +250,15 @@ async fn render(Extract(admin): Extract<Admin>) -> ([(http::header::HeaderName, 
 }
 
 async fn readyz(Extract(admin): Extract<Admin>) -> (StatusCode, &'static str) {
-    if admin.ready.load(Ordering::Relaxed) {
-        (StatusCode::OK, "ready\n")
-    } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "draining\n")
+    if !admin.ready.load(Ordering::Relaxed) {
+        return (StatusCode::SERVICE_UNAVAILABLE, "draining\n");
+    }
+    match tokio::time::timeout(std::time::Duration::from_secs(2), admin.state.store.ping()).await {
+        Ok(Ok(())) => (StatusCode::OK, "ready\n"),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "readiness: the database does not answer");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n")
+        }
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database unavailable\n"),
     }
 }

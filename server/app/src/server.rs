@@ -43,7 +43,7 @@ use aware_sandbox::pool::{PoolConfig, SqlPool};
 use aware_sandbox::priority::WorkerPriority;
 use aware_sandbox::{DuckDbEngine, EngineConfig, SandboxSql, SqlLimits};
 use aware_search::{DiskStore, MiniLm};
-use aware_store::SqliteStore;
+use aware_store::Store;
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method};
 use std::future::Future;
@@ -67,8 +67,9 @@ pub fn database_path(config: &Config) -> std::path::PathBuf {
     config.data_dir.join("aware.db")
 }
 
-/// Opens the metadata store (creating the data dir and applying migrations).
-pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
+/// Opens the metadata store — SQLite in the data dir, or PostgreSQL at `storage.url` — creating
+/// the data dir and applying pending migrations.
+pub async fn open_store(config: &Config) -> anyhow::Result<Store> {
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("cannot create data dir {}", config.data_dir.display()))?;
     // Say plainly when the data dir cannot be written, before SQLite reports it as "unable to
@@ -88,14 +89,22 @@ pub async fn open_store(config: &Config) -> anyhow::Result<SqliteStore> {
         );
     }
     let _ = std::fs::remove_file(&probe);
+    if let (Some(url), Some(shown)) = (&config.storage.url, config.storage.redacted_url()) {
+        return Store::connect(url).await.with_context(|| format!("cannot open the PostgreSQL store at {shown}"));
+    }
     let path = database_path(config);
-    SqliteStore::open(&path).await.with_context(|| format!("cannot open {}", path.display()))
+    Store::open(&path).await.with_context(|| format!("cannot open {}", path.display()))
 }
 
 /// Everything the server serves, built from `config`: the store, the workers, the services and
 /// the run engine (with unfinished runs recovered). `run` serves it; in-process tests drive it.
 pub async fn build_state(config: &Config) -> anyhow::Result<State> {
-    let new_data_dir = !database_path(config).exists();
+    // Samples are seeded once, into a new data dir: on SQLite, one without a database yet; on
+    // PostgreSQL (shared by replicas), one without dataset files yet.
+    let new_data_dir = match config.storage.url {
+        None => !database_path(config).exists(),
+        Some(_) => !config.data_dir.join("datasets").exists(),
+    };
     let store = Arc::new(open_store(config).await?);
     let local_token = if config.local_token_required() {
         let token = crate::auth::local_token(&config.data_dir)
@@ -232,7 +241,11 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             mode: config.mode,
             model_provider: model.name().to_owned(),
-            storage: "SQLite".to_owned(),
+            storage: match store.engine() {
+                "postgres" => "PostgreSQL",
+                _ => "SQLite",
+            }
+            .to_owned(),
         },
     };
     // External MCP servers: supervised from now on; a server that fails never stops aware.
@@ -266,6 +279,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         runs,
         limits: crate::limits::UserLimits::new(&config.limits, config.auth == crate::config::AuthMode::ApiKey),
         shutdown: tokio::sync::watch::Sender::new(false),
+        store,
     }))
 }
 

@@ -5,23 +5,24 @@ use aware_core::auth::Source;
 use aware_core::ports::{AuditFilter, StoredAuditEntry};
 
 #[async_trait]
-impl AuditLog for SqliteStore {
+impl AuditLog for Store {
     async fn record(&self, e: AuditEntry) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO audit_log (at, user_id, source, action, resource_type, resource_id, outcome, details_json)
+        self.db
+            .query(
+                "INSERT INTO audit_log (at, user_id, source, action, resource_type, resource_id, outcome, details_json)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(micros(Utc::now()))
-        .bind(e.user_id.as_str())
-        .bind(e.source.as_str())
-        .bind(&e.action)
-        .bind(&e.resource_type)
-        .bind(&e.resource_id)
-        .bind(&e.outcome)
-        .bind(e.details.to_string())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(micros(Utc::now()))
+            .bind(e.user_id.as_str())
+            .bind(e.source.as_str())
+            .bind(&e.action)
+            .bind(&e.resource_type)
+            .bind(&e.resource_id)
+            .bind(&e.outcome)
+            .bind(e.details.to_string())
+            .execute()
+            .await
+            .map_err(db)?;
         Ok(())
     }
 
@@ -34,7 +35,7 @@ impl AuditLog for SqliteStore {
             Some(a) => (Some(a.to_owned()), None),
             None => (None, None),
         };
-        let rows = sqlx::query(
+        let rows = self.db.query(
             "SELECT id, at, user_id, source, action, resource_type, resource_id, outcome, details_json FROM audit_log
              WHERE (?1 IS NULL OR id < ?1) AND (?2 IS NULL OR user_id = ?2) AND (?3 IS NULL OR source = ?3)
                AND (?4 IS NULL OR action = ?4) AND (?5 IS NULL OR action LIKE ?5 ESCAPE '\\')
@@ -49,7 +50,7 @@ impl AuditLog for SqliteStore {
         .bind(filter.since.map(micros))
         .bind(filter.until.map(micros))
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all()
         .await
         .map_err(db)?;
         rows.iter()
@@ -58,7 +59,7 @@ impl AuditLog for SqliteStore {
                 let source: String = r.get("source");
                 let details: String = r.get("details_json");
                 Ok(StoredAuditEntry {
-                    id: u64::try_from(r.get::<i64, _>("id")).map_err(|_| corrupt("id"))?,
+                    id: u64::try_from(r.get::<i64>("id")).map_err(|_| corrupt("id"))?,
                     at: from_micros(r.get("at")),
                     entry: AuditEntry {
                         user_id: UserId::parse(r.get("user_id")).ok_or_else(|| corrupt("user"))?,

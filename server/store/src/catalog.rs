@@ -10,7 +10,7 @@ pub(crate) fn parse_format(s: &str) -> Result<DatasetFormat> {
         .ok_or_else(|| StoreError::Corrupt(format!("dataset format {s:?}")).into())
 }
 
-fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
+fn dataset_from_row(r: &Row) -> Result<Dataset> {
     let status: String = r.get("status");
     let columns: Vec<Column> =
         serde_json::from_str(r.get("columns_json")).map_err(|e| StoreError::Corrupt(format!("columns_json: {e}")))?;
@@ -21,9 +21,9 @@ fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
         table_name: r.get("table_name"),
         format: parse_format(r.get("format"))?,
         status: DatasetStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(format!("status {status:?}")))?,
-        row_count: r.get::<i64, _>("row_count") as u64,
+        row_count: r.get::<i64>("row_count") as u64,
         columns,
-        size_bytes: r.get::<i64, _>("size_bytes") as u64,
+        size_bytes: r.get::<i64>("size_bytes") as u64,
         version_hash: r.get("version_hash"),
         error: r.get("error"),
         created_at: from_micros(r.get("created_at")),
@@ -32,12 +32,12 @@ fn dataset_from_row(r: &SqliteRow) -> Result<Dataset> {
         column_notes: serde_json::from_str(r.get("column_notes_json"))
             .map_err(|e| StoreError::Corrupt(format!("column_notes_json: {e}")))?,
         lineage: r
-            .get::<Option<&str>, _>("lineage_json")
+            .get::<Option<&str>>("lineage_json")
             .map(serde_json::from_str)
             .transpose()
             .map_err(|e| StoreError::Corrupt(format!("lineage_json: {e}")))?,
         origin: r
-            .get::<Option<&str>, _>("origin_json")
+            .get::<Option<&str>>("origin_json")
             .map(serde_json::from_str)
             .transpose()
             .map_err(|e| StoreError::Corrupt(format!("origin_json: {e}")))?,
@@ -57,43 +57,42 @@ macro_rules! select_datasets {
     };
 }
 
-impl SqliteStore {
+impl Store {
     async fn dataset_by_id(&self, id: &DatasetId) -> Result<Option<Dataset>> {
-        let row = sqlx::query(select_datasets!("WHERE id = ?"))
-            .bind(id.as_str())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(db)?;
+        let row =
+            self.db.query(select_datasets!("WHERE id = ?")).bind(id.as_str()).fetch_optional().await.map_err(db)?;
         row.as_ref().map(dataset_from_row).transpose()
     }
 }
 
 #[async_trait]
-impl Catalog for SqliteStore {
+impl Catalog for Store {
     async fn insert_processing(&self, new: NewDataset) -> Result<Dataset> {
         let now = micros(Utc::now());
         let lineage = new.lineage.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
         let origin = new.origin.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
         for n in 1..=1000 {
             let table_name = aware_core::dataset::table_name_candidate(&new.base_table_name, n);
-            let inserted = sqlx::query(
-                "INSERT INTO datasets (id, owner_id, name, table_name, format, status, size_bytes,
+            let inserted = self
+                .db
+                .query(
+                    "INSERT INTO datasets (id, owner_id, name, table_name, format, status, size_bytes,
                                        version_hash, created_at, updated_at, lineage_json, origin_json)
                  VALUES (?, ?, ?, ?, ?, 'processing', ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(new.id.as_str())
-            .bind(new.owner.as_str())
-            .bind(&new.name)
-            .bind(&table_name)
-            .bind(new.format.as_str())
-            .bind(new.size_bytes as i64)
-            .bind(&new.version_hash)
-            .bind(now)
-            .bind(now)
-            .bind(lineage.as_deref())
-            .bind(origin.as_deref())
-            .execute(&self.pool)
-            .await;
+                )
+                .bind(new.id.as_str())
+                .bind(new.owner.as_str())
+                .bind(&new.name)
+                .bind(&table_name)
+                .bind(new.format.as_str())
+                .bind(new.size_bytes as i64)
+                .bind(&new.version_hash)
+                .bind(now)
+                .bind(now)
+                .bind(lineage.as_deref())
+                .bind(origin.as_deref())
+                .execute()
+                .await;
             match inserted {
                 Ok(_) => {
                     return self
@@ -112,57 +111,63 @@ impl Catalog for SqliteStore {
     }
 
     async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>> {
-        let row = sqlx::query(select_datasets!("WHERE id = ? AND owner_id = ?"))
+        let row = self
+            .db
+            .query(select_datasets!("WHERE id = ? AND owner_id = ?"))
             .bind(id.as_str())
             .bind(owner.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?;
         row.as_ref().map(dataset_from_row).transpose()
     }
 
     async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {
-        let rows = sqlx::query(select_datasets!(
-            "WHERE owner_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY created_at DESC, id DESC"
-        ))
-        .bind(owner.as_str())
-        .bind(status.map(DatasetStatus::as_str))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+        let rows = self
+            .db
+            .query(select_datasets!(
+                "WHERE owner_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY created_at DESC, id DESC"
+            ))
+            .bind(owner.as_str())
+            .bind(status.map(DatasetStatus::as_str))
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter().map(dataset_from_row).collect()
     }
 
     async fn mark_ready(&self, id: &DatasetId, outcome: &IngestOutcome) -> Result<Option<Dataset>> {
         let columns = serde_json::to_string(&outcome.columns).map_err(Error::internal)?;
-        let done = sqlx::query(
-            "UPDATE datasets SET status = 'ready', row_count = ?, columns_json = ?, error = NULL, updated_at = ?
+        let done = self
+            .db
+            .query(
+                "UPDATE datasets SET status = 'ready', row_count = ?, columns_json = ?, error = NULL, updated_at = ?
              WHERE id = ? AND status = 'processing'",
-        )
-        .bind(outcome.row_count as i64)
-        .bind(columns)
-        .bind(micros(Utc::now()))
-        .bind(id.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        if done.rows_affected() == 0 {
+            )
+            .bind(outcome.row_count as i64)
+            .bind(columns)
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
+        if done == 0 {
             return Ok(None);
         }
         self.dataset_by_id(id).await
     }
 
     async fn mark_error(&self, id: &DatasetId, reason: &str) -> Result<Option<Dataset>> {
-        let done = sqlx::query(
+        let done = self.db.query(
             "UPDATE datasets SET status = 'error', error = ?, updated_at = ? WHERE id = ? AND status = 'processing'",
         )
         .bind(reason)
         .bind(micros(Utc::now()))
         .bind(id.as_str())
-        .execute(&self.pool)
+        .execute()
         .await
         .map_err(db)?;
-        if done.rows_affected() == 0 {
+        if done == 0 {
             return Ok(None);
         }
         self.dataset_by_id(id).await
@@ -170,23 +175,25 @@ impl Catalog for SqliteStore {
 
     async fn update(&self, owner: &UserId, id: &DatasetId, update: &DatasetUpdate) -> Result<Option<Dataset>> {
         let notes = update.column_notes.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
-        let done = sqlx::query(
-            "UPDATE datasets SET name = coalesce(?1, name), table_name = coalesce(?2, table_name),
+        let done = self
+            .db
+            .query(
+                "UPDATE datasets SET name = coalesce(?1, name), table_name = coalesce(?2, table_name),
                  description = coalesce(?3, description), column_notes_json = coalesce(?4, column_notes_json),
                  updated_at = ?5
              WHERE id = ?6 AND owner_id = ?7",
-        )
-        .bind(update.name.as_deref())
-        .bind(update.table_name.as_deref())
-        .bind(update.description.as_deref())
-        .bind(notes)
-        .bind(micros(Utc::now()))
-        .bind(id.as_str())
-        .bind(owner.as_str())
-        .execute(&self.pool)
-        .await;
+            )
+            .bind(update.name.as_deref())
+            .bind(update.table_name.as_deref())
+            .bind(update.description.as_deref())
+            .bind(notes)
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .execute()
+            .await;
         match done {
-            Ok(done) if done.rows_affected() == 0 => Ok(None),
+            Ok(0) => Ok(None),
             Ok(_) => self.dataset_by_id(id).await,
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(Error::new(
                 ErrorCode::AlreadyExists,
@@ -203,48 +210,53 @@ impl Catalog for SqliteStore {
     async fn replace_content(&self, owner: &UserId, id: &DatasetId, content: &NewContent) -> Result<Option<Dataset>> {
         let columns = serde_json::to_string(&content.outcome.columns).map_err(Error::internal)?;
         let notes = serde_json::to_string(&content.column_notes).map_err(Error::internal)?;
-        let done = sqlx::query(
-            "UPDATE datasets SET version_hash = ?, size_bytes = ?, row_count = ?, columns_json = ?,
+        let done = self
+            .db
+            .query(
+                "UPDATE datasets SET version_hash = ?, size_bytes = ?, row_count = ?, columns_json = ?,
                  column_notes_json = ?, updated_at = ?
              WHERE id = ? AND owner_id = ? AND status = 'ready'",
-        )
-        .bind(&content.version_hash)
-        .bind(content.size_bytes as i64)
-        .bind(content.outcome.row_count as i64)
-        .bind(columns)
-        .bind(notes)
-        .bind(micros(Utc::now()))
-        .bind(id.as_str())
-        .bind(owner.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        if done.rows_affected() == 0 {
+            )
+            .bind(&content.version_hash)
+            .bind(content.size_bytes as i64)
+            .bind(content.outcome.row_count as i64)
+            .bind(columns)
+            .bind(notes)
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
+        if done == 0 {
             return Ok(None);
         }
         self.dataset_by_id(id).await
     }
 
     async fn delete(&self, owner: &UserId, id: &DatasetId) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM datasets WHERE id = ? AND owner_id = ?")
+        let done = self
+            .db
+            .query("DELETE FROM datasets WHERE id = ? AND owner_id = ?")
             .bind(id.as_str())
             .bind(owner.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
-        Ok(done.rows_affected() > 0)
+        Ok(done > 0)
     }
 
     async fn list_processing(&self) -> Result<Vec<Dataset>> {
-        let rows =
-            sqlx::query(select_datasets!("WHERE status = 'processing'")).fetch_all(&self.pool).await.map_err(db)?;
+        let rows = self.db.query(select_datasets!("WHERE status = 'processing'")).fetch_all().await.map_err(db)?;
         rows.iter().map(dataset_from_row).collect()
     }
 
     async fn count(&self, owner: &UserId) -> Result<u64> {
-        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM datasets WHERE owner_id = ?")
+        let n: i64 = self
+            .db
+            .query("SELECT count(*) FROM datasets WHERE owner_id = ?")
             .bind(owner.as_str())
-            .fetch_one(&self.pool)
+            .fetch_scalar()
             .await
             .map_err(db)?;
         Ok(n as u64)

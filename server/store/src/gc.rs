@@ -2,7 +2,7 @@
 
 use super::*;
 
-/// What [`SqliteStore::collect_garbage`] removed.
+/// What [`Store::collect_garbage`] removed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GcReport {
     pub events: u64,
@@ -10,7 +10,7 @@ pub struct GcReport {
     pub audit: u64,
 }
 
-impl SqliteStore {
+impl Store {
     /// Retention: deletes the event logs and the trace spans of runs that ended before
     /// `events_before` / `traces_before`, and audit entries older than `audit_before` (`None`:
     /// keep). Only runs with a terminal status count; one that has not ended is never touched,
@@ -34,16 +34,16 @@ impl SqliteStore {
         {
             if let Some(t) = before {
                 // Built only from our table names and `RunStatus` names, never from input.
-                let sql = sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE run_id IN ({ended})"));
-                *count = sqlx::query(sql).bind(micros(t)).execute(&self.pool).await?.rows_affected();
+                *count = self
+                    .db
+                    .built(format!("DELETE FROM {table} WHERE run_id IN ({ended})"))
+                    .bind(micros(t))
+                    .execute()
+                    .await?;
             }
         }
         if let Some(t) = audit_before {
-            report.audit = sqlx::query("DELETE FROM audit_log WHERE at < ?")
-                .bind(micros(t))
-                .execute(&self.pool)
-                .await?
-                .rows_affected();
+            report.audit = self.db.query("DELETE FROM audit_log WHERE at < ?").bind(micros(t)).execute().await?;
         }
         Ok(report)
     }

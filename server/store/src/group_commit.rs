@@ -8,15 +8,16 @@
 //! fixed costs of a commit and of a trip to a connection's thread are shared by the runs writing
 //! at that moment. Alone, a write is one statement (or one transaction), as before.
 
+use super::db::{Db, Query};
 use super::{db, micros};
 use aware_core::Result;
 use aware_core::runs::events::RunEvent;
 use aware_core::runs::store::QueuedAppend;
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 use std::collections::HashMap;
 use tokio::sync::{mpsc, oneshot};
 
-/// Writes per commit (at most ~12 bound values each, far below SQLite's variable limit).
+/// Writes per commit (at most ~12 bound values each, far below SQLite's and PostgreSQL's
+/// variable limits).
 const MAX_BATCH: usize = 128;
 
 /// One `run_events` row, encoded.
@@ -117,9 +118,9 @@ pub(crate) struct RunWriter {
 
 impl RunWriter {
     /// Starts the writer task on the current runtime.
-    pub(crate) fn start(pool: SqlitePool) -> Self {
+    pub(crate) fn start(db: Db) -> Self {
         let (queue, pending) = mpsc::unbounded_channel();
-        tokio::spawn(write_batches(pool, pending));
+        tokio::spawn(write_batches(db, pending));
         Self { queue }
     }
 
@@ -180,7 +181,7 @@ impl Gaps {
     }
 }
 
-async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pending>) {
+async fn write_batches(database: Db, mut pending: mpsc::UnboundedReceiver<Pending>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut gaps = Gaps::default();
     let per_commit = metrics::histogram!("aware_run_commit_batch_size");
@@ -194,7 +195,8 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
                 None => writable.push(p),
             }
         }
-        if writable.len() > 1 && commit(&pool, &writable.iter().map(|p| &p.write).collect::<Vec<_>>()).await.is_ok() {
+        if writable.len() > 1 && commit(&database, &writable.iter().map(|p| &p.write).collect::<Vec<_>>()).await.is_ok()
+        {
             per_commit.record(writable.len() as f64);
             for p in writable {
                 gaps.committed(&p.write);
@@ -208,7 +210,7 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
         for p in writable {
             let outcome = match gaps.refusal(&p.write) {
                 Some(refused) => Err(refused),
-                None => match commit(&pool, &[&p.write]).await {
+                None => match commit(&database, &[&p.write]).await {
                     Ok(()) => {
                         per_commit.record(1.0);
                         gaps.committed(&p.write);
@@ -226,52 +228,92 @@ async fn write_batches(pool: SqlitePool, mut pending: mpsc::UnboundedReceiver<Pe
 }
 
 /// Commits `writes`: one statement per kind (per row for updates), in one transaction when there
-/// is more than one statement, sent together. A single write's statements are prepared once and
-/// kept.
-async fn commit(pool: &SqlitePool, writes: &[&Write]) -> Result<(), sqlx::Error> {
+/// is more than one statement. SQLite gets them as one batch of statements; PostgreSQL, which
+/// takes one statement per bound query, one after the other on the transaction's connection. A
+/// single write's statements are prepared once and kept.
+async fn commit(db: &Db, writes: &[&Write]) -> Result<(), sqlx::Error> {
     let mut statements = Statements::default();
     statements.push(writes);
-    let query = statements.sql.build().persistent(writes.len() == 1);
-    if statements.count == 1 {
-        query.execute(pool).await?;
-        return Ok(());
+    let keep = writes.len() == 1;
+    if let [single] = statements.list.as_slice() {
+        return single.bound(db.built(single.sql.clone())).persistent(keep).execute().await.map(|_| ());
     }
-    let mut tx = pool.begin().await?;
-    query.execute(&mut *tx).await?;
+    let mut tx = db.begin().await?;
+    if db.is_postgres() {
+        for s in &statements.list {
+            s.bound(tx.built(s.sql.clone())).persistent(keep).execute().await?;
+        }
+    } else {
+        let sql = statements.list.iter().map(|s| s.sql.as_str()).collect::<Vec<_>>().join("; ");
+        let mut query = tx.built(sql).persistent(keep);
+        for s in &statements.list {
+            query = s.bound(query);
+        }
+        query.execute().await?;
+    }
     tx.commit().await
 }
 
-/// SQL text with its bound values, and how many statements it holds.
-struct Statements {
-    sql: QueryBuilder<Sqlite>,
-    count: usize,
+/// A bound value of a run write.
+#[derive(Clone, Copy)]
+enum Arg<'a> {
+    Text(&'a str),
+    MaybeText(Option<&'a str>),
+    Int(i64),
+    MaybeInt(Option<i64>),
+    Bytes(&'a [u8]),
 }
 
-impl Default for Statements {
-    fn default() -> Self {
-        Self { sql: QueryBuilder::new(""), count: 0 }
-    }
+/// One statement: SQL with `?` placeholders and its values in order.
+struct Statement<'a> {
+    sql: String,
+    args: Vec<Arg<'a>>,
 }
 
-impl Statements {
-    fn next(&mut self) -> &mut QueryBuilder<Sqlite> {
-        if self.count > 0 {
-            self.sql.push("; ");
+impl<'a> Statement<'a> {
+    /// `query` with this statement's values bound after the ones it has.
+    fn bound<On>(&self, mut query: Query<On>) -> Query<On> {
+        for arg in &self.args {
+            query = match *arg {
+                Arg::Text(v) => query.bind(v),
+                Arg::MaybeText(v) => query.bind(v),
+                Arg::Int(v) => query.bind(v),
+                Arg::MaybeInt(v) => query.bind(v),
+                Arg::Bytes(v) => query.bind(v),
+            };
         }
-        self.count += 1;
-        &mut self.sql
+        query
     }
 
+    /// `INSERT INTO <head> VALUES (?, …), …` with a row of values per item.
+    fn insert<T>(head: &str, items: &[T], row: impl Fn(&T) -> Vec<Arg<'a>>) -> Self {
+        let mut sql = format!("INSERT INTO {head} VALUES ");
+        let mut args = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let values = row(item);
+            sql.push_str(if i == 0 { "(" } else { ", (" });
+            sql.push_str(&vec!["?"; values.len()].join(", "));
+            sql.push(')');
+            args.extend(values);
+        }
+        Self { sql, args }
+    }
+}
+
+/// The statements of a commit.
+#[derive(Default)]
+struct Statements<'a> {
+    list: Vec<Statement<'a>>,
+}
+
+impl<'a> Statements<'a> {
     /// In an order that keeps every write's meaning: rows before the updates of the same run.
-    fn push(&mut self, writes: &[&Write]) {
+    fn push(&mut self, writes: &[&'a Write]) {
         let events: Vec<&EventRow> = writes.iter().filter_map(|w| w.event()).collect();
         if !events.is_empty() {
-            self.next().push("INSERT INTO run_events (run_id, seq, created_at, payload) ").push_values(
-                events,
-                |mut v, r| {
-                    v.push_bind(&r.run_id).push_bind(r.seq).push_bind(r.created_at).push_bind(&r.payload);
-                },
-            );
+            self.list.push(Statement::insert("run_events (run_id, seq, created_at, payload)", &events, |r| {
+                vec![Arg::Text(&r.run_id), Arg::Int(r.seq), Arg::Int(r.created_at), Arg::Bytes(&r.payload)]
+            }));
         }
         let messages: Vec<_> = writes
             .iter()
@@ -280,62 +322,90 @@ impl Statements {
             )
             .collect();
         if !messages.is_empty() {
-            self.next().push("INSERT INTO run_messages (run_id, idx, message_json) ").push_values(
-                messages,
-                |mut v, (run_id, idx, json)| {
-                    v.push_bind(run_id).push_bind(idx).push_bind(json);
-                },
-            );
+            self.list.push(Statement::insert("run_messages (run_id, idx, message_json)", &messages, |m| {
+                vec![Arg::Text(m.0), Arg::Int(m.1), Arg::Text(m.2)]
+            }));
         }
         let intents: Vec<&ToolCallWrite> =
             writes.iter().filter_map(|w| if let Write::ToolIntent(c) = w { Some(c) } else { None }).collect();
         if !intents.is_empty() {
-            self.next()
-                .push("INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, intent_at) ")
-                .push_values(intents, |mut v, c| {
-                    v.push_bind(&c.id).push_bind(&c.run_id).push_bind(c.iteration).push_bind(&c.tool_name);
-                    v.push_bind(&c.arguments_json).push_bind(c.status).push_bind(c.at);
-                });
+            self.list.push(Statement::insert(
+                "tool_calls (id, run_id, iteration, tool_name, arguments_json, status, intent_at)",
+                &intents,
+                |c| {
+                    vec![
+                        Arg::Text(&c.id),
+                        Arg::Text(&c.run_id),
+                        Arg::Int(c.iteration),
+                        Arg::Text(&c.tool_name),
+                        Arg::Text(&c.arguments_json),
+                        Arg::Text(c.status),
+                        Arg::Int(c.at),
+                    ]
+                },
+            ));
         }
         let results: Vec<&ToolCallWrite> =
             writes.iter().filter_map(|w| if let Write::ToolResult(c) = w { Some(c) } else { None }).collect();
         if !results.is_empty() {
-            let sql = self.next();
-            sql.push(
-                "INSERT INTO tool_calls (id, run_id, iteration, tool_name, arguments_json, status, completed_at, \
-                 llm_summary, result_json, duration_ms) ",
+            let mut upsert = Statement::insert(
+                "tool_calls (id, run_id, iteration, tool_name, arguments_json, status, completed_at, llm_summary, \
+                 result_json, duration_ms)",
+                &results,
+                |c| {
+                    vec![
+                        Arg::Text(&c.id),
+                        Arg::Text(&c.run_id),
+                        Arg::Int(c.iteration),
+                        Arg::Text(&c.tool_name),
+                        Arg::Text(&c.arguments_json),
+                        Arg::Text(c.status),
+                        Arg::Int(c.at),
+                        Arg::MaybeText(c.llm_summary.as_deref()),
+                        Arg::MaybeText(c.result_json.as_deref()),
+                        Arg::MaybeInt(c.duration_ms),
+                    ]
+                },
             );
-            sql.push_values(results, |mut v, c| {
-                v.push_bind(&c.id).push_bind(&c.run_id).push_bind(c.iteration).push_bind(&c.tool_name);
-                v.push_bind(&c.arguments_json).push_bind(c.status).push_bind(c.at);
-                v.push_bind(&c.llm_summary).push_bind(&c.result_json).push_bind(c.duration_ms);
-            });
-            sql.push(
+            upsert.sql.push_str(
                 " ON CONFLICT (id) DO UPDATE SET status = excluded.status, completed_at = excluded.completed_at, \
                  llm_summary = excluded.llm_summary, result_json = excluded.result_json, \
                  duration_ms = excluded.duration_ms",
             );
+            self.list.push(upsert);
         }
         let spans: Vec<&SpanWrite> =
             writes.iter().filter_map(|w| if let Write::Span(s) = w { Some(s) } else { None }).collect();
         if !spans.is_empty() {
-            self.next()
-                .push(
-                    "INSERT OR REPLACE INTO run_spans \
-                     (run_id, span_id, parent_span_id, kind, name, start_us, end_us, attributes_json) ",
-                )
-                .push_values(spans, |mut v, s| {
-                    v.push_bind(&s.run_id).push_bind(&s.span_id).push_bind(&s.parent_span_id).push_bind(&s.kind);
-                    v.push_bind(&s.name).push_bind(s.start_us).push_bind(s.end_us).push_bind(&s.attributes_json);
-                });
+            let mut upsert = Statement::insert(
+                "run_spans (run_id, span_id, parent_span_id, kind, name, start_us, end_us, attributes_json)",
+                &spans,
+                |s| {
+                    vec![
+                        Arg::Text(&s.run_id),
+                        Arg::Text(&s.span_id),
+                        Arg::MaybeText(s.parent_span_id.as_deref()),
+                        Arg::Text(&s.kind),
+                        Arg::Text(&s.name),
+                        Arg::Int(s.start_us),
+                        Arg::Int(s.end_us),
+                        Arg::Text(&s.attributes_json),
+                    ]
+                },
+            );
+            upsert.sql.push_str(
+                " ON CONFLICT (run_id, span_id) DO UPDATE SET parent_span_id = excluded.parent_span_id, \
+                 kind = excluded.kind, name = excluded.name, start_us = excluded.start_us, end_us = excluded.end_us, \
+                 attributes_json = excluded.attributes_json",
+            );
+            self.list.push(upsert);
         }
         for w in writes {
             match w {
-                Write::Progress { run_id, iterations, usage_json } => {
-                    let sql = self.next();
-                    sql.push("UPDATE runs SET iterations = ").push_bind(*iterations);
-                    sql.push(", usage_json = ").push_bind(usage_json).push(" WHERE id = ").push_bind(run_id);
-                }
+                Write::Progress { run_id, iterations, usage_json } => self.list.push(Statement {
+                    sql: "UPDATE runs SET iterations = ?, usage_json = ? WHERE id = ?".into(),
+                    args: vec![Arg::Int(*iterations), Arg::Text(usage_json), Arg::Text(run_id)],
+                }),
                 Write::Completion(c) => self.complete(c),
                 Write::Event(_)
                 | Write::Message { .. }
@@ -347,38 +417,77 @@ impl Statements {
     }
 
     /// The run row's final state and the metering of its user's day (runs and tokens).
-    fn complete(&mut self, c: &Completion) {
-        let sql = self.next();
-        sql.push("UPDATE runs SET status = ").push_bind(c.status);
-        sql.push(", error_json = ").push_bind(&c.error_json);
-        sql.push(", usage_json = ").push_bind(&c.usage_json);
-        sql.push(", final_text = ").push_bind(&c.final_text);
-        sql.push(", grounding_json = ").push_bind(&c.grounding_json);
-        sql.push(", last_seq = ").push_bind(c.last.seq);
-        sql.push(", completed_at = ").push_bind(c.completed_at);
-        sql.push(" WHERE id = ").push_bind(&c.last.run_id);
-        let sql = self.next();
-        sql.push("INSERT INTO usage_daily (user_id, day, runs, input_tokens, output_tokens) SELECT owner_id, ");
-        sql.push_bind(&c.day).push(", 1, ").push_bind(c.input_tokens).push(", ").push_bind(c.output_tokens);
-        sql.push(" FROM runs WHERE id = ").push_bind(&c.last.run_id);
-        sql.push(
-            " ON CONFLICT (user_id, day) DO UPDATE SET runs = runs + 1, \
-             input_tokens = input_tokens + excluded.input_tokens, \
-             output_tokens = output_tokens + excluded.output_tokens",
-        );
+    fn complete(&mut self, c: &'a Completion) {
+        self.list.push(Statement {
+            sql: "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, grounding_json = ?, \
+                  last_seq = ?, completed_at = ? WHERE id = ?"
+                .into(),
+            args: vec![
+                Arg::Text(c.status),
+                Arg::MaybeText(c.error_json.as_deref()),
+                Arg::Text(&c.usage_json),
+                Arg::Text(&c.final_text),
+                Arg::MaybeText(c.grounding_json.as_deref()),
+                Arg::Int(c.last.seq),
+                Arg::Int(c.completed_at),
+                Arg::Text(&c.last.run_id),
+            ],
+        });
+        self.list.push(Statement {
+            sql: "INSERT INTO usage_daily (user_id, day, runs, input_tokens, output_tokens) \
+                  SELECT owner_id, ?, 1, ?, ? FROM runs WHERE id = ? \
+                  ON CONFLICT (user_id, day) DO UPDATE SET runs = usage_daily.runs + 1, \
+                  input_tokens = usage_daily.input_tokens + excluded.input_tokens, \
+                  output_tokens = usage_daily.output_tokens + excluded.output_tokens"
+                .into(),
+            args: vec![
+                Arg::Text(&c.day),
+                Arg::Int(c.input_tokens),
+                Arg::Int(c.output_tokens),
+                Arg::Text(&c.last.run_id),
+            ],
+        });
     }
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use crate::SqliteStore;
+    use crate::Store;
     use aware_core::auth::{Principal, Role};
     use aware_core::ids::{RunId, ThreadId, UserId};
     use aware_core::ports::Users;
     use aware_core::run::{RunKind, RunRecord, RunStatus};
     use aware_core::runs::events::{EventPayload, RunEvent};
     use aware_core::runs::store::{ChatRun, RunLog};
+
+    enum Engine {
+        Sqlite,
+        Postgres,
+    }
+
+    /// What keeps a test's database alive.
+    enum Home {
+        Sqlite(#[expect(dead_code, reason = "held for its Drop")] tempfile::TempDir),
+        Postgres(#[expect(dead_code, reason = "held for its Drop")] aware_pgtest::PgCluster),
+    }
+
+    async fn open(engine: Engine) -> (Home, Store) {
+        let (home, store) = match engine {
+            Engine::Sqlite => {
+                let dir = tempfile::tempdir().unwrap();
+                let store = Store::open(&dir.path().join("aware.db")).await.unwrap();
+                (Home::Sqlite(dir), store)
+            }
+            Engine::Postgres => {
+                let cluster = aware_pgtest::PgCluster::start(aware_pgtest::Durability::Fast).unwrap();
+                let store = Store::connect(&cluster.create_database("aware").unwrap()).await.unwrap();
+                (Home::Postgres(cluster), store)
+            }
+        };
+        store.ensure_user(&Principal::local()).await.unwrap();
+        (home, store)
+    }
 
     fn delta(run: &RunId, seq: u64, text: &str) -> RunEvent {
         RunEvent {
@@ -395,9 +504,13 @@ mod tests {
     /// seq in the same moment fails only its own append.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn concurrent_appends_all_land_in_order_and_each_caller_hears_its_own_outcome() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
-        store.ensure_user(&Principal::local()).await.unwrap();
+        for engine in [Engine::Sqlite, Engine::Postgres] {
+            let (_home, store) = open(engine).await;
+            concurrent_appends(store).await;
+        }
+    }
+
+    async fn concurrent_appends(store: Store) {
         let mut runs = Vec::new();
         for i in 0..32 {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
@@ -431,7 +544,7 @@ mod tests {
             let seqs: Vec<u64> = events.iter().map(|e| e.seq).filter(|&s| s <= 40).collect();
             assert_eq!(seqs, (1..=40).collect::<Vec<_>>(), "run {run}: every event once, in order");
         }
-        let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM run_events").fetch_one(&store.pool).await.unwrap();
+        let stored: i64 = store.db.query("SELECT count(*) FROM run_events").fetch_scalar().await.unwrap();
         assert_eq!(stored, 32 * 40 + 1);
     }
 
@@ -440,14 +553,18 @@ mod tests {
     /// values, and a transcript message stored twice fails only its own caller.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_writes_of_many_runs_share_commits_and_each_lands_as_written() {
+        for engine in [Engine::Sqlite, Engine::Postgres] {
+            let (_home, store) = open(engine).await;
+            many_runs_writing(store).await;
+        }
+    }
+
+    async fn many_runs_writing(store: Store) {
         use aware_core::ids::ToolCallId;
         use aware_core::run::Usage;
         use aware_core::runs::events::ToolPhase;
         use aware_core::runs::model::Message;
         use aware_core::runs::store::{SpanRecord, ToolCallRow};
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
-        store.ensure_user(&Principal::local()).await.unwrap();
         let mut runs = Vec::new();
         for i in 0..24 {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
@@ -534,10 +651,9 @@ mod tests {
             assert_eq!(seqs, [1, 2]);
             assert_eq!(store.spans(run).await.unwrap().len(), 1);
         }
-        let metered: (i64, i64, i64) = sqlx::query_as("SELECT runs, input_tokens, output_tokens FROM usage_daily")
-            .fetch_one(&store.pool)
-            .await
-            .unwrap();
+        let row =
+            store.db.query("SELECT runs, input_tokens, output_tokens FROM usage_daily").fetch_one().await.unwrap();
+        let metered: (i64, i64, i64) = (row.get("runs"), row.get("input_tokens"), row.get("output_tokens"));
         assert_eq!(metered, (24, 240, (0..24).sum::<i64>()), "every completion metered once");
     }
 
@@ -546,19 +662,21 @@ mod tests {
     #[tokio::test]
     async fn an_append_that_fails_refuses_the_queued_ones_after_it_so_the_log_has_no_gap() {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
+        let store = Store::open(&dir.path().join("aware.db")).await.unwrap();
         store.ensure_user(&Principal::local()).await.unwrap();
         let record = RunRecord::new(UserId::local(), RunKind::Chat, "q", RunStatus::Running);
         let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false };
         store.create_chat_run(&chat).await.unwrap();
         let run = record.id;
-        sqlx::query(
-            "CREATE TRIGGER failing BEFORE INSERT ON run_events WHEN NEW.seq = 4 \
+        store
+            .db
+            .query(
+                "CREATE TRIGGER failing BEFORE INSERT ON run_events WHEN NEW.seq = 4 \
              BEGIN SELECT RAISE(ABORT, 'the disk said no'); END",
-        )
-        .execute(&store.pool)
-        .await
-        .unwrap();
+            )
+            .execute()
+            .await
+            .unwrap();
         let queued: Vec<_> = (1..=6).map(|seq| store.queue_event(&delta(&run, seq, "x"))).collect();
         let mut outcomes = Vec::new();
         for q in queued {
@@ -569,7 +687,7 @@ mod tests {
         assert_eq!(seqs(store.events(&run, 0, 100).await.unwrap()), [1, 2, 3]);
         // Later appends past the gap are refused too, until the missing seq is stored.
         assert!(store.append_event(&delta(&run, 5, "x")).await.is_err());
-        sqlx::query("DROP TRIGGER failing").execute(&store.pool).await.unwrap();
+        store.db.query("DROP TRIGGER failing").execute().await.unwrap();
         store.append_event(&delta(&run, 4, "again")).await.unwrap();
         store.append_event(&delta(&run, 5, "and on")).await.unwrap();
         assert_eq!(seqs(store.events(&run, 0, 100).await.unwrap()), [1, 2, 3, 4, 5]);

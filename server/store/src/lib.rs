@@ -1,12 +1,15 @@
-//! SQLite implementations of aware-core's storage ports, with embedded migrations (`migrations/`).
-//! Only this crate knows SQL for the metadata store; a PostgreSQL twin would implement the same
-//! ports and pass the same contracts (`aware_core::contract`, run by `tests/contract.rs`).
+//! aware-core's storage ports on SQLite (the embedded default: one file in the data dir) and on
+//! PostgreSQL (the store several replicas share), with embedded migrations for each
+//! (`migrations/sqlite/`, `migrations/postgres/`). Only this crate knows SQL for the metadata
+//! store. Each port is written once for both engines (`db.rs`: the SQL they share, placeholders
+//! renumbered for PostgreSQL) and passes the same contracts (`aware_core::contract`, run by
+//! `tests/contract.rs` on both).
 //!
 //! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs,
 //! capsules, feedback), `memories.rs`, `saved_queries.rs` (verified queries), `run_log.rs` (the run engine's log: threads, snapshots,
 //! events, transcripts, tool calls, confirmations, session grants, spans) with `group_commit.rs` (a run's writes that arrive together
-//! share one commit); `gc.rs` (what `aware-server gc` removes); this file: opening the database,
-//! the shared helpers and errors.
+//! share one commit); `gc.rs` (what `aware-server gc` removes); `db.rs` (one query, either
+//! engine); this file: opening the database, the shared helpers and errors.
 //!
 //! SQLite runs in WAL mode with a busy timeout, so the CLI (`aware-server users add`) can write
 //! while a server is running on the same data dir.
@@ -24,14 +27,16 @@ use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatu
 use aware_core::value::Column;
 use aware_core::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
-use sqlx::{Row, SqlitePool};
+use db::{Db, Row};
+use sqlx::postgres::PgPoolOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
 mod audit;
 mod catalog;
+mod db;
 mod gc;
 mod group_commit;
 mod memories;
@@ -43,7 +48,11 @@ mod users;
 
 pub use gc::GcReport;
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// Connections a server keeps to PostgreSQL: the run writer's, the readers' and the ports'.
+const POSTGRES_CONNECTIONS: u32 = 16;
 
 /// Errors of this layer; they reach clients only as a generic internal error.
 #[derive(Debug, thiserror::Error)]
@@ -58,13 +67,23 @@ pub enum StoreError {
 
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
-        // SQLite's primary result codes (the low byte of extended ones): a full disk and a
-        // database that cannot be written are the user's to hear about, not internal errors.
+        // A full disk and a database that cannot be written are the user's to hear about, not
+        // internal errors. SQLite: primary result codes (the low byte of extended ones).
+        // PostgreSQL: SQLSTATEs.
         const SQLITE_READONLY: i64 = 8;
         const SQLITE_FULL: i64 = 13;
         match &e {
             StoreError::Database(sqlx::Error::Io(io)) if io.kind() != std::io::ErrorKind::Other => {
                 std::io::Error::new(io.kind(), e.to_string()).into()
+            }
+            StoreError::Database(sqlx::Error::Database(d))
+                if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() =>
+            {
+                match d.code().as_deref() {
+                    Some("53100") => Error::disk_full(&e),
+                    Some("25006") => Error::read_only(&e),
+                    _ => Error::internal(e),
+                }
             }
             StoreError::Database(sqlx::Error::Database(d)) => {
                 match d.code().and_then(|c| c.parse::<i64>().ok()).map(|c| c & 0xff) {
@@ -82,10 +101,10 @@ fn db(e: sqlx::Error) -> Error {
     StoreError::Database(e).into()
 }
 
-/// The SQLite metadata store.
+/// The metadata store, on SQLite or PostgreSQL.
 #[derive(Clone, Debug)]
-pub struct SqliteStore {
-    pool: SqlitePool,
+pub struct Store {
+    db: Db,
     writes: group_commit::RunWriter,
 }
 
@@ -110,38 +129,40 @@ fn from_micros(us: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 
-impl SqliteStore {
+impl Store {
     /// Inserts a run row unless one with its id (or its owner's client message id) exists; returns
     /// the rows inserted (0 or 1). `role` is set for chat runs, which a restart continues as it.
     pub(crate) async fn insert_run_row(&self, run: &RunRecord, role: Option<Role>) -> Result<u64> {
-        let inserted = sqlx::query(
-            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+        let inserted = self
+            .db
+            .query(
+                "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
                                ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
                                completed_at, role)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT DO NOTHING",
-        )
-        .bind(run.id.as_str())
-        .bind(run.owner.as_str())
-        .bind(run.thread_id.as_ref().map(ThreadId::as_str))
-        .bind(run.kind.as_str())
-        .bind(run.status.as_str())
-        .bind(run.client_msg_id.as_deref())
-        .bind(&run.question)
-        .bind(run.parent_run_id.as_ref().map(RunId::as_str))
-        .bind(run.ui_state_version as i64)
-        .bind(run.model.as_deref())
-        .bind(run.last_seq as i64)
-        .bind(i64::from(run.iterations))
-        .bind(json(&run.usage)?)
-        .bind(run.error.as_ref().map(json).transpose()?)
-        .bind(micros(run.created_at))
-        .bind(run.completed_at.map(micros))
-        .bind(role.map(Role::as_str))
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        Ok(inserted.rows_affected())
+            )
+            .bind(run.id.as_str())
+            .bind(run.owner.as_str())
+            .bind(run.thread_id.as_ref().map(ThreadId::as_str))
+            .bind(run.kind.as_str())
+            .bind(run.status.as_str())
+            .bind(run.client_msg_id.as_deref())
+            .bind(&run.question)
+            .bind(run.parent_run_id.as_ref().map(RunId::as_str))
+            .bind(run.ui_state_version as i64)
+            .bind(run.model.as_deref())
+            .bind(run.last_seq as i64)
+            .bind(i64::from(run.iterations))
+            .bind(json(&run.usage)?)
+            .bind(run.error.as_ref().map(json).transpose()?)
+            .bind(micros(run.created_at))
+            .bind(run.completed_at.map(micros))
+            .bind(role.map(Role::as_str))
+            .execute()
+            .await
+            .map_err(db)?;
+        Ok(inserted)
     }
 
     /// Opens (creating if needed) the database file and applies pending migrations.
@@ -156,20 +177,48 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
-        MIGRATOR.run(&pool).await?;
-        Ok(Self { writes: group_commit::RunWriter::start(pool.clone()), pool })
+        SQLITE_MIGRATIONS.run(&pool).await?;
+        Ok(Self::on(Db::Sqlite(pool)))
+    }
+
+    /// Connects to PostgreSQL at `url` (`postgres://user@host:port/database`) and applies pending
+    /// migrations (once, under PostgreSQL's advisory lock, however many replicas start at once).
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(POSTGRES_CONNECTIONS)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url)
+            .await?;
+        POSTGRES_MIGRATIONS.run(&pool).await?;
+        Ok(Self::on(Db::Postgres(pool)))
+    }
+
+    fn on(db: Db) -> Self {
+        Self { writes: group_commit::RunWriter::start(db.clone()), db }
+    }
+
+    /// `postgres` or `sqlite`.
+    pub fn engine(&self) -> &'static str {
+        if self.db.is_postgres() { "postgres" } else { "sqlite" }
+    }
+
+    /// Whether the database answers a query now (`/readyz`).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        Ok(self.db.ping().await?)
     }
 
     /// The audit trail of one user, oldest first.
     pub async fn audit_trail(&self, user: &UserId) -> Result<Vec<AuditRecord>> {
-        let rows = sqlx::query(
-            "SELECT at, user_id, source, action, resource_type, resource_id, outcome, details_json
+        let rows = self
+            .db
+            .query(
+                "SELECT at, user_id, source, action, resource_type, resource_id, outcome, details_json
              FROM audit_log WHERE user_id = ? ORDER BY id",
-        )
-        .bind(user.as_str())
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(user.as_str())
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter()
             .map(|r| {
                 Ok(AuditRecord {
@@ -201,9 +250,9 @@ mod tests {
     use super::*;
     use aware_core::auth::Source;
 
-    async fn store() -> (tempfile::TempDir, SqliteStore) {
+    async fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("aware.db")).await.unwrap();
+        let store = Store::open(&dir.path().join("aware.db")).await.unwrap();
         store.ensure_user(&Principal::local()).await.unwrap();
         (dir, store)
     }

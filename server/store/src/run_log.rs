@@ -1,9 +1,10 @@
 //! SQLite implementation of the run engine's storage port: threads, snapshots, the event log,
 //! transcripts, tool-call intents/results, confirmations (compare-and-set) and spans.
 
+use super::db::Row;
 use super::group_commit::{self, EventRow, SpanWrite, ToolCallWrite, Write};
 use super::run_records::run_from_row;
-use super::{SqliteStore, StoreError, db, from_json, from_micros, json, micros};
+use super::{Store, StoreError, db, from_json, from_micros, json, micros};
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
@@ -17,8 +18,6 @@ use aware_core::runs::store::{
     ThreadSummary, TitleIf, ToolCallRow,
 };
 use chrono::{DateTime, Utc};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 use std::str::FromStr;
 
 fn corrupt(what: &str) -> aware_core::Error {
@@ -38,27 +37,27 @@ macro_rules! select_chat_runs {
     };
 }
 
-fn chat_run_from_row(r: &SqliteRow) -> Result<ChatRun> {
+fn chat_run_from_row(r: &Row) -> Result<ChatRun> {
     let role: Option<String> = r.get("role");
     Ok(ChatRun {
         record: run_from_row(r)?,
         role: role.as_deref().map(Role::from_str).transpose()?.unwrap_or(Role::Viewer),
-        cancel_requested: r.get::<i64, _>("cancel_requested") != 0,
+        cancel_requested: r.get::<i64>("cancel_requested") != 0,
     })
 }
 
-fn tool_row(r: &SqliteRow) -> Result<ToolCallRow> {
+fn tool_row(r: &Row) -> Result<ToolCallRow> {
     let status: String = r.get("status");
     Ok(ToolCallRow {
         id: ToolCallId::parse(r.get("id")).ok_or_else(|| corrupt("tool call id"))?,
         run_id: RunId::parse(r.get("run_id")).ok_or_else(|| corrupt("run id"))?,
-        iteration: r.get::<i64, _>("iteration") as u32,
+        iteration: r.get::<i64>("iteration") as u32,
         tool_name: r.get("tool_name"),
         arguments_json: r.get("arguments_json"),
         phase: ToolPhase::parse(&status).ok_or_else(|| corrupt("tool status"))?,
         llm_summary: r.get("llm_summary"),
         result_json: r.get("result_json"),
-        duration_ms: r.get::<Option<i64>, _>("duration_ms").map(|n| n as u64),
+        duration_ms: r.get::<Option<i64>>("duration_ms").map(|n| n as u64),
     })
 }
 
@@ -78,7 +77,7 @@ fn tool_call_write(row: &ToolCallRow) -> ToolCallWrite {
     }
 }
 
-fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
+fn confirmation_row(r: &Row) -> Result<Confirmation> {
     let tier: String = r.get("tier");
     let status: String = r.get("status");
     Ok(Confirmation {
@@ -99,12 +98,12 @@ fn confirmation_row(r: &SqliteRow) -> Result<Confirmation> {
         expires_at: from_micros(r.get("expires_at")),
         description: r.get("description"),
         edited_args: r.get("edited_args_json"),
-        grant_id: r.get::<Option<String>, _>("grant_id").as_deref().and_then(GrantId::parse),
+        grant_id: r.get::<Option<String>>("grant_id").as_deref().and_then(GrantId::parse),
         bound_version: r.get("bound_version"),
     })
 }
 
-fn grant_row(r: &SqliteRow) -> Result<SessionGrant> {
+fn grant_row(r: &Row) -> Result<SessionGrant> {
     Ok(SessionGrant {
         id: GrantId::parse(r.get("id")).ok_or_else(|| corrupt("grant id"))?,
         owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
@@ -116,7 +115,7 @@ fn grant_row(r: &SqliteRow) -> Result<SessionGrant> {
     })
 }
 
-fn thread_row(r: &SqliteRow) -> Result<ThreadSummary> {
+fn thread_row(r: &Row) -> Result<ThreadSummary> {
     let status: Option<String> = r.get("last_status");
     let from_thread: Option<String> = r.get("forked_from_thread");
     let from_run: Option<String> = r.get("forked_from_run");
@@ -126,8 +125,8 @@ fn thread_row(r: &SqliteRow) -> Result<ThreadSummary> {
         owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
         title: r.get("title"),
         created_at,
-        last_activity_at: r.get::<Option<i64>, _>("last_at").map_or(created_at, from_micros),
-        run_count: r.get::<i64, _>("run_count") as u32,
+        last_activity_at: r.get::<Option<i64>>("last_at").map_or(created_at, from_micros),
+        run_count: r.get::<i64>("run_count") as u32,
         last_run_status: status
             .as_deref()
             .map(|s| RunStatus::parse(s).ok_or_else(|| corrupt("run status")))
@@ -156,7 +155,7 @@ macro_rules! select_threads {
     };
 }
 
-fn decode_messages(rows: &[SqliteRow]) -> Result<Vec<Message>> {
+fn decode_messages(rows: &[Row]) -> Result<Vec<Message>> {
     rows.iter()
         .map(|r| from_json("message_json", Some(r.get("message_json")))?.ok_or_else(|| corrupt("message")))
         .collect()
@@ -175,27 +174,32 @@ macro_rules! select_confirmations {
 }
 
 #[async_trait]
-impl RunLog for SqliteStore {
+impl RunLog for Store {
     async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
         let now = micros(Utc::now());
-        sqlx::query("INSERT OR IGNORE INTO threads (id, owner_id, created_at, updated_at) VALUES (?, ?, ?, ?)")
+        self.db
+            .query(
+                "INSERT INTO threads (id, owner_id, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            )
             .bind(thread.as_str())
             .bind(owner.as_str())
             .bind(now)
             .bind(now)
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
-        let stored: Option<String> = sqlx::query_scalar("SELECT owner_id FROM threads WHERE id = ?")
+        let stored: Option<String> = self
+            .db
+            .query("SELECT owner_id FROM threads WHERE id = ?")
             .bind(thread.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional_scalar()
             .await
             .map_err(db)?;
         Ok(stored.as_deref() == Some(owner.as_str()))
     }
 
     async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
-        sqlx::query(
+        self.db.query(
             "INSERT INTO state_snapshots (thread_id, ui_state_version, snapshot_json, updated_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (thread_id) DO UPDATE SET ui_state_version = excluded.ui_state_version,
                  snapshot_json = excluded.snapshot_json, updated_at = excluded.updated_at
@@ -205,21 +209,25 @@ impl RunLog for SqliteStore {
         .bind(snapshot.ui_state_version as i64)
         .bind(json(snapshot)?)
         .bind(micros(Utc::now()))
-        .execute(&self.pool)
+        .execute()
         .await
         .map_err(db)?;
-        let v: i64 = sqlx::query_scalar("SELECT ui_state_version FROM state_snapshots WHERE thread_id = ?")
+        let v: i64 = self
+            .db
+            .query("SELECT ui_state_version FROM state_snapshots WHERE thread_id = ?")
             .bind(thread.as_str())
-            .fetch_one(&self.pool)
+            .fetch_scalar()
             .await
             .map_err(db)?;
         Ok(v as u64)
     }
 
     async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
-        let raw: Option<String> = sqlx::query_scalar("SELECT snapshot_json FROM state_snapshots WHERE thread_id = ?")
+        let raw: Option<String> = self
+            .db
+            .query("SELECT snapshot_json FROM state_snapshots WHERE thread_id = ?")
             .bind(thread.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional_scalar()
             .await
             .map_err(db)?;
         from_json("snapshot_json", raw)
@@ -240,55 +248,63 @@ impl RunLog for SqliteStore {
     }
 
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
-        let id: Option<String> = sqlx::query_scalar("SELECT id FROM runs WHERE owner_id = ? AND client_msg_id = ?")
+        let id: Option<String> = self
+            .db
+            .query("SELECT id FROM runs WHERE owner_id = ? AND client_msg_id = ?")
             .bind(owner.as_str())
             .bind(client_msg_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional_scalar()
             .await
             .map_err(db)?;
         Ok(id.as_deref().and_then(RunId::parse))
     }
 
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
-        let row = sqlx::query(select_chat_runs!("WHERE id = ? AND kind IN ('chat', 'tool')"))
+        let row = self
+            .db
+            .query(select_chat_runs!("WHERE id = ? AND kind IN ('chat', 'tool')"))
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?;
         row.as_ref().map(chat_run_from_row).transpose()
     }
 
     async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()> {
-        sqlx::query(
-            "UPDATE runs SET status = ?, started_at = coalesce(started_at, ?)
+        self.db
+            .query(
+                "UPDATE runs SET status = ?, started_at = coalesce(started_at, ?)
              WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')",
-        )
-        .bind(status.as_str())
-        .bind(micros(Utc::now()))
-        .bind(id.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(status.as_str())
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
         Ok(())
     }
 
     async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()> {
-        sqlx::query("UPDATE runs SET route_json = ? WHERE id = ?")
+        self.db
+            .query("UPDATE runs SET route_json = ? WHERE id = ?")
             .bind(route_json)
             .bind(id.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
         Ok(())
     }
 
     async fn run_route(&self, id: &RunId) -> Result<Option<String>> {
-        let row: Option<(Option<String>,)> = sqlx::query_as("SELECT route_json FROM runs WHERE id = ?")
+        let route: Option<Option<String>> = self
+            .db
+            .query("SELECT route_json FROM runs WHERE id = ?")
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional_scalar()
             .await
             .map_err(db)?;
-        Ok(row.and_then(|r| r.0))
+        Ok(route.flatten())
     }
 
     async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
@@ -297,16 +313,17 @@ impl RunLog for SqliteStore {
     }
 
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
-        sqlx::query(
-            "UPDATE runs SET status = 'running', ui_state_version = ?, started_at = coalesce(started_at, ?)
+        self.db
+            .query(
+                "UPDATE runs SET status = 'running', ui_state_version = ?, started_at = coalesce(started_at, ?)
              WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')",
-        )
-        .bind(ui_state_version as i64)
-        .bind(micros(Utc::now()))
-        .bind(id.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(ui_state_version as i64)
+            .bind(micros(Utc::now()))
+            .bind(id.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
         Ok(())
     }
 
@@ -335,38 +352,41 @@ impl RunLog for SqliteStore {
     }
 
     async fn request_cancel(&self, id: &RunId) -> Result<()> {
-        sqlx::query("UPDATE runs SET cancel_requested = 1 WHERE id = ?")
+        self.db
+            .query("UPDATE runs SET cancel_requested = 1 WHERE id = ?")
             .bind(id.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
         Ok(())
     }
 
     async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>> {
-        let rows = sqlx::query(select_chat_runs!(
+        let rows = self.db.query(select_chat_runs!(
             "WHERE kind IN ('chat', 'tool') AND status IN ('queued', 'running', 'awaiting_confirmation') ORDER BY id"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all()
         .await
         .map_err(db)?;
         rows.iter().map(chat_run_from_row).collect()
     }
 
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {
-        let rows = sqlx::query(
-            "SELECT m.message_json FROM run_messages m
+        let rows = self
+            .db
+            .query(
+                "SELECT m.message_json FROM run_messages m
              JOIN (SELECT id FROM runs WHERE thread_id = ? AND id < ? AND kind = 'chat'
                      AND status NOT IN ('queued', 'running', 'awaiting_confirmation')
                    ORDER BY id DESC LIMIT ?) r ON r.id = m.run_id
              ORDER BY m.run_id, m.idx",
-        )
-        .bind(thread.as_str())
-        .bind(before.as_str())
-        .bind(i64::from(runs))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(thread.as_str())
+            .bind(before.as_str())
+            .bind(i64::from(runs))
+            .fetch_all()
+            .await
+            .map_err(db)?;
         decode_messages(&rows)
     }
 
@@ -382,26 +402,30 @@ impl RunLog for SqliteStore {
     }
 
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
-        let rows = sqlx::query("SELECT payload FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?")
+        let rows = self
+            .db
+            .query("SELECT payload FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?")
             .bind(run.as_str())
             // Seqs are far below 2^63; a cursor above that is past every event, never negative.
             .bind(i64::try_from(after_seq).unwrap_or(i64::MAX))
             .bind(i64::from(limit))
-            .fetch_all(&self.pool)
+            .fetch_all()
             .await
             .map_err(db)?;
         rows.iter()
             .map(|r| {
-                serde_json::from_slice(r.get::<&[u8], _>("payload"))
+                serde_json::from_slice(r.get::<&[u8]>("payload"))
                     .map_err(|e| StoreError::Corrupt(format!("event: {e}")).into())
             })
             .collect()
     }
 
     async fn last_seq(&self, run: &RunId) -> Result<u64> {
-        let n: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM run_events WHERE run_id = ?")
+        let n: Option<i64> = self
+            .db
+            .query("SELECT max(seq) FROM run_events WHERE run_id = ?")
             .bind(run.as_str())
-            .fetch_one(&self.pool)
+            .fetch_scalar()
             .await
             .map_err(db)?;
         Ok(n.unwrap_or(0) as u64)
@@ -413,9 +437,11 @@ impl RunLog for SqliteStore {
     }
 
     async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
-        let rows = sqlx::query("SELECT message_json FROM run_messages WHERE run_id = ? ORDER BY idx")
+        let rows = self
+            .db
+            .query("SELECT message_json FROM run_messages WHERE run_id = ? ORDER BY idx")
             .bind(run.as_str())
-            .fetch_all(&self.pool)
+            .fetch_all()
             .await
             .map_err(db)?;
         decode_messages(&rows)
@@ -430,74 +456,83 @@ impl RunLog for SqliteStore {
     }
 
     async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>> {
-        let rows = sqlx::query(
-            "SELECT id, run_id, iteration, tool_name, arguments_json, status, llm_summary, result_json, duration_ms
+        let rows = self
+            .db
+            .query(
+                "SELECT id, run_id, iteration, tool_name, arguments_json, status, llm_summary, result_json, duration_ms
              FROM tool_calls WHERE run_id = ? ORDER BY coalesce(intent_at, completed_at)",
-        )
-        .bind(run.as_str())
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(run.as_str())
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter().map(tool_row).collect()
     }
 
     async fn create_confirmation(&self, c: &Confirmation) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
+        self.db
+            .query(
+                "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
                                         resource_name, args_sha256, tier, status, created_at, expires_at,
                                         description, edited_args_json, grant_id, bound_version)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(c.id.as_str())
-        .bind(c.owner.as_str())
-        .bind(c.run_id.as_str())
-        .bind(c.tool_call_id.as_str())
-        .bind(&c.tool_name)
-        .bind(&c.resource.kind)
-        .bind(&c.resource.id)
-        .bind(&c.resource.display_name)
-        .bind(&c.args_sha256)
-        .bind(c.tier.as_str())
-        .bind(c.status.as_str())
-        .bind(micros(c.created_at))
-        .bind(micros(c.expires_at))
-        .bind(&c.description)
-        .bind(c.edited_args.as_deref())
-        .bind(c.grant_id.as_ref().map(GrantId::as_str))
-        .bind(c.bound_version.as_deref())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(c.id.as_str())
+            .bind(c.owner.as_str())
+            .bind(c.run_id.as_str())
+            .bind(c.tool_call_id.as_str())
+            .bind(&c.tool_name)
+            .bind(&c.resource.kind)
+            .bind(&c.resource.id)
+            .bind(&c.resource.display_name)
+            .bind(&c.args_sha256)
+            .bind(c.tier.as_str())
+            .bind(c.status.as_str())
+            .bind(micros(c.created_at))
+            .bind(micros(c.expires_at))
+            .bind(&c.description)
+            .bind(c.edited_args.as_deref())
+            .bind(c.grant_id.as_ref().map(GrantId::as_str))
+            .bind(c.bound_version.as_deref())
+            .execute()
+            .await
+            .map_err(db)?;
         Ok(())
     }
 
     async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>> {
-        let row = sqlx::query(select_confirmations!("WHERE id = ?"))
+        let row = self
+            .db
+            .query(select_confirmations!("WHERE id = ?"))
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?;
         row.as_ref().map(confirmation_row).transpose()
     }
 
     async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>> {
-        let row = sqlx::query(select_confirmations!("WHERE tool_call_id = ?"))
+        let row = self
+            .db
+            .query(select_confirmations!("WHERE tool_call_id = ?"))
             .bind(call.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?;
         row.as_ref().map(confirmation_row).transpose()
     }
 
     async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>> {
-        let rows = sqlx::query(select_confirmations!(
-            "WHERE owner_id = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, id"
-        ))
-        .bind(owner.as_str())
-        .bind(micros(now))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+        let rows = self
+            .db
+            .query(select_confirmations!(
+                "WHERE owner_id = ? AND status = 'pending' AND expires_at > ? ORDER BY created_at, id"
+            ))
+            .bind(owner.as_str())
+            .bind(micros(now))
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter().map(confirmation_row).collect()
     }
 
@@ -508,24 +543,25 @@ impl RunLog for SqliteStore {
         by: Option<&UserId>,
         edited_args: Option<&str>,
     ) -> Result<bool> {
-        let changed = sqlx::query(
-            "UPDATE confirmations SET status = ?, resolved_at = ?, resolved_by = ?, edited_args_json = ?
+        let changed = self
+            .db
+            .query(
+                "UPDATE confirmations SET status = ?, resolved_at = ?, resolved_by = ?, edited_args_json = ?
              WHERE id = ? AND status = 'pending'",
-        )
-        .bind(to.as_str())
-        .bind(micros(Utc::now()))
-        .bind(by.map(UserId::as_str))
-        .bind(edited_args)
-        .bind(id.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?
-        .rows_affected();
+            )
+            .bind(to.as_str())
+            .bind(micros(Utc::now()))
+            .bind(by.map(UserId::as_str))
+            .bind(edited_args)
+            .bind(id.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
         Ok(changed == 1)
     }
 
     async fn create_grant(&self, g: &SessionGrant) -> Result<()> {
-        sqlx::query(
+        self.db.query(
             "INSERT INTO session_grants (id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
@@ -536,7 +572,7 @@ impl RunLog for SqliteStore {
         .bind(g.confirmation_id.as_str())
         .bind(micros(g.created_at))
         .bind(micros(g.expires_at))
-        .execute(&self.pool)
+        .execute()
         .await
         .map_err(db)?;
         Ok(())
@@ -549,7 +585,7 @@ impl RunLog for SqliteStore {
         class: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<SessionGrant>> {
-        let row = sqlx::query(
+        let row = self.db.query(
             "SELECT id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at FROM session_grants
              WHERE owner_id = ? AND tool_name = ? AND resource_class = ? AND expires_at > ? AND revoked_at IS NULL
              ORDER BY expires_at DESC LIMIT 1",
@@ -558,62 +594,67 @@ impl RunLog for SqliteStore {
         .bind(tool)
         .bind(class)
         .bind(micros(now))
-        .fetch_optional(&self.pool)
+        .fetch_optional()
         .await
         .map_err(db)?;
         row.as_ref().map(grant_row).transpose()
     }
 
     async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>> {
-        let rows = sqlx::query(
+        let rows = self.db.query(
             "SELECT id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at FROM session_grants
              WHERE owner_id = ? AND expires_at > ? AND revoked_at IS NULL ORDER BY expires_at, id",
         )
         .bind(owner.as_str())
         .bind(micros(now))
-        .fetch_all(&self.pool)
+        .fetch_all()
         .await
         .map_err(db)?;
         rows.iter().map(grant_row).collect()
     }
 
     async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool> {
-        let changed = sqlx::query(
-            "UPDATE session_grants SET revoked_at = ?1
+        let changed = self
+            .db
+            .query(
+                "UPDATE session_grants SET revoked_at = ?1
              WHERE id = ?2 AND owner_id = ?3 AND revoked_at IS NULL AND expires_at > ?1",
-        )
-        .bind(micros(now))
-        .bind(id.as_str())
-        .bind(owner.as_str())
-        .execute(&self.pool)
-        .await
-        .map_err(db)?
-        .rows_affected();
+            )
+            .bind(micros(now))
+            .bind(id.as_str())
+            .bind(owner.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
         Ok(changed == 1)
     }
 
     async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>> {
-        let row = sqlx::query(select_threads!("WHERE t.id = ? GROUP BY t.id"))
+        let row = self
+            .db
+            .query(select_threads!("WHERE t.id = ? GROUP BY t.id"))
             .bind(thread.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?;
         row.as_ref().map(thread_row).transpose()
     }
 
     async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>> {
-        let rows = sqlx::query(select_threads!(
-            "WHERE t.owner_id = ?1 GROUP BY t.id HAVING count(r.id) > 0
+        let rows = self
+            .db
+            .query(select_threads!(
+                "WHERE t.owner_id = ?1 GROUP BY t.id HAVING count(r.id) > 0
                AND (?2 IS NULL OR max(r.created_at) < ?2 OR (max(r.created_at) = ?2 AND t.id < ?3))
              ORDER BY last_at DESC, t.id DESC LIMIT ?4"
-        ))
-        .bind(owner.as_str())
-        .bind(after.map(|c| micros(c.last_activity_at)))
-        .bind(after.map(|c| c.thread.as_str()))
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            ))
+            .bind(owner.as_str())
+            .bind(after.map(|c| micros(c.last_activity_at)))
+            .bind(after.map(|c| c.thread.as_str()))
+            .bind(i64::from(limit))
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter().map(thread_row).collect()
     }
 
@@ -623,37 +664,42 @@ impl RunLog for SqliteStore {
             TitleIf::Still(current) => ("still", Some(current)),
             TitleIf::Any => ("any", None),
         };
-        let done = sqlx::query(
-            "UPDATE threads SET title = ?1, updated_at = ?2 WHERE id = ?3 AND (?4 = 'any' \
+        let done = self
+            .db
+            .query(
+                "UPDATE threads SET title = ?1, updated_at = ?2 WHERE id = ?3 AND (?4 = 'any' \
              OR (?4 = 'untitled' AND title IS NULL) OR (?4 = 'still' AND title = ?5))",
-        )
-        .bind(title)
-        .bind(micros(Utc::now()))
-        .bind(thread.as_str())
-        .bind(when)
-        .bind(current)
-        .execute(&self.pool)
-        .await
-        .map_err(db)?;
-        Ok(done.rows_affected() > 0)
+            )
+            .bind(title)
+            .bind(micros(Utc::now()))
+            .bind(thread.as_str())
+            .bind(when)
+            .bind(current)
+            .execute()
+            .await
+            .map_err(db)?;
+        Ok(done > 0)
     }
 
     async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()> {
-        sqlx::query("UPDATE threads SET forked_from_thread = ?, forked_from_run = ? WHERE id = ?")
+        self.db
+            .query("UPDATE threads SET forked_from_thread = ?, forked_from_run = ? WHERE id = ?")
             .bind(from_thread.as_str())
             .bind(from_run.as_str())
             .bind(thread.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
         Ok(())
     }
 
     async fn thread_runs(&self, thread: &ThreadId, limit: u32) -> Result<Vec<ChatRun>> {
-        let rows = sqlx::query(select_chat_runs!("WHERE thread_id = ? AND kind = 'chat' ORDER BY id DESC LIMIT ?"))
+        let rows = self
+            .db
+            .query(select_chat_runs!("WHERE thread_id = ? AND kind = 'chat' ORDER BY id DESC LIMIT ?"))
             .bind(thread.as_str())
             .bind(i64::from(limit))
-            .fetch_all(&self.pool)
+            .fetch_all()
             .await
             .map_err(db)?;
         let mut runs = rows.iter().map(chat_run_from_row).collect::<Result<Vec<_>>>()?;
@@ -662,67 +708,74 @@ impl RunLog for SqliteStore {
     }
 
     async fn delete_thread(&self, thread: &ThreadId) -> Result<u32> {
-        let mut tx = self.pool.begin().await.map_err(db)?;
-        let runs: i64 = sqlx::query_scalar("SELECT count(*) FROM runs WHERE thread_id = ? AND kind = 'chat'")
+        let mut tx = self.db.begin().await.map_err(db)?;
+        let runs: i64 = tx
+            .query("SELECT count(*) FROM runs WHERE thread_id = ? AND kind = 'chat'")
             .bind(thread.as_str())
-            .fetch_one(&mut *tx)
+            .fetch_scalar()
             .await
             .map_err(db)?;
         // The queries its runs' tools started have no thread of their own.
-        sqlx::query(
+        tx.query(
             "DELETE FROM runs WHERE parent_run_id IN (SELECT id FROM runs WHERE thread_id = ?) AND thread_id IS NULL",
         )
         .bind(thread.as_str())
-        .execute(&mut *tx)
+        .execute()
         .await
         .map_err(db)?;
         // Everything else goes by cascade: runs, their events, transcripts, tool calls,
         // confirmations, capsules and spans, and the thread's snapshot.
-        sqlx::query("DELETE FROM threads WHERE id = ?").bind(thread.as_str()).execute(&mut *tx).await.map_err(db)?;
+        tx.query("DELETE FROM threads WHERE id = ?").bind(thread.as_str()).execute().await.map_err(db)?;
         tx.commit().await.map_err(db)?;
         Ok(runs as u32)
     }
 
     async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()> {
-        let mut tx = self.pool.begin().await.map_err(db)?;
-        let copied = sqlx::query(
-            "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+        let postgres = self.db.is_postgres();
+        let mut tx = self.db.begin().await.map_err(db)?;
+        let copied = tx
+            .query(
+                "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
                                ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
                                started_at, completed_at, role, cancel_requested, final_text, route_json)
              SELECT ?1, owner_id, ?2, kind, status, NULL, question, NULL, ui_state_version, model, last_seq,
                     iterations, usage_json, error_json, created_at, started_at, completed_at, role, 0, final_text,
                     route_json
              FROM runs WHERE id = ?3",
-        )
-        .bind(to.as_str())
-        .bind(thread.as_str())
-        .bind(from.as_str())
-        .execute(&mut *tx)
-        .await
-        .map_err(db)?
-        .rows_affected();
+            )
+            .bind(to.as_str())
+            .bind(thread.as_str())
+            .bind(from.as_str())
+            .execute()
+            .await
+            .map_err(db)?;
         if copied != 1 {
             return Err(corrupt("the run to copy"));
         }
-        sqlx::query("INSERT INTO run_messages (run_id, idx, message_json) SELECT ?, idx, message_json FROM run_messages WHERE run_id = ?")
+        tx.query("INSERT INTO run_messages (run_id, idx, message_json) SELECT ?, idx, message_json FROM run_messages WHERE run_id = ?")
             .bind(to.as_str())
             .bind(from.as_str())
-            .execute(&mut *tx)
+            .execute()
             .await
             .map_err(db)?;
         // Each event names its run and thread: the copies name the new ones.
-        sqlx::query(
+        tx.query(if postgres {
+            "INSERT INTO run_events (run_id, seq, created_at, payload)
+             SELECT ?1, seq, created_at, convert_to(jsonb_set(jsonb_set(convert_from(payload, 'UTF8')::jsonb,
+                        '{run_id}', to_jsonb(?1::text)), '{thread_id}', to_jsonb(?2::text))::text, 'UTF8')
+             FROM run_events WHERE run_id = ?3"
+        } else {
             "INSERT INTO run_events (run_id, seq, created_at, payload)
              SELECT ?1, seq, created_at, CAST(json_set(CAST(payload AS TEXT), '$.run_id', ?1, '$.thread_id', ?2) AS BLOB)
-             FROM run_events WHERE run_id = ?3",
-        )
+             FROM run_events WHERE run_id = ?3"
+        })
         .bind(to.as_str())
         .bind(thread.as_str())
         .bind(from.as_str())
-        .execute(&mut *tx)
+        .execute()
         .await
         .map_err(db)?;
-        sqlx::query(
+        tx.query(
             "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary,
                                        error_json, exec_time_ms, verified_query_json)
              SELECT ?, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms,
@@ -731,7 +784,7 @@ impl RunLog for SqliteStore {
         )
         .bind(to.as_str())
         .bind(from.as_str())
-        .execute(&mut *tx)
+        .execute()
         .await
         .map_err(db)?;
         tx.commit().await.map_err(db)?;
@@ -753,14 +806,16 @@ impl RunLog for SqliteStore {
     }
 
     async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
-        let rows = sqlx::query(
-            "SELECT span_id, parent_span_id, kind, name, start_us, end_us, attributes_json
+        let rows = self
+            .db
+            .query(
+                "SELECT span_id, parent_span_id, kind, name, start_us, end_us, attributes_json
              FROM run_spans WHERE run_id = ? ORDER BY start_us, span_id",
-        )
-        .bind(run.as_str())
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(run.as_str())
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter()
             .map(|r| {
                 Ok(SpanRecord {
@@ -769,7 +824,7 @@ impl RunLog for SqliteStore {
                     kind: r.get("kind"),
                     name: r.get("name"),
                     start: from_micros(r.get("start_us")),
-                    end: from_micros(r.get::<Option<i64>, _>("end_us").unwrap_or_else(|| r.get("start_us"))),
+                    end: from_micros(r.get::<Option<i64>>("end_us").unwrap_or_else(|| r.get("start_us"))),
                     attributes: from_json("attributes_json", Some(r.get("attributes_json")))?.unwrap_or_default(),
                 })
             })

@@ -27,15 +27,15 @@ macro_rules! select_capsules {
     };
 }
 
-fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
+fn capsule_from_row(c: &Row) -> Result<Capsule> {
     Ok(Capsule {
         datasets: from_json("datasets_json", c.get("datasets_json"))?.unwrap_or_default(),
-        query_mode: QueryMode::parse(&c.get::<String, _>("query_mode")).unwrap_or_default(),
+        query_mode: QueryMode::parse(&c.get::<String>("query_mode")).unwrap_or_default(),
         plan_json: c.get("plan_json"),
         compiled_sql: c.get("compiled_sql"),
         result_summary: c.get("result_summary"),
         error: from_json("error_json", c.get("error_json"))?,
-        exec_time_ms: c.get::<Option<i64>, _>("exec_time_ms").map(|n| n as u64),
+        exec_time_ms: c.get::<Option<i64>>("exec_time_ms").map(|n| n as u64),
         verified_query: from_json("verified_query_json", c.get("verified_query_json"))?,
         result_sha256: c.get("result_sha256"),
         result: from_json("result_json", c.get("result_json"))?,
@@ -45,33 +45,33 @@ fn capsule_from_row(c: &SqliteRow) -> Result<Capsule> {
     })
 }
 
-pub(crate) fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
+pub(crate) fn run_from_row(r: &Row) -> Result<RunRecord> {
     let kind: String = r.get("kind");
     let status: String = r.get("status");
     let corrupt = |what: &str| -> Error { StoreError::Corrupt(what.to_owned()).into() };
     Ok(RunRecord {
         id: RunId::parse(r.get("id")).ok_or_else(|| corrupt("run id"))?,
         owner: UserId::parse(r.get("owner_id")).ok_or_else(|| corrupt("owner id"))?,
-        thread_id: r.get::<Option<String>, _>("thread_id").as_deref().and_then(ThreadId::parse),
+        thread_id: r.get::<Option<String>>("thread_id").as_deref().and_then(ThreadId::parse),
         kind: RunKind::parse(&kind).ok_or_else(|| corrupt("run kind"))?,
         status: RunStatus::parse(&status).ok_or_else(|| corrupt("run status"))?,
         question: r.get("question"),
         client_msg_id: r.get("client_msg_id"),
-        parent_run_id: r.get::<Option<String>, _>("parent_run_id").as_deref().and_then(RunId::parse),
-        ui_state_version: r.get::<i64, _>("ui_state_version") as u64,
+        parent_run_id: r.get::<Option<String>>("parent_run_id").as_deref().and_then(RunId::parse),
+        ui_state_version: r.get::<i64>("ui_state_version") as u64,
         model: r.get("model"),
-        last_seq: r.get::<i64, _>("last_seq") as u64,
-        iterations: r.get::<i64, _>("iterations") as u32,
+        last_seq: r.get::<i64>("last_seq") as u64,
+        iterations: r.get::<i64>("iterations") as u32,
         usage: from_json("usage_json", r.get("usage_json"))?.unwrap_or_default(),
         error: from_json("error_json", r.get("error_json"))?,
-        final_text: r.get::<Option<String>, _>("final_text").unwrap_or_default(),
+        final_text: r.get::<Option<String>>("final_text").unwrap_or_default(),
         created_at: from_micros(r.get("created_at")),
-        completed_at: r.get::<Option<i64>, _>("completed_at").map(from_micros),
-        feedback: match r.get::<Option<String>, _>("feedback_rating") {
+        completed_at: r.get::<Option<i64>>("completed_at").map(from_micros),
+        feedback: match r.get::<Option<String>>("feedback_rating") {
             Some(rating) => Some(Feedback {
                 rating: Rating::parse(&rating).ok_or_else(|| corrupt("feedback rating"))?,
-                reason: r.get::<Option<String>, _>("feedback_reason").unwrap_or_default(),
-                at: from_micros(r.get::<Option<i64>, _>("feedback_at").unwrap_or_default()),
+                reason: r.get::<Option<String>>("feedback_reason").unwrap_or_default(),
+                at: from_micros(r.get::<Option<i64>>("feedback_at").unwrap_or_default()),
             }),
             None => None,
         },
@@ -79,7 +79,7 @@ pub(crate) fn run_from_row(r: &SqliteRow) -> Result<RunRecord> {
 }
 
 #[async_trait]
-impl RunStore for SqliteStore {
+impl RunStore for Store {
     async fn insert_run(&self, run: &RunRecord) -> Result<()> {
         match self.insert_run_row(run, None).await? {
             1 => Ok(()),
@@ -88,20 +88,21 @@ impl RunStore for SqliteStore {
     }
 
     async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {
-        sqlx::query("UPDATE runs SET status = ?, error_json = ?, usage_json = ?, completed_at = ? WHERE id = ?")
+        self.db
+            .query("UPDATE runs SET status = ?, error_json = ?, usage_json = ?, completed_at = ? WHERE id = ?")
             .bind(status.as_str())
             .bind(error.map(json).transpose()?)
             .bind(json(usage)?)
             .bind(micros(Utc::now()))
             .bind(id.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
         Ok(())
     }
 
     async fn save_capsule(&self, id: &RunId, c: &Capsule) -> Result<()> {
-        sqlx::query(
+        self.db.query(
             "INSERT INTO run_capsules (run_id, datasets_json, query_mode, plan_json, compiled_sql, result_summary, error_json, exec_time_ms,
                                        verified_query_json, result_sha256, result_json)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -122,19 +123,19 @@ impl RunStore for SqliteStore {
         .bind(c.verified_query.as_ref().map(json).transpose()?)
         .bind(c.result_sha256.as_deref())
         .bind(c.result.as_ref().map(json).transpose()?)
-        .execute(&self.pool)
+        .execute()
         .await
         .map_err(db)?;
         Ok(())
     }
 
     async fn query_runs_of(&self, owner: &UserId, parent: &RunId) -> Result<Vec<(RunRecord, Capsule)>> {
-        let ids: Vec<String> = sqlx::query_scalar(
+        let ids: Vec<String> = self.db.query(
             "SELECT id FROM runs WHERE parent_run_id = ? AND owner_id = ? AND kind IN ('sql', 'query_plan') ORDER BY id",
         )
         .bind(parent.as_str())
         .bind(owner.as_str())
-        .fetch_all(&self.pool)
+        .fetch_all_scalars()
         .await
         .map_err(db)?;
         let mut out = Vec::new();
@@ -147,19 +148,23 @@ impl RunStore for SqliteStore {
     }
 
     async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>> {
-        let Some(row) = sqlx::query(select_runs!("WHERE id = ? AND owner_id = ?"))
+        let Some(row) = self
+            .db
+            .query(select_runs!("WHERE id = ? AND owner_id = ?"))
             .bind(id.as_str())
             .bind(owner.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?
         else {
             return Ok(None);
         };
         let run = run_from_row(&row)?;
-        let mut capsule = match sqlx::query(select_capsules!("WHERE c.run_id = ?"))
+        let mut capsule = match self
+            .db
+            .query(select_capsules!("WHERE c.run_id = ?"))
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?
         {
@@ -169,11 +174,11 @@ impl RunStore for SqliteStore {
         if run.kind.is_driven() {
             // A chat run's capsule gathers the queries its tools ran: every dataset version they
             // read, and the last query's mode, plan, SQL, summary; exec time adds up.
-            let children = sqlx::query(select_capsules!(
+            let children = self.db.query(select_capsules!(
                 "JOIN runs r ON r.id = c.run_id WHERE r.parent_run_id = ? AND r.kind IN ('sql', 'query_plan') ORDER BY r.id"
             ))
             .bind(id.as_str())
-            .fetch_all(&self.pool)
+            .fetch_all()
             .await
             .map_err(db)?;
             for c in &children {
@@ -194,9 +199,11 @@ impl RunStore for SqliteStore {
             }
             capsule.error = run.error.clone();
             capsule.tool_calls = aware_core::runs::store::RunLog::tool_calls(self, id).await?;
-            let grounding: Option<String> = sqlx::query_scalar("SELECT grounding_json FROM runs WHERE id = ?")
+            let grounding: Option<String> = self
+                .db
+                .query("SELECT grounding_json FROM runs WHERE id = ?")
                 .bind(id.as_str())
-                .fetch_one(&self.pool)
+                .fetch_scalar()
                 .await
                 .map_err(db)?;
             capsule.grounding = from_json("grounding_json", grounding)?;
@@ -213,23 +220,25 @@ impl RunStore for SqliteStore {
         limit: u32,
     ) -> Result<Vec<RunRecord>> {
         // Run ids are time-ordered (UUIDv7), so paging by id is paging by creation time.
-        let rows = sqlx::query(select_runs!(
-            "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3)
+        let rows = self
+            .db
+            .query(select_runs!(
+                "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3)
                AND (?5 IS NULL OR feedback_rating = ?5) ORDER BY id DESC LIMIT ?4"
-        ))
-        .bind(owner.as_str())
-        .bind(thread.map(ThreadId::as_str))
-        .bind(before.map(RunId::as_str))
-        .bind(i64::from(limit))
-        .bind(rating.map(Rating::as_str))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            ))
+            .bind(owner.as_str())
+            .bind(thread.map(ThreadId::as_str))
+            .bind(before.map(RunId::as_str))
+            .bind(i64::from(limit))
+            .bind(rating.map(Rating::as_str))
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter().map(run_from_row).collect()
     }
 
     async fn set_feedback(&self, owner: &UserId, id: &RunId, feedback: &Feedback) -> Result<bool> {
-        let changed = sqlx::query(
+        let changed = self.db.query(
             "UPDATE runs SET feedback_rating = ?, feedback_reason = ?, feedback_at = ? WHERE id = ? AND owner_id = ?",
         )
         .bind(feedback.rating.as_str())
@@ -237,30 +246,40 @@ impl RunStore for SqliteStore {
         .bind(micros(feedback.at))
         .bind(id.as_str())
         .bind(owner.as_str())
-        .execute(&self.pool)
+        .execute()
         .await
-        .map_err(db)?
-        .rows_affected();
+        .map_err(db)?;
         Ok(changed == 1)
     }
 
     async fn usage_since(&self, owner: &UserId, since: Option<DateTime<Utc>>) -> Result<(Usage, u32)> {
-        let row = sqlx::query(
-            "SELECT count(*) AS runs,
-                    coalesce(sum(json_extract(usage_json, '$.input_tokens')), 0) AS input,
-                    coalesce(sum(json_extract(usage_json, '$.output_tokens')), 0) AS output,
-                    coalesce(sum(json_extract(usage_json, '$.cache_read_tokens')), 0) AS cache_read,
-                    coalesce(sum(json_extract(usage_json, '$.cache_write_tokens')), 0) AS cache_write,
-                    coalesce(sum(json_extract(usage_json, '$.model_calls')), 0) AS calls,
-                    coalesce(max(json_extract(usage_json, '$.partial')), 0) AS partial
-             FROM runs WHERE owner_id = ?1 AND created_at >= ?2",
-        )
-        .bind(owner.as_str())
-        .bind(since.map_or(i64::MIN, micros))
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db)?;
-        let n = |c: &str| u64::try_from(row.get::<i64, _>(c)).unwrap_or(0);
+        let row = self
+            .db
+            .query_for(
+                "SELECT count(*) AS runs,
+                        coalesce(sum(json_extract(usage_json, '$.input_tokens')), 0) AS input,
+                        coalesce(sum(json_extract(usage_json, '$.output_tokens')), 0) AS output,
+                        coalesce(sum(json_extract(usage_json, '$.cache_read_tokens')), 0) AS cache_read,
+                        coalesce(sum(json_extract(usage_json, '$.cache_write_tokens')), 0) AS cache_write,
+                        coalesce(sum(json_extract(usage_json, '$.model_calls')), 0) AS calls,
+                        coalesce(max(json_extract(usage_json, '$.partial')), 0) AS partial
+                 FROM runs WHERE owner_id = ?1 AND created_at >= ?2",
+                "SELECT count(*) AS runs,
+                        coalesce(sum((usage_json::jsonb ->> 'input_tokens')::bigint), 0)::bigint AS input,
+                        coalesce(sum((usage_json::jsonb ->> 'output_tokens')::bigint), 0)::bigint AS output,
+                        coalesce(sum((usage_json::jsonb ->> 'cache_read_tokens')::bigint), 0)::bigint AS cache_read,
+                        coalesce(sum((usage_json::jsonb ->> 'cache_write_tokens')::bigint), 0)::bigint AS cache_write,
+                        coalesce(sum((usage_json::jsonb ->> 'model_calls')::bigint), 0)::bigint AS calls,
+                        coalesce(max(CASE WHEN (usage_json::jsonb ->> 'partial')::boolean THEN 1 ELSE 0 END), 0)::bigint
+                            AS partial
+                 FROM runs WHERE owner_id = ?1 AND created_at >= ?2",
+            )
+            .bind(owner.as_str())
+            .bind(since.map_or(i64::MIN, micros))
+            .fetch_one()
+            .await
+            .map_err(db)?;
+        let n = |c: &str| u64::try_from(row.get::<i64>(c)).unwrap_or(0);
         let usage = Usage {
             input_tokens: n("input"),
             output_tokens: n("output"),

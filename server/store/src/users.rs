@@ -2,52 +2,54 @@
 
 use super::*;
 
-fn user_from_row(r: &SqliteRow) -> Result<User> {
+fn user_from_row(r: &Row) -> Result<User> {
     let role: String = r.get("role");
     Ok(User {
         id: UserId::parse(r.get("id")).ok_or_else(|| StoreError::Corrupt("user id".into()))?,
         name: r.get("name"),
         role: Role::from_str(&role)?,
         created_at: from_micros(r.get("created_at")),
-        deactivated_at: r.get::<Option<i64>, _>("deactivated_at").map(from_micros),
+        deactivated_at: r.get::<Option<i64>>("deactivated_at").map(from_micros),
     })
 }
 
-fn key_from_row(r: &SqliteRow) -> Result<ApiKey> {
+fn key_from_row(r: &Row) -> Result<ApiKey> {
     let corrupt = |what: &str| StoreError::Corrupt(format!("api key {what}"));
     Ok(ApiKey {
         id: ApiKeyId::parse(r.get("id")).ok_or_else(|| corrupt("id"))?,
         user: UserId::parse(r.get("user_id")).ok_or_else(|| corrupt("user"))?,
         prefix: r.get("prefix"),
         created_at: from_micros(r.get("created_at")),
-        expires_at: r.get::<Option<i64>, _>("expires_at").map(from_micros),
-        revoked_at: r.get::<Option<i64>, _>("revoked_at").map(from_micros),
+        expires_at: r.get::<Option<i64>>("expires_at").map(from_micros),
+        revoked_at: r.get::<Option<i64>>("revoked_at").map(from_micros),
     })
 }
 
 #[async_trait]
-impl Users for SqliteStore {
+impl Users for Store {
     async fn create_user(&self, name: &str, role: Role) -> Result<User> {
         let user =
             User { id: UserId::generate(), name: name.to_owned(), role, created_at: Utc::now(), deactivated_at: None };
-        sqlx::query("INSERT INTO users (id, name, role, created_at) VALUES (?, ?, ?, ?)")
+        self.db
+            .query("INSERT INTO users (id, name, role, created_at) VALUES (?, ?, ?, ?)")
             .bind(user.id.as_str())
             .bind(name)
             .bind(role.as_str())
             .bind(micros(user.created_at))
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
         Ok(user)
     }
 
     async fn ensure_user(&self, principal: &Principal) -> Result<()> {
-        sqlx::query("INSERT OR IGNORE INTO users (id, name, role, created_at) VALUES (?, ?, ?, ?)")
+        self.db
+            .query("INSERT INTO users (id, name, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
             .bind(principal.user_id.as_str())
             .bind(&principal.name)
             .bind(principal.role.as_str())
             .bind(micros(Utc::now()))
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
         Ok(())
@@ -60,7 +62,7 @@ impl Users for SqliteStore {
         prefix: &str,
         expires_at: Option<DateTime<Utc>>,
     ) -> Result<ApiKey> {
-        let row = sqlx::query(
+        let row = self.db.query(
             "INSERT INTO api_keys (id, user_id, token_sha256, prefix, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
              RETURNING id, user_id, prefix, created_at, expires_at, revoked_at",
         )
@@ -70,19 +72,19 @@ impl Users for SqliteStore {
         .bind(prefix)
         .bind(micros(Utc::now()))
         .bind(expires_at.map(micros))
-        .fetch_one(&self.pool)
+        .fetch_one()
         .await
         .map_err(db)?;
         key_from_row(&row)
     }
 
     async fn find_api_key(&self, token_sha256: &str) -> Result<Option<ApiKeyGrant>> {
-        let row = sqlx::query(
+        let row = self.db.query(
             "SELECT k.id AS key_id, k.expires_at, k.revoked_at, u.id, u.name, u.role, u.created_at, u.deactivated_at
              FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.token_sha256 = ?",
         )
         .bind(token_sha256)
-        .fetch_optional(&self.pool)
+        .fetch_optional()
         .await
         .map_err(db)?;
         let Some(r) = row else { return Ok(None) };
@@ -91,70 +93,82 @@ impl Users for SqliteStore {
             deactivated: user.deactivated_at.is_some(),
             key_id: ApiKeyId::parse(r.get("key_id")).ok_or_else(|| StoreError::Corrupt("key id".into()))?,
             principal: Principal { user_id: user.id, name: user.name, role: user.role },
-            expires_at: r.get::<Option<i64>, _>("expires_at").map(from_micros),
-            revoked: r.get::<Option<i64>, _>("revoked_at").is_some(),
+            expires_at: r.get::<Option<i64>>("expires_at").map(from_micros),
+            revoked: r.get::<Option<i64>>("revoked_at").is_some(),
         }))
     }
 
     async fn list_users(&self) -> Result<Vec<User>> {
-        let rows = sqlx::query("SELECT id, name, role, created_at, deactivated_at FROM users ORDER BY created_at, id")
-            .fetch_all(&self.pool)
+        let rows = self
+            .db
+            .query("SELECT id, name, role, created_at, deactivated_at FROM users ORDER BY created_at, id")
+            .fetch_all()
             .await
             .map_err(db)?;
         rows.iter().map(user_from_row).collect()
     }
 
     async fn user(&self, id: &UserId) -> Result<Option<User>> {
-        let row = sqlx::query("SELECT id, name, role, created_at, deactivated_at FROM users WHERE id = ?")
+        let row = self
+            .db
+            .query("SELECT id, name, role, created_at, deactivated_at FROM users WHERE id = ?")
             .bind(id.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional()
             .await
             .map_err(db)?;
         row.as_ref().map(user_from_row).transpose()
     }
 
     async fn set_role(&self, id: &UserId, role: Role) -> Result<bool> {
-        let done = sqlx::query("UPDATE users SET role = ? WHERE id = ?")
+        let done = self
+            .db
+            .query("UPDATE users SET role = ? WHERE id = ?")
             .bind(role.as_str())
             .bind(id.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
-        Ok(done.rows_affected() > 0)
+        Ok(done > 0)
     }
 
     async fn set_deactivated(&self, id: &UserId, at: Option<DateTime<Utc>>) -> Result<bool> {
-        let done = sqlx::query("UPDATE users SET deactivated_at = ? WHERE id = ?")
+        let done = self
+            .db
+            .query("UPDATE users SET deactivated_at = ? WHERE id = ?")
             .bind(at.map(micros))
             .bind(id.as_str())
-            .execute(&self.pool)
+            .execute()
             .await
             .map_err(db)?;
-        Ok(done.rows_affected() > 0)
+        Ok(done > 0)
     }
 
     async fn api_keys(&self, user: Option<&UserId>) -> Result<Vec<ApiKey>> {
-        let rows = sqlx::query(
-            "SELECT id, user_id, prefix, created_at, expires_at, revoked_at FROM api_keys
+        let rows = self
+            .db
+            .query(
+                "SELECT id, user_id, prefix, created_at, expires_at, revoked_at FROM api_keys
              WHERE ?1 IS NULL OR user_id = ?1 ORDER BY created_at, id",
-        )
-        .bind(user.map(UserId::as_str))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(user.map(UserId::as_str))
+            .fetch_all()
+            .await
+            .map_err(db)?;
         rows.iter().map(key_from_row).collect()
     }
 
     async fn revoke_api_key(&self, id: &ApiKeyId, at: DateTime<Utc>) -> Result<Option<ApiKey>> {
-        let row = sqlx::query(
-            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?
+        let row = self
+            .db
+            .query(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?
              RETURNING id, user_id, prefix, created_at, expires_at, revoked_at",
-        )
-        .bind(micros(at))
-        .bind(id.as_str())
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(db)?;
+            )
+            .bind(micros(at))
+            .bind(id.as_str())
+            .fetch_optional()
+            .await
+            .map_err(db)?;
         row.as_ref().map(key_from_row).transpose()
     }
 }

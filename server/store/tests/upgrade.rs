@@ -4,7 +4,7 @@
 
 use aware_core::ids::RunId;
 use aware_core::runs::store::RunLog;
-use aware_store::SqliteStore;
+use aware_store::Store;
 use sqlx::Row;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use std::path::Path;
@@ -21,7 +21,7 @@ async fn rebuilding_runs_keeps_every_run_and_what_hangs_off_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let old = dir.path().join("migrations");
     std::fs::create_dir(&old).expect("dir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
     for f in ["0001_init.sql", "0002_run_engine.sql", "0003_run_route.sql", "0004_threads_per_user.sql"] {
         std::fs::copy(src.join(f), old.join(f)).expect("copy");
     }
@@ -47,7 +47,7 @@ async fn rebuilding_runs_keeps_every_run_and_what_hangs_off_it() {
     .expect("old rows");
     before.close().await;
 
-    let store = SqliteStore::open(&db).await.expect("upgraded");
+    let store = Store::open(&db).await.expect("upgraded");
     let run = store.chat_run(&RunId::parse(RUN).expect("id")).await.expect("read").expect("the run is still there");
     assert_eq!(run.record.question, "what are my files?");
 

@@ -32,6 +32,9 @@ pub struct AppState {
     pub limits: Arc<crate::limits::UserLimits>,
     /// Set once the server starts shutting down: open streams say so and end.
     pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// The metadata store itself, which the services reach through their ports: `/readyz` asks
+    /// whether its database answers.
+    pub store: Arc<aware_store::Store>,
 }
 
 impl AppState {
