@@ -3,8 +3,8 @@
 //! One run = a `Chat` call carrying the user's question → the scripted model calls
 //! `run_sql_query` with the peer's GROUP BY over a 1,000-row `sales` table (uploaded as a dataset,
 //! executed in aware's real SQL sandbox worker) → the result goes back to the model → the answer
-//! streams in 20 text chunks → `RunCompleted`. Every event is appended to the run's SQLite log
-//! before it is sent, as always (the peer is measured with `stream_resumable=true` for the same
+//! streams in 20 text chunks → `RunCompleted`. Every event is appended to the run's log (SQLite,
+//! or PostgreSQL with `--store postgres`) before it is sent, as always (the peer is measured with `stream_resumable=true` for the same
 //! reason).
 //!
 //! Measured per run, from the moment the call is made: TTFE = first run event (`RunStarted`, the
@@ -16,6 +16,7 @@
 
 use crate::common::{ProcessTree, own_cpu_s, percentile};
 use aware_e2e::{ScriptFile, TestServer, upload};
+use aware_pgtest::{Durability, PgCluster};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
 use pb::server_event::Payload;
@@ -54,6 +55,11 @@ pub(crate) struct Opts {
     /// so nothing is answered from the SQL worker's per-session verdict and statement caches.
     #[arg(long)]
     distinct_sql: bool,
+    /// Where the server keeps its metadata: `sqlite` (the default, in its data dir) or
+    /// `postgres` (a cluster of the bench's own with PostgreSQL's default durability; its CPU is
+    /// reported apart, as `db_cpu_ms_per_run`).
+    #[arg(long, default_value = "sqlite", value_parser = ["sqlite", "postgres"])]
+    store: String,
 }
 
 const QUESTION: &str = "What are total sales by region?";
@@ -305,15 +311,22 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     // The peer's scenario is one user with many clients, and LangGraph has no per-user limits:
     // the run and SQL-queue caps a shared aware server keeps per user are lifted so the load
     // measures the server, not its fairness rules.
-    let server = TestServer::start_with_env(
-        &["--no-samples"],
-        &[
-            model,
-            script_path,
-            ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000"),
-            ("AWARE_LIMITS__MAX_QUEUED_PER_USER", "1000"),
-        ],
-    );
+    let cluster = match opts.store.as_str() {
+        "postgres" => Some(PgCluster::start(Durability::Default).map_err(anyhow::Error::msg)?),
+        _ => None,
+    };
+    let url = cluster.as_ref().map(|c| c.create_database("aware")).transpose().map_err(anyhow::Error::msg)?;
+    let mut env = vec![
+        model,
+        script_path,
+        ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "1000"),
+        ("AWARE_LIMITS__MAX_QUEUED_PER_USER", "1000"),
+    ];
+    if let Some(url) = &url {
+        env.push(("AWARE_STORAGE__URL", url.as_str()));
+    }
+    let server = TestServer::start_with_env(&["--no-samples"], &env);
+    let database = cluster.as_ref().map(|c| ProcessTree::new(c.pid()));
     let uploaded = upload(&server, "sales.csv", sales_csv().into_bytes()).await?;
     anyhow::ensure!(uploaded.row_count == 1000, "sales upload: {uploaded:?}");
     let tree = server.pid().map(ProcessTree::new);
@@ -322,14 +335,20 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     let git = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok();
     let commit = git.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
     let sql = if opts.distinct_sql { "a distinct SQL text per run" } else { "one SQL text" };
-    println!("aware {commit} (dev profile), peer scenario ({sql}), levels {:?}", opts.levels);
+    println!("aware {commit} (dev profile), peer scenario ({sql}), {} store, levels {:?}", opts.store, opts.levels);
     for conc in &opts.levels {
+        let db0 = database.as_ref().map(ProcessTree::cpu_s);
         let mut result = level(&server, tree.as_ref(), *conc, opts.runs, opts.deadline, opts.distinct_sql).await;
+        if let (Some(db), Some(db0)) = (&database, db0) {
+            let runs = (result["runs_ok"].as_u64().unwrap_or(0) + result["runs_bad"].as_u64().unwrap_or(0)).max(1);
+            result["db_cpu_ms_per_run"] = json!(round1(1000.0 * (db.cpu_s() - db0) / runs as f64));
+        }
+        result["store"] = json!(opts.store);
         result["label"] = json!(opts.label);
         result["stream_mode"] = json!(["chat"]);
         result["resumable"] = json!(true);
         println!(
-            "c={conc:>3}: {}/{} ok, {} runs/s, TTFE p50/p99 {}/{} ms, TTC p50/p99 {}/{} ms, server CPU {} ms/run, RSS {} MiB",
+            "c={conc:>3}: {}/{} ok, {} runs/s, TTFE p50/p99 {}/{} ms, TTC p50/p99 {}/{} ms, server CPU {} ms/run, database CPU {} ms/run, RSS {} MiB",
             result["runs_ok"],
             result["runs_ok"].as_u64().unwrap_or(0) + result["runs_bad"].as_u64().unwrap_or(0),
             result["runs_per_s"],
@@ -338,6 +357,7 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
             result["ttc_ms"]["p50"],
             result["ttc_ms"]["p99"],
             result["server_cpu_ms_per_run"],
+            result["db_cpu_ms_per_run"],
             result["server_rss_mb"]["peak"],
         );
         if let Some(out) = &opts.out {

@@ -96,6 +96,11 @@ kill -0 "$0" 2>/dev/null || kill -QUIT "$1" 2>/dev/null"#;
         drop(spawned);
     }
 
+    /// The postmaster's PID (its backends are its children).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// The port the server listens on (127.0.0.1).
     pub fn port(&self) -> u16 {
         self.port

@@ -151,6 +151,9 @@ impl Driver {
             let clarification = is_clarification(&call.name)
                 .then(|| prepared.pinned.clone().and_then(|p| serde_json::from_value::<Clarification>(p).ok()))
                 .flatten();
+            // Counted as waiting before anyone can see the question: a client that reads the
+            // metrics on seeing it finds the run among them.
+            self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
             if let Some(question) = clarification {
                 self.emit(EventPayload::ClarificationRequired {
                     clarification_id: conf.id.clone(),
@@ -175,7 +178,6 @@ impl Driver {
                 })
                 .await?;
             }
-            self.set_phase(RunPhase::AwaitingConfirmation, Some(conf.expires_at));
             self.deps.log.set_run_status(&self.run.record.id, RunStatus::AwaitingConfirmation).await?;
         }
         let answered = loop {
