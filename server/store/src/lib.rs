@@ -1,5 +1,5 @@
 //! aware-core's storage ports on SQLite (the embedded default: one file in the data dir) and on
-//! PostgreSQL (the store several replicas share), with embedded migrations for each
+//! PostgreSQL (`storage.url`), with embedded migrations for each
 //! (`migrations/sqlite/`, `migrations/postgres/`). Only this crate knows SQL for the metadata
 //! store. Each port is written once for both engines (`db.rs`: the SQL they share, placeholders
 //! renumbered for PostgreSQL) and passes the same contracts (`aware_core::contract`, run by
