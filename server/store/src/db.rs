@@ -27,16 +27,15 @@ impl<'t, T: Encode<'t, Sqlite> + Type<Sqlite> + Encode<'t, Postgres> + Type<Post
 pub(crate) trait Column<'r>: Decode<'r, Sqlite> + Type<Sqlite> + Decode<'r, Postgres> + Type<Postgres> {}
 impl<'r, T: Decode<'r, Sqlite> + Type<Sqlite> + Decode<'r, Postgres> + Type<Postgres>> Column<'r> for T {}
 
-/// A statement with its values, to run on a pool ([`Db::query`]) or in a transaction ([`Tx::query`]).
-pub(crate) struct Query<On> {
-    statement: Statement,
-    on: On,
+/// A statement with its values and where it runs: a pool ([`Db::query`], [`OnPool`]) or a
+/// transaction ([`Tx::query`], [`InTx`]) of the same engine.
+pub(crate) enum Query<S, P> {
+    Sqlite(sqlx::query::Query<'static, Sqlite, SqliteArguments>, S),
+    Postgres(sqlx::query::Query<'static, Postgres, PgArguments>, P),
 }
 
-enum Statement {
-    Sqlite(sqlx::query::Query<'static, Sqlite, SqliteArguments>),
-    Postgres(sqlx::query::Query<'static, Postgres, PgArguments>),
-}
+pub(crate) type OnPool<'a> = Query<&'a SqlitePool, &'a PgPool>;
+pub(crate) type InTx<'a> = Query<&'a mut Transaction<'static, Sqlite>, &'a mut Transaction<'static, Postgres>>;
 
 /// One row, from either engine.
 pub(crate) enum Row {
@@ -52,19 +51,25 @@ pub(crate) enum Tx {
 
 impl Db {
     /// `sql` (static text, written for both engines) ready to bind values to.
-    pub(crate) fn query(&self, sql: &'static str) -> Query<&Db> {
-        Query { statement: Statement::new(self.is_postgres(), sql), on: self }
+    pub(crate) fn query(&self, sql: &'static str) -> OnPool<'_> {
+        match self {
+            Self::Sqlite(pool) => Query::Sqlite(sqlx::query(sql), pool),
+            Self::Postgres(pool) => Query::Postgres(sqlx::query(numbered(sql)), pool),
+        }
     }
 
     /// The same statement spelled for each engine (both with `?` placeholders).
-    pub(crate) fn query_for(&self, sqlite: &'static str, postgres: &'static str) -> Query<&Db> {
+    pub(crate) fn query_for(&self, sqlite: &'static str, postgres: &'static str) -> OnPool<'_> {
         self.query(if self.is_postgres() { postgres } else { sqlite })
     }
 
     /// SQL put together at run time from this crate's own fragments (never from input), with `?`
     /// placeholders.
-    pub(crate) fn built(&self, sql: String) -> Query<&Db> {
-        Query { statement: Statement::built(self.is_postgres(), sql), on: self }
+    pub(crate) fn built(&self, sql: String) -> OnPool<'_> {
+        match self {
+            Self::Sqlite(pool) => Query::Sqlite(sqlx::query(sqlx::AssertSqlSafe(sql)), pool),
+            Self::Postgres(pool) => Query::Postgres(sqlx::query(sqlx::AssertSqlSafe(renumber(&sql))), pool),
+        }
     }
 
     pub(crate) async fn begin(&self) -> Result<Tx, sqlx::Error> {
@@ -85,12 +90,18 @@ impl Db {
 }
 
 impl Tx {
-    pub(crate) fn query(&mut self, sql: &'static str) -> Query<&mut Tx> {
-        Query { statement: Statement::new(matches!(self, Self::Postgres(_)), sql), on: self }
+    pub(crate) fn query(&mut self, sql: &'static str) -> InTx<'_> {
+        match self {
+            Self::Sqlite(tx) => Query::Sqlite(sqlx::query(sql), tx),
+            Self::Postgres(tx) => Query::Postgres(sqlx::query(numbered(sql)), tx),
+        }
     }
 
-    pub(crate) fn built(&mut self, sql: String) -> Query<&mut Tx> {
-        Query { statement: Statement::built(matches!(self, Self::Postgres(_)), sql), on: self }
+    pub(crate) fn built(&mut self, sql: String) -> InTx<'_> {
+        match self {
+            Self::Sqlite(tx) => Query::Sqlite(sqlx::query(sqlx::AssertSqlSafe(sql)), tx),
+            Self::Postgres(tx) => Query::Postgres(sqlx::query(sqlx::AssertSqlSafe(renumber(&sql))), tx),
+        }
     }
 
     pub(crate) async fn commit(self) -> Result<(), sqlx::Error> {
@@ -101,73 +112,44 @@ impl Tx {
     }
 }
 
-impl Statement {
-    fn new(postgres: bool, sql: &'static str) -> Self {
-        if postgres { Self::Postgres(sqlx::query(numbered(sql))) } else { Self::Sqlite(sqlx::query(sql)) }
-    }
-
-    fn built(postgres: bool, sql: String) -> Self {
-        if postgres {
-            Self::Postgres(sqlx::query(sqlx::AssertSqlSafe(renumber(&sql))))
-        } else {
-            Self::Sqlite(sqlx::query(sqlx::AssertSqlSafe(sql)))
+impl<S, P> Query<S, P> {
+    pub(crate) fn bind<'t, T: Value<'t>>(self, value: T) -> Self {
+        match self {
+            Self::Sqlite(q, on) => Self::Sqlite(q.bind(value), on),
+            Self::Postgres(q, on) => Self::Postgres(q.bind(value), on),
         }
-    }
-}
-
-impl<On> Query<On> {
-    pub(crate) fn bind<'t, T: Value<'t>>(mut self, value: T) -> Self {
-        self.statement = match self.statement {
-            Statement::Sqlite(q) => Statement::Sqlite(q.bind(value)),
-            Statement::Postgres(q) => Statement::Postgres(q.bind(value)),
-        };
-        self
     }
 
     /// Whether the driver keeps the statement prepared on its connection (the default).
-    pub(crate) fn persistent(mut self, keep: bool) -> Self {
-        self.statement = match self.statement {
-            Statement::Sqlite(q) => Statement::Sqlite(q.persistent(keep)),
-            Statement::Postgres(q) => Statement::Postgres(q.persistent(keep)),
-        };
-        self
+    pub(crate) fn persistent(self, keep: bool) -> Self {
+        match self {
+            Self::Sqlite(q, on) => Self::Sqlite(q.persistent(keep), on),
+            Self::Postgres(q, on) => Self::Postgres(q.persistent(keep), on),
+        }
     }
 }
 
-/// The engine of a statement and of what it runs on differ: a bug in this crate, reported as a
-/// database error rather than a panic.
-fn mismatch() -> sqlx::Error {
-    sqlx::Error::Protocol("a statement for one engine was run on the other".into())
-}
-
-impl Query<&Db> {
+impl OnPool<'_> {
     /// Runs the statement; the rows it changed.
     pub(crate) async fn execute(self) -> Result<u64, sqlx::Error> {
-        match (self.statement, self.on) {
-            (Statement::Sqlite(q), Db::Sqlite(pool)) => Ok(q.execute(pool).await?.rows_affected()),
-            (Statement::Postgres(q), Db::Postgres(pool)) => Ok(q.execute(pool).await?.rows_affected()),
-            (Statement::Sqlite(_) | Statement::Postgres(_), Db::Sqlite(_) | Db::Postgres(_)) => Err(mismatch()),
-        }
+        Ok(match self {
+            Self::Sqlite(q, pool) => q.execute(pool).await?.rows_affected(),
+            Self::Postgres(q, pool) => q.execute(pool).await?.rows_affected(),
+        })
     }
 
     pub(crate) async fn fetch_optional(self) -> Result<Option<Row>, sqlx::Error> {
-        match (self.statement, self.on) {
-            (Statement::Sqlite(q), Db::Sqlite(pool)) => Ok(q.fetch_optional(pool).await?.map(Row::Sqlite)),
-            (Statement::Postgres(q), Db::Postgres(pool)) => Ok(q.fetch_optional(pool).await?.map(Row::Postgres)),
-            (Statement::Sqlite(_) | Statement::Postgres(_), Db::Sqlite(_) | Db::Postgres(_)) => Err(mismatch()),
-        }
+        Ok(match self {
+            Self::Sqlite(q, pool) => q.fetch_optional(pool).await?.map(Row::Sqlite),
+            Self::Postgres(q, pool) => q.fetch_optional(pool).await?.map(Row::Postgres),
+        })
     }
 
     pub(crate) async fn fetch_all(self) -> Result<Vec<Row>, sqlx::Error> {
-        match (self.statement, self.on) {
-            (Statement::Sqlite(q), Db::Sqlite(pool)) => {
-                Ok(q.fetch_all(pool).await?.into_iter().map(Row::Sqlite).collect())
-            }
-            (Statement::Postgres(q), Db::Postgres(pool)) => {
-                Ok(q.fetch_all(pool).await?.into_iter().map(Row::Postgres).collect())
-            }
-            (Statement::Sqlite(_) | Statement::Postgres(_), Db::Sqlite(_) | Db::Postgres(_)) => Err(mismatch()),
-        }
+        Ok(match self {
+            Self::Sqlite(q, pool) => q.fetch_all(pool).await?.into_iter().map(Row::Sqlite).collect(),
+            Self::Postgres(q, pool) => q.fetch_all(pool).await?.into_iter().map(Row::Postgres).collect(),
+        })
     }
 
     pub(crate) async fn fetch_one(self) -> Result<Row, sqlx::Error> {
@@ -190,24 +172,20 @@ impl Query<&Db> {
     }
 }
 
-impl Query<&mut Tx> {
+impl InTx<'_> {
     pub(crate) async fn execute(self) -> Result<u64, sqlx::Error> {
-        match (self.statement, self.on) {
-            (Statement::Sqlite(q), Tx::Sqlite(tx)) => Ok(q.execute(&mut **tx).await?.rows_affected()),
-            (Statement::Postgres(q), Tx::Postgres(tx)) => Ok(q.execute(&mut **tx).await?.rows_affected()),
-            (Statement::Sqlite(_) | Statement::Postgres(_), Tx::Sqlite(_) | Tx::Postgres(_)) => Err(mismatch()),
-        }
+        Ok(match self {
+            Self::Sqlite(q, tx) => q.execute(&mut **tx).await?.rows_affected(),
+            Self::Postgres(q, tx) => q.execute(&mut **tx).await?.rows_affected(),
+        })
     }
 
     pub(crate) async fn fetch_scalar<T: for<'r> Column<'r>>(self) -> Result<T, sqlx::Error> {
-        let row = match (self.statement, self.on) {
-            (Statement::Sqlite(q), Tx::Sqlite(tx)) => Row::Sqlite(q.fetch_one(&mut **tx).await?),
-            (Statement::Postgres(q), Tx::Postgres(tx)) => Row::Postgres(q.fetch_one(&mut **tx).await?),
-            (Statement::Sqlite(_) | Statement::Postgres(_), Tx::Sqlite(_) | Tx::Postgres(_)) => {
-                return Err(mismatch());
-            }
-        };
-        row.try_get_at(0)
+        match self {
+            Self::Sqlite(q, tx) => Row::Sqlite(q.fetch_one(&mut **tx).await?),
+            Self::Postgres(q, tx) => Row::Postgres(q.fetch_one(&mut **tx).await?),
+        }
+        .try_get_at(0)
     }
 }
 

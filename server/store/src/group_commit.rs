@@ -235,23 +235,36 @@ async fn commit(db: &Db, writes: &[&Write]) -> Result<(), sqlx::Error> {
     let mut statements = Statements::default();
     statements.push(writes);
     let keep = writes.len() == 1;
-    if let [single] = statements.list.as_slice() {
-        return single.bound(db.built(single.sql.clone())).persistent(keep).execute().await.map(|_| ());
+    let mut list = statements.list;
+    if list.len() == 1 {
+        let Statement { sql, args } = list.swap_remove(0);
+        return bound(db.built(sql), &args).persistent(keep).execute().await.map(|_| ());
     }
     let mut tx = db.begin().await?;
     if db.is_postgres() {
-        for s in &statements.list {
-            s.bound(tx.built(s.sql.clone())).persistent(keep).execute().await?;
+        for Statement { sql, args } in list {
+            bound(tx.built(sql), &args).persistent(keep).execute().await?;
         }
     } else {
-        let sql = statements.list.iter().map(|s| s.sql.as_str()).collect::<Vec<_>>().join("; ");
-        let mut query = tx.built(sql).persistent(keep);
-        for s in &statements.list {
-            query = s.bound(query);
-        }
-        query.execute().await?;
+        let sql = list.iter().map(|s| s.sql.as_str()).collect::<Vec<_>>().join("; ");
+        let args: Vec<Arg<'_>> = list.into_iter().flat_map(|s| s.args).collect();
+        bound(tx.built(sql), &args).persistent(keep).execute().await?;
     }
     tx.commit().await
+}
+
+/// `query` with `args` bound after the values it has.
+fn bound<S, P>(mut query: Query<S, P>, args: &[Arg<'_>]) -> Query<S, P> {
+    for arg in args {
+        query = match *arg {
+            Arg::Text(v) => query.bind(v),
+            Arg::MaybeText(v) => query.bind(v),
+            Arg::Int(v) => query.bind(v),
+            Arg::MaybeInt(v) => query.bind(v),
+            Arg::Bytes(v) => query.bind(v),
+        };
+    }
+    query
 }
 
 /// A bound value of a run write.
@@ -271,20 +284,6 @@ struct Statement<'a> {
 }
 
 impl<'a> Statement<'a> {
-    /// `query` with this statement's values bound after the ones it has.
-    fn bound<On>(&self, mut query: Query<On>) -> Query<On> {
-        for arg in &self.args {
-            query = match *arg {
-                Arg::Text(v) => query.bind(v),
-                Arg::MaybeText(v) => query.bind(v),
-                Arg::Int(v) => query.bind(v),
-                Arg::MaybeInt(v) => query.bind(v),
-                Arg::Bytes(v) => query.bind(v),
-            };
-        }
-        query
-    }
-
     /// `INSERT INTO <head> VALUES (?, …), …` with a row of values per item.
     fn insert<T>(head: &str, items: &[T], row: impl Fn(&T) -> Vec<Arg<'a>>) -> Self {
         let mut sql = format!("INSERT INTO {head} VALUES ");
