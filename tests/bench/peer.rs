@@ -60,6 +60,10 @@ pub(crate) struct Opts {
     /// reported apart, as `db_cpu_ms_per_run`).
     #[arg(long, default_value = "sqlite", value_parser = ["sqlite", "postgres"])]
     store: String,
+    /// Servers sharing the store and one data dir (more than one needs `--store postgres`);
+    /// client `i` talks to replica `i mod n`, and the CPU and RSS reported are all of theirs.
+    #[arg(long, default_value_t = 1)]
+    replicas: usize,
 }
 
 const QUESTION: &str = "What are total sales by region?";
@@ -187,11 +191,21 @@ async fn one_run(channel: Channel, n: usize, distinct: bool) -> anyhow::Result<R
     })
 }
 
-/// One level: `conc` clients, each on its own connection (as the peer's HTTP pool), running
-/// until `total` runs have started or the deadline passed.
+/// The CPU seconds and RSS (MiB) of every replica's process tree together.
+fn cpu_s(trees: &[ProcessTree]) -> f64 {
+    trees.iter().map(ProcessTree::cpu_s).sum()
+}
+
+fn rss_mib(trees: &[ProcessTree]) -> f64 {
+    trees.iter().map(ProcessTree::rss_mib).sum()
+}
+
+/// One level: `conc` clients, each on its own connection (as the peer's HTTP pool) to a replica
+/// in turn, running until `total` runs have started or the deadline passed. `trees`: the
+/// replicas' processes to measure (none: not measured).
 async fn level(
-    server: &TestServer,
-    tree: Option<&ProcessTree>,
+    servers: &[TestServer],
+    trees: &[ProcessTree],
     conc: usize,
     total: usize,
     deadline: f64,
@@ -199,22 +213,23 @@ async fn level(
 ) -> Value {
     let counter = Arc::new(AtomicUsize::new(0));
     let mut channels = Vec::new();
-    for _ in 0..conc {
-        channels.push(server.channel().await);
+    for i in 0..conc {
+        channels.push(servers[i % servers.len()].channel().await);
     }
     let rss = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sampler = tree.map(|t| {
-        let (pid, rss) = (t.pid, rss.clone());
+    let measured = !trees.is_empty();
+    let sampler = measured.then(|| {
+        let (pids, rss) = (trees.iter().map(|t| t.pid).collect::<Vec<_>>(), rss.clone());
         tokio::spawn(async move {
-            let tree = ProcessTree::new(pid);
+            let trees: Vec<ProcessTree> = pids.into_iter().map(ProcessTree::new).collect();
             loop {
-                let v = tree.rss_mib();
+                let v = rss_mib(&trees);
                 rss.lock().expect("rss samples").push(v);
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         })
     });
-    let (cpu0, client0) = (tree.map_or(0.0, ProcessTree::cpu_s), own_cpu_s());
+    let (cpu0, client0) = (cpu_s(trees), own_cpu_s());
     let started = Instant::now();
     let stop_at = started + Duration::from_secs_f64(deadline);
     let workers: Vec<_> = channels
@@ -261,8 +276,8 @@ async fn level(
     events.dedup();
     let runs = records.len().max(1) as f64;
     let rss = rss.lock().expect("rss samples").clone();
-    let server_cpu = tree.map(|t| t.cpu_s() - cpu0);
-    let end_rss = tree.map(ProcessTree::rss_mib);
+    let server_cpu = measured.then(|| cpu_s(trees) - cpu0);
+    let end_rss = measured.then(|| rss_mib(trees));
     let mut errors: Vec<String> =
         failures.iter().cloned().chain(records.iter().filter_map(|r| r.error.clone())).collect();
     errors.sort();
@@ -305,7 +320,7 @@ fn next_id() -> usize {
 }
 
 pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
-    let runs_at_most = opts.warmup + opts.levels.len() * opts.runs;
+    let runs_at_most = opts.warmup.max(opts.replicas) + opts.levels.len() * opts.runs;
     let script = ScriptFile::new(&script(opts.distinct_sql.then_some(runs_at_most)));
     let [model, script_path] = script.env();
     // The peer's scenario is one user with many clients, and LangGraph has no per-user limits:
@@ -325,25 +340,38 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     if let Some(url) = &url {
         env.push(("AWARE_STORAGE__URL", url.as_str()));
     }
-    let server = TestServer::start_with_env(&["--no-samples"], &env);
+    anyhow::ensure!(opts.replicas >= 1, "--replicas is at least 1");
+    anyhow::ensure!(
+        opts.replicas == 1 || url.is_some(),
+        "several replicas share a PostgreSQL store: add --store postgres"
+    );
+    // Replicas share one data dir (the dataset files); each has a log of its own.
+    let data = tempfile::tempdir()?;
+    let servers: Vec<TestServer> = (0..opts.replicas)
+        .map(|i| TestServer::start_replica(&data.path().join("data"), &format!("r{i}"), &["--no-samples"], &env))
+        .collect();
     let database = cluster.as_ref().map(|c| ProcessTree::new(c.pid()));
-    let uploaded = upload(&server, "sales.csv", sales_csv().into_bytes()).await?;
+    let uploaded = upload(&servers[0], "sales.csv", sales_csv().into_bytes()).await?;
     anyhow::ensure!(uploaded.row_count == 1000, "sales upload: {uploaded:?}");
-    let tree = server.pid().map(ProcessTree::new);
-    let warm = level(&server, None, 1, opts.warmup, 30.0, opts.distinct_sql).await;
+    let trees: Vec<ProcessTree> = servers.iter().filter_map(TestServer::pid).map(ProcessTree::new).collect();
+    let warm = level(&servers, &[], servers.len(), opts.warmup.max(servers.len()), 30.0, opts.distinct_sql).await;
     anyhow::ensure!(warm["runs_bad"] == 0 && warm["exceptions"] == 0, "warm-up failed: {warm}");
     let git = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).output().ok();
     let commit = git.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
     let sql = if opts.distinct_sql { "a distinct SQL text per run" } else { "one SQL text" };
-    println!("aware {commit} (dev profile), peer scenario ({sql}), {} store, levels {:?}", opts.store, opts.levels);
+    println!(
+        "aware {commit} (dev profile), peer scenario ({sql}), {} store, {} replica(s), levels {:?}",
+        opts.store, opts.replicas, opts.levels
+    );
     for conc in &opts.levels {
         let db0 = database.as_ref().map(ProcessTree::cpu_s);
-        let mut result = level(&server, tree.as_ref(), *conc, opts.runs, opts.deadline, opts.distinct_sql).await;
+        let mut result = level(&servers, &trees, *conc, opts.runs, opts.deadline, opts.distinct_sql).await;
         if let (Some(db), Some(db0)) = (&database, db0) {
             let runs = (result["runs_ok"].as_u64().unwrap_or(0) + result["runs_bad"].as_u64().unwrap_or(0)).max(1);
             result["db_cpu_ms_per_run"] = json!(round1(1000.0 * (db.cpu_s() - db0) / runs as f64));
         }
         result["store"] = json!(opts.store);
+        result["replicas"] = json!(opts.replicas);
         result["label"] = json!(opts.label);
         result["stream_mode"] = json!(["chat"]);
         result["resumable"] = json!(true);

@@ -135,6 +135,8 @@ pub struct TestServer {
     pub data_dir: PathBuf,
     _tmp: Option<tempfile::TempDir>,
     stderr_log: PathBuf,
+    /// Names the server among replicas sharing its data dir (its log file is its own).
+    replica: String,
 }
 
 impl TestServer {
@@ -158,7 +160,13 @@ impl TestServer {
 
     /// Starts a server listening on `listen` (`127.0.0.1:0` picks a free port).
     pub fn start_at(data_dir: &Path, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
-        Self::spawn(Command::new(server_bin()), data_dir, listen, args, env)
+        Self::spawn(Command::new(server_bin()), data_dir, listen, "", args, env)
+    }
+
+    /// Starts `replica`, one of several servers sharing `data_dir` (and, through `env`, one
+    /// PostgreSQL database); each keeps a log of its own.
+    pub fn start_replica(data_dir: &Path, replica: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::spawn(Command::new(server_bin()), data_dir, "127.0.0.1:0", replica, args, env)
     }
 
     /// Starts a server whose data dir is a `size_mb` MiB tmpfs of its own (a private mount
@@ -172,15 +180,23 @@ impl TestServer {
             .arg(format!("mount -t tmpfs -o size={size_mb}m aware-test \"$0\" && exec \"$@\""))
             .arg(&data_dir)
             .arg(server_bin());
-        let mut server = Self::spawn(cmd, &data_dir, "127.0.0.1:0", args, env);
+        let mut server = Self::spawn(cmd, &data_dir, "127.0.0.1:0", "", args, env);
         server._tmp = Some(tmp);
         server
     }
 
     /// Runs `cmd` (the server binary, or a wrapper that execs it with the arguments appended).
-    fn spawn(mut cmd: Command, data_dir: &Path, listen: &str, args: &[&str], env: &[(&str, &str)]) -> Self {
+    fn spawn(
+        mut cmd: Command,
+        data_dir: &Path,
+        listen: &str,
+        replica: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         std::fs::create_dir_all(data_dir).expect("data dir");
-        let stderr_log = data_dir.with_extension(format!("stderr.{}.log", std::process::id()));
+        let tag = if replica.is_empty() { String::new() } else { format!("{replica}.") };
+        let stderr_log = data_dir.with_extension(format!("stderr.{tag}{}.log", std::process::id()));
         let stderr = std::fs::File::create(&stderr_log).expect("stderr log");
         cmd.args(["serve", "--listen", listen, "--data-dir"])
             .arg(data_dir)
@@ -199,6 +215,8 @@ impl TestServer {
             .stderr(stderr);
         if let Some(url) = storage::url_for(data_dir) {
             cmd.env("AWARE_STORAGE__URL", url);
+            // A server killed and restarted continues its runs once its old lease expires.
+            cmd.env("AWARE_STORAGE__LEASE_MS", "2000");
         }
         for (k, v) in env {
             cmd.env(k, v);
@@ -228,7 +246,15 @@ impl TestServer {
         if storage::postgres() {
             assert!(!data_dir.join("aware.db").exists(), "a server told to use PostgreSQL made a SQLite database");
         }
-        Self { child: Some(child), addr, admin, data_dir: data_dir.to_owned(), _tmp: None, stderr_log }
+        Self {
+            child: Some(child),
+            addr,
+            admin,
+            data_dir: data_dir.to_owned(),
+            _tmp: None,
+            stderr_log,
+            replica: replica.to_owned(),
+        }
     }
 
     /// `GET path` on the admin port: (HTTP status, body).
@@ -399,7 +425,8 @@ impl TestServer {
     /// As `restart`, on `listen` — e.g. the old address, so clients that reconnect find it.
     pub fn restart_on(&mut self, listen: &str, args: &[&str], env: &[(&str, &str)]) {
         assert!(self.child.is_none(), "stop or kill9 the server before restarting it");
-        let mut next = Self::start_at(&self.data_dir, listen, args, env);
+        let mut next =
+            Self::spawn(Command::new(server_bin()), &self.data_dir, listen, &self.replica.clone(), args, env);
         next._tmp = self._tmp.take();
         // The new process writes the same log file: the old handle must not remove it when dropped.
         self.stderr_log = PathBuf::new();

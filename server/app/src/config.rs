@@ -93,13 +93,22 @@ pub struct Retention {
 
 /// Where the metadata is kept: users and keys, the dataset catalog, threads, runs and their event
 /// logs, confirmations, the audit log.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Storage {
     /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE`: PostgreSQL, which several replicas can
     /// share (each with the same data dir on a shared volume, for the dataset files). Unset:
     /// SQLite in `<data_dir>/aware.db`.
     pub url: Option<String>,
+    /// How long a replica's lease on the runs it drives lasts unless renewed (it renews every
+    /// third of it): how soon another replica continues the runs of one that stopped.
+    pub lease_ms: u64,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Self { url: None, lease_ms: 15_000 }
+    }
 }
 
 impl Storage {
@@ -595,6 +604,7 @@ impl Config {
     pub fn validate(&self) -> anyhow::Result<()> {
         self.listen_addr()?;
         anyhow::ensure!(!self.data_dir.as_os_str().is_empty(), "data_dir must not be empty");
+        anyhow::ensure!((300..=600_000).contains(&self.storage.lease_ms), "storage.lease_ms must be 300 to 600000");
         if let Some(url) = &self.storage.url {
             anyhow::ensure!(
                 url.starts_with("postgres://") || url.starts_with("postgresql://"),

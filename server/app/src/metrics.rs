@@ -243,8 +243,13 @@ pub async fn serve_admin(
 }
 
 async fn render(Extract(admin): Extract<Admin>) -> ([(http::header::HeaderName, &'static str); 1], String) {
-    for (phase, n) in admin.state.runs.phase_counts() {
-        metrics::gauge!("aware_runs_active", "phase" => phase.as_str()).set(n as f64);
+    match admin.state.runs.phase_counts().await {
+        Ok(counts) => {
+            for (phase, n) in counts {
+                metrics::gauge!("aware_runs_active", "phase" => phase.as_str()).set(n as f64);
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot count the queued runs for /metrics"),
     }
     ([(http::header::CONTENT_TYPE, "text/plain; version=0.0.4")], admin.handle.render())
 }

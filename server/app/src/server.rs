@@ -187,7 +187,12 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         limits,
         search.clone(),
     );
-    datasets.recover().await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
+    // On a shared store, another replica may be ingesting: only an ingest older than the longest
+    // one can take (its wait for a slot, then its time limit) was interrupted.
+    let ingesting_elsewhere = config.storage.url.is_some().then(|| {
+        Duration::from_secs(config.ingest.queue_wait_secs + config.ingest.timeout_secs) + Duration::from_secs(60)
+    });
+    datasets.recover(ingesting_elsewhere).await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
     search.resume(store.as_ref()).await.map_err(|e| anyhow::anyhow!("search indexes could not be resumed: {e}"))?;
     let file_slots = FairSlots::new(FairConfig {
         name: "files",
@@ -252,6 +257,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     let external = aware_mcp::McpRegistry::start(&config.mcp.servers)?;
     let runs = RunEngine::new(
         store.clone(),
+        store.fleet(),
         model,
         Policy::new(ToolRegistry::standard(), config.mode, agent.max_tool_calls).with_external(external),
         services.clone(),
@@ -264,6 +270,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             tool_delay: Duration::from_millis(agent.tool_delay_ms),
             debug_routing: agent.debug_routing,
             llm_router: agent.router == RouterKind::Llm,
+            lease_ttl: Duration::from_millis(config.storage.lease_ms),
             ..RunsConfig::default()
         },
     );
@@ -549,6 +556,11 @@ pub async fn run(
         tracing::warn!(
             "a tool was still running at the end of the grace period; it will be reported as outcome unknown"
         );
+    }
+    // The runs still unfinished continue at once on another replica (or on this one restarted),
+    // not after their lease.
+    if let Err(e) = state.runs.release_leases().await {
+        tracing::warn!(error = %e, "cannot give up this replica's leases; other replicas wait for them to expire");
     }
     let _ = stop_admin.send(());
     served.context("server failed")

@@ -687,8 +687,17 @@ impl DatasetService {
 
     /// After a restart: datasets left in PROCESSING were interrupted; say so, and remove leftovers
     /// in the staging folder (browser uploads excepted: they can still be committed).
-    pub async fn recover(&self) -> Result<()> {
+    ///
+    /// `shared`: other replicas share the catalog and the data dir, and one of them may be
+    /// ingesting right now for up to this long — so only a dataset PROCESSING for longer was
+    /// interrupted. (Staged uploads are kept either way.)
+    pub async fn recover(&self, shared: Option<Duration>) -> Result<()> {
+        let now = chrono::Utc::now();
+        let longest = shared.and_then(|d| chrono::Duration::from_std(d).ok());
         for dataset in self.catalog.list_processing().await? {
+            if longest.is_some_and(|longest| now - dataset.updated_at < longest) {
+                continue;
+            }
             self.engine.remove(&dataset).await.ok();
             self.catalog
                 .mark_error(&dataset.id, "Ingestion was interrupted by a server restart; upload the file again.")

@@ -21,8 +21,8 @@ use aware_core::runs::events::{Resolution, RunEvent};
 use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
-    ChatRun, Confirmation, Created, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor,
-    ThreadSummary, TitleIf, ToolCallRow,
+    ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
+    ThreadCursor, ThreadSummary, TitleIf, ToolCallRow,
 };
 use aware_core::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -367,6 +367,22 @@ struct StoredThread {
 struct StoredRun {
     run: ChatRun,
     route_json: Option<String>,
+    /// Who drives it, until when.
+    lease: Option<Lease>,
+    /// Its place in its thread's queue (lowest first).
+    queue_rank: i64,
+}
+
+impl StoredRun {
+    fn new(run: ChatRun, route_json: Option<String>) -> Self {
+        Self { run, route_json, lease: None, queue_rank: 0 }
+    }
+
+    /// Whether it holds its thread.
+    fn holds_thread(&self) -> bool {
+        self.run.record.kind.is_driven()
+            && matches!(self.run.record.status, RunStatus::Running | RunStatus::AwaitingConfirmation)
+    }
 }
 
 fn active(status: RunStatus) -> bool {
@@ -398,6 +414,15 @@ impl State {
             last_run_status: runs.last().map(|r| r.status),
             forked_from: t.forked_from.clone(),
         })
+    }
+
+    /// The run holding `thread`.
+    fn holder(&self, thread: Option<&ThreadId>) -> Option<RunId> {
+        let thread = thread?;
+        self.runs
+            .values()
+            .find(|x| x.run.record.thread_id.as_ref() == Some(thread) && x.holds_thread())
+            .map(|x| x.run.record.id.clone())
     }
 
     fn run_mut(&mut self, id: &RunId) -> Option<&mut ChatRun> {
@@ -441,7 +466,7 @@ impl RunLog for MemoryRuns {
         Ok(self.state().snapshots.get(thread).cloned())
     }
 
-    async fn create_chat_run(&self, run: &ChatRun) -> Result<Created> {
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created> {
         let mut s = self.state();
         let r = &run.record;
         if let Some(key) = r.client_msg_id.as_deref()
@@ -455,8 +480,128 @@ impl RunLog for MemoryRuns {
         if s.runs.contains_key(&r.id) {
             return Err(Error::internal(format!("duplicate run id {}", r.id)));
         }
-        s.runs.insert(r.id.clone(), StoredRun { run: run.clone(), route_json: None });
+        let mut stored = StoredRun::new(run.clone(), None);
+        match place {
+            Place::Drive(lease) => {
+                if let Some(holder) = s.holder(r.thread_id.as_ref()) {
+                    return Ok(Created::Busy(holder));
+                }
+                stored.lease = Some(lease.clone());
+            }
+            Place::Queue { first } => {
+                let at = r.created_at.timestamp_micros();
+                stored.queue_rank = if first { -at } else { at };
+            }
+        }
+        s.runs.insert(r.id.clone(), stored);
         Ok(Created::New)
+    }
+
+    async fn thread_holder(&self, thread: &ThreadId) -> Result<Option<RunId>> {
+        Ok(self.state().holder(Some(thread)))
+    }
+
+    async fn unfinished_runs_of(&self, owner: &UserId) -> Result<u32> {
+        let s = self.state();
+        let n = s
+            .runs
+            .values()
+            .filter(|x| x.run.record.kind.is_driven() && &x.run.record.owner == owner && active(x.run.record.status))
+            .count();
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    async fn queued_runs(&self) -> Result<u32> {
+        let s = self.state();
+        let n = s
+            .runs
+            .values()
+            .filter(|x| {
+                x.run.record.kind.is_driven() && x.run.record.status == RunStatus::Queued && !x.run.cancel_requested
+            })
+            .count();
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
+        let mut s = self.state();
+        // The first in line of each thread no run holds.
+        let mut first: BTreeMap<ThreadId, (i64, RunId)> = BTreeMap::new();
+        for x in s.runs.values() {
+            let r = &x.run.record;
+            let Some(t) = &r.thread_id else { continue };
+            if !r.kind.is_driven() || r.status != RunStatus::Queued || x.run.cancel_requested {
+                continue;
+            }
+            if thread.is_some_and(|want| want != t) {
+                continue;
+            }
+            let candidate = (x.queue_rank, r.id.clone());
+            match first.get(t) {
+                Some(best) if *best <= candidate => {}
+                _ => {
+                    first.insert(t.clone(), candidate);
+                }
+            }
+        }
+        let mut promoted = Vec::new();
+        for (t, (_, id)) in first {
+            if s.holder(Some(&t)).is_some() {
+                continue;
+            }
+            if let Some(x) = s.runs.get_mut(&id) {
+                x.run.record.status = RunStatus::Running;
+                x.lease = Some(lease.clone());
+                promoted.push(id);
+            }
+        }
+        Ok(promoted)
+    }
+
+    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>> {
+        let mut s = self.state();
+        let mut claimed = Vec::new();
+        for (id, x) in &mut s.runs {
+            let needs_driver = x.holds_thread()
+                || (x.run.record.kind.is_driven()
+                    && x.run.record.status == RunStatus::Queued
+                    && x.run.cancel_requested);
+            let free = x.lease.as_ref().is_none_or(|l| l.until < now);
+            let wanted = match which {
+                Claim::Expired => free,
+                Claim::Every => true,
+                Claim::Run(want) => free && want == id,
+            };
+            if needs_driver && wanted {
+                x.lease = Some(lease.clone());
+                claimed.push(x.run.clone());
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, bool)>> {
+        let mut s = self.state();
+        let mut held = Vec::new();
+        for (id, x) in &mut s.runs {
+            if let Some(l) = x.lease.as_mut().filter(|l| l.replica == lease.replica)
+                && x.run.record.kind.is_driven()
+                && active(x.run.record.status)
+            {
+                l.until = lease.until;
+                held.push((id.clone(), x.run.cancel_requested));
+            }
+        }
+        Ok(held)
+    }
+
+    async fn release_leases(&self, replica: &str) -> Result<()> {
+        for x in self.state().runs.values_mut() {
+            if let Some(l) = x.lease.as_mut().filter(|l| l.replica == replica) {
+                l.until = DateTime::<Utc>::UNIX_EPOCH;
+            }
+        }
+        Ok(())
     }
 
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
@@ -500,7 +645,10 @@ impl RunLog for MemoryRuns {
 
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
         if let Some(run) = self.state().run_mut(id).filter(|r| active(r.record.status)) {
-            run.record.status = RunStatus::Running;
+            // A queued run being cancelled never holds its thread.
+            if !(run.record.status == RunStatus::Queued && run.cancel_requested) {
+                run.record.status = RunStatus::Running;
+            }
             run.record.ui_state_version = ui_state_version;
         }
         Ok(())
@@ -536,16 +684,6 @@ impl RunLog for MemoryRuns {
             run.cancel_requested = true;
         }
         Ok(())
-    }
-
-    async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>> {
-        Ok(self
-            .state()
-            .runs
-            .values()
-            .filter(|x| x.run.record.kind.is_driven() && active(x.run.record.status))
-            .map(|x| x.run.clone())
-            .collect())
     }
 
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {
@@ -831,7 +969,7 @@ impl RunLog for MemoryRuns {
         run.record.parent_run_id = None;
         run.record.feedback = None;
         run.cancel_requested = false;
-        s.runs.insert(to.clone(), StoredRun { run, route_json });
+        s.runs.insert(to.clone(), StoredRun::new(run, route_json));
         if let Some(messages) = s.messages.get(from).cloned() {
             s.messages.insert(to.clone(), messages);
         }
@@ -871,7 +1009,7 @@ impl RunStore for MemoryRuns {
         }
         // Query runs carry no role; a chat run is created through the run log.
         let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, cancel_requested: false };
-        s.runs.insert(run.id.clone(), StoredRun { run: stored, route_json: None });
+        s.runs.insert(run.id.clone(), StoredRun::new(stored, None));
         Ok(())
     }
 

@@ -22,8 +22,8 @@ const MAX_BATCH: usize = 128;
 
 /// One `run_events` row, encoded.
 pub(crate) struct EventRow {
-    run_id: String,
-    seq: i64,
+    pub(crate) run_id: String,
+    pub(crate) seq: i64,
     created_at: i64,
     payload: Vec<u8>,
 }
@@ -92,7 +92,7 @@ pub(crate) enum Write {
 
 impl Write {
     /// The event this write appends, if any.
-    fn event(&self) -> Option<&EventRow> {
+    pub(crate) fn event(&self) -> Option<&EventRow> {
         match self {
             Self::Event(row) => Some(row),
             Self::Completion(c) => Some(&c.last),
@@ -234,6 +234,16 @@ async fn write_batches(database: Db, mut pending: mpsc::UnboundedReceiver<Pendin
 async fn commit(db: &Db, writes: &[&Write]) -> Result<(), sqlx::Error> {
     let mut statements = Statements::default();
     statements.push(writes);
+    // On PostgreSQL other replicas may follow these runs: the commit tells them how far each
+    // run's log now reaches (delivered once it commits, never before).
+    let notices = if db.is_postgres() {
+        crate::fleet::appended(writes.iter().filter_map(|w| w.event()).map(|e| (e.run_id.as_str(), e.seq)))
+    } else {
+        Vec::new()
+    };
+    for notice in &notices {
+        statements.list.push(Statement { sql: crate::fleet::NOTIFY.to_owned(), args: vec![Arg::Text(notice)] });
+    }
     let keep = writes.len() == 1;
     let mut list = statements.list;
     if list.len() == 1 {
@@ -458,7 +468,7 @@ mod tests {
     use aware_core::ports::Users;
     use aware_core::run::{RunKind, RunRecord, RunStatus};
     use aware_core::runs::events::{EventPayload, RunEvent};
-    use aware_core::runs::store::{ChatRun, RunLog};
+    use aware_core::runs::store::{ChatRun, Place, RunLog};
 
     enum Engine {
         Sqlite,
@@ -514,7 +524,10 @@ mod tests {
         for i in 0..32 {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
             store
-                .create_chat_run(&ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false })
+                .create_chat_run(
+                    &ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false },
+                    Place::Queue { first: false },
+                )
                 .await
                 .unwrap();
             runs.push(record.id);
@@ -568,7 +581,10 @@ mod tests {
         for i in 0..24 {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
             store
-                .create_chat_run(&ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false })
+                .create_chat_run(
+                    &ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false },
+                    Place::Queue { first: false },
+                )
                 .await
                 .unwrap();
             runs.push(record.id);
@@ -665,7 +681,7 @@ mod tests {
         store.ensure_user(&Principal::local()).await.unwrap();
         let record = RunRecord::new(UserId::local(), RunKind::Chat, "q", RunStatus::Running);
         let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false };
-        store.create_chat_run(&chat).await.unwrap();
+        store.create_chat_run(&chat, Place::Queue { first: false }).await.unwrap();
         let run = record.id;
         store
             .db

@@ -37,6 +37,7 @@ use std::time::Duration;
 mod audit;
 mod catalog;
 mod db;
+mod fleet;
 mod gc;
 mod group_commit;
 mod memories;
@@ -129,17 +130,31 @@ fn from_micros(us: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 
+/// Where a new run row stands: who drives it until when, and its place in its thread's queue.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Placing<'a> {
+    pub lease_owner: Option<&'a str>,
+    pub lease_expires_at: Option<i64>,
+    pub queue_rank: i64,
+}
+
 impl Store {
-    /// Inserts a run row unless one with its id (or its owner's client message id) exists; returns
-    /// the rows inserted (0 or 1). `role` is set for chat runs, which a restart continues as it.
-    pub(crate) async fn insert_run_row(&self, run: &RunRecord, role: Option<Role>) -> Result<u64> {
+    /// Inserts a run row unless one with its id (or its owner's client message id) exists, or it
+    /// would be a second active run of its thread; returns the rows inserted (0 or 1). `role` is
+    /// set for chat runs, which a restart continues as it; `placing` for runs of a thread.
+    pub(crate) async fn insert_run_row(
+        &self,
+        run: &RunRecord,
+        role: Option<Role>,
+        placing: Placing<'_>,
+    ) -> Result<u64> {
         let inserted = self
             .db
             .query(
                 "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
                                ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
-                               completed_at, role)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               completed_at, role, lease_owner, lease_expires_at, queue_rank)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT DO NOTHING",
             )
             .bind(run.id.as_str())
@@ -159,6 +174,9 @@ impl Store {
             .bind(micros(run.created_at))
             .bind(run.completed_at.map(micros))
             .bind(role.map(Role::as_str))
+            .bind(placing.lease_owner)
+            .bind(placing.lease_expires_at)
+            .bind(placing.queue_rank)
             .execute()
             .await
             .map_err(db)?;

@@ -4,7 +4,7 @@
 use super::db::Row;
 use super::group_commit::{self, EventRow, SpanWrite, ToolCallWrite, Write};
 use super::run_records::run_from_row;
-use super::{Store, StoreError, db, from_json, from_micros, json, micros};
+use super::{Placing, Store, StoreError, db, from_json, from_micros, json, micros};
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
@@ -14,8 +14,8 @@ use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhas
 use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
-    ChatRun, Confirmation, Created, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord, ThreadCursor,
-    ThreadSummary, TitleIf, ToolCallRow,
+    ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
+    ThreadCursor, ThreadSummary, TitleIf, ToolCallRow,
 };
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
@@ -25,16 +25,37 @@ fn corrupt(what: &str) -> aware_core::Error {
 }
 
 /// Every run column plus the engine's.
-macro_rules! select_chat_runs {
-    ($rest:literal) => {
+macro_rules! chat_run_columns {
+    () => {
         concat!(
-            "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
+            "id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
             "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, ",
-            "cancel_requested, feedback_rating, feedback_reason, feedback_at ",
-            "FROM runs ",
-            $rest
+            "cancel_requested, feedback_rating, feedback_reason, feedback_at "
         )
     };
+}
+
+macro_rules! select_chat_runs {
+    ($rest:literal) => {
+        concat!("SELECT ", chat_run_columns!(), "FROM runs ", $rest)
+    };
+}
+
+/// The statuses of a run that holds its thread, and of one that has not finished.
+macro_rules! holding {
+    () => {
+        "kind IN ('chat', 'tool') AND status IN ('running', 'awaiting_confirmation')"
+    };
+}
+macro_rules! unfinished {
+    () => {
+        "kind IN ('chat', 'tool') AND status IN ('queued', 'running', 'awaiting_confirmation')"
+    };
+}
+
+/// Whether `e` is a uniqueness violation (another replica won a race for the same row or thread).
+fn unique_violation(e: &sqlx::Error) -> bool {
+    e.as_database_error().is_some_and(|d| d.is_unique_violation())
 }
 
 fn chat_run_from_row(r: &Row) -> Result<ChatRun> {
@@ -233,18 +254,162 @@ impl RunLog for Store {
         from_json("snapshot_json", raw)
     }
 
-    async fn create_chat_run(&self, run: &ChatRun) -> Result<Created> {
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created> {
         let r = &run.record;
-        let inserted = self.insert_run_row(r, Some(run.role)).await?;
+        let placing = match place {
+            Place::Drive(lease) => Placing {
+                lease_owner: Some(&lease.replica),
+                lease_expires_at: Some(micros(lease.until)),
+                queue_rank: 0,
+            },
+            // An interrupting message goes before every run already waiting (the latest first).
+            Place::Queue { first } => {
+                let at = micros(r.created_at);
+                Placing { lease_owner: None, lease_expires_at: None, queue_rank: if first { -at } else { at } }
+            }
+        };
+        let inserted = self.insert_run_row(r, Some(run.role), placing).await?;
         if inserted == 1 {
             return Ok(Created::New);
         }
-        match r.client_msg_id.as_deref() {
-            Some(key) => {
-                self.run_by_client_msg(&r.owner, key).await?.map(Created::Existing).ok_or_else(|| corrupt("run"))
-            }
-            None => Err(corrupt("duplicate run id")),
+        if let Some(key) = r.client_msg_id.as_deref()
+            && let Some(existing) = self.run_by_client_msg(&r.owner, key).await?
+        {
+            return Ok(Created::Existing(existing));
         }
+        if let Some(thread) = &r.thread_id
+            && let Some(holder) = self.thread_holder(thread).await?
+        {
+            return Ok(Created::Busy(holder));
+        }
+        Err(corrupt("duplicate run id"))
+    }
+
+    async fn thread_holder(&self, thread: &ThreadId) -> Result<Option<RunId>> {
+        let id: Option<String> = self
+            .db
+            .query(concat!("SELECT id FROM runs WHERE thread_id = ? AND ", holding!(), " LIMIT 1"))
+            .bind(thread.as_str())
+            .fetch_optional_scalar()
+            .await
+            .map_err(db)?;
+        Ok(id.as_deref().and_then(RunId::parse))
+    }
+
+    async fn unfinished_runs_of(&self, owner: &UserId) -> Result<u32> {
+        let n: i64 = self
+            .db
+            .query(concat!("SELECT count(*) FROM runs WHERE owner_id = ? AND ", unfinished!()))
+            .bind(owner.as_str())
+            .fetch_scalar()
+            .await
+            .map_err(db)?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    async fn queued_runs(&self) -> Result<u32> {
+        let n: i64 = self
+            .db
+            .query("SELECT count(*) FROM runs WHERE kind IN ('chat', 'tool') AND status = 'queued' AND cancel_requested = 0")
+            .fetch_scalar()
+            .await
+            .map_err(db)?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
+        let thread = thread.map(ThreadId::as_str);
+        let promoted = self
+            .db
+            .query(concat!(
+                "UPDATE runs SET status = 'running', lease_owner = ?, lease_expires_at = ?
+                 WHERE status = 'queued' AND id IN (
+                   SELECT q.id FROM runs q
+                   WHERE q.kind IN ('chat', 'tool') AND q.status = 'queued' AND q.cancel_requested = 0
+                     AND (? IS NULL OR q.thread_id = ?)
+                     AND NOT EXISTS (SELECT 1 FROM runs a WHERE a.thread_id = q.thread_id AND a.",
+                holding!(),
+                ")
+                     AND NOT EXISTS (SELECT 1 FROM runs e
+                       WHERE e.thread_id = q.thread_id AND e.kind IN ('chat', 'tool') AND e.status = 'queued'
+                         AND e.cancel_requested = 0
+                         AND (e.queue_rank < q.queue_rank OR (e.queue_rank = q.queue_rank AND e.id < q.id))))
+                 RETURNING id"
+            ))
+            .bind(&lease.replica)
+            .bind(micros(lease.until))
+            .bind(thread)
+            .bind(thread)
+            .fetch_all_scalars::<String>()
+            .await;
+        match promoted {
+            Ok(ids) => Ok(ids.iter().filter_map(|id| RunId::parse(id)).collect()),
+            // Another replica started a run of the thread meanwhile: the queue waits for it.
+            Err(e) if unique_violation(&e) => Ok(Vec::new()),
+            Err(e) => Err(db(e)),
+        }
+    }
+
+    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>> {
+        let (every, id) = match which {
+            Claim::Expired => (0_i64, None),
+            Claim::Every => (1, None),
+            Claim::Run(id) => (0, Some(id.as_str())),
+        };
+        let rows = self
+            .db
+            .query(concat!(
+                "UPDATE runs SET lease_owner = ?, lease_expires_at = ?
+                 WHERE kind IN ('chat', 'tool')
+                   AND (status IN ('running', 'awaiting_confirmation') OR (status = 'queued' AND cancel_requested = 1))
+                   AND (? = 1 OR lease_expires_at IS NULL OR lease_expires_at < ?)
+                   AND (? IS NULL OR id = ?)
+                 RETURNING ",
+                chat_run_columns!()
+            ))
+            .bind(&lease.replica)
+            .bind(micros(lease.until))
+            .bind(every)
+            .bind(micros(now))
+            .bind(id)
+            .bind(id)
+            .fetch_all()
+            .await
+            .map_err(db)?;
+        let mut runs = rows.iter().map(chat_run_from_row).collect::<Result<Vec<_>>>()?;
+        runs.sort_by(|a, b| a.record.id.cmp(&b.record.id));
+        Ok(runs)
+    }
+
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, bool)>> {
+        let rows = self
+            .db
+            .query(concat!(
+                "UPDATE runs SET lease_expires_at = ? WHERE lease_owner = ? AND ",
+                unfinished!(),
+                " RETURNING id, cancel_requested"
+            ))
+            .bind(micros(lease.until))
+            .bind(&lease.replica)
+            .fetch_all()
+            .await
+            .map_err(db)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some((RunId::parse(r.get::<String>("id").as_str())?, r.get::<i64>("cancel_requested") != 0))
+            })
+            .collect())
+    }
+
+    async fn release_leases(&self, replica: &str) -> Result<()> {
+        self.db
+            .query(concat!("UPDATE runs SET lease_expires_at = 0 WHERE lease_owner = ? AND ", unfinished!()))
+            .bind(replica)
+            .execute()
+            .await
+            .map_err(db)?;
+        Ok(())
     }
 
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
@@ -315,7 +480,8 @@ impl RunLog for Store {
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
         self.db
             .query(
-                "UPDATE runs SET status = 'running', ui_state_version = ?, started_at = coalesce(started_at, ?)
+                "UPDATE runs SET ui_state_version = ?, started_at = coalesce(started_at, ?),
+                    status = CASE WHEN status = 'queued' AND cancel_requested = 1 THEN status ELSE 'running' END
              WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')",
             )
             .bind(ui_state_version as i64)
@@ -359,16 +525,6 @@ impl RunLog for Store {
             .await
             .map_err(db)?;
         Ok(())
-    }
-
-    async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>> {
-        let rows = self.db.query(select_chat_runs!(
-            "WHERE kind IN ('chat', 'tool') AND status IN ('queued', 'running', 'awaiting_confirmation') ORDER BY id"
-        ))
-        .fetch_all()
-        .await
-        .map_err(db)?;
-        rows.iter().map(chat_run_from_row).collect()
     }
 
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {

@@ -10,7 +10,7 @@ use crate::ports::{Memory, MemoryStore, RunStore, SavedQueries, SavedQuery};
 use crate::run::{Feedback, Rating, RunKind, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
 use crate::runs::model::Message;
-use crate::runs::store::{ChatRun, Confirmation, RunLog, SessionGrant, TitleIf};
+use crate::runs::store::{ChatRun, Confirmation, Place, RunLog, SessionGrant, TitleIf};
 use chrono::{Duration, Utc};
 
 /// Runs every check on `store`, a fresh adapter whose users `ana` and `bo` exist.
@@ -27,7 +27,7 @@ async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str) -> Ch
     let mut record = RunRecord::new(owner, RunKind::Chat, question, RunStatus::Running);
     record.thread_id = Some(thread.clone());
     let run = ChatRun { record, role: Role::Analyst, cancel_requested: false };
-    log.create_chat_run(&run).await.expect("created");
+    log.create_chat_run(&run, Place::Drive(&super::run_log::lease("a"))).await.expect("created");
     log.append_message(&run.record.id, 0, &Message::User { text: question.into() }).await.expect("message");
     let answer = format!("answer to {question}");
     log.append_message(&run.record.id, 1, &Message::Assistant { text: answer.clone(), tool_calls: vec![] })

@@ -8,7 +8,9 @@ use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
 use crate::run::{RunKind, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use crate::runs::model::Message;
-use crate::runs::store::{ChatRun, Confirmation, Created, RunLog, Snapshot, SpanRecord, ToolCallRow};
+use crate::runs::store::{
+    ChatRun, Claim, Confirmation, Created, Lease, Place, RunLog, Snapshot, SpanRecord, ToolCallRow,
+};
 use chrono::{Duration, Utc};
 
 /// Runs every check of the contract on `log`, a fresh (empty) adapter whose users `ana` and
@@ -22,6 +24,14 @@ pub async fn run_log(log: &dyn RunLog) {
     a_tool_call_has_its_intent_before_its_result(log).await;
     a_confirmation_is_resolved_once(log).await;
     spans_are_kept_per_run(log).await;
+    one_run_holds_a_thread_and_the_queue_behind_it_keeps_its_order(log).await;
+    a_replica_keeps_its_runs_while_it_renews_and_another_takes_them_over_after(log).await;
+    a_queued_run_being_cancelled_is_driven_without_holding_its_thread(log).await;
+}
+
+/// A lease of `replica` for a minute from now.
+pub(super) fn lease(replica: &str) -> Lease {
+    Lease { replica: replica.to_owned(), until: Utc::now() + Duration::seconds(60) }
 }
 
 async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg_id: Option<&str>) -> ChatRun {
@@ -30,10 +40,132 @@ async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg
     record.thread_id = Some(thread.clone());
     record.client_msg_id = client_msg_id.map(str::to_owned);
     let run = ChatRun { record, role: Role::Analyst, cancel_requested: false };
-    match log.create_chat_run(&run).await.expect("created") {
+    match log.create_chat_run(&run, Place::Drive(&lease("a"))).await.expect("created") {
         Created::New => run,
-        Created::Existing(id) => panic!("a new run was found as {id}"),
+        Created::Existing(id) | Created::Busy(id) => panic!("a new run was refused for {id}"),
     }
+}
+
+/// A run of `thread` placed as `place` says (queued unless it is driven).
+async fn placed_run(log: &dyn RunLog, thread: &ThreadId, place: Place<'_>) -> (ChatRun, Created) {
+    assert!(log.ensure_thread(&ana(), thread).await.expect("thread"));
+    let status = if let Place::Drive(_) = place { RunStatus::Running } else { RunStatus::Queued };
+    let mut record = RunRecord::new(ana(), RunKind::Chat, "and now?", status);
+    record.thread_id = Some(thread.clone());
+    let run = ChatRun { record, role: Role::Analyst, cancel_requested: false };
+    let created = log.create_chat_run(&run, place).await.expect("answered");
+    (run, created)
+}
+
+async fn finish(log: &dyn RunLog, run: &ChatRun) {
+    let usage = Usage::default();
+    let seq = log.last_seq(&run.record.id).await.expect("read") + 1;
+    let last = event(
+        run,
+        seq,
+        EventPayload::RunCompleted { status: RunStatus::Succeeded, error: None, usage, final_text: String::new() },
+    );
+    log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "", None).await.expect("completed");
+}
+
+async fn one_run_holds_a_thread_and_the_queue_behind_it_keeps_its_order(log: &dyn RunLog) {
+    let thread = ThreadId::generate_for(&ana());
+    let before = log.unfinished_runs_of(&ana()).await.expect("counted");
+    let (first, created) = placed_run(log, &thread, Place::Drive(&lease("a"))).await;
+    assert!(matches!(created, Created::New));
+    assert_eq!(log.thread_holder(&thread).await.expect("read"), Some(first.record.id.clone()));
+    let (_, second) = placed_run(log, &thread, Place::Drive(&lease("b"))).await;
+    match second {
+        Created::Busy(holder) => assert_eq!(holder, first.record.id, "the store names the run holding the thread"),
+        Created::New | Created::Existing(_) => panic!("a second run held the same thread"),
+    }
+    let waiting = log.queued_runs().await.expect("counted");
+    let (last_in_line, _) = placed_run(log, &thread, Place::Queue { first: false }).await;
+    let (first_in_line, _) = placed_run(log, &thread, Place::Queue { first: true }).await;
+    assert_eq!(log.unfinished_runs_of(&ana()).await.expect("counted"), before + 3, "queued runs count too");
+    assert_eq!(log.queued_runs().await.expect("counted"), waiting + 2);
+    assert!(log.promote_queued(Some(&thread), &lease("a")).await.expect("none").is_empty(), "the thread is held");
+    finish(log, &first).await;
+    assert_eq!(log.thread_holder(&thread).await.expect("read"), None, "a finished run lets go");
+    let promoted = log.promote_queued(None, &lease("b")).await.expect("promoted");
+    assert_eq!(
+        promoted,
+        std::slice::from_ref(&first_in_line.record.id),
+        "an interrupting message goes first, and alone"
+    );
+    let stored = log.chat_run(&first_in_line.record.id).await.expect("read").expect("stored");
+    assert_eq!(stored.record.status, RunStatus::Running);
+    assert!(log.promote_queued(None, &lease("b")).await.expect("none").is_empty(), "one run at a time");
+    finish(log, &stored).await;
+    let promoted = log.promote_queued(Some(&thread), &lease("b")).await.expect("promoted");
+    assert_eq!(promoted, std::slice::from_ref(&last_in_line.record.id));
+    let held: Vec<RunId> =
+        log.renew_leases(&lease("b")).await.expect("renewed").into_iter().map(|(id, _)| id).collect();
+    assert!(held.contains(&last_in_line.record.id), "a promoted run is leased to the replica that promoted it");
+}
+
+async fn a_replica_keeps_its_runs_while_it_renews_and_another_takes_them_over_after(log: &dyn RunLog) {
+    let thread = ThreadId::generate_for(&ana());
+    let short = Lease { replica: "c".into(), until: Utc::now() + Duration::milliseconds(300) };
+    let (run, _) = placed_run(log, &thread, Place::Drive(&short)).await;
+    let id = &run.record.id;
+    let now = Utc::now();
+    let taken = log.claim_runs(&lease("d"), now, Claim::Expired).await.expect("claimed");
+    assert!(!taken.iter().any(|r| &r.record.id == id), "a run under a lease in force is not taken");
+    assert!(log.claim_runs(&lease("d"), now, Claim::Run(id)).await.expect("claimed").is_empty());
+    let renewed = log.renew_leases(&short).await.expect("renewed");
+    assert!(renewed.iter().any(|(r, cancel)| r == id && !cancel), "its replica renews it");
+    log.request_cancel(id).await.expect("cancel");
+    let renewed = log.renew_leases(&short).await.expect("renewed");
+    assert!(renewed.iter().any(|(r, cancel)| r == id && *cancel), "and hears of a cancel when it renews");
+    let later = short.until + Duration::milliseconds(1);
+    let taken = log.claim_runs(&lease("d"), later, Claim::Expired).await.expect("claimed");
+    let taken: Vec<&ChatRun> = taken.iter().filter(|r| &r.record.id == id).collect();
+    assert_eq!(taken.len(), 1, "an expired lease is taken over");
+    assert!(taken[0].cancel_requested && taken[0].record.thread_id.as_ref() == Some(&thread));
+    assert!(
+        !log.renew_leases(&short).await.expect("renewed").iter().any(|(r, _)| r == id),
+        "the replica that stopped no longer holds it"
+    );
+    assert!(
+        log.claim_runs(&lease("e"), later, Claim::Expired).await.expect("claimed").iter().all(|r| &r.record.id != id)
+    );
+    log.release_leases("d").await.expect("released");
+    let taken = log.claim_runs(&lease("e"), Utc::now(), Claim::Run(id)).await.expect("claimed");
+    assert_eq!(taken.len(), 1, "a lease given up is taken over at once");
+    let every = log.claim_runs(&lease("f"), Utc::now(), Claim::Every).await.expect("claimed");
+    assert!(every.iter().any(|r| &r.record.id == id), "a store's only server takes every unfinished run");
+    finish(log, &run).await;
+    assert!(
+        log.claim_runs(&lease("g"), Utc::now(), Claim::Every)
+            .await
+            .expect("claimed")
+            .iter()
+            .all(|r| &r.record.id != id)
+    );
+}
+
+async fn a_queued_run_being_cancelled_is_driven_without_holding_its_thread(log: &dyn RunLog) {
+    let thread = ThreadId::generate_for(&ana());
+    let (holder, _) = placed_run(log, &thread, Place::Drive(&lease("a"))).await;
+    let (queued, _) = placed_run(log, &thread, Place::Queue { first: false }).await;
+    let id = &queued.record.id;
+    assert!(
+        log.claim_runs(&lease("b"), Utc::now(), Claim::Run(id)).await.expect("none").is_empty(),
+        "nothing to drive yet"
+    );
+    log.request_cancel(id).await.expect("cancel");
+    let taken = log.claim_runs(&lease("b"), Utc::now(), Claim::Run(id)).await.expect("claimed");
+    assert_eq!(taken.len(), 1, "a cancelled queued run needs a driver to end it");
+    log.mark_run_started(id, 1).await.expect("started");
+    let stored = log.chat_run(id).await.expect("read").expect("stored");
+    assert_eq!(stored.record.status, RunStatus::Queued, "it never holds the thread");
+    assert_eq!(log.thread_holder(&thread).await.expect("read"), Some(holder.record.id.clone()));
+    finish(log, &holder).await;
+    assert!(
+        log.promote_queued(Some(&thread), &lease("a")).await.expect("none").is_empty(),
+        "a cancelled run is not started"
+    );
 }
 
 fn event(run: &ChatRun, seq: u64, payload: EventPayload) -> RunEvent {
@@ -80,9 +212,9 @@ async fn a_client_message_id_starts_one_run(log: &dyn RunLog) {
     let run = new_run(log, &ana(), &thread, Some("msg-1")).await;
     let mut again = run.clone();
     again.record.id = RunId::generate();
-    match log.create_chat_run(&again).await.expect("answered") {
+    match log.create_chat_run(&again, Place::Drive(&lease("b"))).await.expect("answered") {
         Created::Existing(id) => assert_eq!(id, run.record.id, "the same message is the same run"),
-        Created::New => panic!("a second run for one client message id"),
+        Created::New | Created::Busy(_) => panic!("a second run for one client message id"),
     }
     assert_eq!(log.run_by_client_msg(&ana(), "msg-1").await.expect("found"), Some(run.record.id.clone()));
     assert_eq!(log.run_by_client_msg(&bo(), "msg-1").await.expect("looked up"), None, "ids are per user");
@@ -99,7 +231,7 @@ async fn a_client_message_id_starts_one_run(log: &dyn RunLog) {
     assert_eq!((stored.record.status, stored.record.ui_state_version), (RunStatus::Running, 7));
     assert!(stored.cancel_requested, "a cancel request survives a restart");
     assert_eq!(log.run_route(&run.record.id).await.expect("read").as_deref(), Some("{\"intent\":\"query\"}"));
-    let unfinished = log.unfinished_chat_runs().await.expect("listed");
+    let unfinished = log.claim_runs(&lease("a"), Utc::now(), Claim::Every).await.expect("listed");
     assert!(unfinished.iter().any(|r| r.record.id == run.record.id), "a running run is unfinished");
     let ids: Vec<&RunId> = unfinished.iter().map(|r| &r.record.id).collect();
     let mut sorted = ids.clone();
@@ -147,7 +279,13 @@ async fn completing_a_run_appends_its_last_event_and_ends_it(log: &dyn RunLog) {
     let stored = log.chat_run(id).await.expect("read").expect("stored");
     assert_eq!((stored.record.status, stored.record.final_text.as_str()), (RunStatus::Succeeded, "hello"));
     assert_eq!(stored.record.usage.input_tokens, 10);
-    assert!(!log.unfinished_chat_runs().await.expect("listed").iter().any(|r| &r.record.id == id));
+    assert!(
+        !log.claim_runs(&lease("a"), Utc::now(), Claim::Every)
+            .await
+            .expect("listed")
+            .iter()
+            .any(|r| &r.record.id == id)
+    );
     log.set_run_status(id, RunStatus::Running).await.expect("answered");
     let stored = log.chat_run(id).await.expect("read").expect("stored");
     assert_eq!(stored.record.status, RunStatus::Succeeded, "a finished run stays finished");

@@ -11,7 +11,7 @@ use crate::run::{
     Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
 };
 use crate::runs::events::ToolPhase;
-use crate::runs::store::{ChatRun, RunLog, ToolCallRow};
+use crate::runs::store::{ChatRun, Place, RunLog, ToolCallRow};
 
 fn version(table: &str) -> DatasetVersion {
     DatasetVersion { dataset_id: DatasetId::generate(), table_name: table.into(), version_hash: "cd".repeat(32) }
@@ -26,7 +26,7 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     let mut chat = RunRecord::new(me.clone(), RunKind::Chat, "average price?", RunStatus::Running);
     chat.thread_id = Some(thread.clone());
     let chat_run = ChatRun { record: chat.clone(), role: Role::Analyst, cancel_requested: false };
-    store.create_chat_run(&chat_run).await.expect("chat run");
+    store.create_chat_run(&chat_run, Place::Drive(&super::run_log::lease("a"))).await.expect("chat run");
 
     // Two queries the chat run's tools ran, and one of another user.
     let mut first = RunRecord::new(me.clone(), RunKind::QueryPlan, "plan", RunStatus::Running);

@@ -4,11 +4,11 @@
 //! rebuilt from the run log ([`RunTable::restore`]).
 
 use super::events::{Resolution, RunEvent, RunPhase};
+use super::fleet::Signal;
 use super::store::ChatRun;
-use crate::ids::{RunId, ThreadId, UserId};
-use crate::run::RunStatus;
+use crate::ids::{RunId, ThreadId};
 use chrono::{DateTime, Utc};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::{Notify, broadcast, watch};
@@ -24,12 +24,16 @@ pub enum OnBusy {
 
 /// The in-memory side of a run that has not finished: its fan-out channel and controls.
 pub(crate) struct Live {
-    pub owner: UserId,
+    pub thread: Option<ThreadId>,
     pub tx: broadcast::Sender<Arc<RunEvent>>,
     pub cancel: watch::Sender<Option<Resolution>>,
     pub confirm: Notify,
     pub last_seq: AtomicU64,
     pub state: Mutex<LiveState>,
+    /// The replica's feed: every publish also says so there (for followers without a live tail).
+    feed: broadcast::Sender<Signal>,
+    /// The driver task, to stop when another replica has taken the run over.
+    pub task: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 pub(crate) struct LiveState {
@@ -38,14 +42,16 @@ pub(crate) struct LiveState {
 }
 
 impl Live {
-    fn new(owner: UserId, cancelled: Option<Resolution>) -> Arc<Self> {
+    fn new(thread: Option<ThreadId>, cancelled: Option<Resolution>, feed: broadcast::Sender<Signal>) -> Arc<Self> {
         Arc::new(Self {
-            owner,
+            thread,
             tx: broadcast::channel(1024).0,
             cancel: watch::channel(cancelled).0,
             confirm: Notify::new(),
             last_seq: AtomicU64::new(0),
             state: Mutex::new(LiveState { phase: RunPhase::Queued, confirmation_expires: None }),
+            feed,
+            task: Mutex::new(None),
         })
     }
 
@@ -53,6 +59,9 @@ impl Live {
     pub(super) fn publish(&self, event: Arc<RunEvent>) {
         self.last_seq.store(event.seq, Ordering::Relaxed);
         // No subscriber is not an error: the event is in the log.
+        if self.feed.receiver_count() > 0 {
+            let _ = self.feed.send(Signal::Appended { run: event.run_id.clone(), seq: event.seq });
+        }
         let _ = self.tx.send(event);
     }
 }
@@ -66,26 +75,14 @@ pub struct ActiveRunInfo {
     pub confirmation_ms_left: u64,
 }
 
-#[derive(Default)]
-struct ThreadState {
-    active: Option<RunId>,
-    queue: VecDeque<RunId>,
-}
-
-/// Where an admitted run goes.
-pub(crate) struct Placed {
-    /// The thread was free: the run holds it and starts now.
-    pub started_now: bool,
-    /// `on_busy = INTERRUPT`: the run to supersede (the new one waits first in line).
-    pub interrupt: Option<RunId>,
-}
-
-/// The live runs and the threads' holders and queues.
+/// The runs this replica drives. Which run holds a thread, who waits behind it and how many runs
+/// a user has are the store's (the same for every replica); this is the live side of each run
+/// driven here: its fan-out and controls.
 #[derive(Default)]
 pub(crate) struct RunTable {
     live: Mutex<HashMap<RunId, Arc<Live>>>,
-    threads: Mutex<HashMap<ThreadId, ThreadState>>,
-    /// Serialises admission decisions (busy check, per-user cap, placement).
+    /// Serialises this replica's admission decisions (busy check, per-user cap, placement) and
+    /// promotions; the store's one-run-per-thread rule settles races between replicas.
     pub admission: tokio::sync::Mutex<()>,
 }
 
@@ -94,100 +91,27 @@ impl RunTable {
         self.live.lock().expect("live map").get(run_id).cloned()
     }
 
-    /// The runs that have not finished at the last stop, as they were: their live side, and
-    /// each thread's holder and queue. Returns the runs to drive now.
-    pub(super) fn restore(&self, runs: &[ChatRun]) -> Vec<RunId> {
-        let mut to_start = Vec::new();
+    /// Registers a run this replica is about to drive: new, promoted or taken over. `None` when
+    /// it is already driven here.
+    pub(super) fn drive(&self, run: &ChatRun, feed: &broadcast::Sender<Signal>) -> Option<Arc<Live>> {
         let mut live = self.live.lock().expect("live map");
-        let mut threads = self.threads.lock().expect("thread map");
-        for run in runs {
-            let id = run.record.id.clone();
-            let cancelled = run.cancel_requested.then_some(Resolution::Cancelled);
-            live.insert(id.clone(), Live::new(run.record.owner.clone(), cancelled));
-            let Some(thread) = run.record.thread_id.clone() else { continue };
-            let state = threads.entry(thread).or_default();
-            if run.record.status == RunStatus::Queued && !run.cancel_requested {
-                state.queue.push_back(id);
-            } else {
-                // A second active run in one thread cannot happen; if it did, it is driven to
-                // its end anyway, without holding the thread.
-                if state.active.is_none() {
-                    state.active = Some(id.clone());
-                }
-                to_start.push(id);
-            }
+        if live.contains_key(&run.record.id) {
+            return None;
         }
-        for state in threads.values_mut() {
-            if state.active.is_none()
-                && let Some(next) = state.queue.pop_front()
-            {
-                state.active = Some(next.clone());
-                to_start.push(next);
-            }
-        }
-        to_start
+        let cancelled = run.cancel_requested.then_some(Resolution::Cancelled);
+        let entry = Live::new(run.record.thread_id.clone(), cancelled, feed.clone());
+        live.insert(run.record.id.clone(), entry.clone());
+        Some(entry)
     }
 
-    /// The run holding a thread.
-    pub(super) fn active_in(&self, thread: &ThreadId) -> Option<RunId> {
-        self.threads.lock().expect("thread map").get(thread).and_then(|s| s.active.clone())
+    /// The runs driven here.
+    pub(super) fn driven(&self) -> Vec<(RunId, Arc<Live>)> {
+        self.live.lock().expect("live map").iter().map(|(id, l)| (id.clone(), l.clone())).collect()
     }
 
-    /// How many runs of a user are live (running, queued or waiting for a person).
-    pub(super) fn live_for(&self, owner: &UserId) -> usize {
-        self.live.lock().expect("live map").values().filter(|l| &l.owner == owner).count()
-    }
-
-    /// Registers a new run and places it in its thread. Decided under the thread lock: the
-    /// active run may have finished since the caller looked.
-    pub(super) fn admit(&self, run_id: &RunId, owner: &UserId, thread: &ThreadId, on_busy: OnBusy) -> Placed {
-        self.live.lock().expect("live map").insert(run_id.clone(), Live::new(owner.clone(), None));
-        let mut threads = self.threads.lock().expect("thread map");
-        let state = threads.entry(thread.clone()).or_default();
-        match (state.active.clone(), on_busy) {
-            (None, _) => {
-                state.active = Some(run_id.clone());
-                Placed { started_now: true, interrupt: None }
-            }
-            (Some(active), OnBusy::Interrupt) => {
-                state.queue.push_front(run_id.clone());
-                Placed { started_now: false, interrupt: Some(active) }
-            }
-            (Some(_), OnBusy::Reject | OnBusy::Enqueue) => {
-                state.queue.push_back(run_id.clone());
-                Placed { started_now: false, interrupt: None }
-            }
-        }
-    }
-
-    /// Takes a run out of its thread's queue; whether it was queued.
-    pub(super) fn unqueue(&self, run_id: &RunId) -> bool {
-        let mut threads = self.threads.lock().expect("thread map");
-        let mut found = false;
-        for state in threads.values_mut() {
-            if let Some(pos) = state.queue.iter().position(|id| id == run_id) {
-                state.queue.remove(pos);
-                found = true;
-            }
-        }
-        found
-    }
-
-    /// A run is over: it leaves the live map and its thread. Returns the thread's next run,
-    /// which now holds the thread. Idempotent.
-    pub(super) fn release(&self, run_id: &RunId) -> Option<RunId> {
+    /// A run is over here: it leaves the live map. Idempotent.
+    pub(super) fn release(&self, run_id: &RunId) {
         self.live.lock().expect("live map").remove(run_id);
-        let mut threads = self.threads.lock().expect("thread map");
-        let mut next = None;
-        for state in threads.values_mut() {
-            if state.active.as_ref() == Some(run_id) {
-                state.active = state.queue.pop_front();
-                next.clone_from(&state.active);
-                break;
-            }
-        }
-        threads.retain(|_, s| s.active.is_some() || !s.queue.is_empty());
-        next
     }
 
     /// How many runs of all users are in each phase right now.

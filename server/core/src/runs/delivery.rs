@@ -2,35 +2,57 @@
 //! tail, with no gap and no duplicate at the seam (the resume guarantee), and the replay framing
 //! a resuming client reads (`ReplayStarted`, the stored events, `ReplayFinished`). Transports
 //! only convert what [`Framed::next`] yields.
+//!
+//! The live tail of a run driven on this replica is its fan-out channel. A run driven elsewhere
+//! (another replica), or not yet (queued), is followed through the replica's feed of signals:
+//! each append announced for the run, or a second without one, reads the log after the last
+//! event delivered — so a lost signal delays an event, never loses or repeats one.
 
 use super::events::RunEvent;
+use super::fleet::Signal;
 use super::store::RunLog;
 use crate::ids::RunId;
 use crate::{Error, ErrorCode, Result};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::broadcast;
+
+/// How long a follower through the feed waits for a signal before it reads the log anyway.
+const FEED_POLL: Duration = Duration::from_secs(1);
+
+/// Where a subscription's events come from once the stored log is read.
+pub(crate) enum Tail {
+    /// The fan-out of a run driven on this replica.
+    Live(broadcast::Receiver<Arc<RunEvent>>),
+    /// The replica's feed: the run is queued or driven by another replica.
+    Feed(broadcast::Receiver<Signal>),
+    /// Nothing: the run has finished.
+    Ended,
+}
 
 /// Events of one run for one subscriber.
 pub struct Subscription {
     log: Arc<dyn RunLog>,
+    feed: broadcast::Sender<Signal>,
     run_id: RunId,
     last: u64,
     replay_until: u64,
     backlog: VecDeque<Arc<RunEvent>>,
-    rx: Option<broadcast::Receiver<Arc<RunEvent>>>,
+    tail: Tail,
     done: bool,
     finished: bool,
 }
 
 impl Subscription {
-    /// The stored log after `after_seq`, then the live tail from `rx` (subscribed before the log
-    /// is read, so nothing falls between them). A cursor beyond the log is CURSOR_AHEAD.
+    /// The stored log after `after_seq`, then `tail` (subscribed before the log is read, so
+    /// nothing falls between them). A cursor beyond the log is CURSOR_AHEAD.
     pub(crate) async fn open(
         log: Arc<dyn RunLog>,
+        feed: broadcast::Sender<Signal>,
         run_id: RunId,
         finished: bool,
-        rx: Option<broadcast::Receiver<Arc<RunEvent>>>,
+        tail: Tail,
         after_seq: u64,
     ) -> Result<Self> {
         let last = log.last_seq(&run_id).await?;
@@ -46,11 +68,12 @@ impl Subscription {
         Ok(Self {
             finished: finished || done,
             log,
+            feed,
             run_id,
             last: after_seq,
             replay_until: backlog.back().map_or(after_seq, |e| e.seq),
             backlog,
-            rx,
+            tail,
             done,
         })
     }
@@ -92,26 +115,61 @@ impl Subscription {
             if self.done {
                 return Ok(None);
             }
-            let Some(rx) = self.rx.as_mut() else {
-                // Not live: the stored log is all there is.
-                self.refill().await?;
-                if self.backlog.is_empty() {
-                    return Ok(None);
-                }
-                continue;
-            };
-            match rx.recv().await {
-                Ok(e) if e.seq <= self.last => {}
-                Ok(e) if e.seq == self.last + 1 => self.backlog.push_back(e),
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => self.refill().await?,
-                Err(broadcast::error::RecvError::Closed) => {
-                    self.rx = None;
+            match &mut self.tail {
+                Tail::Ended => {
+                    // Not live: the stored log is all there is.
                     self.refill().await?;
                     if self.backlog.is_empty() {
                         return Ok(None);
                     }
                 }
+                Tail::Live(rx) => match rx.recv().await {
+                    Ok(e) if e.seq <= self.last => {}
+                    Ok(e) if e.seq == self.last + 1 => self.backlog.push_back(e),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => self.refill().await?,
+                    Err(broadcast::error::RecvError::Closed) => {
+                        // Its driver here is gone: finished (its last event is in the log), or
+                        // taken over by another replica (followed through the feed from now).
+                        self.tail = Tail::Feed(self.feed.subscribe());
+                        self.refill().await?;
+                    }
+                },
+                Tail::Feed(_) => {
+                    self.refill().await?;
+                    if self.backlog.is_empty() && !self.wait_for_feed().await? {
+                        return Ok(None);
+                    }
+                }
             }
+        }
+    }
+
+    /// Waits until the feed announces an append to this run after the last event delivered, or
+    /// says signals were missed, or a second passes. False when the run is gone (its thread was
+    /// deleted) or finished without more events for this subscriber.
+    async fn wait_for_feed(&mut self) -> Result<bool> {
+        let Tail::Feed(rx) = &mut self.tail else { return Ok(true) };
+        let deadline = tokio::time::Instant::now() + FEED_POLL;
+        loop {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Ok(Signal::Appended { run, seq })) if run == self.run_id && seq > self.last => return Ok(true),
+                Ok(Ok(Signal::Missed) | Err(broadcast::error::RecvError::Lagged(_))) => return Ok(true),
+                Ok(Ok(Signal::Appended { .. } | Signal::Wake { .. })) => {}
+                Ok(Err(broadcast::error::RecvError::Closed)) => return Ok(false),
+                Err(_elapsed) => break,
+            }
+        }
+        // A quiet second: is there still a run to wait for?
+        let status = self.log.chat_run(&self.run_id).await?.map(|r| r.record.status);
+        match status {
+            None => Ok(false),
+            Some(s) if s.is_terminal() => {
+                // Its last event is committed with its status: read once more, then it is over.
+                self.refill().await?;
+                self.tail = Tail::Ended;
+                Ok(true)
+            }
+            Some(_) => Ok(true),
         }
     }
 }

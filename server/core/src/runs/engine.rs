@@ -3,14 +3,15 @@
 //! (`delivery.rs`), resolves confirmations and cancels, and recovers unfinished runs at startup.
 //! Transport-agnostic: the gRPC layer calls these methods for `Chat` and its unary companions.
 
-use super::admission::{ActiveRunInfo, OnBusy, RunTable};
+use super::admission::{ActiveRunInfo, Live, OnBusy, RunTable};
 use super::clarify::{chosen, is_clarification};
 use super::client_call::ClientToolCall;
-use super::delivery::Subscription;
+use super::delivery::{Subscription, Tail};
 use super::driver::{self, Deps};
 use super::events::{EventPayload, Resolution, RunEvent, RunPhase, Tier};
+use super::fleet::{Fleet, Signal};
 use super::model::LanguageModel;
-use super::store::{ChatRun, Confirmation, Created, RunLog, SessionGrant, Snapshot, TitleIf};
+use super::store::{ChatRun, Claim, Confirmation, Created, Place, RunLog, SessionGrant, Snapshot, TitleIf};
 use super::tools::{SystemInfo, ToolContext};
 use crate::auth::{Caller, Source};
 use crate::datasets::DatasetService;
@@ -24,8 +25,9 @@ use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
 use crate::{Error, ErrorCode, Result};
 use chrono::Utc;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
+use tokio::sync::broadcast;
 
 /// Limits and timings of runs.
 #[derive(Clone, Debug)]
@@ -43,6 +45,9 @@ pub struct EngineConfig {
     pub debug_routing: bool,
     /// Let the model refine the heuristic route (one extra, tool-less model call per run).
     pub llm_router: bool,
+    /// How long a replica's lease on the runs it drives lasts unless renewed (every third of
+    /// it): how long another replica waits before it takes over the runs of one that stopped.
+    pub lease_ttl: Duration,
 }
 
 impl Default for EngineConfig {
@@ -57,6 +62,7 @@ impl Default for EngineConfig {
             history_runs: 10,
             debug_routing: false,
             llm_router: false,
+            lease_ttl: Duration::from_secs(15),
         }
     }
 }
@@ -131,10 +137,11 @@ pub struct Services {
     pub system: SystemInfo,
 }
 
-/// Starts the driver task of a run; `fresh` when it was never driven before (not a recovery).
-/// When the run ends, its thread is released (and the thread's next run started) before its
-/// last event is published, so a client that sees `RunCompleted` can send the next message.
-fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, run_id: RunId, fresh: bool) {
+/// Starts the driver task of a run registered in `table` (`live`); `fresh` when it was never
+/// driven before (not a recovery). When the run ends, it leaves the table and its thread's next
+/// run is started (here) before its last event is published, so a client that sees
+/// `RunCompleted` can send the next message.
+fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: RunId, fresh: bool) {
     // A run is its own trace (it outlives the RPC that started it and continues after a restart);
     // its span links to what started it — an RPC, or the run before it on the thread — by id
     // only, so that span still closes when its own work ends.
@@ -146,16 +153,151 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, run_id: RunId, fresh: boo
         thread = tracing::field::Empty,
     );
     span.follows_from(tracing::Span::current());
-    tokio::spawn(async move {
-        let Some(live) = table.live(&run_id) else { return };
+    let handle = live.clone();
+    let task = tokio::spawn(async move {
         let last = driver::drive(deps.clone(), run_id.clone(), live.clone(), fresh, span).await;
-        // Also when the driver could not finish: the thread must not stay held.
-        if let Some(next) = table.release(&run_id) {
-            // Only runs never driven wait in a queue (status queued), so there is nothing to restore.
-            spawn_driver(deps, table, next, true);
+        table.release(&run_id);
+        // Also when the driver could not finish: the thread's queue must not wait on this replica
+        // (a run the store still holds for it is driven again by the next heartbeat).
+        if let Some(thread) = &live.thread {
+            start_promoted(&deps, &table, Some(thread)).await;
         }
         if let Some(last) = last {
             live.publish(Arc::new(last));
+        }
+    });
+    *handle.task.lock().expect("driver task") = Some(task.abort_handle());
+}
+
+/// Registers a run this replica is to drive and starts its driver (unless it is driven here
+/// already).
+fn start(deps: &Arc<Deps>, table: &Arc<RunTable>, run: &ChatRun, fresh: bool) {
+    if let Some(live) = table.drive(run, &deps.feed) {
+        spawn_driver(deps.clone(), table.clone(), live, run.record.id.clone(), fresh);
+    }
+}
+
+/// Starts, here, the next queued run of `thread` (of every thread no run holds, when `None`).
+async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<&ThreadId>) {
+    let promoted = {
+        let _admission = table.admission.lock().await;
+        deps.log.promote_queued(thread, &deps.lease()).await
+    };
+    match promoted {
+        Ok(ids) => {
+            for id in ids {
+                start_stored(deps, table, &id, true).await;
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot start the next queued run"),
+    }
+}
+
+/// Loads a stored run and starts driving it here.
+async fn start_stored(deps: &Arc<Deps>, table: &Arc<RunTable>, id: &RunId, fresh: bool) {
+    match deps.log.chat_run(id).await {
+        Ok(Some(run)) => start(deps, table, &run, fresh),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(run = %id, error = %e, "cannot load a run to drive"),
+    }
+}
+
+/// Takes over the runs `which` names; returns how many this replica now drives.
+async fn take_over(deps: &Arc<Deps>, table: &Arc<RunTable>, which: Claim<'_>) -> Result<usize> {
+    let runs = deps.log.claim_runs(&deps.lease(), Utc::now(), which).await?;
+    for run in &runs {
+        // Restored from what is stored (a run that never started has nothing stored yet).
+        start(deps, table, run, false);
+    }
+    Ok(runs.len())
+}
+
+/// One beat of the replica's heartbeat: renews its leases, stops driving runs another replica
+/// took over, drives what it holds and does not drive (a driver that could not finish), takes
+/// over runs whose replica stopped, and starts queued runs that nobody started.
+async fn heartbeat(deps: &Arc<Deps>, table: &Arc<RunTable>) -> Result<()> {
+    let driven = table.driven();
+    let held = deps.log.renew_leases(&deps.lease()).await?;
+    let held_ids: std::collections::HashSet<&RunId> = held.iter().map(|(id, _)| id).collect();
+    for (id, live) in driven {
+        if held_ids.contains(&id) {
+            continue;
+        }
+        // Not renewed: finished (its driver is winding down) or taken over by another replica.
+        let taken = deps.log.chat_run(&id).await?.is_some_and(|r| !r.record.status.is_terminal());
+        if taken {
+            tracing::warn!(run = %id, "another replica took this run over; it is no longer driven here");
+            if let Some(task) = live.task.lock().expect("driver task").take() {
+                task.abort();
+            }
+            table.release(&id);
+        }
+    }
+    for (id, cancel_requested) in &held {
+        match table.live(id) {
+            // A cancel that reached the store by another replica whose wake-up was lost.
+            Some(live) if *cancel_requested && live.cancel.borrow().is_none() => {
+                live.cancel.send_replace(Some(Resolution::Cancelled));
+                live.confirm.notify_one();
+            }
+            Some(_) => {}
+            None => start_stored(deps, table, id, false).await,
+        }
+    }
+    take_over(deps, table, Claim::Expired).await?;
+    start_promoted(deps, table, None).await;
+    Ok(())
+}
+
+/// The replica's background work while its engine lives: the heartbeat every third of a lease,
+/// and, when the store is shared, the wake-ups other replicas send.
+fn keep_alive(deps: Arc<Deps>, table: Weak<RunTable>) {
+    let beat = (deps.config.lease_ttl / 3).max(Duration::from_millis(100));
+    if deps.fleet.shared() {
+        hear_wake_ups(deps.clone(), table.clone());
+    }
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(beat);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let Some(table) = table.upgrade() else { return };
+            if let Err(e) = heartbeat(&deps, &table).await {
+                tracing::warn!(error = %e, "the run heartbeat failed; leases are renewed at the next beat");
+            }
+        }
+    });
+}
+
+/// Acts on other replicas' wake-ups: answers and cancels for runs driven here; a cancel of a
+/// queued run nobody drives is carried out here.
+fn hear_wake_ups(deps: Arc<Deps>, table: Weak<RunTable>) {
+    let mut signals = deps.feed.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let signal = match signals.recv().await {
+                Ok(s) => s,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let Some(table) = table.upgrade() else { return };
+            if let Signal::Wake { run, cancel } = signal {
+                match table.live(&run) {
+                    Some(live) => {
+                        if let Some(why) = cancel {
+                            live.cancel.send_replace(Some(why));
+                        }
+                        live.confirm.notify_one();
+                    }
+                    None if cancel.is_some() => {
+                        if let Err(e) = take_over(&deps, &table, Claim::Run(&run)).await {
+                            tracing::warn!(run = %run, error = %e, "cannot carry out a cancel");
+                        }
+                    }
+                    None => {}
+                }
+            }
         }
     });
 }
@@ -172,14 +314,24 @@ fn user_error(code: ErrorCode, message: impl Into<String>) -> Error {
 }
 
 impl RunEngine {
+    /// An engine whose runs are stored in `log`; `fleet` reaches the other replicas sharing it.
     pub fn new(
         log: Arc<dyn RunLog>,
+        fleet: Arc<dyn Fleet>,
         model: Arc<dyn LanguageModel>,
         policy: Policy,
         services: Services,
         config: EngineConfig,
     ) -> Self {
-        Self { deps: Arc::new(Deps { log, model, policy, services, config }), table: Arc::new(RunTable::default()) }
+        let replica = format!("replica-{}", uuid::Uuid::now_v7().simple());
+        let feed = broadcast::channel(4096).0;
+        let deps = Deps { log, model, policy, services, config, fleet, feed, replica };
+        Self { deps: Arc::new(deps), table: Arc::new(RunTable::default()) }
+    }
+
+    /// This replica's name in the leases of the runs it drives (new at every start).
+    pub fn replica(&self) -> &str {
+        &self.deps.replica
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -195,18 +347,36 @@ impl RunEngine {
         self.deps.model.name()
     }
 
-    /// Continues every run that had not finished when the server last stopped (crash recovery).
-    /// Call once at startup, before serving.
+    /// Continues the runs that had not finished when the server last stopped (crash recovery) —
+    /// on a shared store, those whose replica's lease has expired (the rest are taken over as
+    /// their leases expire) — and starts the replica's heartbeat and the signals from other
+    /// replicas. Call once at startup, before serving.
     pub async fn recover(&self) -> Result<usize> {
-        let runs = self.deps.log.unfinished_chat_runs().await?;
-        for id in self.table.restore(&runs) {
-            self.spawn_driver(id, false);
-        }
-        Ok(runs.len())
+        self.deps.fleet.forward(self.deps.feed.clone());
+        let which = if self.deps.fleet.shared() { Claim::Expired } else { Claim::Every };
+        let taken = take_over(&self.deps, &self.table, which).await?;
+        start_promoted(&self.deps, &self.table, None).await;
+        keep_alive(self.deps.clone(), Arc::downgrade(&self.table));
+        Ok(taken)
     }
 
-    fn spawn_driver(&self, run_id: RunId, fresh: bool) {
-        spawn_driver(self.deps.clone(), self.table.clone(), run_id, fresh);
+    /// Ends this replica's leases (a graceful stop), so another replica, or this one restarted,
+    /// continues its unfinished runs at once instead of after the lease.
+    pub async fn release_leases(&self) -> Result<()> {
+        self.deps.log.release_leases(&self.deps.replica).await
+    }
+
+    /// Tells the run's driver — here or on another replica — to look again: a cancel, or an
+    /// answer to its confirmation.
+    async fn poke(&self, run_id: &RunId, cancel: Option<Resolution>) -> Result<()> {
+        if let Some(live) = self.table.live(run_id) {
+            if let Some(why) = cancel {
+                live.cancel.send_replace(Some(why));
+            }
+            live.confirm.notify_one();
+            return Ok(());
+        }
+        self.deps.fleet.wake(run_id, cancel).await
     }
 
     pub(super) async fn owned_run(&self, caller: &Caller, id: &RunId) -> Result<ChatRun> {
@@ -233,10 +403,12 @@ impl RunEngine {
         Ok(thread)
     }
 
-    /// Refused when `owner` already has as many live runs as allowed (call under the admission lock).
-    fn room_for_another_run(&self, owner: &UserId) -> Result<()> {
+    /// Refused when `owner` already has as many unfinished runs as allowed (call under the
+    /// admission lock; replicas admitting the same user's runs at the same moment may each
+    /// take the last place).
+    async fn room_for_another_run(&self, owner: &UserId) -> Result<()> {
         let max = self.deps.config.max_active_runs_per_user;
-        if self.table.live_for(owner) >= max as usize {
+        if self.deps.log.unfinished_runs_of(owner).await? >= max {
             return Err(Error::resource_exhausted(format!(
                 "at most {max} runs may be active per user; wait for one to finish"
             )));
@@ -268,31 +440,37 @@ impl RunEngine {
             return Ok(repeated(run));
         }
         let thread = self.thread(caller, &message.thread_id).await?;
-        let _admission = self.table.admission.lock().await;
-        let active = self.table.active_in(&thread);
+        let admission = self.table.admission.lock().await;
+        let mut active = self.deps.log.thread_holder(&thread).await?;
         if let (Some(active_run_id), OnBusy::Reject) = (&active, message.on_busy) {
             return Ok(Admission::Busy { active_run_id: active_run_id.clone() });
         }
-        self.room_for_another_run(owner)?;
-        let queued = active.is_some();
-        let mut record = RunRecord::new(
-            owner.clone(),
-            RunKind::Chat,
-            text,
-            if queued { RunStatus::Queued } else { RunStatus::Running },
-        );
+        self.room_for_another_run(owner).await?;
+        let mut record = RunRecord::new(owner.clone(), RunKind::Chat, text, RunStatus::Running);
         record.thread_id = Some(thread.clone());
         record.client_msg_id = (!message.client_msg_id.is_empty()).then(|| message.client_msg_id.clone());
         record.model = Some(self.deps.model.name().to_owned());
-        if message.on_busy == OnBusy::Interrupt {
-            record.parent_run_id.clone_from(&active);
-        }
-        let run = ChatRun { record, role: caller.principal.role, cancel_requested: false };
-        match self.deps.log.create_chat_run(&run).await? {
-            Created::New => {}
-            Created::Existing(id) => {
-                let run = self.deps.log.chat_run(&id).await?.ok_or_else(|| Error::internal("run vanished"))?;
-                return Ok(repeated(run));
+        let mut run = ChatRun { record, role: caller.principal.role, cancel_requested: false };
+        let lease = self.deps.lease();
+        let interrupt = message.on_busy == OnBusy::Interrupt;
+        // Placed as the store saw the thread; when another replica's run took it meanwhile, the
+        // store refuses the run as running and it is rejected or queued after all.
+        loop {
+            run.record.status = if active.is_some() { RunStatus::Queued } else { RunStatus::Running };
+            if interrupt {
+                run.record.parent_run_id.clone_from(&active);
+            }
+            let place = if active.is_some() { Place::Queue { first: interrupt } } else { Place::Drive(&lease) };
+            match self.deps.log.create_chat_run(&run, place).await? {
+                Created::New => break,
+                Created::Existing(id) => {
+                    let run = self.deps.log.chat_run(&id).await?.ok_or_else(|| Error::internal("run vanished"))?;
+                    return Ok(repeated(run));
+                }
+                Created::Busy(holder) if message.on_busy == OnBusy::Reject => {
+                    return Ok(Admission::Busy { active_run_id: holder });
+                }
+                Created::Busy(holder) => active = Some(holder),
             }
         }
         let run_id = run.record.id.clone();
@@ -302,16 +480,20 @@ impl RunEngine {
         {
             self.name_thread(thread.clone(), first, text.to_owned());
         }
-        // A queued run is started by the release of the run before it; this call starts it only
-        // when the thread is free now.
-        let placed = self.table.admit(&run_id, owner, &thread, message.on_busy);
-        if let Some(active) = placed.interrupt {
-            self.cancel_run(&active, Resolution::Superseded).await?;
+        // A queued run is started by the end of the run before it, wherever that runs; this call
+        // starts it only when the thread is free now.
+        let queued = active.is_some();
+        if queued {
+            drop(admission);
+            if let (Some(active), true) = (&active, interrupt) {
+                self.cancel_run(active, Resolution::Superseded).await?;
+            }
+            // The run before may have ended before this one was queued: then nobody else would.
+            start_promoted(&self.deps, &self.table, Some(&thread)).await;
+        } else {
+            start(&self.deps, &self.table, &run, true);
         }
-        if placed.started_now {
-            self.spawn_driver(run_id.clone(), true);
-        }
-        Ok(Admission::Started { run_id, thread_id: thread, queued: !placed.started_now })
+        Ok(Admission::Started { run_id, thread_id: thread, queued })
     }
 
     /// Starts a tool run: one call a client made itself (an MCP `tools/call`), on a thread of its
@@ -324,18 +506,18 @@ impl RunEngine {
         let owner = &caller.principal.user_id;
         let thread = self.thread(caller, "").await?;
         let _admission = self.table.admission.lock().await;
-        self.room_for_another_run(owner)?;
+        self.room_for_another_run(owner).await?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
         record.thread_id = Some(thread.clone());
         let run = ChatRun { record, role: caller.principal.role, cancel_requested: false };
-        if let Created::Existing(_) = self.deps.log.create_chat_run(&run).await? {
-            return Err(Error::internal("a new tool run collided with a stored one"));
+        match self.deps.log.create_chat_run(&run, Place::Drive(&self.deps.lease())).await? {
+            Created::New => {}
+            Created::Existing(_) | Created::Busy(_) => {
+                return Err(Error::internal("a new tool run collided with a stored one"));
+            }
         }
-        let run_id = run.record.id.clone();
-        if self.table.admit(&run_id, owner, &thread, OnBusy::Reject).started_now {
-            self.spawn_driver(run_id.clone(), true);
-        }
-        Ok(run_id)
+        start(&self.deps, &self.table, &run, true);
+        Ok(run.record.id)
     }
 
     /// The caller's confirmations waiting for an answer, oldest first (whatever started them: a
@@ -349,16 +531,12 @@ impl RunEngine {
 
     async fn cancel_run(&self, run_id: &RunId, why: Resolution) -> Result<()> {
         self.deps.log.request_cancel(run_id).await?;
-        let queued_cancel = self.table.unqueue(run_id);
-        if let Some(live) = self.table.live(run_id) {
-            live.cancel.send_replace(Some(why));
-            live.confirm.notify_one();
+        if self.table.live(run_id).is_none() && take_over(&self.deps, &self.table, Claim::Run(run_id)).await? > 0 {
+            // A queued run nobody drives (or one whose replica stopped): driven here, it sees the
+            // cancel and ends.
+            return Ok(());
         }
-        if queued_cancel {
-            // A queued run never started: its driver runs now, sees the cancel and ends it.
-            self.spawn_driver(run_id.clone(), true);
-        }
-        Ok(())
+        self.poke(run_id, Some(why)).await
     }
 
     /// Cancels a run (idempotent). Returns its status: CANCELLED, or the terminal status it
@@ -453,9 +631,7 @@ impl RunEngine {
         if stored.status == Resolution::Pending {
             if Utc::now() >= conf.expires_at {
                 self.deps.log.resolve_confirmation(cid, Resolution::Expired, None, None).await?;
-                if let Some(live) = self.table.live(&conf.run_id) {
-                    live.confirm.notify_one();
-                }
+                self.poke(&conf.run_id, None).await?;
                 return Err(user_error(ErrorCode::ConfirmationExpired, format!("this {noun} has expired")));
             }
             let edited = match &answer.edited_args {
@@ -468,9 +644,7 @@ impl RunEngine {
                     Scope::Session(duration) => Some(self.grant(caller, &conf, duration).await?),
                     Scope::Once => None,
                 };
-                if let Some(live) = self.table.live(&conf.run_id) {
-                    live.confirm.notify_one();
-                }
+                self.poke(&conf.run_id, None).await?;
                 return Ok((conf.run_id, wanted, grant));
             }
             // Answered meanwhile (elsewhere): compare with what was stored.
@@ -616,10 +790,16 @@ impl RunEngine {
     /// A subscription to a run's events after `after_seq` (see `delivery.rs`).
     pub async fn subscribe(&self, caller: &Caller, run_id: &RunId, after_seq: u64) -> Result<Subscription> {
         let run = self.owned_run(caller, run_id).await?;
-        // Subscribe to the live tail first, then read the log.
-        let rx = self.table.live(&run.record.id).map(|l| l.tx.subscribe());
+        // Subscribe to the tail first, then read the log: the live fan-out of a run driven here,
+        // else (queued, or driven by another replica) the replica's feed of appends.
         let finished = run.record.status.is_terminal();
-        Subscription::open(self.deps.log.clone(), run.record.id, finished, rx, after_seq).await
+        let tail = match self.table.live(&run.record.id) {
+            Some(live) => Tail::Live(live.tx.subscribe()),
+            None if finished => Tail::Ended,
+            None => Tail::Feed(self.deps.feed.subscribe()),
+        };
+        Subscription::open(self.deps.log.clone(), self.deps.feed.clone(), run.record.id, finished, tail, after_seq)
+            .await
     }
 
     /// Waits up to `limit` until no run is executing a tool (for a graceful shutdown). Returns
@@ -627,7 +807,7 @@ impl RunEngine {
     pub async fn settle_tools(&self, limit: std::time::Duration) -> bool {
         let deadline = tokio::time::Instant::now() + limit;
         loop {
-            let busy = self.phase_counts().into_iter().any(|(p, n)| p == RunPhase::ExecutingTool && n > 0);
+            let busy = self.table.phase_counts().into_iter().any(|(p, n)| p == RunPhase::ExecutingTool && n > 0);
             if !busy {
                 return true;
             }
@@ -638,9 +818,16 @@ impl RunEngine {
         }
     }
 
-    /// How many runs of all users are in each phase right now (for metrics).
-    pub fn phase_counts(&self) -> Vec<(RunPhase, usize)> {
-        self.table.phase_counts()
+    /// How many runs are in each phase right now, for metrics: those this replica drives, by
+    /// phase, and as queued, every run waiting in its thread's queue (no replica drives those).
+    pub async fn phase_counts(&self) -> Result<Vec<(RunPhase, usize)>> {
+        let queued = self.deps.log.queued_runs().await? as usize;
+        Ok(self
+            .table
+            .phase_counts()
+            .into_iter()
+            .map(|(phase, n)| if phase == RunPhase::Queued { (phase, n + queued) } else { (phase, n) })
+            .collect())
     }
 
     /// Phase, last seq and confirmation time left of a run that has not finished.

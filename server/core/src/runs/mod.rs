@@ -1,7 +1,7 @@
-//! Runs of the agent: the engine (admission, fan-out, confirmations, cancel, recovery), the
-//! per-run driver (the agent loop), the event model, the model and tool ports, and the storage
-//! port. The models themselves live elsewhere: the offline planner in `aware-planner`, the network
-//! providers and the scripted model in `aware-llm`.
+//! Runs of the agent: the engine (admission, fan-out, confirmations, cancel, recovery, and the
+//! replicas sharing a store: `fleet.rs`), the per-run driver (the agent loop), the event model,
+//! the model and tool ports, and the storage port. The models themselves live elsewhere: the
+//! offline planner in `aware-planner`, the network providers and the scripted model in `aware-llm`.
 
 mod admin_tools;
 mod admission;
@@ -11,6 +11,7 @@ pub mod delivery;
 mod driver;
 pub mod engine;
 pub mod events;
+pub mod fleet;
 pub mod grounding;
 mod knowledge_tools;
 mod memory_tools;

@@ -180,6 +180,39 @@ pub enum Created {
     New,
     /// A run with this client message id already exists.
     Existing(RunId),
+    /// The run was to hold its thread, but this run holds it (started meanwhile, by another
+    /// replica): nothing was stored.
+    Busy(RunId),
+}
+
+/// The replica that drives a run, and until when it may unless it renews the lease. Replicas
+/// sharing one store take over runs whose lease has expired (their driver's replica stopped).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lease {
+    pub replica: String,
+    pub until: DateTime<Utc>,
+}
+
+/// Where a new run goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Place<'a> {
+    /// It holds its thread (running) and is driven now under this lease. One run holds a thread:
+    /// the store refuses a second ([`Created::Busy`]).
+    Drive(&'a Lease),
+    /// It waits (queued) behind the thread's active run: last in line, or first
+    /// (`on_busy = INTERRUPT`).
+    Queue { first: bool },
+}
+
+/// Which unfinished runs a replica takes over with [`RunLog::claim_runs`].
+#[derive(Clone, Copy, Debug)]
+pub enum Claim<'a> {
+    /// Those whose lease has expired (their replica stopped renewing it).
+    Expired,
+    /// All of them, leased or not: the store has one server, which is starting.
+    Every,
+    /// This one, if its lease has expired (or it never had one: a queued run to cancel).
+    Run(&'a RunId),
 }
 
 #[async_trait]
@@ -190,7 +223,27 @@ pub trait RunLog: Send + Sync {
     async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64>;
     async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>>;
 
-    async fn create_chat_run(&self, run: &ChatRun) -> Result<Created>;
+    /// Stores a new run where `place` says (its status says the same: running or queued).
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created>;
+    /// The run holding the thread: running or awaiting confirmation.
+    async fn thread_holder(&self, thread: &ThreadId) -> Result<Option<RunId>>;
+    /// How many of the owner's chat and tool runs have not finished (queued ones included).
+    async fn unfinished_runs_of(&self, owner: &UserId) -> Result<u32>;
+    /// How many runs of all users wait in their threads' queues (no replica drives them).
+    async fn queued_runs(&self) -> Result<u32>;
+    /// Starts, under `lease`, the first queued run (not cancelled) of every thread that no run
+    /// holds — of `thread` only, when given. Returns the runs that now hold their thread.
+    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>>;
+    /// Takes over, under `lease`, the unfinished runs that need a driver — those holding their
+    /// thread, and queued ones with a cancel to carry out — that `which` names and that no
+    /// lease in force at `now` holds (except with [`Claim::Every`]). Oldest first.
+    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>>;
+    /// Extends the replica's leases of unfinished runs to `lease.until`; returns the runs it
+    /// still holds (a run another replica took over is not among them), each with whether a
+    /// cancel was requested.
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, bool)>>;
+    /// Ends the replica's leases now (a graceful stop): another replica may take over at once.
+    async fn release_leases(&self, replica: &str) -> Result<()>;
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>>;
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>>;
     async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()>;
@@ -198,7 +251,8 @@ pub trait RunLog: Send + Sync {
     /// The router's reading of the run's question (JSON), kept for restarts.
     async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()>;
     async fn run_route(&self, id: &RunId) -> Result<Option<String>>;
-    /// Records the start of a run: status running and the UI state version it used.
+    /// Records the start of a run: status running and the UI state version it used (a queued
+    /// run that is being cancelled stays queued: it never holds its thread).
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()>;
     /// Appends the terminal event and records the run's end, in one transaction: with its
     /// answer's grounding (each number's source), which `get_run` returns in the capsule.
@@ -212,8 +266,6 @@ pub trait RunLog: Send + Sync {
         grounding: Option<&Grounding>,
     ) -> Result<()>;
     async fn request_cancel(&self, id: &RunId) -> Result<()>;
-    /// Chat runs not yet terminal, oldest first.
-    async fn unfinished_chat_runs(&self) -> Result<Vec<ChatRun>>;
     /// Messages of the thread's finished runs before `before`, oldest first (at most `runs` runs).
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>>;
 

@@ -195,9 +195,12 @@ impl Driver {
                 self.deps.log.resolve_confirmation(&conf.id, Resolution::Expired, None, None).await?;
                 continue;
             }
+            // An answer given through another replica arrives as a wake-up; should that be lost,
+            // the stored confirmation is read again every second.
+            let wait = if self.deps.fleet.shared() { left.min(std::time::Duration::from_secs(1)) } else { left };
             tokio::select! {
                 () = self.live.confirm.notified() => {}
-                () = tokio::time::sleep(left) => {}
+                () = tokio::time::sleep(wait) => {}
                 () = self.cancelled() => {}
             }
         };

@@ -11,9 +11,10 @@ use super::admission::Live;
 use super::client_call::ClientToolCall;
 use super::engine::{EngineConfig, Services};
 use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolListing, ToolPhase};
+use super::fleet::{Fleet, Signal};
 use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
 use super::router::{Route, route};
-use super::store::{ChatRun, RunLog, SpanRecord};
+use super::store::{ChatRun, Lease, RunLog, SpanRecord};
 use super::tools::ToolContext;
 use crate::auth::{Caller, Principal, Source};
 use crate::ids::{RunId, ThreadId, ToolCallId};
@@ -52,13 +53,25 @@ impl From<Error> for Stop {
 }
 
 /// What a driver needs: the run log, the model, the policy gate, the services tools act through
-/// and the limits of runs. Built once by the engine; shared by every run.
+/// and the limits of runs; and the replica it runs on (its name, its feed of signals, the other
+/// replicas). Built once by the engine; shared by every run.
 pub(crate) struct Deps {
     pub log: Arc<dyn RunLog>,
     pub model: Arc<dyn LanguageModel>,
     pub policy: Policy,
     pub services: Services,
     pub config: EngineConfig,
+    pub fleet: Arc<dyn Fleet>,
+    pub feed: tokio::sync::broadcast::Sender<Signal>,
+    pub replica: String,
+}
+
+impl Deps {
+    /// A lease of this replica from now.
+    pub(crate) fn lease(&self) -> Lease {
+        let ttl = chrono::Duration::from_std(self.config.lease_ttl).unwrap_or(chrono::Duration::seconds(15));
+        Lease { replica: self.replica.clone(), until: Utc::now() + ttl }
+    }
 }
 
 struct Driver {
