@@ -255,6 +255,26 @@ async fn a_replica_that_starts_leaves_another_replicas_ingest_alone() {
     assert!(seen.error.is_empty(), "not marked interrupted: {seen:?}");
 }
 
+/// A replica stopped gracefully (SIGTERM) hands its runs over at once, not after its lease: the
+/// run it drove, waiting for approval, is approved through the other and completes there. (The
+/// lease here is a minute, longer than the hang guard.)
+#[tokio::test]
+async fn a_replica_stopped_gracefully_hands_its_runs_over_at_once() {
+    let script = script(json!({"replies": [delete_reply("delete churn", "customer_churn")]}));
+    let mut pair = Pair::start(&script, &[], &[("AWARE_STORAGE__LEASE_MS", "60000")]);
+    let sent = send_message(&pair.a, "m1", "", "please delete churn", pb::OnBusy::Reject).await.unwrap();
+    let mut on_b = open_stream_run(&pair.b, &sent.run_id, 0).await;
+    let before = stream_until(&mut on_b, awaiting).await;
+    assert!(pair.a.stop(), "A stops cleanly");
+    submit(&pair.b, &the_confirmation(&before).confirmation_id, true).await.unwrap();
+    let rest = stream_until(&mut on_b, is_completed).await;
+    let all = unframe(&before.into_iter().chain(rest).collect::<Vec<_>>(), 0);
+    assert_well_formed(&all);
+    assert_eq!(status_of(&all), pb::RunStatus::Succeeded);
+    assert!(!the_tool_result(&all).is_error, "{:?}", the_tool_result(&all));
+    assert_eq!(tables(&pair.b).await, ["barcelona_apartments", "support_tickets"]);
+}
+
 /// Where a round kills the replica driving its run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {

@@ -187,12 +187,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         limits,
         search.clone(),
     );
-    // On a shared store, another replica may be ingesting: only an ingest older than the longest
-    // one can take (its wait for a slot, then its time limit) was interrupted.
-    let ingesting_elsewhere = config.storage.url.is_some().then(|| {
-        Duration::from_secs(config.ingest.queue_wait_secs + config.ingest.timeout_secs) + Duration::from_secs(60)
-    });
-    datasets.recover(ingesting_elsewhere).await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
+    datasets.recover(ingest_window(config)).await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
     search.resume(store.as_ref()).await.map_err(|e| anyhow::anyhow!("search indexes could not be resumed: {e}"))?;
     let file_slots = FairSlots::new(FairConfig {
         name: "files",
@@ -288,6 +283,15 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         shutdown: tokio::sync::watch::Sender::new(false),
         store,
     }))
+}
+
+/// On a shared store (PostgreSQL), how long another replica's ingest may be in progress: its
+/// wait for a slot, then its time limit, and a minute more. Only an ingest older than that was
+/// interrupted. `None` on SQLite, where no other server ingests.
+fn ingest_window(config: &Config) -> Option<Duration> {
+    config.storage.url.is_some().then(|| {
+        Duration::from_secs(config.ingest.queue_wait_secs + config.ingest.timeout_secs) + Duration::from_secs(60)
+    })
 }
 
 /// Search indexes under `<data_dir>/search`, with vectors from the configured embedder: the local
@@ -433,6 +437,7 @@ pub async fn run(
 
     let sweeper = {
         let datasets = state.services.datasets.clone();
+        let ingesting_elsewhere = ingest_window(&config);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(UPLOAD_SWEEP_INTERVAL);
             loop {
@@ -441,6 +446,15 @@ pub async fn run(
                     Ok(0) => {}
                     Ok(n) => tracing::info!(removed = n, "discarded expired browser uploads"),
                     Err(e) => tracing::warn!(error = %e, "upload sweep failed"),
+                }
+                // On a shared store, an ingest whose replica stopped is found here, once it has
+                // been processing longer than any ingest lasts.
+                if ingesting_elsewhere.is_some() {
+                    match datasets.mark_interrupted(ingesting_elsewhere).await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(datasets = n, "marked ingests whose replica stopped as interrupted"),
+                        Err(e) => tracing::warn!(error = %e, "the sweep of interrupted ingests failed"),
+                    }
                 }
             }
         })

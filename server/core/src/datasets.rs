@@ -690,10 +690,21 @@ impl DatasetService {
     ///
     /// `shared`: other replicas share the catalog and the data dir, and one of them may be
     /// ingesting right now for up to this long — so only a dataset PROCESSING for longer was
-    /// interrupted. (Staged uploads are kept either way.)
+    /// interrupted (the others are left to [`DatasetService::mark_interrupted`] later).
     pub async fn recover(&self, shared: Option<Duration>) -> Result<()> {
+        self.mark_interrupted(shared).await?;
+        self.staging.clean(&|key| key.starts_with(UploadId::PREFIX)).await?;
+        self.sweep_expired_uploads().await?;
+        Ok(())
+    }
+
+    /// Marks as interrupted (ERROR) the datasets PROCESSING for longer than `longer_than` (all of
+    /// them when `None`: no ingest is running anywhere), and removes what they left. Returns how
+    /// many there were.
+    pub async fn mark_interrupted(&self, longer_than: Option<Duration>) -> Result<usize> {
         let now = chrono::Utc::now();
-        let longest = shared.and_then(|d| chrono::Duration::from_std(d).ok());
+        let longest = longer_than.and_then(|d| chrono::Duration::from_std(d).ok());
+        let mut marked = 0;
         for dataset in self.catalog.list_processing().await? {
             if longest.is_some_and(|longest| now - dataset.updated_at < longest) {
                 continue;
@@ -702,10 +713,9 @@ impl DatasetService {
             self.catalog
                 .mark_error(&dataset.id, "Ingestion was interrupted by a server restart; upload the file again.")
                 .await?;
+            marked += 1;
         }
-        self.staging.clean(&|key| key.starts_with(UploadId::PREFIX)).await?;
-        self.sweep_expired_uploads().await?;
-        Ok(())
+        Ok(marked)
     }
 
     async fn audit(&self, caller: &Caller, action: &str, dataset: &Dataset, outcome: &str) {

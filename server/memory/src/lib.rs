@@ -517,7 +517,7 @@ impl RunLog for MemoryRuns {
             .runs
             .values()
             .filter(|x| {
-                x.run.record.kind.is_driven() && x.run.record.status == RunStatus::Queued && !x.run.cancel_requested
+                x.run.record.kind.is_driven() && x.run.record.status == RunStatus::Queued && x.run.cancel.is_none()
             })
             .count();
         Ok(u32::try_from(n).unwrap_or(u32::MAX))
@@ -530,7 +530,7 @@ impl RunLog for MemoryRuns {
         for x in s.runs.values() {
             let r = &x.run.record;
             let Some(t) = &r.thread_id else { continue };
-            if !r.kind.is_driven() || r.status != RunStatus::Queued || x.run.cancel_requested {
+            if !r.kind.is_driven() || r.status != RunStatus::Queued || x.run.cancel.is_some() {
                 continue;
             }
             if thread.is_some_and(|want| want != t) {
@@ -565,7 +565,7 @@ impl RunLog for MemoryRuns {
             let needs_driver = x.holds_thread()
                 || (x.run.record.kind.is_driven()
                     && x.run.record.status == RunStatus::Queued
-                    && x.run.cancel_requested);
+                    && x.run.cancel.is_some());
             let free = x.lease.as_ref().is_none_or(|l| l.until < now);
             let wanted = match which {
                 Claim::Expired => free,
@@ -580,7 +580,7 @@ impl RunLog for MemoryRuns {
         Ok(claimed)
     }
 
-    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, bool)>> {
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>> {
         let mut s = self.state();
         let mut held = Vec::new();
         for (id, x) in &mut s.runs {
@@ -589,7 +589,7 @@ impl RunLog for MemoryRuns {
                 && active(x.run.record.status)
             {
                 l.until = lease.until;
-                held.push((id.clone(), x.run.cancel_requested));
+                held.push((id.clone(), x.run.cancel));
             }
         }
         Ok(held)
@@ -597,8 +597,8 @@ impl RunLog for MemoryRuns {
 
     async fn release_leases(&self, replica: &str) -> Result<()> {
         for x in self.state().runs.values_mut() {
-            if let Some(l) = x.lease.as_mut().filter(|l| l.replica == replica) {
-                l.until = DateTime::<Utc>::UNIX_EPOCH;
+            if x.lease.as_ref().is_some_and(|l| l.replica == replica) {
+                x.lease = None;
             }
         }
         Ok(())
@@ -646,7 +646,7 @@ impl RunLog for MemoryRuns {
     async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
         if let Some(run) = self.state().run_mut(id).filter(|r| active(r.record.status)) {
             // A queued run being cancelled never holds its thread.
-            if !(run.record.status == RunStatus::Queued && run.cancel_requested) {
+            if !(run.record.status == RunStatus::Queued && run.cancel.is_some()) {
                 run.record.status = RunStatus::Running;
             }
             run.record.ui_state_version = ui_state_version;
@@ -679,9 +679,9 @@ impl RunLog for MemoryRuns {
         Ok(())
     }
 
-    async fn request_cancel(&self, id: &RunId) -> Result<()> {
+    async fn request_cancel(&self, id: &RunId, why: Resolution) -> Result<()> {
         if let Some(run) = self.state().run_mut(id) {
-            run.cancel_requested = true;
+            run.cancel.get_or_insert(why);
         }
         Ok(())
     }
@@ -968,7 +968,7 @@ impl RunLog for MemoryRuns {
         run.record.client_msg_id = None;
         run.record.parent_run_id = None;
         run.record.feedback = None;
-        run.cancel_requested = false;
+        run.cancel = None;
         s.runs.insert(to.clone(), StoredRun::new(run, route_json));
         if let Some(messages) = s.messages.get(from).cloned() {
             s.messages.insert(to.clone(), messages);
@@ -1008,7 +1008,7 @@ impl RunStore for MemoryRuns {
             return Err(Error::internal(format!("run {} exists already", run.id)));
         }
         // Query runs carry no role; a chat run is created through the run log.
-        let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, cancel_requested: false };
+        let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, cancel: None };
         s.runs.insert(run.id.clone(), StoredRun::new(stored, None));
         Ok(())
     }

@@ -525,7 +525,7 @@ mod tests {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
             store
                 .create_chat_run(
-                    &ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false },
+                    &ChatRun { record: record.clone(), role: Role::Admin, cancel: None },
                     Place::Queue { first: false },
                 )
                 .await
@@ -582,7 +582,7 @@ mod tests {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
             store
                 .create_chat_run(
-                    &ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false },
+                    &ChatRun { record: record.clone(), role: Role::Admin, cancel: None },
                     Place::Queue { first: false },
                 )
                 .await
@@ -680,7 +680,7 @@ mod tests {
         let store = Store::open(&dir.path().join("aware.db")).await.unwrap();
         store.ensure_user(&Principal::local()).await.unwrap();
         let record = RunRecord::new(UserId::local(), RunKind::Chat, "q", RunStatus::Running);
-        let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel_requested: false };
+        let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel: None };
         store.create_chat_run(&chat, Place::Queue { first: false }).await.unwrap();
         let run = record.id;
         store

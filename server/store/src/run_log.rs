@@ -30,7 +30,7 @@ macro_rules! chat_run_columns {
         concat!(
             "id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
             "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, ",
-            "cancel_requested, feedback_rating, feedback_reason, feedback_at "
+            "cancel_requested, cancel_reason, feedback_rating, feedback_reason, feedback_at "
         )
     };
 }
@@ -63,8 +63,16 @@ fn chat_run_from_row(r: &Row) -> Result<ChatRun> {
     Ok(ChatRun {
         record: run_from_row(r)?,
         role: role.as_deref().map(Role::from_str).transpose()?.unwrap_or(Role::Viewer),
-        cancel_requested: r.get::<i64>("cancel_requested") != 0,
+        cancel: cancel_of(r),
     })
+}
+
+/// The cancel requested for a run row (`cancel_requested`, `cancel_reason`); a reason this
+/// version does not know, or none (older rows), reads as cancelled.
+fn cancel_of(r: &Row) -> Option<Resolution> {
+    let reason: Option<String> = r.get("cancel_reason");
+    (r.get::<i64>("cancel_requested") != 0)
+        .then(|| reason.as_deref().and_then(Resolution::parse).unwrap_or(Resolution::Cancelled))
 }
 
 fn tool_row(r: &Row) -> Result<ToolCallRow> {
@@ -268,19 +276,22 @@ impl RunLog for Store {
                 Placing { lease_owner: None, lease_expires_at: None, queue_rank: if first { -at } else { at } }
             }
         };
-        let inserted = self.insert_run_row(r, Some(run.role), placing).await?;
-        if inserted == 1 {
-            return Ok(Created::New);
-        }
-        if let Some(key) = r.client_msg_id.as_deref()
-            && let Some(existing) = self.run_by_client_msg(&r.owner, key).await?
-        {
-            return Ok(Created::Existing(existing));
-        }
-        if let Some(thread) = &r.thread_id
-            && let Some(holder) = self.thread_holder(thread).await?
-        {
-            return Ok(Created::Busy(holder));
+        // Twice at most: the run that held the thread when the first insert was refused may have
+        // ended before the store could name it.
+        for _ in 0..2 {
+            if self.insert_run_row(r, Some(run.role), placing).await? == 1 {
+                return Ok(Created::New);
+            }
+            if let Some(key) = r.client_msg_id.as_deref()
+                && let Some(existing) = self.run_by_client_msg(&r.owner, key).await?
+            {
+                return Ok(Created::Existing(existing));
+            }
+            if let Some(thread) = &r.thread_id
+                && let Some(holder) = self.thread_holder(thread).await?
+            {
+                return Ok(Created::Busy(holder));
+            }
         }
         Err(corrupt("duplicate run id"))
     }
@@ -319,6 +330,21 @@ impl RunLog for Store {
 
     async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
         let thread = thread.map(ThreadId::as_str);
+        // Nearly always nothing waits: a read says so without taking the write lock.
+        let waiting: Option<String> = self
+            .db
+            .query(
+                "SELECT id FROM runs WHERE kind IN ('chat', 'tool') AND status = 'queued' AND cancel_requested = 0
+                   AND (? IS NULL OR thread_id = ?) LIMIT 1",
+            )
+            .bind(thread)
+            .bind(thread)
+            .fetch_optional_scalar()
+            .await
+            .map_err(db)?;
+        if waiting.is_none() {
+            return Ok(Vec::new());
+        }
         let promoted = self
             .db
             .query(concat!(
@@ -381,30 +407,28 @@ impl RunLog for Store {
         Ok(runs)
     }
 
-    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, bool)>> {
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>> {
         let rows = self
             .db
             .query(concat!(
                 "UPDATE runs SET lease_expires_at = ? WHERE lease_owner = ? AND ",
                 unfinished!(),
-                " RETURNING id, cancel_requested"
+                " RETURNING id, cancel_requested, cancel_reason"
             ))
             .bind(micros(lease.until))
             .bind(&lease.replica)
             .fetch_all()
             .await
             .map_err(db)?;
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                Some((RunId::parse(r.get::<String>("id").as_str())?, r.get::<i64>("cancel_requested") != 0))
-            })
-            .collect())
+        Ok(rows.iter().filter_map(|r| Some((RunId::parse(r.get::<String>("id").as_str())?, cancel_of(r)))).collect())
     }
 
     async fn release_leases(&self, replica: &str) -> Result<()> {
         self.db
-            .query(concat!("UPDATE runs SET lease_expires_at = 0 WHERE lease_owner = ? AND ", unfinished!()))
+            .query(concat!(
+                "UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE lease_owner = ? AND ",
+                unfinished!()
+            ))
             .bind(replica)
             .execute()
             .await
@@ -517,9 +541,14 @@ impl RunLog for Store {
         self.writes.write(Write::Completion(Box::new(completion))).await
     }
 
-    async fn request_cancel(&self, id: &RunId) -> Result<()> {
+    async fn request_cancel(&self, id: &RunId, why: Resolution) -> Result<()> {
         self.db
-            .query("UPDATE runs SET cancel_requested = 1 WHERE id = ?")
+            .query(
+                "UPDATE runs SET cancel_reason = CASE WHEN cancel_requested = 1 THEN cancel_reason ELSE ? END,
+                    cancel_requested = 1
+                 WHERE id = ?",
+            )
+            .bind(why.as_str())
             .bind(id.as_str())
             .execute()
             .await

@@ -39,7 +39,7 @@ async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg
     let mut record = RunRecord::new(owner.clone(), RunKind::Chat, "what are my files?", RunStatus::Running);
     record.thread_id = Some(thread.clone());
     record.client_msg_id = client_msg_id.map(str::to_owned);
-    let run = ChatRun { record, role: Role::Analyst, cancel_requested: false };
+    let run = ChatRun { record, role: Role::Analyst, cancel: None };
     match log.create_chat_run(&run, Place::Drive(&lease("a"))).await.expect("created") {
         Created::New => run,
         Created::Existing(id) | Created::Busy(id) => panic!("a new run was refused for {id}"),
@@ -52,7 +52,7 @@ async fn placed_run(log: &dyn RunLog, thread: &ThreadId, place: Place<'_>) -> (C
     let status = if let Place::Drive(_) = place { RunStatus::Running } else { RunStatus::Queued };
     let mut record = RunRecord::new(ana(), RunKind::Chat, "and now?", status);
     record.thread_id = Some(thread.clone());
-    let run = ChatRun { record, role: Role::Analyst, cancel_requested: false };
+    let run = ChatRun { record, role: Role::Analyst, cancel: None };
     let created = log.create_chat_run(&run, place).await.expect("answered");
     (run, created)
 }
@@ -114,15 +114,20 @@ async fn a_replica_keeps_its_runs_while_it_renews_and_another_takes_them_over_af
     assert!(!taken.iter().any(|r| &r.record.id == id), "a run under a lease in force is not taken");
     assert!(log.claim_runs(&lease("d"), now, Claim::Run(id)).await.expect("claimed").is_empty());
     let renewed = log.renew_leases(&short).await.expect("renewed");
-    assert!(renewed.iter().any(|(r, cancel)| r == id && !cancel), "its replica renews it");
-    log.request_cancel(id).await.expect("cancel");
+    assert!(renewed.iter().any(|(r, cancel)| r == id && cancel.is_none()), "its replica renews it");
+    log.request_cancel(id, Resolution::Superseded).await.expect("cancel");
+    log.request_cancel(id, Resolution::Cancelled).await.expect("again");
     let renewed = log.renew_leases(&short).await.expect("renewed");
-    assert!(renewed.iter().any(|(r, cancel)| r == id && *cancel), "and hears of a cancel when it renews");
+    assert!(
+        renewed.iter().any(|(r, cancel)| r == id && *cancel == Some(Resolution::Superseded)),
+        "and hears of a cancel, with the first reason given, when it renews"
+    );
     let later = short.until + Duration::milliseconds(1);
     let taken = log.claim_runs(&lease("d"), later, Claim::Expired).await.expect("claimed");
     let taken: Vec<&ChatRun> = taken.iter().filter(|r| &r.record.id == id).collect();
     assert_eq!(taken.len(), 1, "an expired lease is taken over");
-    assert!(taken[0].cancel_requested && taken[0].record.thread_id.as_ref() == Some(&thread));
+    assert_eq!(taken[0].cancel, Some(Resolution::Superseded), "why it is to end is kept");
+    assert_eq!(taken[0].record.thread_id.as_ref(), Some(&thread));
     assert!(
         !log.renew_leases(&short).await.expect("renewed").iter().any(|(r, _)| r == id),
         "the replica that stopped no longer holds it"
@@ -154,7 +159,7 @@ async fn a_queued_run_being_cancelled_is_driven_without_holding_its_thread(log: 
         log.claim_runs(&lease("b"), Utc::now(), Claim::Run(id)).await.expect("none").is_empty(),
         "nothing to drive yet"
     );
-    log.request_cancel(id).await.expect("cancel");
+    log.request_cancel(id, Resolution::Cancelled).await.expect("cancel");
     let taken = log.claim_runs(&lease("b"), Utc::now(), Claim::Run(id)).await.expect("claimed");
     assert_eq!(taken.len(), 1, "a cancelled queued run needs a driver to end it");
     log.mark_run_started(id, 1).await.expect("started");
@@ -219,17 +224,17 @@ async fn a_client_message_id_starts_one_run(log: &dyn RunLog) {
     assert_eq!(log.run_by_client_msg(&ana(), "msg-1").await.expect("found"), Some(run.record.id.clone()));
     assert_eq!(log.run_by_client_msg(&bo(), "msg-1").await.expect("looked up"), None, "ids are per user");
     let stored = log.chat_run(&run.record.id).await.expect("read").expect("stored");
-    assert_eq!((stored.role, stored.cancel_requested), (Role::Analyst, false));
+    assert_eq!((stored.role, stored.cancel), (Role::Analyst, None));
     assert_eq!(stored.record.question, "what are my files?");
     assert_eq!(stored.record.thread_id.as_ref(), Some(&thread));
     assert_eq!(log.chat_run(&RunId::generate()).await.expect("read"), None);
 
     log.mark_run_started(&run.record.id, 7).await.expect("started");
     log.set_run_route(&run.record.id, "{\"intent\":\"query\"}").await.expect("route");
-    log.request_cancel(&run.record.id).await.expect("cancel");
+    log.request_cancel(&run.record.id, Resolution::Cancelled).await.expect("cancel");
     let stored = log.chat_run(&run.record.id).await.expect("read").expect("stored");
     assert_eq!((stored.record.status, stored.record.ui_state_version), (RunStatus::Running, 7));
-    assert!(stored.cancel_requested, "a cancel request survives a restart");
+    assert_eq!(stored.cancel, Some(Resolution::Cancelled), "a cancel request survives a restart");
     assert_eq!(log.run_route(&run.record.id).await.expect("read").as_deref(), Some("{\"intent\":\"query\"}"));
     let unfinished = log.claim_runs(&lease("a"), Utc::now(), Claim::Every).await.expect("listed");
     assert!(unfinished.iter().any(|r| r.record.id == run.record.id), "a running run is unfinished");

@@ -1,7 +1,8 @@
-//! Admission: which runs are live, which thread each holds, and who waits behind whom. One
-//! active run per thread; a second message is rejected, queued or put first (`on_busy`); a user
-//! has at most `max_active_runs_per_user` live runs. The table is memory only: at startup it is
-//! rebuilt from the run log ([`RunTable::restore`]).
+//! Admission's local side: the runs this replica drives, each with its fan-out channel and
+//! controls, and how often a driver that could not finish was tried. The rules themselves — one
+//! active run per thread; a second message rejected, queued or put first (`on_busy`); at most
+//! `max_active_runs_per_user` unfinished runs per user — are kept by the store, so they hold
+//! across replicas (`engine.rs` applies them).
 
 use super::events::{Resolution, RunEvent, RunPhase};
 use super::fleet::Signal;
@@ -9,8 +10,9 @@ use super::store::ChatRun;
 use crate::ids::{RunId, ThreadId};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 use tokio::sync::{Notify, broadcast, watch};
 
 /// What a second message to a busy thread does.
@@ -84,6 +86,10 @@ pub(crate) struct RunTable {
     /// Serialises this replica's admission decisions (busy check, per-user cap, placement) and
     /// promotions; the store's one-run-per-thread rule settles races between replicas.
     pub admission: tokio::sync::Mutex<()>,
+    /// Runs whose driver stopped before the run ended: how many times in a row, and when last.
+    failures: Mutex<HashMap<RunId, (u32, Instant)>>,
+    /// The replica is stopping: it drives nothing more.
+    pub stopping: AtomicBool,
 }
 
 impl RunTable {
@@ -95,13 +101,36 @@ impl RunTable {
     /// it is already driven here.
     pub(super) fn drive(&self, run: &ChatRun, feed: &broadcast::Sender<Signal>) -> Option<Arc<Live>> {
         let mut live = self.live.lock().expect("live map");
-        if live.contains_key(&run.record.id) {
+        if live.contains_key(&run.record.id) || self.stopping.load(Ordering::Relaxed) {
             return None;
         }
-        let cancelled = run.cancel_requested.then_some(Resolution::Cancelled);
+        let cancelled = run.cancel;
         let entry = Live::new(run.record.thread_id.clone(), cancelled, feed.clone());
         live.insert(run.record.id.clone(), entry.clone());
         Some(entry)
+    }
+
+    /// Records how a driver ended: before its run did (`unfinished`), or with it.
+    pub(super) fn note_outcome(&self, run_id: &RunId, unfinished: bool) {
+        let mut failures = self.failures.lock().expect("failures");
+        if unfinished {
+            let entry = failures.entry(run_id.clone()).or_insert((0, Instant::now()));
+            *entry = (entry.0 + 1, Instant::now());
+        } else {
+            failures.remove(run_id);
+        }
+    }
+
+    /// Whether a run held here and not driven may be driven again now: never tried, or its last
+    /// driver stopped long enough ago (`beat` doubled per failure in a row, at most 64 beats).
+    pub(super) fn may_retry(&self, run_id: &RunId, beat: std::time::Duration) -> bool {
+        if self.stopping.load(Ordering::Relaxed) {
+            return false;
+        }
+        match self.failures.lock().expect("failures").get(run_id) {
+            None => true,
+            Some((n, at)) => at.elapsed() >= beat * 2u32.pow((*n).min(6)),
+        }
     }
 
     /// The runs driven here.

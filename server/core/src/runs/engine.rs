@@ -156,7 +156,14 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: 
     let handle = live.clone();
     let task = tokio::spawn(async move {
         let last = driver::drive(deps.clone(), run_id.clone(), live.clone(), fresh, span).await;
+        let unfinished = match &last {
+            Some(_) => false,
+            None => {
+                deps.log.chat_run(&run_id).await.map_or(true, |r| r.is_some_and(|r| !r.record.status.is_terminal()))
+            }
+        };
         table.release(&run_id);
+        table.note_outcome(&run_id, unfinished);
         // Also when the driver could not finish: the thread's queue must not wait on this replica
         // (a run the store still holds for it is driven again by the next heartbeat).
         if let Some(thread) = &live.thread {
@@ -186,7 +193,8 @@ async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<
     match promoted {
         Ok(ids) => {
             for id in ids {
-                start_stored(deps, table, &id, true).await;
+                // Restored from what is stored: a run queued by a migration may have events.
+                start_stored(deps, table, &id, false).await;
             }
         }
         Err(e) => tracing::warn!(error = %e, "cannot start the next queued run"),
@@ -233,15 +241,18 @@ async fn heartbeat(deps: &Arc<Deps>, table: &Arc<RunTable>) -> Result<()> {
             table.release(&id);
         }
     }
-    for (id, cancel_requested) in &held {
+    for (id, cancel) in &held {
         match table.live(id) {
-            // A cancel that reached the store by another replica whose wake-up was lost.
-            Some(live) if *cancel_requested && live.cancel.borrow().is_none() => {
-                live.cancel.send_replace(Some(Resolution::Cancelled));
+            // A cancel that reached the store through another replica whose wake-up was lost.
+            Some(live) if cancel.is_some() && live.cancel.borrow().is_none() => {
+                live.cancel.send_replace(*cancel);
                 live.confirm.notify_one();
             }
             Some(_) => {}
-            None => start_stored(deps, table, id, false).await,
+            // Held here and not driven: its driver could not finish (tried again, less and less
+            // often), or it was stored and not yet started (then it is started here once).
+            None if table.may_retry(id, deps.config.lease_ttl / 3) => start_stored(deps, table, id, false).await,
+            None => {}
         }
     }
     take_over(deps, table, Claim::Expired).await?;
@@ -263,6 +274,9 @@ fn keep_alive(deps: Arc<Deps>, table: Weak<RunTable>) {
         loop {
             tick.tick().await;
             let Some(table) = table.upgrade() else { return };
+            if table.stopping.load(std::sync::atomic::Ordering::Relaxed) {
+                return;
+            }
             if let Err(e) = heartbeat(&deps, &table).await {
                 tracing::warn!(error = %e, "the run heartbeat failed; leases are renewed at the next beat");
             }
@@ -270,8 +284,8 @@ fn keep_alive(deps: Arc<Deps>, table: Weak<RunTable>) {
     });
 }
 
-/// Acts on other replicas' wake-ups: answers and cancels for runs driven here; a cancel of a
-/// queued run nobody drives is carried out here.
+/// Acts on other replicas' wake-ups: answers and cancels for runs driven here; a run nobody
+/// drives (a queued run to cancel, the runs of a replica that stopped) is taken over here.
 fn hear_wake_ups(deps: Arc<Deps>, table: Weak<RunTable>) {
     let mut signals = deps.feed.subscribe();
     tokio::spawn(async move {
@@ -290,12 +304,13 @@ fn hear_wake_ups(deps: Arc<Deps>, table: Weak<RunTable>) {
                         }
                         live.confirm.notify_one();
                     }
-                    None if cancel.is_some() => {
+                    // A queued run to cancel that nobody drives, or a run whose replica gave it up:
+                    // taken over here if its lease is not in force (a run driven elsewhere is not).
+                    None => {
                         if let Err(e) = take_over(&deps, &table, Claim::Run(&run)).await {
-                            tracing::warn!(run = %run, error = %e, "cannot carry out a cancel");
+                            tracing::warn!(run = %run, error = %e, "cannot take a run over");
                         }
                     }
-                    None => {}
                 }
             }
         }
@@ -360,10 +375,23 @@ impl RunEngine {
         Ok(taken)
     }
 
-    /// Ends this replica's leases (a graceful stop), so another replica, or this one restarted,
-    /// continues its unfinished runs at once instead of after the lease.
+    /// Stops driving runs here and gives their leases up (a graceful stop, after the tools in
+    /// progress had their grace period), so another replica, or this one restarted, continues
+    /// them at once instead of after the lease. Nothing is driven here afterwards.
     pub async fn release_leases(&self) -> Result<()> {
-        self.deps.log.release_leases(&self.deps.replica).await
+        self.table.stopping.store(true, std::sync::atomic::Ordering::Relaxed);
+        let driven = self.table.driven();
+        for (_, live) in &driven {
+            if let Some(task) = live.task.lock().expect("driver task").take() {
+                task.abort();
+            }
+        }
+        self.deps.log.release_leases(&self.deps.replica).await?;
+        // Whichever replica hears it first takes each run over now.
+        for (id, _) in &driven {
+            self.deps.fleet.wake(id, None).await?;
+        }
+        Ok(())
     }
 
     /// Tells the run's driver — here or on another replica — to look again: a cancel, or an
@@ -441,6 +469,11 @@ impl RunEngine {
         }
         let thread = self.thread(caller, &message.thread_id).await?;
         let admission = self.table.admission.lock().await;
+        // A run waiting first in line goes before this one, even when the run before it has just
+        // ended and no replica has started it yet.
+        for id in self.deps.log.promote_queued(Some(&thread), &self.deps.lease()).await? {
+            start_stored(&self.deps, &self.table, &id, false).await;
+        }
         let mut active = self.deps.log.thread_holder(&thread).await?;
         if let (Some(active_run_id), OnBusy::Reject) = (&active, message.on_busy) {
             return Ok(Admission::Busy { active_run_id: active_run_id.clone() });
@@ -450,7 +483,7 @@ impl RunEngine {
         record.thread_id = Some(thread.clone());
         record.client_msg_id = (!message.client_msg_id.is_empty()).then(|| message.client_msg_id.clone());
         record.model = Some(self.deps.model.name().to_owned());
-        let mut run = ChatRun { record, role: caller.principal.role, cancel_requested: false };
+        let mut run = ChatRun { record, role: caller.principal.role, cancel: None };
         let lease = self.deps.lease();
         let interrupt = message.on_busy == OnBusy::Interrupt;
         // Placed as the store saw the thread; when another replica's run took it meanwhile, the
@@ -509,7 +542,7 @@ impl RunEngine {
         self.room_for_another_run(owner).await?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
         record.thread_id = Some(thread.clone());
-        let run = ChatRun { record, role: caller.principal.role, cancel_requested: false };
+        let run = ChatRun { record, role: caller.principal.role, cancel: None };
         match self.deps.log.create_chat_run(&run, Place::Drive(&self.deps.lease())).await? {
             Created::New => {}
             Created::Existing(_) | Created::Busy(_) => {
@@ -530,7 +563,7 @@ impl RunEngine {
     }
 
     async fn cancel_run(&self, run_id: &RunId, why: Resolution) -> Result<()> {
-        self.deps.log.request_cancel(run_id).await?;
+        self.deps.log.request_cancel(run_id, why).await?;
         if self.table.live(run_id).is_none() && take_over(&self.deps, &self.table, Claim::Run(run_id)).await? > 0 {
             // A queued run nobody drives (or one whose replica stopped): driven here, it sees the
             // cancel and ends.

@@ -18,7 +18,8 @@ pub struct ChatRun {
     pub record: RunRecord,
     /// The caller's role when the message arrived (the policy gate uses it for the whole run).
     pub role: Role,
-    pub cancel_requested: bool,
+    /// A cancel was requested, and why (cancelled by a person, or superseded by a newer message).
+    pub cancel: Option<Resolution>,
 }
 
 /// The client's view, as the latest `StateSnapshot` of a thread told it.
@@ -239,10 +240,11 @@ pub trait RunLog: Send + Sync {
     /// lease in force at `now` holds (except with [`Claim::Every`]). Oldest first.
     async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>>;
     /// Extends the replica's leases of unfinished runs to `lease.until`; returns the runs it
-    /// still holds (a run another replica took over is not among them), each with whether a
-    /// cancel was requested.
-    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, bool)>>;
-    /// Ends the replica's leases now (a graceful stop): another replica may take over at once.
+    /// still holds (a run another replica took over is not among them), each with the cancel
+    /// requested for it, if any.
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>>;
+    /// Gives up the replica's leases now (a graceful stop, once it drives nothing): another
+    /// replica may take over at once.
     async fn release_leases(&self, replica: &str) -> Result<()>;
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>>;
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>>;
@@ -265,7 +267,9 @@ pub trait RunLog: Send + Sync {
         final_text: &str,
         grounding: Option<&Grounding>,
     ) -> Result<()>;
-    async fn request_cancel(&self, id: &RunId) -> Result<()>;
+    /// Records that the run is to end, and why (`Cancelled` or `Superseded`); the first reason
+    /// stays.
+    async fn request_cancel(&self, id: &RunId, why: Resolution) -> Result<()>;
     /// Messages of the thread's finished runs before `before`, oldest first (at most `runs` runs).
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>>;
 
