@@ -275,6 +275,37 @@ async fn a_replica_stopped_gracefully_hands_its_runs_over_at_once() {
     assert_eq!(tables(&pair.b).await, ["barcelona_apartments", "support_tickets"]);
 }
 
+async fn search_words(server: &TestServer, query: &str) -> pb::SearchDatasetsResponse {
+    let req =
+        pb::SearchDatasetsRequest { query: query.into(), dataset_id: String::new(), limit: 5, mode: "lexical".into() };
+    server.datasets().await.search_datasets(req).await.unwrap().into_inner()
+}
+
+/// A dataset uploaded to one replica after the other started is searchable on both: the other
+/// takes the index as it was written to the shared data dir.
+#[tokio::test]
+async fn a_dataset_indexed_on_one_replica_is_searched_on_the_other() {
+    let script = script(json!({"replies": [hello_reply()]}));
+    let pair = Pair::start(&script, &["--no-samples"], &[("AWARE_SEARCH__EMBEDDINGS", "off")]);
+    let csv = "id,note\n1,the zebra crossed the road\n2,a quiet afternoon\n3,nothing to see\n";
+    let dataset = upload_csv(&pair.a, None, "notes.csv", csv).await;
+    // A indexes in the background; then B, which never indexed it, answers the same.
+    let deadline = Instant::now() + std::time::Duration::from_secs(30);
+    let on_a = loop {
+        let found = search_words(&pair.a, "zebra").await;
+        if !found.hits.is_empty() {
+            break found;
+        }
+        assert!(Instant::now() < deadline, "A never indexed the dataset: {found:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let on_b = search_words(&pair.b, "zebra").await;
+    let rows =
+        |r: &pb::SearchDatasetsResponse| r.hits.iter().map(|h| (h.dataset_id.clone(), h.row_id)).collect::<Vec<_>>();
+    assert_eq!(rows(&on_b), rows(&on_a), "B: {on_b:?}");
+    assert_eq!(rows(&on_b), [(dataset.id.clone(), 0)]);
+}
+
 /// Where a round kills the replica driving its run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {

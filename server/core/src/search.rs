@@ -153,7 +153,8 @@ pub trait SearchStore: Send + Sync {
     async fn nearest(&self, dataset: &DatasetId, vector: &[f32], k: usize) -> Result<Vec<(u64, f32)>>;
     /// Text and snippets of `rows`, in that order.
     async fn hits(&self, dataset: &DatasetId, query: &str, rows: &[u64]) -> Result<Vec<StoredHit>>;
-    /// What was stored for the dataset by an earlier process, if anything.
+    /// What is stored for the dataset (by an earlier process, or another replica), if anything;
+    /// an index this process had open is read afresh on next use.
     async fn load(&self, dataset: &DatasetId) -> Result<Option<IndexMeta>>;
     async fn remove(&self, dataset: &DatasetId) -> Result<()>;
 }
@@ -397,6 +398,26 @@ impl SearchService {
     }
 
     fn restore(&self, d: Dataset, meta: IndexMeta) {
+        let status = self.stored_status(&d, &meta);
+        let needs_vectors = status.state == IndexState::Embedding;
+        self.set(&d.id, status);
+        if needs_vectors {
+            // Vectors were cut off (or made by another model): make them again from the data.
+            let this = self.clone();
+            tokio::spawn(async move {
+                match this.read_docs(&d, &meta.columns).await {
+                    Ok(docs) => {
+                        let _ = this.inner.embed_queue.send((d, docs));
+                    }
+                    Err(e) => this.fail(&d.id, &e),
+                }
+            });
+        }
+    }
+
+    /// The status of `d`'s index as stored (`meta`, of `d`'s content); `Embedding` when this
+    /// process's model has no complete vectors in it.
+    fn stored_status(&self, d: &Dataset, meta: &IndexMeta) -> IndexStatus {
         let model = self.model();
         let vectors_current = meta.vectors.as_ref().filter(|v| Some(&v.model) == model.as_ref());
         let mut status = IndexStatus::new(
@@ -415,20 +436,24 @@ impl SearchService {
             status.model = v.model.clone();
             status.vector_index = v.index.clone();
         }
-        let needs_vectors = status.state == IndexState::Embedding;
-        self.set(&d.id, status);
-        if needs_vectors {
-            // Vectors were cut off (or made by another model): make them again from the data.
-            let this = self.clone();
-            tokio::spawn(async move {
-                match this.read_docs(&d, &meta.columns).await {
-                    Ok(docs) => {
-                        let _ = this.inner.embed_queue.send((d, docs));
-                    }
-                    Err(e) => this.fail(&d.id, &e),
-                }
-            });
+        status
+    }
+
+    /// The index of `d` that another replica built in the shared data dir (a dataset ingested or
+    /// refreshed there after this one started), taken as stored when it is of `d`'s content.
+    /// Vectors still being made there are left to that replica: until they are sealed, this one
+    /// searches the words. `None`: no index of this content is stored yet.
+    async fn adopt(&self, d: &Dataset) -> Option<IndexStatus> {
+        let meta = self.inner.store.load(&d.id).await.ok()??;
+        if meta.version_hash != d.version_hash {
+            return None;
         }
+        let mut status = self.stored_status(d, &meta);
+        if status.state == IndexState::Embedding {
+            status.state = IndexState::Lexical;
+        }
+        self.set(&d.id, status.clone());
+        Some(status)
     }
 
     /// A dataset became ready: index it in the background.
@@ -647,7 +672,20 @@ impl SearchService {
     ) -> Result<Found> {
         let mut searchable = Vec::new();
         for d in datasets {
-            match self.status(&d.id) {
+            let mut status = self.status(&d.id);
+            // Built elsewhere (another replica), or words only here while vectors are made there.
+            let elsewhere = status.as_ref().is_none_or(|s| {
+                s.version_hash != d.version_hash || (s.state == IndexState::Lexical && self.model().is_some())
+            });
+            if elsewhere && let Some(adopted) = self.adopt(&d).await {
+                status = Some(adopted);
+            }
+            match status {
+                // An index of other content (the dataset was refreshed since, possibly by another
+                // replica) is never searched: its rows are not the dataset's.
+                Some(s) if s.version_hash != d.version_hash => {
+                    notes.push(format!("{} changed since it was indexed here; it is not searched yet", d.table_name));
+                }
                 Some(s) if s.state.lexical_ready() => searchable.push((d, s)),
                 Some(s) if s.state == IndexState::NoText => {}
                 Some(s) if s.state == IndexState::Failed => {

@@ -22,7 +22,7 @@ use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
     ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
-    ThreadCursor, ThreadSummary, TitleIf, ToolCallRow,
+    ThreadCursor, ThreadState, ThreadSummary, TitleIf, ToolCallRow,
 };
 use aware_core::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -497,18 +497,19 @@ impl RunLog for MemoryRuns {
         Ok(Created::New)
     }
 
-    async fn thread_holder(&self, thread: &ThreadId) -> Result<Option<RunId>> {
-        Ok(self.state().holder(Some(thread)))
-    }
-
-    async fn unfinished_runs_of(&self, owner: &UserId) -> Result<u32> {
+    async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState> {
         let s = self.state();
-        let n = s
-            .runs
-            .values()
-            .filter(|x| x.run.record.kind.is_driven() && &x.run.record.owner == owner && active(x.run.record.status))
-            .count();
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        let driven = || s.runs.values().filter(|x| x.run.record.kind.is_driven());
+        let unfinished = driven().filter(|x| &x.run.record.owner == owner && active(x.run.record.status)).count();
+        Ok(ThreadState {
+            holder: s.holder(Some(thread)),
+            waiting: driven().any(|x| {
+                x.run.record.thread_id.as_ref() == Some(thread)
+                    && x.run.record.status == RunStatus::Queued
+                    && x.run.cancel.is_none()
+            }),
+            unfinished_of_owner: u32::try_from(unfinished).unwrap_or(u32::MAX),
+        })
     }
 
     async fn queued_runs(&self) -> Result<u32> {

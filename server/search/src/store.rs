@@ -27,6 +27,9 @@ struct Open {
     vectors: Option<Arc<Vectors>>,
 }
 
+/// A build folder untouched this long was cut off (no build takes nearly as long).
+const ABANDONED_BUILD: std::time::Duration = std::time::Duration::from_secs(3_600);
+
 /// Search indexes on disk.
 #[derive(Clone)]
 pub struct DiskStore {
@@ -59,9 +62,14 @@ fn write_meta(dir: &Path, meta: &IndexMeta) -> Result<()> {
 impl DiskStore {
     pub fn new(root: PathBuf, hnsw_threshold: usize) -> Result<Self> {
         std::fs::create_dir_all(&root)?;
-        // Builds cut off by a crash.
+        // Builds cut off by a crash. Only old ones: the data dir may be shared with replicas
+        // that are building right now.
+        let old = |entry: &std::fs::DirEntry| {
+            let modified = entry.metadata().and_then(|m| m.modified()).ok();
+            modified.and_then(|m| m.elapsed().ok()).is_none_or(|age| age > ABANDONED_BUILD)
+        };
         for entry in std::fs::read_dir(&root)?.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(".build-") {
+            if entry.file_name().to_string_lossy().starts_with(".build-") && old(&entry) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
@@ -204,6 +212,9 @@ impl SearchStore for DiskStore {
     async fn load(&self, dataset: &DatasetId) -> Result<Option<IndexMeta>> {
         let dataset = dataset.clone();
         self.blocking(move |store| {
+            // What is stored now replaces what this process had open (another replica may have
+            // rebuilt it in the shared data dir).
+            store.open.lock().expect("open lock").remove(&dataset);
             let dir = store.dir(&dataset);
             let Some(mut meta) = read_meta(&dir)? else { return Ok(None) };
             if meta.vectors.is_some() && !dir.join("vectors.bin").exists() {

@@ -15,7 +15,7 @@ use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
 use aware_core::runs::store::{
     ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
-    ThreadCursor, ThreadSummary, TitleIf, ToolCallRow,
+    ThreadCursor, ThreadState, ThreadSummary, TitleIf, ToolCallRow,
 };
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
@@ -288,7 +288,7 @@ impl RunLog for Store {
                 return Ok(Created::Existing(existing));
             }
             if let Some(thread) = &r.thread_id
-                && let Some(holder) = self.thread_holder(thread).await?
+                && let Some(holder) = self.thread_state(thread, &r.owner).await?.holder
             {
                 return Ok(Created::Busy(holder));
             }
@@ -296,26 +296,30 @@ impl RunLog for Store {
         Err(corrupt("duplicate run id"))
     }
 
-    async fn thread_holder(&self, thread: &ThreadId) -> Result<Option<RunId>> {
-        let id: Option<String> = self
+    async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState> {
+        let row = self
             .db
-            .query(concat!("SELECT id FROM runs WHERE thread_id = ? AND ", holding!(), " LIMIT 1"))
+            .query(concat!(
+                "SELECT (SELECT id FROM runs WHERE thread_id = ? AND ",
+                holding!(),
+                " LIMIT 1) AS holder,
+                        (SELECT id FROM runs WHERE thread_id = ? AND kind IN ('chat', 'tool') AND status = 'queued'
+                           AND cancel_requested = 0 LIMIT 1) AS waiting,
+                        (SELECT count(*) FROM runs WHERE owner_id = ? AND ",
+                unfinished!(),
+                ") AS unfinished"
+            ))
             .bind(thread.as_str())
-            .fetch_optional_scalar()
-            .await
-            .map_err(db)?;
-        Ok(id.as_deref().and_then(RunId::parse))
-    }
-
-    async fn unfinished_runs_of(&self, owner: &UserId) -> Result<u32> {
-        let n: i64 = self
-            .db
-            .query(concat!("SELECT count(*) FROM runs WHERE owner_id = ? AND ", unfinished!()))
+            .bind(thread.as_str())
             .bind(owner.as_str())
-            .fetch_scalar()
+            .fetch_one()
             .await
             .map_err(db)?;
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        Ok(ThreadState {
+            holder: row.get::<Option<String>>("holder").as_deref().and_then(RunId::parse),
+            waiting: row.get::<Option<String>>("waiting").is_some(),
+            unfinished_of_owner: u32::try_from(row.get::<i64>("unfinished")).unwrap_or(u32::MAX),
+        })
     }
 
     async fn queued_runs(&self) -> Result<u32> {

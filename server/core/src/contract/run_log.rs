@@ -70,23 +70,26 @@ async fn finish(log: &dyn RunLog, run: &ChatRun) {
 
 async fn one_run_holds_a_thread_and_the_queue_behind_it_keeps_its_order(log: &dyn RunLog) {
     let thread = ThreadId::generate_for(&ana());
-    let before = log.unfinished_runs_of(&ana()).await.expect("counted");
+    let before = log.thread_state(&thread, &ana()).await.expect("read").unfinished_of_owner;
     let (first, created) = placed_run(log, &thread, Place::Drive(&lease("a"))).await;
     assert!(matches!(created, Created::New));
-    assert_eq!(log.thread_holder(&thread).await.expect("read"), Some(first.record.id.clone()));
+    assert_eq!(log.thread_state(&thread, &ana()).await.expect("read").holder, Some(first.record.id.clone()));
     let (_, second) = placed_run(log, &thread, Place::Drive(&lease("b"))).await;
     match second {
         Created::Busy(holder) => assert_eq!(holder, first.record.id, "the store names the run holding the thread"),
         Created::New | Created::Existing(_) => panic!("a second run held the same thread"),
     }
     let waiting = log.queued_runs().await.expect("counted");
+    assert!(!log.thread_state(&thread, &ana()).await.expect("read").waiting);
     let (last_in_line, _) = placed_run(log, &thread, Place::Queue { first: false }).await;
     let (first_in_line, _) = placed_run(log, &thread, Place::Queue { first: true }).await;
-    assert_eq!(log.unfinished_runs_of(&ana()).await.expect("counted"), before + 3, "queued runs count too");
+    let state = log.thread_state(&thread, &ana()).await.expect("read");
+    assert_eq!(state.unfinished_of_owner, before + 3, "queued runs count too");
+    assert!(state.waiting, "and wait in the thread");
     assert_eq!(log.queued_runs().await.expect("counted"), waiting + 2);
     assert!(log.promote_queued(Some(&thread), &lease("a")).await.expect("none").is_empty(), "the thread is held");
     finish(log, &first).await;
-    assert_eq!(log.thread_holder(&thread).await.expect("read"), None, "a finished run lets go");
+    assert_eq!(log.thread_state(&thread, &ana()).await.expect("read").holder, None, "a finished run lets go");
     let promoted = log.promote_queued(None, &lease("b")).await.expect("promoted");
     assert_eq!(
         promoted,
@@ -165,7 +168,7 @@ async fn a_queued_run_being_cancelled_is_driven_without_holding_its_thread(log: 
     log.mark_run_started(id, 1).await.expect("started");
     let stored = log.chat_run(id).await.expect("read").expect("stored");
     assert_eq!(stored.record.status, RunStatus::Queued, "it never holds the thread");
-    assert_eq!(log.thread_holder(&thread).await.expect("read"), Some(holder.record.id.clone()));
+    assert_eq!(log.thread_state(&thread, &ana()).await.expect("read").holder, Some(holder.record.id.clone()));
     finish(log, &holder).await;
     assert!(
         log.promote_queued(Some(&thread), &lease("a")).await.expect("none").is_empty(),

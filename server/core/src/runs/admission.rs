@@ -9,7 +9,7 @@ use super::fleet::Signal;
 use super::store::ChatRun;
 use crate::ids::{RunId, ThreadId};
 use chrono::{DateTime, Utc};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -90,6 +90,9 @@ pub(crate) struct RunTable {
     failures: Mutex<HashMap<RunId, (u32, Instant)>>,
     /// The replica is stopping: it drives nothing more.
     pub stopping: AtomicBool,
+    /// Threads in which a run may be waiting, as far as this replica knows: on a store no other
+    /// replica shares, the end of a run looks for the next one only in these.
+    queues: Mutex<HashSet<ThreadId>>,
 }
 
 impl RunTable {
@@ -108,6 +111,21 @@ impl RunTable {
         let entry = Live::new(run.record.thread_id.clone(), cancelled, feed.clone());
         live.insert(run.record.id.clone(), entry.clone());
         Some(entry)
+    }
+
+    /// A run may be waiting in `thread` (one was queued, or the thread's runs were restored).
+    pub(super) fn note_queue(&self, thread: &ThreadId) {
+        self.queues.lock().expect("queues").insert(thread.clone());
+    }
+
+    /// Whether a run may be waiting in `thread`.
+    pub(super) fn may_have_queue(&self, thread: &ThreadId) -> bool {
+        self.queues.lock().expect("queues").contains(thread)
+    }
+
+    /// No run waits in `thread` any more (none was found to start).
+    pub(super) fn no_queue(&self, thread: &ThreadId) {
+        self.queues.lock().expect("queues").remove(thread);
     }
 
     /// Records how a driver ended: before its run did (`unfinished`), or with it.

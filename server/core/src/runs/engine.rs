@@ -11,13 +11,15 @@ use super::driver::{self, Deps};
 use super::events::{EventPayload, Resolution, RunEvent, RunPhase, Tier};
 use super::fleet::{Fleet, Signal};
 use super::model::LanguageModel;
-use super::store::{ChatRun, Claim, Confirmation, Created, Place, RunLog, SessionGrant, Snapshot, TitleIf};
+use super::store::{
+    ChatRun, Claim, Confirmation, Created, Place, RunLog, SessionGrant, Snapshot, ThreadState, TitleIf,
+};
 use super::tools::{SystemInfo, ToolContext};
 use crate::auth::{Caller, Source};
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
-use crate::ids::{ConfirmationId, GrantId, MAX_THREAD_NAME, RunId, ThreadId, UserId};
+use crate::ids::{ConfirmationId, GrantId, MAX_THREAD_NAME, RunId, ThreadId};
 use crate::memory::MemoryService;
 use crate::policy::Policy;
 use crate::ports::{AuditEntry, AuditLog};
@@ -166,8 +168,12 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: 
         table.note_outcome(&run_id, unfinished);
         // Also when the driver could not finish: the thread's queue must not wait on this replica
         // (a run the store still holds for it is driven again by the next heartbeat).
-        if let Some(thread) = &live.thread {
-            start_promoted(&deps, &table, Some(thread)).await;
+        // On a store of its own, the replica knows which threads may have a queue.
+        if let Some(thread) = &live.thread
+            && (deps.fleet.shared() || table.may_have_queue(thread))
+            && start_promoted(&deps, &table, Some(thread)).await == 0
+        {
+            table.no_queue(thread);
         }
         if let Some(last) = last {
             live.publish(Arc::new(last));
@@ -185,26 +191,37 @@ fn start(deps: &Arc<Deps>, table: &Arc<RunTable>, run: &ChatRun, fresh: bool) {
 }
 
 /// Starts, here, the next queued run of `thread` (of every thread no run holds, when `None`).
-async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<&ThreadId>) {
+/// Returns how many were started.
+async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<&ThreadId>) -> usize {
     let promoted = {
         let _admission = table.admission.lock().await;
         deps.log.promote_queued(thread, &deps.lease()).await
     };
     match promoted {
         Ok(ids) => {
-            for id in ids {
+            for id in &ids {
                 // Restored from what is stored: a run queued by a migration may have events.
-                start_stored(deps, table, &id, false).await;
+                start_stored(deps, table, id, false).await;
             }
+            ids.len()
         }
-        Err(e) => tracing::warn!(error = %e, "cannot start the next queued run"),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot start the next queued run");
+            0
+        }
     }
 }
 
 /// Loads a stored run and starts driving it here.
 async fn start_stored(deps: &Arc<Deps>, table: &Arc<RunTable>, id: &RunId, fresh: bool) {
     match deps.log.chat_run(id).await {
-        Ok(Some(run)) => start(deps, table, &run, fresh),
+        Ok(Some(run)) => {
+            // Runs may wait behind it (it was queued itself, or restored).
+            if let Some(thread) = &run.record.thread_id {
+                table.note_queue(thread);
+            }
+            start(deps, table, &run, fresh);
+        }
         Ok(None) => {}
         Err(e) => tracing::warn!(run = %id, error = %e, "cannot load a run to drive"),
     }
@@ -214,6 +231,9 @@ async fn start_stored(deps: &Arc<Deps>, table: &Arc<RunTable>, id: &RunId, fresh
 async fn take_over(deps: &Arc<Deps>, table: &Arc<RunTable>, which: Claim<'_>) -> Result<usize> {
     let runs = deps.log.claim_runs(&deps.lease(), Utc::now(), which).await?;
     for run in &runs {
+        if let Some(thread) = &run.record.thread_id {
+            table.note_queue(thread);
+        }
         // Restored from what is stored (a run that never started has nothing stored yet).
         start(deps, table, run, false);
     }
@@ -431,12 +451,12 @@ impl RunEngine {
         Ok(thread)
     }
 
-    /// Refused when `owner` already has as many unfinished runs as allowed (call under the
+    /// Refused when the owner already has as many unfinished runs as allowed (read under the
     /// admission lock; replicas admitting the same user's runs at the same moment may each
     /// take the last place).
-    async fn room_for_another_run(&self, owner: &UserId) -> Result<()> {
+    fn room_for_another_run(&self, state: &ThreadState) -> Result<()> {
         let max = self.deps.config.max_active_runs_per_user;
-        if self.deps.log.unfinished_runs_of(owner).await? >= max {
+        if state.unfinished_of_owner >= max {
             return Err(Error::resource_exhausted(format!(
                 "at most {max} runs may be active per user; wait for one to finish"
             )));
@@ -469,16 +489,20 @@ impl RunEngine {
         }
         let thread = self.thread(caller, &message.thread_id).await?;
         let admission = self.table.admission.lock().await;
-        // A run waiting first in line goes before this one, even when the run before it has just
-        // ended and no replica has started it yet.
-        for id in self.deps.log.promote_queued(Some(&thread), &self.deps.lease()).await? {
-            start_stored(&self.deps, &self.table, &id, false).await;
+        let mut state = self.deps.log.thread_state(&thread, owner).await?;
+        if state.waiting && state.holder.is_none() {
+            // A run waiting first in line goes before this one: the run before it has just ended
+            // and no replica has started it yet.
+            for id in self.deps.log.promote_queued(Some(&thread), &self.deps.lease()).await? {
+                start_stored(&self.deps, &self.table, &id, false).await;
+            }
+            state = self.deps.log.thread_state(&thread, owner).await?;
         }
-        let mut active = self.deps.log.thread_holder(&thread).await?;
+        let mut active = state.holder.clone();
         if let (Some(active_run_id), OnBusy::Reject) = (&active, message.on_busy) {
             return Ok(Admission::Busy { active_run_id: active_run_id.clone() });
         }
-        self.room_for_another_run(owner).await?;
+        self.room_for_another_run(&state)?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Chat, text, RunStatus::Running);
         record.thread_id = Some(thread.clone());
         record.client_msg_id = (!message.client_msg_id.is_empty()).then(|| message.client_msg_id.clone());
@@ -517,6 +541,7 @@ impl RunEngine {
         // starts it only when the thread is free now.
         let queued = active.is_some();
         if queued {
+            self.table.note_queue(&thread);
             drop(admission);
             if let (Some(active), true) = (&active, interrupt) {
                 self.cancel_run(active, Resolution::Superseded).await?;
@@ -539,7 +564,7 @@ impl RunEngine {
         let owner = &caller.principal.user_id;
         let thread = self.thread(caller, "").await?;
         let _admission = self.table.admission.lock().await;
-        self.room_for_another_run(owner).await?;
+        self.room_for_another_run(&self.deps.log.thread_state(&thread, owner).await?)?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
         record.thread_id = Some(thread.clone());
         let run = ChatRun { record, role: caller.principal.role, cancel: None };

@@ -186,6 +186,17 @@ pub enum Created {
     Busy(RunId),
 }
 
+/// A thread and its owner, as admission sees them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadState {
+    /// The run holding the thread: running or awaiting confirmation.
+    pub holder: Option<RunId>,
+    /// Whether a run (not cancelled) waits in the thread's queue.
+    pub waiting: bool,
+    /// How many of the owner's chat and tool runs have not finished (queued ones included).
+    pub unfinished_of_owner: u32,
+}
+
 /// The replica that drives a run, and until when it may unless it renews the lease. Replicas
 /// sharing one store take over runs whose lease has expired (their driver's replica stopped).
 #[derive(Clone, Debug, PartialEq)]
@@ -226,10 +237,8 @@ pub trait RunLog: Send + Sync {
 
     /// Stores a new run where `place` says (its status says the same: running or queued).
     async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created>;
-    /// The run holding the thread: running or awaiting confirmation.
-    async fn thread_holder(&self, thread: &ThreadId) -> Result<Option<RunId>>;
-    /// How many of the owner's chat and tool runs have not finished (queued ones included).
-    async fn unfinished_runs_of(&self, owner: &UserId) -> Result<u32>;
+    /// What admitting a message of `owner` to `thread` needs to know, in one read.
+    async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState>;
     /// How many runs of all users wait in their threads' queues (no replica drives them).
     async fn queued_runs(&self) -> Result<u32>;
     /// Starts, under `lease`, the first queued run (not cancelled) of every thread that no run

@@ -224,7 +224,7 @@ impl RunEngine {
         // Under the admission lock: no run of the thread starts while it goes.
         let _admission = self.table.admission.lock().await;
         // A thread's unfinished runs are its newest (one at a time, the queue after it).
-        let busy = self.deps.log.thread_holder(&thread.id).await?.is_some()
+        let busy = self.deps.log.thread_state(&thread.id, &thread.owner).await?.holder.is_some()
             || thread.last_run_status.is_some_and(|s| !s.is_terminal());
         if busy {
             return Err(Error::new(
