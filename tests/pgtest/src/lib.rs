@@ -10,6 +10,7 @@
 
 use std::net::TcpListener;
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -86,8 +87,11 @@ impl PgCluster {
     fn watch(&self) {
         let script = r#"while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 0.5; done
 kill -0 "$0" 2>/dev/null || kill -QUIT "$1" 2>/dev/null"#;
+        // In a process group of its own: a test runner that ends a test by killing its process
+        // group (nextest on a timeout) must not take the watchdog with it.
         let spawned = Command::new("sh")
             .args(["-c", script, &std::process::id().to_string(), &self.pid.to_string()])
+            .process_group(0)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
