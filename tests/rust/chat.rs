@@ -11,7 +11,6 @@ mod support;
 
 use aware_e2e::{TestServer, add_user, authed, reason};
 use aware_proto::v1 as pb;
-use futures::StreamExt;
 use pb::chat_request::Kind;
 use pb::server_event::Payload as P;
 use serde_json::{Value, json};
@@ -162,33 +161,7 @@ async fn a_run_streams_seq_1_to_run_completed_without_gaps_identical_to_its_stor
 async fn random_disconnects_and_resumes_reassemble_every_run_exactly_as_stored() {
     let script = script(trial_script());
     let server = script.start(&["--no-samples"], &[("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "64")]);
-    let confirm_trials: Vec<usize> = (0..TRIALS).filter(|&i| is_confirmation_trial(i)).collect();
-    futures::stream::iter(&confirm_trials)
-        .map(|i| {
-            let server = &server;
-            async move { upload_csv(server, None, &format!("trial_{i}.csv"), "id,label\n1,a\n2,b\n").await }
-        })
-        .buffer_unordered(4)
-        .collect::<Vec<_>>()
-        .await;
-    assert_eq!(tables(&server).await.len(), confirm_trials.len());
-
-    let servers = [&server];
-    let all: Vec<Coverage> = futures::stream::iter(0..TRIALS)
-        .map(|i| disconnect_trial(&servers, i))
-        .buffer_unordered(IN_FLIGHT)
-        .collect()
-        .await;
-    assert_eq!(all.len(), TRIALS);
-    let sum = |f: fn(&Coverage) -> usize| all.iter().map(f).sum::<usize>();
-    let total = Coverage {
-        connections: sum(|c| c.connections),
-        cuts_mid_text: sum(|c| c.cuts_mid_text),
-        cuts_awaiting_confirmation: sum(|c| c.cuts_awaiting_confirmation),
-        approvals_while_disconnected: sum(|c| c.approvals_while_disconnected),
-        chat_resumes: sum(|c| c.chat_resumes),
-        stream_run_resumes: sum(|c| c.stream_run_resumes),
-    };
+    let total = disconnect_trials(&[&server]).await;
     eprintln!("disconnect trials: {total:?}");
     assert!(total.connections >= 2 * TRIALS, "most trials were cut at least once: {total:?}");
     assert!(total.cuts_mid_text >= 20, "{total:?}");

@@ -425,8 +425,7 @@ impl TestServer {
     /// As `restart`, on `listen` — e.g. the old address, so clients that reconnect find it.
     pub fn restart_on(&mut self, listen: &str, args: &[&str], env: &[(&str, &str)]) {
         assert!(self.child.is_none(), "stop or kill9 the server before restarting it");
-        let mut next =
-            Self::spawn(Command::new(server_bin()), &self.data_dir, listen, &self.replica.clone(), args, env);
+        let mut next = Self::spawn(Command::new(server_bin()), &self.data_dir, listen, &self.replica, args, env);
         next._tmp = self._tmp.take();
         // The new process writes the same log file: the old handle must not remove it when dropped.
         self.stderr_log = PathBuf::new();

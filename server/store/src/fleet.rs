@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::ids::RunId;
 use aware_core::runs::events::Resolution;
-use aware_core::runs::fleet::{Fleet, OneProcess, Signal, wake_cancel, wake_text};
+use aware_core::runs::fleet::{Fleet, OneProcess, Signal};
 use sqlx::postgres::{PgListener, PgPool};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -45,6 +45,16 @@ pub(crate) fn appended<'a>(events: impl Iterator<Item = (&'a str, i64)>) -> Vec<
         notices.push(notice);
     }
     notices
+}
+
+/// A wake-up's cancel as notice text (empty: an answer).
+fn wake_text(cancel: Option<Resolution>) -> &'static str {
+    cancel.map_or("", Resolution::as_str)
+}
+
+/// The cancel a wake-up's text names (`None`: an answer, or text this version does not know).
+fn wake_cancel(text: &str) -> Option<Resolution> {
+    Resolution::parse(text).filter(|r| matches!(r, Resolution::Cancelled | Resolution::Superseded))
 }
 
 /// The signals one notice carries; lines this version does not understand are skipped.

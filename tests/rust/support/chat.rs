@@ -6,6 +6,7 @@
 
 use aware_e2e::{TestServer, authed};
 use aware_proto::v1 as pb;
+use futures::StreamExt;
 use pb::chat_request::Kind;
 use pb::server_event::Payload as P;
 use prost::Message as _;
@@ -720,4 +721,35 @@ pub(crate) async fn disconnect_trial(servers: &[&TestServer], i: usize) -> Cover
         assert!(unframe(&tail, end).is_empty());
     }
     cov
+}
+
+/// All `TRIALS` trials over `servers` (replicas of one store, or one server), `IN_FLIGHT` at a
+/// time, after the confirmation trials' datasets are uploaded (to each server in turn): what they
+/// exercised, summed.
+pub(crate) async fn disconnect_trials(servers: &[&TestServer]) -> Coverage {
+    let confirm_trials: Vec<usize> = (0..TRIALS).filter(|&i| is_confirmation_trial(i)).collect();
+    futures::stream::iter(&confirm_trials)
+        .map(|i| {
+            let server = servers[i % servers.len()];
+            async move { upload_csv(server, None, &format!("trial_{i}.csv"), "id,label\n1,a\n2,b\n").await }
+        })
+        .buffer_unordered(4)
+        .collect::<Vec<_>>()
+        .await;
+    assert_eq!(tables(servers[0]).await.len(), confirm_trials.len());
+    let all: Vec<Coverage> = futures::stream::iter(0..TRIALS)
+        .map(|i| disconnect_trial(servers, i))
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
+    assert_eq!(all.len(), TRIALS);
+    let sum = |f: fn(&Coverage) -> usize| all.iter().map(f).sum::<usize>();
+    Coverage {
+        connections: sum(|c| c.connections),
+        cuts_mid_text: sum(|c| c.cuts_mid_text),
+        cuts_awaiting_confirmation: sum(|c| c.cuts_awaiting_confirmation),
+        approvals_while_disconnected: sum(|c| c.approvals_while_disconnected),
+        chat_resumes: sum(|c| c.chat_resumes),
+        stream_run_resumes: sum(|c| c.stream_run_resumes),
+    }
 }

@@ -57,6 +57,14 @@ impl Live {
         })
     }
 
+    /// Tells the driver to look again: a cancel (with why), or an answer to its confirmation.
+    pub(super) fn wake(&self, cancel: Option<Resolution>) {
+        if cancel.is_some() {
+            self.cancel.send_replace(cancel);
+        }
+        self.confirm.notify_one();
+    }
+
     /// Fans an event that is already in the log out to the run's live subscribers.
     pub(super) fn publish(&self, event: Arc<RunEvent>) {
         self.last_seq.store(event.seq, Ordering::Relaxed);

@@ -264,10 +264,7 @@ async fn heartbeat(deps: &Arc<Deps>, table: &Arc<RunTable>) -> Result<()> {
     for (id, cancel) in &held {
         match table.live(id) {
             // A cancel that reached the store through another replica whose wake-up was lost.
-            Some(live) if cancel.is_some() && live.cancel.borrow().is_none() => {
-                live.cancel.send_replace(*cancel);
-                live.confirm.notify_one();
-            }
+            Some(live) if cancel.is_some() && live.cancel.borrow().is_none() => live.wake(*cancel),
             Some(_) => {}
             // Held here and not driven: its driver could not finish (tried again, less and less
             // often), or it was stored and not yet started (then it is started here once).
@@ -318,12 +315,7 @@ fn hear_wake_ups(deps: Arc<Deps>, table: Weak<RunTable>) {
             let Some(table) = table.upgrade() else { return };
             if let Signal::Wake { run, cancel } = signal {
                 match table.live(&run) {
-                    Some(live) => {
-                        if let Some(why) = cancel {
-                            live.cancel.send_replace(Some(why));
-                        }
-                        live.confirm.notify_one();
-                    }
+                    Some(live) => live.wake(cancel),
                     // A queued run to cancel that nobody drives, or a run whose replica gave it up:
                     // taken over here if its lease is not in force (a run driven elsewhere is not).
                     None => {
@@ -418,10 +410,7 @@ impl RunEngine {
     /// answer to its confirmation.
     async fn poke(&self, run_id: &RunId, cancel: Option<Resolution>) -> Result<()> {
         if let Some(live) = self.table.live(run_id) {
-            if let Some(why) = cancel {
-                live.cancel.send_replace(Some(why));
-            }
-            live.confirm.notify_one();
+            live.wake(cancel);
             return Ok(());
         }
         self.deps.fleet.wake(run_id, cancel).await

@@ -49,16 +49,3 @@ impl Fleet for OneProcess {
 
     fn forward(&self, _feed: broadcast::Sender<Signal>) {}
 }
-
-/// Resolutions a wake-up carries as text (the store's notifications are text).
-pub fn wake_text(cancel: Option<Resolution>) -> &'static str {
-    match cancel {
-        None => "",
-        Some(r) => r.as_str(),
-    }
-}
-
-/// The cancel a wake-up's text names (`None`: an answer, or text this version does not know).
-pub fn wake_cancel(text: &str) -> Option<Resolution> {
-    Resolution::parse(text).filter(|r| matches!(r, Resolution::Cancelled | Resolution::Superseded))
-}
