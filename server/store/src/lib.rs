@@ -52,6 +52,11 @@ pub use gc::GcReport;
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// Rows a SQLite connection's thread may have read ahead of the task taking them. sqlx's default
+/// (50) makes a read of a long event log a thread hand-off (two context switches) per row once
+/// the buffer is full; a read is paged by its LIMIT anyway, so the buffer holds no more than it.
+const SQLITE_ROW_BUFFER: usize = 4096;
+
 /// Connections a server keeps to PostgreSQL: the run writer's, the readers' and the ports'.
 const POSTGRES_CONNECTIONS: u32 = 16;
 
@@ -193,7 +198,8 @@ impl Store {
             // last commits.
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
+            .foreign_keys(true)
+            .row_buffer_size(SQLITE_ROW_BUFFER);
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         SQLITE_MIGRATIONS.run(&pool).await?;
         Ok(Self::on(Db::Sqlite(pool)))
