@@ -9,6 +9,7 @@ use crate::dataset::{
 use crate::error::{Error, ErrorCode, Result};
 use crate::fair::{FairConfig, FairSlots, Open, OpenPerUser, Ticket};
 use crate::ids::{DatasetId, UploadId, UserId};
+use crate::kept_catalogs::KeptCatalogs;
 use crate::knowledge;
 use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewContent, NewDataset, UploadSession, Uploads};
 use crate::search::SearchService;
@@ -142,6 +143,8 @@ pub struct DatasetService {
     search: SearchService,
     /// Whose datasets changed (added, ready, failed, deleted): for clients that keep a list.
     changes: tokio::sync::broadcast::Sender<UserId>,
+    /// The catalogs runs read, kept while the store's version of them stands.
+    kept: Arc<KeptCatalogs>,
 }
 
 impl DatasetService {
@@ -175,6 +178,7 @@ impl DatasetService {
             content_locks: Default::default(),
             search,
             changes: tokio::sync::broadcast::channel(64).0,
+            kept: Default::default(),
         }
     }
 
@@ -200,6 +204,16 @@ impl DatasetService {
     pub async fn list(&self, caller: &Caller, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {
         caller.principal.require(Capability::DatasetRead)?;
         self.catalog.list(&caller.principal.user_id, status).await
+    }
+
+    /// The caller's whole catalog, newest first, for a run's context: kept between runs while it
+    /// has not changed (`kept_catalogs`), so a run's cost does not grow with the catalog. Empty for
+    /// a caller whose role may not read datasets.
+    pub async fn for_run(&self, caller: &Caller) -> Result<Arc<[Dataset]>> {
+        if !caller.principal.role.allows(Capability::DatasetRead) {
+            return Ok(Arc::from([]));
+        }
+        self.kept.read(self.catalog.as_ref(), &caller.principal.user_id).await
     }
 
     pub async fn get(&self, caller: &Caller, id: &DatasetId) -> Result<Dataset> {

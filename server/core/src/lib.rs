@@ -34,6 +34,7 @@ pub mod fair;
 pub mod files;
 pub mod history;
 pub mod ids;
+mod kept_catalogs;
 pub mod knowledge;
 pub mod memory;
 pub mod policy;

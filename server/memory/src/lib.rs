@@ -151,6 +151,14 @@ impl Users for MemoryUsers {
 #[derive(Default)]
 pub struct MemoryCatalog {
     datasets: Mutex<HashMap<DatasetId, Dataset>>,
+    /// Each owner's catalog version, moved on by every change to their datasets.
+    versions: Mutex<HashMap<UserId, u64>>,
+}
+
+impl MemoryCatalog {
+    fn moved(&self, owner: &UserId) {
+        *lock(&self.versions).entry(owner.clone()).or_default() += 1;
+    }
 }
 
 #[async_trait]
@@ -186,6 +194,7 @@ impl Catalog for MemoryCatalog {
             origin: new.origin,
         };
         all.insert(new.id, dataset.clone());
+        self.moved(&dataset.owner);
         Ok(dataset)
     }
 
@@ -211,6 +220,7 @@ impl Catalog for MemoryCatalog {
             d.columns.clone_from(&outcome.columns);
             d.error = None;
             d.updated_at = Utc::now();
+            self.moved(&d.owner);
             d.clone()
         }))
     }
@@ -221,6 +231,7 @@ impl Catalog for MemoryCatalog {
             d.status = DatasetStatus::Error;
             d.error = Some(reason.to_owned());
             d.updated_at = Utc::now();
+            self.moved(&d.owner);
             d.clone()
         }))
     }
@@ -250,6 +261,7 @@ impl Catalog for MemoryCatalog {
                 d.column_notes.clone_from(notes);
             }
             d.updated_at = Utc::now();
+            self.moved(&d.owner);
             d.clone()
         }))
     }
@@ -263,6 +275,7 @@ impl Catalog for MemoryCatalog {
             d.columns.clone_from(&content.outcome.columns);
             d.column_notes.clone_from(&content.column_notes);
             d.updated_at = Utc::now();
+            self.moved(&d.owner);
             d.clone()
         }))
     }
@@ -271,6 +284,7 @@ impl Catalog for MemoryCatalog {
         let mut all = lock(&self.datasets);
         if all.get(id).is_some_and(|d| &d.owner == owner) {
             all.remove(id);
+            self.moved(owner);
             return Ok(true);
         }
         Ok(false)
@@ -282,6 +296,10 @@ impl Catalog for MemoryCatalog {
 
     async fn count(&self, owner: &UserId) -> Result<u64> {
         Ok(lock(&self.datasets).values().filter(|d| &d.owner == owner).count() as u64)
+    }
+
+    async fn version(&self, owner: &UserId) -> Result<u64> {
+        Ok(lock(&self.versions).get(owner).copied().unwrap_or(0))
     }
 }
 

@@ -8,6 +8,7 @@ async fn the_in_memory_run_log_keeps_the_run_log_contract() {
 #[tokio::test]
 async fn the_in_memory_catalog_and_uploads_keep_their_contracts() {
     aware_core::contract::catalog(&aware_memory::MemoryCatalog::default()).await;
+    aware_core::contract::catalog_versions(&aware_memory::MemoryCatalog::default()).await;
     aware_core::contract::uploads(&aware_memory::MemoryUploads::default()).await;
 }
 

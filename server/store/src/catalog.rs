@@ -261,4 +261,16 @@ impl Catalog for Store {
             .map_err(db)?;
         Ok(n as u64)
     }
+
+    async fn version(&self, owner: &UserId) -> Result<u64> {
+        // Moved on by triggers on `datasets` (migration 0012 / postgres 0003).
+        let n: Option<i64> = self
+            .db
+            .query("SELECT version FROM catalog_versions WHERE owner_id = ?")
+            .bind(owner.as_str())
+            .fetch_optional_scalar()
+            .await
+            .map_err(db)?;
+        Ok(n.map_or(0, |n| n as u64))
+    }
 }

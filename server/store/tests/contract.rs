@@ -71,6 +71,7 @@ macro_rules! on_both_engines {
             async fn the_catalog_and_uploads_keep_their_contracts() {
                 let (_home, store) = store($engine).await;
                 aware_core::contract::catalog(&store).await;
+                aware_core::contract::catalog_versions(&store).await;
                 aware_core::contract::uploads(&store).await;
             }
 

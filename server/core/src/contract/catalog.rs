@@ -140,6 +140,50 @@ pub async fn catalog(catalog: &dyn Catalog) {
     assert!(catalog.mark_ready(&a.id, &outcome).await.expect("answered").is_none(), "a deleted dataset stays deleted");
 }
 
+/// Asserts that the owner's catalog version is no longer `seen`, and keeps the new one.
+async fn moved(catalog: &dyn Catalog, owner: &UserId, seen: &mut u64, what: &str) {
+    let now = catalog.version(owner).await.expect("read");
+    assert_ne!(now, *seen, "{what} moves the version");
+    *seen = now;
+}
+
+/// The catalog's version moves on with every kind of change to an owner's datasets and stands
+/// through reads and refused changes: a reader that kept a list can trust it while it stands.
+pub async fn catalog_versions(catalog: &dyn Catalog) {
+    let (me, other) = (ana(), bo());
+    let mut seen = catalog.version(&me).await.expect("read");
+    let a = catalog.insert_processing(new_dataset(&me, "orders")).await.expect("inserted");
+    moved(catalog, &me, &mut seen, "a new dataset").await;
+    let b = catalog.insert_processing(new_dataset(&me, "orders")).await.expect("inserted");
+    moved(catalog, &me, &mut seen, "another").await;
+    let outcome = IngestOutcome { row_count: 3, columns: vec![Column::new("x", "BIGINT")] };
+    catalog.mark_ready(&a.id, &outcome).await.expect("marked").expect("there");
+    moved(catalog, &me, &mut seen, "becoming ready").await;
+    catalog.mark_error(&b.id, "bad file").await.expect("marked").expect("there");
+    moved(catalog, &me, &mut seen, "failing").await;
+    let change = DatasetUpdate { description: Some("Orders".into()), ..DatasetUpdate::default() };
+    catalog.update(&me, &a.id, &change).await.expect("updated").expect("mine");
+    moved(catalog, &me, &mut seen, "a description").await;
+    let content = NewContent {
+        version_hash: "ef".repeat(32),
+        size_bytes: 30,
+        outcome: IngestOutcome { row_count: 4, columns: vec![Column::new("x", "BIGINT")] },
+        column_notes: Vec::new(),
+    };
+    catalog.replace_content(&me, &a.id, &content).await.expect("replaced").expect("mine");
+    moved(catalog, &me, &mut seen, "a refresh").await;
+    assert!(catalog.delete(&me, &b.id).await.expect("deleted"));
+    moved(catalog, &me, &mut seen, "a delete").await;
+
+    // What changes nothing of mine leaves my version alone.
+    let standing = catalog.version(&me).await.expect("read");
+    assert!(catalog.update(&other, &a.id, &change).await.expect("answered").is_none());
+    assert!(!catalog.delete(&other, &a.id).await.expect("answered"));
+    assert!(catalog.mark_ready(&b.id, &outcome).await.expect("answered").is_none(), "deleted stays deleted");
+    catalog.list(&me, None).await.expect("listed");
+    assert_eq!(catalog.version(&me).await.expect("read"), standing, "reads and refused changes");
+}
+
 /// Runs every check of the uploads' contract on `uploads`, a fresh adapter whose user `ana`
 /// exists.
 pub async fn uploads(uploads: &dyn Uploads) {

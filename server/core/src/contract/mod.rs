@@ -21,7 +21,7 @@ mod run_log;
 mod run_records;
 mod users;
 
-pub use catalog::{catalog, uploads};
+pub use catalog::{catalog, catalog_versions, uploads};
 pub use conversations::{conversations, memories, saved_queries};
 pub use run_log::run_log;
 pub use run_records::run_records;

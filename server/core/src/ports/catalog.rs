@@ -66,4 +66,8 @@ pub trait Catalog: Send + Sync {
     async fn list_processing(&self) -> Result<Vec<Dataset>>;
     /// Whether the owner has any dataset at all (used to seed samples into a new data dir).
     async fn count(&self, owner: &UserId) -> Result<u64>;
+    /// A number that moves on with every change to the owner's datasets (a new one, any change of
+    /// one, a delete), committed with the change, whoever made it: a list read after the version
+    /// was V is at least as new as V. It may also move when nothing the owner sees changed.
+    async fn version(&self, owner: &UserId) -> Result<u64>;
 }

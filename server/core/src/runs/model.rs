@@ -63,8 +63,8 @@ pub struct RunContext {
     pub current_route: String,
     pub active_dataset_id: String,
     pub ui_state_version: u64,
-    /// The user's real datasets, from the catalog.
-    pub datasets: Vec<Dataset>,
+    /// The user's real datasets, from the catalog (shared with the runs that read it unchanged).
+    pub datasets: std::sync::Arc<[Dataset]>,
     /// The approved folders the file tools may read (none in connected mode).
     pub file_roots: Vec<String>,
     /// What the user asked aware to remember, most relevant to this request first (bounded).

@@ -395,7 +395,9 @@ impl Driver {
             current_route: snapshot.current_route,
             active_dataset_id: snapshot.active_dataset_id,
             ui_state_version: self.run.record.ui_state_version,
-            datasets: self.deps.services.datasets.list(&self.ctx.caller, None).await.unwrap_or_default(),
+            // A catalog that cannot be read fails the run: told "no datasets", the model would
+            // answer confidently wrong.
+            datasets: self.deps.services.datasets.for_run(&self.ctx.caller).await?,
             file_roots: self.deps.services.files.root_names(),
             // A client's own tool call has no model to tell.
             memories: if self.is_tool_run() {

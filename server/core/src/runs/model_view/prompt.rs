@@ -210,7 +210,7 @@ mod tests {
             current_route: format!("/x{hostile}{}", "y".repeat(5_000)),
             active_dataset_id: datasets[0].id.to_string(),
             ui_state_version: 2,
-            datasets,
+            datasets: datasets.into(),
             file_roots: vec!["downloads".into()],
             memories: vec![format!("fiscal year {hostile}")],
             verified_queries: vec![crate::ports::SavedQuery {
