@@ -8,6 +8,7 @@ mod compare;
 mod limits;
 mod peer;
 mod runs;
+mod scaling;
 mod search;
 mod sql;
 mod upload;
@@ -32,6 +33,8 @@ enum Bench {
     /// Run engine: events/s through one stream, message → RunStarted under 1/64/1000 streams,
     /// RSS of 10,000 idle streams, replay of a 10,000-event run.
     Runs,
+    /// How cost grows: datasets per user, runs on a thread, dataset rows, idle streams.
+    Scaling(scaling::Opts),
     /// SQL sandbox: validator µs, ExecuteSql point query, GROUP BY over ROWS rows vs in-process DuckDB.
     Sql {
         #[arg(default_value_t = 10_000_000)]
@@ -56,6 +59,7 @@ async fn main() -> anyhow::Result<()> {
         Bench::Compare(opts) => compare::main(opts),
         Bench::Limits => limits::main().await,
         Bench::Runs => runs::main().await,
+        Bench::Scaling(opts) => scaling::main(opts).await,
         Bench::Sql { rows } => sql::main(rows).await,
         Bench::Search { rows } => search::main(rows).await,
         Bench::Upload { rows } => upload::main(rows).await,
