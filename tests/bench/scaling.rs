@@ -4,7 +4,7 @@
 //!   response size, and a chat run's CPU (server and workers) and model-request size;
 //! - `thread`: runs already on a thread → the next run's CPU and model-request size;
 //! - `rows`: dataset rows → the GROUP BY of `aware-bench sql` through `ExecuteSql` vs the same query
-//!   on the same DuckDB file in process;
+//!   on the same DuckDB file in process (the upload limit raised to 4 GiB for 10^8 rows);
 //! - `streams`: idle open `Chat` streams → server RSS per stream, and the server's CPU while they
 //!   idle (a heartbeat on each every `agent.heartbeat_ms`).
 //!
@@ -228,7 +228,8 @@ async fn thread(opts: &Opts) -> anyhow::Result<()> {
 }
 
 async fn rows(opts: &Opts) -> anyhow::Result<()> {
-    let server = TestServer::start(&["--no-samples"]);
+    // 10^8 generated rows are ~0.9 GB of Parquet: past the default upload limit (512 MiB).
+    let server = TestServer::start_with_env(&["--no-samples"], &[("AWARE_LIMITS__MAX_UPLOAD_MB", "4096")]);
     for &rows in &opts.rows {
         let (sandboxed, direct) = group_by_vs_in_process(&server, rows).await?;
         println!(
