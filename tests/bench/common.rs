@@ -1,8 +1,53 @@
-//! What the benches share: percentiles and process accounting from `/proc`.
+//! What the benches share: percentiles, process accounting from `/proc`, and `Chat` requests.
 
-use aware_e2e::proc_stat;
 pub(crate) use aware_e2e::rss_kib;
+use aware_e2e::{TestServer, proc_stat};
+use aware_proto::v1 as pb;
+use aware_proto::v1::chat_service_client::ChatServiceClient;
 use std::collections::HashMap;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+/// A `Chat` request carrying a user message `text` on `thread`.
+pub(crate) fn chat_message(id: &str, thread: &str, text: &str) -> pb::ChatRequest {
+    pb::ChatRequest {
+        client_msg_id: id.to_owned(),
+        kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
+            thread_id: thread.to_owned(),
+            text: text.to_owned(),
+            on_busy: 0,
+        })),
+    }
+}
+
+/// An open idle `Chat` stream: dropping it closes it.
+pub(crate) type IdleStream = (mpsc::Sender<pb::ChatRequest>, tonic::Streaming<pb::ChatResponse>);
+
+/// Opens `n` idle `Chat` streams, each a `Hello` whose answer is read, 100 per connection as many
+/// clients would spread them.
+pub(crate) async fn idle_chat_streams(server: &TestServer, n: usize) -> anyhow::Result<Vec<IdleStream>> {
+    let mut channels = Vec::new();
+    for _ in 0..n.div_ceil(100) {
+        channels.push(server.channel().await);
+    }
+    let mut held = Vec::with_capacity(n);
+    for i in 0..n {
+        let (tx, rx) = mpsc::channel(1);
+        tx.send(pb::ChatRequest {
+            client_msg_id: format!("hello-{i}"),
+            kind: Some(pb::chat_request::Kind::Hello(pb::Hello {
+                protocol_version: 1,
+                client_instance_id: String::new(),
+                resume: vec![],
+            })),
+        })
+        .await?;
+        let mut s = ChatServiceClient::new(channels[i / 100].clone()).chat(ReceiverStream::new(rx)).await?.into_inner();
+        s.message().await?.expect("accepted");
+        held.push((tx, s));
+    }
+    Ok(held)
+}
 
 /// Nearest-rank percentile of sorted values, `p` in 0..=1 (the definition the peer harness uses).
 pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {

@@ -8,7 +8,7 @@
 //!
 //! Run: `scripts/bench runs`.
 
-use crate::common::{percentile, rss_kib};
+use crate::common::{chat_message, idle_chat_streams, percentile, rss_kib};
 use aware_e2e::TestServer;
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
@@ -32,24 +32,13 @@ fn script(path: &std::path::Path) {
     std::fs::write(path, script.to_string()).expect("script");
 }
 
-fn message(id: &str, thread: &str, text: &str) -> pb::ChatRequest {
-    pb::ChatRequest {
-        client_msg_id: id.to_owned(),
-        kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
-            thread_id: thread.to_owned(),
-            text: text.to_owned(),
-            on_busy: 0,
-        })),
-    }
-}
-
 /// Opens a Chat stream, sends one message, and returns the time to its `RunStarted`; then
 /// drains the run to its end.
 async fn time_to_run_started(channel: Channel, n: usize) -> f64 {
     let (tx, rx) = mpsc::channel(4);
     let mut client = ChatServiceClient::new(channel);
     let started = Instant::now();
-    tx.send(message(&format!("lat-{n}-{}", uuid_like()), &format!("bench-{n}-{}", uuid_like()), "ping"))
+    tx.send(chat_message(&format!("lat-{n}-{}", uuid_like()), &format!("bench-{n}-{}", uuid_like()), "ping"))
         .await
         .expect("send");
     drop(tx);
@@ -83,7 +72,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
     // 1. Events/s through one stream.
     let channel = server.channel().await;
     let (tx, rx) = mpsc::channel(4);
-    tx.send(message("big-1", "big", "big run")).await?;
+    tx.send(chat_message("big-1", "big", "big run")).await?;
     drop(tx);
     let mut stream = ChatServiceClient::new(channel.clone()).chat(ReceiverStream::new(rx)).await?.into_inner();
     let (mut first, mut count, mut last_seq, mut run_id) = (None, 0u64, 0, String::new());
@@ -168,27 +157,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
     // 4. Memory with 10,000 idle open streams.
     let pid = server.pid().expect("server pid");
     let before = rss_kib(pid);
-    let mut channels = Vec::new();
-    for _ in 0..100 {
-        channels.push(server.channel().await);
-    }
-    let mut held = Vec::new();
-    for i in 0..10_000usize {
-        let (tx, rx) = mpsc::channel(1);
-        tx.send(pb::ChatRequest {
-            client_msg_id: format!("hello-{i}"),
-            kind: Some(pb::chat_request::Kind::Hello(pb::Hello {
-                protocol_version: 1,
-                client_instance_id: String::new(),
-                resume: vec![],
-            })),
-        })
-        .await?;
-        let mut client = ChatServiceClient::new(channels[i % channels.len()].clone());
-        let mut s = client.chat(ReceiverStream::new(rx)).await?.into_inner();
-        s.message().await?.expect("accepted");
-        held.push((tx, s));
-    }
+    let held = idle_chat_streams(&server, 10_000).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let after = rss_kib(pid);
     println!(
@@ -225,7 +194,7 @@ pub(crate) async fn main() -> anyhow::Result<()> {
         })
     };
     let (tx, rx) = mpsc::channel(4);
-    tx.send(message("long-1", "long", "a long answer")).await?;
+    tx.send(chat_message("long-1", "long", "a long answer")).await?;
     drop(tx);
     let mut client = ChatServiceClient::new(server.channel().await).max_decoding_message_size(256 << 20);
     let mut stream = client.chat(ReceiverStream::new(rx)).await?.into_inner();

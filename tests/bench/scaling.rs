@@ -12,7 +12,7 @@
 //! format, answering every request with a short text), so the request the server builds is
 //! measured as sent. Run: `scripts/bench scaling [--parts …] [--datasets …] …`.
 
-use crate::common::{ProcessTree, percentile, rss_kib};
+use crate::common::{ProcessTree, chat_message, idle_chat_streams, percentile, rss_kib};
 use crate::sql::group_by_vs_in_process;
 use aware_e2e::TestServer;
 use aware_e2e::fake_llm::{FakeLlm, Kind, Recorded, Turn, Usage};
@@ -83,17 +83,9 @@ fn server_on(fake: &FakeLlm) -> TestServer {
 
 /// Sends `text` on `thread` through a `Chat` stream and reads it to `RunCompleted`; false when the
 /// run did not complete.
-async fn run_once(channel: Channel, id: String, thread: &str, text: &str) -> anyhow::Result<bool> {
+async fn run_once(channel: Channel, id: &str, thread: &str, text: &str) -> anyhow::Result<bool> {
     let (tx, rx) = mpsc::channel(1);
-    tx.send(pb::ChatRequest {
-        client_msg_id: id,
-        kind: Some(pb::chat_request::Kind::Message(pb::UserMessage {
-            thread_id: thread.to_owned(),
-            text: text.to_owned(),
-            on_busy: 0,
-        })),
-    })
-    .await?;
+    tx.send(chat_message(id, thread, text)).await?;
     drop(tx);
     let mut stream = ChatServiceClient::new(channel).chat(ReceiverStream::new(rx)).await?.into_inner();
     while let Some(r) = stream.message().await? {
@@ -135,7 +127,7 @@ async fn measure_runs(
         let own = format!("{label}-{i}");
         let thread = thread.unwrap_or(&own);
         anyhow::ensure!(
-            run_once(channel.clone(), format!("m-{label}-{i}"), thread, "how are the numbers looking?").await?,
+            run_once(channel.clone(), &format!("m-{label}-{i}"), thread, "how are the numbers looking?").await?,
             "a measured run did not complete"
         );
     }
@@ -211,7 +203,7 @@ async fn thread(opts: &Opts) -> anyhow::Result<()> {
     for &level in &opts.thread_runs {
         for i in have..level {
             anyhow::ensure!(
-                run_once(channel.clone(), format!("fill-{i}"), thread, &format!("note number {i} about the figures"))
+                run_once(channel.clone(), &format!("fill-{i}"), thread, &format!("note number {i} about the figures"))
                     .await?,
                 "run {i} on the thread did not complete"
             );
@@ -246,29 +238,8 @@ async fn streams(opts: &Opts) -> anyhow::Result<()> {
         let pid = server.pid().expect("server pid");
         let tree = ProcessTree::new(pid);
         let before = rss_kib(pid);
-        // 100 streams per connection, as many clients would spread them.
-        let mut channels = Vec::new();
-        for _ in 0..n.div_ceil(100) {
-            channels.push(server.channel().await);
-        }
         let t = Instant::now();
-        let mut held = Vec::with_capacity(n);
-        for i in 0..n {
-            let (tx, rx) = mpsc::channel(1);
-            tx.send(pb::ChatRequest {
-                client_msg_id: format!("hello-{i}"),
-                kind: Some(pb::chat_request::Kind::Hello(pb::Hello {
-                    protocol_version: 1,
-                    client_instance_id: String::new(),
-                    resume: vec![],
-                })),
-            })
-            .await?;
-            let mut s =
-                ChatServiceClient::new(channels[i / 100].clone()).chat(ReceiverStream::new(rx)).await?.into_inner();
-            s.message().await?.expect("accepted");
-            held.push((tx, s));
-        }
+        let held = idle_chat_streams(&server, n).await?;
         let opened = t.elapsed();
         tokio::time::sleep(Duration::from_secs(1)).await;
         let after = rss_kib(pid);
