@@ -305,9 +305,21 @@ fn softmax_rows(m: &mut Array2<f32>) {
     }
 }
 
-/// GELU with the exact error function (BERT's `gelu`, not the tanh approximation).
+/// GELU with the error function (BERT's `gelu`, not the tanh approximation).
 fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + libm::erff(x / std::f32::consts::SQRT_2))
+    0.5 * x * (1.0 + erf(x / std::f32::consts::SQRT_2))
+}
+
+/// The error function by Abramowitz and Stegun's formula 7.1.26 (absolute error 1.5·10⁻⁷, under
+/// 5·10⁻⁷ in f32 arithmetic): one `exp` and a polynomial, where `libm::erff` took a sixth of an
+/// embedding's CPU time.
+fn erf(x: f32) -> f32 {
+    const P: f32 = 0.327_591_1;
+    const A: [f32; 5] = [0.254_829_6, -0.284_496_74, 1.421_413_7, -1.453_152, 1.061_405_4];
+    let z = x.abs();
+    let t = 1.0 / (1.0 + P * z);
+    let poly = t * (A[0] + t * (A[1] + t * (A[2] + t * (A[3] + t * A[4]))));
+    (1.0 - poly * (-z * z).exp()).copysign(x)
 }
 
 #[cfg(test)]
@@ -324,6 +336,17 @@ mod tests {
         softmax_rows(&mut m);
         assert!((m[[0, 2]] - 0.5).abs() < 1e-6 && (m[[0, 0]] - 0.25).abs() < 1e-6);
         assert!((gelu(1.0) - 0.841_344_7).abs() < 1e-6 && gelu(-10.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn erf_matches_the_exact_function() {
+        let worst = (-6000..=6000)
+            .map(|i| i as f32 / 1000.0)
+            .map(|x| (erf(x) - libm::erf(f64::from(x)) as f32).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 5e-7, "largest error {worst}");
+        assert!(erf(0.0).abs() < 1e-7);
+        assert_eq!(erf(-2.0), -erf(2.0));
     }
 
     #[test]

@@ -40,16 +40,59 @@ impl Model {
         Ok(Self { bert, tokenizer })
     }
 
-    /// One unit-length vector per text, in order.
+    /// One unit-length vector per text, in order. Texts are shared out by their token counts
+    /// among one thread per core, each running its own forward passes: the per-token steps
+    /// between the matrix products (GELU, layer norms, attention's softmax) then use every core
+    /// too, not only the products.
     pub(crate) fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         let max = MAX_TOKENS.min(self.bert.max_positions());
+        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t, max)).collect();
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let parts = shares(&ids, threads);
+        if parts.len() <= 1 {
+            return self.forward(&ids);
+        }
+        let vectors = std::thread::scope(|scope| {
+            let running: Vec<_> = parts.iter().map(|part| scope.spawn(|| self.forward(part))).collect();
+            running
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|_| Err(err("a forward pass panicked"))))
+                .collect::<Vec<_>>()
+        });
         let mut out = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(BATCH) {
-            let ids: Vec<Vec<u32>> = batch.iter().map(|t| self.tokenizer.encode(t, max)).collect();
-            out.extend(self.bert.embed(&ids).map_err(err)?);
+        for part in vectors {
+            out.extend(part?);
         }
         Ok(out)
     }
+
+    fn forward(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for batch in ids.chunks(BATCH) {
+            out.extend(self.bert.embed(batch).map_err(err)?);
+        }
+        Ok(out)
+    }
+}
+
+/// `texts` cut into at most `n` runs of consecutive texts with about equal token counts (a
+/// text's cost grows with its tokens), none empty.
+fn shares(texts: &[Vec<u32>], n: usize) -> Vec<&[Vec<u32>]> {
+    let total: usize = texts.iter().map(Vec::len).sum();
+    let mut parts = Vec::with_capacity(n);
+    let (mut from, mut tokens) = (0, 0);
+    for (i, text) in texts.iter().enumerate() {
+        // A share ends before the text whose middle token crosses the share's end.
+        if i > from && parts.len() + 1 < n && (2 * tokens + text.len()) * n >= 2 * total * (parts.len() + 1) {
+            parts.push(&texts[from..i]);
+            from = i;
+        }
+        tokens += text.len();
+    }
+    if from < texts.len() {
+        parts.push(&texts[from..]);
+    }
+    parts
 }
 
 /// The local embedder: the model, loaded once in the background.
@@ -115,6 +158,19 @@ mod tests {
             .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models/all-minilm-l6-v2"));
         assert!(dir.join("model.safetensors").exists(), "{} is missing: run scripts/install-tools", dir.display());
         dir
+    }
+
+    #[test]
+    fn shares_cover_every_text_once_in_order_with_about_equal_tokens() {
+        let texts: Vec<Vec<u32>> = [3, 1, 4, 1, 5, 9, 2, 6].iter().map(|&n| vec![0; n]).collect();
+        for n in 1..=10 {
+            let parts = shares(&texts, n);
+            assert!(parts.len() <= n && parts.iter().all(|p| !p.is_empty()));
+            assert_eq!(parts.concat(), texts, "{n} shares");
+        }
+        let halves: Vec<usize> = shares(&texts, 2).iter().map(|p| p.iter().map(Vec::len).sum()).collect();
+        assert_eq!(halves, [14, 17]);
+        assert!(shares(&[], 2).is_empty());
     }
 
     fn cos(a: &[f32], b: &[f32]) -> f32 {
