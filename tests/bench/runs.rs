@@ -8,7 +8,7 @@
 //!
 //! Run: `scripts/bench runs`.
 
-use crate::common::{chat_message, idle_chat_streams, percentile, rss_kib};
+use crate::common::{ProcessTree, chat_message, idle_chat_streams, own_cpu_s, percentile, rss_kib};
 use aware_e2e::TestServer;
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
@@ -93,8 +93,11 @@ pub(crate) async fn main() -> anyhow::Result<()> {
     );
     assert_eq!(count, last_seq);
 
-    // 2. SendMessage → RunStarted latency under concurrency.
+    // 2. SendMessage → RunStarted latency under concurrency, with the CPU the phase took on each
+    // side: the load generator shares the 2 cores, so its own cost bounds what the server can do.
+    let tree = ProcessTree::new(server.pid().expect("server pid"));
     for streams in [1usize, 64, 1000] {
+        let (server_cpu, client_cpu, wall) = (tree.cpu_s(), own_cpu_s(), Instant::now());
         // Spread streams over a few connections, as many clients would.
         let mut channels = Vec::new();
         for _ in 0..streams.div_ceil(100) {
@@ -107,10 +110,15 @@ pub(crate) async fn main() -> anyhow::Result<()> {
             lat.push(t.await?);
         }
         lat.sort_by(f64::total_cmp);
+        let per_run = |cpu: f64| cpu * 1e3 / streams as f64;
         println!(
-            "message → RunStarted with {streams:>4} concurrent streams: p50 {:.2} ms, p99 {:.2} ms",
+            "message → RunStarted with {streams:>4} concurrent streams: p50 {:.2} ms, p99 {:.2} ms; \
+             all {streams} runs done in {:.0} ms, CPU per run: server {:.2} ms, load generator {:.2} ms",
             percentile(&lat, 0.5),
-            percentile(&lat, 0.99)
+            percentile(&lat, 0.99),
+            wall.elapsed().as_secs_f64() * 1e3,
+            per_run(tree.cpu_s() - server_cpu),
+            per_run(own_cpu_s() - client_cpu),
         );
     }
 
