@@ -8,6 +8,7 @@ import { timestampDate, timestampFromDate, UserActivation, UserRole, type ApiKey
 import { aware, errorText } from "./api";
 import { ConfirmInline } from "./Confirm";
 import { whenText } from "./format";
+import { ScrollBox } from "./ResultTable";
 
 const ROLES = [UserRole.VIEWER, UserRole.ANALYST, UserRole.ADMIN];
 
@@ -111,7 +112,7 @@ function Users({ users, onChanged }: { users: User[]; onChanged: () => void }) {
         <button type="submit" disabled={busy || !name.trim()}>Create user</button>
       </form>
       {error && <p className="error" role="alert">{error}</p>}
-      <div className="table-scroll page-table">
+      <ScrollBox label="Users" className="page-table">
         <table className="users" aria-label="Users">
           <thead><tr><th>Name</th><th>Role</th><th>Status</th><th>Created</th><th /></tr></thead>
           <tbody>
@@ -130,7 +131,7 @@ function Users({ users, onChanged }: { users: User[]; onChanged: () => void }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }
@@ -175,14 +176,14 @@ function ApiKeys({ keys, users, onChanged }: { keys: ApiKey[]; users: User[]; on
       {keys.length === 0 ? (
         <p className="empty">No API keys yet.</p>
       ) : (
-        <div className="table-scroll page-table">
+        <ScrollBox label="API keys" className="page-table">
           <table className="keys" aria-label="API keys">
             <thead><tr><th>Key</th><th>User</th><th>Created</th><th>Expires</th><th>Status</th><th /></tr></thead>
             <tbody>
               {newestFirst.map((k) => <KeyRow key={k.keyId} apiKey={k} owner={nameOf(k.userId)} busy={busy} revoke={() => run(() => aware.admin.revokeApiKey({ keyId: k.keyId }))} />)}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
     </section>
   );
@@ -330,7 +331,7 @@ function AuditLog({ users, changes }: { users: User[]; changes: number }) {
       {error && <p className="error" role="alert">{error}</p>}
       {entries?.length === 0 && <p className="empty">No entries match.</p>}
       {entries && entries.length > 0 && (
-        <div className="table-scroll page-table">
+        <ScrollBox label="Audit entries" className="page-table">
           <table className="audit" aria-label="Audit entries">
             <thead><tr><th>When</th><th>User</th><th>Source</th><th>Action</th><th>About</th><th>Outcome</th></tr></thead>
             <tbody>
@@ -346,7 +347,7 @@ function AuditLog({ users, changes }: { users: User[]; changes: number }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
       {next && <p><button type="button" onClick={() => void load(next)}>Load more</button></p>}
     </section>

@@ -29,7 +29,7 @@ import { EditDataset, ImportedFrom, SavedFrom, SavedQueries, Schema } from "./Cu
 import { count, formatBytes } from "./format";
 import { Markdown } from "./Markdown";
 import { MemoryPage } from "./Memory";
-import { ResultTable } from "./ResultTable";
+import { ResultTable, ScrollBox } from "./ResultTable";
 import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
 import { documentKind, isDocument, passagesText } from "./Sources";
 
@@ -160,7 +160,8 @@ export function App() {
         <a href="#/settings" aria-current={route === "/settings" ? "page" : undefined}>Settings</a>
         {role === "admin" && <a href="#/admin" aria-current={route === "/admin" ? "page" : undefined}>Admin</a>}
       </nav>
-      <main>
+      {/* Focusable: a page longer than the window scrolls here, also by keyboard. */}
+      <main tabIndex={0}>
         <Approvals onAnswered={refresh} />
         {page}
       </main>
@@ -219,7 +220,7 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
       {datasets === null && !error && <p className="muted">Loading…</p>}
       {datasets?.length === 0 && <p className="empty">No datasets yet — upload a file to start.</p>}
       {datasets && datasets.length > 0 && (
-        <div className="table-scroll page-table">
+        <ScrollBox label="Datasets" className="page-table">
           <table className="datasets">
             <thead>
               <tr><th>Name</th><th>Table</th><th>Status</th><th className="num">Rows</th><th className="num">Columns</th><th className="num">Size</th></tr>
@@ -243,7 +244,7 @@ function Datasets({ datasets, error, onUploaded }: { datasets: Dataset[] | null;
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
       {datasets && <SavedQueries refreshKey={datasets} />}
     </section>
@@ -429,7 +430,7 @@ function Runs() {
       {error && <p className="error" role="alert">{error}</p>}
       {runs?.length === 0 && <p className="empty">No runs yet — ask the assistant something.</p>}
       {groups.length > 0 && (
-        <div className="table-scroll page-table">
+        <ScrollBox label="Runs" className="page-table">
           <table className="runs">
             <colgroup><col className="when" /><col /><col className="state" /></colgroup>
             <thead><tr><th>When</th><th>Question</th><th>Status</th></tr></thead>
@@ -458,7 +459,7 @@ function Runs() {
               </tbody>
             ))}
           </table>
-        </div>
+        </ScrollBox>
       )}
       {next && <p><button type="button" onClick={() => void load(next)}>Load older runs</button></p>}
     </section>

@@ -8,6 +8,7 @@ import { timestampDate, type Dataset, type Lineage, type RefreshDatasetResponse,
 import { aware, errorText } from "./api";
 import { ConfirmInline } from "./Confirm";
 import { count, whenText } from "./format";
+import { ScrollBox } from "./ResultTable";
 
 /** The columns with their types and, where the owner described them, their meaning and unit. */
 export function Schema({ dataset }: { dataset: Dataset }) {
@@ -84,7 +85,7 @@ export function EditDataset({ dataset, onSaved, onCancel }: { dataset: Dataset; 
           <textarea value={description} rows={2} placeholder="What is in it, where it comes from, what a row is" onChange={(e) => setDescription(e.target.value)} />
         </label>
       </div>
-      <div className="table-scroll">
+      <ScrollBox label="Column notes">
         <table className="column-notes">
           <thead><tr><th>Column</th><th>Type</th><th>Meaning</th><th>Unit <span className="muted">(e.g. EUR, m², days)</span></th></tr></thead>
           <tbody>
@@ -98,7 +99,7 @@ export function EditDataset({ dataset, onSaved, onCancel }: { dataset: Dataset; 
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {error && <p className="error" role="alert">{error}</p>}
       <div className="actions">
         <button type="submit" className="allow" disabled={saving}>Save</button>

@@ -6,6 +6,7 @@
 // Stretches of the source (`marks`, e.g. an answer's numbers and where they came from) are wrapped
 // in spans where they show as plain text.
 import { Fragment, type ReactNode } from "react";
+import { ScrollBox } from "./ResultTable";
 
 const INLINE = new RegExp(
   [
@@ -158,12 +159,12 @@ export function Markdown({ text, className, marks }: { text: string; className?:
       i += 2;
       while (i < src.length && src[i].includes("|") && src[i].trim() !== "") rows.push(cells(src[i++]));
       blocks.push(
-        <div key={key} className="table-scroll md-table">
+        <ScrollBox key={key} label="Table" className="md-table">
           <table>
             <thead><tr>{head.map((c, j) => <th key={j}>{inline(c, `${key}.h${j}`, wrap)}</th>)}</tr></thead>
             <tbody>{rows.map((r, ri) => <tr key={ri}>{head.map((_, j) => <td key={j}>{inline(r[j] ?? "", `${key}.${ri}.${j}`, wrap)}</td>)}</tr>)}</tbody>
           </table>
-        </div>,
+        </ScrollBox>,
       );
     } else if (BULLET.test(line) || NUMBERED.test(line)) {
       const ordered = !BULLET.test(line);

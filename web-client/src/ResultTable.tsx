@@ -89,8 +89,10 @@ export function ResultTable({ table, chart, caption, expandable = false }: { tab
   );
 }
 
-/** A scrolling box that says when columns are out of view to the right. */
-export function ScrollBox({ label, children }: { label: string; children: ReactNode }) {
+/** A scrolling box that says when columns are out of view to the right. It takes keyboard
+ * focus, so arrow keys scroll it too (a region only a mouse can scroll fails WCAG 2.1.1), and it
+ * is a region named `label` for screen readers. */
+export function ScrollBox({ label, className, children }: { label: string; className?: string; children: ReactNode }) {
   const box = useRef<HTMLDivElement>(null);
   const [more, setMore] = useState(false);
   useEffect(() => {
@@ -108,7 +110,7 @@ export function ScrollBox({ label, children }: { label: string; children: ReactN
   }, []);
   return (
     <div className={`scroll-wrap ${more ? "more" : ""}`}>
-      <div className="table-scroll" ref={box} tabIndex={0} aria-label={label}>
+      <div className={className ? `table-scroll ${className}` : "table-scroll"} ref={box} tabIndex={0} role="region" aria-label={label}>
         {children}
       </div>
       {more && <span className="more-hint" aria-hidden="true">more columns →</span>}

@@ -325,7 +325,7 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
       return <ResultTable table={r.value} chart={result.chart} caption={result.toolName} expandable />;
     case "datasetList":
       return (
-        <div className="table-scroll">
+        <ScrollBox label="Datasets">
           <table className="datasets-result">
             <thead>
               <tr><th>Dataset</th><th className="num">Rows</th><th className="num">Columns</th><th /></tr>
@@ -341,7 +341,7 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       );
     case "datasetDetail":
       return r.value.sample ? <ResultTable table={r.value.sample} chart={result.chart} caption={r.value.dataset?.tableName} expandable /> : null;
@@ -351,7 +351,7 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
       return <ExternalResult serverId={r.value.serverId} tool={r.value.tool} json={r.value.resultJson} />;
     case "directoryListing":
       return (
-        <div className="table-scroll">
+        <ScrollBox label="Files">
           <table className="listing-result">
             <thead><tr><th>Name</th><th>Kind</th><th className="num">Size</th><th>Imports as</th></tr></thead>
             <tbody>
@@ -365,7 +365,7 @@ export function RichResult({ result, openDataset }: { result: ToolResult; openDa
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       );
     case "importReport":
       return (

@@ -1505,3 +1505,73 @@ test("an answer that does not cite what it retrieved, or cites a passage it neve
   await page.screenshot({ path: join(shots, "sources-invalid.png") });
   await context.close();
 });
+
+const axeSource = readFileSync(join(here, "..", "node_modules", "axe-core", "axe.min.js"), "utf8");
+
+/** axe-core's serious and critical findings on the page as it is now, a line each. */
+async function accessibilityProblems(page, state) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: axeSource });
+  const found = await page.evaluate(async () =>
+    (await window.axe.run(document, { resultTypes: ["violations"] })).violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      where: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+    })),
+  );
+  return found
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${state}: ${v.impact} ${v.id} — ${v.help} — at ${v.where.join(" | ")}`);
+}
+
+test("every page passes an axe-core scan with no serious or critical finding, on a laptop and on a phone: the lists, a dataset, an answer with its chart, an approval card, runs, the inspector, memory, settings and admin", async () => {
+  // Its own server: the approval card is denied, but nothing here may touch the other tests' data.
+  const server = await startServer("a11y", {});
+  const problems = [];
+  for (const viewport of [DESKTOP, PHONE]) {
+    const size = `${viewport.width}×${viewport.height}`;
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await page.goto(`${server}/?hb=1500#/datasets`);
+    await page.getByRole("table").first().waitFor();
+    const scan = async (state) => {
+      problems.push(...(await accessibilityProblems(page, `${size} ${state}`)));
+      await page.screenshot({ path: join(shots, `a11y-${viewport.width}-${state.replace(/\W+/g, "-")}.png`) });
+    };
+    await scan("datasets");
+
+    if (viewport === PHONE) await page.getByRole("button", { name: "Ask the assistant" }).click();
+    let turn = await ask(page, "average price by neighbourhood");
+    await finished(turn);
+    await turn.locator("figure.chart-figure svg g.mark-rect.role-mark path").first().waitFor();
+    await scan("an answer with its table and chart");
+    turn = await ask(page, "delete the customer churn dataset");
+    const card = turn.locator(".card.elevated");
+    await card.waitFor();
+    await scan("an approval card");
+    await card.getByRole("button", { name: "Deny" }).click();
+    await finished(turn);
+    if (viewport === PHONE) await page.getByRole("button", { name: "Close the assistant" }).click();
+
+    await page.locator("main table.datasets a").first().click();
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await scan("a dataset's page");
+
+    await page.goto(`${server}/?hb=1500#/runs`);
+    const chat = page.locator("table.runs tbody.chat-run").first();
+    await chat.waitFor();
+    await scan("runs");
+    await chat.getByRole("link").first().click();
+    await page.locator("main .inspector .transcript").waitFor();
+    await scan("the run inspector");
+
+    for (const [route, heading] of [["memory", "Memory"], ["settings", "Settings"], ["admin", "Admin"]]) {
+      await page.goto(`${server}/?hb=1500#/${route}`);
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await page.waitForLoadState("networkidle");
+      await scan(route);
+    }
+    await context.close();
+  }
+  assert.deepEqual(problems, [], `accessibility problems:\n${problems.join("\n")}`);
+});
