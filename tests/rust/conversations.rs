@@ -110,6 +110,16 @@ async fn a_thread_survives_a_restart_and_a_fork_at_a_past_message_sees_only_what
         (thread.as_str(), "About what are the", 3)
     );
     assert_eq!(listed[0].last_run_status(), pb::RunStatus::Succeeded);
+    // A search finds it by a later question as well as by its title; other text finds nothing,
+    // and a search longer than the limit is refused in words.
+    let search = |query: &str| pb::ListThreadsRequest { query: query.to_owned(), ..Default::default() };
+    for (query, found) in [("PER REGION", 1), ("about what", 1), ("south", 0)] {
+        let listed = threads.list_threads(search(query)).await.unwrap().into_inner().threads;
+        assert_eq!(listed.len(), found, "{query:?}: {listed:?}");
+    }
+    let status = threads.list_threads(search(&"x".repeat(201))).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    assert!(status.message().contains("at most 200 characters"), "{}", status.message());
     let got = threads.get_thread(pb::GetThreadRequest { thread_id: thread.clone() }).await.unwrap().into_inner();
     let turns: Vec<(&str, &str, &str)> =
         got.turns.iter().map(|t| (t.run_id.as_str(), t.user_text.as_str(), t.assistant_text.as_str())).collect();

@@ -6,7 +6,7 @@
 // conversation up to there (a fork; the original stays); each finished answer takes 👍 / 👎. On
 // narrow screens the panel is a drawer over the page (opened from the shell), kept mounted so runs
 // go on.
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Code, ConnectError, RunStatus, timestampDate, type Feedback, type Run, type Thread } from "@aware/client";
 import { aware, errorText } from "./api";
 import { Conversations } from "./Conversations";
@@ -55,6 +55,7 @@ export function Assistant({
   const [loadedTitle, setLoadedTitle] = useState("");
   const [listOpen, setListOpen] = useState(false);
   const [threads, setThreads] = useState<Thread[] | null>(null);
+  const [query, setQuery] = useState("");
   const [nextPage, setNextPage] = useState("");
   const [editing, setEditing] = useState<{ runId: string; text: string } | null>(null);
   const log = useRef<HTMLDivElement>(null);
@@ -71,9 +72,14 @@ export function Assistant({
 
   const update = (runId: string, f: (t: Turn) => Turn) => setTurns((all) => all.map((t) => (t.runId === runId ? f(t) : t)));
 
-  async function listThreads(pageToken = "") {
+  /** The first page of threads for `search`, or the next page of the list shown. A page that
+   * arrives after the search changed is dropped. */
+  const asked = useRef("");
+  async function listThreads(pageToken = "", search = asked.current) {
+    asked.current = search;
     try {
-      const r = await aware.threads.listThreads({ pageSize: 50, pageToken });
+      const r = await aware.threads.listThreads({ pageSize: 50, pageToken, query: search });
+      if (asked.current !== search) return;
       setThreads((all) => [...(pageToken ? all ?? [] : []), ...r.threads]);
       setNextPage(r.nextPageToken);
     } catch (e) {
@@ -127,8 +133,28 @@ export function Assistant({
   }, [current]);
 
   useEffect(() => {
-    if (listOpen) void listThreads();
-  }, [listOpen]);
+    if (listOpen) void listThreads("", query);
+  }, [listOpen, query]);
+
+  // ⌘K / Ctrl+K opens the conversations at their search box; Esc in the message box (or with
+  // nothing focused) stops the answer being written.
+  const stop = useCallback(() => turns.filter((t) => isActive(t.status)).forEach((t) => void aware.cancel(t.runId)), [turns]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key.toLowerCase() === "k" && (e.metaKey || e.ctrlKey) && !e.altKey) {
+        e.preventDefault();
+        onAttention();
+        setListOpen(true);
+        // Already open: take focus back to the search box.
+        document.querySelector<HTMLInputElement>(".conversations input[type=search]")?.focus();
+      } else if (e.key === "Escape" && busy && !e.defaultPrevented) {
+        const target = e.target as HTMLElement | null;
+        if (target === document.body || target?.id === "ask") stop();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [busy, stop, onAttention]);
 
   /** Follows a run to its end, folding its events into its turn (until the view changes). */
   async function follow(runId: string, afterSeq: bigint, signal: AbortSignal) {
@@ -191,6 +217,7 @@ export function Assistant({
 
   const closeList = () => {
     setListOpen(false);
+    setQuery("");
     listToggle.current?.focus();
   };
   const openThread = (id: string) => {
@@ -207,7 +234,7 @@ export function Assistant({
         </div>
         <span className="header-actions">
           {busy && (
-            <button type="button" className="cancel" onClick={() => turns.filter((t) => isActive(t.status)).forEach((t) => aware.cancel(t.runId))}>
+            <button type="button" className="cancel" onClick={stop} title="Stop the answer (Esc)">
               Cancel
             </button>
           )}
@@ -297,9 +324,11 @@ export function Assistant({
           threads={threads}
           more={nextPage !== ""}
           current={current}
+          query={query}
+          onSearch={setQuery}
           onOpen={openThread}
           onNew={() => openThread("")}
-          onMore={() => void listThreads(nextPage)}
+          onMore={() => void listThreads(nextPage, query)}
           onChanged={() => void listThreads()}
           onDeleted={(id) => {
             if (id === current) onThread("");

@@ -1,8 +1,9 @@
 // The conversations panel of the assistant: the person's threads, newest activity first (title and
 // last activity), to open one, rename it in place, delete it (after a second click that says what
-// goes), or start a new conversation. It slides over the assistant's log, on wide screens and in
-// the phone drawer alike.
-import { useState } from "react";
+// goes), or start a new conversation; a search box asks the server for the threads whose title or
+// a question holds the words (⌘K or Ctrl+K opens the panel there). It slides over the assistant's
+// log, on wide screens and in the phone drawer alike.
+import { useEffect, useState } from "react";
 import { timestampDate, type Thread } from "@aware/client";
 import { aware, errorText } from "./api";
 import { whenText } from "./format";
@@ -11,6 +12,8 @@ export function Conversations({
   threads,
   more,
   current,
+  query,
+  onSearch,
   onOpen,
   onNew,
   onMore,
@@ -23,6 +26,9 @@ export function Conversations({
   /** Whether older conversations can be loaded. */
   more: boolean;
   current: string;
+  /** The search the list shows ("" = every thread). */
+  query: string;
+  onSearch: (query: string) => void;
   onOpen: (threadId: string) => void;
   onNew: () => void;
   onMore: () => void;
@@ -31,15 +37,32 @@ export function Conversations({
   onDeleted: (threadId: string) => void;
   onClose: () => void;
 }) {
+  // What is typed, sent once typing pauses.
+  const [typed, setTyped] = useState(query);
+  useEffect(() => {
+    if (typed.trim() === query) return;
+    const t = setTimeout(() => onSearch(typed.trim()), 250);
+    return () => clearTimeout(t);
+  }, [typed, query, onSearch]);
   return (
     <div className="conversations" role="region" aria-label="Conversations" onKeyDown={(e) => e.key === "Escape" && onClose()}>
       <header>
         <h3>Conversations</h3>
         <button type="button" onClick={onClose} aria-label="Close conversations">×</button>
       </header>
-      <button type="button" className="allow new-conversation" onClick={onNew} autoFocus>New conversation</button>
+      <input
+        type="search"
+        className="search-conversations"
+        aria-label="Search conversations"
+        placeholder="Search conversations (⌘K)"
+        value={typed}
+        maxLength={200}
+        onChange={(e) => setTyped(e.target.value)}
+        autoFocus
+      />
+      <button type="button" className="allow new-conversation" onClick={onNew}>New conversation</button>
       {threads === null && <p className="muted">Loading…</p>}
-      {threads?.length === 0 && <p className="empty">No conversations yet: what you ask is kept here.</p>}
+      {threads?.length === 0 && (query ? <p className="empty">No conversation holds “{query}”.</p> : <p className="empty">No conversations yet: what you ask is kept here.</p>)}
       {threads && threads.length > 0 && (
         <ul>
           {threads.map((t) => (

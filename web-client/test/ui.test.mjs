@@ -766,6 +766,40 @@ test("the conversations panel renames a conversation (kept after a reload), open
   await phone.context.close();
 });
 
+test("⌘K / Ctrl+K opens the conversations at a search box: the server finds a thread by a question that is not its title, and says when none holds the words; Esc in the message box stops the answer", async () => {
+  const { context, page } = await open();
+  // A thread whose title is its first question, with a second question the search must find.
+  let turn = await ask(page, "what are my files?");
+  await finished(turn);
+  const thread = threadOf(page);
+  turn = await ask(page, "describe the apartment listings please");
+  await finished(turn);
+  await page.getByLabel("Message").press("Control+k");
+  const panel = page.getByRole("region", { name: "Conversations" });
+  const search = panel.getByRole("searchbox", { name: "Search conversations" });
+  await search.waitFor();
+  assert.equal(await search.evaluate((el) => el === document.activeElement), true, "the search box has the focus");
+  await search.fill("APARTMENT LISTINGS");
+  await panel.locator(`li.thread[data-thread-id="${thread}"]`).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll(".conversations li.thread").length === 1);
+  assert.match(await panel.locator("li.thread").innerText(), /what are my files\?/, "listed by its title, found by its second question");
+  await page.screenshot({ path: join(shots, "21f-search.png") });
+  await search.fill("no such words anywhere");
+  await panel.getByText("No conversation holds “no such words anywhere”.").waitFor();
+  assert.equal(await panel.locator("li.thread").count(), 0);
+  await search.press("Escape");
+  await panel.waitFor({ state: "hidden" });
+
+  // Esc while an answer is being written stops it (the tool step takes 700 ms on this server).
+  turn = await ask(page, "average price by neighbourhood");
+  await page.getByRole("button", { name: "Cancel" }).waitFor();
+  await page.getByLabel("Message").press("Escape");
+  await finished(turn);
+  assert.equal(await turn.getAttribute("data-status"), "CANCELLED");
+  assert.equal(await turn.locator(".outcome").innerText(), "cancelled");
+  await context.close();
+});
+
 test("edit & resend forks: the edited question and its answer go to a new conversation, the original keeps its own", async () => {
   const { context, page } = await open();
   const first = await ask(page, "what are my files?");

@@ -16,6 +16,9 @@ pub(crate) enum ThreadsCommand {
         /// How many to show.
         #[arg(long, default_value_t = 20)]
         limit: u32,
+        /// Only those whose title or one of whose questions holds this text.
+        #[arg(long, default_value = "")]
+        search: String,
     },
     /// A conversation as its turns: your message, the results, confirmations, the answer.
     Show { thread_id: String },
@@ -94,13 +97,15 @@ fn rating_word(r: pb::FeedbackRating) -> &'static str {
 pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json: bool) -> anyhow::Result<()> {
     let mut threads = client.threads();
     match command {
-        ThreadsCommand::List { limit } => {
+        ThreadsCommand::List { limit, search } => {
             let mut all = Vec::new();
             let mut page_token = String::new();
             while all.len() < limit as usize {
                 let want = (limit as usize - all.len()).min(100) as u32;
-                let page =
-                    threads.list_threads(pb::ListThreadsRequest { page_size: want, page_token }).await?.into_inner();
+                let page = threads
+                    .list_threads(pb::ListThreadsRequest { page_size: want, page_token, query: search.clone() })
+                    .await?
+                    .into_inner();
                 all.extend(page.threads);
                 if page.next_page_token.is_empty() {
                     break;

@@ -9446,8 +9446,13 @@ pub struct ListThreadsRequest {
     /// 1 to 100; 0 means 20.
     #[prost(uint32, tag = "1")]
     pub page_size: u32,
+    /// From the previous page; the next page must be asked with the same `query`.
     #[prost(string, tag = "2")]
     pub page_token: ::prost::alloc::string::String,
+    /// Only threads whose title, or one of whose questions, holds this text (case-insensitive;
+    /// on SQLite for ASCII letters only). Empty: every thread. At most 200 characters.
+    #[prost(string, tag = "3")]
+    pub query: ::prost::alloc::string::String,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListThreadsResponse {

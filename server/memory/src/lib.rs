@@ -434,6 +434,15 @@ impl State {
         })
     }
 
+    /// Whether the thread's title or one of its chat questions holds `text` (lower case).
+    fn thread_holds(&self, id: &ThreadId, text: &str) -> bool {
+        let title = self.threads.get(id).and_then(|t| t.title.as_deref()).unwrap_or_default();
+        title.to_lowercase().contains(text)
+            || self.runs.values().map(|x| &x.run.record).any(|r| {
+                r.thread_id.as_ref() == Some(id) && r.kind == RunKind::Chat && r.question.to_lowercase().contains(text)
+            })
+    }
+
     /// The run holding `thread`.
     fn holder(&self, thread: Option<&ThreadId>) -> Option<RunId> {
         let thread = thread?;
@@ -891,12 +900,20 @@ impl RunLog for MemoryRuns {
         Ok(s.summary(thread))
     }
 
-    async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>> {
+    async fn threads(
+        &self,
+        owner: &UserId,
+        matching: Option<&str>,
+        after: Option<&ThreadCursor>,
+        limit: u32,
+    ) -> Result<Vec<ThreadSummary>> {
         let s = self.state();
+        let matching = matching.map(str::to_lowercase);
         let mut all: Vec<ThreadSummary> = s
             .threads
             .iter()
             .filter(|(_, t)| &t.owner == owner)
+            .filter(|(id, _)| matching.as_deref().is_none_or(|m| s.thread_holds(id, m)))
             .filter_map(|(id, _)| s.summary(id))
             .filter(|t| t.run_count > 0)
             .filter(|t| after.is_none_or(|c| (t.last_activity_at, &t.id) < (c.last_activity_at, &c.thread)))

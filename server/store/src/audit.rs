@@ -28,10 +28,7 @@ impl AuditLog for Store {
 
     async fn entries(&self, filter: &AuditFilter, before: Option<u64>, limit: u32) -> Result<Vec<StoredAuditEntry>> {
         let (exact, prefix) = match filter.action.as_deref() {
-            Some(a) if a.ends_with('.') => {
-                let escaped = a.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-                (None, Some(format!("{escaped}%")))
-            }
+            Some(a) if a.ends_with('.') => (None, Some(format!("{}%", crate::db::like_escaped(a)))),
             Some(a) => (Some(a.to_owned()), None),
             None => (None, None),
         };

@@ -207,6 +207,11 @@ impl Row {
     }
 }
 
+/// `text` for a `LIKE … ESCAPE '\'` pattern: its `%`, `_` and `\` match themselves.
+pub(crate) fn like_escaped(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
 /// `sql` with PostgreSQL's placeholders, computed once per statement text.
 fn numbered(sql: &'static str) -> &'static str {
     static SEEN: LazyLock<RwLock<HashMap<(usize, usize), &'static str>>> = LazyLock::new(Default::default);

@@ -829,11 +829,23 @@ impl RunLog for Store {
         row.as_ref().map(thread_row).transpose()
     }
 
-    async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>> {
+    async fn threads(
+        &self,
+        owner: &UserId,
+        matching: Option<&str>,
+        after: Option<&ThreadCursor>,
+        limit: u32,
+    ) -> Result<Vec<ThreadSummary>> {
+        // `lower()` folds ASCII letters on SQLite and every letter on PostgreSQL.
+        let pattern = matching.map(|m| format!("%{}%", crate::db::like_escaped(&m.to_lowercase())));
         let rows = self
             .db
             .query(select_threads!(
-                "WHERE t.owner_id = ?1 GROUP BY t.id HAVING count(r.id) > 0
+                "WHERE t.owner_id = ?1
+               AND (?5 IS NULL OR lower(coalesce(t.title, '')) LIKE ?5 ESCAPE '\\'
+                    OR EXISTS (SELECT 1 FROM runs q WHERE q.thread_id = t.id AND q.kind = 'chat'
+                               AND lower(q.question) LIKE ?5 ESCAPE '\\'))
+             GROUP BY t.id HAVING count(r.id) > 0
                AND (?2 IS NULL OR max(r.created_at) < ?2 OR (max(r.created_at) = ?2 AND t.id < ?3))
              ORDER BY last_at DESC, t.id DESC LIMIT ?4"
             ))
@@ -841,6 +853,7 @@ impl RunLog for Store {
             .bind(after.map(|c| micros(c.last_activity_at)))
             .bind(after.map(|c| c.thread.as_str()))
             .bind(i64::from(limit))
+            .bind(pattern)
             .fetch_all()
             .await
             .map_err(db)?;

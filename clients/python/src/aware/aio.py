@@ -467,11 +467,14 @@ class AsyncThreads:
     def __init__(self, client: AsyncAwareClient) -> None:
         self._c = client
 
-    async def list(self, *, limit: int = 100) -> List[Any]:
+    async def list(self, *, limit: int = 100, query: str = "") -> List[Any]:
+        """Newest activity first; with ``query``, the threads whose title or a question holds it."""
         out: List[Any] = []
         token = ""
         while len(out) < limit:
-            request = threads_pb2.ListThreadsRequest(page_size=min(100, limit - len(out)), page_token=token)
+            request = threads_pb2.ListThreadsRequest(
+                page_size=min(100, limit - len(out)), page_token=token, query=query
+            )
             page = await self._c._call(self._c.stubs.threads.ListThreads, request, idempotent=True)
             out.extend(page.threads)
             token = page.next_page_token

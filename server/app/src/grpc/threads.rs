@@ -81,7 +81,12 @@ impl ThreadsService for Threads {
     ) -> Result<Response<pb::ListThreadsResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
-        let page = self.state.runs.list_threads(&caller, req.page_size, &req.page_token).await.map_err(to_status)?;
+        let page = self
+            .state
+            .runs
+            .list_threads(&caller, req.page_size, &req.page_token, &req.query)
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::ListThreadsResponse {
             threads: page.threads.iter().map(thread).collect(),
             next_page_token: page.next.unwrap_or_default(),

@@ -68,16 +68,32 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
     assert!(log.set_thread_title(&older, "A model's title", TitleIf::Still("First title")).await.expect("named"));
     assert!(log.set_thread_title(&older, "First title", TitleIf::Still("A model's title")).await.expect("back"));
     assert!(!log.set_thread_title(&ThreadId::generate_for(&ana()), "x", TitleIf::Any).await.expect("none"));
-    let listed = log.threads(&ana(), None, 10).await.expect("listed");
+    let listed = log.threads(&ana(), None, None, 10).await.expect("listed");
     let ids: Vec<&ThreadId> = listed.iter().map(|t| &t.id).collect();
     assert_eq!(ids, [&newer, &older], "newest activity first");
     assert_eq!((listed[1].title.as_deref(), listed[1].run_count), (Some("First title"), 3));
     assert_eq!(listed[1].last_run_status, Some(RunStatus::Succeeded));
-    assert!(log.threads(&bo(), None, 10).await.expect("listed").is_empty(), "ana's threads are ana's");
+    assert!(log.threads(&bo(), None, None, 10).await.expect("listed").is_empty(), "ana's threads are ana's");
     let cursor =
         crate::runs::store::ThreadCursor { last_activity_at: listed[0].last_activity_at, thread: newer.clone() };
-    let rest = log.threads(&ana(), Some(&cursor), 10).await.expect("next page");
+    let rest = log.threads(&ana(), None, Some(&cursor), 10).await.expect("next page");
     assert_eq!(rest.iter().map(|t| &t.id).collect::<Vec<_>>(), [&older]);
+    // A search finds a thread by its title or by any of its questions, letter case aside, and
+    // takes `%`, `_` and `\` as themselves.
+    let found = |text: &'static str| async move {
+        let listed = log.threads(&ana(), Some(text), None, 10).await.expect("searched");
+        listed.into_iter().map(|t| t.id).collect::<Vec<_>>()
+    };
+    assert_eq!(found("first TITLE").await, std::slice::from_ref(&older), "by title");
+    assert_eq!(found("SECOND").await, std::slice::from_ref(&older), "by a question that is not the title");
+    assert_eq!(found("e").await, [newer.clone(), older.clone()], "newest activity first");
+    assert_eq!(found("elsewhere").await, std::slice::from_ref(&newer));
+    for nothing in ["%", "_", "\\", "fourth"] {
+        assert!(found(nothing).await.is_empty(), "{nothing:?} matches nothing");
+    }
+    assert!(log.threads(&bo(), Some("first"), None, 10).await.expect("searched").is_empty(), "only the owner's");
+    let after_newer = log.threads(&ana(), Some("e"), Some(&cursor), 10).await.expect("next page");
+    assert_eq!(after_newer.iter().map(|t| &t.id).collect::<Vec<_>>(), [&older], "a search pages too");
     assert!(log.set_thread_title(&older, "Renamed", TitleIf::Any).await.expect("renamed"));
     assert_eq!(log.thread_summary(&older).await.expect("read").and_then(|t| t.title).as_deref(), Some("Renamed"));
 

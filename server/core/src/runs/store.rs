@@ -330,8 +330,16 @@ pub trait RunLog: Send + Sync {
 
     /// A thread, with its owner (to check against the caller).
     async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>>;
-    /// The owner's threads that have a chat run, newest activity first, after `after`.
-    async fn threads(&self, owner: &UserId, after: Option<&ThreadCursor>, limit: u32) -> Result<Vec<ThreadSummary>>;
+    /// The owner's threads that have a chat run, newest activity first, after `after`; with
+    /// `matching`, only those whose title or one of whose chat questions holds that text (letter
+    /// case aside).
+    async fn threads(
+        &self,
+        owner: &UserId,
+        matching: Option<&str>,
+        after: Option<&ThreadCursor>,
+        limit: u32,
+    ) -> Result<Vec<ThreadSummary>>;
     /// Sets the title when `when` holds; false when it did not (or there is no such thread).
     async fn set_thread_title(&self, thread: &ThreadId, title: &str, when: TitleIf<'_>) -> Result<bool>;
     /// Records that `thread` is a fork of `from_thread` at `from_run`.

@@ -24,6 +24,8 @@ pub const MAX_TITLE: usize = 200;
 const TITLE_FROM_MESSAGE: usize = 60;
 /// GetThread returns at most the newest this many turns.
 pub const MAX_TURNS: u32 = 200;
+/// Longest text ListThreads searches for, in characters.
+pub const MAX_THREAD_QUERY_CHARS: usize = 200;
 
 /// The title a thread gets from its first message: its first line, whitespace collapsed, cut at
 /// a word boundary with an ellipsis when long.
@@ -128,10 +130,22 @@ impl RunEngine {
         }
     }
 
-    /// The caller's threads, newest activity first.
-    pub async fn list_threads(&self, caller: &Caller, page_size: u32, page_token: &str) -> Result<ThreadPage> {
+    /// The caller's threads, newest activity first; with a `query`, those whose title or one of
+    /// whose questions holds it.
+    pub async fn list_threads(
+        &self,
+        caller: &Caller,
+        page_size: u32,
+        page_token: &str,
+        query: &str,
+    ) -> Result<ThreadPage> {
         caller.principal.require(Capability::DatasetRead)?;
         let size = crate::history::page_size_in(page_size)?;
+        let query = query.trim();
+        if query.chars().count() > MAX_THREAD_QUERY_CHARS {
+            return Err(Error::validation("query", format!("search for at most {MAX_THREAD_QUERY_CHARS} characters")));
+        }
+        let matching = (!query.is_empty()).then_some(query);
         let owner = &caller.principal.user_id;
         let after = match page_token.trim() {
             "" => None,
@@ -145,7 +159,7 @@ impl RunEngine {
                 })
             }
         };
-        let mut threads = self.deps.log.threads(owner, after.as_ref(), size + 1).await?;
+        let mut threads = self.deps.log.threads(owner, matching, after.as_ref(), size + 1).await?;
         let next = if threads.len() > size as usize {
             threads.truncate(size as usize);
             threads.last().map(cursor_token)

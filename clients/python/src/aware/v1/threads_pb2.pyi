@@ -32,12 +32,14 @@ class Thread(_message.Message):
     def __init__(self, thread_id: _Optional[str] = ..., title: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., run_count: _Optional[int] = ..., last_run_status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., forked_from_thread_id: _Optional[str] = ..., forked_from_run_id: _Optional[str] = ...) -> None: ...
 
 class ListThreadsRequest(_message.Message):
-    __slots__ = ("page_size", "page_token")
+    __slots__ = ("page_size", "page_token", "query")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    query: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., query: _Optional[str] = ...) -> None: ...
 
 class ListThreadsResponse(_message.Message):
     __slots__ = ("threads", "next_page_token")
