@@ -32,6 +32,7 @@ import { MemoryPage } from "./Memory";
 import { ResultTable, ScrollBox } from "./ResultTable";
 import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
 import { documentKind, isDocument, passagesText } from "./Sources";
+import { SqlBlock } from "./SqlBlock";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -502,7 +503,7 @@ function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id:
         {run.model ? <> · {run.model}</> : null}
         {usage ? <> · <span className="usage">{usage}</span></> : null}
       </p>
-      {!chat && <pre className="sql">{run.question}</pre>}
+      {!chat && <SqlBlock sql={run.question} />}
       {chat && shown && (
         <div className="transcript">
           <TranscriptItems items={transcript.items} openDataset={openDataset} />
@@ -525,7 +526,7 @@ function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id:
           </ol>
         </>
       )}
-      {run.compiledSql && run.compiledSql !== run.question && (<><h2>SQL</h2><pre className="sql">{run.compiledSql}</pre></>)}
+      {run.compiledSql && run.compiledSql !== run.question && (<><h2>SQL</h2><SqlBlock sql={run.compiledSql} /></>)}
     </section>
   );
 }

@@ -12,6 +12,7 @@ import { aware, errorText } from "./api";
 import { Conversations } from "./Conversations";
 import { FeedbackButtons } from "./Feedback";
 import { apply, isActive, outcomeText, replay, TranscriptItems, usageText, type Transcript } from "./RunView";
+import { SqlBlock } from "./SqlBlock";
 
 interface Turn extends Transcript {
   question: string;
@@ -369,7 +370,7 @@ function Details({ run, close }: { run: Run; close: () => void }) {
         {usage && <><dt>Usage</dt><dd className="usage">{usage}</dd></>}
         <dt>Data</dt><dd>{run.datasets.map((d) => `${d.tableName} @ ${d.versionHash.slice(0, 12)}`).join(", ") || "—"}</dd>
         <dt>Plan</dt><dd><pre className="plan">{run.planJson ? pretty(run.planJson) : "—"}</pre></dd>
-        <dt>SQL</dt><dd><pre className="sql">{run.compiledSql || "—"}</pre></dd>
+        <dt>SQL</dt><dd>{run.compiledSql ? <SqlBlock sql={run.compiledSql} /> : "—"}</dd>
         <dt>Result</dt><dd>{run.resultSummary || "—"}</dd>
       </dl>
     </div>

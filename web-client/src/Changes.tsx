@@ -6,6 +6,7 @@
 import { UserRole, type AccountChange, type Dataset, type DatasetChange, type SavedQueryChange } from "@aware/client";
 import { OneTimeToken, roleName } from "./Admin";
 import { count } from "./format";
+import { SqlBlock } from "./SqlBlock";
 
 export function DatasetChangeResult({ change, openDataset }: { change: DatasetChange; openDataset: (id: string) => void }) {
   const d = change.dataset;
@@ -68,7 +69,7 @@ export function SavedQueryChangeResult({ change }: { change: SavedQueryChange })
         Kept as a verified query: “{q.name}”. Asked “{q.question}”, the assistant answers with this SQL (listed under{" "}
         <a href="#/datasets">Datasets</a>):
       </p>
-      <pre className="sql">{q.sql}</pre>
+      <SqlBlock sql={q.sql} />
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { aware, errorText } from "./api";
 import { ConfirmInline } from "./Confirm";
 import { count, whenText } from "./format";
 import { ScrollBox } from "./ResultTable";
+import { SqlBlock } from "./SqlBlock";
 
 /** The columns with their types and, where the owner described them, their meaning and unit. */
 export function Schema({ dataset }: { dataset: Dataset }) {
@@ -127,7 +128,7 @@ export function SavedFrom({ lineage, datasets }: { lineage: Lineage; datasets: D
           );
         })}
       </ul>
-      <pre className="sql" aria-label="The query">{lineage.sql}</pre>
+      <SqlBlock sql={lineage.sql} label="The query" />
       {lineage.runId && <p><a href={`#/runs/${lineage.runId}`}>The run that computed it</a></p>}
     </section>
   );
@@ -241,7 +242,7 @@ function SavedQueryItem({ query: q, onDeleted }: { query: SavedQuery; onDeleted:
       <div>
         <p><strong className="query-name">{q.name}</strong> <span className="muted">· saved {q.createdAt ? whenText(timestampDate(q.createdAt)) : ""}</span></p>
         <p>Answers “{q.question}” with:</p>
-        <pre className="sql">{q.sql}</pre>
+        <SqlBlock sql={q.sql} />
         {error && <p className="error" role="alert">{error}</p>}
       </div>
       {confirming ? (

@@ -155,6 +155,14 @@ test("an average shows the number, and the details drawer shows the SQL", async 
   await drawer.waitFor();
   const sql = await drawer.locator("pre.sql").innerText();
   assert.match(sql.toLowerCase(), /avg\(.*price_eur/);
+  // Highlighted as SQL, and copied whole.
+  const keywords = await drawer.locator("pre.sql .hljs-keyword").allInnerTexts();
+  assert.ok(keywords.includes("SELECT") && keywords.includes("FROM"), `keywords marked: ${keywords}`);
+  assert.equal(await drawer.locator("pre.sql .hljs-keyword", { hasText: "price_eur" }).count(), 0, "a column is not a keyword");
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  await drawer.getByRole("button", { name: "Copy the SQL" }).click();
+  await drawer.getByRole("button", { name: "Copy the SQL" }).getByText("Copied").waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), sql);
   assert.match(await drawer.innerText(), /barcelona_apartments @ /);
   // Plan and SQL wrap between words, never inside one; the plan is laid out as JSON.
   for (const pre of ["pre.sql", "pre.plan"]) {
@@ -1129,7 +1137,7 @@ test("a STANDARD card renames a dataset from the assistant; a result saved as a 
   const lineage = page.getByRole("region", { name: "Where it came from" });
   const source = lineage.getByRole("link", { name: "barcelona_apartments" });
   assert.match(await source.getAttribute("href"), /^#\/datasets\/ds_/);
-  assert.match(await lineage.getByLabel("The query").innerText(), /avg\("price_eur"\).*FROM "barcelona_apartments"/s);
+  assert.match(await lineage.getByLabel("The query", { exact: true }).innerText(), /avg\("price_eur"\).*FROM "barcelona_apartments"/s);
   assert.match(await lineage.getByRole("link", { name: "The run that computed it" }).getAttribute("href"), /^#\/runs\/run_/);
   assert.match(await page.locator("main").innerText(), /8 rows · saved from a query/);
   await page.screenshot({ path: join(shots, "28b-lineage.png") });
@@ -1579,6 +1587,10 @@ test("every page passes an axe-core scan with no serious or critical finding, on
     await finished(turn);
     await turn.locator("figure.chart-figure svg g.mark-rect.role-mark path").first().waitFor();
     await scan("an answer with its table and chart");
+    await turn.getByRole("button", { name: "Details" }).click();
+    await page.getByRole("dialog", { name: "Run details" }).locator("pre.sql .hljs-keyword").first().waitFor();
+    await scan("the run's details with its SQL");
+    await page.getByRole("button", { name: "Close details" }).click();
     turn = await ask(page, "delete the customer churn dataset");
     const card = turn.locator(".card.elevated");
     await card.waitFor();
