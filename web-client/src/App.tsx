@@ -33,6 +33,7 @@ import { ResultTable, ScrollBox } from "./ResultTable";
 import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type Transcript } from "./RunView";
 import { documentKind, isDocument, passagesText } from "./Sources";
 import { SqlBlock } from "./SqlBlock";
+import { applyTheme, savedTheme, type Theme } from "./theme";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -534,23 +535,41 @@ function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id:
 function Settings() {
   const [caps, setCaps] = useState<GetCapabilitiesResponse | null>(null);
   const [error, setError] = useState("");
+  const [theme, setTheme] = useState<Theme>(savedTheme);
   useEffect(() => {
     aware.chat.getCapabilities({}).then(setCaps, (e) => setError(errorText(e)));
   }, []);
-  if (error) return <p className="error" role="alert">{error}</p>;
-  if (!caps) return <p className="muted">Loading…</p>;
+  const pick = (t: Theme) => {
+    setTheme(t);
+    applyTheme(t, true);
+  };
   return (
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Settings</h1>
-      <dl>
-        <dt>Server</dt><dd>aware {caps.serverVersion}</dd>
-        <dt>Mode</dt><dd>{caps.mode}</dd>
-        <dt>Sign-in</dt><dd>{caps.authMode}, role {caps.role}</dd>
-        <dt>Model</dt><dd>{caps.modelProvider}</dd>
-        <dt>Largest upload</dt><dd>{formatBytes(caps.maxUploadBytes)}</dd>
-      </dl>
-      <h2>Tools the assistant may use</h2>
-      <ul>{caps.tools.map((t) => <li key={t.name}><strong>{t.title}</strong> — {t.description}</li>)}</ul>
+      <fieldset className="theme-picker">
+        <legend>Theme</legend>
+        {(["system", "light", "dark"] as const).map((t) => (
+          <label key={t}>
+            <input type="radio" name="theme" value={t} checked={theme === t} onChange={() => pick(t)} />
+            {t === "system" ? "As the system" : t === "light" ? "Light" : "Dark"}
+          </label>
+        ))}
+      </fieldset>
+      {error && <p className="error" role="alert">{error}</p>}
+      {!caps && !error && <p className="muted">Loading…</p>}
+      {caps && (
+        <>
+          <dl>
+            <dt>Server</dt><dd>aware {caps.serverVersion}</dd>
+            <dt>Mode</dt><dd>{caps.mode}</dd>
+            <dt>Sign-in</dt><dd>{caps.authMode}, role {caps.role}</dd>
+            <dt>Model</dt><dd>{caps.modelProvider}</dd>
+            <dt>Largest upload</dt><dd>{formatBytes(caps.maxUploadBytes)}</dd>
+          </dl>
+          <h2>Tools the assistant may use</h2>
+          <ul>{caps.tools.map((t) => <li key={t.name}><strong>{t.title}</strong> — {t.description}</li>)}</ul>
+        </>
+      )}
     </section>
   );
 }

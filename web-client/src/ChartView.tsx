@@ -55,15 +55,22 @@ function description(chart: Chart, spec: Spec): string {
   }
 }
 
-/** The chart's colours and font from the page's CSS variables (read when it is drawn), so it reads like the rest of the app. */
+/** The chart's colours and font from the page's CSS variables (read when it is drawn), so it
+ * reads like the rest of the app in the light and the dark theme alike. A variable holds a
+ * `light-dark()` pair, so each is resolved to the colour in force by a probe element. */
 function theme(el: HTMLElement): Config {
   const css = getComputedStyle(el);
-  const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
+  const probe = document.createElement("span");
+  el.appendChild(probe);
+  const v = (name: string, fallback: string) => {
+    probe.style.color = `var(${name}, ${fallback})`;
+    return getComputedStyle(probe).color || fallback;
+  };
   const text = v("--text", "#1d2330");
   const muted = v("--muted", "#69718a");
   const line = v("--line", "#dde1ea");
   const font = css.fontFamily;
-  return {
+  const config: Config = {
     background: v("--surface", "#ffffff"),
     font,
     view: { stroke: null },
@@ -82,6 +89,8 @@ function theme(el: HTMLElement): Config {
     },
     legend: { labelColor: muted, titleColor: text, labelFont: font, titleFont: font },
   };
+  probe.remove();
+  return config;
 }
 
 /** Saves `href` (a data: or blob: URL) as `name`, as a link with `download` would. */

@@ -344,7 +344,7 @@ test("a grouped aggregate is drawn from the server's Vega-Lite chart, under a CS
   const spoken = await chart.getAttribute("aria-label");
   assert.ok(spoken.indexOf(ranked[0]) < spoken.indexOf(ranked.at(-1)), spoken);
   // Bars are in the accent colour, and their tooltip (styled by the app) names the bar.
-  assert.equal(await bars.first().getAttribute("fill"), "#3558d6");
+  assert.equal(await bars.first().getAttribute("fill"), "rgb(53, 88, 214)", "the app's accent (light theme)");
   await bars.first().hover();
   const tooltip = page.locator("#vg-tooltip-element.visible");
   await tooltip.waitFor();
@@ -1566,19 +1566,19 @@ async function accessibilityProblems(page, state) {
     .map((v) => `${state}: ${v.impact} ${v.id} — ${v.help} — at ${v.where.join(" | ")}`);
 }
 
-test("every page passes an axe-core scan with no serious or critical finding, on a laptop and on a phone: the lists, a dataset, an answer with its chart, an approval card, runs, the inspector, memory, settings and admin", async () => {
+test("every page passes an axe-core scan with no serious or critical finding, on a laptop and on a phone, light and dark: the lists, a dataset, an answer with its chart, an approval card, runs, the inspector, memory, settings and admin", async () => {
   // Its own server: the approval card is denied, but nothing here may touch the other tests' data.
   const server = await startServer("a11y", {});
   const problems = [];
-  for (const viewport of [DESKTOP, PHONE]) {
-    const size = `${viewport.width}×${viewport.height}`;
-    const context = await browser.newContext({ viewport });
+  for (const [viewport, colorScheme] of [[DESKTOP, "light"], [PHONE, "light"], [DESKTOP, "dark"], [PHONE, "dark"]]) {
+    const size = `${viewport.width}×${viewport.height}${colorScheme === "dark" ? " dark" : ""}`;
+    const context = await browser.newContext({ viewport, colorScheme });
     const page = await context.newPage();
     await page.goto(`${server}/?hb=1500#/datasets`);
     await page.getByRole("table").first().waitFor();
     const scan = async (state) => {
       problems.push(...(await accessibilityProblems(page, `${size} ${state}`)));
-      await page.screenshot({ path: join(shots, `a11y-${viewport.width}-${state.replace(/\W+/g, "-")}.png`) });
+      await page.screenshot({ path: join(shots, `a11y-${viewport.width}-${colorScheme}-${state.replace(/\W+/g, "-")}.png`) });
     };
     await scan("datasets");
 
@@ -1620,4 +1620,36 @@ test("every page passes an axe-core scan with no serious or critical finding, on
     await context.close();
   }
   assert.deepEqual(problems, [], `accessibility problems:\n${problems.join("\n")}`);
+});
+
+test("the theme follows the system, or the one picked in Settings, which a reload keeps", async () => {
+  const context = await browser.newContext({ viewport: DESKTOP, colorScheme: "dark" });
+  const page = await context.newPage();
+  const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  await page.goto(`${base}/?hb=1500#/settings`);
+  const picker = page.getByRole("group", { name: "Theme" });
+  await picker.waitFor();
+  assert.equal(await picker.getByLabel("As the system").isChecked(), true);
+  assert.equal(await background(), "rgb(18, 21, 28)", "a dark system gets the dark theme");
+  await picker.getByLabel("Light").check();
+  assert.equal(await background(), "rgb(246, 247, 251)");
+  await page.reload();
+  await picker.waitFor();
+  assert.equal(await picker.getByLabel("Light").isChecked(), true, "kept after a reload");
+  assert.equal(await background(), "rgb(246, 247, 251)");
+  await picker.getByLabel("Dark").check();
+  await page.goto(`${base}/?hb=1500#/datasets`);
+  await page.getByRole("table").first().waitFor();
+  assert.equal(await background(), "rgb(18, 21, 28)");
+  const turn = await ask(page, "average price by neighbourhood");
+  const bar = turn.locator("figure.chart-figure svg g.mark-rect.role-mark path").first();
+  await bar.waitFor();
+  assert.equal(await bar.getAttribute("fill"), "rgb(143, 168, 255)", "the chart takes the dark theme's accent");
+  await page.screenshot({ path: join(shots, "31-dark.png") });
+  await page.goto(`${base}/?hb=1500#/settings`);
+  await picker.getByLabel("As the system").check();
+  await page.reload();
+  await picker.waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme ?? "none"), "none", "back to the system's");
+  await context.close();
 });
