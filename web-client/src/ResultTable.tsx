@@ -2,8 +2,8 @@
 // with the exact value on hover), horizontal scrolling with a hint when columns are out of view,
 // "Expand" to read a wide table in the whole window, formula-safe "Export CSV", and above it the
 // chart the server picked for the result, when it picked one (tables outside a tool result have none).
-import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from "react";
-import type { Chart, Table } from "@aware/client";
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import type { Chart, Table, Value } from "@aware/client";
 import { cellNumber, cellText, columnUnit, count, exactText, tableCsv } from "./format";
 
 function isNumeric(t: Table, col: number): boolean {
@@ -16,12 +16,50 @@ function isNumeric(t: Table, col: number): boolean {
 // Vega and Vega-Lite are most of the app's code by size: loaded with the first chart, not with the page.
 const ChartView = lazy(() => import("./ChartView").then((m) => ({ default: m.ChartView })));
 
+/** Orders two cells of one column: numbers by value (whole numbers exactly), text as people
+ * read it (`item 2` before `item 10`), nulls last either way. */
+function compareCells(a: Value | undefined, b: Value | undefined, numeric: boolean): number {
+  const nullA = a?.kind.case === "nullValue" || a === undefined;
+  const nullB = b?.kind.case === "nullValue" || b === undefined;
+  if (nullA || nullB) return nullA === nullB ? 0 : nullA ? 1 : -1;
+  if (a.kind.case === "intValue" && b.kind.case === "intValue") return a.kind.value < b.kind.value ? -1 : a.kind.value > b.kind.value ? 1 : 0;
+  if (numeric) {
+    const x = cellNumber(a) ?? NaN;
+    const y = cellNumber(b) ?? NaN;
+    // NaN after every number.
+    if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) === Number.isNaN(y) ? 0 : Number.isNaN(x) ? 1 : -1;
+    return x - y;
+  }
+  return collator.compare(cellText(a), cellText(b));
+}
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
+type Sort = { column: number; descending: boolean } | null;
+
 export function ResultTable({ table, chart, caption, expandable = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean }) {
   const [expanded, setExpanded] = useState(false);
+  const [sort, setSort] = useState<Sort>(null);
   const numeric = table.columns.map((_, i) => isNumeric(table, i));
   const units = table.columns.map((c) => columnUnit(c.name));
+  // A header click sorts by that column, a second click the other way, a third puts the
+  // server's order back. Nulls stay last both ways.
+  const rows = useMemo(() => {
+    if (!sort) return table.rows;
+    const { column, descending } = sort;
+    return table.rows
+      .map((r, i) => ({ r, i }))
+      .sort((x, y) => {
+        const nulls = compareCells(x.r.values[column], y.r.values[column], numeric[column]);
+        const isNull = (v: Value | undefined) => v === undefined || v.kind.case === "nullValue";
+        const order = descending && !isNull(x.r.values[column]) && !isNull(y.r.values[column]) ? -nulls : nulls;
+        return order || x.i - y.i;
+      })
+      .map((x) => x.r);
+  }, [table.rows, sort, numeric]);
+  const sortBy = (column: number) =>
+    setSort((s) => (s?.column !== column ? { column, descending: false } : s.descending ? null : { column, descending: true }));
   const exportCsv = () => {
-    const url = URL.createObjectURL(new Blob([tableCsv(table.columns, table.rows)], { type: "text/csv" }));
+    const url = URL.createObjectURL(new Blob([tableCsv(table.columns, rows)], { type: "text/csv" }));
     const a = document.createElement("a");
     a.href = url;
     a.download = `${caption ?? "result"}.csv`.replace(/[^\w.-]+/g, "_");
@@ -33,14 +71,23 @@ export function ResultTable({ table, chart, caption, expandable = false }: { tab
       <thead>
         <tr>
           {table.columns.map((c, i) => (
-            <th key={i} scope="col" className={numeric[i] ? "num" : ""} title={c.type}>
-              {c.name}
+            <th
+              key={i}
+              scope="col"
+              className={numeric[i] ? "num" : ""}
+              aria-sort={sort?.column === i ? (sort.descending ? "descending" : "ascending") : undefined}
+            >
+              <button type="button" className="sort" onClick={() => sortBy(i)} title={`Sort by ${c.name}`}>
+                <span className="col-name">{c.name}</span>
+                <span className="sort-mark" aria-hidden="true">{sort?.column === i ? (sort.descending ? " ▼" : " ▲") : ""}</span>
+              </button>
+              {c.type && <span className="col-type">{c.type.toLowerCase()}</span>}
             </th>
           ))}
         </tr>
       </thead>
       <tbody>
-        {table.rows.map((r, ri) => (
+        {rows.map((r, ri) => (
           <tr key={ri}>
             {r.values.map((v, ci) => {
               const shown = cellText(v, units[ci]);
@@ -62,6 +109,14 @@ export function ResultTable({ table, chart, caption, expandable = false }: { tab
         <span>
           {count(table.rows.length)} row{table.rows.length === 1 ? "" : "s"}
           {table.truncated ? " (more exist)" : ""}
+          {sort && (
+            <>
+              {" · sorted by "}
+              {table.columns[sort.column]?.name}
+              {numeric[sort.column] ? (sort.descending ? ", largest first" : ", smallest first") : sort.descending ? ", Z to A" : ", A to Z"}
+              {table.truncated ? " — only the rows shown" : ""}
+            </>
+          )}
         </span>
         <span className="result-actions">
           {expandable && <button type="button" onClick={() => setExpanded(true)}>Expand</button>}

@@ -380,6 +380,38 @@ test("a grouped aggregate is drawn from the server's Vega-Lite chart, under a CS
   await context.close();
 });
 
+test("a result table sorts by a column's header: numbers by value, largest first on a second click, the server's order on a third; each header names its type", async () => {
+  const { context, page } = await open();
+  const turn = await ask(page, "average price by neighbourhood");
+  await finished(turn);
+  const result = turn.locator(".result").first();
+  const table = result.getByRole("table");
+  const first = () => table.locator("tbody tr").first().locator("td").first().innerText();
+  const bar = result.locator(".result-bar > span").first();
+  assert.equal(await first(), "Ciutat Vella", "the server's order");
+  const price = table.getByRole("button", { name: "avg_price_eur", exact: true });
+  await price.click();
+  assert.equal(await table.locator("th").nth(1).getAttribute("aria-sort"), "ascending");
+  assert.equal(await first(), "Horta-Guinardó", "the cheapest first");
+  assert.match(await bar.innerText(), /8 rows · sorted by avg_price_eur, smallest first$/);
+  await price.click();
+  assert.equal(await table.locator("th").nth(1).getAttribute("aria-sort"), "descending");
+  assert.equal(await first(), "Sarrià-Sant Gervasi", "the dearest first");
+  const prices = await table.locator("tbody tr td:nth-child(2)").allInnerTexts();
+  const values = prices.map((p) => Number(p.replace(/[^\d.]/g, "")));
+  assert.deepEqual(values, [...values].sort((a, b) => b - a), `descending: ${prices}`);
+  await price.click();
+  assert.equal(await table.locator("th").nth(1).getAttribute("aria-sort"), null);
+  assert.equal(await first(), "Ciutat Vella", "back to the server's order");
+  await table.getByRole("button", { name: "neighbourhood", exact: true }).click();
+  await table.getByRole("button", { name: "neighbourhood", exact: true }).click();
+  assert.equal(await first(), "Sarrià-Sant Gervasi", "Z to A");
+  assert.match(await bar.innerText(), /sorted by neighbourhood, Z to A$/);
+  assert.deepEqual(await table.locator("th .col-type").allInnerTexts(), ["varchar", "double"]);
+  await page.screenshot({ path: join(shots, "32-sorted.png") });
+  await context.close();
+});
+
 test("search hits show snippets with the words marked, and a dataset's markup stays text", async () => {
   const { context, page } = await open();
   const csv = 'id,note\n1,"<img src=x onerror=""window.__pwned=1""> the espresso machine leaks water"\n2,"the printer jams on thick paper"\n';
@@ -492,7 +524,7 @@ test("runs list chat runs by their question with their queries nested; the inspe
   const inspector = page.locator("main .inspector");
   await inspector.locator(".transcript table").waitFor();
   assert.ok((await inspector.locator(".transcript .answer").innerText()).trim().length > 0, "the answer is there");
-  assert.match(await inspector.locator(".transcript thead").innerText(), /neighbourhood\s+avg_price_eur/);
+  assert.match(await inspector.locator(".transcript thead").innerText(), /neighbourhood\s+varchar\s+avg_price_eur\s+double/, "names with their types");
   assert.match(await inspector.locator(".transcript tbody tr").first().innerText(), /€[\d,]+/, "money in its currency");
   await page.screenshot({ path: join(shots, "13-run-inspector.png") });
 
@@ -829,7 +861,7 @@ test("edit & resend forks: the edited question and its answer go to a new conver
   await finished(edited);
   assert.deepEqual(await page.locator(".turn .question").allInnerTexts(), ["what are my files?", "average price by neighbourhood"], "the history before the edited question, then it");
   assert.equal(await edited.getAttribute("data-status"), "SUCCEEDED");
-  assert.match(await edited.locator(".result thead").innerText(), /neighbourhood\s+avg_price_eur/, "its own answer");
+  assert.match(await edited.locator(".result thead").innerText(), /neighbourhood\s+\w+\s+avg_price_eur/, "its own answer");
   await page.screenshot({ path: join(shots, "22b-forked.png") });
 
   const panel = await conversations(page);
@@ -1222,7 +1254,7 @@ test("an imported dataset's page says which file it came from; 'Refresh from fil
   const preview = main.locator('.table-scroll[aria-label="sales"]');
   await preview.getByRole("cell", { name: "east" }).waitFor();
   assert.equal(await preview.locator("tbody tr").count(), 4, "the preview shows the new rows");
-  assert.deepEqual(await preview.getByRole("columnheader").allInnerTexts(), ["region", "amount", "channel"]);
+  assert.deepEqual(await preview.locator("th .col-name").allInnerTexts(), ["region", "amount", "channel"]);
   await main.locator(".schema li", { hasText: "channel" }).waitFor();
   await page.screenshot({ path: join(shots, "30-refreshed-from-file.png") });
 
