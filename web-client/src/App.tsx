@@ -10,6 +10,7 @@ import { AdminPage } from "./Admin";
 import { Approvals } from "./Approvals";
 import {
   timestampDate,
+  ConfirmationTier,
   DatasetFormat,
   DatasetStatus,
   RunKind,
@@ -19,6 +20,7 @@ import {
   type SearchIndex,
   type DatasetStatistics,
   type GetCapabilitiesResponse,
+  type ToolInfo,
   type Run,
   type Span,
   type Table,
@@ -566,10 +568,52 @@ function Settings() {
             <dt>Model</dt><dd>{caps.modelProvider}</dd>
             <dt>Largest upload</dt><dd>{formatBytes(caps.maxUploadBytes)}</dd>
           </dl>
-          <h2>Tools the assistant may use</h2>
-          <ul>{caps.tools.map((t) => <li key={t.name}><strong>{t.title}</strong> — {t.description}</li>)}</ul>
+          <ToolsSettings caps={caps} />
         </>
       )}
     </section>
+  );
+}
+
+/** What a tool may do, in words, from the server's policy: read only, or a change — asked first
+ * (with a warning for the elevated tier) or not — and whether it can be undone. */
+function toolRisk(t: ToolInfo): string {
+  const r = t.risk;
+  if (!r || r.readOnly) return "reads only";
+  const asks = r.requiresConfirmation ? (r.tier === ConfirmationTier.ELEVATED ? "asks first, with a warning" : "asks first") : "changes without asking";
+  return r.destructive ? `${asks} · cannot be undone` : asks;
+}
+
+/** The tools this caller's assistant may use, aware's own and each external MCP server's (with
+ * the server's state and the scope each tool is granted under). */
+function ToolsSettings({ caps }: { caps: GetCapabilitiesResponse }) {
+  const builtin = caps.tools.filter((t) => t.provenance?.source !== "external");
+  const row = (t: ToolInfo) => (
+    <li key={t.name}>
+      <strong>{t.title}</strong> <code>{t.name}</code> <span className="badge">{toolRisk(t)}</span>
+      {t.provenance?.scope && <> <span className="badge">scope {t.provenance.scope}</span></>}
+      <span className="tool-description"> — {t.description}</span>
+    </li>
+  );
+  return (
+    <>
+      <h2>aware’s tools the assistant may use</h2>
+      <ul className="tools">{builtin.map(row)}</ul>
+      <h2 id="mcp-servers-title">External MCP servers</h2>
+      {caps.externalServers.length === 0 && <p className="empty">None registered (<code>[[mcp.servers]]</code> in the configuration).</p>}
+      {caps.externalServers.map((s) => {
+        const tools = caps.tools.filter((t) => t.provenance?.source === "external" && t.provenance.serverId === s.id);
+        return (
+          <section key={s.id} className="mcp-server" aria-label={`MCP server ${s.id}`}>
+            <h3>
+              {s.id} <span className={`badge server-state ${s.state}`}>{s.state}</span>{" "}
+              <span className="muted">{s.tools === 1 ? "1 tool" : `${s.tools} tools`}, {tools.length} for you</span>
+            </h3>
+            {s.detail && <p className="error">{s.detail}</p>}
+            {tools.length > 0 && <ul className="tools">{tools.map(row)}</ul>}
+          </section>
+        );
+      })}
+    </>
   );
 }

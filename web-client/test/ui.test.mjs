@@ -692,6 +692,17 @@ test("an external MCP server's tool shows where it comes from, and its output is
   const tools = await ask(page, "what tools do you have?");
   await finished(tools);
   assert.match(await tools.innerText(), /From the external MCP server everything: everything\.echo \(scope demo\.read\)/);
+  // Settings shows the server, its state, and the tool with its scope beside aware's own tools.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  const registered = page.getByRole("region", { name: "MCP server everything" });
+  await registered.waitFor();
+  assert.match(await registered.locator("h3").innerText(), /^everything\s+ready\s+\d+ tools, 1 for you$/);
+  assert.match(await registered.getByRole("listitem").innerText(), /Echo Tool everything\.echo reads only scope demo\.read/);
+  const own = await page.locator("ul.tools").first().innerText();
+  assert.match(own, /delete_dataset asks first, with a warning · cannot be undone/, "a delete says it asks first");
+  assert.match(own, /create_user asks first, with a warning —/, "an account can be deactivated again: not 'cannot be undone'");
+  assert.match(own, /Run SQL run_sql_query reads only/);
+  await page.screenshot({ path: join(shots, "13b-settings-mcp.png") });
   await context.close();
 });
 
