@@ -61,6 +61,7 @@ export function Assistant({
   const [editing, setEditing] = useState<{ runId: string; text: string } | null>(null);
   const log = useRef<HTMLDivElement>(null);
   const listToggle = useRef<HTMLButtonElement>(null);
+  const composer = useRef<HTMLFormElement>(null);
   /** The thread the log shows (null before the first), and what stops following its runs. */
   const shown = useRef<string | null>(null);
   const view = useRef(new AbortController());
@@ -308,6 +309,7 @@ export function Assistant({
         {error && <p className="error" role="alert">{error}</p>}
       </div>
       <form
+        ref={composer}
         onSubmit={(e) => {
           e.preventDefault();
           const text = draft.trim();
@@ -317,7 +319,22 @@ export function Assistant({
         }}
       >
         <label htmlFor="ask" className="sr-only">Message</label>
-        <input id="ask" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Ask about your data…" autoComplete="off" />
+        {/* Enter sends; Shift+Enter starts a new line (and Enter while an input method composes
+            a word is the composition's). The box grows with its lines, up to six. */}
+        <textarea
+          id="ask"
+          rows={Math.min(6, Math.max(1, draft.split("\n").length))}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              composer.current?.requestSubmit();
+            }
+          }}
+          placeholder="Ask about your data… (Shift+Enter for a new line)"
+          autoComplete="off"
+        />
         <button type="submit" disabled={!draft.trim()}>Send</button>
       </form>
       {listOpen && (

@@ -817,7 +817,7 @@ test("the conversations panel renames a conversation (kept after a reload), open
   await phone.context.close();
 });
 
-test("⌘K / Ctrl+K opens the conversations at a search box: the server finds a thread by a question that is not its title, and says when none holds the words; Esc in the message box stops the answer", async () => {
+test("⌘K / Ctrl+K opens the conversations at a search box: the server finds a thread by a question that is not its title, and says when none holds the words; Shift+Enter adds a line, Enter sends; Esc in the message box stops the answer", async () => {
   const { context, page } = await open();
   // A thread whose title is its first question, with a second question the search must find.
   let turn = await ask(page, "what are my files?");
@@ -840,6 +840,20 @@ test("⌘K / Ctrl+K opens the conversations at a search box: the server finds a 
   assert.equal(await panel.locator("li.thread").count(), 0);
   await search.press("Escape");
   await panel.waitFor({ state: "hidden" });
+
+  // Shift+Enter starts a new line; Enter sends the lines as one message.
+  const box = page.getByLabel("Message");
+  const turns = await page.locator(".turn").count();
+  await box.fill("what are my files?");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("the csv ones");
+  assert.equal(await box.inputValue(), "what are my files?\nthe csv ones", "nothing sent yet");
+  assert.equal(await page.locator(".turn").count(), turns);
+  await box.press("Enter");
+  turn = page.locator(".turn").nth(turns);
+  await finished(turn);
+  assert.equal(await turn.locator(".question").innerText(), "what are my files?\nthe csv ones");
+  assert.equal(await box.inputValue(), "", "the box is empty again");
 
   // Esc while an answer is being written stops it (the tool step takes 700 ms on this server).
   turn = await ask(page, "average price by neighbourhood");
