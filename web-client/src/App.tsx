@@ -36,6 +36,7 @@ import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type 
 import { documentKind, isDocument, passagesText } from "./Sources";
 import { SqlBlock } from "./SqlBlock";
 import { applyTheme, savedTheme, type Theme } from "./theme";
+import { RunSteps } from "./Steps";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -515,6 +516,7 @@ function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id:
       {chat && transcript && !shown && run.finalText && <Markdown className="answer" text={run.finalText} />}
       {!chat && run.resultSummary && <p>{run.resultSummary}</p>}
       {run.error && <p className="error">{run.error.message}</p>}
+      {chat && <RunSteps key={`${run.runId}-${run.status}`} runId={run.runId} />}
       {spans.length > 0 && (
         <>
           <h2>Trace</h2>

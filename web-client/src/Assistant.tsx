@@ -332,7 +332,8 @@ export function Assistant({
               composer.current?.requestSubmit();
             }
           }}
-          placeholder="Ask about your data… (Shift+Enter for a new line)"
+          placeholder="Ask about your data…"
+          title="Enter sends; Shift+Enter starts a new line"
           autoComplete="off"
         />
         <button type="submit" disabled={!draft.trim()}>Send</button>
@@ -380,7 +381,7 @@ function Details({ run, close }: { run: Run; close: () => void }) {
         <button type="button" onClick={close} aria-label="Close details">×</button>
       </header>
       <dl>
-        <dt>Run</dt><dd className="id"><a href={`#/runs/${run.runId}`}>{run.runId}</a></dd>
+        <dt>Run</dt><dd className="id"><a href={`#/runs/${run.runId}`} onClick={close}>{run.runId}</a></dd>
         <dt>Status</dt><dd>{RunStatus[run.status].toLowerCase()}</dd>
         <dt>Runtime</dt><dd>{ended ? `${ended - started} ms` : "running"}</dd>
         <dt>Model</dt><dd>{run.model || "—"}</dd>

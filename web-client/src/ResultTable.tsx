@@ -39,8 +39,9 @@ type Sort = { column: number; descending: boolean } | null;
 export function ResultTable({ table, chart, caption, expandable = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean }) {
   const [expanded, setExpanded] = useState(false);
   const [sort, setSort] = useState<Sort>(null);
-  const numeric = table.columns.map((_, i) => isNumeric(table, i));
-  const units = table.columns.map((c) => columnUnit(c.name));
+  // Worked out once per table: a streaming answer re-renders its turn for every delta.
+  const numeric = useMemo(() => table.columns.map((_, i) => isNumeric(table, i)), [table]);
+  const units = useMemo(() => table.columns.map((c) => columnUnit(c.name)), [table]);
   // A header click sorts by that column, a second click the other way, a third puts the
   // server's order back. Nulls stay last both ways.
   const rows = useMemo(() => {

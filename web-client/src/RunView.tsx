@@ -124,16 +124,22 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
 
 /** A run's transcript rebuilt from its event log (read page by page), and the last seq read. */
 export async function replay(runId: string): Promise<{ transcript: Transcript; lastSeq: bigint }> {
-  let transcript: Transcript = { items: [], status: RunStatus.UNSPECIFIED };
+  const { events, lastSeq } = await runEvents(runId);
+  return { transcript: events.reduce(apply, { items: [], status: RunStatus.UNSPECIFIED } as Transcript), lastSeq };
+}
+
+/** A run's whole event log so far, read a page at a time, and the seq of its last event. */
+export async function runEvents(runId: string): Promise<{ events: ServerEvent[]; lastSeq: bigint }> {
+  const events: ServerEvent[] = [];
   let lastSeq = 0n;
   for (;;) {
     const page = await aware.runs.listRunEvents({ runId, afterSeq: lastSeq, limit: 1000 });
-    for (const e of page.events) transcript = apply(transcript, e);
+    events.push(...page.events);
     if (page.events.length === 0) break;
     lastSeq = page.events[page.events.length - 1].seq;
     if (lastSeq >= page.lastSeq) break;
   }
-  return { transcript, lastSeq };
+  return { events, lastSeq };
 }
 
 /** Where an external server's tool comes from, in words ("from everything · scope demo.read");

@@ -208,6 +208,25 @@ test("a delete shows an ELEVATED card: Deny keeps the dataset, Allow deletes it 
   assert.match(await turn.locator(".chip").innerText(), /^✓ /);
   await listed.getByText("customer_churn.csv").waitFor({ state: "detached" });
   await page.screenshot({ path: join(shots, "4-deleted.png") });
+
+  // The run's steps in the inspector: routed, asked for an elevated approval, approved, deleted.
+  await turn.getByRole("button", { name: "Details" }).click();
+  await page.getByRole("dialog", { name: "Run details" }).locator("dd.id a").click();
+  const steps = page.getByRole("region", { name: "Steps" }).locator("li");
+  await steps.first().waitFor();
+  const texts = (await steps.allInnerTexts()).map((t) => t.replace(/^\+\d+ ms\s+/, ""));
+  const at = (re) => texts.findIndex((t) => re.test(t));
+  const order = [
+    at(/^Delete a dataset \(delete_dataset\) — started$/),
+    at(/^Asked for an elevated approval: Delete the dataset “customer_churn\.csv”/),
+    at(/^Approval approved after \d+\.\d s$/),
+    at(/^Delete a dataset \(delete_dataset\) — succeeded in \d+ ms$/),
+    texts.length - 1,
+  ];
+  assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), `in this order:\n${texts.join("\n")}`);
+  assert.ok(texts.includes("Numbers checked: the answer has none"), texts.join("\n"));
+  assert.match(texts[texts.length - 1], /^Ended succeeded after \d+ ms/);
+  await page.screenshot({ path: join(shots, "4b-steps.png") });
   await context.close();
 });
 
@@ -1347,6 +1366,12 @@ test("an answer's numbers show where they came from: grounded ones are underline
   assert.equal(await made.locator(".answer strong").innerText(), "March", "Markdown still renders around the marks");
   assert.equal(await made.locator(".ungrounded-note").innerText(), "2 numbers in this answer could not be traced to a result.");
   await other.page.screenshot({ path: join(shots, "31b-ungrounded-numbers.png") });
+  // The run's steps count them too, with the tokens the model used.
+  await made.getByRole("button", { name: "Details" }).click();
+  await other.page.getByRole("dialog", { name: "Run details" }).locator("dd.id a").click();
+  const steps = other.page.getByRole("region", { name: "Steps" });
+  await steps.getByText("Numbers checked: 0 of 2 traced to a result").waitFor();
+  assert.match(await steps.locator("li").last().innerText(), /Ended succeeded after \d+ ms · .*40.*12/);
   await other.context.close();
 });
 
@@ -1656,9 +1681,15 @@ test("every page passes an axe-core scan with no serious or critical finding, on
     await finished(turn);
     if (viewport === PHONE) await page.getByRole("button", { name: "Close the assistant" }).click();
 
-    await page.locator("main table.datasets a").first().click();
-    await page.getByRole("heading", { level: 1 }).waitFor();
-    await scan("a dataset's page");
+    // Every dataset's page: their previews differ (one has nulls, one is documents).
+    const datasets = await page.locator("main table.datasets a").evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute("href")]));
+    assert.ok(datasets.length >= 3, "the sample datasets are listed");
+    for (const [name, href] of datasets) {
+      await page.goto(`${server}/?hb=1500${href}`);
+      await page.getByRole("heading", { level: 1 }).waitFor();
+      await page.locator("main table").first().waitFor();
+      await scan(`the page of ${name}`);
+    }
 
     await page.goto(`${server}/?hb=1500#/runs`);
     const chat = page.locator("table.runs tbody.chat-run").first();
