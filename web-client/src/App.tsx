@@ -65,6 +65,16 @@ interface Place {
 
 export function App() {
   const route = useRoute();
+  // A new page takes the focus (not on the first load): a keyboard continues from its top and a
+  // screen reader announces it, instead of staying on the link in the menu that opened it.
+  const main = useRef<HTMLElement>(null);
+  const firstRoute = useRef(route);
+  useEffect(() => {
+    if (route === firstRoute.current) return;
+    firstRoute.current = "";
+    main.current?.scrollTo({ top: 0 });
+    main.current?.focus({ preventScroll: true });
+  }, [route]);
   const [datasets, setDatasets] = useState<Dataset[] | null>(null);
   const [loadError, setLoadError] = useState("");
   const [assistantOpen, setAssistantOpen] = useState(false);
@@ -166,7 +176,7 @@ export function App() {
         {role === "admin" && <a href="#/admin" aria-current={route === "/admin" ? "page" : undefined}>Admin</a>}
       </nav>
       {/* Focusable: a page longer than the window scrolls here, also by keyboard. */}
-      <main tabIndex={0}>
+      <main tabIndex={0} ref={main}>
         <Approvals onAnswered={refresh} />
         {page}
       </main>

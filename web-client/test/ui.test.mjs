@@ -1710,6 +1710,20 @@ test("every page passes an axe-core scan with no serious or critical finding, on
   assert.deepEqual(problems, [], `accessibility problems:\n${problems.join("\n")}`);
 });
 
+test("a new page takes the keyboard focus: after a menu link, Tab goes on inside the page, not in the menu", async () => {
+  const { context, page } = await open();
+  const focused = () => page.evaluate(() => document.activeElement?.tagName);
+  assert.notEqual(await focused(), "MAIN", "not on the first load");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("link", { name: "Memory" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Memory", level: 1 }).waitFor();
+  await page.waitForFunction(() => document.activeElement?.tagName === "MAIN");
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.querySelector("main")?.contains(document.activeElement)), true, "Tab stays in the page");
+  await context.close();
+});
+
 test("the theme follows the system, or the one picked in Settings, which a reload keeps", async () => {
   const context = await browser.newContext({ viewport: DESKTOP, colorScheme: "dark" });
   const page = await context.newPage();
