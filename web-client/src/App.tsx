@@ -455,7 +455,10 @@ function Runs() {
                   <td>{run.createdAt ? timestampDate(run.createdAt).toLocaleString() : ""}</td>
                   <td className="title">
                     {run.kind === RunKind.CHAT ? (
-                      <a href={`#/runs/${run.runId}`} title={run.question}>{run.question}</a>
+                      <>
+                        <a href={`#/runs/${run.runId}`} title={run.question}>{run.question}</a>
+                        {usageText(run.usage) && <span className="run-usage">{usageText(run.usage)}</span>}
+                      </>
                     ) : (
                       <a href={`#/runs/${run.runId}`} title={run.question}><span className="badge">{run.kind === RunKind.SQL ? "SQL" : "plan"}</span> <code>{queryTitle(run)}</code></a>
                     )}

@@ -536,6 +536,7 @@ test("runs list chat runs by their question with their queries nested; the inspe
   const main = await page.locator("main").boundingBox();
   assert.ok(status && main && status.x + status.width <= main.x + main.width, "the status column is inside the page");
   assert.equal(await chat.locator("td.run-status").first().innerText(), "succeeded");
+  assert.equal(await chat.locator(".run-usage").count(), 0, "the offline planner used no model: no tokens shown");
   await page.screenshot({ path: join(shots, "12-runs.png") });
 
   await chat.getByRole("link", { name: "average price by neighbourhood" }).click();
@@ -632,6 +633,12 @@ test("answers render Markdown safely; usage shows when a model was used; an expi
   assert.equal(await drawer.locator("dd.usage").innerText(), "1 model call · 1,200 in / 34 out tokens");
   await page.screenshot({ path: join(shots, "18-markdown.png") });
   await drawer.getByRole("button", { name: "Close details" }).click();
+  // The runs list says what each chat run cost in tokens; the offline planner's runs cost none.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
+  const listedRun = page.locator("table.runs tbody.chat-run", { hasText: "markdown please" }).first();
+  assert.equal(await listedRun.locator(".run-usage").innerText(), "1 model call · 1,200 in / 34 out tokens");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Datasets" }).click();
+  await page.locator("main table.datasets").waitFor();
 
   const del = await ask(page, "delete it");
   const card = del.locator(".card.elevated");
