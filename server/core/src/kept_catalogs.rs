@@ -42,13 +42,14 @@ impl KeptCatalogs {
         let datasets: Arc<[Dataset]> = catalog.list(owner, None).await?.into();
         let mut kept = self.lock();
         kept.insert(owner.clone(), Kept { version, datasets: datasets.clone(), used: Instant::now() });
-        while kept.values().map(|k| k.datasets.len()).sum::<usize>() > MAX_KEPT_DATASETS && kept.len() > 1 {
+        let mut total: usize = kept.values().map(|k| k.datasets.len()).sum();
+        while total > MAX_KEPT_DATASETS {
             let Some(oldest) =
                 kept.iter().filter(|(o, _)| *o != owner).min_by_key(|(_, k)| k.used).map(|(o, _)| o.clone())
             else {
                 break;
             };
-            kept.remove(&oldest);
+            total -= kept.remove(&oldest).map_or(0, |k| k.datasets.len());
         }
         Ok(datasets)
     }
