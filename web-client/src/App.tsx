@@ -36,7 +36,7 @@ import { outcomeText, replay, StatisticsTable, TranscriptItems, usageText, type 
 import { documentKind, isDocument, passagesText } from "./Sources";
 import { SqlBlock } from "./SqlBlock";
 import { applyTheme, savedTheme, type Theme } from "./theme";
-import { RunSteps } from "./Steps";
+import { RunSteps, steps, type Step } from "./Steps";
 
 function currentRoute(): string {
   const h = window.location.hash.replace(/^#/, "");
@@ -487,19 +487,29 @@ function Runs() {
 function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id: string) => void }) {
   const [run, setRun] = useState<Run | null>(null);
   const [transcript, setTranscript] = useState<Transcript | null>(null);
+  const [runSteps, setRunSteps] = useState<Step[] | null>(null);
+  const [stepsError, setStepsError] = useState("");
   const [spans, setSpans] = useState<Span[]>([]);
   const [error, setError] = useState("");
   useEffect(() => {
     setRun(null);
     setTranscript(null);
+    setRunSteps(null);
+    setStepsError("");
     setSpans([]);
     setError("");
     aware.runs.getRun({ runId }).then((r) => setRun(r.run ?? null), (e) => setError(errorText(e)));
     aware.runs.getRunTrace({ runId }).then((r) => setSpans(r.spans), () => {});
-    // The run's rich results come from its event log.
+    // The run's rich results and its steps come from its event log, read once.
     replay(runId).then(
-      ({ transcript }) => setTranscript(transcript),
-      () => setTranscript({ items: [], status: RunStatus.UNSPECIFIED }),
+      ({ transcript, events }) => {
+        setTranscript(transcript);
+        setRunSteps(steps(events));
+      },
+      (e) => {
+        setTranscript({ items: [], status: RunStatus.UNSPECIFIED });
+        setStepsError(errorText(e));
+      },
     );
   }, [runId]);
   if (error) return <p className="error" role="alert">{error}</p>;
@@ -529,7 +539,8 @@ function RunInspector({ runId, openDataset }: { runId: string; openDataset: (id:
       {chat && transcript && !shown && run.finalText && <Markdown className="answer" text={run.finalText} />}
       {!chat && run.resultSummary && <p>{run.resultSummary}</p>}
       {run.error && <p className="error">{run.error.message}</p>}
-      {chat && <RunSteps key={`${run.runId}-${run.status}`} runId={run.runId} />}
+      {chat && stepsError && <p className="error" role="alert">Cannot read the run's steps: {stepsError}</p>}
+      {chat && runSteps && <RunSteps list={runSteps} />}
       {spans.length > 0 && (
         <>
           <h2>Trace</h2>

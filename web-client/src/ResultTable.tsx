@@ -17,11 +17,16 @@ function isNumeric(t: Table, col: number): boolean {
 const ChartView = lazy(() => import("./ChartView").then((m) => ({ default: m.ChartView })));
 
 /** Orders two cells of one column: numbers by value (whole numbers exactly), text as people
- * read it (`item 2` before `item 10`), nulls last either way. */
-function compareCells(a: Value | undefined, b: Value | undefined, numeric: boolean): number {
+ * read it (`item 2` before `item 10`); nulls last whichever the direction. */
+function compareCells(a: Value | undefined, b: Value | undefined, numeric: boolean, descending: boolean): number {
   const nullA = a?.kind.case === "nullValue" || a === undefined;
   const nullB = b?.kind.case === "nullValue" || b === undefined;
   if (nullA || nullB) return nullA === nullB ? 0 : nullA ? 1 : -1;
+  const order = compareValues(a, b, numeric);
+  return descending ? -order : order;
+}
+
+function compareValues(a: Value, b: Value, numeric: boolean): number {
   if (a.kind.case === "intValue" && b.kind.case === "intValue") return a.kind.value < b.kind.value ? -1 : a.kind.value > b.kind.value ? 1 : 0;
   if (numeric) {
     const x = cellNumber(a) ?? NaN;
@@ -49,12 +54,7 @@ export function ResultTable({ table, chart, caption, expandable = false }: { tab
     const { column, descending } = sort;
     return table.rows
       .map((r, i) => ({ r, i }))
-      .sort((x, y) => {
-        const nulls = compareCells(x.r.values[column], y.r.values[column], numeric[column]);
-        const isNull = (v: Value | undefined) => v === undefined || v.kind.case === "nullValue";
-        const order = descending && !isNull(x.r.values[column]) && !isNull(y.r.values[column]) ? -nulls : nulls;
-        return order || x.i - y.i;
-      })
+      .sort((x, y) => compareCells(x.r.values[column], y.r.values[column], numeric[column], descending) || x.i - y.i)
       .map((x) => x.r);
   }, [table.rows, sort, numeric]);
   const sortBy = (column: number) =>

@@ -122,14 +122,9 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
   return { ...t, items };
 }
 
-/** A run's transcript rebuilt from its event log (read page by page), and the last seq read. */
-export async function replay(runId: string): Promise<{ transcript: Transcript; lastSeq: bigint }> {
-  const { events, lastSeq } = await runEvents(runId);
-  return { transcript: events.reduce(apply, { items: [], status: RunStatus.UNSPECIFIED } as Transcript), lastSeq };
-}
-
-/** A run's whole event log so far, read a page at a time, and the seq of its last event. */
-export async function runEvents(runId: string): Promise<{ events: ServerEvent[]; lastSeq: bigint }> {
+/** A run's transcript rebuilt from its event log (read page by page), the events it was built
+ * from, and the last seq read. */
+export async function replay(runId: string): Promise<{ transcript: Transcript; events: ServerEvent[]; lastSeq: bigint }> {
   const events: ServerEvent[] = [];
   let lastSeq = 0n;
   for (;;) {
@@ -139,12 +134,12 @@ export async function runEvents(runId: string): Promise<{ events: ServerEvent[];
     lastSeq = page.events[page.events.length - 1].seq;
     if (lastSeq >= page.lastSeq) break;
   }
-  return { events, lastSeq };
+  return { transcript: events.reduce(apply, { items: [], status: RunStatus.UNSPECIFIED } as Transcript), events, lastSeq };
 }
 
 /** Where an external server's tool comes from, in words ("from everything · scope demo.read");
  *  nothing for aware's own tools. */
-function origin(p: ToolProvenance | undefined): string | undefined {
+export function origin(p: ToolProvenance | undefined): string | undefined {
   if (!p || p.source !== "external") return undefined;
   return `from ${p.serverId}${p.scope ? ` · scope ${p.scope}` : ""}`;
 }

@@ -1,9 +1,9 @@
-// What the assistant did in a run, step by step, read from its event log: the routing decision
-// (the tools offered and those withheld) when a model router made one, each tool call's start
-// (with where the tool comes from) and its end with how long it took, denials with their reason, approvals asked and answered (and how long the
-// person took), questions back, retrievals, the grounding check, and the end with its usage. Each
-// step says when it happened after the run started.
-import { useEffect, useState } from "react";
+// What the assistant did in a run, step by step, from its event log (the run inspector reads it
+// once, for this and the transcript): the routing decision (the tools offered and those withheld)
+// when a model router made one, each tool call's start (with where the tool comes from) and its
+// end with how long it took, denials with their reason, approvals asked and answered (and how long
+// the person took), questions back, retrievals, the grounding check, and the end with its usage.
+// Each step says when it happened after the run started.
 import {
   timestampDate,
   ConfirmationResolution,
@@ -11,8 +11,7 @@ import {
   RunStatus,
   type ServerEvent,
 } from "@aware/client";
-import { errorText } from "./api";
-import { runEvents, usageText } from "./RunView";
+import { origin, usageText } from "./RunView";
 
 export interface Step {
   /** Milliseconds after RunStarted. */
@@ -51,7 +50,8 @@ export function steps(events: ServerEvent[]): Step[] {
       }
       case "toolCallStarted": {
         const v = p.value;
-        const from = v.provenance?.source === "external" ? ` · from ${v.provenance.serverId}${v.provenance.scope ? `, scope ${v.provenance.scope}` : ""}` : "";
+        const where = origin(v.provenance);
+        const from = where ? ` · ${where}` : "";
         calls.set(v.toolCallId, { title: v.title, from });
         out.push({ at, kind: "tool", text: `${v.title || v.toolName} (${v.toolName}${from}) — started` });
         break;
@@ -65,8 +65,8 @@ export function steps(events: ServerEvent[]): Step[] {
       }
       case "toolDenied": {
         const v = p.value;
-        const from = v.provenance?.source === "external" ? ` from ${v.provenance.serverId}` : "";
-        out.push({ at, kind: "denied", text: `${v.toolName}${from} denied (${v.code}): ${v.reason}`, bad: true });
+        const where = origin(v.provenance);
+        out.push({ at, kind: "denied", text: `${v.toolName}${where ? ` (${where})` : ""} denied (${v.code}): ${v.reason}`, bad: true });
         break;
       }
       case "confirmationRequired": {
@@ -118,22 +118,8 @@ export function steps(events: ServerEvent[]): Step[] {
   return out;
 }
 
-/** The run's steps, read from its whole event log. */
-export function RunSteps({ runId }: { runId: string }) {
-  const [list, setList] = useState<Step[] | null>(null);
-  const [error, setError] = useState("");
-  useEffect(() => {
-    let live = true;
-    runEvents(runId).then(
-      ({ events }) => live && setList(steps(events)),
-      (e) => live && setError(errorText(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [runId]);
-  if (error) return <p className="error" role="alert">Cannot read the run's steps: {error}</p>;
-  if (!list) return null;
+/** The run's steps (`steps` of its event log). */
+export function RunSteps({ list }: { list: Step[] }) {
   return (
     <section aria-labelledby="steps-title">
       <h2 id="steps-title">Steps</h2>
