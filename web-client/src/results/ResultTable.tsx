@@ -1,0 +1,142 @@
+// A result table: typed formatting (money in its currency from the column name, rounded numbers
+// with the exact value on hover), sorting by a column's header, horizontal scrolling with a hint
+// when columns are out of view, "Expand" to read a wide table in a dialog the size of the window,
+// formula-safe "Export CSV", and above it the chart the server picked for the result, when it
+// picked one (tables outside a tool result have none).
+import { useMemo, useState } from "react";
+import type { Chart, Table, Value } from "@aware/client";
+import { cellNumber, cellText, columnUnit, count, exactText, tableCsv } from "../lib/format";
+import { DialogContent, DialogRoot, DialogTrigger } from "../ui/Dialog";
+import { ChartFigure } from "./ChartFigure";
+import { ScrollBox } from "./ScrollBox";
+
+function isNumeric(t: Table, col: number): boolean {
+  return t.rows.length > 0 && t.rows.every((r) => {
+    const k = r.values[col]?.kind;
+    return k?.case === "nullValue" || cellNumber(r.values[col]) !== undefined;
+  });
+}
+
+/** Orders two cells of one column: numbers by value (whole numbers exactly), text as people
+ * read it (`item 2` before `item 10`); nulls last whichever the direction. */
+function compareCells(a: Value | undefined, b: Value | undefined, numeric: boolean, descending: boolean): number {
+  const nullA = a?.kind.case === "nullValue" || a === undefined;
+  const nullB = b?.kind.case === "nullValue" || b === undefined;
+  if (nullA || nullB) return nullA === nullB ? 0 : nullA ? 1 : -1;
+  const order = compareValues(a, b, numeric);
+  return descending ? -order : order;
+}
+
+function compareValues(a: Value, b: Value, numeric: boolean): number {
+  if (a.kind.case === "intValue" && b.kind.case === "intValue") return a.kind.value < b.kind.value ? -1 : a.kind.value > b.kind.value ? 1 : 0;
+  if (numeric) {
+    const x = cellNumber(a) ?? NaN;
+    const y = cellNumber(b) ?? NaN;
+    // NaN after every number.
+    if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) === Number.isNaN(y) ? 0 : Number.isNaN(x) ? 1 : -1;
+    return x - y;
+  }
+  return collator.compare(cellText(a), cellText(b));
+}
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
+type Sort = { column: number; descending: boolean } | null;
+
+export function ResultTable({ table, chart, caption, expandable = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean }) {
+  const [sort, setSort] = useState<Sort>(null);
+  // Worked out once per table: a streaming answer re-renders its turn for every delta.
+  const numeric = useMemo(() => table.columns.map((_, i) => isNumeric(table, i)), [table]);
+  const units = useMemo(() => table.columns.map((c) => columnUnit(c.name)), [table]);
+  // A header click sorts by that column, a second click the other way, a third puts the
+  // server's order back. Nulls stay last both ways.
+  const rows = useMemo(() => {
+    if (!sort) return table.rows;
+    const { column, descending } = sort;
+    return table.rows
+      .map((r, i) => ({ r, i }))
+      .sort((x, y) => compareCells(x.r.values[column], y.r.values[column], numeric[column], descending) || x.i - y.i)
+      .map((x) => x.r);
+  }, [table.rows, sort, numeric]);
+  const sortBy = (column: number) =>
+    setSort((s) => (s?.column !== column ? { column, descending: false } : s.descending ? null : { column, descending: true }));
+  const exportCsv = () => {
+    const url = URL.createObjectURL(new Blob([tableCsv(table.columns, rows)], { type: "text/csv" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = `${caption ?? "result"}.csv`.replace(/[^\w.-]+/g, "_");
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+  const grid = (
+    <table>
+      <thead>
+        <tr>
+          {table.columns.map((c, i) => (
+            <th
+              key={i}
+              scope="col"
+              className={numeric[i] ? "num" : ""}
+              aria-sort={sort?.column === i ? (sort.descending ? "descending" : "ascending") : undefined}
+            >
+              <button type="button" className="sort" onClick={() => sortBy(i)} title={`Sort by ${c.name}`}>
+                <span className="col-name">{c.name}</span>
+                <span className="sort-mark" aria-hidden="true">{sort?.column === i ? (sort.descending ? " ▼" : " ▲") : ""}</span>
+              </button>
+              {c.type && <span className="col-type">{c.type.toLowerCase()}</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r, ri) => (
+          <tr key={ri}>
+            {r.values.map((v, ci) => {
+              const shown = cellText(v, units[ci]);
+              const exact = exactText(v);
+              return (
+                <td key={ci} className={(numeric[ci] ? "num" : "") + (v.kind.case === "nullValue" ? " null" : "")} title={exact && exact !== shown ? exact : undefined}>
+                  {shown}
+                </td>
+              );
+            })}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+  return (
+    <div className="result">
+      <div className="result-bar">
+        <span>
+          {count(table.rows.length)} row{table.rows.length === 1 ? "" : "s"}
+          {table.truncated ? " (more exist)" : ""}
+          {sort && (
+            <>
+              {" · sorted by "}
+              {table.columns[sort.column]?.name}
+              {numeric[sort.column] ? (sort.descending ? ", largest first" : ", smallest first") : sort.descending ? ", Z to A" : ", A to Z"}
+              {table.truncated ? " — only the rows shown" : ""}
+            </>
+          )}
+        </span>
+        <span className="result-actions">
+          {expandable && (
+            <DialogRoot>
+              <DialogTrigger>Expand</DialogTrigger>
+              <DialogContent
+                variant="window"
+                closeLabel="Close table"
+                title={<><span className="sr-only">Table </span>{caption ?? "Result"} · {count(table.rows.length)} rows</>}
+              >
+                <div className="table-scroll wide" tabIndex={0} role="region" aria-label={caption ?? "result table"}>{grid}</div>
+              </DialogContent>
+            </DialogRoot>
+          )}
+          <button type="button" onClick={exportCsv}>Export CSV</button>
+        </span>
+      </div>
+      {chart && <ChartFigure chart={chart} />}
+      <ScrollBox label={caption ?? "result table"}>{grid}</ScrollBox>
+    </div>
+  );
+}
