@@ -52,7 +52,10 @@ const SCRIPT = {
         chunks: [
           "Here is **the summary** of `price_eur`, *in short*:\n\n- first point\n- second point\n\n1. one\n2. two\n\n",
           "[the docs](https://example.com/docs) and [a trap](javascript:window.__pwned=2) ",
-          "<img src=x onerror=\"window.__pwned=3\"> stays text; snake_case_names stay whole.",
+          "<img src=x onerror=\"window.__pwned=3\"> stays text; snake_case_names stay whole.\n\n",
+          "### Totals\n\n| region | churned |\n|:--|--:|\n| north | *12* |\n| south | 30 |\n\n",
+          "See [the runs](/runs), ~~old~~ figures, <https://example.org/auto>, [a shout](JAVASCRIPT:window.__pwned=4) ",
+          "and ![a pixel](https://example.com/pixel.png?from=answer).",
         ],
         input_tokens: 1200,
         output_tokens: 34,
@@ -464,6 +467,41 @@ test("a result table sorts by a column's header: numbers by value, largest first
   await context.close();
 });
 
+test("a result table's sort keeps nulls last both ways, orders whole numbers exactly and text as people read it; Export CSV writes the rows as shown", async () => {
+  const { context, page } = await open();
+  // Whole numbers past 2^53 (as doubles, the first two are equal), empty cells, `item 10` after `item 3`.
+  const csv = "label,big,score\nitem 10,9007199254740993,5\nitem 2,9007199254740992,\nitem 1,9007199254740995,12\n,9007199254740994,\nitem 3,1,3\n";
+  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "sort_edges.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.locator("main table.datasets").getByRole("link", { name: "sort_edges.csv" }).click();
+  await page.getByRole("heading", { name: "Preview" }).waitFor();
+  const preview = page.locator("main .result");
+  const table = preview.getByRole("table");
+  await table.getByText("item 10").waitFor();
+  const labels = async () => (await table.locator("tbody tr td:nth-child(1)").allInnerTexts()).map((t) => t.trim());
+  const server = ["item 10", "item 2", "item 1", "NULL", "item 3"];
+  assert.deepEqual(await labels(), server, "the server's order");
+  const header = (name) => table.getByRole("button", { name, exact: true });
+  await header("score").click();
+  assert.deepEqual(await labels(), ["item 3", "item 10", "item 1", "item 2", "NULL"], "smallest first, the empty scores last in the server's order");
+  await header("score").click();
+  assert.deepEqual(await labels(), ["item 1", "item 10", "item 3", "item 2", "NULL"], "largest first, the empty scores still last");
+  const [download] = await Promise.all([page.waitForEvent("download"), preview.getByRole("button", { name: "Export CSV" }).click()]);
+  const exported = readFileSync(await download.path(), "utf8").split("\r\n").map((l) => l.split(",")[0]);
+  assert.deepEqual(exported.slice(1, 6), ["item 1", "item 10", "item 3", "item 2", ""], "the CSV has the rows in the order shown");
+  await header("score").click();
+  assert.deepEqual(await labels(), server, "a third click: the server's order");
+  await header("big").click();
+  assert.deepEqual(await labels(), ["item 3", "item 2", "item 10", "NULL", "item 1"], "whole numbers exactly");
+  await header("label").focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await table.locator("th").first().getAttribute("aria-sort"), "ascending", "a header sorts from the keyboard");
+  assert.equal(await table.locator("th").nth(1).getAttribute("aria-sort"), null, "one column at a time");
+  assert.deepEqual(await labels(), ["item 1", "item 2", "item 3", "item 10", "NULL"], "text as people read it");
+  await page.keyboard.press("Enter");
+  assert.deepEqual(await labels(), ["item 10", "item 3", "item 2", "item 1", "NULL"], "Z to A, the empty label still last");
+  await context.close();
+});
+
 test("search hits show snippets with the words marked, and a dataset's markup stays text", async () => {
   const { context, page } = await open();
   const csv = 'id,note\n1,"<img src=x onerror=""window.__pwned=1""> the espresso machine leaks water"\n2,"the printer jams on thick paper"\n';
@@ -663,30 +701,52 @@ test("on a phone the page has the width and the assistant is a drawer; at 800 px
   await narrow.context.close();
 });
 
-test("answers render Markdown safely; usage shows when a model was used; an expired approval says nothing changed", async () => {
+test("answers render Markdown safely: GFM tables, only http(s) and the app's own links, images never loaded; usage shows when a model was used; an expired approval says nothing changed", async () => {
   const { context, page } = await open("/datasets", { server: scripted });
+  const requested = [];
+  page.on("request", (r) => requested.push(r.url()));
   const turn = await ask(page, "markdown please");
   await finished(turn);
   const answer = turn.locator(".answer");
-  assert.equal(await answer.locator("strong").innerText(), "the summary");
-  assert.equal(await answer.locator("em").innerText(), "in short");
+  assert.deepEqual(await answer.locator("strong").allInnerTexts(), ["the summary", "Totals"]);
+  assert.deepEqual(await answer.locator("em").allInnerTexts(), ["in short", "12"]);
   assert.equal(await answer.locator("code").innerText(), "price_eur");
+  assert.equal(await answer.locator("del").innerText(), "old");
   assert.deepEqual(await answer.locator("ul > li").allInnerTexts(), ["first point", "second point"]);
   assert.deepEqual(await answer.locator("ol > li").allInnerTexts(), ["one", "two"]);
-  assert.equal(await answer.locator("a").count(), 1, "only the http link is a link");
-  assert.equal(await answer.locator("a").getAttribute("href"), "https://example.com/docs");
+  // A heading is a bold paragraph: an answer adds nothing to the page's outline.
+  assert.equal(await answer.locator(".md-heading").innerText(), "Totals");
+  assert.equal(await answer.locator("h1, h2, h3, h4, h5, h6").count(), 0);
+  // A GFM table is a table, in a box that scrolls, its alignment kept.
+  const grid = answer.getByRole("region", { name: "Table" }).getByRole("table");
+  assert.deepEqual(await grid.locator("th").allInnerTexts(), ["region", "churned"]);
+  assert.deepEqual(await grid.locator("tbody td").allInnerTexts(), ["north", "12", "south", "30"]);
+  assert.equal(await grid.locator("tbody td").nth(1).evaluate((td) => getComputedStyle(td).textAlign), "right");
+  assert.deepEqual(await answer.locator("a").allInnerTexts(), ["the docs", "the runs", "https://example.org/auto"], "only http(s) and the app's own links are links");
+  assert.equal(await answer.getByRole("link", { name: "the docs" }).getAttribute("href"), "https://example.com/docs");
+  assert.equal(await answer.getByRole("link", { name: "the docs" }).getAttribute("target"), "_blank");
   const text = await answer.innerText();
-  assert.ok(!text.includes("**") && !text.includes("`"), `no Markdown shows literally: ${text}`);
+  assert.ok(!/\*\*|`|~~|\]\(/.test(text), `no Markdown shows literally: ${text}`);
   assert.match(text, /a trap <img src=x onerror="window.__pwned=3"> stays text; snake_case_names stay whole\./);
+  assert.match(text, /See the runs, old figures, https:\/\/example\.org\/auto, a shout and a pixel\./, "a javascript: link and an image are their text");
   assert.equal(await answer.locator("img").count(), 0);
+  assert.ok(!requested.some((u) => u.includes("pixel.png")), "an image in an answer is never fetched");
   assert.equal(await page.evaluate(() => window.__pwned), undefined, "nothing from the text ran");
+  await answer.screenshot({ path: join(shots, "18a-markdown-answer.png") });
   await turn.getByRole("button", { name: "Details" }).click();
   const drawer = page.getByRole("dialog", { name: "Run details" });
   assert.equal(await drawer.locator("dd.usage").innerText(), "1 model call · 1,200 in / 34 out tokens");
   await page.screenshot({ path: join(shots, "18-markdown.png") });
   await drawer.getByRole("button", { name: "Close details" }).click();
-  // The runs list says what each chat run cost in tokens; the offline planner's runs cost none.
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
+  // The answer's link to the runs list opens it in the app (no page load) with the conversation;
+  // the list says what each chat run cost in tokens; the offline planner's runs cost none.
+  const thread = new URL(page.url()).searchParams.get("thread");
+  assert.ok(thread, "the conversation is in the URL");
+  await page.evaluate(() => (window.__samePage = true));
+  await answer.getByRole("link", { name: "the runs" }).click();
+  await page.waitForURL((u) => u.pathname === "/runs");
+  assert.equal(new URL(page.url()).searchParams.get("thread"), thread, "the link keeps the conversation");
+  assert.equal(await page.evaluate(() => window.__samePage), true, "opened in the app, not loaded anew");
   const listedRun = page.locator("table.runs tbody.chat-run", { hasText: "markdown please" }).first();
   assert.equal(await listedRun.locator(".run-usage").innerText(), "1 model call · 1,200 in / 34 out tokens");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Datasets" }).click();
@@ -1419,23 +1479,34 @@ test("an answer's numbers show where they came from: grounded ones are underline
 
   // A model that writes numbers no tool gave: each is marked, and the answer says how many.
   const script = join(dataDir, "invented.json");
-  writeFileSync(script, JSON.stringify({ replies: [{ when: "churn", turns: [{ chunks: ["About 4,321 customers churned, 12% of them in **March**."], input_tokens: 40, output_tokens: 12 }] }] }));
-  const invented = await startServer("invented", { AWARE_AGENT__MODEL: "script", AWARE_AGENT__SCRIPT: script });
-  const other = await open("/datasets", { server: invented });
+  // Numbers in running text, in bold, in a list item and in a table cell: each is marked there.
+  const invented = "About 4,321 customers churned, **12%** of them in **March**:\n\n- 77 in the north\n\n| region | churned |\n|---|---|\n| south | *1,234* |\n";
+  writeFileSync(script, JSON.stringify({ replies: [{ when: "churn", turns: [{ chunks: [invented.slice(0, 40), invented.slice(40)], input_tokens: 40, output_tokens: 12 }] }] }));
+  const inventing = await startServer("invented", { AWARE_AGENT__MODEL: "script", AWARE_AGENT__SCRIPT: script });
+  const other = await open("/datasets", { server: inventing });
   const made = await ask(other.page, "how many customers churn?");
   await finished(made);
   const wrong = made.locator(".answer span.ungrounded");
   await wrong.first().waitFor();
-  assert.deepEqual(await wrong.allInnerTexts(), ["4,321", "12%"]);
-  assert.equal(await wrong.first().getAttribute("title"), "No tool result of this run holds this number");
-  assert.equal(await made.locator(".answer strong").innerText(), "March", "Markdown still renders around the marks");
-  assert.equal(await made.locator(".ungrounded-note").innerText(), "2 numbers in this answer could not be traced to a result.");
+  assert.deepEqual(await wrong.allInnerTexts(), ["4,321", "12%", "77", "1,234"]);
+  for (const title of await wrong.evaluateAll((spans) => spans.map((s) => s.title))) assert.equal(title, "No tool result of this run holds this number");
+  assert.deepEqual(await made.locator(".answer strong").allInnerTexts(), ["12%", "March"], "Markdown still renders around the marks");
+  assert.equal(await made.locator(".answer strong span.ungrounded").innerText(), "12%", "a number in bold is marked inside it");
+  assert.equal(await made.locator(".answer li span.ungrounded").innerText(), "77", "and in a list item");
+  assert.equal(await made.locator(".answer td em span.ungrounded").innerText(), "1,234", "and in a table cell");
+  const wavy = await made.locator(".answer li span.ungrounded").evaluate((s) => getComputedStyle(s).textDecorationStyle);
+  assert.equal(wavy, "wavy", "drawn as an ungrounded number");
+  assert.equal(await made.locator(".ungrounded-note").innerText(), "4 numbers in this answer could not be traced to a result.");
   await other.page.screenshot({ path: join(shots, "31b-ungrounded-numbers.png") });
+  await other.page.reload();
+  await finished(made);
+  await made.locator(".answer td em span.ungrounded").waitFor();
+  assert.deepEqual(await made.locator(".answer span.ungrounded").allInnerTexts(), ["4,321", "12%", "77", "1,234"], "the same marks after a reload");
   // The run's steps count them too, with the tokens the model used.
   await made.getByRole("button", { name: "Details" }).click();
   await other.page.getByRole("dialog", { name: "Run details" }).locator("dd.id a").click();
   const steps = other.page.getByRole("region", { name: "Steps" });
-  await steps.getByText("Numbers checked: 0 of 2 traced to a result").waitFor();
+  await steps.getByText("Numbers checked: 0 of 4 traced to a result").waitFor();
   assert.match(await steps.locator("li").last().innerText(), /Ended succeeded after \d+ ms · .*40.*12/);
   await other.context.close();
 });

@@ -4,9 +4,10 @@
 // a question holds the words (⌘K or Ctrl+K opens the panel there). It slides over the assistant's
 // log, on wide screens and in the phone drawer alike: a non-modal dialog (Radix UI), so Esc or a
 // click elsewhere closes it and the focus goes back to the "Conversations" button.
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import * as Dialog from "@radix-ui/react-dialog";
 import { useInfiniteQuery } from "@tanstack/react-query";
+import { useDebounce } from "use-debounce";
 import { errorText } from "../lib/api";
 import { threadListQuery } from "../lib/queries/threads";
 import { Tip } from "../ui/Tooltip";
@@ -19,12 +20,7 @@ export function ConversationsList() {
   const conversation = useConversation();
   // What is typed, searched for once typing pauses.
   const [typed, setTyped] = useState("");
-  const [search, setSearch] = useState("");
-  useEffect(() => {
-    if (typed.trim() === search) return;
-    const t = setTimeout(() => setSearch(typed.trim()), 250);
-    return () => clearTimeout(t);
-  }, [typed, search]);
+  const [search] = useDebounce(typed.trim(), 250);
   const list = useInfiniteQuery(threadListQuery(search));
   const threads = list.data?.pages.flatMap((p) => p.threads);
   const searchBox = useRef<HTMLInputElement>(null);

@@ -1,10 +1,13 @@
 // A result table: typed formatting (money in its currency from the column name, rounded numbers
 // with the exact value on hover), sorting by a column's header, horizontal scrolling with a hint
 // when columns are out of view, "Expand" to read a wide table in a dialog the size of the window,
-// formula-safe "Export CSV", and above it the chart the server picked for the result, when it
-// picked one (tables outside a tool result have none).
+// formula-safe "Export CSV" of the rows as shown, and above it the chart the server picked for the
+// result, when it picked one (tables outside a tool result have none). The table model — the
+// sorting state, its cycle and the sorted rows — is TanStack Table's; the order of two cells is
+// ours (`compareCells`).
 import { useMemo, useState } from "react";
-import type { Chart, Table, Value } from "@aware/client";
+import { getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from "@tanstack/react-table";
+import type { Chart, Row, Table, Value } from "@aware/client";
 import { cellNumber, cellText, columnUnit, count, exactText, tableCsv } from "../lib/format";
 import { DialogContent, DialogRoot, DialogTrigger } from "../ui/Dialog";
 import { ChartFigure } from "./ChartFigure";
@@ -17,14 +20,16 @@ function isNumeric(t: Table, col: number): boolean {
   });
 }
 
-/** Orders two cells of one column: numbers by value (whole numbers exactly), text as people
- * read it (`item 2` before `item 10`); nulls last whichever the direction. */
+/** Orders two cells of one column, ascending: numbers by value (whole numbers exactly), text as
+ * people read it (`item 2` before `item 10`); nulls last — and `descending` says that the table
+ * will turn the order round, so that they stay last that way too. (TanStack's `sortUndefined:
+ * "last"` would put them there, but it calls two nulls unequal, so their order among themselves
+ * would be the browser's sort's, not the server's.) */
 function compareCells(a: Value | undefined, b: Value | undefined, numeric: boolean, descending: boolean): number {
   const nullA = a?.kind.case === "nullValue" || a === undefined;
   const nullB = b?.kind.case === "nullValue" || b === undefined;
-  if (nullA || nullB) return nullA === nullB ? 0 : nullA ? 1 : -1;
-  const order = compareValues(a, b, numeric);
-  return descending ? -order : order;
+  if (nullA || nullB) return nullA === nullB ? 0 : (nullA ? 1 : -1) * (descending ? -1 : 1);
+  return compareValues(a, b, numeric);
 }
 
 function compareValues(a: Value, b: Value, numeric: boolean): number {
@@ -40,27 +45,38 @@ function compareValues(a: Value, b: Value, numeric: boolean): number {
 }
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
-type Sort = { column: number; descending: boolean } | null;
-
 export function ResultTable({ table, chart, caption, expandable = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean }) {
-  const [sort, setSort] = useState<Sort>(null);
+  // A header click sorts by that column, a second click the other way, a third puts the
+  // server's order back (TanStack Table's cycle, ascending first whatever the column holds).
+  // Equal cells keep the server's order.
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const sort = sorting[0] ? { column: Number(sorting[0].id), descending: sorting[0].desc } : null;
+  const descending = sort?.descending ?? false;
   // Worked out once per table: a streaming answer re-renders its turn for every delta.
   const numeric = useMemo(() => table.columns.map((_, i) => isNumeric(table, i)), [table]);
   const units = useMemo(() => table.columns.map((c) => columnUnit(c.name)), [table]);
-  // A header click sorts by that column, a second click the other way, a third puts the
-  // server's order back. Nulls stay last both ways.
-  const rows = useMemo(() => {
-    if (!sort) return table.rows;
-    const { column, descending } = sort;
-    return table.rows
-      .map((r, i) => ({ r, i }))
-      .sort((x, y) => compareCells(x.r.values[column], y.r.values[column], numeric[column], descending) || x.i - y.i)
-      .map((x) => x.r);
-  }, [table.rows, sort, numeric]);
-  const sortBy = (column: number) =>
-    setSort((s) => (s?.column !== column ? { column, descending: false } : s.descending ? null : { column, descending: true }));
+  const columns = useMemo<ColumnDef<Row>[]>(
+    () =>
+      table.columns.map((_, i) => ({
+        id: String(i),
+        accessorFn: (r) => r.values[i],
+        sortingFn: (x, y) => compareCells(x.original.values[i], y.original.values[i], numeric[i], descending),
+      })),
+    [table, numeric, descending],
+  );
+  const model = useReactTable({
+    data: table.rows,
+    columns,
+    state: { sorting },
+    onSortingChange: setSorting,
+    getCoreRowModel: getCoreRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+    sortDescFirst: false,
+    enableMultiSort: false,
+  });
+  const rows = model.getRowModel().rows;
   const exportCsv = () => {
-    const url = URL.createObjectURL(new Blob([tableCsv(table.columns, rows)], { type: "text/csv" }));
+    const url = URL.createObjectURL(new Blob([tableCsv(table.columns, rows.map((r) => r.original))], { type: "text/csv" }));
     const a = document.createElement("a");
     a.href = url;
     a.download = `${caption ?? "result"}.csv`.replace(/[^\w.-]+/g, "_");
@@ -71,26 +87,30 @@ export function ResultTable({ table, chart, caption, expandable = false }: { tab
     <table>
       <thead>
         <tr>
-          {table.columns.map((c, i) => (
-            <th
-              key={i}
-              scope="col"
-              className={numeric[i] ? "num" : ""}
-              aria-sort={sort?.column === i ? (sort.descending ? "descending" : "ascending") : undefined}
-            >
-              <button type="button" className="sort" onClick={() => sortBy(i)} title={`Sort by ${c.name}`}>
-                <span className="col-name">{c.name}</span>
-                <span className="sort-mark" aria-hidden="true">{sort?.column === i ? (sort.descending ? " ▼" : " ▲") : ""}</span>
-              </button>
-              {c.type && <span className="col-type">{c.type.toLowerCase()}</span>}
-            </th>
-          ))}
+          {model.getFlatHeaders().map((header, i) => {
+            const c = table.columns[i];
+            const sorted = header.column.getIsSorted();
+            return (
+              <th
+                key={header.id}
+                scope="col"
+                className={numeric[i] ? "num" : ""}
+                aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
+              >
+                <button type="button" className="sort" onClick={() => header.column.toggleSorting()} title={`Sort by ${c.name}`}>
+                  <span className="col-name">{c.name}</span>
+                  <span className="sort-mark" aria-hidden="true">{sorted === "asc" ? " ▲" : sorted === "desc" ? " ▼" : ""}</span>
+                </button>
+                {c.type && <span className="col-type">{c.type.toLowerCase()}</span>}
+              </th>
+            );
+          })}
         </tr>
       </thead>
       <tbody>
-        {rows.map((r, ri) => (
-          <tr key={ri}>
-            {r.values.map((v, ci) => {
+        {rows.map((row) => (
+          <tr key={row.id}>
+            {row.original.values.map((v, ci) => {
               const shown = cellText(v, units[ci]);
               const exact = exactText(v);
               return (
