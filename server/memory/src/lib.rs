@@ -452,6 +452,14 @@ impl State {
             .map(|x| x.run.record.id.clone())
     }
 
+    /// How many of `owner`'s runs (chat and tool) have not finished.
+    fn unfinished_of(&self, owner: &UserId) -> usize {
+        self.runs
+            .values()
+            .filter(|x| x.run.record.kind.is_driven() && &x.run.record.owner == owner && active(x.run.record.status))
+            .count()
+    }
+
     fn run_mut(&mut self, id: &RunId) -> Option<&mut ChatRun> {
         self.runs.get_mut(id).map(|r| &mut r.run)
     }
@@ -493,7 +501,7 @@ impl RunLog for MemoryRuns {
         Ok(self.state().snapshots.get(thread).cloned())
     }
 
-    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created> {
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>, max_unfinished: u32) -> Result<Created> {
         let mut s = self.state();
         let r = &run.record;
         if let Some(key) = r.client_msg_id.as_deref()
@@ -520,6 +528,9 @@ impl RunLog for MemoryRuns {
                 stored.queue_rank = if first { -at } else { at };
             }
         }
+        if s.unfinished_of(&r.owner) >= max_unfinished as usize {
+            return Ok(Created::Full);
+        }
         s.runs.insert(r.id.clone(), stored);
         Ok(Created::New)
     }
@@ -527,7 +538,7 @@ impl RunLog for MemoryRuns {
     async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState> {
         let s = self.state();
         let driven = || s.runs.values().filter(|x| x.run.record.kind.is_driven());
-        let unfinished = driven().filter(|x| &x.run.record.owner == owner && active(x.run.record.status)).count();
+        let unfinished = s.unfinished_of(owner);
         Ok(ThreadState {
             holder: s.holder(Some(thread)),
             waiting: driven().any(|x| {
@@ -671,8 +682,10 @@ impl RunLog for MemoryRuns {
         Ok(self.state().runs.get(id).and_then(|x| x.route_json.clone()))
     }
 
-    async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
-        if let Some(run) = self.state().run_mut(id).filter(|r| active(r.record.status)) {
+    async fn start_run(&self, first: &RunEvent, ui_state_version: u64) -> Result<()> {
+        let mut s = self.state();
+        s.append(first)?;
+        if let Some(run) = s.run_mut(&first.run_id).filter(|r| active(r.record.status)) {
             // A queued run being cancelled never holds its thread.
             if !(run.record.status == RunStatus::Queued && run.cancel.is_some()) {
                 run.record.status = RunStatus::Running;

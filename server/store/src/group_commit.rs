@@ -82,10 +82,24 @@ pub(crate) struct Completion {
 /// One write of a run, encoded on the caller's task so the writer only writes.
 pub(crate) enum Write {
     Event(EventRow),
-    Message { run_id: String, idx: i64, json: String },
+    /// A run's first event with its row's start: the UI state version it used, and when.
+    Started {
+        first: EventRow,
+        ui_state_version: i64,
+        at: i64,
+    },
+    Message {
+        run_id: String,
+        idx: i64,
+        json: String,
+    },
     ToolIntent(ToolCallWrite),
     ToolResult(ToolCallWrite),
-    Progress { run_id: String, iterations: i64, usage_json: String },
+    Progress {
+        run_id: String,
+        iterations: i64,
+        usage_json: String,
+    },
     Span(SpanWrite),
     Completion(Box<Completion>),
 }
@@ -94,7 +108,7 @@ impl Write {
     /// The event this write appends, if any.
     pub(crate) fn event(&self) -> Option<&EventRow> {
         match self {
-            Self::Event(row) => Some(row),
+            Self::Event(row) | Self::Started { first: row, .. } => Some(row),
             Self::Completion(c) => Some(&c.last),
             Self::Message { .. }
             | Self::ToolIntent(_)
@@ -416,6 +430,14 @@ impl<'a> Statements<'a> {
                     args: vec![Arg::Int(*iterations), Arg::Text(usage_json), Arg::Text(run_id)],
                 }),
                 Write::Completion(c) => self.complete(c),
+                // A queued run being cancelled is driven only to end it: it never holds its thread.
+                Write::Started { first, ui_state_version, at } => self.list.push(Statement {
+                    sql: "UPDATE runs SET ui_state_version = ?, started_at = coalesce(started_at, ?), \
+                          status = CASE WHEN status = 'queued' AND cancel_requested = 1 THEN status ELSE 'running' END \
+                          WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')"
+                        .into(),
+                    args: vec![Arg::Int(*ui_state_version), Arg::Int(*at), Arg::Text(&first.run_id)],
+                }),
                 Write::Event(_)
                 | Write::Message { .. }
                 | Write::ToolIntent(_)
@@ -527,6 +549,7 @@ mod tests {
                 .create_chat_run(
                     &ChatRun { record: record.clone(), role: Role::Admin, cancel: None },
                     Place::Queue { first: false },
+                    u32::MAX,
                 )
                 .await
                 .unwrap();
@@ -584,6 +607,7 @@ mod tests {
                 .create_chat_run(
                     &ChatRun { record: record.clone(), role: Role::Admin, cancel: None },
                     Place::Queue { first: false },
+                    u32::MAX,
                 )
                 .await
                 .unwrap();
@@ -681,7 +705,7 @@ mod tests {
         store.ensure_user(&Principal::local()).await.unwrap();
         let record = RunRecord::new(UserId::local(), RunKind::Chat, "q", RunStatus::Running);
         let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel: None };
-        store.create_chat_run(&chat, Place::Queue { first: false }).await.unwrap();
+        store.create_chat_run(&chat, Place::Queue { first: false }, u32::MAX).await.unwrap();
         let run = record.id;
         store
             .db

@@ -34,6 +34,18 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The statuses of a run that holds its thread, and of one that has not finished.
+macro_rules! holding {
+    () => {
+        "kind IN ('chat', 'tool') AND status IN ('running', 'awaiting_confirmation')"
+    };
+}
+macro_rules! unfinished {
+    () => {
+        "kind IN ('chat', 'tool') AND status IN ('queued', 'running', 'awaiting_confirmation')"
+    };
+}
+
 mod audit;
 mod catalog;
 mod db;
@@ -135,56 +147,100 @@ fn from_micros(us: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(us).unwrap_or_default()
 }
 
-/// Where a new run row stands: who drives it until when, and its place in its thread's queue.
+/// Where a new run row stands: who drives it until when, its place in its thread's queue, and
+/// how many unfinished runs its owner may have (`None`: no cap, for runs no thread holds).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Placing<'a> {
     pub lease_owner: Option<&'a str>,
     pub lease_expires_at: Option<i64>,
     pub queue_rank: i64,
+    pub max_unfinished: Option<i64>,
+}
+
+/// A run row's columns, in the order [`bind_run`] binds them.
+macro_rules! run_row_columns {
+    () => {
+        "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
+                           ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
+                           completed_at, role, lease_owner, lease_expires_at, queue_rank) "
+    };
+}
+
+/// Binds a run row's values to an insert written with [`run_row_columns`].
+fn bind_run<'q, S, P>(
+    query: db::Query<S, P>,
+    run: &'q RunRecord,
+    role: Option<Role>,
+    placing: Placing<'q>,
+) -> Result<db::Query<S, P>> {
+    Ok(query
+        .bind(run.id.as_str())
+        .bind(run.owner.as_str())
+        .bind(run.thread_id.as_ref().map(ThreadId::as_str))
+        .bind(run.kind.as_str())
+        .bind(run.status.as_str())
+        .bind(run.client_msg_id.as_deref())
+        .bind(&run.question)
+        .bind(run.parent_run_id.as_ref().map(RunId::as_str))
+        .bind(run.ui_state_version as i64)
+        .bind(run.model.as_deref())
+        .bind(run.last_seq as i64)
+        .bind(i64::from(run.iterations))
+        .bind(json(&run.usage)?)
+        .bind(run.error.as_ref().map(json).transpose()?)
+        .bind(micros(run.created_at))
+        .bind(run.completed_at.map(micros))
+        .bind(role.map(Role::as_str))
+        .bind(placing.lease_owner)
+        .bind(placing.lease_expires_at)
+        .bind(placing.queue_rank))
 }
 
 impl Store {
     /// Inserts a run row unless one with its id (or its owner's client message id) exists, or it
-    /// would be a second active run of its thread; returns the rows inserted (0 or 1). `role` is
-    /// set for chat runs, which a restart continues as it; `placing` for runs of a thread.
+    /// would be a second active run of its thread, or (with `placing.max_unfinished`) its owner's
+    /// unfinished runs would pass the cap; returns the rows inserted (0 or 1). `role` is set for
+    /// chat runs, which a restart continues as it; `placing` for runs of a thread.
+    ///
+    /// The cap is counted by the insert itself, so admissions need no lock across threads: on
+    /// SQLite one statement is atomic; on PostgreSQL the owner's advisory lock, held until the
+    /// insert commits, makes concurrent admissions of one user (on any replica) count one after
+    /// the other.
     pub(crate) async fn insert_run_row(
         &self,
         run: &RunRecord,
         role: Option<Role>,
         placing: Placing<'_>,
     ) -> Result<u64> {
-        let inserted = self
-            .db
-            .query(
-                "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
-                               ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
-                               completed_at, role, lease_owner, lease_expires_at, queue_rank)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT DO NOTHING",
-            )
-            .bind(run.id.as_str())
-            .bind(run.owner.as_str())
-            .bind(run.thread_id.as_ref().map(ThreadId::as_str))
-            .bind(run.kind.as_str())
-            .bind(run.status.as_str())
-            .bind(run.client_msg_id.as_deref())
-            .bind(&run.question)
-            .bind(run.parent_run_id.as_ref().map(RunId::as_str))
-            .bind(run.ui_state_version as i64)
-            .bind(run.model.as_deref())
-            .bind(run.last_seq as i64)
-            .bind(i64::from(run.iterations))
-            .bind(json(&run.usage)?)
-            .bind(run.error.as_ref().map(json).transpose()?)
-            .bind(micros(run.created_at))
-            .bind(run.completed_at.map(micros))
-            .bind(role.map(Role::as_str))
-            .bind(placing.lease_owner)
-            .bind(placing.lease_expires_at)
-            .bind(placing.queue_rank)
-            .execute()
-            .await
-            .map_err(db)?;
+        const PLAIN: &str = concat!(
+            run_row_columns!(),
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+        );
+        // `WHERE` before `ON CONFLICT` also keeps SQLite from reading the upsert as a join's `ON`.
+        const CAPPED: &str = concat!(
+            run_row_columns!(),
+            "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+              WHERE (SELECT count(*) FROM runs WHERE owner_id = ? AND ",
+            unfinished!(),
+            ") < ? ON CONFLICT DO NOTHING"
+        );
+        let Some(max) = placing.max_unfinished else {
+            return bind_run(self.db.query(PLAIN), run, role, placing)?.execute().await.map_err(db);
+        };
+        let owner = run.owner.as_str();
+        if !self.db.is_postgres() {
+            return bind_run(self.db.query(CAPPED), run, role, placing)?
+                .bind(owner)
+                .bind(max)
+                .execute()
+                .await
+                .map_err(db);
+        }
+        let mut tx = self.db.begin().await.map_err(db)?;
+        tx.query("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))").bind(owner).execute().await.map_err(db)?;
+        let inserted =
+            bind_run(tx.query(CAPPED), run, role, placing)?.bind(owner).bind(max).execute().await.map_err(db)?;
+        tx.commit().await.map_err(db)?;
         Ok(inserted)
     }
 

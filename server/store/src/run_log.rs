@@ -41,18 +41,6 @@ macro_rules! select_chat_runs {
     };
 }
 
-/// The statuses of a run that holds its thread, and of one that has not finished.
-macro_rules! holding {
-    () => {
-        "kind IN ('chat', 'tool') AND status IN ('running', 'awaiting_confirmation')"
-    };
-}
-macro_rules! unfinished {
-    () => {
-        "kind IN ('chat', 'tool') AND status IN ('queued', 'running', 'awaiting_confirmation')"
-    };
-}
-
 /// Whether `e` is a uniqueness violation (another replica won a race for the same row or thread).
 fn unique_violation(e: &sqlx::Error) -> bool {
     e.as_database_error().is_some_and(|d| d.is_unique_violation())
@@ -262,18 +250,26 @@ impl RunLog for Store {
         from_json("snapshot_json", raw)
     }
 
-    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created> {
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>, max_unfinished: u32) -> Result<Created> {
         let r = &run.record;
+        let cap = i64::from(max_unfinished);
+        let max_unfinished = Some(cap);
         let placing = match place {
             Place::Drive(lease) => Placing {
                 lease_owner: Some(&lease.replica),
                 lease_expires_at: Some(micros(lease.until)),
                 queue_rank: 0,
+                max_unfinished,
             },
             // An interrupting message goes before every run already waiting (the latest first).
             Place::Queue { first } => {
                 let at = micros(r.created_at);
-                Placing { lease_owner: None, lease_expires_at: None, queue_rank: if first { -at } else { at } }
+                Placing {
+                    lease_owner: None,
+                    lease_expires_at: None,
+                    queue_rank: if first { -at } else { at },
+                    max_unfinished,
+                }
             }
         };
         // Twice at most: the run that held the thread when the first insert was refused may have
@@ -287,10 +283,17 @@ impl RunLog for Store {
             {
                 return Ok(Created::Existing(existing));
             }
-            if let Some(thread) = &r.thread_id
-                && let Some(holder) = self.thread_state(thread, &r.owner).await?.holder
+            let state = match &r.thread_id {
+                Some(thread) => Some(self.thread_state(thread, &r.owner).await?),
+                None => None,
+            };
+            if let Some(holder) = state.as_ref().and_then(|s| s.holder.clone())
+                && matches!(place, Place::Drive(_))
             {
                 return Ok(Created::Busy(holder));
+            }
+            if state.is_some_and(|s| i64::from(s.unfinished_of_owner) >= cap) {
+                return Ok(Created::Full);
             }
         }
         Err(corrupt("duplicate run id"))
@@ -505,20 +508,14 @@ impl RunLog for Store {
         self.writes.write(Write::Progress { run_id, iterations: i64::from(iterations), usage_json: json(usage)? }).await
     }
 
-    async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()> {
-        self.db
-            .query(
-                "UPDATE runs SET ui_state_version = ?, started_at = coalesce(started_at, ?),
-                    status = CASE WHEN status = 'queued' AND cancel_requested = 1 THEN status ELSE 'running' END
-             WHERE id = ? AND status IN ('queued', 'running', 'awaiting_confirmation')",
-            )
-            .bind(ui_state_version as i64)
-            .bind(micros(Utc::now()))
-            .bind(id.as_str())
-            .execute()
+    async fn start_run(&self, first: &RunEvent, ui_state_version: u64) -> Result<()> {
+        self.writes
+            .write(Write::Started {
+                first: EventRow::of(first)?,
+                ui_state_version: ui_state_version as i64,
+                at: micros(Utc::now()),
+            })
             .await
-            .map_err(db)?;
-        Ok(())
     }
 
     async fn complete_chat_run(

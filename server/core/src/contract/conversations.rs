@@ -27,7 +27,7 @@ async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str) -> Ch
     let mut record = RunRecord::new(owner, RunKind::Chat, question, RunStatus::Running);
     record.thread_id = Some(thread.clone());
     let run = ChatRun { record, role: Role::Analyst, cancel: None };
-    log.create_chat_run(&run, Place::Drive(&super::run_log::lease("a"))).await.expect("created");
+    log.create_chat_run(&run, Place::Drive(&super::run_log::lease("a")), u32::MAX).await.expect("created");
     log.append_message(&run.record.id, 0, &Message::User { text: question.into() }).await.expect("message");
     let answer = format!("answer to {question}");
     log.append_message(&run.record.id, 1, &Message::Assistant { text: answer.clone(), tool_calls: vec![] })

@@ -25,6 +25,7 @@ pub async fn run_log(log: &dyn RunLog) {
     a_confirmation_is_resolved_once(log).await;
     spans_are_kept_per_run(log).await;
     one_run_holds_a_thread_and_the_queue_behind_it_keeps_its_order(log).await;
+    a_users_unfinished_runs_are_capped_by_the_insert_itself(log).await;
     a_replica_keeps_its_runs_while_it_renews_and_another_takes_them_over_after(log).await;
     a_queued_run_being_cancelled_is_driven_without_holding_its_thread(log).await;
 }
@@ -40,9 +41,10 @@ async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg
     record.thread_id = Some(thread.clone());
     record.client_msg_id = client_msg_id.map(str::to_owned);
     let run = ChatRun { record, role: Role::Analyst, cancel: None };
-    match log.create_chat_run(&run, Place::Drive(&lease("a"))).await.expect("created") {
+    match log.create_chat_run(&run, Place::Drive(&lease("a")), u32::MAX).await.expect("created") {
         Created::New => run,
         Created::Existing(id) | Created::Busy(id) => panic!("a new run was refused for {id}"),
+        Created::Full => panic!("a new run was refused as over the cap"),
     }
 }
 
@@ -53,7 +55,7 @@ async fn placed_run(log: &dyn RunLog, thread: &ThreadId, place: Place<'_>) -> (C
     let mut record = RunRecord::new(ana(), RunKind::Chat, "and now?", status);
     record.thread_id = Some(thread.clone());
     let run = ChatRun { record, role: Role::Analyst, cancel: None };
-    let created = log.create_chat_run(&run, place).await.expect("answered");
+    let created = log.create_chat_run(&run, place, u32::MAX).await.expect("answered");
     (run, created)
 }
 
@@ -77,7 +79,7 @@ async fn one_run_holds_a_thread_and_the_queue_behind_it_keeps_its_order(log: &dy
     let (_, second) = placed_run(log, &thread, Place::Drive(&lease("b"))).await;
     match second {
         Created::Busy(holder) => assert_eq!(holder, first.record.id, "the store names the run holding the thread"),
-        Created::New | Created::Existing(_) => panic!("a second run held the same thread"),
+        Created::New | Created::Existing(_) | Created::Full => panic!("a second run held the same thread"),
     }
     let waiting = log.queued_runs().await.expect("counted");
     assert!(!log.thread_state(&thread, &ana()).await.expect("read").waiting);
@@ -105,6 +107,48 @@ async fn one_run_holds_a_thread_and_the_queue_behind_it_keeps_its_order(log: &dy
     let held: Vec<RunId> =
         log.renew_leases(&lease("b")).await.expect("renewed").into_iter().map(|(id, _)| id).collect();
     assert!(held.contains(&last_in_line.record.id), "a promoted run is leased to the replica that promoted it");
+}
+
+/// A run of `bo` on a new thread of its own, placed as `place` says, under a cap of `max`.
+async fn capped_run(log: &dyn RunLog, place: Place<'_>, max: u32) -> (ChatRun, Created) {
+    let thread = ThreadId::generate_for(&bo());
+    assert!(log.ensure_thread(&bo(), &thread).await.expect("thread"));
+    let status = if let Place::Drive(_) = place { RunStatus::Running } else { RunStatus::Queued };
+    let mut record = RunRecord::new(bo(), RunKind::Chat, "how many?", status);
+    record.thread_id = Some(thread);
+    let run = ChatRun { record, role: Role::Analyst, cancel: None };
+    let created = log.create_chat_run(&run, place, max).await.expect("answered");
+    (run, created)
+}
+
+async fn a_users_unfinished_runs_are_capped_by_the_insert_itself(log: &dyn RunLog) {
+    let any = ThreadId::generate_for(&bo());
+    let before = log.thread_state(&any, &bo()).await.expect("read").unfinished_of_owner;
+    let max = before + 2;
+    let (first, created) = capped_run(log, Place::Drive(&lease("a")), max).await;
+    assert!(matches!(created, Created::New));
+    assert!(matches!(capped_run(log, Place::Queue { first: false }, max).await.1, Created::New), "queued runs count");
+    let (over, created) = capped_run(log, Place::Drive(&lease("a")), max).await;
+    assert!(matches!(created, Created::Full), "a third unfinished run passes a cap of two more");
+    assert!(log.chat_run(&over.record.id).await.expect("read").is_none(), "and nothing of it is stored");
+    assert!(matches!(capped_run(log, Place::Queue { first: true }, max).await.1, Created::Full), "queued or not");
+    assert!(
+        matches!(capped_run(log, Place::Drive(&lease("a")), u32::MAX).await.1, Created::New),
+        "the cap is the caller's"
+    );
+    finish(log, &first).await;
+    assert!(
+        matches!(capped_run(log, Place::Drive(&lease("a")), max + 1).await.1, Created::New),
+        "a finished run makes room"
+    );
+    // Admissions of one user on different threads at the same moment (no lock around them): as
+    // many are stored as the cap leaves room for, not one more.
+    let now = log.thread_state(&any, &bo()).await.expect("read").unfinished_of_owner;
+    let a = lease("a");
+    let racing = futures::future::join_all((0..8).map(|_| capped_run(log, Place::Drive(&a), now + 3))).await;
+    let stored = racing.iter().filter(|(_, c)| matches!(c, Created::New)).count();
+    assert_eq!(stored, 3, "eight at once under room for three");
+    assert_eq!(log.thread_state(&any, &bo()).await.expect("read").unfinished_of_owner, now + 3);
 }
 
 async fn a_replica_keeps_its_runs_while_it_renews_and_another_takes_them_over_after(log: &dyn RunLog) {
@@ -165,7 +209,7 @@ async fn a_queued_run_being_cancelled_is_driven_without_holding_its_thread(log: 
     log.request_cancel(id, Resolution::Cancelled).await.expect("cancel");
     let taken = log.claim_runs(&lease("b"), Utc::now(), Claim::Run(id)).await.expect("claimed");
     assert_eq!(taken.len(), 1, "a cancelled queued run needs a driver to end it");
-    log.mark_run_started(id, 1).await.expect("started");
+    log.start_run(&started(&queued, 1), 1).await.expect("started");
     let stored = log.chat_run(id).await.expect("read").expect("stored");
     assert_eq!(stored.record.status, RunStatus::Queued, "it never holds the thread");
     assert_eq!(log.thread_state(&thread, &ana()).await.expect("read").holder, Some(holder.record.id.clone()));
@@ -185,6 +229,25 @@ fn event(run: &ChatRun, seq: u64, payload: EventPayload) -> RunEvent {
         thread_id: run.record.thread_id.clone().expect("a chat run has a thread"),
         payload,
     }
+}
+
+/// `run`'s first event, as its driver makes it.
+fn started(run: &ChatRun, ui_state_version: u64) -> RunEvent {
+    let mut first = event(
+        run,
+        1,
+        EventPayload::RunStarted {
+            user_text: run.record.question.clone(),
+            ui_state_version,
+            max_iterations: 5,
+            parent_run_id: None,
+            model: String::new(),
+            client_msg_id: String::new(),
+            tools: Vec::new(),
+        },
+    );
+    first.time = run.record.created_at;
+    first
 }
 
 fn delta(text: &str) -> EventPayload {
@@ -220,9 +283,9 @@ async fn a_client_message_id_starts_one_run(log: &dyn RunLog) {
     let run = new_run(log, &ana(), &thread, Some("msg-1")).await;
     let mut again = run.clone();
     again.record.id = RunId::generate();
-    match log.create_chat_run(&again, Place::Drive(&lease("b"))).await.expect("answered") {
+    match log.create_chat_run(&again, Place::Drive(&lease("b")), u32::MAX).await.expect("answered") {
         Created::Existing(id) => assert_eq!(id, run.record.id, "the same message is the same run"),
-        Created::New | Created::Busy(_) => panic!("a second run for one client message id"),
+        Created::New | Created::Busy(_) | Created::Full => panic!("a second run for one client message id"),
     }
     assert_eq!(log.run_by_client_msg(&ana(), "msg-1").await.expect("found"), Some(run.record.id.clone()));
     assert_eq!(log.run_by_client_msg(&bo(), "msg-1").await.expect("looked up"), None, "ids are per user");
@@ -232,7 +295,8 @@ async fn a_client_message_id_starts_one_run(log: &dyn RunLog) {
     assert_eq!(stored.record.thread_id.as_ref(), Some(&thread));
     assert_eq!(log.chat_run(&RunId::generate()).await.expect("read"), None);
 
-    log.mark_run_started(&run.record.id, 7).await.expect("started");
+    log.start_run(&started(&run, 7), 7).await.expect("started");
+    assert_eq!(log.events(&run.record.id, 0, 10).await.expect("read"), vec![started(&run, 7)], "with its first event");
     log.set_run_route(&run.record.id, "{\"intent\":\"query\"}").await.expect("route");
     log.request_cancel(&run.record.id, Resolution::Cancelled).await.expect("cancel");
     let stored = log.chat_run(&run.record.id).await.expect("read").expect("stored");

@@ -85,15 +85,54 @@ pub struct ActiveRunInfo {
     pub confirmation_ms_left: u64,
 }
 
+/// Admission locks by thread: a fixed set of stripes, a thread's lock the stripe its id hashes
+/// to (two threads may share one; that only makes one wait).
+pub(crate) struct Admission {
+    stripes: Box<[tokio::sync::Mutex<()>]>,
+    /// Keyed per process, so no one can pick thread ids that share another user's stripe.
+    hasher: std::collections::hash_map::RandomState,
+}
+
+/// Enough that a burst of new conversations rarely waits on a shared stripe.
+const ADMISSION_STRIPES: usize = 256;
+
+impl Default for Admission {
+    fn default() -> Self {
+        Self {
+            stripes: (0..ADMISSION_STRIPES).map(|_| tokio::sync::Mutex::new(())).collect(),
+            hasher: std::collections::hash_map::RandomState::new(),
+        }
+    }
+}
+
+impl Admission {
+    /// The lock of `thread`'s admissions.
+    pub(crate) async fn thread(&self, thread: &ThreadId) -> tokio::sync::MutexGuard<'_, ()> {
+        use std::hash::BuildHasher;
+        let hash = self.hasher.hash_one(thread);
+        self.stripes[(hash % self.stripes.len() as u64) as usize].lock().await
+    }
+
+    /// Every thread's lock (in one order, so two callers never hold parts of it each).
+    pub(crate) async fn every_thread(&self) -> Vec<tokio::sync::MutexGuard<'_, ()>> {
+        let mut all = Vec::with_capacity(self.stripes.len());
+        for stripe in &*self.stripes {
+            all.push(stripe.lock().await);
+        }
+        all
+    }
+}
+
 /// The runs this replica drives. Which run holds a thread, who waits behind it and how many runs
 /// a user has are the store's (the same for every replica); this is the live side of each run
 /// driven here: its fan-out and controls.
 #[derive(Default)]
 pub(crate) struct RunTable {
     live: Mutex<HashMap<RunId, Arc<Live>>>,
-    /// Serialises this replica's admission decisions (busy check, per-user cap, placement) and
-    /// promotions; the store's one-run-per-thread rule settles races between replicas.
-    pub admission: tokio::sync::Mutex<()>,
+    /// Serialises this replica's admission decisions for a thread (busy check, placement) and
+    /// its promotions; the store's one-run-per-thread rule settles races between replicas, and
+    /// its insert counts the per-user cap, so different threads are admitted side by side.
+    pub admission: Admission,
     /// Runs whose driver stopped before the run ended: how many times in a row, and when last.
     failures: Mutex<HashMap<RunId, (u32, Instant)>>,
     /// The replica is stopping: it drives nothing more.

@@ -139,11 +139,12 @@ pub struct Services {
     pub system: SystemInfo,
 }
 
-/// Starts the driver task of a run registered in `table` (`live`); `fresh` when it was never
-/// driven before (not a recovery). When the run ends, it leaves the table and its thread's next
+/// Starts the driver task of a run registered in `table` (`live`); `admitted`: the run as just
+/// admitted, never driven before (not a recovery), so the driver neither reads it back nor
+/// restores anything. When the run ends, it leaves the table and its thread's next
 /// run is started (here) before its last event is published, so a client that sees
 /// `RunCompleted` can send the next message.
-fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: RunId, fresh: bool) {
+fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: RunId, admitted: Option<ChatRun>) {
     // A run is its own trace (it outlives the RPC that started it and continues after a restart);
     // its span links to what started it — an RPC, or the run before it on the thread — by id
     // only, so that span still closes when its own work ends.
@@ -157,7 +158,7 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: 
     span.follows_from(tracing::Span::current());
     let handle = live.clone();
     let task = tokio::spawn(async move {
-        let last = driver::drive(deps.clone(), run_id.clone(), live.clone(), fresh, span).await;
+        let last = driver::drive(deps.clone(), run_id.clone(), live.clone(), admitted, span).await;
         let unfinished = match &last {
             Some(_) => false,
             None => {
@@ -183,19 +184,25 @@ fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: 
 }
 
 /// Registers a run this replica is to drive and starts its driver (unless it is driven here
-/// already).
+/// already); `fresh`: `run` was just admitted and never driven.
 fn start(deps: &Arc<Deps>, table: &Arc<RunTable>, run: &ChatRun, fresh: bool) {
     if let Some(live) = table.drive(run, &deps.feed) {
-        spawn_driver(deps.clone(), table.clone(), live, run.record.id.clone(), fresh);
+        spawn_driver(deps.clone(), table.clone(), live, run.record.id.clone(), fresh.then(|| run.clone()));
     }
 }
 
 /// Starts, here, the next queued run of `thread` (of every thread no run holds, when `None`).
 /// Returns how many were started.
 async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<&ThreadId>) -> usize {
-    let promoted = {
-        let _admission = table.admission.lock().await;
-        deps.log.promote_queued(thread, &deps.lease()).await
+    let promoted = match thread {
+        Some(thread) => {
+            let _admission = table.admission.thread(thread).await;
+            deps.log.promote_queued(Some(thread), &deps.lease()).await
+        }
+        None => {
+            let _admission = table.admission.every_thread().await;
+            deps.log.promote_queued(None, &deps.lease()).await
+        }
     };
     match promoted {
         Ok(ids) => {
@@ -440,17 +447,19 @@ impl RunEngine {
         Ok(thread)
     }
 
-    /// Refused when the owner already has as many unfinished runs as allowed (read under the
-    /// admission lock; replicas admitting the same user's runs at the same moment may each
-    /// take the last place).
+    /// Refused when the owner already has as many unfinished runs as allowed: as read before
+    /// admission (the common case, no write), or as the store's insert counted it (runs of the
+    /// same user admitted at the same moment, on any replica).
     fn room_for_another_run(&self, state: &ThreadState) -> Result<()> {
-        let max = self.deps.config.max_active_runs_per_user;
-        if state.unfinished_of_owner >= max {
-            return Err(Error::resource_exhausted(format!(
-                "at most {max} runs may be active per user; wait for one to finish"
-            )));
+        if state.unfinished_of_owner >= self.deps.config.max_active_runs_per_user {
+            return Err(self.no_room());
         }
         Ok(())
+    }
+
+    fn no_room(&self) -> Error {
+        let max = self.deps.config.max_active_runs_per_user;
+        Error::resource_exhausted(format!("at most {max} runs may be active per user; wait for one to finish"))
     }
 
     /// Admits a user message: starts a run, queues it, or reports the thread busy.
@@ -477,7 +486,7 @@ impl RunEngine {
             return Ok(repeated(run));
         }
         let thread = self.thread(caller, &message.thread_id).await?;
-        let admission = self.table.admission.lock().await;
+        let admission = self.table.admission.thread(&thread).await;
         let mut state = self.deps.log.thread_state(&thread, owner).await?;
         if state.waiting && state.holder.is_none() {
             // A run waiting first in line goes before this one: the run before it has just ended
@@ -507,8 +516,9 @@ impl RunEngine {
                 run.record.parent_run_id.clone_from(&active);
             }
             let place = if active.is_some() { Place::Queue { first: interrupt } } else { Place::Drive(&lease) };
-            match self.deps.log.create_chat_run(&run, place).await? {
+            match self.deps.log.create_chat_run(&run, place, self.deps.config.max_active_runs_per_user).await? {
                 Created::New => break,
+                Created::Full => return Err(self.no_room()),
                 Created::Existing(id) => {
                     let run = self.deps.log.chat_run(&id).await?.ok_or_else(|| Error::internal("run vanished"))?;
                     return Ok(repeated(run));
@@ -552,13 +562,15 @@ impl RunEngine {
         }
         let owner = &caller.principal.user_id;
         let thread = self.thread(caller, "").await?;
-        let _admission = self.table.admission.lock().await;
+        let _admission = self.table.admission.thread(&thread).await;
         self.room_for_another_run(&self.deps.log.thread_state(&thread, owner).await?)?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
         record.thread_id = Some(thread.clone());
         let run = ChatRun { record, role: caller.principal.role, cancel: None };
-        match self.deps.log.create_chat_run(&run, Place::Drive(&self.deps.lease())).await? {
+        let max = self.deps.config.max_active_runs_per_user;
+        match self.deps.log.create_chat_run(&run, Place::Drive(&self.deps.lease()), max).await? {
             Created::New => {}
+            Created::Full => return Err(self.no_room()),
             Created::Existing(_) | Created::Busy(_) => {
                 return Err(Error::internal("a new tool run collided with a stored one"));
             }

@@ -184,6 +184,8 @@ pub enum Created {
     /// The run was to hold its thread, but this run holds it (started meanwhile, by another
     /// replica): nothing was stored.
     Busy(RunId),
+    /// Its owner already has as many unfinished runs as allowed: nothing was stored.
+    Full,
 }
 
 /// A thread and its owner, as admission sees them.
@@ -235,8 +237,11 @@ pub trait RunLog: Send + Sync {
     async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64>;
     async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>>;
 
-    /// Stores a new run where `place` says (its status says the same: running or queued).
-    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>) -> Result<Created>;
+    /// Stores a new run where `place` says (its status says the same: running or queued), unless
+    /// its owner already has `max_unfinished` unfinished runs (counted atomically with the
+    /// insert, whatever other admissions of the same user happen at the same moment, on any
+    /// replica).
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>, max_unfinished: u32) -> Result<Created>;
     /// What admitting a message of `owner` to `thread` needs to know, in one read.
     async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState>;
     /// How many runs of all users wait in their threads' queues (no replica drives them).
@@ -262,9 +267,10 @@ pub trait RunLog: Send + Sync {
     /// The router's reading of the run's question (JSON), kept for restarts.
     async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()>;
     async fn run_route(&self, id: &RunId) -> Result<Option<String>>;
-    /// Records the start of a run: status running and the UI state version it used (a queued
-    /// run that is being cancelled stays queued: it never holds its thread).
-    async fn mark_run_started(&self, id: &RunId, ui_state_version: u64) -> Result<()>;
+    /// Starts a run in one commit: appends its first event (`RunStarted`) and records the start
+    /// — status running and the UI state version it used (a queued run that is being cancelled
+    /// stays queued: it never holds its thread).
+    async fn start_run(&self, first: &RunEvent, ui_state_version: u64) -> Result<()>;
     /// Appends the terminal event and records the run's end, in one transaction: with its
     /// answer's grounding (each number's source), which `get_run` returns in the capsule.
     async fn complete_chat_run(

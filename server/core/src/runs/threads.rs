@@ -235,8 +235,8 @@ impl RunEngine {
     /// Returns how many runs went with it.
     pub async fn delete_thread(&self, caller: &Caller, raw: &str) -> Result<u32> {
         let thread = self.owned_thread(caller, raw).await?;
-        // Under the admission lock: no run of the thread starts while it goes.
-        let _admission = self.table.admission.lock().await;
+        // Under the thread's admission lock: no run of the thread starts while it goes.
+        let _admission = self.table.admission.thread(&thread.id).await;
         // A thread's unfinished runs are its newest (one at a time, the queue after it).
         let busy = self.deps.log.thread_state(&thread.id, &thread.owner).await?.holder.is_some()
             || thread.last_run_status.is_some_and(|s| !s.is_terminal());

@@ -147,24 +147,29 @@ fn event_key(p: &EventPayload) -> Option<String> {
     })
 }
 
-/// Drives a run to its end inside `span` (its `user` and `thread` are filled in here). `fresh`:
-/// the run was never driven (no events, no transcript), so nothing needs restoring. Returns the
-/// run's last event (`RunCompleted`, already in the log) for the engine to publish once the
-/// thread is released; `None` when the run was over already or could not be driven.
+/// Drives a run to its end inside `span` (its `user` and `thread` are filled in here).
+/// `admitted`: the run as its admission stored it, never driven (no events, no transcript), so
+/// nothing needs reading back or restoring; otherwise it is loaded. Returns the run's last event
+/// (`RunCompleted`, already in the log) for the engine to publish once the thread is released;
+/// `None` when the run was over already or could not be driven.
 pub(crate) async fn drive(
     deps: Arc<Deps>,
     run_id: RunId,
     live: Arc<Live>,
-    fresh: bool,
+    admitted: Option<ChatRun>,
     span: tracing::Span,
 ) -> Option<RunEvent> {
-    let run = match deps.log.chat_run(&run_id).await {
-        Ok(Some(run)) => run,
-        Ok(None) => return None,
-        Err(e) => {
-            tracing::error!(run = %run_id, error = %e, "cannot load run");
-            return None;
-        }
+    let fresh = admitted.is_some();
+    let run = match admitted {
+        Some(run) => run,
+        None => match deps.log.chat_run(&run_id).await {
+            Ok(Some(run)) => run,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::error!(run = %run_id, error = %e, "cannot load run");
+                return None;
+            }
+        },
     };
     if run.record.status.is_terminal() {
         return None;
@@ -352,11 +357,11 @@ impl Driver {
     async fn run_loop(&mut self) -> std::result::Result<(), Stop> {
         let snapshot = self.deps.log.snapshot(&self.thread_id).await?.unwrap_or_default();
         if self.last_seq == 0 {
-            // RunStarted goes out first; the catalog for the prompt is read after it.
+            // RunStarted goes out first, stored with the run's start in one commit; the catalog
+            // for the prompt is read after it.
             let version = snapshot.ui_state_version;
             self.run.record.ui_state_version = version;
-            self.deps.log.mark_run_started(&self.run.record.id, version).await?;
-            self.emit(EventPayload::RunStarted {
+            let started = self.next_event(EventPayload::RunStarted {
                 user_text: self.run.record.question.clone(),
                 ui_state_version: version,
                 max_iterations: self.deps.config.max_iterations,
@@ -374,8 +379,9 @@ impl Driver {
                         provenance: t.meta().provenance(),
                     })
                     .collect(),
-            })
-            .await?;
+            });
+            self.deps.log.start_run(&started.for_storage(), version).await?;
+            self.sent(started);
             if self.deps.config.llm_router && !self.is_tool_run() {
                 self.refine_route().await?;
             }
