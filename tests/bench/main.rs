@@ -32,7 +32,7 @@ enum Bench {
     Limits,
     /// Run engine: events/s through one stream, message → RunStarted under 1/64/1000 streams,
     /// RSS of 10,000 idle streams, replay of a 10,000-event run.
-    Runs,
+    Runs(runs::Opts),
     /// How cost grows: datasets per user, runs on a thread, dataset rows, idle streams.
     Scaling(scaling::Opts),
     /// SQL sandbox: validator µs, ExecuteSql point query, GROUP BY over ROWS rows vs in-process DuckDB.
@@ -58,7 +58,7 @@ async fn main() -> anyhow::Result<()> {
         Bench::Peer(opts) => peer::main(opts).await,
         Bench::Compare(opts) => compare::main(opts),
         Bench::Limits => limits::main().await,
-        Bench::Runs => runs::main().await,
+        Bench::Runs(opts) => runs::main(opts).await,
         Bench::Scaling(opts) => scaling::main(opts).await,
         Bench::Sql { rows } => sql::main(rows).await,
         Bench::Search { rows } => search::main(rows).await,

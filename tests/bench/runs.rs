@@ -6,7 +6,8 @@
 //! - replay time of a 10,000-event run through `StreamRun` and `ListRunEvents`,
 //! - the server's RSS while one run streams a 20 MB answer (a server of its own).
 //!
-//! Run: `scripts/bench runs`.
+//! Run: `scripts/bench runs`; `--started-only --streams 1000 --rounds 5` repeats the RunStarted
+//! phase alone (to profile it, or for a distribution).
 
 use crate::common::{ProcessTree, chat_message, idle_chat_streams, own_cpu_s, percentile, rss_kib};
 use aware_e2e::TestServer;
@@ -18,6 +19,19 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Opts {
+    /// Concurrent streams of the RunStarted phase, in order.
+    #[arg(long, default_value = "1,64,1000", value_delimiter = ',')]
+    streams: Vec<usize>,
+    /// Times each level of the RunStarted phase runs.
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
+    /// Only the RunStarted phase.
+    #[arg(long)]
+    started_only: bool,
+}
 
 const BIG: usize = 9_997;
 /// Replays of the big run, for a median.
@@ -52,51 +66,11 @@ async fn time_to_run_started(channel: Channel, n: usize) -> f64 {
     first.expect("run started")
 }
 
-fn uuid_like() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
-}
-
-pub(crate) async fn main() -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
-    let script_path = dir.path().join("script.json");
-    script(&script_path);
-    let env = [
-        ("AWARE_AGENT__MODEL", "script"),
-        ("AWARE_AGENT__SCRIPT", script_path.to_str().expect("utf-8 path")),
-        ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "5000"),
-    ];
-    let server = TestServer::start_with_env(&["--no-samples"], &env);
-
-    // 1. Events/s through one stream.
-    let channel = server.channel().await;
-    let (tx, rx) = mpsc::channel(4);
-    tx.send(chat_message("big-1", "big", "big run")).await?;
-    drop(tx);
-    let mut stream = ChatServiceClient::new(channel.clone()).chat(ReceiverStream::new(rx)).await?.into_inner();
-    let (mut first, mut count, mut last_seq, mut run_id) = (None, 0u64, 0, String::new());
-    while let Some(r) = stream.message().await? {
-        let e = r.event.expect("event");
-        if e.seq > 0 {
-            first.get_or_insert_with(Instant::now);
-            count += 1;
-            last_seq = e.seq;
-            run_id.clone_from(&e.run_id);
-        }
-    }
-    let secs = first.expect("events").elapsed().as_secs_f64();
-    println!(
-        "one Chat stream: {count} events in {:.3} s = {:.0} events/s (each appended to SQLite before it is sent)",
-        secs,
-        count as f64 / secs
-    );
-    assert_eq!(count, last_seq);
-
-    // 2. SendMessage → RunStarted latency under concurrency, with the CPU the phase took on each
-    // side: the load generator shares the 2 cores, so its own cost bounds what the server can do.
+/// SendMessage → RunStarted latency under concurrency, with the CPU the phase took on each side:
+/// the load generator shares the 2 cores, so its own cost bounds what the server can do.
+async fn run_started(server: &TestServer, opts: &Opts) -> anyhow::Result<()> {
     let tree = ProcessTree::new(server.pid().expect("server pid"));
-    for streams in [1usize, 64, 1000] {
+    for streams in opts.streams.iter().flat_map(|&n| std::iter::repeat_n(n, opts.rounds)) {
         let (server_cpu, client_cpu, wall) = (tree.cpu_s(), own_cpu_s(), Instant::now());
         // Spread streams over a few connections, as many clients would.
         let mut channels = Vec::new();
@@ -121,6 +95,55 @@ pub(crate) async fn main() -> anyhow::Result<()> {
             per_run(own_cpu_s() - client_cpu),
         );
     }
+
+    Ok(())
+}
+
+fn uuid_like() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let script_path = dir.path().join("script.json");
+    script(&script_path);
+    let env = [
+        ("AWARE_AGENT__MODEL", "script"),
+        ("AWARE_AGENT__SCRIPT", script_path.to_str().expect("utf-8 path")),
+        ("AWARE_AGENT__MAX_ACTIVE_RUNS_PER_USER", "5000"),
+    ];
+    let server = TestServer::start_with_env(&["--no-samples"], &env);
+
+    let channel = server.channel().await;
+    if opts.started_only {
+        return run_started(&server, &opts).await;
+    }
+    // 1. Events/s through one stream.
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(chat_message("big-1", "big", "big run")).await?;
+    drop(tx);
+    let mut stream = ChatServiceClient::new(channel.clone()).chat(ReceiverStream::new(rx)).await?.into_inner();
+    let (mut first, mut count, mut last_seq, mut run_id) = (None, 0u64, 0, String::new());
+    while let Some(r) = stream.message().await? {
+        let e = r.event.expect("event");
+        if e.seq > 0 {
+            first.get_or_insert_with(Instant::now);
+            count += 1;
+            last_seq = e.seq;
+            run_id.clone_from(&e.run_id);
+        }
+    }
+    let secs = first.expect("events").elapsed().as_secs_f64();
+    println!(
+        "one Chat stream: {count} events in {:.3} s = {:.0} events/s (each appended to SQLite before it is sent)",
+        secs,
+        count as f64 / secs
+    );
+    assert_eq!(count, last_seq);
+
+    run_started(&server, &opts).await?;
 
     // 3. Replay of a 10,000-event run: the median of several, each read to its last event.
     let mut runs = RunsServiceClient::new(channel.clone()).max_decoding_message_size(256 << 20);
