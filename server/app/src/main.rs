@@ -10,6 +10,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// mimalloc instead of glibc's malloc, in the server and its worker processes: a run's many
+/// small, short-lived allocations across threads cost several times less (BENCHMARKS.md §11).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "aware-server", version, about = "aware: a situationally aware AI data assistant, served over gRPC")]
 struct Cli {
