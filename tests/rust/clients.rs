@@ -46,7 +46,8 @@ fn the_python_example_lists_datasets_and_streams_a_run() {
     assert!(stdout.trim_end().ends_with("RUN_STATUS_SUCCEEDED"), "{stdout}");
 }
 
-/// A plain `GET` over HTTP/1.1 to the server's one port; returns the status line and the body.
+/// A plain `GET` over HTTP/1.1 to the server's one port; returns the head (the status line and
+/// the headers, names in lower case) and the body.
 fn http_get(server: &TestServer, path: &str) -> (String, String) {
     use std::io::{Read, Write};
     let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
@@ -54,7 +55,20 @@ fn http_get(server: &TestServer, path: &str) -> (String, String) {
     let mut raw = String::new();
     conn.read_to_string(&mut raw).unwrap();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    (head.lines().next().unwrap().to_owned(), body.to_owned())
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().to_owned();
+    let headers: Vec<String> = lines
+        .map(|l| match l.split_once(':') {
+            Some((name, value)) => format!("{}:{value}", name.to_ascii_lowercase()),
+            None => l.to_owned(),
+        })
+        .collect();
+    (format!("{status}\n{}", headers.join("\n")), body.to_owned())
+}
+
+/// The value of one header in a head from `http_get`.
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(':')).map(str::trim)
 }
 
 /// The web UI is served on the API's port: files from `--web-dir`, the app's own routes get
@@ -67,15 +81,33 @@ fn the_web_ui_is_served_on_the_api_port() {
     std::fs::write(dir.path().join("assets/app.js"), "console.log(1)").unwrap();
     let server = TestServer::start(&["--web-dir", dir.path().to_str().unwrap()]);
     let (status, body) = http_get(&server, "/");
-    assert!(status.contains("200") && body.contains("<title>aware</title>"), "{status} {body}");
+    assert!(status.starts_with("HTTP/1.1 200") && body.contains("<title>aware</title>"), "{status} {body}");
+    // The page may run only the app's own scripts and talk only to its own server, in no frame;
+    // it is checked again on every load, so a new release is what a reload gets.
+    let policy = header(&status, "content-security-policy").unwrap_or_else(|| panic!("no CSP: {status}"));
+    for directive in
+        ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "object-src 'none'", "frame-ancestors 'none'"]
+    {
+        assert!(policy.split(';').any(|d| d.trim() == directive), "{directive} in {policy}");
+    }
+    assert!(!policy.contains("unsafe-"), "{policy}");
+    assert_eq!(header(&status, "x-content-type-options"), Some("nosniff"), "{status}");
+    assert_eq!(header(&status, "cache-control"), Some("no-cache"), "{status}");
     let (status, body) = http_get(&server, "/assets/app.js");
-    assert!(status.contains("200") && body.contains("console.log(1)"), "{status} {body}");
+    assert!(status.starts_with("HTTP/1.1 200") && body.contains("console.log(1)"), "{status} {body}");
+    assert_eq!(header(&status, "cache-control"), Some("public, max-age=31536000, immutable"), "a bundle: {status}");
+    assert!(header(&status, "content-security-policy").is_some(), "{status}");
     let (status, body) = http_get(&server, "/runs/run_123");
-    assert!(status.contains("200") && body.contains("<title>aware</title>"), "an app route: {status}");
+    assert!(status.starts_with("HTTP/1.1 200") && body.contains("<title>aware</title>"), "an app route: {status}");
+    assert!(header(&status, "content-security-policy").is_some(), "{status}");
+    // A bundle that is not there gets the app's page, which is never kept as if it were one.
+    let (status, body) = http_get(&server, "/assets/gone-1234.js");
+    assert!(body.contains("<title>aware</title>"), "{status} {body}");
+    assert_eq!(header(&status, "cache-control"), Some("no-cache"), "{status}");
 
     let bare = TestServer::start(&[]);
     let (status, body) = http_get(&bare, "/");
-    assert!(status.contains("404") && body.contains("scripts/serve"), "{status} {body}");
+    assert!(status.starts_with("HTTP/1.1 404") && body.contains("scripts/serve"), "{status} {body}");
 
     // At start the server says where the web app is; its log, written to a file, has no colour codes.
     let data = tempfile::tempdir().unwrap();

@@ -1,5 +1,6 @@
-// The one client of the app, bound to the server that served the page (or `?server=URL`, with
-// `?token=KEY` for a server that signs people in), with every action audited as coming from the
+// The one client of the app, bound to the server that served the page (or `?server=URL` under
+// Vite's dev server: a page aware serves may connect to its own origin only, by its CSP), with
+// `?token=KEY` for a server that signs people in, with every action audited as coming from the
 // web; and the words the pages use for what the server says.
 import { createAwareClient, Code, ConnectError, DatasetStatus, SearchIndexState, type Dataset, type SearchIndex } from "@aware/client";
 
