@@ -3,11 +3,13 @@
 //! - p50/p99 from sending a `UserMessage` to receiving its `RunStarted`, with 1, 64 and 1,000
 //!   concurrent streams (each its own thread),
 //! - server RSS with 10,000 idle open `Chat` streams,
-//! - replay time of a 10,000-event run through `StreamRun` and `ListRunEvents`,
+//! - replay time of a 10,000-event run through `StreamRun` and `ListRunEvents`, and the server's
+//!   peak RSS while 16 clients replay it at once,
 //! - the server's RSS while one run streams a 20 MB answer (a server of its own).
 //!
 //! Run: `scripts/bench runs`; `--started-only --streams 1000 --rounds 5` repeats the RunStarted
-//! phase alone (to profile it, or for a distribution).
+//! phase alone (to profile it, or for a distribution); `--replay-only --replays 50` measures the
+//! replays alone, after the one run they read.
 
 use crate::common::{ProcessTree, chat_message, idle_chat_streams, own_cpu_s, percentile, rss_kib};
 use aware_e2e::TestServer;
@@ -31,11 +33,15 @@ pub(crate) struct Opts {
     /// Only the RunStarted phase.
     #[arg(long)]
     started_only: bool,
+    /// Only the big run and its replays.
+    #[arg(long, conflicts_with = "started_only")]
+    replay_only: bool,
+    /// Replays of the big run through each RPC, for a median.
+    #[arg(long, default_value_t = 9)]
+    replays: usize,
 }
 
 const BIG: usize = 9_997;
-/// Replays of the big run, for a median.
-const REPLAYS: usize = 9;
 
 fn script(path: &std::path::Path) {
     let chunks: Vec<String> = (0..BIG).map(|i| format!("w{i} ")).collect();
@@ -99,6 +105,49 @@ async fn run_started(server: &TestServer, opts: &Opts) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Clients that all replay the big run at once (every browser reconnecting after a deploy): the
+/// server's peak RSS above where it was, sampled every 2 ms, and the time until the last is done.
+async fn replay_storm(server: &TestServer, channel: &Channel, run_id: &str) -> anyhow::Result<()> {
+    const CLIENTS: usize = 16;
+    let pid = server.pid().expect("server pid");
+    let before = rss_kib(pid);
+    let started = Instant::now();
+    let replays: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let mut client = ChatServiceClient::new(channel.clone());
+            let req = pb::StreamRunRequest { run_id: run_id.to_owned(), after_seq: 0 };
+            tokio::spawn(async move {
+                let mut stream = client.stream_run(req).await?.into_inner();
+                let mut n = 0usize;
+                while let Some(r) = stream.message().await? {
+                    n += usize::from(r.event.is_some_and(|e| e.seq > 0));
+                }
+                anyhow::Ok(n)
+            })
+        })
+        .collect();
+    let mut peak = before;
+    let all = futures::future::join_all(replays);
+    tokio::pin!(all);
+    let counts = loop {
+        tokio::select! {
+            done = &mut all => break done,
+            () = tokio::time::sleep(Duration::from_millis(2)) => peak = peak.max(rss_kib(pid)),
+        }
+    };
+    let secs = started.elapsed().as_secs_f64();
+    for n in counts {
+        anyhow::ensure!(n?? > 10_000, "a replay ended early");
+    }
+    println!(
+        "{CLIENTS} StreamRun replays of it at once: all done in {:.0} ms, server RSS peak +{:.1} MiB over {:.1} MiB",
+        secs * 1e3,
+        peak.saturating_sub(before) as f64 / 1024.0,
+        before as f64 / 1024.0
+    );
+    Ok(())
+}
+
 fn uuid_like() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
@@ -143,12 +192,14 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     );
     assert_eq!(count, last_seq);
 
-    run_started(&server, &opts).await?;
+    if !opts.replay_only {
+        run_started(&server, &opts).await?;
+    }
 
     // 3. Replay of a 10,000-event run: the median of several, each read to its last event.
     let mut runs = RunsServiceClient::new(channel.clone()).max_decoding_message_size(256 << 20);
     let (mut listed, mut streamed, mut events) = (Vec::new(), Vec::new(), (0, 0));
-    for _ in 0..REPLAYS {
+    for _ in 0..opts.replays {
         let t = Instant::now();
         let page = runs
             .list_run_events(pb::ListRunEventsRequest { run_id: run_id.clone(), after_seq: 0, limit: 10_000 })
@@ -173,17 +224,23 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     listed.sort_by(f64::total_cmp);
     streamed.sort_by(f64::total_cmp);
     println!(
-        "ListRunEvents of a {}-event run: median {:.1} ms, best {:.1} ms ({REPLAYS} reads)",
+        "ListRunEvents of a {}-event run: median {:.1} ms, best {:.1} ms ({} reads)",
         events.0,
         percentile(&listed, 0.5),
-        listed[0]
+        listed[0],
+        opts.replays
     );
     println!(
-        "StreamRun replay of a {}-event run: median {:.1} ms, best {:.1} ms ({REPLAYS} replays)",
+        "StreamRun replay of a {}-event run: median {:.1} ms, best {:.1} ms ({} replays)",
         events.1,
         percentile(&streamed, 0.5),
-        streamed[0]
+        streamed[0],
+        opts.replays
     );
+    replay_storm(&server, &channel, &run_id).await?;
+    if opts.replay_only {
+        return Ok(());
+    }
 
     // 4. Memory with 10,000 idle open streams.
     let pid = server.pid().expect("server pid");

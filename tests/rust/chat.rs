@@ -590,7 +590,8 @@ async fn a_tool_cut_off_by_kill_9_is_reported_outcome_unknown_and_never_run_agai
 /// A model faster than the disk: 3,000 deltas with no delay between them (more than a run may
 /// have queued at once). Every delta reaches the Chat stream and a `StreamRun` follower that
 /// joins mid-answer, once and in order, each only after it is stored: both streams, the stored
-/// log and the text are the same.
+/// log and the text are the same. Replays of the finished run, read from the log a page at a
+/// time, are the same too, from the start and from a cursor in the middle of a page.
 #[tokio::test]
 async fn an_answer_of_thousands_of_deltas_streams_whole_and_in_order_to_every_follower() {
     let chunks: Vec<String> = (0..3000).map(|i| format!("w{i} ")).collect();
@@ -607,6 +608,12 @@ async fn an_answer_of_thousands_of_deltas_streams_whole_and_in_order_to_every_fo
     let stored = log(&server, &run_id).await.events;
     assert_same_bytes(&stored, &over_chat[..1000], "ListRunEvents vs Chat");
     assert_same_bytes(&unframe(&followed, 0), &over_chat, "StreamRun vs Chat");
+    for after in [0, 1234] {
+        let replayed = stream_run(&server, &run_id, after).await;
+        let P::ReplayFinished(end) = payload(replayed.last().unwrap()) else { panic!("{:?}", names(&replayed)) };
+        assert!(!end.live, "a finished run's replay ends the stream");
+        assert_same_bytes(&unframe(&replayed, after), &over_chat[after as usize..], "StreamRun of the finished run");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-//! Delivery: one subscriber's view of a run — the stored log after its cursor, then the live
-//! tail, with no gap and no duplicate at the seam (the resume guarantee), and the replay framing
+//! Delivery: one subscriber's view of a run — the stored log after its cursor (read a page at a
+//! time, so a subscriber's memory does not grow with the run), then the live tail, with no gap and no duplicate at the seam (the resume guarantee), and the replay framing
 //! a resuming client reads (`ReplayStarted`, the stored events, `ReplayFinished`). Transports
 //! only convert what [`Framed::next`] yields.
 //!
@@ -21,6 +21,10 @@ use tokio::sync::broadcast;
 /// How long a follower through the feed waits for a signal before it reads the log anyway.
 const FEED_POLL: Duration = Duration::from_secs(1);
 
+/// Events read from the log at a time: a subscriber holds at most this many (plus what its
+/// transport buffers), however long the run, and its first event goes out after one page.
+const PAGE: u32 = 512;
+
 /// Where a subscription's events come from once the stored log is read.
 pub(crate) enum Tail {
     /// The fan-out of a run driven on this replica.
@@ -38,8 +42,11 @@ pub struct Subscription {
     run_id: RunId,
     last: u64,
     replay_until: u64,
+    /// The highest seq known to be in the log: pages are read up to it before the tail is.
+    stored: u64,
     backlog: VecDeque<Arc<RunEvent>>,
     tail: Tail,
+    /// The run's `RunCompleted` is in the backlog.
     done: bool,
     finished: bool,
 }
@@ -63,15 +70,22 @@ impl Subscription {
             ));
         }
         let backlog: VecDeque<Arc<RunEvent>> =
-            log.events(&run_id, after_seq, u32::MAX).await?.into_iter().map(Arc::new).collect();
+            log.events(&run_id, after_seq, PAGE).await?.into_iter().map(Arc::new).collect();
+        let read = backlog.back().map_or(after_seq, |e| e.seq);
         let done = backlog.back().is_some_and(|e| e.is_terminal());
+        // Finished by the log, when the run's status said otherwise a moment ago: its last event.
+        let ended = done
+            || (!finished
+                && read < last
+                && log.events(&run_id, last - 1, 1).await?.first().is_some_and(RunEvent::is_terminal));
         Ok(Self {
-            finished: finished || done,
+            finished: finished || ended,
             log,
             feed,
             run_id,
             last: after_seq,
-            replay_until: backlog.back().map_or(after_seq, |e| e.seq),
+            replay_until: read.max(last),
+            stored: read.max(last),
             backlog,
             tail,
             done,
@@ -92,8 +106,13 @@ impl Subscription {
         self.finished
     }
 
+    /// The next page of the log after the last event delivered.
     async fn refill(&mut self) -> Result<()> {
-        let events = self.log.events(&self.run_id, self.last, u32::MAX).await?;
+        let events = self.log.events(&self.run_id, self.last, PAGE).await?;
+        if let Some(e) = events.last() {
+            self.stored = self.stored.max(e.seq);
+            self.done = e.is_terminal();
+        }
         self.backlog.extend(events.into_iter().map(Arc::new));
         Ok(())
     }
@@ -114,6 +133,15 @@ impl Subscription {
             }
             if self.done {
                 return Ok(None);
+            }
+            if self.last < self.stored {
+                // The stored log goes on: its next page, before anything from the tail.
+                self.refill().await?;
+                if self.backlog.is_empty() {
+                    // Gone meanwhile (its thread was deleted): the tail says what is left.
+                    self.stored = self.last;
+                }
+                continue;
             }
             match &mut self.tail {
                 Tail::Ended => {
