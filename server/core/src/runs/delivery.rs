@@ -1,7 +1,8 @@
 //! Delivery: one subscriber's view of a run — the stored log after its cursor (read a page at a
-//! time, so a subscriber's memory does not grow with the run), then the live tail, with no gap and no duplicate at the seam (the resume guarantee), and the replay framing
-//! a resuming client reads (`ReplayStarted`, the stored events, `ReplayFinished`). Transports
-//! only convert what [`Framed::next`] yields.
+//! time, so a subscriber's memory does not grow with the run), then the live tail, with no gap
+//! and no duplicate at the seam (the resume guarantee), and the replay framing a resuming client
+//! reads (`ReplayStarted`, the stored events, `ReplayFinished`). Transports only convert what
+//! [`Framed::next`] yields.
 //!
 //! The live tail of a run driven on this replica is its fan-out channel. A run driven elsewhere
 //! (another replica), or not yet (queued), is followed through the replica's feed of signals:
