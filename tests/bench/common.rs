@@ -111,3 +111,31 @@ pub(crate) fn own_cpu_s() -> f64 {
     let ticks = rustix::param::clock_ticks_per_second() as f64;
     proc_stat(std::process::id()).map_or(0.0, |f| (f[11] + f[12]) as f64 / ticks)
 }
+
+/// A process's peak RSS, sampled on a thread of its own every `every` until [`PeakRss::stop`].
+pub(crate) struct PeakRss {
+    sampling: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    sampler: std::thread::JoinHandle<u64>,
+}
+
+impl PeakRss {
+    pub(crate) fn start(pid: u32, every: std::time::Duration) -> Self {
+        let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let on = sampling.clone();
+        let sampler = std::thread::spawn(move || {
+            let mut peak = 0;
+            while on.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(rss_kib(pid));
+                std::thread::sleep(every);
+            }
+            peak
+        });
+        Self { sampling, sampler }
+    }
+
+    /// The highest RSS seen, in KiB.
+    pub(crate) fn stop(self) -> u64 {
+        self.sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.sampler.join().expect("sampler")
+    }
+}

@@ -11,7 +11,7 @@
 //! phase alone (to profile it, or for a distribution); `--replay-only --replays 50` measures the
 //! replays alone, after the one run they read.
 
-use crate::common::{ProcessTree, chat_message, idle_chat_streams, own_cpu_s, percentile, rss_kib};
+use crate::common::{PeakRss, ProcessTree, chat_message, idle_chat_streams, own_cpu_s, percentile, rss_kib};
 use aware_e2e::TestServer;
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_client::ChatServiceClient;
@@ -126,16 +126,10 @@ async fn replay_storm(server: &TestServer, channel: &Channel, run_id: &str) -> a
             })
         })
         .collect();
-    let mut peak = before;
-    let all = futures::future::join_all(replays);
-    tokio::pin!(all);
-    let counts = loop {
-        tokio::select! {
-            done = &mut all => break done,
-            () = tokio::time::sleep(Duration::from_millis(2)) => peak = peak.max(rss_kib(pid)),
-        }
-    };
+    let peak = PeakRss::start(pid, Duration::from_millis(2));
+    let counts = futures::future::join_all(replays).await;
     let secs = started.elapsed().as_secs_f64();
+    let peak = peak.stop();
     for n in counts {
         anyhow::ensure!(n?? > 10_000, "a replay ended early");
     }
@@ -274,18 +268,7 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
     let server = TestServer::start_with_env(&["--no-samples"], &env);
     let pid = server.pid().expect("server pid");
     let before = rss_kib(pid);
-    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let sampler = {
-        let sampling = sampling.clone();
-        std::thread::spawn(move || {
-            let mut peak = 0;
-            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
-                peak = peak.max(rss_kib(pid));
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            peak
-        })
-    };
+    let peak = PeakRss::start(pid, Duration::from_millis(5));
     let (tx, rx) = mpsc::channel(4);
     tx.send(chat_message("long-1", "long", "a long answer")).await?;
     drop(tx);
@@ -297,8 +280,7 @@ pub(crate) async fn main(opts: Opts) -> anyhow::Result<()> {
             text += d.delta.len();
         }
     }
-    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
-    let peak = sampler.join().expect("sampler");
+    let peak = peak.stop();
     let grown = peak.saturating_sub(before) as f64 / 1024.0;
     let mb = text as f64 / (1024.0 * 1024.0);
     println!(

@@ -194,15 +194,13 @@ fn start(deps: &Arc<Deps>, table: &Arc<RunTable>, run: &ChatRun, fresh: bool) {
 /// Starts, here, the next queued run of `thread` (of every thread no run holds, when `None`).
 /// Returns how many were started.
 async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<&ThreadId>) -> usize {
-    let promoted = match thread {
-        Some(thread) => {
-            let _admission = table.admission.thread(thread).await;
-            deps.log.promote_queued(Some(thread), &deps.lease()).await
-        }
-        None => {
-            let _admission = table.admission.every_thread().await;
-            deps.log.promote_queued(None, &deps.lease()).await
-        }
+    let promoted = {
+        // The thread's admission lock, or every thread's for a sweep of them all.
+        let _admission = match thread {
+            Some(thread) => vec![table.admission.thread(thread).await],
+            None => table.admission.every_thread().await,
+        };
+        deps.log.promote_queued(thread, &deps.lease()).await
     };
     match promoted {
         Ok(ids) => {
