@@ -252,7 +252,7 @@ async fn query_plans_compile_run_and_leave_capsules() {
             column: "bedrooms".into(),
             op: pb::FilterOp::Ge.into(),
             value: Some(pb::Value { kind: Some(pb::value::Kind::IntValue(2)) }),
-            values: vec![],
+            ..Default::default()
         }],
         group_by: vec!["neighbourhood".into()],
         order_by: vec![pb::OrderBy { column: "avg_price".into(), descending: true }],
@@ -286,6 +286,79 @@ async fn query_plans_compile_run_and_leave_capsules() {
         (apartments.id.as_str(), apartments.version_hash.as_str())
     );
     assert!(capsule.result_summary.starts_with("8 rows"), "{}", capsule.result_summary);
+
+    // A computed value: the median price per square metre of each neighbourhood's apartments
+    // over 80 sqm whose price less €1,000 is still over €300,000, and a formula over aggregates.
+    let column = |name: &str| pb::Expression { column: name.into(), ..Default::default() };
+    let op = |o: pb::Operator, a: pb::Expression, b: pb::Expression| pb::Expression {
+        op: o.into(),
+        args: vec![a, b],
+        ..Default::default()
+    };
+    let computed = pb::QueryPlan {
+        dataset: "barcelona_apartments".into(),
+        select: vec![
+            pb::SelectItem { column: "neighbourhood".into(), ..Default::default() },
+            pb::SelectItem {
+                expr: Some(op(pb::Operator::Div, column("price_eur"), column("sqm"))),
+                aggregate: pb::Aggregate::Median.into(),
+                alias: "eur_m2".into(),
+                ..Default::default()
+            },
+            pb::SelectItem {
+                expr: Some(op(
+                    pb::Operator::Div,
+                    pb::Expression {
+                        aggregate: pb::Aggregate::Sum.into(),
+                        args: vec![column("price_eur")],
+                        ..Default::default()
+                    },
+                    pb::Expression { aggregate: pb::Aggregate::Count.into(), ..Default::default() },
+                )),
+                alias: "mean_price".into(),
+                ..Default::default()
+            },
+        ],
+        filters: vec![
+            pb::Filter {
+                column: "sqm".into(),
+                op: pb::FilterOp::Gt.into(),
+                value: Some(pb::Value { kind: Some(pb::value::Kind::IntValue(80)) }),
+                ..Default::default()
+            },
+            pb::Filter {
+                expr: Some(op(
+                    pb::Operator::Sub,
+                    column("price_eur"),
+                    pb::Expression { number: Some(1000.0), ..Default::default() },
+                )),
+                op: pb::FilterOp::Gt.into(),
+                value: Some(pb::Value { kind: Some(pb::value::Kind::IntValue(300_000)) }),
+                ..Default::default()
+            },
+        ],
+        group_by: vec!["neighbourhood".into()],
+        order_by: vec![pb::OrderBy { column: "neighbourhood".into(), descending: false }],
+        limit: 0,
+    };
+    let answer = query
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(computed.clone()), limit: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let got: Vec<Vec<String>> =
+        answer.table.as_ref().unwrap().rows.iter().map(|r| r.values.iter().map(norm_pb).collect()).collect();
+    let want = oracle_rows(
+        &oracle(),
+        "SELECT neighbourhood, median(price_eur / sqm), sum(price_eur) / count(*) FROM barcelona_apartments \
+         WHERE sqm > 80 AND price_eur - 1000 > 300000 GROUP BY 1 ORDER BY 1",
+    );
+    assert_eq!(got, want);
+    // Arithmetic on text is refused with the field that holds it.
+    let mut bad = computed;
+    bad.select[1].expr = Some(op(pb::Operator::Mul, column("neighbourhood"), column("sqm")));
+    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "plan.select[1].expr.args"));
 
     let mut bad = plan.clone();
     bad.select[1].column = "price".into();

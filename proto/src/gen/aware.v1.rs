@@ -1682,10 +1682,17 @@ pub struct SelectItem {
     /// For AGGREGATE_SHARE: the conditions (all must hold) whose share of the rows is computed.
     #[prost(message, repeated, tag = "6")]
     pub condition: ::prost::alloc::vec::Vec<Filter>,
+    /// A computed value in place of `column` (which stays empty): arithmetic over columns per row
+    /// (aggregated when `aggregate` is set: revenue = units × unit_price, summed), or a formula over
+    /// aggregates with `aggregate` unset (revenue per session: a SUM over a COUNT). Its output is
+    /// named "value" (or "<aggregate>\_value") unless `alias` is set.
+    #[prost(message, optional, tag = "7")]
+    pub expr: ::core::option::Option<Expression>,
 }
 /// Filter is one condition; a plan's filters are combined with AND.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Filter {
+    /// Empty when `expr` is set.
     #[prost(string, tag = "1")]
     pub column: ::prost::alloc::string::String,
     #[prost(enumeration = "FilterOp", tag = "2")]
@@ -1694,6 +1701,26 @@ pub struct Filter {
     pub value: ::core::option::Option<Value>,
     #[prost(message, repeated, tag = "4")]
     pub values: ::prost::alloc::vec::Vec<Value>,
+    /// A per-row computed number compared in place of `column` (orders whose revenue is over 2,000):
+    /// no aggregates; compared with numbers by EQ, NE, LT, LE, GT, GE, BETWEEN or a null check.
+    #[prost(message, optional, tag = "5")]
+    pub expr: ::core::option::Option<Expression>,
+}
+/// Expression is a computed value: exactly one of a column, a number, an operator over two
+/// `args`, or an aggregate over one arg (none: COUNT of rows). Aggregates do not nest; at most 8
+/// deep and 64 terms.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Expression {
+    #[prost(string, tag = "1")]
+    pub column: ::prost::alloc::string::String,
+    #[prost(double, optional, tag = "2")]
+    pub number: ::core::option::Option<f64>,
+    #[prost(enumeration = "Operator", tag = "3")]
+    pub op: i32,
+    #[prost(enumeration = "Aggregate", tag = "4")]
+    pub aggregate: i32,
+    #[prost(message, repeated, tag = "5")]
+    pub args: ::prost::alloc::vec::Vec<Expression>,
 }
 /// OrderBy sorts by an output column (its alias) or a dataset column.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -1906,6 +1933,47 @@ impl FilterOp {
             "FILTER_OP_IS_NULL" => Some(Self::IsNull),
             "FILTER_OP_IS_NOT_NULL" => Some(Self::IsNotNull),
             "FILTER_OP_BETWEEN" => Some(Self::Between),
+            _ => None,
+        }
+    }
+}
+/// Operator is the arithmetic an Expression applies to its two `args`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum Operator {
+    Unspecified = 0,
+    Add = 1,
+    Sub = 2,
+    Mul = 3,
+    /// A division by zero or by a missing value gives no value, never an error.
+    Div = 4,
+    /// Whole days from the first date (or timestamp) to the second.
+    DaysBetween = 5,
+}
+impl Operator {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "OPERATOR_UNSPECIFIED",
+            Self::Add => "OPERATOR_ADD",
+            Self::Sub => "OPERATOR_SUB",
+            Self::Mul => "OPERATOR_MUL",
+            Self::Div => "OPERATOR_DIV",
+            Self::DaysBetween => "OPERATOR_DAYS_BETWEEN",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "OPERATOR_UNSPECIFIED" => Some(Self::Unspecified),
+            "OPERATOR_ADD" => Some(Self::Add),
+            "OPERATOR_SUB" => Some(Self::Sub),
+            "OPERATOR_MUL" => Some(Self::Mul),
+            "OPERATOR_DIV" => Some(Self::Div),
+            "OPERATOR_DAYS_BETWEEN" => Some(Self::DaysBetween),
             _ => None,
         }
     }

@@ -5,7 +5,7 @@ use aware_core::dataset::{ColumnNote, ColumnStatistics, Dataset, DatasetFormat, 
 use aware_core::files::{EntryKind, ImportReport, Listing};
 use aware_core::knowledge::{CitationCheck, CitationStatus, KnowledgeResults};
 use aware_core::ports::SavedQuery;
-use aware_core::query_plan::{Aggregate, Filter, FilterOp, OrderBy, QueryPlan, SelectItem, TimeBucket};
+use aware_core::query_plan::{Aggregate, Expr, Filter, FilterOp, Operator, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{
     Capsule, DatasetVersion, Feedback, QueryMode, Rating, RunError, RunKind, RunRecord, RunStatus, Usage,
 };
@@ -291,6 +291,7 @@ fn filter_in(f: &pb::Filter, field: &str) -> Result<Filter> {
     };
     Ok(Filter {
         column: f.column.clone(),
+        expr: f.expr.as_ref().map(|e| expr_in(e, &format!("{field}.expr"), 0)).transpose()?,
         op,
         value: f.value.as_ref().map(|v| value_in(v, &format!("{field}.value"))).transpose()?,
         values: f
@@ -298,6 +299,51 @@ fn filter_in(f: &pb::Filter, field: &str) -> Result<Filter> {
             .iter()
             .enumerate()
             .map(|(j, v)| value_in(v, &format!("{field}.values[{j}]")))
+            .collect::<Result<_>>()?,
+    })
+}
+
+fn aggregate_in(a: i32, field: &str) -> Result<Option<Aggregate>> {
+    Ok(match pb::Aggregate::try_from(a) {
+        Ok(pb::Aggregate::Unspecified) => None,
+        Ok(pb::Aggregate::Count) => Some(Aggregate::Count),
+        Ok(pb::Aggregate::CountDistinct) => Some(Aggregate::CountDistinct),
+        Ok(pb::Aggregate::Sum) => Some(Aggregate::Sum),
+        Ok(pb::Aggregate::Avg) => Some(Aggregate::Avg),
+        Ok(pb::Aggregate::Min) => Some(Aggregate::Min),
+        Ok(pb::Aggregate::Max) => Some(Aggregate::Max),
+        Ok(pb::Aggregate::Median) => Some(Aggregate::Median),
+        Ok(pb::Aggregate::Share) => Some(Aggregate::Share),
+        Err(_) => return Err(Error::validation(field, "unknown aggregate")),
+    })
+}
+
+/// An expression from a request: its shape is checked here (enums, nesting), its columns later.
+fn expr_in(e: &pb::Expression, field: &str, depth: usize) -> Result<Expr> {
+    // Deeper than the compiler allows is refused there; this bound only keeps the conversion
+    // itself from recursing without end on a hostile message.
+    if depth > 16 {
+        return Err(Error::validation(field, "the expression nests too deep"));
+    }
+    let op = match pb::Operator::try_from(e.op) {
+        Ok(pb::Operator::Unspecified) => None,
+        Ok(pb::Operator::Add) => Some(Operator::Add),
+        Ok(pb::Operator::Sub) => Some(Operator::Sub),
+        Ok(pb::Operator::Mul) => Some(Operator::Mul),
+        Ok(pb::Operator::Div) => Some(Operator::Div),
+        Ok(pb::Operator::DaysBetween) => Some(Operator::DaysBetween),
+        Err(_) => return Err(Error::validation(&format!("{field}.op"), "unknown operator")),
+    };
+    Ok(Expr {
+        column: (!e.column.is_empty()).then(|| e.column.clone()),
+        number: e.number,
+        op,
+        aggregate: aggregate_in(e.aggregate, &format!("{field}.aggregate"))?,
+        args: e
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| expr_in(a, &format!("{field}.args[{i}]"), depth + 1))
             .collect::<Result<_>>()?,
     })
 }
@@ -310,18 +356,7 @@ pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
         .enumerate()
         .map(|(i, s)| {
             let field = format!("plan.select[{i}]");
-            let aggregate = match pb::Aggregate::try_from(s.aggregate) {
-                Ok(pb::Aggregate::Unspecified) => None,
-                Ok(pb::Aggregate::Count) => Some(Aggregate::Count),
-                Ok(pb::Aggregate::CountDistinct) => Some(Aggregate::CountDistinct),
-                Ok(pb::Aggregate::Sum) => Some(Aggregate::Sum),
-                Ok(pb::Aggregate::Avg) => Some(Aggregate::Avg),
-                Ok(pb::Aggregate::Min) => Some(Aggregate::Min),
-                Ok(pb::Aggregate::Max) => Some(Aggregate::Max),
-                Ok(pb::Aggregate::Median) => Some(Aggregate::Median),
-                Ok(pb::Aggregate::Share) => Some(Aggregate::Share),
-                Err(_) => return Err(Error::validation(&format!("{field}.aggregate"), "unknown aggregate")),
-            };
+            let aggregate = aggregate_in(s.aggregate, &format!("{field}.aggregate"))?;
             let bucket = match pb::TimeBucket::try_from(s.bucket) {
                 Ok(pb::TimeBucket::Unspecified) => None,
                 Ok(pb::TimeBucket::Year) => Some(TimeBucket::Year),
@@ -332,6 +367,7 @@ pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
                 Err(_) => return Err(Error::validation(&format!("{field}.bucket"), "unknown time bucket")),
             };
             Ok(SelectItem {
+                expr: s.expr.as_ref().map(|e| expr_in(e, &format!("{field}.expr"), 0)).transpose()?,
                 column: s.column.clone(),
                 aggregate,
                 alias: (!s.alias.is_empty()).then(|| s.alias.clone()),

@@ -299,6 +299,7 @@ async fn count_of(ctx: &ToolContext, dataset: &Dataset, column: &str, value: &st
             op: FilterOp::Eq,
             value: Some(Cell::String(value.to_owned())),
             values: vec![],
+            expr: None,
         }],
         group_by: vec![],
         order_by: vec![],

@@ -773,7 +773,11 @@ static EXECUTEQUERYPLAN: ToolMeta = ToolMeta {
          min, max, median, share — the fraction of rows meeting a `condition` list of filters), a column `per` \
          another (a ratio per row), a date column's `bucket` (year, quarter, month, week, day) to group by, filters \
          (eq, ne, lt, le, gt, ge, in, not_in, contains, is_null, is_not_null, between), group_by, order_by, limit. \
-         Checked against the schema, compiled to SQL, run in the sandbox.",
+         A computed value goes in `expr` instead of `column` (in a select item or a filter): {\"column\": name}, \
+         {\"number\": x}, {\"op\": add|sub|mul|div|days_between, \"args\": [a, b]} or {\"aggregate\": sum|avg|…, \
+         \"args\": [a]} — e.g. revenue summed: {\"expr\": {\"op\": \"mul\", \"args\": [{\"column\": \"units\"}, \
+         {\"column\": \"unit_price\"}]}, \"aggregate\": \"sum\"}. Checked against the schema, compiled to SQL, run \
+         in the sandbox.",
     ),
     risk: READ_ONLY,
     gate: Gate::Capability(Capability::Query),
@@ -790,10 +794,12 @@ impl Tool for ExecuteQueryPlan {
             "properties": {
                 "dataset": {"type": "string"},
                 "select": {"type": "array", "items": {"type": "object", "properties": {
-                    "column": {"type": "string"}, "aggregate": {"type": "string"}, "alias": {"type": "string"}}}},
+                    "column": {"type": "string"}, "aggregate": {"type": "string"}, "alias": {"type": "string"},
+                    "per": {"type": "string"}, "bucket": {"type": "string"}, "expr": {"type": "object"}}}},
                 "filters": {"type": "array", "items": {"type": "object", "properties": {
-                    "column": {"type": "string"}, "op": {"type": "string"}, "value": {}, "values": {"type": "array"}},
-                    "required": ["column", "op"]}},
+                    "column": {"type": "string"}, "op": {"type": "string"}, "value": {}, "values": {"type": "array"},
+                    "expr": {"type": "object"}},
+                    "required": ["op"]}},
                 "group_by": {"type": "array", "items": {"type": "string"}},
                 "order_by": {"type": "array", "items": {"type": "object", "properties": {
                     "column": {"type": "string"}, "descending": {"type": "boolean"}}}},

@@ -44,6 +44,15 @@ class FilterOp(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FILTER_OP_IS_NULL: _ClassVar[FilterOp]
     FILTER_OP_IS_NOT_NULL: _ClassVar[FilterOp]
     FILTER_OP_BETWEEN: _ClassVar[FilterOp]
+
+class Operator(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OPERATOR_UNSPECIFIED: _ClassVar[Operator]
+    OPERATOR_ADD: _ClassVar[Operator]
+    OPERATOR_SUB: _ClassVar[Operator]
+    OPERATOR_MUL: _ClassVar[Operator]
+    OPERATOR_DIV: _ClassVar[Operator]
+    OPERATOR_DAYS_BETWEEN: _ClassVar[Operator]
 AGGREGATE_UNSPECIFIED: Aggregate
 AGGREGATE_COUNT: Aggregate
 AGGREGATE_COUNT_DISTINCT: Aggregate
@@ -72,34 +81,58 @@ FILTER_OP_CONTAINS: FilterOp
 FILTER_OP_IS_NULL: FilterOp
 FILTER_OP_IS_NOT_NULL: FilterOp
 FILTER_OP_BETWEEN: FilterOp
+OPERATOR_UNSPECIFIED: Operator
+OPERATOR_ADD: Operator
+OPERATOR_SUB: Operator
+OPERATOR_MUL: Operator
+OPERATOR_DIV: Operator
+OPERATOR_DAYS_BETWEEN: Operator
 
 class SelectItem(_message.Message):
-    __slots__ = ("column", "aggregate", "alias", "per", "bucket", "condition")
+    __slots__ = ("column", "aggregate", "alias", "per", "bucket", "condition", "expr")
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     AGGREGATE_FIELD_NUMBER: _ClassVar[int]
     ALIAS_FIELD_NUMBER: _ClassVar[int]
     PER_FIELD_NUMBER: _ClassVar[int]
     BUCKET_FIELD_NUMBER: _ClassVar[int]
     CONDITION_FIELD_NUMBER: _ClassVar[int]
+    EXPR_FIELD_NUMBER: _ClassVar[int]
     column: str
     aggregate: Aggregate
     alias: str
     per: str
     bucket: TimeBucket
     condition: _containers.RepeatedCompositeFieldContainer[Filter]
-    def __init__(self, column: _Optional[str] = ..., aggregate: _Optional[_Union[Aggregate, str]] = ..., alias: _Optional[str] = ..., per: _Optional[str] = ..., bucket: _Optional[_Union[TimeBucket, str]] = ..., condition: _Optional[_Iterable[_Union[Filter, _Mapping]]] = ...) -> None: ...
+    expr: Expression
+    def __init__(self, column: _Optional[str] = ..., aggregate: _Optional[_Union[Aggregate, str]] = ..., alias: _Optional[str] = ..., per: _Optional[str] = ..., bucket: _Optional[_Union[TimeBucket, str]] = ..., condition: _Optional[_Iterable[_Union[Filter, _Mapping]]] = ..., expr: _Optional[_Union[Expression, _Mapping]] = ...) -> None: ...
 
 class Filter(_message.Message):
-    __slots__ = ("column", "op", "value", "values")
+    __slots__ = ("column", "op", "value", "values", "expr")
     COLUMN_FIELD_NUMBER: _ClassVar[int]
     OP_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
     VALUES_FIELD_NUMBER: _ClassVar[int]
+    EXPR_FIELD_NUMBER: _ClassVar[int]
     column: str
     op: FilterOp
     value: _common_pb2.Value
     values: _containers.RepeatedCompositeFieldContainer[_common_pb2.Value]
-    def __init__(self, column: _Optional[str] = ..., op: _Optional[_Union[FilterOp, str]] = ..., value: _Optional[_Union[_common_pb2.Value, _Mapping]] = ..., values: _Optional[_Iterable[_Union[_common_pb2.Value, _Mapping]]] = ...) -> None: ...
+    expr: Expression
+    def __init__(self, column: _Optional[str] = ..., op: _Optional[_Union[FilterOp, str]] = ..., value: _Optional[_Union[_common_pb2.Value, _Mapping]] = ..., values: _Optional[_Iterable[_Union[_common_pb2.Value, _Mapping]]] = ..., expr: _Optional[_Union[Expression, _Mapping]] = ...) -> None: ...
+
+class Expression(_message.Message):
+    __slots__ = ("column", "number", "op", "aggregate", "args")
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    OP_FIELD_NUMBER: _ClassVar[int]
+    AGGREGATE_FIELD_NUMBER: _ClassVar[int]
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    column: str
+    number: float
+    op: Operator
+    aggregate: Aggregate
+    args: _containers.RepeatedCompositeFieldContainer[Expression]
+    def __init__(self, column: _Optional[str] = ..., number: _Optional[float] = ..., op: _Optional[_Union[Operator, str]] = ..., aggregate: _Optional[_Union[Aggregate, str]] = ..., args: _Optional[_Iterable[_Union[Expression, _Mapping]]] = ...) -> None: ...
 
 class OrderBy(_message.Message):
     __slots__ = ("column", "descending")

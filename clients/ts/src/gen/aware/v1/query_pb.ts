@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file aware/v1/query.proto.
  */
 export const file_aware_v1_query: GenFile = /*@__PURE__*/
-  fileDesc("ChRhd2FyZS92MS9xdWVyeS5wcm90bxIIYXdhcmUudjEiqwEKClNlbGVjdEl0ZW0SDgoGY29sdW1uGAEgASgJEiYKCWFnZ3JlZ2F0ZRgCIAEoDjITLmF3YXJlLnYxLkFnZ3JlZ2F0ZRINCgVhbGlhcxgDIAEoCRILCgNwZXIYBCABKAkSJAoGYnVja2V0GAUgASgOMhQuYXdhcmUudjEuVGltZUJ1Y2tldBIjCgljb25kaXRpb24YBiADKAsyEC5hd2FyZS52MS5GaWx0ZXIieQoGRmlsdGVyEg4KBmNvbHVtbhgBIAEoCRIeCgJvcBgCIAEoDjISLmF3YXJlLnYxLkZpbHRlck9wEh4KBXZhbHVlGAMgASgLMg8uYXdhcmUudjEuVmFsdWUSHwoGdmFsdWVzGAQgAygLMg8uYXdhcmUudjEuVmFsdWUiLQoHT3JkZXJCeRIOCgZjb2x1bW4YASABKAkSEgoKZGVzY2VuZGluZxgCIAEoCCKrAQoJUXVlcnlQbGFuEg8KB2RhdGFzZXQYASABKAkSJAoGc2VsZWN0GAIgAygLMhQuYXdhcmUudjEuU2VsZWN0SXRlbRIhCgdmaWx0ZXJzGAMgAygLMhAuYXdhcmUudjEuRmlsdGVyEhAKCGdyb3VwX2J5GAQgAygJEiMKCG9yZGVyX2J5GAUgAygLMhEuYXdhcmUudjEuT3JkZXJCeRINCgVsaW1pdBgGIAEoDSIvChFFeGVjdXRlU3FsUmVxdWVzdBILCgNzcWwYASABKAkSDQoFbGltaXQYAiABKA0iWgoSRXhlY3V0ZVNxbFJlc3BvbnNlEh4KBXRhYmxlGAEgASgLMg8uYXdhcmUudjEuVGFibGUSDgoGcnVuX2lkGAIgASgJEhQKDGV4ZWN1dGVkX3NxbBgDIAEoCSJLChdFeGVjdXRlUXVlcnlQbGFuUmVxdWVzdBIhCgRwbGFuGAEgASgLMhMuYXdhcmUudjEuUXVlcnlQbGFuEg0KBWxpbWl0GAIgASgNImAKGEV4ZWN1dGVRdWVyeVBsYW5SZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlEg4KBnJ1bl9pZBgCIAEoCRIUCgxjb21waWxlZF9zcWwYAyABKAkq0AEKCUFnZ3JlZ2F0ZRIZChVBR0dSRUdBVEVfVU5TUEVDSUZJRUQQABITCg9BR0dSRUdBVEVfQ09VTlQQARIcChhBR0dSRUdBVEVfQ09VTlRfRElTVElOQ1QQAhIRCg1BR0dSRUdBVEVfU1VNEAMSEQoNQUdHUkVHQVRFX0FWRxAEEhEKDUFHR1JFR0FURV9NSU4QBRIRCg1BR0dSRUdBVEVfTUFYEAYSFAoQQUdHUkVHQVRFX01FRElBThAHEhMKD0FHR1JFR0FURV9TSEFSRRAIKpoBCgpUaW1lQnVja2V0EhsKF1RJTUVfQlVDS0VUX1VOU1BFQ0lGSUVEEAASFAoQVElNRV9CVUNLRVRfWUVBUhABEhcKE1RJTUVfQlVDS0VUX1FVQVJURVIQAhIVChFUSU1FX0JVQ0tFVF9NT05USBADEhQKEFRJTUVfQlVDS0VUX1dFRUsQBBITCg9USU1FX0JVQ0tFVF9EQVkQBSqaAgoIRmlsdGVyT3ASGQoVRklMVEVSX09QX1VOU1BFQ0lGSUVEEAASEAoMRklMVEVSX09QX0VREAESEAoMRklMVEVSX09QX05FEAISEAoMRklMVEVSX09QX0xUEAMSEAoMRklMVEVSX09QX0xFEAQSEAoMRklMVEVSX09QX0dUEAUSEAoMRklMVEVSX09QX0dFEAYSEAoMRklMVEVSX09QX0lOEAcSFAoQRklMVEVSX09QX05PVF9JThAIEhYKEkZJTFRFUl9PUF9DT05UQUlOUxAJEhUKEUZJTFRFUl9PUF9JU19OVUxMEAoSGQoVRklMVEVSX09QX0lTX05PVF9OVUxMEAsSFQoRRklMVEVSX09QX0JFVFdFRU4QDDKyAQoMUXVlcnlTZXJ2aWNlEkcKCkV4ZWN1dGVTcWwSGy5hd2FyZS52MS5FeGVjdXRlU3FsUmVxdWVzdBocLmF3YXJlLnYxLkV4ZWN1dGVTcWxSZXNwb25zZRJZChBFeGVjdXRlUXVlcnlQbGFuEiEuYXdhcmUudjEuRXhlY3V0ZVF1ZXJ5UGxhblJlcXVlc3QaIi5hd2FyZS52MS5FeGVjdXRlUXVlcnlQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_aware_v1_common]);
+  fileDesc("ChRhd2FyZS92MS9xdWVyeS5wcm90bxIIYXdhcmUudjEizwEKClNlbGVjdEl0ZW0SDgoGY29sdW1uGAEgASgJEiYKCWFnZ3JlZ2F0ZRgCIAEoDjITLmF3YXJlLnYxLkFnZ3JlZ2F0ZRINCgVhbGlhcxgDIAEoCRILCgNwZXIYBCABKAkSJAoGYnVja2V0GAUgASgOMhQuYXdhcmUudjEuVGltZUJ1Y2tldBIjCgljb25kaXRpb24YBiADKAsyEC5hd2FyZS52MS5GaWx0ZXISIgoEZXhwchgHIAEoCzIULmF3YXJlLnYxLkV4cHJlc3Npb24inQEKBkZpbHRlchIOCgZjb2x1bW4YASABKAkSHgoCb3AYAiABKA4yEi5hd2FyZS52MS5GaWx0ZXJPcBIeCgV2YWx1ZRgDIAEoCzIPLmF3YXJlLnYxLlZhbHVlEh8KBnZhbHVlcxgEIAMoCzIPLmF3YXJlLnYxLlZhbHVlEiIKBGV4cHIYBSABKAsyFC5hd2FyZS52MS5FeHByZXNzaW9uIqgBCgpFeHByZXNzaW9uEg4KBmNvbHVtbhgBIAEoCRITCgZudW1iZXIYAiABKAFIAIgBARIeCgJvcBgDIAEoDjISLmF3YXJlLnYxLk9wZXJhdG9yEiYKCWFnZ3JlZ2F0ZRgEIAEoDjITLmF3YXJlLnYxLkFnZ3JlZ2F0ZRIiCgRhcmdzGAUgAygLMhQuYXdhcmUudjEuRXhwcmVzc2lvbkIJCgdfbnVtYmVyIi0KB09yZGVyQnkSDgoGY29sdW1uGAEgASgJEhIKCmRlc2NlbmRpbmcYAiABKAgiqwEKCVF1ZXJ5UGxhbhIPCgdkYXRhc2V0GAEgASgJEiQKBnNlbGVjdBgCIAMoCzIULmF3YXJlLnYxLlNlbGVjdEl0ZW0SIQoHZmlsdGVycxgDIAMoCzIQLmF3YXJlLnYxLkZpbHRlchIQCghncm91cF9ieRgEIAMoCRIjCghvcmRlcl9ieRgFIAMoCzIRLmF3YXJlLnYxLk9yZGVyQnkSDQoFbGltaXQYBiABKA0iLwoRRXhlY3V0ZVNxbFJlcXVlc3QSCwoDc3FsGAEgASgJEg0KBWxpbWl0GAIgASgNIloKEkV4ZWN1dGVTcWxSZXNwb25zZRIeCgV0YWJsZRgBIAEoCzIPLmF3YXJlLnYxLlRhYmxlEg4KBnJ1bl9pZBgCIAEoCRIUCgxleGVjdXRlZF9zcWwYAyABKAkiSwoXRXhlY3V0ZVF1ZXJ5UGxhblJlcXVlc3QSIQoEcGxhbhgBIAEoCzITLmF3YXJlLnYxLlF1ZXJ5UGxhbhINCgVsaW1pdBgCIAEoDSJgChhFeGVjdXRlUXVlcnlQbGFuUmVzcG9uc2USHgoFdGFibGUYASABKAsyDy5hd2FyZS52MS5UYWJsZRIOCgZydW5faWQYAiABKAkSFAoMY29tcGlsZWRfc3FsGAMgASgJKtABCglBZ2dyZWdhdGUSGQoVQUdHUkVHQVRFX1VOU1BFQ0lGSUVEEAASEwoPQUdHUkVHQVRFX0NPVU5UEAESHAoYQUdHUkVHQVRFX0NPVU5UX0RJU1RJTkNUEAISEQoNQUdHUkVHQVRFX1NVTRADEhEKDUFHR1JFR0FURV9BVkcQBBIRCg1BR0dSRUdBVEVfTUlOEAUSEQoNQUdHUkVHQVRFX01BWBAGEhQKEEFHR1JFR0FURV9NRURJQU4QBxITCg9BR0dSRUdBVEVfU0hBUkUQCCqaAQoKVGltZUJ1Y2tldBIbChdUSU1FX0JVQ0tFVF9VTlNQRUNJRklFRBAAEhQKEFRJTUVfQlVDS0VUX1lFQVIQARIXChNUSU1FX0JVQ0tFVF9RVUFSVEVSEAISFQoRVElNRV9CVUNLRVRfTU9OVEgQAxIUChBUSU1FX0JVQ0tFVF9XRUVLEAQSEwoPVElNRV9CVUNLRVRfREFZEAUqmgIKCEZpbHRlck9wEhkKFUZJTFRFUl9PUF9VTlNQRUNJRklFRBAAEhAKDEZJTFRFUl9PUF9FURABEhAKDEZJTFRFUl9PUF9ORRACEhAKDEZJTFRFUl9PUF9MVBADEhAKDEZJTFRFUl9PUF9MRRAEEhAKDEZJTFRFUl9PUF9HVBAFEhAKDEZJTFRFUl9PUF9HRRAGEhAKDEZJTFRFUl9PUF9JThAHEhQKEEZJTFRFUl9PUF9OT1RfSU4QCBIWChJGSUxURVJfT1BfQ09OVEFJTlMQCRIVChFGSUxURVJfT1BfSVNfTlVMTBAKEhkKFUZJTFRFUl9PUF9JU19OT1RfTlVMTBALEhUKEUZJTFRFUl9PUF9CRVRXRUVOEAwqhwEKCE9wZXJhdG9yEhgKFE9QRVJBVE9SX1VOU1BFQ0lGSUVEEAASEAoMT1BFUkFUT1JfQUREEAESEAoMT1BFUkFUT1JfU1VCEAISEAoMT1BFUkFUT1JfTVVMEAMSEAoMT1BFUkFUT1JfRElWEAQSGQoVT1BFUkFUT1JfREFZU19CRVRXRUVOEAUysgEKDFF1ZXJ5U2VydmljZRJHCgpFeGVjdXRlU3FsEhsuYXdhcmUudjEuRXhlY3V0ZVNxbFJlcXVlc3QaHC5hd2FyZS52MS5FeGVjdXRlU3FsUmVzcG9uc2USWQoQRXhlY3V0ZVF1ZXJ5UGxhbhIhLmF3YXJlLnYxLkV4ZWN1dGVRdWVyeVBsYW5SZXF1ZXN0GiIuYXdhcmUudjEuRXhlY3V0ZVF1ZXJ5UGxhblJlc3BvbnNlYgZwcm90bzM", [file_aware_v1_common]);
 
 /**
  * SelectItem is one output column of a plan: a column, or an aggregate over a column (COUNT may
@@ -60,6 +60,16 @@ export type SelectItem = Message<"aware.v1.SelectItem"> & {
    * @generated from field: repeated aware.v1.Filter condition = 6;
    */
   condition: Filter[];
+
+  /**
+   * A computed value in place of `column` (which stays empty): arithmetic over columns per row
+   * (aggregated when `aggregate` is set: revenue = units × unit_price, summed), or a formula over
+   * aggregates with `aggregate` unset (revenue per session: a SUM over a COUNT). Its output is
+   * named "value" (or "<aggregate>_value") unless `alias` is set.
+   *
+   * @generated from field: aware.v1.Expression expr = 7;
+   */
+  expr?: Expression | undefined;
 };
 
 /**
@@ -76,6 +86,8 @@ export const SelectItemSchema: GenMessage<SelectItem> = /*@__PURE__*/
  */
 export type Filter = Message<"aware.v1.Filter"> & {
   /**
+   * Empty when `expr` is set.
+   *
    * @generated from field: string column = 1;
    */
   column: string;
@@ -94,6 +106,14 @@ export type Filter = Message<"aware.v1.Filter"> & {
    * @generated from field: repeated aware.v1.Value values = 4;
    */
   values: Value[];
+
+  /**
+   * A per-row computed number compared in place of `column` (orders whose revenue is over 2,000):
+   * no aggregates; compared with numbers by EQ, NE, LT, LE, GT, GE, BETWEEN or a null check.
+   *
+   * @generated from field: aware.v1.Expression expr = 5;
+   */
+  expr?: Expression | undefined;
 };
 
 /**
@@ -102,6 +122,47 @@ export type Filter = Message<"aware.v1.Filter"> & {
  */
 export const FilterSchema: GenMessage<Filter> = /*@__PURE__*/
   messageDesc(file_aware_v1_query, 1);
+
+/**
+ * Expression is a computed value: exactly one of a column, a number, an operator over two
+ * `args`, or an aggregate over one arg (none: COUNT of rows). Aggregates do not nest; at most 8
+ * deep and 64 terms.
+ *
+ * @generated from message aware.v1.Expression
+ */
+export type Expression = Message<"aware.v1.Expression"> & {
+  /**
+   * @generated from field: string column = 1;
+   */
+  column: string;
+
+  /**
+   * @generated from field: optional double number = 2;
+   */
+  number?: number | undefined;
+
+  /**
+   * @generated from field: aware.v1.Operator op = 3;
+   */
+  op: Operator;
+
+  /**
+   * @generated from field: aware.v1.Aggregate aggregate = 4;
+   */
+  aggregate: Aggregate;
+
+  /**
+   * @generated from field: repeated aware.v1.Expression args = 5;
+   */
+  args: Expression[];
+};
+
+/**
+ * Describes the message aware.v1.Expression.
+ * Use `create(ExpressionSchema)` to create a new message.
+ */
+export const ExpressionSchema: GenMessage<Expression> = /*@__PURE__*/
+  messageDesc(file_aware_v1_query, 2);
 
 /**
  * OrderBy sorts by an output column (its alias) or a dataset column.
@@ -125,7 +186,7 @@ export type OrderBy = Message<"aware.v1.OrderBy"> & {
  * Use `create(OrderBySchema)` to create a new message.
  */
 export const OrderBySchema: GenMessage<OrderBy> = /*@__PURE__*/
-  messageDesc(file_aware_v1_query, 2);
+  messageDesc(file_aware_v1_query, 3);
 
 /**
  * QueryPlan is a typed, schema-checked query over one dataset.
@@ -175,7 +236,7 @@ export type QueryPlan = Message<"aware.v1.QueryPlan"> & {
  * Use `create(QueryPlanSchema)` to create a new message.
  */
 export const QueryPlanSchema: GenMessage<QueryPlan> = /*@__PURE__*/
-  messageDesc(file_aware_v1_query, 3);
+  messageDesc(file_aware_v1_query, 4);
 
 /**
  * @generated from message aware.v1.ExecuteSqlRequest
@@ -199,7 +260,7 @@ export type ExecuteSqlRequest = Message<"aware.v1.ExecuteSqlRequest"> & {
  * Use `create(ExecuteSqlRequestSchema)` to create a new message.
  */
 export const ExecuteSqlRequestSchema: GenMessage<ExecuteSqlRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_query, 4);
+  messageDesc(file_aware_v1_query, 5);
 
 /**
  * @generated from message aware.v1.ExecuteSqlResponse
@@ -230,7 +291,7 @@ export type ExecuteSqlResponse = Message<"aware.v1.ExecuteSqlResponse"> & {
  * Use `create(ExecuteSqlResponseSchema)` to create a new message.
  */
 export const ExecuteSqlResponseSchema: GenMessage<ExecuteSqlResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_query, 5);
+  messageDesc(file_aware_v1_query, 6);
 
 /**
  * @generated from message aware.v1.ExecuteQueryPlanRequest
@@ -252,7 +313,7 @@ export type ExecuteQueryPlanRequest = Message<"aware.v1.ExecuteQueryPlanRequest"
  * Use `create(ExecuteQueryPlanRequestSchema)` to create a new message.
  */
 export const ExecuteQueryPlanRequestSchema: GenMessage<ExecuteQueryPlanRequest> = /*@__PURE__*/
-  messageDesc(file_aware_v1_query, 6);
+  messageDesc(file_aware_v1_query, 7);
 
 /**
  * @generated from message aware.v1.ExecuteQueryPlanResponse
@@ -281,7 +342,7 @@ export type ExecuteQueryPlanResponse = Message<"aware.v1.ExecuteQueryPlanRespons
  * Use `create(ExecuteQueryPlanResponseSchema)` to create a new message.
  */
 export const ExecuteQueryPlanResponseSchema: GenMessage<ExecuteQueryPlanResponse> = /*@__PURE__*/
-  messageDesc(file_aware_v1_query, 7);
+  messageDesc(file_aware_v1_query, 8);
 
 /**
  * Aggregate is an aggregate function a plan may apply to a column.
@@ -470,6 +531,53 @@ export enum FilterOp {
  */
 export const FilterOpSchema: GenEnum<FilterOp> = /*@__PURE__*/
   enumDesc(file_aware_v1_query, 2);
+
+/**
+ * Operator is the arithmetic an Expression applies to its two `args`.
+ *
+ * @generated from enum aware.v1.Operator
+ */
+export enum Operator {
+  /**
+   * @generated from enum value: OPERATOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: OPERATOR_ADD = 1;
+   */
+  ADD = 1,
+
+  /**
+   * @generated from enum value: OPERATOR_SUB = 2;
+   */
+  SUB = 2,
+
+  /**
+   * @generated from enum value: OPERATOR_MUL = 3;
+   */
+  MUL = 3,
+
+  /**
+   * A division by zero or by a missing value gives no value, never an error.
+   *
+   * @generated from enum value: OPERATOR_DIV = 4;
+   */
+  DIV = 4,
+
+  /**
+   * Whole days from the first date (or timestamp) to the second.
+   *
+   * @generated from enum value: OPERATOR_DAYS_BETWEEN = 5;
+   */
+  DAYS_BETWEEN = 5,
+}
+
+/**
+ * Describes the enum aware.v1.Operator.
+ */
+export const OperatorSchema: GenEnum<Operator> = /*@__PURE__*/
+  enumDesc(file_aware_v1_query, 3);
 
 /**
  * QueryService runs read-only analytics over the caller's datasets, for other backend services.
