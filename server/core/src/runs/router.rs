@@ -181,6 +181,73 @@ pub fn asks_documents(said: &[String]) -> bool {
             && !has(&["folder", "folders", "directory", "disk", "downloads", "desktop"]))
 }
 
+/// What a delete's object is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Object {
+    /// Said to be a dataset, table or file ("the cities dataset", `customer_churn`).
+    Named,
+    /// Words that may or may not be a dataset's name ("churn", "outliers").
+    Unclear,
+}
+
+/// Verbs that destroy.
+const DESTROY: [&str; 10] =
+    ["delete", "remove", "drop", "erase", "purge", "wipe", "destroy", "trash", "discard", "nuke"];
+
+/// Whether `text` asks, in the imperative, to destroy something, and how clearly its object is a
+/// dataset: "delete the cities dataset", "please remove customer_churn", "can you drop the sales
+/// table" — but not "did sales drop in June?", "which months saw consumption drop", "the ones
+/// that dropped out" (no imperative) nor a verb after other words of a request ("average score
+/// if we drop the F grades"). `None`: not such a request; else the object's words as typed.
+pub fn destructive_request(text: &str) -> Option<(Object, String)> {
+    // Words that may come before the verb of a request.
+    const LEAD: [&str; 27] = [
+        "please", "pls", "can", "could", "would", "will", "you", "kindly", "go", "ahead", "and", "i", "want", "wanna",
+        "to", "d", "like", "need", "let", "s", "lets", "just", "now", "then", "ok", "okay", "also",
+    ];
+    // Words between the verb and its object.
+    const FILLER: [&str; 13] =
+        ["the", "my", "our", "this", "that", "these", "those", "a", "an", "all", "of", "entire", "whole"];
+    // Words that end the object ("the outliers from sales_orders": the object is "outliers").
+    const END: [&str; 13] =
+        ["from", "in", "and", "then", "before", "after", "with", "where", "that", "which", "so", "for", "if"];
+    const THINGS: [&str; 12] = [
+        "dataset",
+        "datasets",
+        "table",
+        "tables",
+        "file",
+        "files",
+        "upload",
+        "uploads",
+        "csv",
+        "sheet",
+        "spreadsheet",
+        "data",
+    ];
+    // Each whitespace-separated piece as typed and as words.
+    let pieces: Vec<(&str, String)> =
+        text.split_whitespace().map(|raw| (raw, words(raw).join(" "))).filter(|(_, w)| !w.is_empty()).collect();
+    let at = pieces.iter().position(|(_, w)| DESTROY.contains(&w.as_str()))?;
+    if !pieces[..at].iter().flat_map(|(_, w)| w.split(' ')).all(|w| LEAD.contains(&w)) {
+        return None;
+    }
+    let object: Vec<&(&str, String)> = pieces[at + 1..]
+        .iter()
+        .skip_while(|(_, w)| FILLER.contains(&w.as_str()))
+        .take_while(|(_, w)| !END.contains(&w.as_str()))
+        .take(5)
+        .collect();
+    // An identifier as typed (`sales_2024`, `cities.csv`) names a table or file.
+    let identifier = |raw: &str| {
+        let raw = raw.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        raw.contains('_') || [".csv", ".tsv", ".parquet", ".json"].iter().any(|x| raw.ends_with(x))
+    };
+    let named = object.iter().any(|(raw, w)| identifier(raw) || w.split(' ').any(|part| THINGS.contains(&part)));
+    let said: Vec<&str> = object.iter().map(|(raw, _)| *raw).collect();
+    Some((if named { Object::Named } else { Object::Unclear }, said.join(" ")))
+}
+
 /// Reads a message into a route, with keyword rules in priority order.
 pub fn route(text: &str) -> Route {
     let said = words(text);
@@ -209,8 +276,14 @@ pub fn route(text: &str) -> Route {
     if about_queries && has(&["delete", "remove", "drop", "forget"]) && has(&["saved", "verified"]) {
         return r(Intent::DatasetEdit, 0.9, false, Risk::Write);
     }
-    if has(&["delete", "remove", "drop", "erase"]) {
-        return r(Intent::DatasetAdmin, 0.9, true, Risk::Destructive);
+    // A delete needs the imperative and an object that can be a dataset: "did sales drop in
+    // June?" and "remove outliers and recompute the average" are analysis.
+    match destructive_request(text).map(|(object, _)| object) {
+        Some(Object::Named) => return r(Intent::DatasetAdmin, 0.9, true, Risk::Destructive),
+        // "delete churn": maybe a dataset's name — a guess, so the gate narrows nothing and the
+        // planner deletes only what the words name.
+        Some(Object::Unclear) => return r(Intent::DatasetAdmin, 0.4, true, Risk::Destructive),
+        None => {}
     }
     // "rename …", "describe price_eur as …", "save that as a dataset called …", "remember this
     // query as …".
@@ -233,7 +306,15 @@ pub fn route(text: &str) -> Route {
     if asks_documents(&said) {
         return r(Intent::Knowledge, 0.7, false, Risk::Read);
     }
-    if has(&["folder", "folders", "directory", "directories", "disk", "downloads", "desktop", "documents"]) {
+    // "Downloads", "Desktop" are folders when files are in view ("what's on my desktop?", "CSV
+    // files in downloads"), not when they are a device ("pages viewed on desktop").
+    let places = has(&["downloads", "desktop", "documents"]);
+    let possessive = said.windows(2).any(|w| {
+        matches!(w[0].as_str(), "my" | "our") && matches!(w[1].as_str(), "downloads" | "desktop" | "documents")
+    });
+    if has(&["folder", "folders", "directory", "directories", "disk"])
+        || (places && (possessive || has(&["file", "files", "csv", "csvs", "parquet", "json", "import", "inside"])))
+    {
         return r(Intent::FileBrowse, 0.7, false, Risk::Read);
     }
     // "status" alone is often a column ("tickets by status"): the system's status is asked for
@@ -365,7 +446,46 @@ mod tests {
             assert_eq!(route(q).intent, Intent::Knowledge, "{q}");
         }
         assert_eq!(route("what is in my documents folder?").intent, Intent::FileBrowse);
+        assert_eq!(route("what csv files are in downloads?").intent, Intent::FileBrowse);
+        assert_eq!(route("what's on my desktop?").intent, Intent::FileBrowse);
+        assert_eq!(route("average number of pages viewed on desktop").intent, Intent::Query);
         assert_eq!(route("average price by neighbourhood").intent, Intent::Query);
+    }
+
+    #[test]
+    fn only_an_imperative_with_an_object_is_a_delete() {
+        for q in [
+            "delete the cities dataset",
+            "please remove customer_churn",
+            "can you drop the sales table",
+            "Delete my file churn.csv",
+            "go ahead and wipe the support tickets data",
+        ] {
+            let r = route(q);
+            assert_eq!((r.intent, r.confidence >= CONFIDENT), (Intent::DatasetAdmin, true), "{q}");
+        }
+        // A name the router cannot tell from other words: a guess the gate does not act on.
+        let r = route("delete churn");
+        assert_eq!((r.intent, r.confidence < CONFIDENT), (Intent::DatasetAdmin, true));
+        for q in [
+            "did sales drop in June?",
+            "why did sales drop in June compared with May?",
+            "which months saw consumption drop",
+            "average score if we drop the F grades",
+            "how many students dropped out",
+            "excluding the ones that were removed, what is the total",
+        ] {
+            assert_ne!(route(q).intent, Intent::DatasetAdmin, "{q}");
+        }
+        assert_eq!(
+            destructive_request("remove outliers and recompute the average"),
+            Some((Object::Unclear, "outliers".to_owned()))
+        );
+        // Rows taken out of a named dataset are a filter, not a delete of it.
+        assert_eq!(
+            destructive_request("remove the outliers from sales_orders and give the average"),
+            Some((Object::Unclear, "outliers".to_owned()))
+        );
     }
 
     #[test]
