@@ -4,7 +4,7 @@
 //! never reach a language model's prompt.
 
 use crate::Result;
-use crate::dataset::{Dataset, DatasetStatus};
+use crate::dataset::{Dataset, DatasetStatistics, DatasetStatus};
 use crate::ids::DatasetId;
 use crate::ports::DatasetEngine;
 use async_trait::async_trait;
@@ -26,6 +26,9 @@ pub const MAX_CATEGORIES: u32 = 200;
 pub trait Categories: Send + Sync {
     /// The dataset's categorical columns (none for a dataset that is not READY).
     async fn categories(&self, dataset: &Dataset) -> Result<ColumnsOf>;
+    /// The dataset's profile — each column's range and missing values — (none for a dataset
+    /// that is not READY): a question's "in March" takes the data's year from it.
+    async fn profile(&self, dataset: &Dataset) -> Result<Option<Arc<DatasetStatistics>>>;
 }
 
 /// Entries kept before the cache starts over (each is small: at most a few hundred short values
@@ -40,11 +43,12 @@ pub struct CategoryCache {
     engine: Arc<dyn DatasetEngine>,
     /// By dataset id and version hash.
     cache: Mutex<HashMap<(DatasetId, String), ColumnsOf>>,
+    profiles: Mutex<HashMap<(DatasetId, String), Arc<DatasetStatistics>>>,
 }
 
 impl CategoryCache {
     pub fn new(engine: Arc<dyn DatasetEngine>) -> Self {
-        Self { engine, cache: Mutex::default() }
+        Self { engine, cache: Mutex::default(), profiles: Mutex::default() }
     }
 }
 
@@ -65,5 +69,22 @@ impl Categories for CategoryCache {
         }
         cache.insert(key, read.clone());
         Ok(read)
+    }
+
+    async fn profile(&self, dataset: &Dataset) -> Result<Option<Arc<DatasetStatistics>>> {
+        if dataset.status != DatasetStatus::Ready {
+            return Ok(None);
+        }
+        let key = (dataset.id.clone(), dataset.version_hash.clone());
+        if let Some(hit) = self.profiles.lock().expect("profile cache").get(&key) {
+            return Ok(Some(hit.clone()));
+        }
+        let read = Arc::new(self.engine.statistics(dataset).await?);
+        let mut cache = self.profiles.lock().expect("profile cache");
+        if cache.len() >= CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, read.clone());
+        Ok(Some(read))
     }
 }

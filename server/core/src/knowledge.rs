@@ -23,6 +23,8 @@ pub const MAX_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
 pub const DEFAULT_CHUNKS: u32 = 5;
 /// The most passages one call retrieves.
 pub const MAX_CHUNKS: u32 = 10;
+/// Passages of a retrieved passage's section retrieved with it, at most, on each side.
+pub const SECTION_SPAN: u64 = 3;
 /// Characters of one passage the model is given.
 const QUOTE_CHARS: usize = 700;
 /// Characters of all passages of one result the model is given.

@@ -374,6 +374,11 @@ impl SearchService {
         Self { inner }
     }
 
+    /// The embedder, when vectors are on.
+    pub fn embedder(&self) -> Option<Arc<dyn Embedder>> {
+        self.inner.embedder.clone()
+    }
+
     /// The embedding model's name, when vectors are on.
     pub fn model(&self) -> Option<String> {
         self.inner.embedder.as_ref().map(|e| e.model())
@@ -631,27 +636,42 @@ impl SearchService {
         documents.retain(|d| d.format.is_document());
         let mut notes = Vec::new();
         let found = self.find(query, documents, SearchMode::Hybrid, &mut notes).await?;
-        let chunks: Vec<KnowledgeChunk> = found
-            .hits
-            .into_iter()
-            .filter(|f| f.relevant)
-            .take(limit as usize)
-            .map(|f| {
-                let field = |i: usize| f.fields.get(i).cloned().unwrap_or_default();
-                let text = field(0);
-                KnowledgeChunk {
-                    chunk_id: knowledge::chunk_id(&f.hit.table_name, f.hit.row_id),
-                    dataset_id: f.hit.dataset_id.to_string(),
-                    title: field(2),
-                    heading: field(1),
-                    // The passage's own words, even when its heading held more of the query's.
-                    snippet: if f.hit.column == knowledge::INDEXED_COLUMNS[0] { f.hit.snippet } else { lead(&text) },
-                    document_name: f.hit.dataset_name,
-                    text,
-                    score: f.hit.score,
+        let chunk_of = |hit: &SearchHit, fields: &[String], snippet: String| {
+            let field = |i: usize| fields.get(i).cloned().unwrap_or_default();
+            KnowledgeChunk {
+                chunk_id: knowledge::chunk_id(&hit.table_name, hit.row_id),
+                dataset_id: hit.dataset_id.to_string(),
+                title: field(2),
+                heading: field(1),
+                snippet,
+                document_name: hit.dataset_name.clone(),
+                text: field(0),
+                score: hit.score,
+            }
+        };
+        let mut chunks: Vec<KnowledgeChunk> = Vec::new();
+        for f in found.hits.into_iter().filter(|f| f.relevant).take(limit as usize) {
+            let text = f.fields.first().cloned().unwrap_or_default();
+            // The passage's own words, even when its heading held more of the query's.
+            let snippet =
+                if f.hit.column == knowledge::INDEXED_COLUMNS[0] { f.hit.snippet.clone() } else { lead(&text) };
+            let hit = chunk_of(&f.hit, &f.fields, snippet);
+            if chunks.iter().any(|c| c.chunk_id == hit.chunk_id) {
+                continue;
+            }
+            // The rest of its section: a rule is often a sentence or two before or after the
+            // passage that matched, and an answer quotes the section, not half of it.
+            let section = self.section(&f.hit, &hit.heading).await?;
+            let at = chunks.len();
+            chunks.push(hit);
+            for (row, fields) in section {
+                let neighbour = SearchHit { row_id: row, score: f.hit.score, ..f.hit.clone() };
+                let c = chunk_of(&neighbour, &fields, lead(fields.first().map_or("", String::as_str)));
+                if !chunks.iter().any(|k| k.chunk_id == c.chunk_id) {
+                    chunks.insert(if row < f.hit.row_id { at } else { chunks.len() }, c);
                 }
-            })
-            .collect();
+            }
+        }
         Ok(KnowledgeResults {
             query: query.to_owned(),
             chunks,
@@ -659,6 +679,28 @@ impl SearchService {
             note: notes.join("; "),
             mode: found.mode.as_str().to_owned(),
         })
+    }
+
+    /// The passages around `hit` under the same heading (at most [`knowledge::SECTION_SPAN`]
+    /// each way, stopping at the first of another heading), nearest first: (row, fields).
+    async fn section(&self, hit: &SearchHit, heading: &str) -> Result<Vec<(u64, Vec<String>)>> {
+        let span = knowledge::SECTION_SPAN;
+        let rows: Vec<u64> =
+            (hit.row_id.saturating_sub(span)..=hit.row_id + span).filter(|r| *r != hit.row_id).collect();
+        let stored = self.inner.store.hits(&hit.dataset_id, heading, &rows).await?;
+        let same =
+            |r: u64| stored.iter().find(|s| s.row_id == r && s.fields.get(1).map(String::as_str) == Some(heading));
+        let mut out = Vec::new();
+        for way in [-1i64, 1] {
+            for k in 1..=span as i64 {
+                let Some(r) = u64::try_from(hit.row_id as i64 + way * k).ok() else { break };
+                match same(r) {
+                    Some(s) => out.push((r, s.fields.clone())),
+                    None => break,
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Ranks the rows of `datasets` for `query`: lexically and (when vectors exist) by meaning,
