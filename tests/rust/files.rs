@@ -350,7 +350,7 @@ async fn the_assistant_lists_a_folder_imports_three_files_after_approval_and_que
     let sent = client.send_message("", "what is the total amount in sales q1?", "").await.unwrap();
     let asked = follow(&client, &sent.run_id, no_confirmation).await;
     assert_eq!(calls(&asked)[0].0, "execute_query_plan");
-    assert_eq!(final_text(&asked), "The total amount in sales_q1 is 300.");
+    assert_eq!(final_text(&asked), "The total amount of sales in sales_q1 is 300.");
 }
 
 /// A server with an approved folder `downloads` holding `sales.csv` (`csv`), imported as the

@@ -31,6 +31,7 @@ use aware_llm::embeddings::{EmbeddingsConfig, OpenAiEmbeddings};
 use aware_llm::script::Script;
 use aware_llm::{Provider, ProviderConfig, ProviderKind};
 use aware_planner::OfflinePlanner;
+use aware_planner::meaning::Meanings;
 use aware_proto::v1::{
     FILE_DESCRIPTOR_SET, admin_service_server::AdminServiceServer, audit_service_server::AuditServiceServer,
     chat_service_server::ChatServiceServer, datasets_service_server::DatasetsServiceServer,
@@ -208,7 +209,15 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
         }
         (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
-        _ => Arc::new(OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())))),
+        _ => {
+            let planner = OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())));
+            // Linking a question's words by meaning reads the dataset's column names: only with
+            // the in-process model, so nothing the planner reads leaves the process.
+            match search.embedder().filter(|_| config.search.embeddings == EmbeddingsKind::Local) {
+                Some(embedder) => Arc::new(planner.with_meanings(Meanings::new(embedder))),
+                None => Arc::new(planner),
+            }
+        }
     };
     let history = RunHistory::new(store.clone(), store.clone(), store.clone());
     let memory = MemoryService::new(store.clone(), store.clone());

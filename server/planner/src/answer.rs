@@ -31,7 +31,7 @@ const PLACE_WORDS: &[&str] = &[
     "town",
 ];
 
-fn singular(entity: &str) -> String {
+pub(crate) fn singular(entity: &str) -> String {
     if let Some(base) = entity.strip_suffix("ies") {
         format!("{base}y")
     } else if entity.ends_with("ss") {
@@ -60,7 +60,11 @@ fn lit_text(l: &Lit, column: &ColumnInfo) -> String {
 /// A condition in words: "in Gràcia", "with a terrace", "that churned", "with price over €500,000".
 pub fn condition(lex: &Lexicon, c: &Cond) -> String {
     let col = &lex.columns[c.column];
-    let label = &col.label;
+    // A name with digits ("readmitted within 30 days") is set as code: its number is a name,
+    // not a claim.
+    let shown =
+        if col.label.chars().any(|c| c.is_ascii_digit()) { format!("`{}`", col.label) } else { col.label.clone() };
+    let label = &shown;
     let place = crate::text::words_of(&col.name).iter().any(|w| PLACE_WORDS.contains(&w.as_str()));
     let values: Vec<String> = c.values.iter().map(|v| lit_text(v, col)).collect();
     if let Some(period) = &c.period {
@@ -86,6 +90,8 @@ pub fn condition(lex: &Lexicon, c: &Cond) -> String {
                 ("is" | "was" | "are", false) => format!("that are not {label}"),
                 _ if label.ends_with("ed") && *holds => format!("that {label}"),
                 _ if label.ends_with("ed") => format!("that did not {}", label.trim_end_matches("ed")),
+                // "readmitted within 30 days".
+                _ if first.ends_with("ed") => format!("that were {}{label}", if *holds { "" } else { "not " }),
                 _ => format!("where {label} is {}", if *holds { "true" } else { "false" }),
             }
         }
@@ -165,13 +171,61 @@ fn output(table: &Table, name: &str) -> Option<usize> {
     table.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
 }
 
-/// The answer to `reading`, from the result `table`.
+/// The answer to `reading`, from the result `table`, with how each computed measure it used
+/// was computed.
 pub fn write(lex: &Lexicon, r: &Reading, table: &Table) -> String {
     let filters = conditions(lex, &r.filters);
-    match (&r.ask, r.group) {
+    let answer = match (&r.ask, r.group) {
         (Ask::Rows(order), _) => rows_answer(lex, r, table, order.as_ref(), &filters),
         (Ask::Tally(tally), None) => scalar_answer(lex, tally, table, &filters),
         (Ask::Tally(tally), Some((g, bucket))) => grouped_answer(lex, r, tally, g, bucket, table, &filters),
+    };
+    let mut used: Vec<usize> = r.filters.iter().map(|f| f.column).collect();
+    match &r.ask {
+        Ask::Tally(Tally::Aggregate(_, m) | Tally::PerRow(m)) | Ask::Rows(Some((m, _))) => {
+            used.extend([Some(m.column), m.per].into_iter().flatten())
+        }
+        _ => {}
+    }
+    used.sort_unstable();
+    used.dedup();
+    // How a computed measure was computed ("days from … to …" says it already).
+    let formula = |c: usize| {
+        let f = lex.columns[c].formula.as_ref().filter(|f| !f.is_days_between())?;
+        Some(f.describe(&lex.columns))
+    };
+    let mut said_formula: Vec<usize> = Vec::new();
+    let links: Vec<String> = r
+        .links
+        .iter()
+        .map(|(words, target)| {
+            match lex.columns.iter().position(|c| c.name == *target).and_then(|c| Some((c, formula(c)?))) {
+                Some((c, how)) => {
+                    said_formula.push(c);
+                    format!("“{words}” as {target} ({how})")
+                }
+                None => format!("“{words}” as {target}"),
+            }
+        })
+        .collect();
+    let mut notes: Vec<String> = Vec::new();
+    if !links.is_empty() {
+        notes.push(format!("I read {}.", join_and(&links)));
+    }
+    for c in used.into_iter().filter(|c| !said_formula.contains(c)) {
+        if let Some(how) = formula(c) {
+            notes.push(format!("{} is {how}.", capitalised(&lex.columns[c].label)));
+        }
+    }
+    if notes.is_empty() { answer } else { format!("{answer} {}", notes.join(" ")) }
+}
+
+/// "a", "a and b", "a, b and c".
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -198,10 +252,27 @@ fn scalar_answer(lex: &Lexicon, tally: &Tally, table: &Table, filters: &str) -> 
         Tally::Aggregate(agg, m) => {
             let label = measure_label(lex, m);
             // Rows of unknown kind read by their table: "the total amount in sales_q1".
-            let of = if entity == "rows" { format!("in {}", lex.dataset.table_name) } else { format!("of {entity}") };
+            // A table named with a qualifier ("sales_q1" beside "sales_q2") is named too.
+            let qualified = !lex.dataset.table_name.ends_with(entity.as_str());
+            let of = match (entity == "rows", qualified) {
+                (true, _) => format!("in {}", lex.dataset.table_name),
+                (false, true) => format!("of {entity} in {}", lex.dataset.table_name),
+                (false, false) => format!("of {entity}"),
+            };
+            let word =
+                if lex.columns[m.column].formula.as_ref().is_some_and(|f| f.is_total()) { "" } else { agg_word(*agg) };
+            let word = if word.is_empty() { String::new() } else { format!("{word} ") };
             match x {
-                Some(v) => format!("The {} {label} {of}{filters} is {}.", agg_word(*agg), measure_value(lex, m, v)),
+                Some(v) => format!("The {word}{label} {of}{filters} is {}.", measure_value(lex, m, v)),
                 None => format!("There is no {} {label}: no {entity}{filters} have a {label}.", agg_word(*agg)),
+            }
+        }
+        Tally::PerRow(m) => {
+            let label = measure_label(lex, m);
+            let one = singular(entity);
+            match x {
+                Some(v) => format!("The {label} per {one}{filters} is {}.", measure_value(lex, m, v)),
+                None => format!("There are no {entity}{filters}, so there is no {label} per {one}."),
             }
         }
         Tally::Share(pred) => {
@@ -238,20 +309,36 @@ fn grouped_answer(
     let (Some(ki), Some(vi)) = (output(table, &key), output(table, &value_alias(lex, tally))) else {
         return format!("Here is the result by {group_label}.");
     };
-    let groups: Vec<(String, Option<f64>)> =
-        table.rows.iter().map(|row| (cell(&row[ki], bucket), row.get(vi).and_then(number))).collect();
+    // An id shown with its name: "Lucas Kowalski (ST0078)".
+    let li = r.label.and_then(|l| output(table, &lex.columns[l].name));
+    let groups: Vec<(String, Option<f64>)> = table
+        .rows
+        .iter()
+        .map(|row| {
+            let key = cell(&row[ki], bucket);
+            let key = match li.and_then(|i| row.get(i)).filter(|v| !v.is_null()) {
+                Some(name) => format!("{} ({key})", cell(name, None)),
+                None => key,
+            };
+            (key, row.get(vi).and_then(number))
+        })
+        .collect();
     if groups.is_empty() {
         return format!("There are no {entity}{filters}, so there is nothing to group by {group_label}.");
     }
     let show = |x: f64| match tally {
         Tally::Count | Tally::Distinct(_) => count(x),
-        Tally::Aggregate(_, m) => measure_value(lex, m, x),
+        Tally::Aggregate(_, m) | Tally::PerRow(m) => measure_value(lex, m, x),
         Tally::Share(_) => percent(x),
     };
     let what = match tally {
         Tally::Count => entity.clone(),
         Tally::Distinct(c) => format!("different {}", plural(&lex.columns[*c].label)),
+        Tally::Aggregate(_, m) if lex.columns[m.column].formula.as_ref().is_some_and(|f| f.is_total()) => {
+            measure_label(lex, m)
+        }
         Tally::Aggregate(agg, m) => format!("{} {}", agg_word(*agg), measure_label(lex, m)),
+        Tally::PerRow(m) => format!("{} per {}", measure_label(lex, m), singular(entity)),
         Tally::Share(pred) => {
             let said: Vec<String> = pred.iter().map(|c| predicate(lex, c)).collect();
             format!("share of {entity} that {}", said.join(" and "))
@@ -259,6 +346,9 @@ fn grouped_answer(
     };
     let truncated = if table.truncated { " (the result was cut at the row limit)" } else { "" };
     let n_groups = groups.len();
+    if let Some(trend) = r.trend {
+        return trend_answer(trend, &capitalised(&what), &groups, &show, filters);
+    }
     let valued: Vec<&(String, Option<f64>)> = groups.iter().filter(|(_, v)| v.is_some()).collect();
     if let GroupOrder::Value(desc) = r.order
         && (r.leader || r.limit.is_some())
@@ -275,14 +365,15 @@ fn grouped_answer(
         let tie: Vec<&str> = valued.iter().skip(1).filter(|(_, v)| *v == Some(tv)).map(|(k, _)| k.as_str()).collect();
         let rest = if !tie.is_empty() {
             format!(", tied with {}", tie.join(", "))
-        } else if let Some((second, Some(sv))) = valued.get(1).map(|g| (*g).clone()) {
-            format!(", ahead of {second} ({})", show(sv))
+        } else if let Some((second, Some(_))) = valued.get(1).map(|g| (*g).clone()) {
+            // The runner-up by name: its figure is in the table.
+            format!(", ahead of {second}")
         } else {
             String::new()
         };
         let more = match r.limit {
             Some(n) => format!(" The table shows the top {}.", n.min(n_groups as u32)),
-            None if n_groups > 2 => format!(" The table ranks all {n_groups}."),
+            None if n_groups > 2 => " The table ranks them all.".to_owned(),
             None => String::new(),
         };
         return format!("{lead}{rest}.{more}{truncated}");
@@ -306,6 +397,63 @@ fn grouped_answer(
     format!("{} by {group_label}{filters}: {}{more}.{extremes}{truncated}", capitalised(&what), listed.join(", "))
 }
 
+/// A trend over periods in order: from one to the next when two, else the periods where it went
+/// the way asked.
+fn trend_answer(
+    trend: crate::reading::Trend,
+    what: &str,
+    groups: &[(String, Option<f64>)],
+    show: &dyn Fn(f64) -> String,
+    filters: &str,
+) -> String {
+    use crate::reading::Trend;
+    let moved = |a: f64, b: f64| {
+        if b < a {
+            "fell"
+        } else if b > a {
+            "rose"
+        } else {
+            "stayed the same"
+        }
+    };
+    match groups {
+        [(ka, Some(a)), (kb, Some(b))] => {
+            let verdict = match (trend, b.partial_cmp(a)) {
+                (Trend::Down, Some(std::cmp::Ordering::Less)) | (Trend::Up, Some(std::cmp::Ordering::Greater)) => {
+                    "Yes: "
+                }
+                (Trend::Down | Trend::Up, _) => "No: ",
+                (Trend::Change, _) => "",
+            };
+            format!("{verdict}{what}{filters} {} from {} in {ka} to {} in {kb}.", moved(*a, *b), show(*a), show(*b))
+        }
+        _ => {
+            let mut changes = Vec::new();
+            for pair in groups.windows(2) {
+                if let [(_, Some(a)), (k, Some(b))] = pair
+                    && match trend {
+                        Trend::Down => b < a,
+                        Trend::Up => b > a,
+                        Trend::Change => b != a,
+                    }
+                {
+                    changes.push(format!("{k} ({} after {})", show(*b), show(*a)));
+                }
+            }
+            let way = match trend {
+                Trend::Down => "fell",
+                Trend::Up => "rose",
+                Trend::Change => "changed",
+            };
+            if changes.is_empty() {
+                format!("{what}{filters} never {way} from one period to the next.")
+            } else {
+                format!("{what}{filters} {way} in {}.", or_list(&changes).replace(" or ", " and "))
+            }
+        }
+    }
+}
+
 /// Rows: a ranked few ("the 5 cheapest apartments cost €185,000 to €199,000") or a filtered list.
 fn rows_answer(lex: &Lexicon, r: &Reading, table: &Table, order: Option<&(Measure, bool)>, filters: &str) -> String {
     let entity = &lex.entity;
@@ -313,7 +461,12 @@ fn rows_answer(lex: &Lexicon, r: &Reading, table: &Table, order: Option<&(Measur
     match order {
         Some((m, desc)) => {
             let label = measure_label(lex, m);
-            let name = ratio_alias(lex, m);
+            // Ranked by a stored column, the rows hold it by its own name.
+            let name = if m.per.is_none() && lex.columns[m.column].formula.is_none() {
+                lex.columns[m.column].name.clone()
+            } else {
+                ratio_alias(lex, m)
+            };
             let Some(vi) = output(table, &name) else {
                 return format!("Here are the {entity}{filters}, ranked by {label}.");
             };

@@ -3,6 +3,11 @@
 //! dictionary of how people name common measures ("cost" for `price_eur`, "square metre" for
 //! `sqm`) — never from knowledge of particular datasets.
 
+mod arithmetic;
+mod derived;
+
+pub use derived::Formula;
+
 use crate::text::{stem, words_of};
 use aware_core::categories::CategoricalColumn;
 use aware_core::dataset::Dataset;
@@ -47,6 +52,13 @@ pub struct ColumnInfo {
     pub label: String,
     /// The column's distinct values when it is categorical.
     pub values: Vec<String>,
+    /// For a date column: its first and last date in the data, when known.
+    pub span: Option<(chrono::NaiveDate, chrono::NaiveDate)>,
+    /// For a numeric column: its smallest and largest value, when known (a rate stored as a
+    /// fraction reads "80%" as 0.8).
+    pub range: Option<(f64, f64)>,
+    /// For a measure the data does not store: how it is computed from the columns.
+    pub formula: Option<Formula>,
 }
 
 impl ColumnInfo {
@@ -90,15 +102,39 @@ pub struct Entry {
     pub words: Vec<(String, Form)>,
     pub meaning: Meaning,
     pub strength: u8,
+    pub source: Source,
+}
+
+/// Why a phrase means what it means: the data's own names, or a link an answer must state
+/// ("I read “sold” as units") so a wrong one is seen and corrected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The column's, value's or dataset's own words.
+    Name,
+    /// A general word for it ("cost" for a price, "sold" for units).
+    Synonym,
+    /// The person said so (a memory, a column's description).
+    Taught,
+    /// Close in meaning (embeddings), and clearly closer than anything else.
+    Meaning,
 }
 
 impl Entry {
     fn stems(words: &[String], meaning: Meaning, strength: u8) -> Self {
-        Self { words: words.iter().map(|w| (stem(w), Form::Stem)).collect(), meaning, strength }
+        Self { words: words.iter().map(|w| (stem(w), Form::Stem)).collect(), meaning, strength, source: Source::Name }
     }
 
     fn plurals(words: &[String], meaning: Meaning, strength: u8) -> Self {
-        Self { words: words.iter().map(|w| (plural_stem(w), Form::Plural)).collect(), meaning, strength }
+        Self {
+            words: words.iter().map(|w| (plural_stem(w), Form::Plural)).collect(),
+            meaning,
+            strength,
+            source: Source::Name,
+        }
+    }
+
+    pub(crate) fn linked(words: &[String], meaning: Meaning, strength: u8, source: Source) -> Self {
+        Self { source, ..Self::stems(words, meaning, strength) }
     }
 }
 
@@ -138,7 +174,7 @@ pub fn plural_stem(word: &str) -> String {
 
 const UNIT_WORDS: &[&str] = &[
     "eur", "euro", "euros", "usd", "gbp", "dollars", "pct", "percent", "km", "kg", "hours", "hrs", "minutes", "mins",
-    "days", "months", "years", "secs", "seconds",
+    "days", "months", "years", "secs", "seconds", "kwh", "kw", "mwh",
 ];
 
 /// Words too general to name a column on their own.
@@ -151,6 +187,38 @@ const GENERIC: &[&str] = &[
 const GENERIC_PARTS: &[&str] = &[
     "data", "file", "files", "table", "rows", "records", "items", "list", "info", "type", "other", "none", "total",
     "day", "days", "week", "weeks", "month", "months", "year", "years", "quarter", "time", "hour", "hours",
+];
+
+/// Past participles that are values ("lost") and their other forms.
+const IRREGULAR: &[(&str, &[&str])] = &[
+    ("lost", &["lose", "loses", "losing"]),
+    ("sold", &["sell", "sells", "selling"]),
+    ("sent", &["send", "sends", "sending"]),
+];
+
+/// Yes/no columns and the words that say they do not hold: (a word of the name, opposites).
+const ANTONYMS: &[(&str, &[&str])] = &[
+    ("passed", &["failed", "fail", "fails", "failing"]),
+    ("pass", &["failed", "fail", "fails", "failing"]),
+    ("present", &["absent"]),
+    ("delivered", &["undelivered"]),
+    ("paid", &["unpaid", "outstanding"]),
+    ("approved", &["rejected", "declined"]),
+    ("completed", &["incomplete", "unfinished"]),
+];
+
+/// Words at the end of a table's name that are not what its rows are (`grades_spring_term`).
+const QUALIFIERS: &[&str] = &[
+    "data", "export", "final", "clean", "cleaned", "raw", "latest", "new", "old", "copy", "table", "list", "dataset",
+    "file", "fy", "spring", "summer", "autumn", "fall", "winter", "term", "semester", "q1", "q2", "q3", "q4", "h1",
+    "h2", "v1", "v2", "v3", "ytd", "report", "sample", "full", "all", "master", "main", "log", "history",
+];
+
+/// Words of a column's description that do not name it.
+const DESCRIPTION_FILLER: &[&str] = &[
+    "the", "and", "for", "with", "from", "that", "this", "per", "each", "its", "are", "was", "were", "which", "when",
+    "where", "how", "what", "value", "values", "column", "number", "amount", "row", "rows", "record", "records", "in",
+    "of", "on", "at", "by", "as", "is", "or", "not", "any", "all", "one",
 ];
 
 /// How people name common measures: (a word of a column name, other words for it).
@@ -177,7 +245,47 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("rating", &["score", "stars"]),
     ("duration", &["length"]),
     ("contract", &["contract type"]),
-    ("channel", &["source"]),
+    ("channel", &["source", "sales channel"]),
+    // Everyday verbs and nouns for a quantity ("how many laptops did we sell", "units sold").
+    ("units", &["sold", "sell", "sales volume", "volume", "pieces", "quantity", "qty"]),
+    ("qty", &["sold", "sell", "sales volume", "volume", "pieces"]),
+    ("salary", &["earn", "earning", "earnings", "income", "compensation", "paid"]),
+    ("age", &["aged"]),
+    ("cost", &["bill", "bills", "spend", "spent", "expense", "expenses"]),
+    ("source", &["traffic source", "referrer", "referral source"]),
+    ("pay", &["earn", "earning", "earnings", "salary", "wage", "wages", "paid"]),
+    ("wage", &["earn", "earning", "earnings", "pay", "salary", "paid"]),
+    ("consumption", &["usage", "use", "used", "consumed", "consume", "electricity", "energy", "power"]),
+    ("kwh", &["electricity", "energy", "power", "usage", "consumption"]),
+    ("weight", &["weigh", "heavy", "mass", "kilos"]),
+    ("distance", &["far", "route length", "kilometres", "kilometers", "mileage"]),
+    ("freight", &["shipping cost", "shipping costs", "freight cost", "shipping price", "postage"]),
+    ("attendance", &["attended", "turnout", "presence"]),
+    ("carrier", &["courier", "shipper", "haulier", "logistics company", "logistics provider"]),
+    ("ward", &["department", "unit"]),
+    ("adjuster", &["handler", "claims handler", "assessor"]),
+    ("teacher", &["instructor", "tutor"]),
+    ("subject", &["course", "courses", "class", "classes"]),
+    ("device", &["platform", "device type"]),
+    ("country", &["nation"]),
+    ("medium", &["channel", "traffic medium"]),
+    ("tariff", &["rate plan", "price plan", "energy plan"]),
+    ("solar", &["solar power", "solar generation", "generated", "generation", "pv"]),
+    ("insurance", &["insurer", "payer", "coverage", "cover"]),
+    ("segment", &["customer type", "customer segment"]),
+    ("region", &["area", "territory", "zone"]),
+    ("returned", &["refunded", "return", "returns"]),
+    ("discount", &["markdown", "reduction"]),
+    ("destination", &["going to", "headed to"]),
+    ("origin", &["hub", "shipped from", "sent from"]),
+    ("pageviews", &["page views", "pages viewed", "views"]),
+    ("converted", &["conversion", "conversions", "convert", "bought", "purchased"]),
+    ("bounced", &["bounce", "bounces"]),
+    // The verbs of a date column's event ("shipments sent in May", "claims filed in Q1").
+    ("ship", &["sent", "send", "dispatched", "shipped", "went out"]),
+    ("delivery", &["delivered", "arrived"]),
+    ("exam", &["examined", "examination", "examinations"]),
+    ("incident", &["happened", "occurred", "occurring"]),
 ];
 
 /// Entity words people use for the things in a dataset, by a word of its name.
@@ -187,13 +295,26 @@ const ENTITY_SYNONYMS: &[(&str, &[&str])] = &[
     ("customer", &["client", "subscriber", "account"]),
     ("employee", &["staff", "worker", "person", "people"]),
     ("vehicle", &["car", "van", "truck"]),
-    ("order", &["purchase", "sale"]),
+    ("order", &["purchase", "sale", "transaction", "deal"]),
+    ("shipment", &["delivery", "parcel", "package", "consignment", "load"]),
+    ("reading", &["measurement", "meter reading"]),
+    ("stay", &["admission", "hospitalisation", "hospitalization"]),
+    ("student", &["pupil", "kid", "child", "children", "learner"]),
+    ("session", &["visit", "visitor"]),
+    ("claim", &["case"]),
 ];
+
+/// The other words for a kind of row ("student" → pupil, kid, child …).
+pub fn entity_synonyms(word: &str) -> &'static [&'static str] {
+    ENTITY_SYNONYMS.iter().find(|(k, _)| stem(k) == stem(word)).map_or(&[], |(_, alternatives)| *alternatives)
+}
 
 /// Words in a column name that mark its class.
 fn class_of(words: &[String], kind: ValueKind, categorical: bool) -> Class {
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    let last_is_id = words.last().is_some_and(|w| w == "id" || w == "uuid" || w == "key" || w == "code");
+    let last_is_id = words.last().is_some_and(|w| w == "id" || w == "uuid" || w == "key" || w == "code")
+        // `ClaimNumber`, `order_no`, `booking_ref`: text that numbers the rows.
+        || (kind == ValueKind::String && words.last().is_some_and(|w| matches!(w.as_str(), "number" | "no" | "ref" | "reference")));
     match kind {
         ValueKind::Bool => Class::Flag,
         ValueKind::Date | ValueKind::Timestamp => Class::Date,
@@ -204,7 +325,7 @@ fn class_of(words: &[String], kind: ValueKind, categorical: bool) -> Class {
                 "sales", "payment", "paid", "eur", "usd", "gbp", "euro", "dollars", "wage", "budget", "rent",
             ]) {
                 Class::Money
-            } else if has(&["sqm", "m2", "area", "size", "surface", "sqft"]) {
+            } else if has(&["sqm", "m2", "area", "size", "surface", "sqft", "weight", "kg", "lbs", "tonnes", "tons"]) {
                 Class::Size
             } else if has(&["age"]) {
                 Class::Age
@@ -240,6 +361,10 @@ fn unit_of(words: &[String]) -> Option<Unit> {
             "kg" => Unit::Word("kg"),
             "hours" | "hrs" => Unit::Word("hours"),
             "minutes" | "mins" => Unit::Word("minutes"),
+            "seconds" | "secs" | "sec" => Unit::Word("seconds"),
+            "kwh" => Unit::Word("kWh"),
+            "kw" => Unit::Word("kW"),
+            "mwh" => Unit::Word("MWh"),
             "days" => Unit::Word("days"),
             "months" => Unit::Word("months"),
             "years" => Unit::Word("years"),
@@ -262,9 +387,14 @@ impl Lexicon {
         // first column `<thing>_id` (`listing_id`, `customer_id`).
         let table_words = words_of(&dataset.table_name);
         let mut entity_words: Vec<String> = Vec::new();
-        if let Some(last) = table_words
-            .last()
-            .filter(|w| w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && w.chars().all(char::is_alphabetic))
+        // The table's last noun, past years and qualifiers (`shipments_2025`,
+        // `insurance_claims_fy24`, `grades_spring_term`).
+        let noun = table_words
+            .iter()
+            .rev()
+            .find(|w| !w.chars().any(|c| c.is_ascii_digit()) && !QUALIFIERS.contains(&w.as_str()));
+        if let Some(last) =
+            noun.filter(|w| w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && w.chars().all(char::is_alphabetic))
         {
             entity_words.push(last.clone());
         }
@@ -288,7 +418,8 @@ impl Lexicon {
             let values = categories.iter().find(|k| k.column == c.name).map(|k| k.values.clone()).unwrap_or_default();
             let class = class_of(words, c.kind, !values.is_empty());
             let unit = unit_of(words).filter(|_| c.kind.is_numeric());
-            // The words that name the quantity: no unit, no has_/is_ prefix.
+            // The words that name the quantity: no unit (a yes/no column keeps them: "readmitted
+            // within 30 days"), no has_/is_ prefix.
             let mut core: Vec<String> = words.iter().filter(|w| !UNIT_WORDS.contains(&w.as_str())).cloned().collect();
             if class == Class::Flag
                 && core.len() > 1
@@ -306,12 +437,32 @@ impl Lexicon {
             let shown = crate::text::display_words(&c.name);
             let label_words: Vec<String> =
                 words.iter().zip(&shown).filter(|(w, _)| core.contains(w)).map(|(_, d)| d.clone()).collect();
-            let label = if label_words.is_empty() { c.name.clone() } else { label_words.join(" ") };
+            let label = if class == Class::Flag {
+                // A yes/no column is said whole: "readmitted within 30 days".
+                let mut whole = shown.clone();
+                if whole.len() > 1 && matches!(whole[0].as_str(), "has" | "is" | "was" | "can" | "did") {
+                    whole.remove(0);
+                }
+                whole.join(" ")
+            } else if label_words.is_empty() {
+                c.name.clone()
+            } else {
+                label_words.join(" ")
+            };
             let meaning = if class == Class::Flag { Meaning::Flag(i, true) } else { Meaning::Column(i) };
             // A single word names the column only when no other column and not the rows use it
             // (then it is weaker, and alone it is a question back: "charges" — monthly or total?).
+            // "customer age band": "customer" alone is not the band.
+            let banded = class == Class::Category
+                && core.len() > 1
+                && core
+                    .last()
+                    .is_some_and(|w| matches!(w.as_str(), "band" | "bands" | "bracket" | "range" | "tier" | "bucket"));
             let single = |w: &String| -> Option<u8> {
                 if GENERIC.contains(&w.as_str()) || w.len() <= 2 {
+                    return None;
+                }
+                if banded && core.last() != Some(w) {
                     return None;
                 }
                 if entity_stems.contains(&stem(w)) && words.len() > 1 {
@@ -324,6 +475,10 @@ impl Lexicon {
                 if core.len() > 1 {
                     entries.push(Entry::stems(&core, meaning.clone(), 3));
                 }
+                // "age band" of `CustomerAgeBand`.
+                if core.len() > 2 {
+                    entries.push(Entry::stems(&core[core.len() - 2..], meaning.clone(), 3));
+                }
                 for w in &core {
                     if let Some(strength) = single(w) {
                         entries.push(Entry::stems(std::slice::from_ref(w), meaning.clone(), strength));
@@ -335,7 +490,7 @@ impl Lexicon {
                     {
                         for alt in alternatives.iter() {
                             let alt: Vec<String> = alt.split_whitespace().map(str::to_owned).collect();
-                            entries.push(Entry::stems(&alt, meaning.clone(), 1));
+                            entries.push(Entry::linked(&alt, meaning.clone(), 1, Source::Synonym));
                         }
                     }
                 }
@@ -344,17 +499,68 @@ impl Lexicon {
                 // column's id is the rows' own: its word names the rows.)
                 entries.push(Entry::stems(&core, meaning.clone(), 2));
             }
+            // "total claimed", "how much was approved": the verb of a `<thing> amount` column.
+            if class == Class::Money
+                && core.len() >= 2
+                && core.last().is_some_and(|w| matches!(w.as_str(), "amount" | "value" | "sum" | "total"))
+            {
+                let first = &core[0];
+                let verb = if first.ends_with('e') { format!("{first}d") } else { format!("{first}ed") };
+                // Matched as written: "claims" is the rows, "claimed" the amount.
+                entries.push(Entry { source: Source::Synonym, ..Entry::plurals(&[verb], meaning.clone(), 3) });
+            }
+            // "kids under 18", "seniors": people by their age.
+            if class == Class::Age {
+                for w in [
+                    "kids",
+                    "children",
+                    "child",
+                    "minors",
+                    "teenagers",
+                    "teens",
+                    "adults",
+                    "seniors",
+                    "elderly",
+                    "patients aged",
+                ] {
+                    let ws: Vec<String> = w.split_whitespace().map(str::to_owned).collect();
+                    entries.push(Entry::linked(&ws, meaning.clone(), 1, Source::Synonym));
+                }
+            }
+            // "failed" is "passed" not holding.
+            if class == Class::Flag
+                && let Some((_, opposites)) = ANTONYMS.iter().find(|(k, _)| core.iter().any(|w| w == k))
+            {
+                for o in opposites.iter() {
+                    entries.push(Entry::linked(&[(*o).to_owned()], Meaning::Flag(i, false), 3, Source::Synonym));
+                }
+            }
             if class == Class::Duration {
-                // "resolution time", "wait time".
+                // "resolution time", "wait time", "time to settle".
                 let mut phrase: Vec<String> = core.iter().filter(|w| *w != "time").cloned().collect();
+                let mut before = vec!["time".to_owned()];
+                before.extend(phrase.iter().cloned());
                 phrase.push("time".to_owned());
                 entries.push(Entry::stems(&phrase, meaning.clone(), 2));
+                entries.push(Entry::stems(&before, meaning.clone(), 2));
             }
             // A unit of measure alone ("km", "hours") names the one column measured in it
             // (calendar words do not: "per month" is a period).
-            for u in words.iter().filter(|w| matches!(w.as_str(), "km" | "kg" | "hours" | "hrs" | "minutes" | "mins")) {
-                if used_by(u) == 1 && c.kind.is_numeric() {
+            for u in words.iter().filter(|w| {
+                matches!(w.as_str(), "km" | "kg" | "hours" | "hrs" | "minutes" | "mins" | "kwh" | "kw" | "mwh")
+            }) {
+                // (A unit several columns share is a question back, or their main one.)
+                if (used_by(u) == 1 || matches!(u.as_str(), "kwh" | "kw" | "mwh")) && c.kind.is_numeric() {
                     entries.push(Entry::stems(std::slice::from_ref(u), meaning.clone(), 1));
+                    // The unit spelled out: "per kilo", "per kilometre".
+                    let spelled: &[&str] = match u.as_str() {
+                        "kg" => &["kilo", "kilos", "kilogram", "kilograms"],
+                        "km" => &["kilometre", "kilometres", "kilometer", "kilometers"],
+                        _ => &[],
+                    };
+                    for s in spelled {
+                        entries.push(Entry::linked(&[(*s).to_owned()], meaning.clone(), 1, Source::Synonym));
+                    }
                 }
             }
             if class == Class::Flag
@@ -364,6 +570,25 @@ impl Lexicon {
                     entries.push(Entry::stems(&[format!("{prefix}{only}")], Meaning::Flag(i, false), 3));
                 }
             }
+            // A text column of Y/N answers is a yes/no column said by its name ("fraud-suspected
+            // claims" → FraudSuspected = 'Y').
+            let yes = values.iter().find(|v| matches!(v.to_lowercase().as_str(), "y" | "yes" | "true" | "t"));
+            let yes_no = values.len() == 2
+                && yes.is_some()
+                && values.iter().any(|v| matches!(v.to_lowercase().as_str(), "n" | "no" | "false" | "f"));
+            if let (true, Some(y)) = (yes_no, yes) {
+                entries.push(Entry::stems(&core, Meaning::Value(i, y.clone()), 5));
+                for w in core.iter().filter(|w| w.len() > 3) {
+                    entries.push(Entry::stems(std::slice::from_ref(w), Meaning::Value(i, y.clone()), 5));
+                }
+                if let Some(no) = values.iter().find(|v| *v != y) {
+                    for prefix in ["non", "not"] {
+                        let mut ws = vec![prefix.to_owned()];
+                        ws.extend(core.iter().cloned());
+                        entries.push(Entry::stems(&ws, Meaning::Value(i, no.clone()), 5));
+                    }
+                }
+            }
             for v in &values {
                 let vw = words_of(v);
                 if vw.is_empty() {
@@ -371,6 +596,19 @@ impl Lexicon {
                 }
                 let value = Meaning::Value(i, v.clone());
                 entries.push(Entry::plurals(&vw, value.clone(), 4));
+                // "denies", "delaying" for `denied`, `delayed`; "loses" for `lost`.
+                if vw.len() == 1 && (vw[0].ends_with("ed") || IRREGULAR.iter().any(|(p, _)| *p == vw[0])) {
+                    entries.push(Entry::linked(&vw, value.clone(), 3, Source::Synonym));
+                    if let Some((_, forms)) = IRREGULAR.iter().find(|(p, _)| *p == vw[0]) {
+                        for f in forms.iter() {
+                            entries.push(Entry::linked(&[(*f).to_owned()], value.clone(), 3, Source::Synonym));
+                        }
+                    }
+                }
+                // "EuroHaul" typed as one word: "eurohaul".
+                if vw.len() > 1 && !v.contains(char::is_whitespace) {
+                    entries.push(Entry::plurals(&[vw.concat()], value.clone(), 4));
+                }
                 // "premium plan", "plan premium", "high priority".
                 for cw in [&core, words] {
                     let mut before = Entry::plurals(&vw, value.clone(), 5);
@@ -381,7 +619,17 @@ impl Lexicon {
                     entries.push(after);
                 }
             }
-            columns.push(ColumnInfo { name: c.name.clone(), kind: c.kind, class, unit, label, values });
+            columns.push(ColumnInfo {
+                name: c.name.clone(),
+                kind: c.kind,
+                class,
+                unit,
+                label,
+                values,
+                span: None,
+                range: None,
+                formula: None,
+            });
         }
 
         // Parts of short multi-word names that name one value only ("gervasi" → Sarrià-Sant
@@ -408,6 +656,7 @@ impl Lexicon {
                     words: vec![(w.clone(), Form::Plural)],
                     meaning: Meaning::Value(*i, v.clone()),
                     strength: 1,
+                    source: Source::Name,
                 });
             }
         }
@@ -420,18 +669,128 @@ impl Lexicon {
             }
             for w in ws.iter().filter(|w| w.len() > 2 && !GENERIC.contains(&w.as_str())) {
                 entries.push(Entry::plurals(std::slice::from_ref(w), Meaning::Dataset, 0));
+                // `web_sessions` is the website's.
+                if w == "web" {
+                    for alt in ["website", "webshop", "online"] {
+                        entries.push(Entry::plurals(&[alt.to_owned()], Meaning::Dataset, 0));
+                    }
+                }
             }
         }
         for s in &entity_stems {
-            entries.push(Entry { words: vec![(s.clone(), Form::Stem)], meaning: Meaning::Entity, strength: 2 });
+            entries.push(Entry {
+                words: vec![(s.clone(), Form::Stem)],
+                meaning: Meaning::Entity,
+                strength: 2,
+                source: Source::Name,
+            });
         }
-        let entity = match table_words.last() {
+        let entity = match noun {
             Some(w) if entity_words.first() == Some(w) => w.clone(),
             _ => entity_words.first().map_or_else(|| "rows".to_owned(), |w| plural(w)),
         };
+        // "women", "men": the values of a sex or gender column.
+        for (i, c) in columns.iter().enumerate() {
+            if !words_of(&c.name).iter().any(|w| matches!(w.as_str(), "sex" | "gender")) {
+                continue;
+            }
+            for v in &c.values {
+                let said: &[&str] = match crate::text::fold(v).as_str() {
+                    "f" | "female" | "woman" | "w" => &["women", "woman", "female", "females", "girls", "ladies"],
+                    "m" | "male" | "man" => &["men", "man", "male", "males", "boys", "gentlemen"],
+                    _ => continue,
+                };
+                for w in said {
+                    entries.push(Entry::linked(&[(*w).to_owned()], Meaning::Value(i, v.clone()), 4, Source::Synonym));
+                }
+            }
+        }
+        // What each column's description says it is ("sales revenue of the order"): its words
+        // name the column, as the person taught.
+        for note in &dataset.column_notes {
+            let Some(i) = columns.iter().position(|c| c.name == note.column) else { continue };
+            let meaning = if columns[i].class == Class::Flag { Meaning::Flag(i, true) } else { Meaning::Column(i) };
+            let content: Vec<String> = words_of(&note.description)
+                .into_iter()
+                .filter(|w| {
+                    w.len() > 2 && !DESCRIPTION_FILLER.contains(&w.as_str()) && !entity_stems.contains(&stem(w))
+                })
+                .collect();
+            if (1..=4).contains(&content.len()) {
+                entries.push(Entry::linked(&content, meaning.clone(), 3, Source::Taught));
+            }
+            for w in &content {
+                // A word of another column's name stays that column's.
+                if !name_words.iter().enumerate().any(|(k, ws)| k != i && ws.contains(w)) {
+                    entries.push(Entry::linked(std::slice::from_ref(w), meaning.clone(), 2, Source::Taught));
+                }
+            }
+        }
         let mut lex = Self { dataset: dataset.clone(), columns, entries, entity, rules: Vec::new() };
+        derived::add(&mut lex);
         lex.add_rules(&aware_core::runs::clarify::rules_in(&dataset.description));
         lex
+    }
+
+    /// The measures `question` computes from the columns ("consumption minus solar", "total
+    /// cost over total days"), as computed columns for that question.
+    pub fn add_arithmetic(&mut self, question: &str) {
+        arithmetic::add(self, question);
+    }
+
+    /// What the person taught about words, from their memories ("revenue means amount_usd",
+    /// "by earn I mean salary_usd", "sales = amount"): the words then name that column, above
+    /// anything the lexicon guessed. Memories about other columns or datasets change nothing.
+    pub fn add_memories(&mut self, memories: &[String]) {
+        for m in memories {
+            let Some((phrase, target)) = taught(m) else { continue };
+            let target_words = words_of(&target);
+            let Some(c) = (0..self.columns.len()).find(|&c| {
+                self.columns[c].name.eq_ignore_ascii_case(target.trim())
+                    || words_of(&self.columns[c].name) == target_words
+                    || crate::text::fold(&self.columns[c].label) == crate::text::fold(target.trim())
+            }) else {
+                continue;
+            };
+            let ws: Vec<String> = crate::text::tokenize(&phrase).into_iter().map(|t| t.text).collect();
+            if ws.is_empty() || ws.len() > 4 {
+                continue;
+            }
+            let meaning =
+                if self.columns[c].class == Class::Flag { Meaning::Flag(c, true) } else { Meaning::Column(c) };
+            self.entries.push(Entry::linked(&ws, meaning, 6, Source::Taught));
+        }
+    }
+
+    /// Takes each date column's first and last date from the data's profile.
+    pub fn add_spans(&mut self, statistics: &aware_core::dataset::DatasetStatistics) {
+        use aware_core::value::Value;
+        let date = |v: &Value| match v {
+            Value::Date(d) => aware_core::value::day(*d),
+            Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us).map(|t| t.date_naive()),
+            Value::String(s) => chrono::NaiveDate::parse_from_str(s.get(..10).unwrap_or_default(), "%Y-%m-%d").ok(),
+            _ => None,
+        };
+        for c in self.columns.iter_mut().filter(|c| c.is_date()) {
+            if let Some(s) = statistics.columns.iter().find(|s| s.name == c.name)
+                && let (Some(a), Some(b)) = (date(&s.min), date(&s.max))
+            {
+                c.span = Some((a, b));
+            }
+        }
+        let number = |v: &Value| match v {
+            Value::Int(n) => Some(*n as f64),
+            Value::Double(x) => Some(*x),
+            Value::Decimal(s) => s.parse().ok(),
+            _ => None,
+        };
+        for c in self.columns.iter_mut().filter(|c| c.is_numeric() && c.formula.is_none()) {
+            if let Some(s) = statistics.columns.iter().find(|s| s.name == c.name)
+                && let (Some(a), Some(b)) = (number(&s.min), number(&s.max))
+            {
+                c.range = Some((a, b));
+            }
+        }
     }
 
     /// Adds rules (phrase → column name); those naming no column of this dataset are ignored.
@@ -451,9 +810,34 @@ impl Lexicon {
         self.rules.iter().find(|(p, _)| *p == stems).map(|(_, c)| *c)
     }
 
+    /// The stored columns (not the computed ones), by index.
+    pub fn stored(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.columns.len()).filter(|&c| self.columns[c].formula.is_none())
+    }
+
     /// The columns of `class`.
     pub fn of_class(&self, class: Class) -> Vec<usize> {
         self.columns.iter().enumerate().filter(|(_, c)| c.class == class).map(|(i, _)| i).collect()
+    }
+
+    /// Of several date columns, the one a period with no date named goes by: the one whose
+    /// name says it starts what the rows record (`ship_date` beside `delivery_date`,
+    /// `Admission Date` beside `Discharge Date`), when exactly one does.
+    pub fn event_date(&self) -> Option<usize> {
+        let dates = self.dates();
+        if let [only] = dates.as_slice() {
+            return Some(*only);
+        }
+        let has = |c: usize, list: &[&str]| words_of(&self.columns[c].name).iter().any(|w| list.contains(&w.as_str()));
+        let starts: Vec<usize> =
+            dates.iter().copied().filter(|&c| has(c, derived::STARTS) && !has(c, derived::ENDS)).collect();
+        // Only when every other date plainly ends what it started (delivery, discharge).
+        match starts.as_slice() {
+            [one] if dates.iter().all(|&c| c == *one || (has(c, derived::ENDS) && !has(c, derived::STARTS))) => {
+                Some(*one)
+            }
+            _ => None,
+        }
     }
 
     /// Date and timestamp columns.
@@ -473,6 +857,35 @@ pub fn plural(word: &str) -> String {
     } else {
         format!("{word}s")
     }
+}
+
+/// A memory that defines a word: "revenue means amount_usd", "by earn I mean salary", "when I say
+/// sales I mean amount", "sales = amount", "revenue refers to amount_usd" → (the word, what it means).
+fn taught(memory: &str) -> Option<(String, String)> {
+    let m = memory.trim().trim_end_matches(['.', '!']);
+    let lower = m.to_lowercase();
+    for sep in [" means ", " refers to ", " is short for ", " stands for ", " = "] {
+        if let Some(at) = lower.find(sep) {
+            let phrase = m[..at].trim().trim_matches(['"', '\'', '“', '”', '‘', '’']);
+            let phrase = phrase
+                .strip_prefix("by ")
+                .or_else(|| phrase.strip_prefix("when I say "))
+                .or_else(|| phrase.strip_prefix("when i say "))
+                .unwrap_or(phrase);
+            let target = m[at + sep.len()..].trim().trim_matches(['"', '\'', '“', '”', '‘', '’']);
+            let target = target.strip_prefix("the column ").unwrap_or(target);
+            return (!phrase.is_empty() && !target.is_empty()).then(|| (phrase.to_owned(), target.to_owned()));
+        }
+    }
+    for lead in ["by ", "when i say "] {
+        if let Some(rest) = lower.strip_prefix(lead)
+            && let Some(at) = rest.find(" i mean ")
+        {
+            let start = lead.len();
+            return Some((m[start..start + at].trim().to_owned(), m[start + at + 8..].trim().to_owned()));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -502,6 +915,27 @@ pub(crate) mod tests {
             lineage: None,
             origin: None,
         }
+    }
+
+    #[test]
+    fn a_memory_that_defines_a_word_names_its_column() {
+        assert_eq!(taught("revenue means amount_usd"), Some(("revenue".into(), "amount_usd".into())));
+        assert_eq!(taught("By earn I mean salary_usd."), Some(("earn".into(), "salary_usd".into())));
+        assert_eq!(taught("when I say sales I mean amount"), Some(("sales".into(), "amount".into())));
+        assert_eq!(taught("our fiscal year starts in April"), None);
+        let d = dataset("orders", &[("order_id", "VARCHAR"), ("amount_usd", "DOUBLE"), ("fee_usd", "DOUBLE")]);
+        let mut lex = Lexicon::new(&d, &[]);
+        lex.add_memories(&["revenue means amount_usd".to_owned(), "tips means the column nope".to_owned()]);
+        let revenue: Vec<&Entry> = lex
+            .entries
+            .iter()
+            .filter(|e| e.words == [(stem("revenue"), Form::Stem)] && e.source == Source::Taught)
+            .collect();
+        assert!(matches!(revenue.as_slice(), [e] if e.meaning == Meaning::Column(1) && e.source == Source::Taught));
+        assert!(
+            !lex.entries.iter().any(|e| e.words == [(stem("tips"), Form::Stem)]),
+            "a memory about no column adds nothing"
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod edits;
 pub mod format;
 mod knowledge;
 pub mod lexicon;
+pub mod meaning;
 pub mod offline;
 pub mod reading;
 pub mod text;

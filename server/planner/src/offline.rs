@@ -6,6 +6,7 @@
 
 use crate::answer;
 use crate::lexicon::Lexicon;
+use crate::meaning::Meanings;
 use crate::reading::{self, Reading, Unread};
 use crate::tools_talk;
 use async_trait::async_trait;
@@ -21,7 +22,7 @@ use aware_core::runs::model::{
     LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, word_deltas,
 };
 use aware_core::runs::model_view::{outcomes, summary};
-use aware_core::runs::router::{Intent, route, run_id_in, words};
+use aware_core::runs::router::{Intent, Object, destructive_request, route, run_id_in, words};
 use aware_core::runs::tools::ToolName;
 use aware_core::value::ValueKind;
 use serde_json::{Value, json};
@@ -36,44 +37,74 @@ const HELP: &str = "I can list your datasets, show or profile one, count, sum, a
 /// The offline planner.
 pub struct OfflinePlanner {
     categories: Arc<dyn Categories>,
+    /// Links words the lexicon does not know by meaning (with the local embedding model).
+    meanings: Option<Meanings>,
 }
 
 impl OfflinePlanner {
     /// A planner that reads categorical values ("Gràcia", "premium") through `categories`.
     pub fn new(categories: Arc<dyn Categories>) -> Self {
-        Self { categories }
+        Self { categories, meanings: None }
     }
 
-    async fn lexicon(&self, d: &Dataset) -> Lexicon {
+    /// The same planner, linking unknown words to columns by meaning too.
+    pub fn with_meanings(self, meanings: Meanings) -> Self {
+        Self { meanings: Some(meanings), ..self }
+    }
+
+    async fn lexicon(&self, d: &Dataset, context: &RunContext) -> Lexicon {
         // Without its values a dataset is still read by its names; a value then goes unread and
         // the question is refused rather than answered without it.
         let categories = self.categories.categories(d).await.unwrap_or_default();
-        Lexicon::new(d, &categories)
+        let mut lex = Lexicon::new(d, &categories);
+        // What the person taught: "revenue means amount_usd".
+        lex.add_memories(&context.memories);
+        lex
     }
 
     /// The dataset a data question is about: the one it names, else the one whose columns and
-    /// values it uses most (the open one on a tie), else the open one, else the only one.
-    async fn choose(&self, question: &str, context: &RunContext) -> std::result::Result<Option<Lexicon>, Unread> {
+    /// values it uses most (the open one on a tie), else the open one, else the thread's last
+    /// one (`fallback`), else the only one.
+    async fn choose(
+        &self,
+        question: &str,
+        context: &RunContext,
+        fallback: Option<&str>,
+    ) -> std::result::Result<Option<Lexicon>, Unread> {
         // Documents are read through their passages, never as rows to compute over.
         let ready: Vec<&Dataset> =
             context.datasets.iter().filter(|d| d.status == DatasetStatus::Ready && !d.format.is_document()).collect();
         let mut scored = Vec::new();
         for d in ready {
-            let lex = self.lexicon(d).await;
+            let lex = self.lexicon(d, context).await;
             let (covered, named) = reading::coverage(question, &lex);
             scored.push((named, covered, lex));
         }
         let active = |l: &Lexicon| l.dataset.id.as_str() == context.active_dataset_id;
+        let last = |l: &Lexicon| fallback == Some(l.dataset.table_name.as_str());
+        // The dataset on screen is meant when the question's words fit it, unless another
+        // is named outright.
+        if !scored.iter().any(|(named, _, l)| *named && !active(l))
+            && let Some(i) = scored.iter().position(|(_, covered, l)| active(l) && *covered > 0)
+        {
+            return Ok(Some(scored.swap_remove(i).2));
+        }
         let best = scored.iter().map(|(n, c, _)| (*n, *c)).max().unwrap_or((false, 0));
         if best == (false, 0) {
             let open = scored.iter().position(|(_, _, l)| active(l));
-            let pick = open.or_else(|| (scored.len() == 1).then_some(0));
+            let pick = open
+                .or_else(|| scored.iter().position(|(_, _, l)| last(l)))
+                .or_else(|| (scored.len() == 1).then_some(0));
             return Ok(pick.map(|i| scored.swap_remove(i).2));
         }
         let tied: Vec<usize> = (0..scored.len()).filter(|&i| (scored[i].0, scored[i].1) == best).collect();
         match tied.as_slice() {
             [one] => Ok(Some(scored.swap_remove(*one).2)),
-            many => match many.iter().find(|&&i| active(&scored[i].2)) {
+            many => match many
+                .iter()
+                .find(|&&i| active(&scored[i].2))
+                .or_else(|| many.iter().find(|&&i| last(&scored[i].2)))
+            {
                 Some(&i) => Ok(Some(scored.swap_remove(i).2)),
                 None => {
                     let names: Vec<String> = many.iter().map(|&i| scored[i].2.dataset.table_name.clone()).collect();
@@ -86,22 +117,108 @@ impl OfflinePlanner {
         }
     }
 
-    /// A question about the data's values, read into a plan. `None`: not such a question.
+    /// `question` read against `lex`, with the rules this run's person chose first.
+    async fn read_on(
+        &self,
+        question: &str,
+        mut lex: Lexicon,
+        rules: &[(String, String)],
+    ) -> std::result::Result<Option<(Lexicon, Reading)>, Unread> {
+        // "in March", "Q3": the data's own years decide a period written without one.
+        if !lex.dates().is_empty()
+            && reading::names_a_period(question)
+            && let Ok(Some(profile)) = self.categories.profile(&lex.dataset).await
+        {
+            lex.add_spans(&profile);
+        }
+        // What the person chose in this run comes before the rules the dataset keeps.
+        let kept = std::mem::take(&mut lex.rules);
+        lex.add_rules(rules);
+        lex.rules.extend(kept);
+        lex.add_arithmetic(question);
+        if let Some(meanings) = &self.meanings {
+            meanings.link(question, &mut lex).await?;
+        }
+        match reading::read(question, &lex, chrono::Utc::now().date_naive()) {
+            Ok(r) => Ok(Some((lex, r))),
+            Err(Unread::NotData) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// A question about the data's values, read into a plan — on its own, as a follow-up to the
+    /// thread's last question ("and by month?"), or as the answer to the question back the last
+    /// turn asked ("sales_orders" after "which dataset do you mean?"). `None`: not such a question.
     async fn data_question(
         &self,
         question: &str,
         context: &RunContext,
         rules: &[(String, String)],
+        history: &[Turn],
     ) -> std::result::Result<Option<(Lexicon, Reading)>, Unread> {
-        let Some(mut lex) = self.choose(question, context).await? else { return Ok(None) };
-        // What the person chose in this run comes before the rules the dataset keeps.
-        let kept = std::mem::take(&mut lex.rules);
-        lex.add_rules(rules);
-        lex.rules.extend(kept);
-        match reading::read(question, &lex, chrono::Utc::now().date_naive()) {
-            Ok(r) => Ok(Some((lex, r))),
-            Err(Unread::NotData) => Ok(None),
-            Err(other) => Err(other),
+        if let Some((last, earlier)) = history.split_last()
+            && last.asked_back
+            && let Some(resumed) = self.resume(question, last, earlier, context, rules).await
+        {
+            return resumed;
+        }
+        let fallback = history.iter().rev().find_map(|t| t.dataset.as_deref());
+        let alone = match self.choose(question, context, fallback).await {
+            Ok(Some(lex)) => self.read_on(question, lex, rules).await,
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
+        let sounds = reading::sounds_like_followup(question);
+        // A bare list of rows ("only for laptops" read alone) is what a follow-up looks like too.
+        let weak = !matches!(&alone, Ok(Some((_, r))) if r.ask != reading::Ask::Rows(None));
+        if (sounds || weak)
+            && let Some((lex, prev)) = self.previous(context, rules, history).await
+        {
+            match reading::read_followup(question, &lex, chrono::Utc::now().date_naive(), &prev) {
+                Ok(r) => return Ok(Some((lex, r))),
+                Err(e) if sounds && !matches!(alone, Ok(Some(_))) => return Err(e),
+                Err(_) => {}
+            }
+        }
+        alone
+    }
+
+    /// The reading of the thread's last question that ran a plan.
+    async fn previous(
+        &self,
+        context: &RunContext,
+        rules: &[(String, String)],
+        history: &[Turn],
+    ) -> Option<(Lexicon, Reading)> {
+        let k = history.iter().rposition(|t| t.dataset.is_some())?;
+        let earlier = &history[..k];
+        Box::pin(self.data_question(&history[k].question, context, rules, earlier)).await.ok().flatten()
+    }
+
+    /// The question the last turn asked back, answered by `reply`: a dataset's name reads that
+    /// question against it; a few words ("2024", "by revenue") complete it.
+    async fn resume(
+        &self,
+        reply: &str,
+        last: &Turn,
+        earlier: &[Turn],
+        context: &RunContext,
+        rules: &[(String, String)],
+    ) -> Option<std::result::Result<Option<(Lexicon, Reading)>, Unread>> {
+        if let Some(d) = named_dataset(reply, &context.datasets)
+            && d.status == DatasetStatus::Ready
+            && !d.format.is_document()
+        {
+            let lex = self.lexicon(d, context).await;
+            return Some(self.read_on(&last.question, lex, rules).await);
+        }
+        if words(reply).len() > 5 || reply.contains('?') {
+            return None;
+        }
+        let joined = format!("{} {}", last.question.trim_end_matches(['?', '.', '!']), reply);
+        match Box::pin(self.data_question(&joined, context, rules, earlier)).await {
+            Ok(Some(found)) => Some(Ok(Some(found))),
+            _ => None,
         }
     }
 
@@ -115,7 +232,8 @@ impl OfflinePlanner {
             && ToolName::parse(name) == Some(ToolName::AskUser)
         {
             let question = last_question(request);
-            return match self.data_question(&question, request.context, &run_rules(&run_tail)).await {
+            return match self.data_question(&question, request.context, &run_rules(&run_tail), &history(request)).await
+            {
                 Ok(Some((lex, r))) => call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r)),
                 Err(Unread::Choose(c)) => ask_user(&c),
                 Err(Unread::Ask(q)) | Err(Unread::Refuse(q)) => text(q),
@@ -157,8 +275,16 @@ impl OfflinePlanner {
         {
             return turn;
         }
-        if intent == Intent::DatasetAdmin && allowed(ToolName::DeleteDataset) {
-            return match named_dataset(&question, &context.datasets) {
+        // A delete only of what its object names: "remove outliers and recompute the average"
+        // names no dataset and is read as analysis below.
+        let destroy = destructive_request(&question).filter(|_| intent == Intent::DatasetAdmin);
+        if let Some((object, words)) = destroy
+            && allowed(ToolName::DeleteDataset)
+            && (object == Object::Named || only_names_a_dataset(&words, &context.datasets))
+        {
+            return match named_dataset(&words, &context.datasets)
+                .filter(|_| only_names_a_dataset(&words, &context.datasets))
+            {
                 Some(d) => ModelTurn {
                     text: format!("I will delete {} once you approve.", d.name),
                     tool_calls: vec![ModelToolCall::new(
@@ -214,8 +340,10 @@ impl OfflinePlanner {
             return call(ToolName::RunSqlQuery, json!({"verified_query": verified.id.as_str()}));
         }
         // A question about the data's values: a plan, a question back, or what was not understood.
-        if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview) {
-            match self.data_question(&question, context, &[]).await {
+        if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview)
+            || intent == Intent::DatasetAdmin
+        {
+            match self.data_question(&question, context, &[], &history(request)).await {
                 Ok(Some((lex, r))) if allowed(ToolName::ExecuteQueryPlan) => {
                     return call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r));
                 }
@@ -309,7 +437,9 @@ impl OfflinePlanner {
                 }
                 (_, true, _) => format!("That did not work: {content}"),
                 (Some(ToolName::ExecuteQueryPlan), false, Some(RichResult::Table { table, .. })) => {
-                    match self.data_question(&question, request.context, &run_rules(run_tail)).await {
+                    match self.data_question(&question, request.context, &run_rules(run_tail), &history(request))
+                        .await
+                    {
                         // The same reading that made the plan (the catalog may have changed since).
                         Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
                             answer::write(&lex, &r, table)
@@ -369,6 +499,42 @@ impl OfflinePlanner {
         }
         parts.join("\n\n")
     }
+}
+
+/// An earlier turn of the thread, as the planner reads it back.
+#[derive(Clone, Debug)]
+struct Turn {
+    question: String,
+    /// The dataset its plan ran over (`None`: it ran none).
+    dataset: Option<String>,
+    /// It ended on a question back ("Which dataset do you mean …?").
+    asked_back: bool,
+}
+
+/// The thread's turns before this run's question, oldest first (at most the last eight).
+fn history(request: &ModelRequest<'_>) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for m in request.messages {
+        match m {
+            Message::User { text } => {
+                turns.push(Turn { question: text.clone(), dataset: None, asked_back: false });
+            }
+            Message::Assistant { tool_calls, text } => {
+                let Some(turn) = turns.last_mut() else { continue };
+                if let Some(c) = tool_calls.iter().find(|c| c.name == ToolName::ExecuteQueryPlan.as_str()) {
+                    turn.dataset = c.arguments.get("dataset").and_then(Value::as_str).map(str::to_owned);
+                }
+                if tool_calls.is_empty() {
+                    turn.asked_back = turn.dataset.is_none() && text.contains('?');
+                }
+            }
+            Message::Tool { .. } => {}
+        }
+    }
+    // The last user message is this run's own question.
+    turns.pop();
+    let keep = turns.len().saturating_sub(8);
+    turns.split_off(keep)
 }
 
 /// A turn that calls one tool.
@@ -547,6 +713,43 @@ pub(crate) fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&
         })
         .max_by_key(|(score, _)| *score)
         .map(|(_, d)| d)
+}
+
+/// Whether every word of a delete's object is a word of one dataset's name (or says it is a
+/// dataset): "churn", "the customer churn dataset", `sales_2024.csv` — not "the fraud-suspected
+/// claims", whose "fraud" and "suspected" pick rows out of `insurance_claims`.
+fn only_names_a_dataset(object: &str, datasets: &[Dataset]) -> bool {
+    const SAYS_DATASET: [&str; 14] = [
+        "dataset",
+        "datasets",
+        "table",
+        "tables",
+        "file",
+        "files",
+        "data",
+        "csv",
+        "parquet",
+        "json",
+        "upload",
+        "uploads",
+        "sheet",
+        "spreadsheet",
+    ];
+    let said: Vec<String> = words(object)
+        .into_iter()
+        .filter(|w| !SAYS_DATASET.contains(&w.as_str()))
+        .map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w))
+        .collect();
+    !said.is_empty()
+        && datasets.iter().any(|d| {
+            let stem = d.name.rsplit_once('.').map_or(d.name.as_str(), |(s, _)| s);
+            let name: Vec<String> = words(&d.table_name)
+                .into_iter()
+                .chain(words(stem))
+                .map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w))
+                .collect();
+            said.iter().all(|w| name.contains(w))
+        })
 }
 
 /// The dataset a request is about: named in the text, else the active one, else the only one.

@@ -93,11 +93,13 @@ pub fn stem(word: &str) -> String {
     if word.chars().count() <= 3 || word.chars().any(|c| c.is_ascii_digit()) {
         return word.to_owned();
     }
-    // "availability" meets "available".
-    let mut w = match word.strip_suffix("ability") {
-        Some(base) => format!("{base}able"),
-        None => word.to_owned(),
-    };
+    // "availability" meets "available"; "admissions" and "readmission" meet "admitted".
+    let mut w =
+        match (word.strip_suffix("ability"), word.strip_suffix("issions").or_else(|| word.strip_suffix("ission"))) {
+            (Some(base), _) => format!("{base}able"),
+            (None, Some(base)) if base.len() >= 2 => return format!("{base}it"),
+            _ => word.to_owned(),
+        };
     // Plurals first, so "listings" goes on to lose its "-ing".
     if let Some(base) = w.strip_suffix("ies") {
         w = format!("{base}y");
@@ -241,6 +243,38 @@ fn parse_number(s: &str) -> Option<f64> {
 
 /// Splits a question into tokens.
 pub fn tokenize(question: &str) -> Vec<Token> {
+    let mut tokens = split(question);
+    // "more than a week", "under half an hour": one unit, half of one.
+    let mut i = 0;
+    while i + 1 < tokens.len() {
+        let unit = |t: &Token| {
+            matches!(
+                t.text.as_str(),
+                "second" | "minute" | "hour" | "day" | "week" | "month" | "year" | "kilo" | "kilometre" | "kilometer"
+            )
+        };
+        if tokens[i].text == "half"
+            && matches!(tokens[i + 1].text.as_str(), "a" | "an")
+            && tokens.get(i + 2).is_some_and(unit)
+        {
+            tokens[i] = Token { number: Some(0.5), text: "0.5".into(), ..tokens[i].clone() };
+            tokens.remove(i + 1);
+        } else if matches!(tokens[i].text.as_str(), "a" | "an")
+            && unit(&tokens[i + 1])
+            && i > 0
+            && matches!(
+                tokens[i - 1].text.as_str(),
+                "than" | "over" | "under" | "within" | "least" | "most" | "above" | "below"
+            )
+        {
+            tokens[i] = Token { number: Some(1.0), text: "1".into(), ..tokens[i].clone() };
+        }
+        i += 1;
+    }
+    tokens
+}
+
+fn split(question: &str) -> Vec<Token> {
     let text = spell_symbols(&open_contractions(question));
     let mut tokens: Vec<Token> = Vec::new();
     let mut chars = text.char_indices().peekable();
@@ -364,6 +398,12 @@ pub fn tokenize(question: &str) -> Vec<Token> {
                     last.currency = Some('£');
                 }
             }
+            // "AOV": what it stands for.
+            "aov" => {
+                for w in ["average", "order", "value"] {
+                    tokens.push(Token::word(w.to_owned(), raw));
+                }
+            }
             word => match NUMBER_WORDS.iter().find(|(w, _)| *w == word) {
                 Some((_, n)) => tokens.push(Token {
                     text: word.to_owned(),
@@ -428,6 +468,8 @@ mod tests {
             assert_eq!(stem(a), stem(b), "{a} ~ {b}");
         }
         assert_eq!(stem("listings"), stem("listed"));
+        assert_eq!(stem("readmissions"), stem("readmitted"));
+        assert_eq!(stem("admission"), stem("admitted"));
         assert_eq!(stem("availability"), stem("available"));
         assert_eq!(stem("statuses"), stem("status"));
         assert_ne!(stem("status"), stem("stat"));

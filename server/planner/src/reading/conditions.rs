@@ -3,7 +3,7 @@
 
 use super::messages::{numeric_columns, or_list};
 use super::words::*;
-use super::{Choice, Cond, Lit, Reader, Unread};
+use super::{Choice, Cond, Lit, Reader, Unread, shape};
 use crate::lexicon::{Class, Meaning};
 use crate::text::stem;
 use aware_core::query_plan::FilterOp;
@@ -14,21 +14,49 @@ impl Reader<'_> {
     /// "more than 500000", "price over 500k", "at least 3 bedrooms", "3-bedroom", "between 2 and 4".
     pub(super) fn comparisons(&mut self) -> Result<Vec<Cond>, Unread> {
         let lex = self.lex;
-        let mut out = Vec::new();
+        let mut out: Vec<Cond> = Vec::new();
         let n = self.tokens.len();
+        // "aged 65 or older", "40 units or more", "5 and above": the bound after the number.
+        let mut bounds: Vec<(usize, FilterOp)> = Vec::new();
+        for i in 0..n {
+            if self.tokens[i].number.is_none() || self.used[i] {
+                continue;
+            }
+            let unit_at = |k: usize| self.span_at(k).is_some() || time_unit(self.word(k)).is_some();
+            let j = if matches!(self.word(i + 1), "or" | "and") {
+                i + 1
+            } else if unit_at(i + 1) && matches!(self.word(i + 2), "or" | "and") {
+                i + 2
+            } else {
+                continue;
+            };
+            let op = match self.word(j + 1) {
+                "older" | "more" | "over" | "above" | "higher" | "greater" | "later" | "longer" | "bigger" => {
+                    FilterOp::Ge
+                }
+                "younger" | "less" | "fewer" | "under" | "below" | "lower" | "earlier" | "shorter" | "smaller" => {
+                    FilterOp::Le
+                }
+                _ => continue,
+            };
+            self.used[j] = true;
+            self.used[j + 1] = true;
+            bounds.push((i, op));
+        }
         let mut i = 0;
         while i < n {
-            if self.used[i] {
+            if self.used[i] && !bounds.iter().any(|(at, _)| *at == i) {
                 i += 1;
                 continue;
             }
             // The operator and where its number is.
             let w = self.word(i).to_owned();
             let mut op_len = 0;
-            let mut op = None;
+            let mut op = bounds.iter().find(|(at, _)| *at == i).map(|(_, op)| *op);
             let mut class_hint: Option<Class> = None;
             let two = (w.as_str(), self.word(i + 1));
             match two {
+                _ if op.is_some() => {}
                 ("at", "least") | ("no", "less") | ("no", "fewer") => {
                     op = Some(FilterOp::Ge);
                     op_len = if two.0 == "no" { 3 } else { 2 };
@@ -52,11 +80,13 @@ impl Reader<'_> {
             if op.is_none() {
                 let (o, hint) = match w.as_str() {
                     "over" | "above" | "exceeding" | "exceeds" | "exceed" | "gt" => (Some(FilterOp::Gt), None),
-                    "more" | "greater" | "higher" | "larger" | "bigger" | "longer" | "older" => {
+                    "more" | "greater" | "higher" | "larger" | "bigger" | "longer" | "older" | "heavier"
+                    | "further" | "farther" | "costlier" | "pricier" => {
                         (Some(FilterOp::Gt), ADJECTIVES.iter().find(|(a, _, _)| *a == w).map(|(_, c, _)| *c))
                     }
                     "under" | "below" | "lt" => (Some(FilterOp::Lt), None),
-                    "less" | "fewer" | "lower" | "smaller" | "shorter" | "younger" | "cheaper" => {
+                    "less" | "fewer" | "lower" | "smaller" | "shorter" | "younger" | "cheaper" | "lighter"
+                    | "nearer" | "closer" => {
                         (Some(FilterOp::Lt), ADJECTIVES.iter().find(|(a, _, _)| *a == w).map(|(_, c, _)| *c))
                     }
                     "ge" => (Some(FilterOp::Ge), None),
@@ -86,7 +116,9 @@ impl Reader<'_> {
                 i += 1;
                 continue;
             };
-            let currency = self.tokens[j].currency.is_some();
+            let currency = self.tokens[j].currency.is_some()
+                || (self.word(i.saturating_sub(1)) == "worth" && i > 0)
+                || matches!(self.word(j + 1), "dollars" | "euros" | "pounds");
             let percent = self.tokens[j].percent;
             let mut values = vec![Lit::Num(first)];
             let mut end = j + 1;
@@ -99,9 +131,7 @@ impl Reader<'_> {
                     continue;
                 }
             }
-            if percent {
-                return Err(Unread::Refuse("I cannot compare with percentages yet.".to_owned()));
-            }
+
             // The column: a unit or column right after the number ("more than 2 bathrooms",
             // "over 100 sqm"), else the nearest numeric column before the operator, else the one
             // column of the class the words imply.
@@ -110,10 +140,22 @@ impl Reader<'_> {
                 let said = stem(self.word(end));
                 let measured: Vec<usize> = (0..lex.columns.len())
                     .filter(|&c| {
-                        lex.columns[c].is_numeric() && unit_word(&lex.columns[c]).is_some_and(|u| stem(u) == said)
+                        lex.columns[c].is_numeric()
+                            && lex.columns[c].formula.is_none()
+                            && (unit_word(&lex.columns[c]).is_some_and(|u| stem(u) == said)
+                                || (MEASURE_UNITS.contains(&said.as_str())
+                                    && crate::text::words_of(&lex.columns[c].name).contains(&said)))
                     })
                     .collect();
-                if let [c] = measured.as_slice() { Some(*c) } else { None }
+                match measured.as_slice() {
+                    [c] => Some(*c),
+                    // "over 1.5k kWh" with consumption and solar in kWh: what is used, not made.
+                    many => {
+                        let primary: Vec<usize> =
+                            many.iter().copied().filter(|&c| shape::primary_measure(lex, c)).collect();
+                        if let [c] = primary.as_slice() { Some(*c) } else { None }
+                    }
+                }
             };
             let mut after = self.column_span(end).filter(|c| lex.columns[*c].is_numeric()).or(unit_column);
             // "waited more than 2 hours" over a column in minutes: the number is converted.
@@ -157,9 +199,25 @@ impl Reader<'_> {
                 let cs = lex.of_class(class);
                 if cs.len() == 1 { Some(cs[0]) } else { None }
             };
+            // "at least 50 but under 60": the second bound is on the first one's column.
+            let joined =
+                out.last().filter(|_| i > 0 && matches!(self.word(i - 1), "but" | "and" | "yet")).map(|c| c.column);
+            // "claims over 2000", "orders worth more than $2,025": what one of the rows is worth.
+            let entity_before = (0..i)
+                .rev()
+                .find(|&k| {
+                    !FUNCTION_WORDS.contains(&self.word(k))
+                        && !matches!(self.word(k), "worth" | "valued" | "came" | "totalling" | "totaling")
+                })
+                .is_some_and(|k| self.span_covering(k).is_some_and(|s| s.meaning == Meaning::Entity));
+            let worth = (currency || entity_before)
+                .then(|| shape::sale_values(lex))
+                .and_then(|v| if let [c] = v.as_slice() { Some(*c) } else { None });
             let column = after
                 .or(before)
+                .or(joined)
                 .or_else(|| class_hint.and_then(by_class))
+                .or(worth)
                 .or_else(|| if currency { by_class(Class::Money) } else { None });
             let Some(column) = column else {
                 let said: Vec<&str> = self.tokens[i..end].iter().map(|t| t.raw.as_str()).collect();
@@ -170,6 +228,24 @@ impl Reader<'_> {
                     numeric_columns(lex)
                 )));
             };
+            // "below 80%": a percentage of a rate stored as a fraction (0 to 1) is a hundredth.
+            if percent {
+                let fraction = lex.columns[column].range.is_some_and(|(lo, hi)| lo >= 0.0 && hi <= 1.0);
+                let in_percent = lex.columns[column].unit == Some(crate::lexicon::Unit::Percent)
+                    || lex.columns[column].range.is_some_and(|(_, hi)| hi > 1.0);
+                if fraction {
+                    for v in &mut values {
+                        if let Lit::Num(x) = v {
+                            *x /= 100.0;
+                        }
+                    }
+                } else if !in_percent {
+                    return Err(Unread::Refuse(format!(
+                        "I cannot tell whether {} holds fractions or percentages, so I cannot compare it with {}.",
+                        lex.columns[column].name, self.tokens[j].raw
+                    )));
+                }
+            }
             if let Some(hint) = class_hint
                 && lex.columns[column].class != hint
                 && !(w == "more" || w == "less" || w == "fewer" || w == "higher" || w == "lower")
@@ -180,9 +256,12 @@ impl Reader<'_> {
                 )));
             }
             self.mark(i, end);
-            // "a tenure of at least 24 months": the column may be named before and after.
-            if let Some(k) = (0..i).rev().find(|&k| self.column_span(k) == Some(column) && !self.used[k]) {
-                self.mark_span(k);
+            // "a tenure of at least 24 months", "a peak demand of at least 100 kW": the column may
+            // be named before (in several words) and after.
+            for k in (0..i).rev() {
+                if self.column_span(k) == Some(column) && !self.used[k] {
+                    self.mark_span(k);
+                }
             }
             if after.is_some() {
                 self.mark_span(end);
@@ -193,6 +272,24 @@ impl Reader<'_> {
                     self.used[end] = true;
                 }
             }
+            // "remove the outliers (anything over €800)", "excluding orders over 500": the rows
+            // left are the others.
+            let op = match self.removed_before(i) {
+                false => op,
+                true => match op {
+                    FilterOp::Gt => FilterOp::Le,
+                    FilterOp::Ge => FilterOp::Lt,
+                    FilterOp::Lt => FilterOp::Ge,
+                    FilterOp::Le => FilterOp::Gt,
+                    FilterOp::Eq => FilterOp::Ne,
+                    FilterOp::Ne => FilterOp::Eq,
+                    _ => {
+                        return Err(Unread::Refuse(
+                            "I can leave out rows above or below a number, but not rows between two.".to_owned(),
+                        ));
+                    }
+                },
+            };
             out.push(Cond { column, op, values, period: None });
             i = end;
         }
@@ -202,7 +299,22 @@ impl Reader<'_> {
                 continue;
             }
             let Some(x) = self.tokens[i].number else { continue };
-            if self.tokens[i].currency.is_some() || self.tokens[i].percent {
+            let percent_column = |c: usize| {
+                lex.columns[c].unit == Some(crate::lexicon::Unit::Percent) || lex.columns[c].label.contains("pct")
+            };
+            if self.tokens[i].currency.is_some() {
+                continue;
+            }
+            // "a 20% discount": a percentage before a column measured in percent.
+            if let Some(c) = self.column_span(i + 1).filter(|c| self.tokens[i].percent && percent_column(*c))
+                && self.span_at(i + 1).is_some()
+            {
+                self.used[i] = true;
+                self.mark_span(i + 1);
+                out.push(Cond { column: c, op: FilterOp::Eq, values: vec![Lit::Num(x)], period: None });
+                continue;
+            }
+            if self.tokens[i].percent {
                 continue;
             }
             if let Some(c) =
@@ -212,6 +324,37 @@ impl Reader<'_> {
                 self.used[i] = true;
                 self.mark_span(i + 1);
                 out.push(Cond { column: c, op: FilterOp::Eq, values: vec![Lit::Num(x)], period: None });
+            }
+        }
+        // "year 11", "grade 9": a number right after a column of small whole numbers.
+        for i in 1..n {
+            let Some(x) = self.tokens[i].number.filter(|x| x.fract() == 0.0) else { continue };
+            if self.used[i] || self.tokens[i].currency.is_some() || self.tokens[i].percent {
+                continue;
+            }
+            if let Some(sp) = self.span_covering(i - 1).cloned()
+                && sp.end == i
+                && let Meaning::Column(c) = sp.meaning
+                && lex.columns[c].kind == aware_core::value::ValueKind::Int
+                && matches!(lex.columns[c].class, Class::Count | Class::Number)
+                && !self.used[sp.start]
+            {
+                self.used[i] = true;
+                self.mark(sp.start, sp.end);
+                out.push(Cond { column: c, op: FilterOp::Eq, values: vec![Lit::Num(x)], period: None });
+            }
+        }
+        // "no solar at all", "zero discount": none of a quantity.
+        for i in 0..n {
+            if self.used[i] || !matches!(self.word(i), "no" | "zero" | "nil") {
+                continue;
+            }
+            if let Some(c) = self.column_span(i + 1).filter(|c| lex.columns[*c].is_numeric())
+                && self.span_at(i + 1).is_some()
+            {
+                self.used[i] = true;
+                self.mark_span(i + 1);
+                out.push(Cond { column: c, op: FilterOp::Eq, values: vec![Lit::Num(0.0)], period: None });
             }
         }
         Ok(out)
@@ -326,6 +469,158 @@ impl Reader<'_> {
             }
         }
         false
+    }
+
+    /// Whether a word that leaves rows out ("remove", "drop", "excluding") comes shortly before
+    /// `i` with only the rows' words between ("remove the students with attendance under …",
+    /// "drop the outliers (anything over …"); those words are used up.
+    pub(super) fn removed_before(&mut self, i: usize) -> bool {
+        let mut k = i;
+        let mut between = Vec::new();
+        while k > 0 && i - k < 7 {
+            k -= 1;
+            let w = self.word(k);
+            if NEGATIONS.contains(&w) && !matches!(w, "not" | "no" | "non" | "never") && !self.used[k] {
+                self.used[k] = true;
+                for b in between {
+                    self.used[b] = true;
+                }
+                return true;
+            }
+            // The rows' words, or the compared column's own ("remove the students with attendance
+            // under 70%").
+            let rows = self.span_covering(k).is_some_and(|s| {
+                matches!(s.meaning, Meaning::Entity | Meaning::Dataset)
+                    || matches!(s.meaning, Meaning::Column(c) if self.lex.columns[c].is_numeric() || self.lex.columns[c].class == crate::lexicon::Class::Id)
+            });
+            if !(rows
+                || FUNCTION_WORDS.contains(&w)
+                || ROW_WORDS.contains(&w)
+                || matches!(w, "outlier" | "outliers" | "anything" | "any" | "ones"))
+            {
+                return false;
+            }
+            if !self.used[k] {
+                between.push(k);
+            }
+        }
+        false
+    }
+
+    /// A word asking which way something went ("drop", "fell", "grew", "change"), used up.
+    pub(super) fn trend_word(&mut self) -> Option<super::Trend> {
+        use super::Trend;
+        // "how many stays fell in December": a count of what happened then, not a trend.
+        let counting = (0..self.tokens.len()).any(|i| {
+            (self.word(i) == "how" && self.word(i + 1) == "many") || matches!(self.word(i), "count" | "number")
+        });
+        let compared = (0..self.tokens.len()).any(|i| matches!(self.word(i), "compared" | "versus" | "vs" | "than"));
+        if counting && !compared {
+            return None;
+        }
+        for i in 0..self.tokens.len() {
+            if self.used[i] || self.span_covering(i).is_some() {
+                continue;
+            }
+            // "if we drop the estimated readings": leaving rows out, not a trend.
+            if matches!(self.word(i), "drop" | "remove")
+                && matches!(self.word(i + 1), "the" | "all" | "any" | "those" | "these" | "every")
+            {
+                continue;
+            }
+            let t = match self.word(i) {
+                "drop" | "dropped" | "fall" | "fell" | "decline" | "declined" | "decrease" | "decreased" | "shrink"
+                | "shrank" => Trend::Down,
+                "rise" | "rose" | "increase" | "increased" | "grow" | "grew" | "climb" | "climbed" => Trend::Up,
+                "change" | "changed" => Trend::Change,
+                "go" | "went" if matches!(self.word(i + 1), "up" | "down") => {
+                    self.used[i + 1] = true;
+                    if self.word(i + 1) == "up" { Trend::Up } else { Trend::Down }
+                }
+                _ => continue,
+            };
+            self.used[i] = true;
+            for k in 0..self.tokens.len() {
+                let w = self.word(k);
+                // "compared to the month before", "versus the previous quarter".
+                let bucket = matches!(w, "month" | "quarter" | "year" | "week" | "day");
+                let relative = bucket
+                    && (matches!(self.word(k + 1), "before" | "prior")
+                        || k.checked_sub(1)
+                            .is_some_and(|p| matches!(self.word(p), "previous" | "prior" | "preceding")));
+                if !self.used[k]
+                    && (relative
+                        || matches!(
+                            w,
+                            "compared"
+                                | "compare"
+                                | "versus"
+                                | "vs"
+                                | "against"
+                                | "previous"
+                                | "prior"
+                                | "preceding"
+                                | "before"
+                        ))
+                {
+                    self.used[k] = true;
+                }
+            }
+            return Some(t);
+        }
+        None
+    }
+
+    /// A trend's periods: the one named, with the one it is compared to (named after it, else the
+    /// one just before), as one range grouped by the period's unit.
+    pub(super) fn trend_periods(&mut self, cond: Cond) -> (Cond, aware_core::query_plan::TimeBucket) {
+        use aware_core::query_plan::TimeBucket;
+        let (Some(Lit::Date(from)), Some(Lit::Date(to))) = (cond.values.first().cloned(), cond.values.get(1).cloned())
+        else {
+            return (cond, TimeBucket::Month);
+        };
+        let months = (to.year() - from.year()) * 12 + to.month() as i32 - from.month() as i32;
+        let bucket = match months {
+            12 => TimeBucket::Year,
+            3 => TimeBucket::Quarter,
+            _ => TimeBucket::Month,
+        };
+        // The other period: a month, quarter or year said after the first.
+        let mut other = None;
+        for i in 0..self.tokens.len() {
+            if self.used[i] {
+                continue;
+            }
+            if let Ok(Some(p)) = self.period_at(i) {
+                other = Some((p.start, p.end, p.from, p.to));
+                break;
+            }
+            if let Some(y) = self.tokens[i].number.filter(|y| y.fract() == 0.0 && (1900.0..=2100.0).contains(y)) {
+                let y = y as i32;
+                if let (Some(a), Some(b)) = (NaiveDate::from_ymd_opt(y, 1, 1), NaiveDate::from_ymd_opt(y + 1, 1, 1)) {
+                    other = Some((i, i + 1, a, b));
+                    break;
+                }
+            }
+        }
+        let (lo, hi) = match other {
+            Some((s, e, a, b)) => {
+                self.mark(s, e);
+                (from.min(a), to.max(b))
+            }
+            None => {
+                let span = chrono::Months::new(months.max(1) as u32);
+                (from.checked_sub_months(span).unwrap_or(from), to)
+            }
+        };
+        let last = hi - Duration::days(1);
+        let label = match bucket {
+            TimeBucket::Year => format!("from {} to {}", lo.year(), last.year()),
+            _ => format!("from {} to {}", lo.format("%B %Y"), last.format("%B %Y")),
+        };
+        let cond =
+            Cond { values: vec![Lit::Date(lo), Lit::Date(hi)], op: FilterOp::Between, period: Some(label), ..cond };
+        (cond, bucket)
     }
 
     /// "churned: no", "terrace = false".
@@ -463,10 +758,70 @@ impl Reader<'_> {
                 found = Some((start, b, from, to, label, FilterOp::Between));
                 break;
             }
-            // A year, maybe with a month before it: "in 2024", "March 2025", "since 2024".
+            // Quarters, halves, months and ranges of months ("2024 Q3": from the year on).
+            let period = match self.period_at(i)? {
+                Some(p) => Some(p),
+                None if self.tokens[i].number.is_some() => self.period_at(i + 1)?.filter(|p| p.start <= i),
+                None => None,
+            };
+            if let Some(p) = period {
+                // The same period said twice ("over the summer, June to August") is one.
+                let mut k = p.end;
+                while k < n {
+                    match self.period_at(k) {
+                        Ok(Some(again)) if (again.from, again.to, again.op) == (p.from, p.to, p.op) => {
+                            self.mark(again.start.max(p.end), again.end);
+                            k = again.end;
+                        }
+                        _ => k += 1,
+                    }
+                }
+                found = Some((p.start, p.end, p.from, p.to, p.label, p.op));
+                break;
+            }
+            // A year, maybe with a month before it: "in 2024", "March 2025", "since 2024" — but
+            // not a number compared with ("more than 2000 visitors") or counting something
+            // ("2000 kWh"): one token, one reading.
+            let compared = i.checked_sub(1).is_some_and(|p| {
+                matches!(
+                    self.word(p),
+                    "than"
+                        | "over"
+                        | "under"
+                        | "above"
+                        | "below"
+                        | "least"
+                        | "most"
+                        | "exceeding"
+                        | "exceeds"
+                        | "exceed"
+                        | "gt"
+                        | "lt"
+                        | "ge"
+                        | "le"
+                        | "eq"
+                        | "ne"
+                        | "between"
+                        | "around"
+                        | "approximately"
+                        | "exactly"
+                        | "equals"
+                        | "top"
+                        | "first"
+                        | "past"
+                )
+            });
+            let counts_something = self.span_at(i + 1).is_some_and(|sp| match sp.meaning {
+                Meaning::Column(c) => lex.columns[c].is_numeric(),
+                Meaning::Entity => true,
+                _ => false,
+            }) || time_unit(self.word(i + 1)).is_some()
+                || lex.columns.iter().any(|c| unit_word(c).is_some_and(|u| stem(u) == stem(self.word(i + 1))));
             if let Some(y) = self.tokens[i].number.filter(|y| y.fract() == 0.0 && (1900.0..=2100.0).contains(y))
                 && self.tokens[i].currency.is_none()
                 && !self.used[i]
+                && !compared
+                && !counts_something
             {
                 let y = y as i32;
                 let month = i.checked_sub(1).and_then(|p| month_number(self.word(p)));
@@ -495,15 +850,6 @@ impl Reader<'_> {
                 found = Some((start, i + 1, from, to, label, op));
                 break;
             }
-            // A month without a year is ambiguous ("may" and "march" only after a time word).
-            let time_word_before =
-                i > 0 && matches!(self.word(i - 1), "in" | "since" | "during" | "from" | "before" | "after");
-            if month_number(w).is_some()
-                && (!matches!(w, "may" | "march") || time_word_before)
-                && self.tokens.get(i + 1).and_then(|t| t.number).is_none()
-            {
-                return Err(Unread::Ask(format!("{} of which year?", self.tokens[i].raw)));
-            }
         }
         let Some((start, end, from, to, label, op)) = found else { return Ok(None) };
         // The date column: the one named, else the only one.
@@ -513,7 +859,7 @@ impl Reader<'_> {
             .copied()
             .find(|d| self.spans.iter().any(|s| s.meaning == Meaning::Column(*d) && !self.used[s.start]));
         let ruled = lex.rule_for(&["date".to_owned()]).filter(|c| dates.contains(c));
-        let column = match (named.or(ruled), dates.as_slice()) {
+        let column = match (named.or(ruled).or_else(|| lex.event_date()), dates.as_slice()) {
             (Some(c), _) => c,
             (None, [c]) => *c,
             (None, []) => {
@@ -535,10 +881,29 @@ impl Reader<'_> {
             }
         };
         self.mark(start, end);
-        if let Some(s) =
-            self.spans.iter().find(|s| s.meaning == Meaning::Column(column) && !self.used[s.start]).cloned()
-        {
+        // "exams sat in May", "claims filed in Q1": the date column's words are the period's.
+        for s in self.spans.clone().into_iter().filter(|s| s.meaning == Meaning::Column(column)) {
             self.mark(s.start, s.end);
+        }
+        // A period the data never reaches is said so, not answered as nothing.
+        if let Some((first, last)) = lex.columns[column].span {
+            let outside = match op {
+                FilterOp::Between => to <= first || from > last,
+                FilterOp::Lt => from <= first,
+                _ => from > last,
+            };
+            if outside {
+                // In the person's own words: the data's dates are not a result they were shown.
+                let said: Vec<&str> = self.tokens[start..end].iter().map(|t| t.raw.as_str()).collect();
+                return Err(Unread::Refuse(format!(
+                    "None of {}'s {} falls in “{}”: its {} values are all outside that period, so there is nothing to \
+                     answer from.",
+                    lex.dataset.table_name,
+                    lex.entity,
+                    said.join(" "),
+                    lex.columns[column].name
+                )));
+            }
         }
         let values = match op {
             FilterOp::Between => vec![Lit::Date(from), Lit::Date(to)],

@@ -25,8 +25,12 @@ pub(super) fn measure_name(lex: &Lexicon, m: &Measure) -> String {
 }
 
 pub(super) fn numeric_columns(lex: &Lexicon) -> String {
-    let names: Vec<&str> =
-        lex.columns.iter().filter(|c| c.is_numeric() && c.class != Class::Id).map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = lex
+        .columns
+        .iter()
+        .filter(|c| c.is_numeric() && c.class != Class::Id && c.formula.is_none())
+        .map(|c| c.name.as_str())
+        .collect();
     if names.is_empty() { "no numeric columns".to_owned() } else { names.join(", ") }
 }
 
@@ -63,6 +67,9 @@ pub(super) fn describe_ask(lex: &Lexicon, ask: &Ask) -> String {
         Ask::Tally(Tally::Count) => format!("a count of {}", lex.entity),
         Ask::Tally(Tally::Distinct(c)) => format!("how many different {} there are", plural(&lex.columns[*c].label)),
         Ask::Tally(Tally::Aggregate(a, m)) => format!("the {} {}", agg_word(*a), lex.columns[m.column].label),
+        Ask::Tally(Tally::PerRow(m)) => {
+            format!("the {} per {}", lex.columns[m.column].label, crate::answer::singular(&lex.entity))
+        }
         Ask::Tally(Tally::Share(_)) => "a share".to_owned(),
         Ask::Rows(_) => format!("a list of {}", lex.entity),
     }
@@ -70,7 +77,7 @@ pub(super) fn describe_ask(lex: &Lexicon, ask: &Ask) -> String {
 
 pub(super) fn not_understood(lex: &Lexicon, left: &[String], ask: &Ask) -> String {
     let quoted: Vec<String> = left.iter().map(|w| format!("“{w}”")).collect();
-    let columns: Vec<&str> = lex.columns.iter().map(|c| c.name.as_str()).take(20).collect();
+    let columns: Vec<String> = lex.stored().map(|c| format!("`{}`", lex.columns[c].name)).take(20).collect();
     format!(
         "I understood that you want {} from {}, but not {} — so I have not answered rather than leave {} out. \
          Its columns are {}.",

@@ -8,7 +8,9 @@
 //! columns) is a question back, naming the candidates.
 
 mod conditions;
+mod followup;
 mod messages;
+mod periods;
 mod plan;
 mod shape;
 mod words;
@@ -16,7 +18,7 @@ mod words;
 pub use messages::{agg_word, or_list};
 pub use plan::{alias_for, count_alias, plan_json, ratio_alias, value_alias};
 
-use crate::lexicon::{Class, Form, Lexicon, Meaning, plural_stem};
+use crate::lexicon::{Class, Form, Lexicon, Meaning, Source, plural_stem};
 use crate::text::{Token, stem, tokenize};
 use aware_core::query_plan::{Aggregate, FilterOp, TimeBucket};
 use aware_core::runs::clarify::ClarificationKind;
@@ -59,6 +61,9 @@ pub enum Tally {
     /// How many different values of a column.
     Distinct(usize),
     Aggregate(Aggregate, Measure),
+    /// A measure per row, over every row ("revenue per session": the total over the number of
+    /// sessions, a session without revenue counting as none).
+    PerRow(Measure),
     /// The share of rows meeting these conditions.
     Share(Vec<Cond>),
 }
@@ -91,6 +96,21 @@ pub struct Reading {
     pub limit: Option<u32>,
     /// The question asks for the leading group ("which neighbourhood is most expensive?").
     pub leader: bool,
+    /// The words read through a link rather than by name — (the words as said, what they were
+    /// read as) — for the answer to state.
+    pub links: Vec<(String, String)>,
+    /// A name shown beside each group of an id column ("Lucas Kowalski" for `ST0078`).
+    pub label: Option<usize>,
+    /// "did sales drop in June?": the periods compared, and which way the person asked about.
+    pub trend: Option<Trend>,
+}
+
+/// The way a trend question asks about ("did it drop", "did it grow", "did it change").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trend {
+    Down,
+    Up,
+    Change,
 }
 
 /// Why a question could not be read.
@@ -137,6 +157,10 @@ struct Span {
     /// For a value whose words are also its column's name ("clinic" — the value `Clínic` or
     /// the column `Clinic`): the column, for the context to decide.
     column_alt: Option<usize>,
+    /// For a value whose words also name a numeric column ("approved": the status `Approved` or
+    /// `ApprovedAmount`): the column, meant after "total", "average", "how much".
+    measure_alt: Option<usize>,
+    source: Source,
 }
 
 /// The reader's working state over one question.
@@ -147,6 +171,8 @@ struct Reader<'a> {
     used: Vec<bool>,
     spans: Vec<Span>,
     today: NaiveDate,
+    /// For a follow-up in a thread: the reading it changes.
+    prev: Option<Reading>,
 }
 
 /// Reads `question` against `lex`. `today` anchors "last month".
@@ -156,15 +182,139 @@ pub fn read(question: &str, lex: &Lexicon, today: NaiveDate) -> Result<Reading, 
     r.interpret()
 }
 
+/// Reads a follow-up ("and by month?", "only for laptops", "what about 2025?", "top 10
+/// instead") as a change to `prev`, the reading of the thread's last question over `lex`.
+pub fn read_followup(question: &str, lex: &Lexicon, today: NaiveDate, prev: &Reading) -> Result<Reading, Unread> {
+    let tokens = tokenize(question);
+    let mut r = Reader::new(lex, tokens, today)?;
+    r.prev = Some(prev.clone());
+    r.interpret()
+}
+
+/// Whether a message reads as a follow-up to the last answer rather than a question of its
+/// own: it starts like one ("and …", "what about …", "only …", "now …") or leans on it
+/// ("instead", "same", "those", "ones").
+pub fn sounds_like_followup(question: &str) -> bool {
+    let words: Vec<String> = tokenize(question).into_iter().map(|t| t.text).collect();
+    let first = words.first().map_or("", String::as_str);
+    let second = words.get(1).map_or("", String::as_str);
+    matches!(
+        first,
+        "and"
+            | "now"
+            | "only"
+            | "just"
+            | "same"
+            | "but"
+            | "also"
+            | "instead"
+            | "then"
+            | "ok"
+            | "okay"
+            | "sort"
+            | "order"
+            | "so"
+    ) || (matches!(first, "what" | "how") && matches!(second, "about" | "if"))
+        // "by state?", "for Plant B", "in 2024?": a short phrase that only narrows or groups.
+        || (words.len() <= 5
+            && matches!(first, "by" | "per" | "for" | "in" | "with" | "without" | "excluding" | "except" | "during"))
+        || words.iter().any(|w| matches!(w.as_str(), "instead" | "same" | "ones" | "those" | "them"))
+}
+
+/// Whether the question names a month, quarter or half, whose year may come from the data.
+pub fn names_a_period(question: &str) -> bool {
+    tokenize(question).iter().any(|t| {
+        words::month_number(&t.text).is_some()
+            || matches!(
+                t.text.as_str(),
+                "q1" | "q2"
+                    | "q3"
+                    | "q4"
+                    | "h1"
+                    | "h2"
+                    | "quarter"
+                    | "half"
+                    | "summer"
+                    | "spring"
+                    | "autumn"
+                    | "fall"
+                    | "year"
+            )
+            || t.number.is_some_and(|y| y.fract() == 0.0 && (1900.0..=2100.0).contains(&y))
+            || t.percent
+    })
+}
+
+/// Whether a column is the main quantity of its rows (consumption beside solar generation).
+pub fn primary_measure(lex: &Lexicon, c: usize) -> bool {
+    shape::primary_measure(lex, c)
+}
+
+/// The columns the words name, leftmost-longest: (start, end, column).
+pub fn column_spans(lex: &Lexicon, words: &[String]) -> Vec<(usize, usize, usize)> {
+    match_spans(lex, words)
+        .into_iter()
+        .filter_map(|s| match s.meaning {
+            Meaning::Column(c) => Some((s.start, s.end, c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The question's phrases no word of `lex` names and the reader has no use for — content words
+/// that would be left over — as runs of at most two words, for linking by meaning.
+pub fn unread_phrases(question: &str, lex: &Lexicon) -> Vec<Vec<String>> {
+    let words: Vec<String> = tokenize(question).into_iter().map(|t| t.text).collect();
+    let spans = match_spans(lex, &words);
+    let covered = |i: usize| spans.iter().any(|s| s.start <= i && i < s.end);
+    let plain = |w: &str| {
+        w.len() >= 3
+            && w.chars().all(char::is_alphabetic)
+            && !FUNCTION_WORDS.contains(&w)
+            && !ROW_WORDS.contains(&w)
+            && !NEGATIONS.contains(&w)
+            && !is_cue(w)
+            && !followup::FOLLOWUP_WORDS.contains(&w)
+            && time_unit(w).is_none()
+            && adjective_meaning(lex, w).is_none()
+            && !matches!(w, "chart" | "plot" | "graph" | "visualise" | "visualize" | "why" | "when" | "where")
+    };
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !covered(i) && plain(w) {
+            run.push(w.clone());
+            continue;
+        }
+        flush(&mut run, &mut out);
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+fn flush(run: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    match run.len() {
+        0 => {}
+        1 | 2 => out.push(std::mem::take(run)),
+        _ => out.extend(run.drain(..).map(|w| vec![w])),
+    }
+}
+
 /// How many of the question's words `lex` accounts for, and whether the question names the
 /// dataset itself by its full name (to choose between datasets).
 pub fn coverage(question: &str, lex: &Lexicon) -> (usize, bool) {
     let words: Vec<String> = tokenize(question).into_iter().map(|t| t.text).collect();
     let spans = match_spans(lex, &words);
     let named = spans.iter().any(|s| s.meaning == Meaning::Dataset && s.strength == 3);
-    let covered = spans.iter().map(|s| s.end - s.start).sum();
-    (covered, named)
+    // Words covered, then (to break a tie) the words that name the rows themselves: "the
+    // biggest orders by revenue" is about the orders table, not sessions with an order value.
+    let covered: usize = spans.iter().map(|s| s.end - s.start).sum();
+    let rows: usize = spans.iter().filter(|s| matches!(s.meaning, Meaning::Entity | Meaning::Dataset)).count();
+    (covered * 8 + rows.min(7), named)
 }
+
+/// The best phrase found at a place: its length, strength and meanings with their sources.
+type Best = (usize, u8, Vec<(Meaning, Source)>);
 
 /// Leftmost-longest matching of the vocabulary's phrases over the question's words. Function
 /// words and cue words only count inside longer phrases.
@@ -181,7 +331,8 @@ fn match_spans(lex: &Lexicon, words: &[String]) -> Vec<Span> {
     let mut spans = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let mut best: Option<(usize, u8, Vec<Meaning>)> = None;
+        // (length, strength, what it means and why).
+        let mut best: Option<Best> = None;
         let mut columns_here: Vec<(usize, usize)> = Vec::new();
         for e in &lex.entries {
             let n = e.words.len();
@@ -196,24 +347,39 @@ fn match_spans(lex: &Lexicon, words: &[String]) -> Vec<Span> {
             }
             match &mut best {
                 Some((len, strength, meanings)) if *len == n && *strength == e.strength => {
-                    if !meanings.contains(&e.meaning) {
-                        meanings.push(e.meaning.clone());
+                    match meanings.iter_mut().find(|(m, _)| *m == e.meaning) {
+                        // Its own name beats a general word for the same thing.
+                        Some((_, source)) if e.source == Source::Name => *source = Source::Name,
+                        Some(_) => {}
+                        None => meanings.push((e.meaning.clone(), e.source)),
                     }
                 }
                 Some((len, strength, _)) if (n, e.strength) <= (*len, *strength) => {}
-                _ => best = Some((n, e.strength, vec![e.meaning.clone()])),
+                _ => best = Some((n, e.strength, vec![(e.meaning.clone(), e.source)])),
             }
         }
         match best {
             Some((n, strength, meanings)) => {
-                for m in meanings.iter() {
-                    let column_alt = match m {
-                        Meaning::Value(c, _) => {
-                            columns_here.iter().find(|(len, k)| *len == n && k == c).map(|(_, k)| *k)
-                        }
-                        _ => None,
+                for (m, source) in meanings.iter() {
+                    let (column_alt, measure_alt) = match m {
+                        Meaning::Value(c, _) => (
+                            columns_here.iter().find(|(len, k)| *len == n && k == c).map(|(_, k)| *k),
+                            columns_here
+                                .iter()
+                                .find(|(len, k)| *len == n && k != c && lex.columns[*k].is_numeric())
+                                .map(|(_, k)| *k),
+                        ),
+                        _ => (None, None),
                     };
-                    spans.push(Span { start: i, end: i + n, meaning: m.clone(), strength, column_alt });
+                    spans.push(Span {
+                        start: i,
+                        end: i + n,
+                        meaning: m.clone(),
+                        strength,
+                        column_alt,
+                        measure_alt,
+                        source: *source,
+                    });
                 }
                 i += n;
             }
@@ -227,6 +393,60 @@ impl<'a> Reader<'a> {
     fn new(lex: &'a Lexicon, tokens: Vec<Token>, today: NaiveDate) -> Result<Self, Unread> {
         let words: Vec<String> = tokens.iter().map(|t| t.text.clone()).collect();
         let mut spans = match_spans(lex, &words);
+        // "A grades", "grade B": a single capital letter that is a value of the data is that
+        // value, not the article "a".
+        for (i, t) in tokens.iter().enumerate() {
+            let letter = t.raw.len() == 1 && t.raw.chars().all(|c| c.is_ascii_uppercase());
+            if !letter || i == 0 || spans.iter().any(|s| s.start <= i && i < s.end) {
+                continue;
+            }
+            let found = lex
+                .columns
+                .iter()
+                .enumerate()
+                .find_map(|(c, info)| info.values.iter().find(|v| **v == t.raw).map(|v| (c, v.clone())));
+            if let Some((c, v)) = found {
+                spans.push(Span {
+                    start: i,
+                    end: i + 1,
+                    meaning: Meaning::Value(c, v),
+                    strength: 4,
+                    column_alt: None,
+                    measure_alt: None,
+                    source: Source::Name,
+                });
+            }
+        }
+        spans.sort_by_key(|s| s.start);
+        // "total approved", "average claimed", "how much have we approved": the amount, not the
+        // status `Approved`.
+        let asks_amount = words.windows(2).any(|w| w[0] == "how" && w[1] == "much");
+        for s in &mut spans {
+            if let Some(c) = s.measure_alt {
+                let before = s.start.checked_sub(1).map_or("", |p| words[p].as_str());
+                if asks_amount
+                    || matches!(
+                        before,
+                        "total"
+                            | "sum"
+                            | "average"
+                            | "avg"
+                            | "mean"
+                            | "median"
+                            | "much"
+                            | "highest"
+                            | "lowest"
+                            | "maximum"
+                            | "minimum"
+                            | "max"
+                            | "min"
+                    )
+                {
+                    s.meaning = Meaning::Column(c);
+                    s.column_alt = None;
+                }
+            }
+        }
         // "by clinic", "which clinic", "how many clinics": the column, not its value `Clínic`.
         for s in &mut spans {
             if let Some(c) = s.column_alt {
@@ -270,6 +490,20 @@ impl<'a> Reader<'a> {
                 if non_dataset.len() <= 1 {
                     continue;
                 }
+                // "women admitted to Maternity": a verb of the event is its date column, not the
+                // other columns its noun names (`Admission Type`).
+                let word = words[here[0].start].as_str();
+                if here[0].end - here[0].start == 1 && word.ends_with("ed") {
+                    let dates: Vec<&&Span> = non_dataset
+                        .iter()
+                        .copied()
+                        .filter(|s| matches!(s.meaning, Meaning::Column(c) if lex.columns[c].is_date() && lex.columns[c].formula.is_none()))
+                        .collect();
+                    if let [date] = dates.as_slice() {
+                        settled.push((start, date.meaning.clone()));
+                        continue;
+                    }
+                }
                 let column_of = |m: &Meaning| match m {
                     Meaning::Column(c) | Meaning::Value(c, _) => Some(*c),
                     Meaning::Flag(..) | Meaning::Dataset | Meaning::Entity => None,
@@ -277,6 +511,39 @@ impl<'a> Reader<'a> {
                 if let Some(ruled) = lex.rule_for(&words[here[0].start..here[0].end])
                     && let Some(keep) = non_dataset.iter().find(|s| column_of(&s.meaning) == Some(ruled))
                 {
+                    settled.push((start, keep.meaning.clone()));
+                    continue;
+                }
+                // "total kWh per site": of columns in the same unit, the one the rows are about
+                // (consumption, not solar generation).
+                let primary: Vec<&&Span> = non_dataset
+                    .iter()
+                    .copied()
+                    .filter(|s| matches!(s.meaning, Meaning::Column(c) if lex.columns[c].is_numeric() && shape::primary_measure(lex, c)))
+                    .collect();
+                if let [keep] = primary.as_slice()
+                    && said.len() == 1
+                    && MEASURE_UNITS.contains(&words[start].as_str())
+                    && non_dataset
+                        .iter()
+                        .all(|s| matches!(s.meaning, Meaning::Column(c) if lex.columns[c].is_numeric()))
+                {
+                    settled.push((start, keep.meaning.clone()));
+                    continue;
+                }
+                // "the total amount claimed": one of the columns is named again elsewhere.
+                let elsewhere: Vec<&&Span> = non_dataset
+                    .iter()
+                    .copied()
+                    .filter(|s| {
+                        spans.iter().any(|o| {
+                            o.start != start
+                                && column_of(&o.meaning).is_some()
+                                && column_of(&o.meaning) == column_of(&s.meaning)
+                        })
+                    })
+                    .collect();
+                if let [keep] = elsewhere.as_slice() {
                     settled.push((start, keep.meaning.clone()));
                     continue;
                 }
@@ -325,8 +592,17 @@ impl<'a> Reader<'a> {
                 None => kept.push(s),
             }
         }
+        // "meter readings", "customer orders": an id column's word right before the rows' word
+        // names the rows, not the ids.
+        for k in 0..kept.len() {
+            let next_is_rows = kept.iter().any(|n| n.start == kept[k].end && n.meaning == Meaning::Entity)
+                || words.get(kept[k].end).is_some_and(|w| ROW_WORDS.contains(&w.as_str()));
+            if next_is_rows && matches!(kept[k].meaning, Meaning::Column(c) if lex.columns[c].class == Class::Id) {
+                kept[k].meaning = Meaning::Entity;
+            }
+        }
         let used = vec![false; tokens.len()];
-        Ok(Self { lex, tokens, words, used, spans: kept, today })
+        Ok(Self { lex, tokens, words, used, spans: kept, today, prev: None })
     }
 
     fn word(&self, i: usize) -> &str {
@@ -390,9 +666,61 @@ impl<'a> Reader<'a> {
         let mut filters: Vec<Cond> = Vec::new();
         let mut limit: Option<u32> = None;
 
+        // "insurance type", "age band", "policy kinds": a word after a category column's name
+        // that only says it is a kind of thing.
+        for k in 0..self.spans.len() {
+            let sp = &self.spans[k];
+            let end = sp.end;
+            if matches!(sp.meaning, Meaning::Column(c) if lex.columns[c].class == Class::Category)
+                && KIND_WORDS.contains(&self.word(end))
+                && self.span_covering(end).is_none()
+            {
+                self.spans[k].end = end + 1;
+            }
+        }
+
+        // "the number of exam results and the average test score": two answers at once.
+        for i in 1..self.tokens.len() {
+            if self.word(i - 1) == "and"
+                && matches!(
+                    self.word(i),
+                    "average"
+                        | "avg"
+                        | "mean"
+                        | "median"
+                        | "total"
+                        | "sum"
+                        | "number"
+                        | "count"
+                        | "maximum"
+                        | "minimum"
+                )
+                && (0..i - 1).any(|k| {
+                    matches!(
+                        self.word(k),
+                        "number" | "count" | "average" | "total" | "sum" | "mean" | "median" | "many"
+                    )
+                })
+            {
+                return Err(Unread::Refuse(
+                    "That asks for two figures at once; I can answer one at a time — ask for each on its own."
+                        .to_owned(),
+                ));
+            }
+        }
         // Time first: "last month", "in 2024", "since March 2025".
+        // "did sales drop in June (compared to May)?", "which months saw consumption drop?".
+        let trend = self.trend_word();
+        let mut trend_group = None;
         if let Some(cond) = self.time_condition()? {
-            filters.push(cond);
+            match trend {
+                Some(_) => {
+                    let (cond, bucket) = self.trend_periods(cond);
+                    trend_group = Some((cond.column, Some(bucket)));
+                    filters.push(cond);
+                }
+                None => filters.push(cond),
+            }
         }
 
         // Ranking words and top-k.
@@ -418,6 +746,39 @@ impl<'a> Reader<'a> {
             }
         }
 
+        // "discount percentage": the unit of a column measured in percent, not a share.
+        for sp in self.spans.clone() {
+            if let Meaning::Column(c) = sp.meaning
+                && (lex.columns[c].unit == Some(crate::lexicon::Unit::Percent)
+                    || lex.columns[c].name.to_lowercase().contains("pct"))
+                && matches!(self.word(sp.end), "percentage" | "percent" | "pct" | "rate")
+                && !self.used.get(sp.end).copied().unwrap_or(true)
+            {
+                self.used[sp.end] = true;
+            }
+        }
+        // "weekly readings", "average weekly consumption": how often rows are made, not a group
+        // ("monthly consumption" alone is by month).
+        for i in 0..self.tokens.len() {
+            let next = self.span_at(i + 1).map(|s| s.meaning.clone());
+            // ("how many weekly bills": the rows, counted.)
+            let averaged =
+                i > 0 && matches!(self.word(i - 1), "average" | "avg" | "mean" | "typical" | "median" | "many");
+            if !self.used[i]
+                && matches!(self.word(i), "weekly" | "daily" | "monthly" | "yearly" | "annual" | "hourly")
+                && self.span_covering(i).is_none()
+                && (matches!(next, Some(Meaning::Entity))
+                    || (averaged && matches!(next, Some(Meaning::Column(c)) if lex.columns[c].is_numeric())))
+            {
+                self.used[i] = true;
+            }
+        }
+        // "how long do paid claims take to settle", "how many days pass between …": a
+        // duration's average.
+        let how_long = self.take_phrase(&["how", "long"])
+            || (!lex.of_class(Class::Duration).is_empty()
+                && ["days", "hours", "minutes", "weeks"].iter().any(|u| self.take_phrase(&["how", "many", u])));
+
         // Aggregates, counts, shares and groups.
         let count =
             self.take_phrase(&["how", "many"]) || self.take_phrase(&["number", "of"]) || self.take_word("count");
@@ -425,7 +786,15 @@ impl<'a> Reader<'a> {
         let share =
             ["rate", "percentage", "percent", "share", "proportion", "fraction"].iter().any(|w| self.take_word(w));
         let aggregate = self.aggregate_word();
-        let group = self.group()?;
+        let group = match trend_group {
+            Some(g) => Some(g),
+            None => self.group()?,
+        };
+        if trend.is_some() && group.is_none_or(|(_, bucket)| bucket.is_none()) {
+            return Err(Unread::Ask(
+                "Compared with which period? Name it, e.g. “did sales drop in June compared to May?”".to_owned(),
+            ));
+        }
         let compare = self.take_word("compare") || self.take_word("versus") || self.take_word("vs");
         let (measure, per_only) = self.measure()?;
         // "how many different plans": the count of distinct values says that already.
@@ -461,13 +830,57 @@ impl<'a> Reader<'a> {
                 self.mark(sp.start, sp.end);
             }
         }
-        // "total"/"overall"/"in total" next to a count is only emphasis.
+        // "total"/"overall"/"in total" next to a count or a total is only emphasis.
         for w in ["total", "overall", "altogether", "combined", "together"] {
-            if count || share {
+            if count || share || how_much || aggregate == Some(Aggregate::Sum) {
                 self.take_word(w);
             }
         }
+        // "median pages viewed per session": per one of the rows is what a row holds; "revenue
+        // per session" is the total over the sessions.
+        let mut per_row = false;
+        if measure.is_some() {
+            for i in 0..self.tokens.len() {
+                if !self.used[i]
+                    && matches!(self.word(i), "per" | "each" | "every")
+                    && (self.span_at(i + 1).is_some_and(|s| s.meaning == Meaning::Entity)
+                        || (self.word(i + 1) == "single"
+                            && self.span_at(i + 2).is_some_and(|s| s.meaning == Meaning::Entity)))
+                {
+                    self.used[i] = true;
+                    self.mark_span(i + 1);
+                    per_row |= self.word(i) == "per";
+                    if self.word(i + 1) == "single" {
+                        self.used[i + 1] = true;
+                        self.mark_span(i + 2);
+                    }
+                }
+            }
+        }
+        // "how many shipments were sent", "the shipping distance": a date column's words with
+        // no period are the event itself.
+        for sp in self.spans.clone() {
+            if let Meaning::Column(c) = sp.meaning
+                && !self.used[sp.start]
+                && lex.columns[c].is_date()
+                && lex.columns[c].formula.is_none()
+            {
+                self.mark(sp.start, sp.end);
+            }
+        }
 
+        // "which product generates the most revenue", "accounts for the most": verbs that only
+        // say a group has its number.
+        if rank.is_some() || aggregate.is_some() || group.is_some() || measure.is_some() || count {
+            for i in 0..self.tokens.len() {
+                if !self.used[i] && self.span_covering(i).is_none() && HAS_VERBS.contains(&self.word(i)) {
+                    self.used[i] = true;
+                    if self.word(i + 1) == "for" || self.word(i + 1) == "in" {
+                        self.used[i + 1] = true;
+                    }
+                }
+            }
+        }
         // A column named on its own, with nothing to do: a group ("which plan …"), the values
         // asked for ("what plans are there"), or not understood.
         let mut named_columns: Vec<(usize, usize)> = Vec::new();
@@ -479,12 +892,77 @@ impl<'a> Reader<'a> {
             }
         }
 
+        // "average delivery time in days", "the longest stay in days": the measure's own unit.
+        let ranked_by = match &rank {
+            Some((Rank::Of(Some(m), _), _, _)) => Some(*m),
+            _ => None,
+        };
+        if let Some(m) = measure.or(ranked_by) {
+            let unit = unit_word(&lex.columns[m.column]);
+            for i in 0..self.tokens.len().saturating_sub(1) {
+                if !self.used[i]
+                    && self.word(i) == "in"
+                    && !self.used[i + 1]
+                    && unit.is_some_and(|u| stem(u) == stem(self.word(i + 1)))
+                {
+                    self.mark(i, i + 2);
+                }
+            }
+            // "net consumption (consumption minus solar)".
+            if matches!(
+                &lex.columns[m.column].formula,
+                Some(crate::lexicon::Formula::Op(aware_core::query_plan::Operator::Sub, ..))
+            ) {
+                self.take_word("net");
+            }
+        }
+        // "for the year", "over the whole year": all of the data's one year.
+        for p in [
+            &["for", "the", "year"][..],
+            &["over", "the", "year"],
+            &["for", "the", "whole", "year"],
+            &["over", "the", "whole", "year"],
+            &["across", "the", "year"],
+        ] {
+            self.take_phrase(p);
+        }
+        if group.is_some() {
+            self.take_phrase(&["break", "down"]);
+            self.take_phrase(&["broken", "down"]);
+            self.take_word("breakdown");
+        }
+        // "worth more than $2,025 after discount": the revenue computed net of discounts.
+        if lex.columns.iter().any(|c| c.name == "revenue" && c.formula.is_some()) {
+            for p in [
+                &["after", "discount"][..],
+                &["after", "discounts"],
+                &["net", "of", "discount"],
+                &["net", "of", "discounts"],
+            ] {
+                self.take_phrase(p);
+            }
+        }
+        // "how much revenue did the site make": the business itself; "chart revenue by month":
+        // the chart comes with the table.
+        for w in SUBJECT_WORDS.iter().chain(CHART_WORDS) {
+            while self.take_word(w) {}
+        }
         let leftovers = |r: &Self| -> Vec<String> {
             (0..r.tokens.len())
                 .filter(|&i| !r.used[i] && !FUNCTION_WORDS.contains(&r.word(i)) && r.tokens[i].text != "s")
                 .map(|i| r.tokens[i].raw.clone())
                 .collect()
         };
+
+        if let Some(prev) = self.prev.take() {
+            let said = followup::Said { filters, limit, rank, count, share, aggregate, group, measure, named_columns };
+            let r = self.follow_up(prev, said)?;
+            let left = leftovers(self);
+            if !left.is_empty() {
+                return Err(Unread::Refuse(not_understood(lex, &left, &r.ask)));
+            }
+            return Ok(r);
+        }
 
         // Decide what is asked.
         let mut group = group;
@@ -504,7 +982,9 @@ impl<'a> Reader<'a> {
             && rank.is_none()
             && (group.is_some() || compare)
             && (entity_at.is_none() || compare)
-            && flags.len() == 1;
+            && flags.len() == 1
+            // "conversions by source" counts them; "conversion by source" compares the rate.
+            && !self.flag_said_as_plural(filters[flags[0]].column);
         if share || flag_share {
             // The share's condition: flags and values said next to the share word ("churn
             // rate") or after the rows ("of apartments that have a terrace").
@@ -537,6 +1017,7 @@ impl<'a> Reader<'a> {
             }
             ask = Ask::Tally(Tally::Share(predicate));
         } else if count
+            && !self.counts_rows()
             && let Some(pos) = named_columns
                 .iter()
                 .position(|(_, c)| groupable(lex, *c) || lex.columns[*c].class == Class::Id)
@@ -568,7 +1049,7 @@ impl<'a> Reader<'a> {
                     leader = limit.is_none();
                     ask = Ask::Tally(Tally::Count);
                 }
-                Rank::Of(class_measure) => {
+                Rank::Of(class_measure, agg_hint) => {
                     // "cheapest per square metre": the ranking's measure divided by the one named.
                     let measure = match (per_only, measure, class_measure) {
                         (true, Some(divisor), Some(base)) if divisor.column != base.column => {
@@ -596,9 +1077,41 @@ impl<'a> Reader<'a> {
                         let (at, c) = named_columns.remove(pos);
                         self.mark_span(at);
                         group = Some((c, None));
+                    } else if group.is_none()
+                        && let Some(pos) = named_columns.iter().position(|(_, c)| lex.columns[*c].class == Class::Id)
+                    {
+                        // "top 3 customers by revenue": each customer's rows together.
+                        let (at, c) = named_columns.remove(pos);
+                        self.mark_span(at);
+                        group = Some((c, None));
+                    } else if group.is_none()
+                        && entity_at.is_some()
+                        && let Some(c) = repeated_key(lex)
+                    {
+                        // "the 5 students with the best test scores" where a student has a row
+                        // per subject: each student's rows together.
+                        group = Some((c, None));
                     }
                     if group.is_some() {
-                        let agg = aggregate.unwrap_or(Aggregate::Avg);
+                        // "top 3 products by revenue" ranks totals; "which carrier has the
+                        // highest freight cost" ranks averages.
+                        // Periods are compared by their totals: "which month had the highest
+                        // consumption".
+                        // Amounts are compared by their totals ("which site has the biggest
+                        // electricity bill", "top 3 products by revenue"); prices, scores and
+                        // durations by their averages.
+                        let peak = crate::text::words_of(&lex.columns[m.column].name)
+                            .iter()
+                            .any(|w| matches!(w.as_str(), "peak" | "max" | "maximum" | "record"));
+                        let agg =
+                            aggregate.or(agg_hint).unwrap_or(if m.per.is_none() && shape::additive(lex, m.column) {
+                                Aggregate::Sum
+                            } else if peak {
+                                // "the highest peak demand" is the highest peak, not an average one.
+                                if desc { Aggregate::Max } else { Aggregate::Min }
+                            } else {
+                                Aggregate::Avg
+                            });
                         order = GroupOrder::Value(desc);
                         leader = limit.is_none();
                         ask = Ask::Tally(Tally::Aggregate(agg, m));
@@ -619,6 +1132,11 @@ impl<'a> Reader<'a> {
                 }
             }
         } else if let Some(agg) = aggregate {
+            // "how long do deliveries take on average": the one duration the data has.
+            let measure = measure.or_else(|| match lex.of_class(Class::Duration).as_slice() {
+                [d] if how_long => Some(Measure { column: *d, per: None }),
+                _ => None,
+            });
             let Some(m) = measure else {
                 return Err(Unread::Ask(format!(
                     "The {} of which column? {} has {}.",
@@ -627,18 +1145,43 @@ impl<'a> Reader<'a> {
                     numeric_columns(lex)
                 )));
             };
-            ask = Ask::Tally(Tally::Aggregate(agg, m));
+            ask = Ask::Tally(if agg == Aggregate::Avg && per_row && m.per.is_none() {
+                Tally::PerRow(m)
+            } else {
+                Tally::Aggregate(agg, m)
+            });
+        } else if count && let Some(key) = repeated_key(lex).filter(|_| entity_at.is_some_and(|at| self.names_key(at)))
+        {
+            // "how many students failed" where a student has a row per subject: the students.
+            ask = Ask::Tally(Tally::Distinct(key));
         } else if count {
             ask = Ask::Tally(Tally::Count);
+        } else if how_long
+            && let Some(m) = measure.filter(|m| lex.columns[m.column].class == Class::Duration).or_else(|| {
+                // "how long do deliveries take": the one duration the data has.
+                match lex.of_class(Class::Duration).as_slice() {
+                    [d] if measure.is_none() => Some(Measure { column: *d, per: None }),
+                    _ => None,
+                }
+            })
+        {
+            ask = Ask::Tally(Tally::Aggregate(aggregate.unwrap_or(Aggregate::Avg), m));
         } else if how_much {
-            let Some(m) = measure.filter(|m| lex.columns[m.column].class == Class::Money) else {
+            // "how much revenue did we make" is a total; "how much is a laptop" an average price.
+            let Some(m) =
+                measure.filter(|m| lex.columns[m.column].class == Class::Money || shape::additive(lex, m.column))
+            else {
                 return Err(Unread::Refuse("I could not tell what “how much” refers to.".to_owned()));
             };
-            ask = Ask::Tally(Tally::Aggregate(Aggregate::Avg, m));
+            let agg = if m.per.is_none() && shape::additive(lex, m.column) { Aggregate::Sum } else { Aggregate::Avg };
+            ask = Ask::Tally(Tally::Aggregate(agg, m));
+        } else if let Some(m) = measure.filter(|_| per_row && m_plain(measure) && rank.is_none()) {
+            ask = Ask::Tally(Tally::PerRow(m));
         } else if let Some(m) = measure.filter(|_| !per_only) {
             // "price by neighbourhood", "price per square metre in Eixample": the average,
-            // which the answer says.
-            ask = Ask::Tally(Tally::Aggregate(Aggregate::Avg, m));
+            // which the answer says; "revenue by region", "units sold in Q3": the total.
+            let agg = if m.per.is_none() && shape::additive(lex, m.column) { Aggregate::Sum } else { Aggregate::Avg };
+            ask = Ask::Tally(Tally::Aggregate(agg, m));
         } else if group.is_some() {
             ask = Ask::Tally(Tally::Count);
         } else if let Some(pos) = named_columns
@@ -652,6 +1195,10 @@ impl<'a> Reader<'a> {
             group = Some((c, None));
             order = GroupOrder::Value(true);
             ask = Ask::Tally(Tally::Count);
+        } else if !filters.is_empty() && !self.asks_for_rows() {
+            // "sessions longer than 20 minutes", "claims that took more than 60 days to settle":
+            // how many there are (a list when the words ask for one).
+            ask = Ask::Tally(Tally::Count);
         } else if !filters.is_empty() {
             // "which apartments have a terrace and cost less than 400000?"
             ask = Ask::Rows(None);
@@ -661,6 +1208,17 @@ impl<'a> Reader<'a> {
         } else {
             return Err(Unread::NotData);
         }
+        // "average age of Medicare patients": an id column's word left over names the rows.
+        named_columns.retain(|(at, c)| {
+            let id = lex.columns[*c].class == Class::Id;
+            if id {
+                let at = *at;
+                if let Some(sp) = self.span_covering(at).cloned() {
+                    self.mark(sp.start, sp.end);
+                }
+            }
+            !id
+        });
         if let (Ask::Rows(_), Some((at, _))) = (&ask, named_columns.first()) {
             // "show the price of apartments in Gràcia": the rows carry every column.
             let at = *at;
@@ -668,7 +1226,10 @@ impl<'a> Reader<'a> {
             named_columns.remove(0);
         }
         if let Some(m) = measure
-            && !matches!(ask, Ask::Tally(Tally::Aggregate(..)) | Ask::Rows(Some(_)))
+            && !matches!(ask, Ask::Tally(Tally::Aggregate(..) | Tally::PerRow(_)) | Ask::Rows(Some(_)))
+            // "how many different products do we sell": a verb for a measure, when nothing is
+            // measured, only says what the rows are about.
+            && !self.measure_said_as_verb(m.column)
         {
             let name = &lex.columns[m.column].label;
             return Err(Unread::Refuse(format!(
@@ -689,7 +1250,100 @@ impl<'a> Reader<'a> {
         if !left.is_empty() {
             return Err(Unread::Refuse(not_understood(lex, &left, &ask)));
         }
-        Ok(Reading { ask, filters, group, order, limit, leader })
+        let label = group.and_then(|(g, _)| name_of(lex, g));
+        Ok(Reading { ask, filters, group, order, limit, leader, links: self.links(), label, trend })
+    }
+
+    /// Whether the words right after "how many" are the rows ("how many exam results do we have
+    /// for Ms Patel's classes"), which are then counted whatever else is named.
+    fn counts_rows(&self) -> bool {
+        let Some(at) = (0..self.tokens.len()).find(|&i| self.word(i) == "many" && i > 0 && self.word(i - 1) == "how")
+        else {
+            return false;
+        };
+        let mut k = at + 1;
+        while k < self.tokens.len() {
+            if ROW_WORDS.contains(&self.word(k)) || self.span_at(k).is_some_and(|s| s.meaning == Meaning::Entity) {
+                return true;
+            }
+            // Adjectives and values may come between: "how many exam results".
+            match self.span_covering(k) {
+                Some(s) if matches!(s.meaning, Meaning::Value(..) | Meaning::Flag(..)) => k = s.end,
+                Some(s) if matches!(s.meaning, Meaning::Column(c) if self.lex.columns[c].is_date()) => k = s.end,
+                Some(_) => return false,
+                None if k == at + 1 || FUNCTION_WORDS.contains(&self.word(k)) => k += 1,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether a measure was named only by a verb for it ("sell", "used").
+    fn measure_said_as_verb(&self, column: usize) -> bool {
+        self.spans.iter().filter(|s| s.meaning == Meaning::Column(column)).all(|s| {
+            s.source == Source::Synonym
+                && s.end - s.start == 1
+                && matches!(
+                    self.word(s.start),
+                    "sell" | "sells" | "sold" | "use" | "used" | "uses" | "spend" | "spent" | "earn" | "earned"
+                )
+        }) || self.spans.iter().any(|s| {
+            // "electricity tariffs": a measure's word naming what a category is of.
+            s.meaning == Meaning::Column(column)
+                && self.span_at(s.end).is_some_and(
+                    |n| matches!(n.meaning, Meaning::Column(c) if self.lex.columns[c].class == Class::Category),
+                )
+        })
+    }
+
+    /// Whether the flag on `column` was said as a plural noun ("conversions", "readmissions").
+    fn flag_said_as_plural(&self, column: usize) -> bool {
+        self.spans.iter().any(|s| {
+            matches!(s.meaning, Meaning::Flag(c, _) if c == column)
+                && s.end - s.start == 1
+                && self.word(s.start).ends_with('s')
+                && !crate::text::words_of(&self.lex.columns[column].name).iter().any(|w| w == self.word(s.start))
+        })
+    }
+
+    /// Whether the rows' word at `at` names the repeating key ("students" in a table of a row
+    /// per student per subject) rather than the rows ("grades", "results").
+    fn names_key(&self, at: usize) -> bool {
+        let Some(key) = repeated_key(self.lex) else { return false };
+        let key_words = crate::text::words_of(&self.lex.columns[key].name);
+        let said = stem(self.word(at));
+        key_words.iter().any(|w| w != "id" && stem(w) == said)
+            || crate::lexicon::entity_synonyms(key_words.first().map_or("", String::as_str))
+                .iter()
+                .any(|w| stem(w) == said)
+    }
+
+    /// Whether the question asks for the rows themselves ("show", "list", "which").
+    fn asks_for_rows(&self) -> bool {
+        (0..self.tokens.len()).any(|i| {
+            matches!(
+                self.word(i),
+                "show" | "list" | "display" | "which" | "who" | "what" | "give" | "find" | "see" | "rows" | "records"
+            )
+        })
+    }
+
+    /// The phrases the reading used through a link, as said, with what they were read as.
+    fn links(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for s in self.spans.iter().filter(|s| s.source != Source::Name && self.used[s.start]) {
+            let said: Vec<&str> = self.tokens[s.start..s.end].iter().map(|t| t.raw.as_str()).collect();
+            let target = match &s.meaning {
+                Meaning::Column(c) | Meaning::Flag(c, _) => self.lex.columns[*c].name.clone(),
+                Meaning::Value(c, v) => format!("{} “{v}”", self.lex.columns[*c].name),
+                Meaning::Dataset | Meaning::Entity => continue,
+            };
+            let link = (said.join(" "), target);
+            if !out.contains(&link) {
+                out.push(link);
+            }
+        }
+        out
     }
 
     fn take_word(&mut self, word: &str) -> bool {
@@ -712,6 +1366,37 @@ impl<'a> Reader<'a> {
             None => false,
         }
     }
+}
+
+/// The column that names the things an id column identifies (`student_name` beside
+/// `student_id`), when there is one.
+pub(super) fn name_of(lex: &Lexicon, key: usize) -> Option<usize> {
+    if lex.columns[key].class != Class::Id {
+        return None;
+    }
+    let thing: Vec<String> = crate::text::words_of(&lex.columns[key].name).into_iter().filter(|w| w != "id").collect();
+    let names: Vec<usize> = (0..lex.columns.len())
+        .filter(|&c| {
+            let ws = crate::text::words_of(&lex.columns[c].name);
+            lex.columns[c].kind == aware_core::value::ValueKind::String
+                && ws.last().is_some_and(|w| w == "name")
+                && ws[..ws.len() - 1].iter().all(|w| thing.contains(w))
+        })
+        .collect();
+    if let [one] = names.as_slice() { Some(*one) } else { None }
+}
+
+/// A measure that is one column or computed value, not a ratio of two.
+fn m_plain(m: Option<Measure>) -> bool {
+    m.is_some_and(|m| m.per.is_none())
+}
+
+/// The rows' own id column when it repeats (a student with a row per subject): known from its
+/// values, when the data has few enough to read.
+fn repeated_key(lex: &Lexicon) -> Option<usize> {
+    let first = lex.columns.first()?;
+    (first.class == Class::Id && !first.values.is_empty() && (first.values.len() as u64) < lex.dataset.row_count)
+        .then_some(0)
 }
 
 /// Rows listed at most when a question asks for the rows themselves.

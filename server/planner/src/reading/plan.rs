@@ -2,14 +2,25 @@
 
 use super::{Ask, Cond, GroupOrder, Lit, Measure, Reading, Tally};
 use crate::lexicon::Lexicon;
-use aware_core::query_plan::{Aggregate, FilterOp};
+use aware_core::query_plan::{Aggregate, Expr, FilterOp, Operator};
 use serde_json::{Value, json};
 
 /// The reading as a QueryPlan (the arguments of `execute_query_plan`).
 pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
     let col = |c: usize| lex.columns[c].name.clone();
+    // A computed column (revenue, days between two dates) is its expression.
+    let formula = |c: usize| lex.columns[c].formula.as_ref().map(|f| f.expr(&lex.columns));
     let cond_json = |c: &Cond| -> Vec<Value> {
         let op = serde_json::to_value(c.op).unwrap_or_default();
+        if let Some(e) = formula(c.column) {
+            let mut f = json!({"expr": e, "op": op});
+            match c.values.as_slice() {
+                [v] => f["value"] = v.json(),
+                [] => {}
+                vs => f["values"] = json!(vs.iter().map(Lit::json).collect::<Vec<_>>()),
+            }
+            return vec![f];
+        }
         match (c.op, c.values.as_slice()) {
             // A date range is [from, to): two conditions, so a timestamp late on the last day counts.
             (FilterOp::Between, [Lit::Date(from), Lit::Date(to)]) => vec![
@@ -24,11 +35,24 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
         }
     };
     let measure_item = |m: &Measure, agg: Option<Aggregate>, alias: &str| {
-        let mut item = json!({"column": col(m.column), "alias": alias});
-        if let Some(per) = m.per {
-            item["per"] = json!(col(per));
-        }
-        if let Some(a) = agg {
+        let computed = m.per.is_some_and(|p| formula(p).is_some()) || formula(m.column).is_some();
+        let mut item = if computed {
+            let of = |c: usize| formula(c).unwrap_or_else(|| Expr::column(&col(c)));
+            let e = match m.per {
+                Some(p) => Expr::op(Operator::Div, of(m.column), of(p)),
+                None => of(m.column),
+            };
+            json!({"expr": e, "alias": alias})
+        } else {
+            let mut item = json!({"column": col(m.column), "alias": alias});
+            if let Some(per) = m.per {
+                item["per"] = json!(col(per));
+            }
+            item
+        };
+        // A total over a total aggregates already.
+        let of_totals = lex.columns[m.column].formula.as_ref().is_some_and(|f| f.is_total());
+        if let Some(a) = agg.filter(|_| !of_totals) {
             item["aggregate"] = json!(a.as_str());
         }
         item
@@ -44,16 +68,16 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
     let tally = match &r.ask {
         Ask::Rows(order) => {
             if let Some((m, desc)) = order {
-                match m.per {
-                    // Rows ranked by a ratio carry it as an output after every column.
-                    Some(_) => {
-                        let alias = ratio_alias(lex, m);
-                        let mut select: Vec<Value> = lex.columns.iter().map(|c| json!({"column": c.name})).collect();
-                        select.push(measure_item(m, None, &alias));
-                        plan["select"] = json!(select);
-                        plan["order_by"] = json!([{"column": alias, "descending": desc}]);
-                    }
-                    None => plan["order_by"] = json!([{"column": col(m.column), "descending": desc}]),
+                if m.per.is_some() || formula(m.column).is_some() {
+                    // Rows ranked by a ratio or a computed value carry it as an output after
+                    // every column.
+                    let alias = ratio_alias(lex, m);
+                    let mut select: Vec<Value> = lex.stored().map(|c| json!({"column": lex.columns[c].name})).collect();
+                    select.push(measure_item(m, None, &alias));
+                    plan["select"] = json!(select);
+                    plan["order_by"] = json!([{"column": alias, "descending": desc}]);
+                } else {
+                    plan["order_by"] = json!([{"column": col(m.column), "descending": desc}]);
                 }
             }
             return plan;
@@ -68,6 +92,9 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
         }
         None => {
             select.push(json!({"column": col(g)}));
+            if let Some(l) = r.label {
+                select.push(json!({"column": col(l)}));
+            }
             col(g)
         }
     });
@@ -78,6 +105,15 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
             select.push(json!({"column": col(*c), "aggregate": "count_distinct", "alias": value_alias}));
         }
         Tally::Aggregate(agg, m) => select.push(measure_item(m, Some(*agg), &value_alias)),
+        Tally::PerRow(m) => {
+            let of = formula(m.column).unwrap_or_else(|| Expr::column(&col(m.column)));
+            let e = Expr::op(
+                Operator::Div,
+                Expr::aggregate(Aggregate::Sum, Some(of)),
+                Expr::aggregate(Aggregate::Count, None),
+            );
+            select.push(json!({"expr": e, "alias": value_alias}));
+        }
         Tally::Share(pred) => {
             let condition: Vec<Value> = pred.iter().flat_map(&cond_json).collect();
             select.push(json!({"aggregate": "share", "condition": condition, "alias": value_alias}));
@@ -86,7 +122,10 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
     }
     plan["select"] = json!(select);
     if let Some((g, _)) = r.group {
-        plan["group_by"] = json!([col(g)]);
+        plan["group_by"] = match r.label {
+            Some(l) => json!([col(g), col(l)]),
+            None => json!([col(g)]),
+        };
         let key = key.unwrap_or_default();
         plan["order_by"] = match r.order {
             GroupOrder::Key => json!([{"column": key}]),
@@ -102,6 +141,9 @@ pub fn value_alias(lex: &Lexicon, tally: &Tally) -> String {
         Tally::Count => count_alias(lex),
         Tally::Distinct(c) => clean_alias(&format!("distinct_{}", lex.columns[*c].name)),
         Tally::Aggregate(agg, m) => alias_for(lex, *agg, m),
+        Tally::PerRow(m) => {
+            clean_alias(&format!("{}_per_{}", lex.columns[m.column].name, crate::answer::singular(&lex.entity)))
+        }
         Tally::Share(_) => "share".to_owned(),
     }
 }

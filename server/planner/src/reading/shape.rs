@@ -3,7 +3,7 @@
 use super::messages::{measure_name, or_list};
 use super::words::*;
 use super::{Measure, Reader, Unread, groupable};
-use crate::lexicon::{Class, Meaning};
+use crate::lexicon::{Class, Lexicon, Meaning};
 use aware_core::query_plan::{Aggregate, TimeBucket};
 
 /// What the ranking words point at.
@@ -11,8 +11,9 @@ use aware_core::query_plan::{Aggregate, TimeBucket};
 pub(super) enum Rank {
     /// How often a value occurs ("most common").
     Frequency,
-    /// A measure: implied by an adjective ("expensive" → price) or named (`None`: the one named).
-    Of(Option<Measure>),
+    /// A measure: implied by an adjective ("expensive" → price) or named (`None`: the one named),
+    /// with the aggregate the ranking words imply for groups ("the most revenue" is a total).
+    Of(Option<Measure>, Option<Aggregate>),
 }
 
 impl Reader<'_> {
@@ -34,7 +35,11 @@ impl Reader<'_> {
         if let Some(i) = (0..self.tokens.len())
             .find(|&i| self.word(i) == "total" && !self.used[i] && self.span_covering(i).is_none())
         {
-            let next = self.next_content(i + 1);
+            let mut next = self.next_content(i + 1);
+            // "total net consumption".
+            if matches!(self.word(next), "net" | "gross") {
+                next = self.next_content(next + 1);
+            }
             let next = if self.word(next) == "of" { self.next_content(next + 1) } else { next };
             if self.column_span(next).is_some_and(|c| self.lex.columns[c].is_numeric()) {
                 self.used[i] = true;
@@ -89,14 +94,87 @@ impl Reader<'_> {
             // "odometer reading", "fee amount": a noun for the quantity itself.
             if matches!(
                 self.word(s.end),
-                "reading" | "readings" | "value" | "values" | "figure" | "figures" | "level" | "levels"
+                "reading"
+                    | "readings"
+                    | "value"
+                    | "values"
+                    | "figure"
+                    | "figures"
+                    | "level"
+                    | "levels"
+                    | "mark"
+                    | "marks"
+                    | "score"
+                    | "scores"
+                    | "points"
+                    | "result"
+                    | "results"
+                    | "amount"
+                    | "amounts"
+                    | "percentage"
+                    | "percent"
+                    | "pct"
             ) && !self.used.get(s.end).copied().unwrap_or(true)
+                && self.span_covering(s.end).is_none()
             {
                 self.used[s.end] = true;
             }
             found.push(Measure { column: c, per: None });
         }
         found.dedup();
+        // "total spend divided by total weight … per kilo of freight": a computed measure and the
+        // columns it is computed from are one measure.
+        if found.len() > 1
+            && let Some(&whole) = found.iter().find(|m| {
+                let f = lex.columns[m.column].formula.as_ref();
+                found
+                    .iter()
+                    .all(|o| o == *m || f.is_some_and(|f| f.reads(o.column) && o.per.is_none_or(|p| f.reads(p))))
+            })
+        {
+            return Ok((Some(whole), false));
+        }
+        // "best selling product in terms of revenue": the measure said after "in terms of".
+        if let [a, b] = found.as_slice() {
+            let in_terms = |m: &Measure| {
+                self.spans.iter().find(|s| s.meaning == Meaning::Column(m.column)).is_some_and(|s| {
+                    s.start >= 3 && self.word(s.start - 1) == "of" && self.word(s.start - 2) == "terms"
+                })
+            };
+            match (in_terms(a), in_terms(b)) {
+                (true, false) => return Ok((Some(*a), per_only)),
+                (false, true) => return Ok((Some(*b), per_only)),
+                _ => {}
+            }
+        }
+        // "electricity cost", "shipping cost": a measure's word right before another measure
+        // says what the second is of; the second is meant.
+        if let [a, b] = found.as_slice()
+            && a.per.is_none()
+            && b.per.is_none()
+            && let (Some(sa), Some(sb)) = (
+                self.spans.iter().find(|s| s.meaning == Meaning::Column(a.column)),
+                self.spans.iter().find(|s| s.meaning == Meaning::Column(b.column)),
+            )
+            && sa.end == sb.start
+        {
+            return Ok((Some(*b), per_only));
+        }
+        // "how much did Head Office spend on electricity": what was paid for the other.
+        if let [a, b] = found.as_slice()
+            && (0..self.tokens.len()).any(|i| {
+                matches!(
+                    self.word(i),
+                    "spend" | "spent" | "pay" | "paid" | "cost" | "costs" | "bill" | "bills" | "much"
+                )
+            })
+        {
+            let money: Vec<&Measure> =
+                [a, b].into_iter().filter(|m| lex.columns[m.column].class == Class::Money).collect();
+            if let [m] = money.as_slice() {
+                return Ok((Some(**m), per_only));
+            }
+        }
         match found.as_slice() {
             [] => Ok((None, false)),
             [m] => Ok((Some(*m), per_only)),
@@ -118,6 +196,31 @@ impl Reader<'_> {
                 continue;
             }
             let w = self.word(i).to_owned();
+            // "top 3 destinations by number of shipments", "by count", "top 2 pages by
+            // conversions": how many rows each has.
+            if w == "by" {
+                let next = self.next_content(i + 1);
+                let after_of = if self.word(next) == "number" && self.word(next + 1) == "of" {
+                    self.next_content(next + 2)
+                } else {
+                    next
+                };
+                let rows_named = self.span_at(after_of).is_some_and(|s| s.meaning == Meaning::Entity)
+                    || ROW_WORDS.contains(&self.word(after_of))
+                    || matches!(self.word(after_of), "count" | "volume" | "frequency");
+                let flag = self.span_at(next).is_some_and(|s| matches!(s.meaning, Meaning::Flag(..)));
+                if rows_named || flag {
+                    found = Some((Rank::Frequency, true));
+                    self.used[i] = true;
+                    if after_of != next {
+                        self.mark(next, next + 2);
+                    }
+                    if rows_named && !flag {
+                        self.used[after_of] = true;
+                    }
+                    continue;
+                }
+            }
             // "most common", "least frequent", "most popular".
             if matches!(w.as_str(), "most" | "least")
                 && matches!(self.word(i + 1), "common" | "frequent" | "popular" | "often" | "usual")
@@ -126,8 +229,19 @@ impl Reader<'_> {
                 self.mark(i, i + 2);
                 continue;
             }
-            if matches!(w.as_str(), "commonest" | "rarest") {
-                found = Some((Rank::Frequency, w == "commonest"));
+            if matches!(w.as_str(), "commonest" | "rarest" | "busiest" | "quietest") {
+                found = Some((Rank::Frequency, matches!(w.as_str(), "commonest" | "busiest")));
+                self.used[i] = true;
+                continue;
+            }
+            // "the most revenue", "the least kWh", "best selling", "top selling": an amount,
+            // totalled per group.
+            let next = self.next_content(i + 1);
+            if matches!(w.as_str(), "most" | "least" | "fewest" | "best" | "worst" | "top")
+                && self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric() && additive(lex, c))
+                && (matches!(w.as_str(), "most" | "least" | "fewest") || sold_verb(self.word(next)))
+            {
+                found = Some((Rank::Of(None, Some(Aggregate::Sum)), matches!(w.as_str(), "most" | "best" | "top")));
                 self.used[i] = true;
                 continue;
             }
@@ -139,9 +253,14 @@ impl Reader<'_> {
             {
                 after_most = self.next_content(sp.end);
             }
+            let skipped_condition = after_most != self.next_content(i + 1);
             if matches!(w.as_str(), "most" | "fewest" | "least")
                 && (self.span_at(after_most).is_some_and(|s| s.meaning == Meaning::Entity)
-                    || ROW_WORDS.contains(&self.word(after_most)))
+                    // "the most exams": the events a date column records.
+                    || self.span_at(after_most).is_some_and(|s| matches!(s.meaning, Meaning::Column(c) if lex.columns[c].is_date()))
+                    || ROW_WORDS.contains(&self.word(after_most))
+                    // "which month had the most conversions": the rows that converted, counted.
+                    || (skipped_condition && self.span_at(after_most).is_none()))
             {
                 found = Some((Rank::Frequency, w == "most"));
                 self.used[i] = true;
@@ -164,11 +283,19 @@ impl Reader<'_> {
                 if (HIGH_WORDS.contains(&adjective.as_str()) || LOW_WORDS.contains(&adjective.as_str()))
                     && self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric())
                 {
-                    found = Some((Rank::Of(None), HIGH_WORDS.contains(&adjective.as_str())));
+                    found = Some((Rank::Of(None, None), HIGH_WORDS.contains(&adjective.as_str())));
                     self.mark(i, at + 1);
                     continue;
                 }
-                let candidates = lex.of_class(*class);
+                let mut candidates: Vec<usize> = lex
+                    .of_class(*class)
+                    .into_iter()
+                    .filter(|&c| lex.columns[c].formula.is_none() || *class != Class::Money)
+                    .collect();
+                // "the biggest orders" where nothing has a size: the biggest by value.
+                if candidates.is_empty() && *class == Class::Size {
+                    candidates = sale_values(lex);
+                }
                 let column = match candidates.as_slice() {
                     [c] => *c,
                     [] => {
@@ -199,7 +326,7 @@ impl Reader<'_> {
                     }
                 };
                 let desc = if at != i { desc_word == *up } else { *up };
-                found = Some((Rank::Of(Some(Measure { column, per: None })), desc));
+                found = Some((Rank::Of(Some(Measure { column, per: None }), None), desc));
                 self.mark(i, at + 1);
                 continue;
             }
@@ -212,7 +339,7 @@ impl Reader<'_> {
                 if self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric())
                     || (w == "top" && self.tokens.get(next).is_some_and(|t| t.number.is_some()))
                 {
-                    found = Some((Rank::Of(None), HIGH_WORDS.contains(&w.as_str())));
+                    found = Some((Rank::Of(None, None), HIGH_WORDS.contains(&w.as_str())));
                     self.used[i] = true;
                 }
             }
@@ -227,7 +354,9 @@ impl Reader<'_> {
                 let before = i.checked_sub(1).map(|p| self.word(p).to_owned()).unwrap_or_default();
                 let next_used = self.used.get(i + 1).copied().unwrap_or(false);
                 let next_is_rows = self.span_at(i + 1).is_some_and(|sp| sp.meaning == Meaning::Entity)
-                    || ROW_WORDS.contains(&self.word(i + 1));
+                    || ROW_WORDS.contains(&self.word(i + 1))
+                    // "the two sites with the highest peak demand".
+                    || self.span_at(i + 1).is_some_and(|sp| matches!(sp.meaning, Meaning::Column(c) if groupable(lex, c) || lex.columns[c].class == Class::Id));
                 if (before == "top" || before == "bottom" || next_used || next_is_rows)
                     && (1.0..=1000.0).contains(&x)
                     && x.fract() == 0.0
@@ -280,8 +409,16 @@ impl Reader<'_> {
             {
                 continue;
             }
+            let bucket_next = matches!(
+                self.word(i + 1),
+                "month" | "months" | "quarter" | "quarters" | "week" | "weeks" | "day" | "days" | "year" | "years"
+            );
             let cue_len = match w.as_str() {
+                // "monthly consumption", "plot weekly sessions": by that period.
+                "monthly" | "weekly" | "daily" | "quarterly" | "yearly" | "annual" | "annually" => 0,
                 "by" | "per" | "across" | "each" | "every" => 1,
+                // "which month had the most shipments", "what day saw the most exams".
+                "which" | "what" if bucket_next => 1,
                 "for" | "in" if matches!(self.word(i + 1), "each" | "every") => 2,
                 "broken" | "split" | "grouped" | "group" | "break"
                     if self.word(i + 1) == "by" || self.word(i + 2) == "by" =>
@@ -301,9 +438,12 @@ impl Reader<'_> {
                 lead_in = Some(target);
                 target = self.next_content(target + 2);
             }
-            // A time bucket: "by month", "per year", "each week".
+            // A time bucket: "by month", "per year", "each week" — unless the word starts a
+            // column's name ("by year group").
+            let named_column = self.span_covering(target).is_some_and(|s| matches!(s.meaning, Meaning::Column(_)));
             let bucket = match self.word(target) {
-                "year" | "years" | "yearly" | "annually" => Some(TimeBucket::Year),
+                _ if named_column => None,
+                "year" | "years" | "yearly" | "annually" | "annual" => Some(TimeBucket::Year),
                 "quarter" | "quarters" | "quarterly" => Some(TimeBucket::Quarter),
                 "month" | "months" | "monthly" => Some(TimeBucket::Month),
                 "week" | "weeks" | "weekly" => Some(TimeBucket::Week),
@@ -313,7 +453,7 @@ impl Reader<'_> {
             if let Some(bucket) = bucket {
                 let dates = lex.dates();
                 let named = dates.iter().copied().find(|d| self.spans.iter().any(|s| s.meaning == Meaning::Column(*d)));
-                let column = match (named, dates.as_slice()) {
+                let column = match (named.or_else(|| lex.event_date()), dates.as_slice()) {
                     (Some(c), _) => c,
                     (None, [c]) => *c,
                     (None, []) => {
@@ -339,7 +479,25 @@ impl Reader<'_> {
                 return Ok(Some((column, Some(bucket))));
             }
             match self.span_covering(target).map(|s| s.meaning.clone()) {
-                Some(Meaning::Column(c)) if groupable(lex, c) || lex.columns[c].is_date() => {
+                // "by product category": the second of two names is the one meant.
+                Some(Meaning::Column(_))
+                    if self.span_covering(target).is_some_and(|s| {
+                        self.span_at(s.end)
+                            .is_some_and(|n| matches!(n.meaning, Meaning::Column(d) if groupable(lex, d)))
+                    }) =>
+                {
+                    let first = self.span_covering(target).cloned();
+                    let Some(first) = first else { continue };
+                    let Some(Meaning::Column(d)) = self.span_at(first.end).map(|s| s.meaning.clone()) else { continue };
+                    self.mark(i, i + cue_len);
+                    self.mark(first.start, first.end);
+                    self.mark_span(first.end);
+                    return Ok(Some((d, None)));
+                }
+                // "for each meter", "by customer": an id column groups its rows too.
+                Some(Meaning::Column(c))
+                    if groupable(lex, c) || lex.columns[c].is_date() || lex.columns[c].class == Class::Id =>
+                {
                     self.mark(i, i + cue_len);
                     if let Some(k) = lead_in {
                         self.mark(k, k + 2);
@@ -362,4 +520,93 @@ impl Reader<'_> {
         }
         Ok(None)
     }
+}
+
+/// Whether a column's values add up to something meaningful over rows ("total revenue", "units
+/// sold", "kWh used") rather than describe each row (a price, a score, an age).
+pub(super) fn additive(lex: &Lexicon, c: usize) -> bool {
+    let col = &lex.columns[c];
+    match &col.formula {
+        // A difference or sum of amounts is an amount ("consumption minus solar").
+        Some(crate::lexicon::Formula::Op(
+            aware_core::query_plan::Operator::Add | aware_core::query_plan::Operator::Sub,
+            a,
+            b,
+        )) => {
+            return [a, b].iter().all(|f| match &***f {
+                crate::lexicon::Formula::Column(x) => additive(lex, *x),
+                _ => false,
+            });
+        }
+        Some(_) => return col.class == Class::Money,
+        None => {}
+    }
+    let words = crate::text::words_of(&col.name);
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    if has(&["price", "rate", "per", "avg", "average", "mean", "score", "age", "rating", "pct", "percent", "ratio"]) {
+        return false;
+    }
+    has(&[
+        "units",
+        "qty",
+        "quantity",
+        "volume",
+        "revenue",
+        "sales",
+        "amount",
+        "total",
+        "spend",
+        "spent",
+        "cost",
+        "costs",
+        "consumption",
+        "kwh",
+        "usage",
+        "generated",
+        "solar",
+        "value",
+        "paid",
+        "income",
+        "turnover",
+        "weight",
+        "distance",
+        "km",
+        "pages",
+        "pageviews",
+        "views",
+        "visits",
+        "visitors",
+        "calls",
+        "charges",
+    ]) || col.class == Class::Count
+}
+
+/// Whether a column is the main quantity of what its rows record (consumption beside solar
+/// generation, a total beside a part): the default among columns in the same unit.
+pub(super) fn primary_measure(lex: &Lexicon, c: usize) -> bool {
+    crate::text::words_of(&lex.columns[c].name).iter().any(|w| {
+        matches!(w.as_str(), "consumption" | "usage" | "used" | "total" | "amount" | "value" | "quantity" | "volume")
+    })
+}
+
+/// The words a sale is counted with: "selling", "sold", "sellers".
+fn sold_verb(word: &str) -> bool {
+    matches!(word, "selling" | "sold" | "sell" | "seller" | "sellers" | "sells")
+}
+
+/// The money columns that say how big a sale is: a computed revenue, else stored totals.
+pub(super) fn sale_values(lex: &Lexicon) -> Vec<usize> {
+    let money: Vec<usize> = lex.of_class(Class::Money).into_iter().filter(|&c| additive(lex, c)).collect();
+    // "the biggest claims": the amount of a claim (`ClaimAmount`, not `ApprovedAmount`).
+    let thing = crate::text::stem(&crate::answer::singular(&lex.entity));
+    let named: Vec<usize> = money
+        .iter()
+        .copied()
+        .filter(|&c| crate::text::words_of(&lex.columns[c].name).iter().any(|w| crate::text::stem(w) == thing))
+        .collect();
+    if let [one] = named.as_slice() {
+        return vec![*one];
+    }
+    let computed: Vec<usize> = money.iter().copied().filter(|&c| lex.columns[c].formula.is_some()).collect();
+    if computed.is_empty() { money } else { computed.into_iter().take(1).collect() }
 }

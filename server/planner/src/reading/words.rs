@@ -121,6 +121,7 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "located",
     "pay",
     "pays",
+    "paying",
     "through",
     "via",
     "made",
@@ -128,15 +129,103 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "makes",
     "lasted",
     "lasting",
+    "taken",
+    "sat",
+    "held",
+    "went",
+    "go",
+    "goes",
+    "gone",
+    "going",
+    "using",
+    "given",
+    "gave",
+    "single",
+    "individual",
+    "anyone",
+    "anybody",
+    "someone",
+    "ones",
+    "flagged",
+    "marked",
+    "possible",
+    "potential",
+    "travelled",
+    "traveled",
+    "covered",
+    "anything",
+    "everything",
+    "recompute",
+    "recalculate",
+    "compute",
+    "calculate",
+    "terms",
+    "happen",
+    "happened",
+];
+
+/// Words for the business itself ("how much revenue did the site make"), understood as such
+/// when no column or value of the data is called so.
+pub(super) const SUBJECT_WORDS: &[&str] = &[
+    "website",
+    "site",
+    "shop",
+    "store",
+    "business",
+    "company",
+    "firm",
+    "organisation",
+    "organization",
+    "overall",
+    "altogether",
+    "combined",
 ];
 
 /// Words for the rows themselves, in any dataset.
-pub(super) const ROW_WORDS: &[&str] =
-    &["row", "rows", "record", "records", "entry", "entries", "item", "items", "data", "dataset", "table", "file"];
+pub(super) const ROW_WORDS: &[&str] = &[
+    "row", "rows", "record", "records", "entry", "entries", "item", "items", "data", "dataset", "table", "file",
+    "results", "numbers", "volume", "volumes",
+];
 
 /// Words that say "not".
-pub(super) const NEGATIONS: &[&str] =
-    &["not", "no", "without", "non", "never", "except", "excluding", "exclude", "outside"];
+pub(super) const NEGATIONS: &[&str] = &[
+    "not",
+    "no",
+    "without",
+    "non",
+    "never",
+    "except",
+    "excluding",
+    "exclude",
+    "outside",
+    "drop",
+    "dropping",
+    "remove",
+    "removing",
+    "ignore",
+    "ignoring",
+    "purge",
+    "purging",
+    "omit",
+    "omitting",
+];
+
+/// Words that ask for a chart of the answer (the result carries one when its shape suits).
+pub(super) const CHART_WORDS: &[&str] = &[
+    "chart",
+    "charts",
+    "plot",
+    "graph",
+    "visualise",
+    "visualize",
+    "draw",
+    "bar",
+    "line",
+    "pie",
+    "histogram",
+    "diagram",
+    "visual",
+];
 
 /// Adjectives that point at a kind of quantity: (word, class, higher is "more" of it).
 pub(super) const ADJECTIVES: &[(&str, Class, bool)] = &[
@@ -170,6 +259,12 @@ pub(super) const ADJECTIVES: &[(&str, Class, bool)] = &[
     ("quick", Class::Duration, false),
     ("quickest", Class::Duration, false),
     ("fastest", Class::Duration, false),
+    ("heavy", Class::Size, true),
+    ("heavier", Class::Size, true),
+    ("heaviest", Class::Size, true),
+    ("light", Class::Size, false),
+    ("lighter", Class::Size, false),
+    ("lightest", Class::Size, false),
 ];
 
 /// What an adjective points at in this dataset: a kind of quantity and whether "more" of it is
@@ -195,9 +290,9 @@ pub(super) fn is_superlative(word: &str) -> bool {
 
 /// Generic words for the top or bottom of a measure the question names.
 /// ("maximum" and "minimum" are aggregates: "the maximum price" is one number.)
-pub(super) const HIGH_WORDS: &[&str] = &["highest", "greatest", "largest", "biggest", "top"];
+pub(super) const HIGH_WORDS: &[&str] = &["highest", "greatest", "largest", "biggest", "top", "best"];
 
-pub(super) const LOW_WORDS: &[&str] = &["lowest", "smallest", "bottom"];
+pub(super) const LOW_WORDS: &[&str] = &["lowest", "smallest", "bottom", "worst"];
 
 pub(super) const MONTHS: &[&str] = &[
     "january",
@@ -293,6 +388,7 @@ pub(super) fn is_cue(word: &str) -> bool {
 /// A unit of time as its length in minutes.
 pub(super) fn time_unit(word: &str) -> Option<f64> {
     Some(match word {
+        "second" | "seconds" | "sec" | "secs" => 1.0 / 60.0,
         "minute" | "minutes" | "min" | "mins" => 1.0,
         "hour" | "hours" | "hr" | "hrs" => 60.0,
         "day" | "days" => 1440.0,
@@ -329,3 +425,97 @@ pub(super) fn base_adjective(word: &str) -> String {
         other => other.to_owned(),
     }
 }
+
+/// Units a column's name may end with that a question writes after a number ("over 1.5k kWh").
+pub(super) const MEASURE_UNITS: &[&str] =
+    &["kwh", "kw", "mwh", "kg", "km", "lbs", "miles", "gbp", "usd", "eur", "mins"];
+
+/// Words after a category column's name that only say it is a kind ("insurance type").
+pub(super) const KIND_WORDS: &[&str] = &[
+    "type",
+    "types",
+    "kind",
+    "kinds",
+    "category",
+    "categories",
+    "band",
+    "bands",
+    "level",
+    "levels",
+    "group",
+    "groups",
+    "tier",
+    "tiers",
+    "class",
+    "classes",
+];
+
+/// Verbs that only say a group has its number ("which product generates the most revenue").
+pub(super) const HAS_VERBS: &[&str] = &[
+    "generates",
+    "generated",
+    "generate",
+    "brings",
+    "brought",
+    "bring",
+    "accounts",
+    "accounted",
+    "account",
+    "drives",
+    "drove",
+    "produces",
+    "produced",
+    "earned",
+    "earns",
+    "received",
+    "receives",
+    "sees",
+    "saw",
+    "records",
+    "recorded",
+    "logs",
+    "logged",
+    "handles",
+    "handled",
+    "handle",
+    "shows",
+    "showed",
+    "scored",
+    "scores",
+    "score",
+    "spent",
+    "spend",
+    "spends",
+    "used",
+    "uses",
+    "use",
+    "consumed",
+    "consumes",
+    "hit",
+    "hits",
+    "reached",
+    "reach",
+    "sends",
+    "placed",
+    "place",
+    "places",
+    "gets",
+    "got",
+    "files",
+    "bought",
+    "buy",
+    "buys",
+    "leave",
+    "leaves",
+    "depart",
+    "departs",
+    "departed",
+    "lose",
+    "lost",
+    "loses",
+    "pass",
+    "passes",
+    "passed",
+    "elapse",
+    "elapsed",
+];
