@@ -12,7 +12,7 @@
 //!   in any answerable category, or on the generated datasets.
 
 use aware_core::samples::Rng;
-use aware_e2e::events::{calls, follow, no_confirmation};
+use aware_e2e::events::{calls, follow_declining};
 use aware_e2e::{TestServer, upload};
 use aware_proto::v1 as pb;
 use pb::server_event::Payload as P;
@@ -44,6 +44,12 @@ struct Item {
     /// Numbers the answer may state that the question implies (a unit converted: 2 hours → 120).
     #[serde(default)]
     implied: Vec<f64>,
+    /// A conversation: the questions with the same thread are asked in order in one thread.
+    #[serde(default)]
+    thread: Option<String>,
+    /// The person asked for a chart: the answer's table must come with one.
+    #[serde(default)]
+    chart: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -163,8 +169,15 @@ fn numbers_in(text: &str) -> Vec<(f64, usize, bool)> {
             (Some('m'), next) if next.is_none_or(|c| !c.is_alphanumeric()) => 1e6,
             _ => 1.0,
         };
+        // Digits inside a word or an id joined by hyphens (`Q3`, `SH-00436`, `CLM-23-0001`,
+        // an age band `18-25`) are names, not amounts.
+        let hyphen_before = start > 1 && chars[start - 1] == '-' && chars[start - 2].is_alphanumeric();
+        // (A number before a word, "3-bedroom", is still a number.)
+        let hyphen_after = chars.get(i) == Some(&'-') && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit());
         let glued = (start > 0 && chars[start - 1].is_alphanumeric())
-            || (scale == 1.0 && chars.get(i).is_some_and(|c| c.is_alphabetic()));
+            || (scale == 1.0 && chars.get(i).is_some_and(|c| c.is_alphabetic()))
+            || hyphen_before
+            || hyphen_after;
         if glued {
             continue;
         }
@@ -211,10 +224,53 @@ async fn truth(server: &TestServer, sql: &str) -> pb::Table {
     }
 }
 
-fn score(item: &Item, text: &str, queried: bool, truth: Option<&pb::Table>) -> Score {
-    let mut question_numbers: Vec<f64> = numbers_in(&item.q).into_iter().map(|(x, _, _)| x).collect();
+/// `text` without the names it mentions that hold digits (a column `Readmitted Within 30 Days`,
+/// a product `Monitor 32 Curved`) and without code spans: what is left holds the answer's claims.
+fn without_names(text: &str, names: &[String]) -> String {
+    let mut out: String = text.split('`').enumerate().map(|(k, part)| if k % 2 == 1 { " " } else { part }).collect();
+    let mut names: Vec<&String> = names.iter().filter(|n| n.chars().any(|c| c.is_ascii_digit())).collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    for name in names {
+        let lower = out.to_lowercase();
+        if lower.len() != out.len() {
+            break;
+        }
+        let needle = name.to_lowercase();
+        let mut cut = String::with_capacity(out.len());
+        let mut last = 0;
+        for (at, _) in lower.match_indices(&needle) {
+            cut.push_str(&out[last..at]);
+            cut.push(' ');
+            last = at + needle.len();
+        }
+        cut.push_str(&out[last..]);
+        out = cut;
+    }
+    out
+}
+
+fn score(item: &Item, text: &str, queried: bool, truth: Option<&pb::Table>, names: &[String]) -> Score {
+    score_in_thread(item, &[], text, queried, truth, names)
+}
+
+/// [`score`] for a turn of a conversation: the numbers the person said in earlier turns
+/// (`said`) are theirs too.
+fn score_in_thread(
+    item: &Item,
+    said: &[String],
+    text: &str,
+    queried: bool,
+    truth: Option<&pb::Table>,
+    names: &[String],
+) -> Score {
+    let mut question_numbers: Vec<f64> =
+        std::iter::once(&item.q).chain(said).flat_map(|q| numbers_in(q)).map(|(x, _, _)| x).collect();
     question_numbers.extend(&item.implied);
-    let written = numbers_in(text);
+    let mut named: Vec<String> = names.to_vec();
+    if let Some(t) = truth {
+        named.extend(t.rows.iter().flat_map(|r| r.values.iter()).filter_map(cell_text));
+    }
+    let written = numbers_in(&without_names(text, &named));
     let is_year = |x: f64| x.fract() == 0.0 && (1900.0..=2100.0).contains(&x);
     let Some(truth) = truth else {
         // Unanswerable or ambiguous: a question back or a refusal, with no number of its own.
@@ -242,7 +298,10 @@ fn score(item: &Item, text: &str, queried: bool, truth: Option<&pb::Table>) -> S
     let first = truth.rows.first().map(|r| r.values.clone()).unwrap_or_default();
     let wanted: Vec<usize> = item.must.clone().unwrap_or_else(|| (0..first.len()).collect());
     let mut missing: Vec<String> = Vec::new();
-    for i in wanted {
+    // The headline is the first cell asked for: the number or name the question is about.
+    let mut headline_missing = false;
+    for (k, i) in wanted.into_iter().enumerate() {
+        let before = missing.len();
         let Some(v) = first.get(i) else { continue };
         if let Some(t) = cell_number(v) {
             // "There are no tickets …" states a zero.
@@ -256,6 +315,7 @@ fn score(item: &Item, text: &str, queried: bool, truth: Option<&pb::Table>) -> S
         {
             missing.push(s);
         }
+        headline_missing |= k == 0 && missing.len() > before;
     }
     for c in &item.contains {
         if !text.to_lowercase().contains(&c.to_lowercase()) {
@@ -268,8 +328,112 @@ fn score(item: &Item, text: &str, queried: bool, truth: Option<&pb::Table>) -> S
         (true, false) if !queried && written.iter().all(|(x, _, _)| question_numbers.contains(x) || is_year(*x)) => {
             Score::Honest
         }
+        // The headline stated, every number backed, some context left out: incomplete, not
+        // correct — and not wrong.
+        (true, false) if !headline_missing => Score::Honest,
         (true, false) => Score::Wrong(format!("missing {missing:?}")),
     }
+}
+
+/// The corpus lines of a JSONL file (comments start with `//`).
+fn corpus(path: &str) -> Vec<Item> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("//"))
+        .enumerate()
+        .map(|(n, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path} line {}: {e}", n + 1)))
+        .collect()
+}
+
+/// The names an answer may mention that are not claims: every column's name and every value
+/// of a text column with few values (a product "Monitor 32 Curved", an age band "18-25").
+async fn names(server: &TestServer) -> Vec<String> {
+    let listing = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    let mut out = Vec::new();
+    for d in listing.into_inner().datasets {
+        for c in &d.columns {
+            out.push(c.name.clone());
+            if c.r#type != "VARCHAR" {
+                continue;
+            }
+            let sql = format!(
+                "SELECT DISTINCT \"{}\" FROM \"{}\" WHERE \"{}\" IS NOT NULL LIMIT 201",
+                c.name.replace('"', "\"\""),
+                d.table_name,
+                c.name.replace('"', "\"\"")
+            );
+            let values = truth(server, &sql).await;
+            if values.rows.len() <= 200 {
+                out.extend(values.rows.iter().filter_map(|r| r.values.first().and_then(cell_text)));
+            }
+        }
+    }
+    out
+}
+
+/// The table names of the server's datasets, and their ids.
+async fn dataset_ids(server: &TestServer) -> BTreeMap<String, String> {
+    let listing = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
+    listing.into_inner().datasets.into_iter().map(|d| (d.table_name, d.id)).collect()
+}
+
+/// Asks one question in `thread` (with its dataset open, when it says so) and scores the answer.
+async fn ask_and_score(
+    server: &TestServer,
+    client: &aware_client::AwareClient,
+    ids: &BTreeMap<String, String>,
+    names: &[String],
+    item: &Item,
+    said: &[String],
+    thread: &str,
+) -> (Score, String, Option<String>) {
+    if let Some(open) = &item.open {
+        let snapshot = pb::StateSnapshot {
+            thread_id: thread.to_owned(),
+            ui_state_version: 1,
+            current_route: format!("/datasets/{}", ids[open]),
+            active_dataset_id: ids[open].clone(),
+            ..Default::default()
+        };
+        client.chat().update_state(pb::UpdateStateRequest { snapshot: Some(snapshot) }).await.unwrap();
+    }
+    let sent = client.send_message(thread, &item.q, "").await.unwrap();
+    // A question must never lead to a proposal to delete or change anything: any card is
+    // denied, and counted against the answer; a question back is left unanswered.
+    let (events, proposed) = follow_declining(client, &sent.run_id).await;
+    let text = match events.last().and_then(|e| e.payload.as_ref()) {
+        Some(P::RunCompleted(c)) => c.final_text.clone(),
+        other => panic!("{}: the run did not complete: {other:?}", item.q),
+    };
+    // Every number the planner writes is traced to a tool result of its run (Grounding).
+    let grounding = events.iter().find_map(|e| match &e.payload {
+        Some(P::Grounding(g)) => Some(g.clone()),
+        _ => None,
+    });
+    let ungrounded = match &grounding {
+        Some(g) => {
+            let loose: Vec<&str> = g.numbers.iter().filter(|n| n.source.is_none()).map(|n| n.text.as_str()).collect();
+            (!loose.is_empty()).then(|| format!("UNGROUNDED {loose:?} in {}\n    → {text}", item.q))
+        }
+        None => Some(format!("NO GROUNDING for {}", item.q)),
+    };
+    let queried = calls(&events).iter().any(|(name, _)| name == "execute_query_plan" || name == "run_sql_query");
+    // Relative periods are computed from the server's day, as the planner computes them.
+    let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
+    let truth = match &item.truth {
+        Some(sql) => Some(truth(server, &sql.replace("{today}", &today)).await),
+        None => None,
+    };
+    let mut s = score_in_thread(item, said, &text, queried, truth.as_ref(), names);
+    if !proposed.is_empty() {
+        s = Score::Wrong(format!("proposed {proposed:?} for a question"));
+    } else if item.chart && s == Score::Correct {
+        let charted = events.iter().any(|e| matches!(&e.payload, Some(P::ToolResult(r)) if r.chart.is_some()));
+        if !charted {
+            s = Score::Honest;
+        }
+    }
+    (s, text, ungrounded)
 }
 
 #[tokio::test]
@@ -281,16 +445,9 @@ async fn the_offline_planner_is_never_confidently_wrong() {
         let d = upload(&server, name, csv.into_bytes()).await.unwrap();
         assert_eq!(d.status(), pb::DatasetStatus::Ready, "{name}: {}", d.error);
     }
-    let listing = server.datasets().await.list_datasets(pb::ListDatasetsRequest::default()).await.unwrap();
-    let ids: BTreeMap<String, String> =
-        listing.into_inner().datasets.into_iter().map(|d| (d.table_name, d.id)).collect();
-    let corpus = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/eval/corpus.jsonl")).unwrap();
-    let items: Vec<Item> = corpus
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("//"))
-        .enumerate()
-        .map(|(n, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("corpus line {}: {e}", n + 1)))
-        .collect();
+    let ids = dataset_ids(&server).await;
+    let names = names(&server).await;
+    let items = corpus(concat!(env!("CARGO_MANIFEST_DIR"), "/eval/corpus.jsonl"));
     assert!(items.len() >= 200, "the corpus has {} questions", items.len());
     let client = server.client(None).await;
     let generated = ["fleet_vehicles", "clinic_visits", "library_loans"];
@@ -299,46 +456,8 @@ async fn the_offline_planner_is_never_confidently_wrong() {
     let mut wrong = Vec::new();
     let mut ungrounded = Vec::new();
     for (n, item) in items.iter().enumerate() {
-        let thread = format!("eval-{n}");
-        if let Some(open) = &item.open {
-            let snapshot = pb::StateSnapshot {
-                thread_id: thread.clone(),
-                ui_state_version: 1,
-                current_route: format!("/datasets/{}", ids[open]),
-                active_dataset_id: ids[open].clone(),
-                ..Default::default()
-            };
-            client.chat().update_state(pb::UpdateStateRequest { snapshot: Some(snapshot) }).await.unwrap();
-        }
-        let sent = client.send_message(&thread, &item.q, "").await.unwrap();
-        let events = follow(&client, &sent.run_id, no_confirmation).await;
-        let text = match events.last().and_then(|e| e.payload.as_ref()) {
-            Some(P::RunCompleted(c)) => c.final_text.clone(),
-            other => panic!("{}: the run did not complete: {other:?}", item.q),
-        };
-        // Every number the planner writes is traced to a tool result of its run (Grounding).
-        let grounding = events.iter().find_map(|e| match &e.payload {
-            Some(P::Grounding(g)) => Some(g.clone()),
-            _ => None,
-        });
-        match &grounding {
-            Some(g) => {
-                let loose: Vec<&str> =
-                    g.numbers.iter().filter(|n| n.source.is_none()).map(|n| n.text.as_str()).collect();
-                if !loose.is_empty() {
-                    ungrounded.push(format!("UNGROUNDED {loose:?} in {}\n    → {text}", item.q));
-                }
-            }
-            None => ungrounded.push(format!("NO GROUNDING for {}", item.q)),
-        }
-        let queried = calls(&events).iter().any(|(name, _)| name == "execute_query_plan" || name == "run_sql_query");
-        // Relative periods are computed from the server's day, as the planner computes them.
-        let today = chrono::Utc::now().date_naive().format("%Y-%m-%d").to_string();
-        let truth = match &item.truth {
-            Some(sql) => Some(truth(&server, &sql.replace("{today}", &today)).await),
-            None => None,
-        };
-        let s = score(item, &text, queried, truth.as_ref());
+        let (s, text, loose) = ask_and_score(&server, &client, &ids, &names, item, &[], &format!("eval-{n}")).await;
+        ungrounded.extend(loose);
         let family = if generated
             .iter()
             .any(|g| item.truth.as_deref().unwrap_or_default().contains(g) || item.open.as_deref() == Some(g))
@@ -363,11 +482,7 @@ async fn the_offline_planner_is_never_confidently_wrong() {
             _ => {}
         }
     }
-    println!("\n{:<22} {:>8} {:>8} {:>8} {:>10}", "category", "correct", "honest", "wrong", "correct %");
-    for (cat, [c, h, w]) in &table {
-        let total = c + h + w;
-        println!("{cat:<22} {c:>8} {h:>8} {w:>8} {:>9.1}%", f64::from(*c) * 100.0 / f64::from(total.max(1)));
-    }
+    print_table(&table);
     for w in &wrong {
         println!("{w}");
     }
@@ -382,6 +497,108 @@ async fn the_offline_planner_is_never_confidently_wrong() {
     }
 }
 
+fn print_table(table: &BTreeMap<String, [u32; 3]>) {
+    println!("\n{:<22} {:>8} {:>8} {:>8} {:>10}", "category", "correct", "honest", "wrong", "correct %");
+    for (cat, [c, h, w]) in table {
+        let total = c + h + w;
+        println!("{cat:<22} {c:>8} {h:>8} {w:>8} {:>9.1}%", f64::from(*c) * 100.0 / f64::from(total.max(1)));
+    }
+}
+
+/// The blind evaluation's datasets (`tests/eval/blind/data.rs`).
+#[path = "../eval/blind/data.rs"]
+mod blind;
+
+/// The blind corpora: questions over seven datasets in domains the planner was never written
+/// against, written by someone who saw only each dataset's schema, a few rows and its
+/// categories, and frozen before the planner was changed for them (`questions-1.jsonl`; the
+/// second set, `questions-2.jsonl`, was written at the end and measures it unseen). Each set
+/// must state no wrong number and propose nothing, answer at least 80% of its answerable
+/// questions, and at least 70% in every category. `BLIND_ONLY=<category>` asks only one
+/// category's questions (and conversations), `EVAL_VERBOSE=1` prints every answer that is not
+/// correct.
+#[tokio::test]
+async fn strangers_questions_over_data_it_never_saw() {
+    let server = TestServer::start(&[]);
+    for (name, csv) in blind::files() {
+        let d = upload(&server, name, csv.into_bytes()).await.unwrap();
+        assert_eq!(d.status(), pb::DatasetStatus::Ready, "{name}: {}", d.error);
+    }
+    let ids = dataset_ids(&server).await;
+    let names = names(&server).await;
+    let client = server.client(None).await;
+    let only = std::env::var("BLIND_ONLY").ok();
+    let verbose = std::env::var_os("EVAL_VERBOSE").is_some();
+    let mut failures = Vec::new();
+    for set in ["questions-1.jsonl", "questions-2.jsonl"] {
+        let path = format!("{}/eval/blind/{set}", env!("CARGO_MANIFEST_DIR"));
+        if set.ends_with("2.jsonl") && !std::path::Path::new(&path).exists() {
+            continue;
+        }
+        let items = corpus(&path);
+        assert!(set.ends_with("2.jsonl") || items.len() >= 300, "{set} has {} questions", items.len());
+        // (category) → [correct, honest, wrong], over the answerable questions and the others.
+        let mut table: BTreeMap<String, [u32; 3]> = BTreeMap::new();
+        let mut wrong = Vec::new();
+        let mut ungrounded = Vec::new();
+        for (n, item) in items.iter().enumerate() {
+            if only.as_ref().is_some_and(|c| *c != item.cat) {
+                continue;
+            }
+            let thread = match &item.thread {
+                Some(t) => format!("{set}-{t}"),
+                None => format!("{set}-{n}"),
+            };
+            // The earlier questions of its conversation.
+            let said: Vec<String> = items[..n]
+                .iter()
+                .filter(|earlier| earlier.thread.is_some() && earlier.thread == item.thread)
+                .map(|earlier| earlier.q.clone())
+                .collect();
+            let (s, text, loose) = ask_and_score(&server, &client, &ids, &names, item, &said, &thread).await;
+            ungrounded.extend(loose);
+            let answerable = if item.truth.is_some() { "answerable" } else { "not answerable" };
+            for key in [item.cat.as_str(), answerable] {
+                let row = table.entry(key.to_owned()).or_default();
+                match &s {
+                    Score::Correct => row[0] += 1,
+                    Score::Honest => row[1] += 1,
+                    Score::Wrong(_) => row[2] += 1,
+                }
+            }
+            match &s {
+                Score::Wrong(why) => wrong.push(format!("WRONG [{}] {}\n    → {text}\n    ({why})", item.cat, item.q)),
+                Score::Honest if verbose => println!("not answered [{}] {}\n    → {text}", item.cat, item.q),
+                _ => {}
+            }
+        }
+        println!("\n{set}");
+        print_table(&table);
+        for w in wrong.iter().chain(&ungrounded) {
+            println!("{w}");
+        }
+        if !wrong.is_empty() {
+            failures.push(format!("{set}: {} wrong answers", wrong.len()));
+        }
+        if !ungrounded.is_empty() {
+            failures.push(format!("{set}: {} answers with ungrounded numbers", ungrounded.len()));
+        }
+        // Correct among the answerable questions: overall, and in every category that has them.
+        let [c, h, w] = table.get("answerable").copied().unwrap_or_default();
+        let overall = f64::from(c) / f64::from((c + h + w).max(1));
+        if only.is_none() && overall < 0.8 {
+            failures.push(format!("{set}: {:.1}% of the answerable questions answered", overall * 100.0));
+        }
+        for (cat, [c, h, w]) in &table {
+            let share = f64::from(*c) / f64::from((c + h + w).max(1));
+            if cat != "not answerable" && cat != "answerable" && share < 0.7 {
+                failures.push(format!("{set}: {cat} only {:.1}% correct", share * 100.0));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn the_scorer_catches_a_wrong_number_and_accepts_a_rounded_right_one() {
     let item = |q: &str| Item {
@@ -393,6 +610,8 @@ fn the_scorer_catches_a_wrong_number_and_accepts_a_rounded_right_one() {
         numbers: None,
         open: None,
         implied: vec![],
+        thread: None,
+        chart: false,
     };
     let value = |x: f64| pb::Value { kind: Some(pb::value::Kind::DoubleValue(x)) };
     let text_value = |s: &str| pb::Value { kind: Some(pb::value::Kind::StringValue(s.into())) };
@@ -401,16 +620,45 @@ fn the_scorer_catches_a_wrong_number_and_accepts_a_rounded_right_one() {
         ..Default::default()
     };
     let q = item("average price in Gràcia");
-    assert_eq!(score(&q, "The average price in Gràcia is €511,853.", true, Some(&table)), Score::Correct);
-    assert!(matches!(score(&q, "The average price in Gràcia is €512,853.", true, Some(&table)), Score::Wrong(_)));
-    assert!(matches!(score(&q, "There are 500 matching rows.", true, Some(&table)), Score::Wrong(_)));
-    assert_eq!(score(&q, "Which price do you mean?", false, Some(&table)), Score::Honest);
+    assert_eq!(score(&q, "The average price in Gràcia is €511,853.", true, Some(&table), &[]), Score::Correct);
+    assert!(matches!(score(&q, "The average price in Gràcia is €512,853.", true, Some(&table), &[]), Score::Wrong(_)));
+    assert!(matches!(score(&q, "There are 500 matching rows.", true, Some(&table), &[]), Score::Wrong(_)));
+    assert_eq!(score(&q, "Which price do you mean?", false, Some(&table), &[]), Score::Honest);
     let share = pb::Table { rows: vec![pb::Row { values: vec![value(0.294), value(147.0)] }], ..Default::default() };
     assert_eq!(
-        score(&item("churn rate"), "29.4% of customers churned: 147 of 500.", true, Some(&share)),
+        score(&item("churn rate"), "29.4% of customers churned: 147 of 500.", true, Some(&share), &[]),
         Score::Wrong("numbers the truth does not back: [500.0]".into())
     );
+    // Names that hold digits (a product, a column), code spans and hyphenated ids are not
+    // claims; a number beside them still is.
+    let names = vec!["Monitor 32 Curved".to_owned()];
+    assert_eq!(
+        score(
+            &q,
+            "The average price in Gràcia is €511,853 (Monitor 32 Curved, `Within 30 Days`, SH-00436).",
+            true,
+            Some(&table),
+            &names
+        ),
+        Score::Correct
+    );
+    assert!(matches!(
+        score(&q, "The average price in Gràcia is €511,853; Monitor 32 Curved sold 33.", true, Some(&table), &names),
+        Score::Wrong(_)
+    ));
+    // The headline (the first cell) stated with nothing false is incomplete, not wrong; another
+    // of the truth's numbers stated in its place is wrong.
+    let failed =
+        pb::Table { rows: vec![pb::Row { values: vec![value(3.0), value(4.0), value(160.0)] }], ..Default::default() };
+    assert_eq!(
+        score(&item("how many students failed?"), "3 students failed.", true, Some(&failed), &[]),
+        Score::Honest
+    );
+    assert!(matches!(
+        score(&item("how many students failed?"), "There are 4 that did not pass.", true, Some(&failed), &[]),
+        Score::Wrong(_)
+    ));
     let refuse = Item { truth: None, ..item("how many customers will churn next year?") };
-    assert_eq!(score(&refuse, "customer_churn has no date column.", false, None), Score::Correct);
-    assert!(matches!(score(&refuse, "There are 147 customers that churned.", true, None), Score::Wrong(_)));
+    assert_eq!(score(&refuse, "customer_churn has no date column.", false, None, &[]), Score::Correct);
+    assert!(matches!(score(&refuse, "There are 147 customers that churned.", true, None, &[]), Score::Wrong(_)));
 }

@@ -103,6 +103,31 @@ where
     events
 }
 
+/// Follows a run to its end as a person who only asked a question would: every confirmation is
+/// denied and every clarification dismissed. Returns the events and the tools that asked for a
+/// confirmation.
+pub async fn follow_declining(client: &AwareClient, run_id: &str) -> (Vec<pb::ServerEvent>, Vec<String>) {
+    let mut stream = client.run_stream(run_id, StreamOptions::default());
+    let (mut events, mut proposed) = (Vec::new(), Vec::new());
+    while let Some(item) =
+        tokio::time::timeout(std::time::Duration::from_secs(60), stream.next()).await.expect("the run's next event")
+    {
+        let StreamItem::Event(e) = item.expect("the run can be followed") else { continue };
+        match &e.payload {
+            Some(P::ConfirmationRequired(c)) => {
+                proposed.push(c.tool_name.clone());
+                client.confirm(&c.confirmation_id, false).await.expect("the confirmation is denied");
+            }
+            Some(P::ClarificationRequired(c)) => {
+                client.clarify(&c.clarification_id, None, false).await.expect("the clarification is dismissed");
+            }
+            _ => {}
+        }
+        events.push(e);
+    }
+    (events, proposed)
+}
+
 /// For runs that must not ask for a confirmation.
 pub fn no_confirmation(c: &pb::ConfirmationRequired) -> bool {
     panic!("no confirmation was expected, got one for {}", c.tool_name)

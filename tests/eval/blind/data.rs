@@ -120,7 +120,9 @@ fn meter_readings() -> String {
         ("Data Centre", 2, 14_800.0, false),
     ];
     let start = days_from_civil(2024, 1, 1);
-    let mut out = String::from("ReadingId,MeterId,Site,ReadingDate,ConsumptionKWh,PeakDemandKW,SolarKWh,CostGBP,Tariff,IsEstimated\n");
+    let mut out = String::from(
+        "ReadingId,MeterId,Site,ReadingDate,ConsumptionKWh,PeakDemandKW,SolarKWh,CostGBP,Tariff,IsEstimated\n",
+    );
     let mut n = 0;
     let mut meter = 100;
     for (site, meters, base, solar) in sites {
@@ -199,7 +201,7 @@ fn hospital_stays() -> String {
 
 /// School grades: lower-case names, scores out of 100, attendance as a fraction, letter grades.
 fn grades() -> String {
-    let mut rng = Rng(0x62AD_E5);
+    let mut rng = Rng(0x0062_ADE5);
     let schools = ["Lincoln High", "Riverside Academy", "Oakwood School"];
     let subjects = [
         ("Maths", "Ms Patel"),
@@ -333,7 +335,7 @@ fn insurance_claims() -> String {
             rng.pick(&bands),
             civil(incident),
             civil(filed),
-            field(*rng.pick(&adjusters)),
+            field(rng.pick::<&str>(&adjusters)),
             if fraud { "Y" } else { "N" },
         ));
     }
