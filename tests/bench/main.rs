@@ -6,6 +6,7 @@
 mod common;
 mod compare;
 mod limits;
+mod mcp;
 mod peer;
 mod runs;
 mod scaling;
@@ -30,6 +31,8 @@ enum Bench {
     Compare(compare::Opts),
     /// Per-user limits: one user floods, another user's latency with and without the flood.
     Limits,
+    /// MCP sessions: the server's RSS while viewer keys loop `initialize` on `/mcp`, and after.
+    Mcp(mcp::Opts),
     /// Run engine: events/s through one stream, message → RunStarted under 1/64/1000 streams,
     /// RSS of 10,000 idle streams, replay of a 10,000-event run.
     Runs(runs::Opts),
@@ -58,6 +61,7 @@ async fn main() -> anyhow::Result<()> {
         Bench::Peer(opts) => peer::main(opts).await,
         Bench::Compare(opts) => compare::main(opts),
         Bench::Limits => limits::main().await,
+        Bench::Mcp(opts) => mcp::main(opts).await,
         Bench::Runs(opts) => runs::main(opts).await,
         Bench::Scaling(opts) => scaling::main(opts).await,
         Bench::Sql { rows } => sql::main(rows).await,

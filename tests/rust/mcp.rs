@@ -7,7 +7,7 @@
 
 use aware_e2e::{TestServer, add_user, cli_bin, installed, server_bin};
 use aware_proto::v1 as pb;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Output, Stdio};
@@ -401,4 +401,146 @@ fn a_dropped_stream_resumes_with_last_event_id_and_gets_the_result() {
     let mut resumed = request(&server, "GET", None, "", Some(&id), &[("Last-Event-ID", &last_event_id)]);
     let got = read_until(&mut resumed, "\"id\":7", 15);
     assert!(got.contains("\"id\":7") && got.contains("dataset_list"), "the result after resuming: {got}");
+}
+
+/// The value of `name` in an HTTP answer's head (case-insensitive), if there.
+fn header(answer: &str, name: &str) -> Option<String> {
+    let prefix = format!("{}:", name.to_ascii_lowercase());
+    answer.lines().take_while(|l| !l.is_empty()).find_map(|l| {
+        let lower = l.to_ascii_lowercase();
+        lower.starts_with(&prefix).then(|| l[prefix.len()..].trim().to_owned())
+    })
+}
+
+/// A session initialized with `capabilities` (JSON).
+fn session_with(server: &TestServer, token: Option<&str>, capabilities: &str) -> String {
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
+    );
+    let ok = post(server, token, &init, None);
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let id = header(&ok, "mcp-session-id").unwrap();
+    let _ = post(server, token, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&id));
+    id
+}
+
+/// A session belongs to whoever opened it. An admin deletes their dataset through a client that
+/// elicits; a viewer who learns the session id and answers the elicitation with their own key
+/// gets 404 as for an unknown session — and so do their GET (the admin's notifications) and
+/// DELETE (ending the admin's session). The elicitation's request id is not guessable (not a
+/// counter from 0). The dataset survives, the admin's session goes on, and the admin's own answer
+/// is heard.
+#[tokio::test]
+async fn an_mcp_session_answers_only_the_principal_that_opened_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let admin = add_user(&data, "ada", "admin", &[]);
+    let viewer = add_user(&data, "vic", "viewer", &[]);
+    let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
+    let ada = server.client(Some(&admin)).await;
+    let csv = b"city,visits\nGirona,5\n".to_vec();
+    let upload = pb::UploadDatasetRequest {
+        filename: "cities.csv".into(),
+        size_bytes: csv.len() as u64,
+        chunk: csv.into(),
+        ..Default::default()
+    };
+    ada.datasets().upload_dataset(futures::stream::iter([upload])).await.unwrap();
+    let ada_tables = || async {
+        let listed = ada.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
+        listed.datasets.into_iter().map(|d| d.table_name).collect::<Vec<_>>()
+    };
+    assert_eq!(ada_tables().await, ["cities"]);
+
+    let s = session_with(&server, Some(&admin), r#"{"elicitation":{}}"#);
+    // The question comes on the session's event stream (GET).
+    let mut events = request(&server, "GET", Some(&admin), "", Some(&s), &[]);
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"delete_dataset","arguments":{"dataset":"cities"}}}"#;
+    let mut stream = request(&server, "POST", Some(&admin), call, Some(&s), &[]);
+    let asked = read_until(&mut events, "elicitation/create", 20);
+    let elicitation: Value = asked
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .find(|m| m["method"] == "elicitation/create")
+        .unwrap_or_else(|| panic!("the admin is asked: {asked}"));
+    let id = &elicitation["id"];
+    for answer_id in [id.clone(), Value::from(0)] {
+        let accept = json!({"jsonrpc":"2.0","id":answer_id,"result":{"action":"accept","content":{"approve":true}}});
+        let refused = post(&server, Some(&viewer), &accept.to_string(), Some(&s));
+        assert!(refused.starts_with("HTTP/1.1 404"), "another principal's answer: {refused}");
+    }
+    let mut get = request(&server, "GET", Some(&viewer), "", Some(&s), &[]);
+    let heard = read_until(&mut get, "\r\n\r\n", 5);
+    assert!(heard.starts_with("HTTP/1.1 404"), "another principal's GET: {heard}");
+    let mut delete = Vec::new();
+    let _ = request(&server, "DELETE", Some(&viewer), "", Some(&s), &[]).read_to_end(&mut delete);
+    let delete = String::from_utf8_lossy(&delete);
+    assert!(delete.starts_with("HTTP/1.1 404"), "another principal's DELETE: {delete}");
+    assert_eq!(ada_tables().await, ["cities"], "nothing was deleted");
+    let guessable = id.is_number() || id.as_str().is_none_or(|s| s.len() < 16 || s.parse::<u64>().is_ok());
+    assert!(!guessable, "an elicitation id cannot be guessed: {id}");
+
+    let listed = post(&server, Some(&admin), r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#, Some(&s));
+    assert!(listed.starts_with("HTTP/1.1 200") && listed.contains("delete_dataset"), "the session goes on: {listed}");
+    let decline = json!({"jsonrpc":"2.0","id":id,"result":{"action":"decline"}});
+    let heard = post(&server, Some(&admin), &decline.to_string(), Some(&s));
+    assert!(heard.starts_with("HTTP/1.1 202"), "{heard}");
+    let result = read_until(&mut stream, "\"id\":5", 20);
+    assert!(result.contains("not approved"), "the admin's own answer was heard: {result}");
+    assert_eq!(ada_tables().await, ["cities"]);
+}
+
+/// The JSON-RPC error a refused `initialize` carries: its message.
+fn refusal_message(refused: &str) -> String {
+    assert!(header(refused, "mcp-session-id").is_none(), "no session: {refused}");
+    let body = refused.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let error: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {refused}"));
+    assert_eq!(error["jsonrpc"], "2.0", "a JSON-RPC error: {error}");
+    error["error"]["message"].as_str().unwrap().to_owned()
+}
+
+/// Open sessions are capped per user (by default 16) and server-wide (`mcp.max_sessions_per_user`,
+/// `mcp.max_sessions`) with a JSON-RPC error that says so; a closed session frees its place, and
+/// idle sessions are reclaimed after `mcp.session_idle_secs`.
+#[test]
+fn mcp_sessions_are_capped_per_user_and_server_wide_and_idle_ones_reclaimed() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let vic = add_user(&data, "vic", "viewer", &[]);
+    let val = add_user(&data, "val", "viewer", &[]);
+    let mut server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
+    let _flood: Vec<String> = (0..16).map(|_| session(&server, Some(&vic))).collect();
+    let refused = post(&server, Some(&vic), INITIALIZE, None);
+    assert!(refused.starts_with("HTTP/1.1 429"), "a 17th session of one user: {refused}");
+    let message = refusal_message(&refused);
+    assert!(message.contains("16") && message.contains("session"), "{message}");
+    assert!(session(&server, Some(&val)).len() > 16, "another user still opens one");
+    server.stop();
+
+    let env = [
+        ("AWARE_MCP__MAX_SESSIONS_PER_USER", "3"),
+        ("AWARE_MCP__MAX_SESSIONS", "5"),
+        ("AWARE_MCP__SESSION_IDLE_SECS", "4"),
+    ];
+    server.restart(&["--auth", "api-key"], &env);
+    let opened: Vec<String> = (0..3).map(|_| session(&server, Some(&vic))).collect();
+    let refused = post(&server, Some(&vic), INITIALIZE, None);
+    assert!(refused.starts_with("HTTP/1.1 429"), "a fourth session of one user: {refused}");
+    assert!(refusal_message(&refused).contains('3'), "{refused}");
+
+    let mut closed = Vec::new();
+    let _ = request(&server, "DELETE", Some(&vic), "", Some(&opened[0]), &[]).read_to_end(&mut closed);
+    assert!(String::from_utf8_lossy(&closed).starts_with("HTTP/1.1 2"), "{}", String::from_utf8_lossy(&closed));
+    let _fourth = session(&server, Some(&vic));
+
+    let _val: Vec<String> = (0..2).map(|_| session(&server, Some(&val))).collect();
+    let full = post(&server, Some(&val), INITIALIZE, None);
+    assert!(full.starts_with("HTTP/1.1 429") || full.starts_with("HTTP/1.1 503"), "the server is full: {full}");
+    assert!(full.contains("server"), "says it is the server's limit: {full}");
+
+    std::thread::sleep(Duration::from_secs(7));
+    let gone = post(&server, Some(&vic), r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, Some(&opened[1]));
+    assert!(gone.starts_with("HTTP/1.1 404"), "an idle session was reclaimed: {gone}");
+    let _again: Vec<String> = (0..3).map(|_| session(&server, Some(&vic))).collect();
 }

@@ -330,7 +330,8 @@ impl Drop for TestServer {
 /// Runs `aware-server users add` and returns the printed token (the last word of its output).
 pub fn add_user(data_dir: &Path, name: &str, role: &str, extra: &[&str]) -> String {
     let mut command = Command::new(server_bin());
-    command.env_remove("AWARE_E2E_STORE");
+    // The harness's own settings, not the server's (unknown config keys).
+    command.env_remove("AWARE_E2E_STORE").env_remove("AWARE_SERVER_BIN");
     if let Some(url) = storage::url_for(data_dir) {
         command.env("AWARE_STORAGE__URL", url);
     }

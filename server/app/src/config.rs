@@ -445,11 +445,25 @@ impl Default for Agent {
     }
 }
 
-/// External MCP servers (see `aware_mcp::ServerConfig` for one entry's fields).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// MCP both ways: the sessions of aware's own `/mcp`, and the external servers whose tools aware
+/// uses (see `aware_mcp::ServerConfig` for one entry's fields).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Mcp {
     pub servers: Vec<aware_mcp::ServerConfig>,
+    /// `/mcp` sessions one user may hold open at once (with `auth = "api-key"`); one more
+    /// `initialize` is refused (429) until one is closed or reclaimed.
+    pub max_sessions_per_user: usize,
+    /// `/mcp` sessions open at once on this server, whoever holds them.
+    pub max_sessions: usize,
+    /// A `/mcp` session that hears nothing from its client for this long is closed.
+    pub session_idle_secs: u64,
+}
+
+impl Default for Mcp {
+    fn default() -> Self {
+        Self { servers: Vec::new(), max_sessions_per_user: 16, max_sessions: 1_024, session_idle_secs: 300 }
+    }
 }
 
 /// The server's configuration.
@@ -713,6 +727,10 @@ impl Config {
         }
         anyhow::ensure!(se.hnsw_threshold >= 100, "search.hnsw_threshold must be at least 100");
         anyhow::ensure!(se.max_rows >= 1, "search.max_rows must be at least 1");
+        let mc = &self.mcp;
+        anyhow::ensure!(mc.max_sessions_per_user >= 1, "mcp.max_sessions_per_user must be at least 1");
+        anyhow::ensure!(mc.max_sessions >= 1, "mcp.max_sessions must be at least 1");
+        anyhow::ensure!((1..=86_400).contains(&mc.session_idle_secs), "mcp.session_idle_secs must be 1 to 86400");
         let sb = &self.sandbox;
         anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
         anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");

@@ -49,8 +49,12 @@ fn me() -> Caller {
 }
 
 fn someone_else() -> Caller {
-    let principal =
-        Principal { user_id: UserId::parse("mallory").expect("a user id"), name: "m".into(), role: Role::Admin };
+    let principal = Principal {
+        user_id: UserId::parse("mallory").expect("a user id"),
+        name: "m".into(),
+        role: Role::Admin,
+        key: None,
+    };
     Caller { principal, source: Source::Api }
 }
 

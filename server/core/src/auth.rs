@@ -1,7 +1,7 @@
 //! Who is calling and what they may do.
 
 use crate::error::{Error, Result};
-use crate::ids::UserId;
+use crate::ids::{ApiKeyId, UserId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -139,12 +139,15 @@ pub struct Principal {
     pub user_id: UserId,
     pub name: String,
     pub role: Role,
+    /// The API key it authenticated with (`None` in local mode): what a run it starts acts by,
+    /// so revoking the key takes away the run's power too.
+    pub key: Option<ApiKeyId>,
 }
 
 impl Principal {
     /// The implicit user of `--auth local`: one person on their own machine, an admin.
     pub fn local() -> Self {
-        Self { user_id: UserId::local(), name: "local".to_owned(), role: Role::Admin }
+        Self { user_id: UserId::local(), name: "local".to_owned(), role: Role::Admin, key: None }
     }
 
     /// Fails with PERMISSION_DENIED unless the role allows `capability`.

@@ -241,7 +241,8 @@ mod tests {
     use crate::runs::tools::ToolName;
 
     fn caller(role: Role) -> Caller {
-        Caller { principal: Principal { user_id: UserId::local(), name: String::new(), role }, source: Source::Api }
+        let principal = Principal { user_id: UserId::local(), name: String::new(), role, key: None };
+        Caller { principal, source: Source::Api }
     }
 
     fn names(tools: Vec<Arc<dyn Tool>>) -> Vec<String> {

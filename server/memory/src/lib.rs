@@ -111,7 +111,12 @@ impl Users for MemoryUsers {
         let Some(user) = s.users.iter().find(|u| u.id == key.user) else { return Ok(None) };
         Ok(Some(ApiKeyGrant {
             key_id: key.id.clone(),
-            principal: Principal { user_id: user.id.clone(), name: user.name.clone(), role: user.role },
+            principal: Principal {
+                user_id: user.id.clone(),
+                name: user.name.clone(),
+                role: user.role,
+                key: Some(key.id.clone()),
+            },
             expires_at: key.expires_at,
             revoked: key.revoked_at.is_some(),
             deactivated: user.deactivated_at.is_some(),

@@ -89,10 +89,11 @@ impl Users for Store {
         .map_err(db)?;
         let Some(r) = row else { return Ok(None) };
         let user = user_from_row(&r)?;
+        let key_id = ApiKeyId::parse(r.get("key_id")).ok_or_else(|| StoreError::Corrupt("key id".into()))?;
         Ok(Some(ApiKeyGrant {
             deactivated: user.deactivated_at.is_some(),
-            key_id: ApiKeyId::parse(r.get("key_id")).ok_or_else(|| StoreError::Corrupt("key id".into()))?,
-            principal: Principal { user_id: user.id, name: user.name, role: user.role },
+            principal: Principal { user_id: user.id, name: user.name, role: user.role, key: Some(key_id.clone()) },
+            key_id,
             expires_at: r.get::<Option<i64>>("expires_at").map(from_micros),
             revoked: r.get::<Option<i64>>("revoked_at").is_some(),
         }))

@@ -50,7 +50,10 @@ async fn store(engine: &str) -> (Home, Store) {
     let (home, store) = empty(engine).await;
     for name in ["ana", "bo"] {
         let user_id = UserId::parse(name).expect("a user id");
-        store.ensure_user(&Principal { user_id, name: name.to_owned(), role: Role::Analyst }).await.expect("a user");
+        store
+            .ensure_user(&Principal { user_id, name: name.to_owned(), role: Role::Analyst, key: None })
+            .await
+            .expect("a user");
     }
     (home, store)
 }

@@ -22,15 +22,21 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 /// One MCP session's handler (the state is shared by all).
 pub(crate) struct AwareMcp {
     state: State,
+    /// Cancelled when the handler is dropped, that is when its session has ended: the tasks the
+    /// session started (its `list_changed` listener) end with it instead of holding it in memory.
+    ended: CancellationToken,
+    _end_on_drop: DropGuard,
 }
 
 impl AwareMcp {
     pub(crate) fn new(state: State) -> Self {
-        Self { state }
+        let ended = CancellationToken::new();
+        Self { state, _end_on_drop: ended.clone().drop_guard(), ended }
     }
 }
 
@@ -173,9 +179,14 @@ impl ServerHandler for AwareMcp {
             return;
         };
         let mut changes = self.state.services.datasets.changes();
+        let ended = self.ended.clone();
         tokio::spawn(async move {
             loop {
-                let mine = match changes.recv().await {
+                let changed = tokio::select! {
+                    () = ended.cancelled() => return,
+                    changed = changes.recv() => changed,
+                };
+                let mine = match changed {
                     Ok(whose) => whose == owner,
                     // Missed some: one of them may have been this caller's.
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,

@@ -2,25 +2,29 @@
 //! SDK (`rmcp`) with sessions and SSE resumption (`Last-Event-ID`). A request is authenticated as
 //! a gRPC call is (bearer token; none in local mode) and its caller acts with the audit source
 //! `mcp`; a response stream (a session's SSE) ends as soon as that token stops authenticating (a
-//! revoked key, a deactivated user), and its reconnect is refused; the Host/Origin guard in front of the port (`guard.rs`) refuses DNS-rebinding requests
-//! before they get here.
+//! revoked key, a deactivated user), and its reconnect is refused; the Host/Origin guard in front
+//! of the port (`guard.rs`) refuses DNS-rebinding requests before they get here. A session
+//! belongs to the principal that opened it: anyone else's request naming it is answered as for
+//! an unknown session (404); opening one takes a place under the per-user and server-wide caps.
 //!
-//! Its parts: this file (the layer that routes `/mcp` and authenticates), `handler.rs` (the MCP
-//! methods), `tools.rs` (aware's tools as MCP tools: schemas, annotations, results), `follow.rs`
-//! (a call's run followed to its end: progress, elicitation, the result) and `catalog.rs`
-//! (datasets as resources, the seed questions as prompts).
+//! Its parts: this file (the layer that routes `/mcp`, authenticates and keeps sessions to their
+//! owners), `sessions.rs` (sessions: owners, caps, idle reclaim, request ids nobody can guess),
+//! `handler.rs` (the MCP methods), `tools.rs` (aware's tools as MCP tools: schemas, annotations,
+//! results), `follow.rs` (a call's run followed to its end: progress, elicitation, the result)
+//! and `catalog.rs` (datasets as resources, the seed questions as prompts).
 
 mod catalog;
 mod follow;
 mod handler;
+mod sessions;
 mod tools;
 
 use crate::grpc::State;
 use aware_core::auth::Source;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use sessions::{Caps, Full, OPENING, Owner, Sessions};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -31,13 +35,17 @@ use tower::{Layer, Service};
 /// Where MCP is served on the API port.
 pub const PATH: &str = "/mcp";
 
-type Endpoint = StreamableHttpService<handler::AwareMcp, LocalSessionManager>;
+type Endpoint = StreamableHttpService<handler::AwareMcp, Sessions>;
+
+/// The header that names a session.
+const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Routes `/mcp` to the MCP endpoint; everything else goes on.
 #[derive(Clone)]
 pub struct McpLayer {
     state: State,
     endpoint: Endpoint,
+    sessions: Arc<Sessions>,
 }
 
 impl McpLayer {
@@ -51,20 +59,25 @@ impl McpLayer {
             // The guard in front of the port checks Host and Origin against the configured hosts
             // and origins, for MCP as for gRPC and the web app.
             .disable_allowed_hosts();
+        let mcp = &state.config.mcp;
+        // Users are told apart with API keys only: local mode's one user has the server's cap.
+        let caps =
+            Caps { per_user: state.config.multi_user().then_some(mcp.max_sessions_per_user), total: mcp.max_sessions };
+        let sessions = Arc::new(Sessions::new(caps, std::time::Duration::from_secs(mcp.session_idle_secs)));
         let for_sessions = state.clone();
         let endpoint = StreamableHttpService::new(
             move || Ok(handler::AwareMcp::new(for_sessions.clone())),
-            Arc::new(LocalSessionManager::default()),
+            sessions.clone(),
             config,
         );
-        Self { state, endpoint }
+        Self { state, endpoint, sessions }
     }
 }
 
 impl<S> Layer<S> for McpLayer {
     type Service = Mcp<S>;
     fn layer(&self, inner: S) -> Mcp<S> {
-        Mcp { inner, state: self.state.clone(), endpoint: self.endpoint.clone() }
+        Mcp { inner, state: self.state.clone(), endpoint: self.endpoint.clone(), sessions: self.sessions.clone() }
     }
 }
 
@@ -73,6 +86,7 @@ pub struct Mcp<S> {
     inner: S,
     state: State,
     endpoint: Endpoint,
+    sessions: Arc<Sessions>,
 }
 
 impl<S, B> Service<Request<B>> for Mcp<S>
@@ -94,7 +108,7 @@ where
         if req.uri().path() != PATH {
             return Box::pin(self.inner.call(req));
         }
-        let (state, mut endpoint) = (self.state.clone(), self.endpoint.clone());
+        let (state, mut endpoint, sessions) = (self.state.clone(), self.endpoint.clone(), self.sessions.clone());
         Box::pin(async move {
             let metadata = tonic::metadata::MetadataMap::from_headers(req.headers().clone());
             let mut caller = match state.caller(&metadata).await {
@@ -102,8 +116,27 @@ where
                 Err(status) => return Ok(refused(&status)),
             };
             caller.source = Source::Mcp;
+            let owner = Owner::of(&caller.principal);
+            let session = req.headers().get(SESSION_HEADER).map(|v| v.to_str().unwrap_or_default().to_owned());
+            let mut opening = None;
+            match session {
+                // Someone else's session is no session at all, for this caller.
+                Some(id) if sessions.foreign(&id, &owner) => return Ok(unknown_session()),
+                Some(_) => {}
+                // Without a session, a POST may open one (an `initialize`): it takes its place now.
+                None if req.method() == http::Method::POST => match sessions.reserve(&owner) {
+                    Ok(place) => opening = Some(Arc::new(std::sync::Mutex::new(Some(place)))),
+                    Err(full) => return Ok(no_room(&full)),
+                },
+                None => {}
+            }
             req.extensions_mut().insert(caller);
-            let response = endpoint.call(req).await.unwrap_or_else(|e| match e {});
+            let call = endpoint.call(req);
+            let response = match opening {
+                Some(opening) => OPENING.scope(opening, call).await,
+                None => call.await,
+            }
+            .unwrap_or_else(|e| match e {});
             let revoked = Box::pin(access_withdrawn(state, metadata));
             Ok(response.map(|inner| tonic::body::Body::new(UntilRevoked { inner, revoked, ended: false })))
         })
@@ -148,6 +181,30 @@ impl<B: http_body::Body + Unpin> http_body::Body for UntilRevoked<B> {
     fn is_end_stream(&self) -> bool {
         self.ended || self.inner.is_end_stream()
     }
+}
+
+/// What rmcp answers for a session it does not know, word for word: a session of someone else's
+/// must not be told apart from one that does not exist.
+fn unknown_session() -> Response<tonic::body::Body> {
+    let mut response = Response::new(tonic::body::Body::new("Not Found: Session not found".to_owned()));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+/// An `initialize` that opens no session: 429 when its user holds as many as they may, 503 when
+/// the server does; the reason as a JSON-RPC error (its id unread: the body is not parsed here).
+fn no_room(full: &Full) -> Response<tonic::body::Body> {
+    metrics::counter!("aware_limit_refusals_total", "limit" => "mcp_sessions").increment(1);
+    let code = match full {
+        Full::User(_) => StatusCode::TOO_MANY_REQUESTS,
+        Full::Server(_) => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    let body =
+        serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": full.to_string()}});
+    let mut response = Response::new(tonic::body::Body::new(body.to_string()));
+    *response.status_mut() = code;
+    response.headers_mut().insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    response
 }
 
 /// An unauthenticated (401, with the bearer challenge) or throttled (429) request.

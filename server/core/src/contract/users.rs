@@ -25,7 +25,10 @@ pub async fn users(users: &dyn Users) {
     let vera_key = users.add_api_key(&vera.id, "hash-vera", "aw_vera", None).await.expect("added").id;
     let grant = users.find_api_key("hash-ana").await.expect("read").expect("found");
     assert_eq!(grant.key_id, key);
-    assert_eq!(grant.principal, Principal { user_id: ana.id.clone(), name: "ana".into(), role: Role::Analyst });
+    assert_eq!(
+        grant.principal,
+        Principal { user_id: ana.id.clone(), name: "ana".into(), role: Role::Analyst, key: Some(key.clone()) }
+    );
     let stored = grant.expires_at.expect("an expiry");
     assert!((stored - expires).num_milliseconds().abs() < 1, "the expiry as given");
     assert!(!grant.revoked);
