@@ -6,6 +6,7 @@
 
 use crate::auth::{Caller, Capability, Role};
 use crate::ids::{ApiKeyId, UserId};
+use crate::policy::Standing;
 use crate::ports::{ApiKey, AuditEntry, AuditLog, User, Users, record_or_log};
 use crate::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
@@ -67,6 +68,29 @@ impl AdminService {
     pub fn on_access_change(mut self, hook: AccessChanged) -> Self {
         self.access_changed = hook;
         self
+    }
+
+    /// How `owner` stands now, as the store has them (never an authentication cache): active with
+    /// their role, inactive (deactivated or gone), or active with `key` — the key a run was
+    /// started with — revoked or expired. For authorisation at the moment of effect
+    /// (`Policy::may_still`); no caller is needed, as the run's owner is not the one asking.
+    pub async fn standing(&self, owner: &UserId, key: Option<&ApiKeyId>) -> Result<Standing> {
+        let Some(user) = self.users.user(owner).await? else { return Ok(Standing::Inactive) };
+        if user.deactivated_at.is_some() {
+            return Ok(Standing::Inactive);
+        }
+        if let Some(key) = key {
+            let keys = self.users.api_keys(Some(owner)).await?;
+            let now = Utc::now();
+            let live = keys
+                .iter()
+                .find(|k| &k.id == key)
+                .is_some_and(|k| k.revoked_at.is_none() && k.expires_at.is_none_or(|at| at > now));
+            if !live {
+                return Ok(Standing::KeyWithdrawn);
+            }
+        }
+        Ok(Standing::Active(user.role))
     }
 
     /// A user by id or (case-insensitively) by name; a name two users share is ambiguous.

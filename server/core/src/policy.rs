@@ -7,8 +7,14 @@
 //! New kinds of tools plug in through their metadata ([`ToolMeta`]): a tool that declares its
 //! capability and the intents it serves is gated like every other, without a change here or in
 //! the driver.
+//!
+//! Authorisation is decided at the moment of effect ([`Policy::may_still`]): a run is gated by
+//! the role its owner had when it started, and each of its calls again by how the owner stands
+//! when it would take effect — as a person's approval arrives, just before an approved call's
+//! side effect, and whenever a session grant is used or listed. A demoted owner, a deactivated
+//! one, or a run whose API key was revoked since, gets no more done.
 
-use crate::auth::{Caller, Capability};
+use crate::auth::{Caller, Capability, Role};
 use crate::ports::{ExternalServer, ExternalTools, NoExternalTools};
 use crate::runs::router::{CONFIDENT, Intent, Route};
 use crate::runs::tools::{Gate, Tool, ToolId, ToolMeta, ToolRegistry};
@@ -77,6 +83,31 @@ pub enum Refusal {
     NotForThisRequest(String),
     /// The run already made its allowed number of tool calls.
     CallLimit(u32),
+    /// The tool's owner no longer may: demoted, deactivated, or the run's key revoked since the
+    /// run started.
+    Withdrawn(String, Withdrawal),
+}
+
+/// What took a run's owner's access away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// Their role is now this one, which does not allow the tool.
+    Demoted(Role),
+    /// They are deactivated (or gone).
+    Deactivated,
+    /// The API key the run was started with is revoked (or expired).
+    KeyRevoked,
+}
+
+/// A run's owner as the store has them now (not as an authentication cache remembers them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// Active with this role, and the key the run was started with (if any) still good.
+    Active(Role),
+    /// Deactivated, or no longer there.
+    Inactive,
+    /// Active, but the run's key is revoked or expired.
+    KeyWithdrawn,
 }
 
 impl Refusal {
@@ -89,6 +120,9 @@ impl Refusal {
             Self::ScopeNotAllowedEnvironment(_) => "scope_not_allowed_environment",
             Self::NotForThisRequest(_) => "not_for_this_request",
             Self::CallLimit(_) => "call_limit",
+            Self::Withdrawn(_, Withdrawal::Demoted(_)) => "role_not_allowed",
+            Self::Withdrawn(_, Withdrawal::Deactivated) => "user_deactivated",
+            Self::Withdrawn(_, Withdrawal::KeyRevoked) => "key_revoked",
         }
     }
 }
@@ -142,8 +176,7 @@ impl Policy {
             .or_else(|| self.external.tools().into_iter().find(|t| t.meta().name.as_str() == name))
     }
 
-    fn role_allows(caller: &Caller, meta: &ToolMeta) -> bool {
-        let role = caller.principal.role;
+    fn role_allows(role: Role, meta: &ToolMeta) -> bool {
         match &meta.gate {
             Gate::Capability(c) => role.allows(*c),
             Gate::Scope(Some(grant)) => role >= grant.min_role,
@@ -176,7 +209,9 @@ impl Policy {
             .into_iter()
             .filter(|t| {
                 let meta = t.meta();
-                Self::role_allows(caller, meta) && self.mode_permits(meta) && Self::route_offers(route, meta)
+                Self::role_allows(caller.principal.role, meta)
+                    && self.mode_permits(meta)
+                    && Self::route_offers(route, meta)
             })
             .collect()
     }
@@ -193,7 +228,10 @@ impl Policy {
             self.offered(caller, route).iter().map(|t| t.meta().name.as_str().to_owned()).collect();
         self.all()
             .into_iter()
-            .filter(|t| Self::role_allows(caller, t.meta()) && !offered.iter().any(|o| o == t.meta().name.as_str()))
+            .filter(|t| {
+                Self::role_allows(caller.principal.role, t.meta())
+                    && !offered.iter().any(|o| o == t.meta().name.as_str())
+            })
             .collect()
     }
 
@@ -213,7 +251,7 @@ impl Policy {
         if meta.gate == Gate::Scope(None) {
             return Err(Refusal::ScopeNotMapped(named()));
         }
-        if !Self::role_allows(caller, meta) {
+        if !Self::role_allows(caller.principal.role, meta) {
             return Err(Refusal::NotForRole(named()));
         }
         if !self.mode_permits(meta) {
@@ -229,6 +267,21 @@ impl Policy {
             return Err(Refusal::CallLimit(self.max_tool_calls));
         }
         Ok(tool)
+    }
+
+    /// Whether a call of `meta`'s tool may still take effect for an owner standing as `now`, in
+    /// a run started as `started_as` (`None`: no run, as for a session grant listed): the one rule
+    /// for an approval as it arrives, for a call just before its effect, and for a session grant.
+    /// A run never gains a role on its way (a promotion counts from the owner's next run) and
+    /// loses one at once.
+    pub fn may_still(meta: &ToolMeta, started_as: Option<Role>, now: Standing) -> Result<(), Refusal> {
+        let named = || meta.name.as_str().to_owned();
+        let role = match now {
+            Standing::Active(role) => started_as.map_or(role, |started| role.min(started)),
+            Standing::Inactive => return Err(Refusal::Withdrawn(named(), Withdrawal::Deactivated)),
+            Standing::KeyWithdrawn => return Err(Refusal::Withdrawn(named(), Withdrawal::KeyRevoked)),
+        };
+        if Self::role_allows(role, meta) { Ok(()) } else { Err(Refusal::Withdrawn(named(), Withdrawal::Demoted(role))) }
     }
 }
 
@@ -387,6 +440,28 @@ mod tests {
         assert!(
             !viewer_tools.iter().any(|n| n == "delete_dataset") && viewer_tools.iter().any(|n| n == "run_sql_query")
         );
+    }
+
+    #[test]
+    fn a_call_takes_effect_only_while_its_owner_still_may() {
+        let tools = ToolRegistry::standard();
+        let create_user = tools.get("create_user").expect("a tool").meta();
+        let preview = tools.get("preview_rows").expect("a tool").meta();
+        assert_eq!(Policy::may_still(create_user, Some(Role::Admin), Standing::Active(Role::Admin)), Ok(()));
+        let demoted = Policy::may_still(create_user, Some(Role::Admin), Standing::Active(Role::Viewer)).unwrap_err();
+        assert_eq!((demoted.code(), demoted.to_string().contains("viewer")), ("role_not_allowed", true));
+        // A promotion counts from the next run: this one keeps the role it started with.
+        let promoted = Policy::may_still(create_user, Some(Role::Analyst), Standing::Active(Role::Admin)).unwrap_err();
+        assert_eq!(promoted, Refusal::Withdrawn("create_user".into(), Withdrawal::Demoted(Role::Analyst)));
+        assert_eq!(
+            Policy::may_still(create_user, None, Standing::Active(Role::Admin)),
+            Ok(()),
+            "no run: as they are now"
+        );
+        assert_eq!(Policy::may_still(preview, Some(Role::Admin), Standing::Active(Role::Viewer)), Ok(()));
+        for (now, code) in [(Standing::Inactive, "user_deactivated"), (Standing::KeyWithdrawn, "key_revoked")] {
+            assert_eq!(Policy::may_still(preview, None, now).unwrap_err().code(), code);
+        }
     }
 
     #[test]

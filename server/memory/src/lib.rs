@@ -1062,7 +1062,7 @@ impl RunStore for MemoryRuns {
             return Err(Error::internal(format!("run {} exists already", run.id)));
         }
         // Query runs carry no role; a chat run is created through the run log.
-        let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, cancel: None };
+        let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, key: None, cancel: None };
         s.runs.insert(run.id.clone(), StoredRun::new(stored, None));
         Ok(())
     }

@@ -547,7 +547,7 @@ mod tests {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
             store
                 .create_chat_run(
-                    &ChatRun { record: record.clone(), role: Role::Admin, cancel: None },
+                    &ChatRun { record: record.clone(), role: Role::Admin, key: None, cancel: None },
                     Place::Queue { first: false },
                     u32::MAX,
                 )
@@ -605,7 +605,7 @@ mod tests {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
             store
                 .create_chat_run(
-                    &ChatRun { record: record.clone(), role: Role::Admin, cancel: None },
+                    &ChatRun { record: record.clone(), role: Role::Admin, key: None, cancel: None },
                     Place::Queue { first: false },
                     u32::MAX,
                 )
@@ -704,7 +704,7 @@ mod tests {
         let store = Store::open(&dir.path().join("aware.db")).await.unwrap();
         store.ensure_user(&Principal::local()).await.unwrap();
         let record = RunRecord::new(UserId::local(), RunKind::Chat, "q", RunStatus::Running);
-        let chat = ChatRun { record: record.clone(), role: Role::Admin, cancel: None };
+        let chat = ChatRun { record: record.clone(), role: Role::Admin, key: None, cancel: None };
         store.create_chat_run(&chat, Place::Queue { first: false }, u32::MAX).await.unwrap();
         let run = record.id;
         store

@@ -162,15 +162,23 @@ macro_rules! run_row_columns {
     () => {
         "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
                            ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
-                           completed_at, role, lease_owner, lease_expires_at, queue_rank) "
+                           completed_at, role, api_key_id, lease_owner, lease_expires_at, queue_rank) "
     };
+}
+
+/// Whom a chat run acts as (its owner's role when it started, and the key it was started with);
+/// nothing for a run record of another kind.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ActsAs<'q> {
+    pub(crate) role: Option<Role>,
+    pub(crate) key: Option<&'q ApiKeyId>,
 }
 
 /// Binds a run row's values to an insert written with [`run_row_columns`].
 fn bind_run<'q, S, P>(
     query: db::Query<S, P>,
     run: &'q RunRecord,
-    role: Option<Role>,
+    acts_as: ActsAs<'q>,
     placing: Placing<'q>,
 ) -> Result<db::Query<S, P>> {
     Ok(query
@@ -190,7 +198,8 @@ fn bind_run<'q, S, P>(
         .bind(run.error.as_ref().map(json).transpose()?)
         .bind(micros(run.created_at))
         .bind(run.completed_at.map(micros))
-        .bind(role.map(Role::as_str))
+        .bind(acts_as.role.map(Role::as_str))
+        .bind(acts_as.key.map(ApiKeyId::as_str))
         .bind(placing.lease_owner)
         .bind(placing.lease_expires_at)
         .bind(placing.queue_rank))
@@ -199,7 +208,7 @@ fn bind_run<'q, S, P>(
 impl Store {
     /// Inserts a run row unless one with its id (or its owner's client message id) exists, or it
     /// would be a second active run of its thread, or (with `placing.max_unfinished`) its owner's
-    /// unfinished runs would pass the cap; returns the rows inserted (0 or 1). `role` is set for
+    /// unfinished runs would pass the cap; returns the rows inserted (0 or 1). `acts_as` is set for
     /// chat runs, which a restart continues as it; `placing` for runs of a thread.
     ///
     /// The cap is counted by the insert itself, so admissions need no lock across threads: on
@@ -209,27 +218,27 @@ impl Store {
     pub(crate) async fn insert_run_row(
         &self,
         run: &RunRecord,
-        role: Option<Role>,
+        acts_as: ActsAs<'_>,
         placing: Placing<'_>,
     ) -> Result<u64> {
         const PLAIN: &str = concat!(
             run_row_columns!(),
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
         );
         // `WHERE` before `ON CONFLICT` also keeps SQLite from reading the upsert as a join's `ON`.
         const CAPPED: &str = concat!(
             run_row_columns!(),
-            "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+            "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
               WHERE (SELECT count(*) FROM runs WHERE owner_id = ? AND ",
             unfinished!(),
             ") < ? ON CONFLICT DO NOTHING"
         );
         let Some(max) = placing.max_unfinished else {
-            return bind_run(self.db.query(PLAIN), run, role, placing)?.execute().await.map_err(db);
+            return bind_run(self.db.query(PLAIN), run, acts_as, placing)?.execute().await.map_err(db);
         };
         let owner = run.owner.as_str();
         if !self.db.is_postgres() {
-            return bind_run(self.db.query(CAPPED), run, role, placing)?
+            return bind_run(self.db.query(CAPPED), run, acts_as, placing)?
                 .bind(owner)
                 .bind(max)
                 .execute()
@@ -239,7 +248,7 @@ impl Store {
         let mut tx = self.db.begin().await.map_err(db)?;
         tx.query("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))").bind(owner).execute().await.map_err(db)?;
         let inserted =
-            bind_run(tx.query(CAPPED), run, role, placing)?.bind(owner).bind(max).execute().await.map_err(db)?;
+            bind_run(tx.query(CAPPED), run, acts_as, placing)?.bind(owner).bind(max).execute().await.map_err(db)?;
         tx.commit().await.map_err(db)?;
         Ok(inserted)
     }

@@ -8,7 +8,7 @@ use super::{Placing, Store, StoreError, db, from_json, from_micros, json, micros
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
-use aware_core::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
+use aware_core::ids::{ApiKeyId, ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
 use aware_core::run::{RunError, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use aware_core::runs::grounding::Grounding;
@@ -29,7 +29,7 @@ macro_rules! chat_run_columns {
     () => {
         concat!(
             "id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
-            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, ",
+            "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, api_key_id, ",
             "cancel_requested, cancel_reason, feedback_rating, feedback_reason, feedback_at "
         )
     };
@@ -48,9 +48,11 @@ fn unique_violation(e: &sqlx::Error) -> bool {
 
 fn chat_run_from_row(r: &Row) -> Result<ChatRun> {
     let role: Option<String> = r.get("role");
+    let key: Option<String> = r.get("api_key_id");
     Ok(ChatRun {
         record: run_from_row(r)?,
         role: role.as_deref().map(Role::from_str).transpose()?.unwrap_or(Role::Viewer),
+        key: key.map(|k| ApiKeyId::parse(&k).ok_or_else(|| corrupt("api key id"))).transpose()?,
         cancel: cancel_of(r),
     })
 }
@@ -275,7 +277,8 @@ impl RunLog for Store {
         // Twice at most: the run that held the thread when the first insert was refused may have
         // ended before the store could name it.
         for _ in 0..2 {
-            if self.insert_run_row(r, Some(run.role), placing).await? == 1 {
+            let acts_as = super::ActsAs { role: Some(run.role), key: run.key.as_ref() };
+            if self.insert_run_row(r, acts_as, placing).await? == 1 {
                 return Ok(Created::New);
             }
             if let Some(key) = r.client_msg_id.as_deref()
@@ -936,10 +939,10 @@ impl RunLog for Store {
             .query(
                 "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
                                ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
-                               started_at, completed_at, role, cancel_requested, final_text, route_json)
+                               started_at, completed_at, role, api_key_id, cancel_requested, final_text, route_json)
              SELECT ?1, owner_id, ?2, kind, status, NULL, question, NULL, ui_state_version, model, last_seq,
-                    iterations, usage_json, error_json, created_at, started_at, completed_at, role, 0, final_text,
-                    route_json
+                    iterations, usage_json, error_json, created_at, started_at, completed_at, role, api_key_id, 0,
+                    final_text, route_json
              FROM runs WHERE id = ?3",
             )
             .bind(to.as_str())

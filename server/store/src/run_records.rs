@@ -81,7 +81,7 @@ pub(crate) fn run_from_row(r: &Row) -> Result<RunRecord> {
 #[async_trait]
 impl RunStore for Store {
     async fn insert_run(&self, run: &RunRecord) -> Result<()> {
-        match self.insert_run_row(run, None, super::Placing::default()).await? {
+        match self.insert_run_row(run, super::ActsAs::default(), super::Placing::default()).await? {
             1 => Ok(()),
             _ => Err(StoreError::Corrupt(format!("run {} exists already", run.id)).into()),
         }

@@ -26,7 +26,7 @@ async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str) -> Ch
     assert!(log.ensure_thread(&owner, thread).await.expect("thread"));
     let mut record = RunRecord::new(owner, RunKind::Chat, question, RunStatus::Running);
     record.thread_id = Some(thread.clone());
-    let run = ChatRun { record, role: Role::Analyst, cancel: None };
+    let run = ChatRun { record, role: Role::Analyst, key: None, cancel: None };
     log.create_chat_run(&run, Place::Drive(&super::run_log::lease("a")), u32::MAX).await.expect("created");
     log.append_message(&run.record.id, 0, &Message::User { text: question.into() }).await.expect("message");
     let answer = format!("answer to {question}");

@@ -4,7 +4,7 @@
 
 use super::{ana, bo};
 use crate::auth::Role;
-use crate::ids::{ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
+use crate::ids::{ApiKeyId, ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
 use crate::run::{RunKind, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use crate::runs::model::Message;
@@ -40,9 +40,13 @@ async fn new_run(log: &dyn RunLog, owner: &UserId, thread: &ThreadId, client_msg
     let mut record = RunRecord::new(owner.clone(), RunKind::Chat, "what are my files?", RunStatus::Running);
     record.thread_id = Some(thread.clone());
     record.client_msg_id = client_msg_id.map(str::to_owned);
-    let run = ChatRun { record, role: Role::Analyst, cancel: None };
+    let run = ChatRun { record, role: Role::Analyst, key: Some(ApiKeyId::generate()), cancel: None };
     match log.create_chat_run(&run, Place::Drive(&lease("a")), u32::MAX).await.expect("created") {
-        Created::New => run,
+        Created::New => {
+            let stored = log.chat_run(&run.record.id).await.expect("read").expect("stored");
+            assert_eq!((stored.role, &stored.key), (run.role, &run.key), "a run keeps whom it acts as");
+            run
+        }
         Created::Existing(id) | Created::Busy(id) => panic!("a new run was refused for {id}"),
         Created::Full => panic!("a new run was refused as over the cap"),
     }
@@ -54,7 +58,7 @@ async fn placed_run(log: &dyn RunLog, thread: &ThreadId, place: Place<'_>) -> (C
     let status = if let Place::Drive(_) = place { RunStatus::Running } else { RunStatus::Queued };
     let mut record = RunRecord::new(ana(), RunKind::Chat, "and now?", status);
     record.thread_id = Some(thread.clone());
-    let run = ChatRun { record, role: Role::Analyst, cancel: None };
+    let run = ChatRun { record, role: Role::Analyst, key: None, cancel: None };
     let created = log.create_chat_run(&run, place, u32::MAX).await.expect("answered");
     (run, created)
 }
@@ -116,7 +120,7 @@ async fn capped_run(log: &dyn RunLog, place: Place<'_>, max: u32) -> (ChatRun, C
     let status = if let Place::Drive(_) = place { RunStatus::Running } else { RunStatus::Queued };
     let mut record = RunRecord::new(bo(), RunKind::Chat, "how many?", status);
     record.thread_id = Some(thread);
-    let run = ChatRun { record, role: Role::Analyst, cancel: None };
+    let run = ChatRun { record, role: Role::Analyst, key: None, cancel: None };
     let created = log.create_chat_run(&run, place, max).await.expect("answered");
     (run, created)
 }

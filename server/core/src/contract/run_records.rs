@@ -25,7 +25,7 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     assert!(store.ensure_thread(&me, &thread).await.expect("thread"));
     let mut chat = RunRecord::new(me.clone(), RunKind::Chat, "average price?", RunStatus::Running);
     chat.thread_id = Some(thread.clone());
-    let chat_run = ChatRun { record: chat.clone(), role: Role::Analyst, cancel: None };
+    let chat_run = ChatRun { record: chat.clone(), role: Role::Analyst, key: None, cancel: None };
     store.create_chat_run(&chat_run, Place::Drive(&super::run_log::lease("a")), u32::MAX).await.expect("chat run");
 
     // Two queries the chat run's tools ran, and one of another user.

@@ -21,7 +21,7 @@ use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::ids::{ConfirmationId, GrantId, MAX_THREAD_NAME, RunId, ThreadId};
 use crate::memory::MemoryService;
-use crate::policy::Policy;
+use crate::policy::{Policy, Refusal};
 use crate::ports::{AuditEntry, AuditLog};
 use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
@@ -503,7 +503,7 @@ impl RunEngine {
         record.thread_id = Some(thread.clone());
         record.client_msg_id = (!message.client_msg_id.is_empty()).then(|| message.client_msg_id.clone());
         record.model = Some(self.deps.model.name().to_owned());
-        let mut run = ChatRun { record, role: caller.principal.role, cancel: None };
+        let mut run = ChatRun { record, role: caller.principal.role, key: caller.principal.key.clone(), cancel: None };
         let lease = self.deps.lease();
         let interrupt = message.on_busy == OnBusy::Interrupt;
         // Placed as the store saw the thread; when another replica's run took it meanwhile, the
@@ -564,7 +564,7 @@ impl RunEngine {
         self.room_for_another_run(&self.deps.log.thread_state(&thread, owner).await?)?;
         let mut record = RunRecord::new(owner.clone(), RunKind::Tool, call.to_question(), RunStatus::Running);
         record.thread_id = Some(thread.clone());
-        let run = ChatRun { record, role: caller.principal.role, cancel: None };
+        let run = ChatRun { record, role: caller.principal.role, key: caller.principal.key.clone(), cancel: None };
         let max = self.deps.config.max_active_runs_per_user;
         match self.deps.log.create_chat_run(&run, Place::Drive(&self.deps.lease()), max).await? {
             Created::New => {}
@@ -691,6 +691,16 @@ impl RunEngine {
                 self.poke(&conf.run_id, None).await?;
                 return Err(user_error(ErrorCode::ConfirmationExpired, format!("this {noun} has expired")));
             }
+            if answer.approved
+                && !clarification
+                && let Some(refusal) = self.withdrawn(&conf).await?
+            {
+                // Refused for good, as an answer is final: the card closes, and the run (which
+                // checks its owner again) says why nothing was done.
+                self.deps.log.resolve_confirmation(cid, Resolution::Denied, None, None).await?;
+                self.poke(&conf.run_id, None).await?;
+                return Err(Error::permission_denied(refusal.to_string()));
+            }
             let edited = match &answer.edited_args {
                 Some(edited) => Some(self.narrowed(caller, &conf, edited).await?.to_string()),
                 None => None,
@@ -726,6 +736,17 @@ impl RunEngine {
                 Err(user_error(ErrorCode::AlreadyResolved, format!("this {noun} was already {}", s.as_str())))
             }
         }
+    }
+
+    /// Why the owner of `conf`'s run, as they stand now, may no longer have its call take effect
+    /// (`Policy::may_still`); `None` while they may. The approver is that owner, authenticated
+    /// just now; what this adds is the role the run started with, the owner's role and active
+    /// state as stored now, and the key the run came with.
+    async fn withdrawn(&self, conf: &Confirmation) -> Result<Option<Refusal>> {
+        let Some(tool) = self.deps.policy.tool(&conf.tool_name) else { return Ok(None) };
+        let Some(run) = self.deps.log.chat_run(&conf.run_id).await? else { return Ok(None) };
+        let now = self.deps.services.admin.standing(&conf.owner, run.key.as_ref()).await?;
+        Ok(Policy::may_still(tool.meta(), Some(run.role), now).err())
     }
 
     /// The edited arguments of an approval, if the tool agrees they only narrow the call as it
@@ -814,9 +835,28 @@ impl RunEngine {
         crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
-    /// The caller's session grants in force, soonest to expire first.
+    /// The caller's session grants in force, soonest to expire first. A grant whose tool the
+    /// caller's role (as stored now) no longer allows has ended: it is revoked here, audited as
+    /// the server's doing, and not listed.
     pub async fn grants(&self, caller: &Caller) -> Result<Vec<SessionGrant>> {
-        self.deps.log.live_grants(&caller.principal.user_id, Utc::now()).await
+        let owner = &caller.principal.user_id;
+        let now = Utc::now();
+        let standing = self.deps.services.admin.standing(owner, caller.principal.key.as_ref()).await?;
+        let mut kept = Vec::new();
+        for grant in self.deps.log.live_grants(owner, now).await? {
+            let tool = self.deps.policy.tool(&grant.tool_name);
+            match tool.map(|t| Policy::may_still(t.meta(), None, standing)) {
+                Some(Ok(())) => kept.push(grant),
+                // No such tool now: an external tool's grant, which aware no longer makes.
+                Some(Err(_)) | None => {
+                    if self.deps.log.revoke_grant(owner, &grant.id, now).await? {
+                        let server = Caller { principal: caller.principal.clone(), source: Source::System };
+                        self.audit_grant(&server, "grant.end", &grant).await;
+                    }
+                }
+            }
+        }
+        Ok(kept)
     }
 
     /// Ends one of the caller's session grants now (NOT_FOUND when none is in force).

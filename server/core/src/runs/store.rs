@@ -6,7 +6,7 @@ use super::grounding::Grounding;
 use super::model::Message;
 use crate::Result;
 use crate::auth::Role;
-use crate::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
+use crate::ids::{ApiKeyId, ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
 use crate::run::{RunError, RunRecord, RunStatus, Usage};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -16,8 +16,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChatRun {
     pub record: RunRecord,
-    /// The caller's role when the message arrived (the policy gate uses it for the whole run).
+    /// The caller's role when the message arrived: the most the run may do. Each call is also
+    /// checked against the owner as they stand when it takes effect (`Policy::may_still`).
     pub role: Role,
+    /// The API key the message came with (`None` in local mode): revoked, it stops the run's
+    /// effects too.
+    pub key: Option<ApiKeyId>,
     /// A cancel was requested, and why (cancelled by a person, or superseded by a newer message).
     pub cancel: Option<Resolution>,
 }

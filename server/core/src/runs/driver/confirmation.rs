@@ -73,6 +73,18 @@ impl Driver {
         let span = tracing::info_span!("confirmation_wait", tool = %call.name);
         let grantable = grant_class_for(tool.as_ref(), tier, &prepared.resource).is_some();
         let answered = self.await_confirmation(call, conf, &prepared, grantable).instrument(span).await?;
+        // An answer counts only while its owner still may: a person demoted (or deactivated, or
+        // whose key this run came with was revoked) since the card was shown gets nothing done,
+        // approved or not, and the run is told why. A grant that answered ends with that.
+        if matches!(answered.status, Resolution::Approved | Resolution::Denied)
+            && !is_clarification(&call.name)
+            && let Some(refusal) = self.withdrawn(tool.as_ref()).await?
+        {
+            if let Some(grant) = &answered.grant_id {
+                self.deps.log.revoke_grant(&self.run.record.owner, grant, Utc::now()).await?;
+            }
+            return Ok(ToolStep::Refuse(refusal));
+        }
         Ok(match answered.status {
             // After a restart the call is prepared anew; if the names now point at something
             // else than what the person approved, or its content changed since it was asked,

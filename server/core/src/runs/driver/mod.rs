@@ -223,7 +223,8 @@ impl Driver {
                 .filter_map(|row| Some((row.id, serde_json::from_str(row.result_json.as_deref()?).ok()?)))
                 .collect()
         };
-        let principal = Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role, key: None };
+        let principal =
+            Principal { user_id: run.record.owner.clone(), name: String::new(), role: run.role, key: run.key.clone() };
         // A client's own call: the client chose the tool, so no reading of a question narrows
         // what it may call (the gate still checks role, mode and limits), and it acts as `mcp`.
         let (source, question_route) = if run.record.kind == RunKind::Tool {

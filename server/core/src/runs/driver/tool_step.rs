@@ -8,7 +8,7 @@
 
 use super::{Driver, Stop};
 use crate::Result;
-use crate::policy::Refusal;
+use crate::policy::{Policy, Refusal};
 use crate::ports::AuditEntry;
 use crate::run::RunError;
 use crate::runs::events::{EventPayload, Provenance, RichResult, Tier, ToolPhase, ToolRisk};
@@ -136,10 +136,22 @@ impl Driver {
         .await?;
         let calls_so_far = self.messages.iter().filter(|m| matches!(m, Message::Tool { .. })).count();
         let calls_so_far = u32::try_from(calls_so_far).unwrap_or(u32::MAX);
-        Ok(match self.deps.policy.check(&self.ctx.caller, &self.route, &call.name, calls_so_far) {
-            Ok(tool) => ToolStep::Check(tool, risk),
-            Err(refusal) => ToolStep::Refuse(refusal),
+        let tool = match self.deps.policy.check(&self.ctx.caller, &self.route, &call.name, calls_so_far) {
+            Ok(tool) => tool,
+            Err(refusal) => return Ok(ToolStep::Refuse(refusal)),
+        };
+        Ok(match self.withdrawn(tool.as_ref()).await? {
+            Some(refusal) => ToolStep::Refuse(refusal),
+            None => ToolStep::Check(tool, risk),
         })
+    }
+
+    /// Why the run's owner, as they stand now, may no longer have `tool` take effect (see
+    /// `Policy::may_still`); `None` while they may.
+    pub(super) async fn withdrawn(&self, tool: &dyn Tool) -> Result<Option<Refusal>> {
+        let owner = &self.run.record.owner;
+        let now = self.deps.services.admin.standing(owner, self.run.key.as_ref()).await?;
+        Ok(Policy::may_still(tool.meta(), Some(self.run.role), now).err())
     }
 
     /// Finished before a restart: replay its result into the transcript only.
@@ -215,9 +227,14 @@ impl Driver {
         let delay = self.deps.config.tool_delay;
         let timeout = self.deps.config.tool_timeout + delay;
         let ctx = self.ctx.clone();
+        // An approved call's moment of effect is now, not its approval: time has passed since.
+        let asked = tool.meta().risk.confirmation.is_some();
         let work = async {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
+            }
+            if asked && let Some(refusal) = self.withdrawn(tool.as_ref()).await? {
+                return Err(Error::permission_denied(refusal.to_string()));
             }
             tool.execute(&ctx, &args).await
         };

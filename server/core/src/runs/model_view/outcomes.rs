@@ -1,7 +1,7 @@
 //! The results a model reads for a tool call that did not simply run. They are stored in the
 //! transcript, so a run continued after a restart reads the same words.
 
-use crate::policy::Refusal;
+use crate::policy::{Refusal, Withdrawal};
 use crate::{Error, ErrorCode};
 
 /// A person denied the confirmation.
@@ -32,6 +32,15 @@ pub fn refused(refusal: &Refusal) -> String {
             format!("Tool {tool} was not permitted in this context.")
         }
         Refusal::CallLimit(max) => format!("The limit of {max} tool calls per message is reached."),
+        Refusal::Withdrawn(tool, Withdrawal::Demoted(role)) => {
+            format!("{tool} is no longer allowed: the user's role is now {role}. Nothing was done.")
+        }
+        Refusal::Withdrawn(tool, Withdrawal::Deactivated) => {
+            format!("{tool} is no longer allowed: the user is deactivated. Nothing was done.")
+        }
+        Refusal::Withdrawn(tool, Withdrawal::KeyRevoked) => format!(
+            "{tool} is no longer allowed: the API key this conversation was started with is revoked. Nothing was done."
+        ),
     }
 }
 
