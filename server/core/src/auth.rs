@@ -122,6 +122,16 @@ impl Source {
             .find(|x| x.as_str() == s)
     }
 
+    /// Whether a message through this source holds a person's own words as they typed them:
+    /// aware's web app, its CLI and direct API calls. An MCP client's message may have been
+    /// written by its host model (a prompt injection included), so it is not.
+    pub fn is_first_party(self) -> bool {
+        match self {
+            Self::Api | Self::Web | Self::Cli => true,
+            Self::AiAssistant | Self::Mcp | Self::System => false,
+        }
+    }
+
     /// The source a client may declare for itself (`x-aware-source`). Only the assistant acts as
     /// `ai_assistant`; a client claiming it is recorded as `api`.
     pub fn from_client_header(value: Option<&str>) -> Self {

@@ -14,13 +14,14 @@ use super::model::LanguageModel;
 use super::store::{
     ChatRun, Claim, Confirmation, Created, Place, RunLog, SessionGrant, Snapshot, ThreadState, TitleIf,
 };
-use super::tools::{SystemInfo, ToolContext};
+use super::tools::{SystemInfo, ToolContext, ToolName};
 use crate::auth::{Caller, Source};
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::ids::{ConfirmationId, GrantId, MAX_THREAD_NAME, RunId, ThreadId};
 use crate::memory::MemoryService;
+use crate::memory::{Explicit, explicit_request};
 use crate::policy::{Policy, Refusal};
 use crate::ports::{AuditEntry, AuditLog};
 use crate::query::QueryService;
@@ -472,6 +473,19 @@ impl RunEngine {
         if message.client_msg_id.len() > 128 {
             return Err(Error::validation("client_msg_id", "a client message id is at most 128 characters"));
         }
+        // A fact asked for in so many words is stored without a card only when a person typed it
+        // into a first-party client; otherwise it is the same proposal a model makes: a
+        // `remember` call that waits for the person (a tool run of its own, as a client's call).
+        if !caller.source.is_first_party()
+            && let Some(Explicit::Remember(fact)) = explicit_request(text)
+        {
+            let call = ClientToolCall {
+                tool: ToolName::Remember.as_str().to_owned(),
+                arguments: serde_json::json!({"fact": fact}),
+            };
+            let (run_id, thread_id) = self.start_tool_run(caller, &call).await?;
+            return Ok(Admission::Started { run_id, thread_id, queued: false });
+        }
         let owner = &caller.principal.user_id;
         let repeated = |run: ChatRun| Admission::Repeated {
             run_id: run.record.id,
@@ -555,6 +569,11 @@ impl RunEngine {
     /// own. The driver puts it through the same gate, confirmation, audit and log as a model's
     /// call (the audit source is `mcp`); follow it with [`RunEngine::subscribe`].
     pub async fn call_tool(&self, caller: &Caller, call: &ClientToolCall) -> Result<RunId> {
+        Ok(self.start_tool_run(caller, call).await?.0)
+    }
+
+    /// Starts a tool run of `call` on a new thread of the caller's; returns the run and its thread.
+    async fn start_tool_run(&self, caller: &Caller, call: &ClientToolCall) -> Result<(RunId, ThreadId)> {
         if !call.arguments.is_object() {
             return Err(Error::validation("arguments", "a tool's arguments are a JSON object"));
         }
@@ -574,7 +593,7 @@ impl RunEngine {
             }
         }
         start(&self.deps, &self.table, &run, true);
-        Ok(run.record.id)
+        Ok((run.record.id, thread))
     }
 
     /// The caller's confirmations waiting for an answer, oldest first (whatever started them: a
