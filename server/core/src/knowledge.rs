@@ -280,15 +280,8 @@ pub fn for_model(r: &KnowledgeResults) -> String {
             quoted.push('…');
         }
         budget -= quoted.chars().count().min(budget);
-        // A passage cannot close its own quotation.
-        let quoted = quoted.replace("</passage", "< /passage");
-        let attr = |v: &str| v.replace('"', "'");
-        s.push_str(&format!(
-            "\n<passage id=\"{}\" document=\"{}\" heading=\"{}\">\n{quoted}\n</passage>",
-            c.chunk_id,
-            attr(&c.title),
-            attr(&c.heading)
-        ));
+        // A passage cannot close its own quotation (nor its title or heading their tag).
+        s.push_str(&crate::runs::model_view::markers::passage(&c.chunk_id, &c.title, &c.heading, &quoted));
     }
     s
 }

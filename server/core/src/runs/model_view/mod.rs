@@ -1,4 +1,6 @@
 //! What the model sees — every text of the server's own that reaches a model, in one place:
+//! - `markers.rs`: the markers around untrusted text (the data section, passages, external
+//!   content) and the one escape that keeps anything inside from closing them;
 //! - `prompt.rs`: the system prompt (instructions, then the app's state as an escaped data
 //!   section) and the router's prompt;
 //! - `outcomes.rs`: what a tool call's result says when the tool did not simply run (denied,
@@ -11,6 +13,7 @@
 //! offered through the policy gate. Models that run in process (the offline planner) recognise
 //! these texts by the constants here, never by copies.
 
+pub mod markers;
 pub mod outcomes;
 pub mod prompt;
 pub mod summary;
