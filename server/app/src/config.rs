@@ -445,7 +445,7 @@ impl Default for Agent {
     }
 }
 
-/// MCP both ways: the sessions of aware's own `/mcp`, and the external servers whose tools aware
+/// MCP both ways: the sessions of aware's own `/mcp` and the external servers whose tools aware
 /// uses (see `aware_mcp::ServerConfig` for one entry's fields).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -458,11 +458,21 @@ pub struct Mcp {
     pub max_sessions: usize,
     /// A `/mcp` session that hears nothing from its client for this long is closed.
     pub session_idle_secs: u64,
+    /// The most of one external tool's result (as JSON) kept for the client and the run's log,
+    /// in KiB (never more than half of `limits.max_message_mb`); the rest is cut, and the cut
+    /// said.
+    pub max_output_kb: usize,
 }
 
 impl Default for Mcp {
     fn default() -> Self {
-        Self { servers: Vec::new(), max_sessions_per_user: 16, max_sessions: 1_024, session_idle_secs: 300 }
+        Self {
+            servers: Vec::new(),
+            max_sessions_per_user: 16,
+            max_sessions: 1_024,
+            session_idle_secs: 300,
+            max_output_kb: 2_048,
+        }
     }
 }
 
@@ -731,6 +741,7 @@ impl Config {
         anyhow::ensure!(mc.max_sessions_per_user >= 1, "mcp.max_sessions_per_user must be at least 1");
         anyhow::ensure!(mc.max_sessions >= 1, "mcp.max_sessions must be at least 1");
         anyhow::ensure!((1..=86_400).contains(&mc.session_idle_secs), "mcp.session_idle_secs must be 1 to 86400");
+        anyhow::ensure!(mc.max_output_kb >= 1, "mcp.max_output_kb must be at least 1");
         let sb = &self.sandbox;
         anyhow::ensure!((1..=64).contains(&sb.workers), "sandbox.workers must be 1 to 64");
         anyhow::ensure!(sb.warm_workers <= 64, "sandbox.warm_workers must be at most 64");
@@ -788,6 +799,12 @@ impl Config {
 
     pub fn max_message_bytes(&self) -> usize {
         self.limits.max_message_mb as usize * 1024 * 1024
+    }
+
+    /// The most of an external tool's result kept: `mcp.max_output_kb`, and never more than half
+    /// a gRPC message, so the event that carries it reaches every client with room to spare.
+    pub fn max_external_output_bytes(&self) -> usize {
+        (self.mcp.max_output_kb * 1024).min(self.max_message_bytes() / 2)
     }
 
     pub fn max_upload_bytes(&self) -> u64 {

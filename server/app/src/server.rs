@@ -258,7 +258,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         },
     };
     // External MCP servers: supervised from now on; a server that fails never stops aware.
-    let external = aware_mcp::McpRegistry::start(&config.mcp.servers)?;
+    let external = aware_mcp::McpRegistry::start(&config.mcp.servers, config.max_external_output_bytes())?;
     let runs = RunEngine::new(
         store.clone(),
         store.fleet(),

@@ -1,11 +1,14 @@
 //! The registered servers: each is connected and supervised by a task of its own — started,
 //! its tools listed (again on `notifications/tools/list_changed`), and when it fails or dies,
 //! marked failed (its tools unavailable) and started again with backoff (1 s doubling to 30 s).
-//! Nothing a server does stops aware.
+//! Nothing a server does stops aware. What a server's listings have said of each tool's risk is
+//! kept for as long as aware runs, across reconnects: a tool that once needed a person's approval
+//! keeps needing it, whatever a later listing (or a restarted server) claims.
 
 use crate::config::{Endpoint, ServerConfig};
-use crate::tool::ExternalTool;
+use crate::tool::{ExternalTool, listed_risk};
 use aware_core::ports::{ExternalServer, ExternalTools, ServerState};
+use aware_core::runs::events::{Tier, ToolRisk};
 use aware_core::runs::tools::Tool;
 use aware_core::{Error, Result};
 use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
@@ -13,6 +16,7 @@ use rmcp::service::{NotificationContext, Peer};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -33,11 +37,43 @@ struct Now {
 pub(crate) struct Slot {
     pub(crate) config: ServerConfig,
     now: Mutex<Now>,
+    /// The most cautious risk each tool has been listed with so far, by its name on the server.
+    caution: Mutex<HashMap<String, ToolRisk>>,
+}
+
+/// How much a tier asks of a person (none, STANDARD, ELEVATED), to take the stronger of two.
+fn strength(tier: Option<Tier>) -> u8 {
+    match tier {
+        None => 0,
+        Some(Tier::Standard) => 1,
+        Some(Tier::Elevated) => 2,
+    }
 }
 
 impl Slot {
     fn now(&self) -> std::sync::MutexGuard<'_, Now> {
         self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `listed`, made at least as cautious as every risk `tool` was listed with before: no longer
+    /// read-only once it was not, destructive once it was, and asking a person at least as
+    /// firmly as it ever did.
+    pub(crate) fn at_least_as_cautious(&self, tool: &str, listed: ToolRisk) -> ToolRisk {
+        let mut caution = self.caution.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let risk = match caution.get(tool) {
+            None => listed,
+            Some(before) => ToolRisk {
+                read_only: before.read_only && listed.read_only,
+                destructive: before.destructive || listed.destructive,
+                confirmation: if strength(before.confirmation) >= strength(listed.confirmation) {
+                    before.confirmation
+                } else {
+                    listed.confirmation
+                },
+            },
+        };
+        caution.insert(tool.to_owned(), risk);
+        risk
     }
 
     /// The connection, while the server is ready.
@@ -78,19 +114,21 @@ pub struct McpRegistry {
 }
 
 impl McpRegistry {
-    /// Checks every entry (two servers may not share an id), then starts supervising each.
-    /// Call inside a Tokio runtime.
-    pub fn start(configs: &[ServerConfig]) -> Result<Arc<Self>> {
+    /// Checks every entry (two servers may not share an id), then starts supervising each; a
+    /// tool's result is kept up to `max_output` bytes (as JSON). Call inside a Tokio runtime.
+    pub fn start(configs: &[ServerConfig], max_output: usize) -> Result<Arc<Self>> {
         for (i, c) in configs.iter().enumerate() {
             c.check()?;
             if configs[..i].iter().any(|o| o.id == c.id) {
                 return Err(Error::validation("mcp.servers.id", format!("two servers have the id {}", c.id)));
             }
         }
-        let slots: Vec<Arc<Slot>> =
-            configs.iter().map(|c| Arc::new(Slot { config: c.clone(), now: Mutex::new(Now::default()) })).collect();
+        let slots: Vec<Arc<Slot>> = configs
+            .iter()
+            .map(|c| Arc::new(Slot { config: c.clone(), now: Mutex::default(), caution: Mutex::default() }))
+            .collect();
         for slot in &slots {
-            tokio::spawn(supervise(slot.clone()));
+            tokio::spawn(supervise(slot.clone(), max_output));
         }
         Ok(Arc::new(Self { slots }))
     }
@@ -124,11 +162,11 @@ impl ExternalTools for McpRegistry {
 }
 
 /// Connects, lists, waits for the end; again and again, with backoff after a failure.
-async fn supervise(slot: Arc<Slot>) {
+async fn supervise(slot: Arc<Slot>, max_output: usize) {
     let mut retry = FIRST_RETRY;
     loop {
         slot.set(ServerState::Starting, String::new(), None, Vec::new());
-        let why = match serve(&slot).await {
+        let why = match serve(&slot, max_output).await {
             Ok(why) => {
                 retry = FIRST_RETRY;
                 why
@@ -143,7 +181,7 @@ async fn supervise(slot: Arc<Slot>) {
 }
 
 /// One connection's life: its tools offered while it lasts. Returns why it ended.
-async fn serve(slot: &Arc<Slot>) -> std::result::Result<String, String> {
+async fn serve(slot: &Arc<Slot>, max_output: usize) -> std::result::Result<String, String> {
     let changed = Arc::new(Notify::new());
     let listener = Listener { changed: changed.clone() };
     let running = match slot.config.endpoint().map_err(|e| e.message)? {
@@ -191,7 +229,9 @@ async fn serve(slot: &Arc<Slot>) -> std::result::Result<String, String> {
         let tools: Vec<Arc<dyn Tool>> = tools
             .iter()
             .map(|t| {
-                Arc::new(ExternalTool::new(slot.clone(), t, slot.config.scope_of(&t.name), timeout)) as Arc<dyn Tool>
+                let scope = slot.config.scope_of(&t.name);
+                let risk = slot.at_least_as_cautious(&t.name, listed_risk(t, scope));
+                Arc::new(ExternalTool::new(slot.clone(), t, scope, risk, timeout, max_output)) as Arc<dyn Tool>
             })
             .collect();
         tracing::info!(server = %slot.config.id, tools = tools.len(), "external MCP server ready");

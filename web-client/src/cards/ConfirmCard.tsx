@@ -26,6 +26,11 @@ export type Confirmable = Pick<ConfirmationRequired, "confirmationId" | "descrip
 /** The tools whose ELEVATED cards change who may use aware, and how. */
 const ACCOUNT_TOOLS = new Set(["create_user", "change_user_role", "deactivate_user", "reactivate_user", "create_api_key"]);
 
+/** Whether a tool is an external MCP server's (`server.tool`). Its card quotes what that server and
+ *  the model chose — the tool's title, every argument — so it is shown as plain text: nothing in
+ *  it can pass for aware's own emphasis, headings or links. */
+const isExternal = (tool: string) => tool.includes(".");
+
 /** An ELEVATED card's warning, true of what the call does: a delete or a revocation is final; an
  *  account change gives or takes away access. */
 function caution(tool: string): string {
@@ -89,7 +94,7 @@ export function ConfirmCard({ c, resolution }: { c: Confirmable; resolution?: Co
   return (
     <div className={`card ${elevated ? "elevated" : "standard"}`} role="group" aria-label={elevated ? "Confirmation required (caution)" : "Confirmation required"}>
       {elevated && <strong className="caution">⚠ Caution: {caution(c.toolName)}</strong>}
-      <Markdown text={c.description} />
+      {isExternal(c.toolName) ? <p className="plain">{c.description}</p> : <Markdown text={c.description} />}
       {c.blastRadius && <BlastRadiusNote b={c.blastRadius} />}
       {files && decided === undefined && (
         <fieldset className="files">
