@@ -536,9 +536,35 @@ fn http1(addr: std::net::SocketAddr, request: &[u8]) -> Vec<u8> {
     response
 }
 
+/// A grpc-web call from `origin` (an empty ListDatasetsRequest), and its answer.
+fn grpc_web_list(host: std::net::SocketAddr, origin: &str) -> String {
+    // One length-prefixed frame holding an empty ListDatasetsRequest.
+    let mut req = format!(
+        "POST /aware.v1.DatasetsService/ListDatasets HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n\
+         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+    )
+    .into_bytes();
+    req.extend_from_slice(&[0, 0, 0, 0, 0]);
+    String::from_utf8_lossy(&http1(host, &req)).into_owned()
+}
+
+/// By default a local server answers browsers on its own origin only: a page on another local
+/// port (any other app's, or a hostile one) would otherwise drive a server that asks no
+/// credential — and approve its own confirmations. The web app aware serves is same-origin.
+#[test]
+fn by_default_only_the_servers_own_origin_may_call_it() {
+    let server = TestServer::start(&[]);
+    let host = server.addr;
+    let other = grpc_web_list(host, "http://localhost:5173");
+    assert!(!other.contains("barcelona_apartments"), "another local page is refused: {other}");
+    assert_eq!(grpc_status(&other), Some(7), "PERMISSION_DENIED: {other}");
+    let own = grpc_web_list(host, &format!("http://{host}"));
+    assert!(own.contains("barcelona_apartments"), "the server's own pages may: {own}");
+}
+
 #[test]
 fn browsers_reach_the_api_over_grpc_web_from_allowed_origins_only() {
-    let server = TestServer::start(&[]);
+    let server = TestServer::start_with_env(&[], &[("AWARE_CORS_ORIGINS", "[\"http://localhost:5173\"]")]);
     let host = server.addr;
     let preflight = |origin: &str| {
         let req = format!(
@@ -555,15 +581,7 @@ fn browsers_reach_the_api_over_grpc_web_from_allowed_origins_only() {
     let refused = preflight("http://evil.example");
     assert!(!refused.contains("access-control-allow-origin"), "other sites may not call a local server: {refused}");
 
-    // A grpc-web call: one length-prefixed frame holding an empty ListDatasetsRequest.
-    let mut req = format!(
-        "POST /aware.v1.DatasetsService/ListDatasets HTTP/1.1\r\nHost: {host}\r\nOrigin: http://localhost:5173\r\n\
-         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
-    )
-    .into_bytes();
-    req.extend_from_slice(&[0, 0, 0, 0, 0]);
-    let response = http1(host, &req);
-    let text = String::from_utf8_lossy(&response);
+    let text = grpc_web_list(host, "http://localhost:5173");
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     assert!(text.to_ascii_lowercase().contains("access-control-expose-headers"), "{text}");
     assert!(text.contains("barcelona_apartments"), "the datasets arrive in the body");

@@ -495,8 +495,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// A tracing filter, e.g. `info` or `aware_server=debug,info`.
     pub log_level: String,
-    /// Browser origins allowed to call the API (grpc-web). `*` allows any; a `:*` suffix allows
-    /// any port, e.g. `http://localhost:*`.
+    /// Browser origins allowed to call the API (grpc-web) besides the server's own. `*` allows
+    /// any; a `:*` suffix allows any port, e.g. `http://localhost:*`. None by default: a page on
+    /// another local port is another application, and in local mode it would act as the user.
     pub cors_origins: Vec<String>,
     /// Host names the API and the web app answer to, besides loopback names (`localhost`,
     /// `*.localhost`) and IP addresses, e.g. `["aware.example.com"]`; a request for any other host
@@ -538,7 +539,7 @@ impl Default for Config {
             mode: DeploymentMode::Local,
             log_format: LogFormat::Text,
             log_level: "info,tantivy=warn,rmcp=warn".to_owned(),
-            cors_origins: vec!["http://localhost:*".to_owned(), "http://127.0.0.1:*".to_owned()],
+            cors_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             local_credential: LocalCredential::Auto,
             seed_samples: true,
