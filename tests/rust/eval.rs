@@ -662,3 +662,94 @@ fn the_scorer_catches_a_wrong_number_and_accepts_a_rounded_right_one() {
     assert_eq!(score(&refuse, "customer_churn has no date column.", false, None, &[]), Score::Correct);
     assert!(matches!(score(&refuse, "There are 147 customers that churned.", true, None, &[]), Score::Wrong(_)));
 }
+
+/// Orders over two years: a gross and a net amount (neither called revenue), a region, a product.
+fn orders_book() -> String {
+    let mut rng = Rng(0x0B0_0C5);
+    let base = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).unwrap();
+    let mut out = String::from("order_ref,ordered_on,region,product,gross_usd,net_usd\n");
+    for i in 1..=400 {
+        let gross = 50.0 + rng.unit() * 950.0;
+        out.push_str(&format!(
+            "OB{i:04},{},{},{},{gross:.2},{:.2}\n",
+            day(base, rng.range(0, 729)),
+            rng.pick(&["North", "South", "East", "West"]),
+            rng.pick(&["Laptop", "Phone", "Tablet"]),
+            gross * (0.7 + 0.25 * rng.unit()),
+        ));
+    }
+    out
+}
+
+/// A conversation of five follow-ups on one dataset, each answered as a change to the last
+/// reading and checked against SQL; then a word the planner does not know ("revenue") is taught
+/// as a memory and the next answer uses it, saying so.
+#[tokio::test]
+async fn follow_ups_change_the_last_answer_and_a_taught_word_is_used_next_time() {
+    let server = TestServer::start(&[]);
+    let d = upload(&server, "order_book.csv", orders_book().into_bytes()).await.unwrap();
+    assert_eq!(d.status(), pb::DatasetStatus::Ready, "{}", d.error);
+    let ids = dataset_ids(&server).await;
+    let names = names(&server).await;
+    let client = server.client(None).await;
+    let turn = |q: &str, truth: &str| Item {
+        cat: "followup".into(),
+        q: q.into(),
+        truth: Some(truth.into()),
+        must: None,
+        contains: vec![],
+        numbers: None,
+        open: Some("order_book".into()),
+        implied: vec![],
+        thread: Some("book".into()),
+        chart: false,
+    };
+    let by_month = "SELECT strftime(date_trunc('month', ordered_on), '%B %Y') AS month";
+    let conversation = [
+        turn("total net usd by region", "SELECT region, sum(net_usd) FROM order_book GROUP BY region ORDER BY region"),
+        turn(
+            "and by month?",
+            &format!(
+                "{by_month}, sum(net_usd) FROM order_book GROUP BY 1, date_trunc('month', ordered_on) ORDER BY date_trunc('month', ordered_on)"
+            ),
+        ),
+        turn(
+            "only for laptops",
+            &format!(
+                "{by_month}, sum(net_usd) FROM order_book WHERE product = 'Laptop' GROUP BY 1, date_trunc('month', ordered_on) ORDER BY date_trunc('month', ordered_on)"
+            ),
+        ),
+        turn(
+            "what about 2025?",
+            &format!(
+                "{by_month}, sum(net_usd) FROM order_book WHERE product = 'Laptop' AND year(ordered_on) = 2025 GROUP BY 1, date_trunc('month', ordered_on) ORDER BY date_trunc('month', ordered_on)"
+            ),
+        ),
+        turn(
+            "top 3 instead",
+            &format!(
+                "{by_month}, sum(net_usd) AS s FROM order_book WHERE product = 'Laptop' AND year(ordered_on) = 2025 GROUP BY 1 ORDER BY s DESC LIMIT 3"
+            ),
+        ),
+    ];
+    let mut said: Vec<String> = Vec::new();
+    for item in &conversation {
+        let (s, text, loose) = ask_and_score(&server, &client, &ids, &names, item, &said, "book").await;
+        assert_eq!(s, Score::Correct, "{}\n  → {text}", item.q);
+        assert_eq!(loose, None);
+        said.push(item.q.clone());
+    }
+
+    // "revenue" names nothing here: not understood, and nothing stated.
+    let question = Item {
+        thread: None,
+        ..turn("total revenue in 2025", "SELECT sum(net_usd) FROM order_book WHERE year(ordered_on) = 2025")
+    };
+    let (s, text, _) = ask_and_score(&server, &client, &ids, &names, &question, &[], "taught-1").await;
+    assert_eq!(s, Score::Honest, "{text}");
+    // Taught once, it is read so from then on — and the answer says how it read it.
+    client.memory().add_memory(pb::AddMemoryRequest { text: "revenue means net_usd".into() }).await.unwrap();
+    let (s, text, _) = ask_and_score(&server, &client, &ids, &names, &question, &[], "taught-2").await;
+    assert_eq!(s, Score::Correct, "{text}");
+    assert!(text.contains("I read “revenue” as net_usd"), "{text}");
+}

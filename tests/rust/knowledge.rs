@@ -266,3 +266,50 @@ async fn a_model_answer_that_cites_nothing_or_what_it_never_retrieved_fails_its_
     let (_, events) = ask(&web, &format!("ASK refunds THEN Refunds take 14 days [{}].", ids[0])).await;
     assert_eq!(citations(&events).status(), pb::CitationStatus::Cited);
 }
+
+/// A section longer than a passage: retrieval brings the passages around the one that matched,
+/// and the answer quotes the section's sentences whole — the first rule too — each cited, never
+/// one cut at a passage's edge.
+#[tokio::test]
+async fn a_section_over_several_passages_is_quoted_in_whole_sentences() {
+    const POLICY: &str = "# Returns Policy
+
+## Refunds
+
+Returns are accepted within 30 days of delivery, in the original packaging and with the receipt. Items bought in a \
+sale follow the same rule, except for underwear and opened software, which cannot be returned. A return label is \
+sent by email once the request is approved by the service desk. Customers drop the parcel at any post office and \
+keep the receipt until the refund arrives. Refunds are issued within 5 working days of the parcel arriving at our \
+warehouse, to the card that paid for the order. Refunds for gift cards are issued as a new gift card. Shipping \
+costs are refunded only when the item arrived damaged or was not what was ordered.
+
+## Repairs
+
+Repairs take up to three weeks.
+";
+    let server = TestServer::start_with_env(&[], &[("AWARE_SEARCH__MODEL_DIR", &model_dir())]);
+    let web = AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let doc = aware_e2e::upload(&server, "returns.md", POLICY.into()).await.unwrap();
+    assert!(doc.row_count >= 3, "the Refunds section spans passages: {}", doc.row_count);
+    indexed(&server, "returns").await;
+
+    let (_, events) = ask(&web, "what does the returns policy say about refunds?").await;
+    let done = completed(&events);
+    let text = done.final_text.as_str();
+    // The section's first rule and its refund rule, each whole and cited.
+    for sentence in [
+        "“Returns are accepted within 30 days of delivery, in the original packaging and with the receipt.” [returns::",
+        "“Refunds are issued within 5 working days of the parcel arriving at our warehouse, to the card that paid for \
+         the order.” [returns::",
+    ] {
+        assert!(text.contains(sentence), "{sentence}\n  in: {text}");
+    }
+    // Every quotation (a quoted text with its citation after it) starts a sentence and ends one.
+    let quotations = text.split('“').skip(1).filter_map(|q| q.split_once("” [").map(|(quoted, _)| quoted));
+    for quoted in quotations {
+        assert!(quoted.starts_with(char::is_uppercase), "starts mid-sentence: {quoted}");
+        assert!(quoted.ends_with(['.', '!', '?']), "cut at the end: {quoted}");
+    }
+    assert!(!text.contains("Repairs take"), "another section is not quoted: {text}");
+    assert_eq!(citations(&events).status(), pb::CitationStatus::Cited);
+}

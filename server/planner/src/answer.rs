@@ -253,7 +253,7 @@ fn scalar_answer(lex: &Lexicon, tally: &Tally, table: &Table, filters: &str) -> 
             let label = measure_label(lex, m);
             // Rows of unknown kind read by their table: "the total amount in sales_q1".
             // A table named with a qualifier ("sales_q1" beside "sales_q2") is named too.
-            let qualified = !lex.dataset.table_name.ends_with(entity.as_str());
+            let qualified = lex.qualified_name();
             let of = match (entity == "rows", qualified) {
                 (true, _) => format!("in {}", lex.dataset.table_name),
                 (false, true) => format!("of {entity} in {}", lex.dataset.table_name),

@@ -57,9 +57,9 @@ const FUNCTION_WORDS: [&str; 44] = [
 /// Sections quoted in an answer, at most.
 const QUOTED: usize = 2;
 /// A section of at most this many sentences is quoted whole.
-const WHOLE_SECTION: usize = 6;
+const WHOLE_SECTION: usize = 8;
 /// Sentences quoted from a longer section, at most.
-const LONG_SECTION: usize = 6;
+const LONG_SECTION: usize = 8;
 
 /// What to look up for a question: the words after "about" ("what does the handbook say about
 /// refunds?" → "refunds"), else its words that are neither function words nor document words.
@@ -192,7 +192,15 @@ pub(crate) fn answer(results: &KnowledgeResults) -> String {
         let chosen: Vec<&Sentence> = if relevant && sentences.len() <= WHOLE_SECTION {
             sentences.iter().collect()
         } else if relevant {
-            sentences.iter().filter(|s| about(s) > 0).take(LONG_SECTION).collect()
+            // Its opening rule ("Returns are accepted within 30 days …") and every sentence on the
+            // topic.
+            sentences
+                .iter()
+                .enumerate()
+                .filter(|(k, s)| *k == 0 || about(s) > 0)
+                .map(|(_, s)| s)
+                .take(LONG_SECTION)
+                .collect()
         } else if quoted.is_empty() {
             // Found by meaning alone, sharing no word with the question: its opening sentence,
             // so the person sees what was found.

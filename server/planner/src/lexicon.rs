@@ -810,6 +810,14 @@ impl Lexicon {
         self.rules.iter().find(|(p, _)| *p == stems).map(|(_, c)| *c)
     }
 
+    /// Whether the table's name ends with a qualifier after what its rows are (`sales_q1`,
+    /// `shipments_2025`): an answer then names the table, which may have siblings.
+    pub fn qualified_name(&self) -> bool {
+        words_of(&self.dataset.table_name)
+            .last()
+            .is_some_and(|w| w.chars().any(|c| c.is_ascii_digit()) || QUALIFIERS.contains(&w.as_str()))
+    }
+
     /// The stored columns (not the computed ones), by index.
     pub fn stored(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.columns.len()).filter(|&c| self.columns[c].formula.is_none())

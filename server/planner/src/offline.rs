@@ -278,13 +278,18 @@ impl OfflinePlanner {
         // A delete only of what its object names: "remove outliers and recompute the average"
         // names no dataset and is read as analysis below.
         let destroy = destructive_request(&question).filter(|_| intent == Intent::DatasetAdmin);
+        // A short order naming part of a dataset's name ("delete churn" beside `customer_churn`)
+        // is asked about rather than read as analysis.
+        let short_order =
+            |words: &str| words.split_whitespace().count() <= 3 && question.split_whitespace().count() <= 6;
         if let Some((object, words)) = destroy
             && allowed(ToolName::DeleteDataset)
-            && (object == Object::Named || only_names_a_dataset(&words, &context.datasets))
+            && (object == Object::Named
+                || only_names_a_dataset(&words, &context.datasets)
+                || (short_order(&words) && named_dataset(&words, &context.datasets).is_some()))
         {
-            return match named_dataset(&words, &context.datasets)
-                .filter(|_| only_names_a_dataset(&words, &context.datasets))
-            {
+            let exact = object == Object::Named || only_names_a_dataset(&words, &context.datasets);
+            return match named_dataset(&words, &context.datasets).filter(|_| exact) {
                 Some(d) => ModelTurn {
                     text: format!("I will delete {} once you approve.", d.name),
                     tool_calls: vec![ModelToolCall::new(
@@ -748,7 +753,10 @@ fn only_names_a_dataset(object: &str, datasets: &[Dataset]) -> bool {
                 .chain(words(stem))
                 .map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w))
                 .collect();
-            said.iter().all(|w| name.contains(w))
+            // Every word of the name said ("churn", "customer churn"): a part of it ("visits"
+            // of `clinic_visits`) may be the rows, not the dataset.
+            let telling: Vec<&String> = name.iter().filter(|w| w.len() > 2).collect();
+            said.iter().all(|w| name.contains(w)) && telling.iter().all(|w| said.contains(w))
         })
 }
 

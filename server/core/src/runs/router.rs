@@ -232,12 +232,18 @@ pub fn destructive_request(text: &str) -> Option<(Object, String)> {
     if !pieces[..at].iter().flat_map(|(_, w)| w.split(' ')).all(|w| LEAD.contains(&w)) {
         return None;
     }
-    let object: Vec<&(&str, String)> = pieces[at + 1..]
-        .iter()
-        .skip_while(|(_, w)| FILLER.contains(&w.as_str()))
-        .take_while(|(_, w)| !END.contains(&w.as_str()))
-        .take(5)
-        .collect();
+    let after: Vec<&(&str, String)> =
+        pieces[at + 1..].iter().skip_while(|(_, w)| FILLER.contains(&w.as_str())).collect();
+    let object: Vec<&(&str, String)> =
+        after.iter().copied().take_while(|(_, w)| !END.contains(&w.as_str())).take(5).collect();
+    // "remove the visits with a wait over 150 minutes", "drop the orders that were returned":
+    // rows picked out by a condition are left out of an analysis, not deleted.
+    if after
+        .get(object.len())
+        .is_some_and(|(_, w)| matches!(w.as_str(), "with" | "where" | "that" | "which" | "whose" | "having" | "if"))
+    {
+        return None;
+    }
     // An identifier as typed (`sales_2024`, `cities.csv`) names a table or file.
     let identifier = |raw: &str| {
         let raw = raw.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
@@ -477,6 +483,10 @@ mod tests {
         ] {
             assert_ne!(route(q).intent, Intent::DatasetAdmin, "{q}");
         }
+        assert_eq!(
+            destructive_request("remove the visits with a wait over 150 minutes and recompute the average fee"),
+            None
+        );
         assert_eq!(
             destructive_request("remove outliers and recompute the average"),
             Some((Object::Unclear, "outliers".to_owned()))

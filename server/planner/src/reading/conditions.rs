@@ -290,6 +290,25 @@ impl Reader<'_> {
                     }
                 },
             };
+            // "more than 2000 dollars a month" of a monthly cost: the column's own period.
+            let per_period = crate::text::words_of(&lex.columns[column].name).iter().find_map(|w| match w.as_str() {
+                "monthly" => Some("month"),
+                "weekly" => Some("week"),
+                "daily" => Some("day"),
+                "yearly" | "annual" => Some("year"),
+                _ => None,
+            });
+            let mut end = end;
+            while end < n && self.used[end] {
+                end += 1;
+            }
+            if let Some(p) = per_period
+                && matches!(self.word(end), "a" | "per" | "each" | "every")
+                && self.word(end + 1) == p
+            {
+                self.mark(end, end + 2);
+                end += 2;
+            }
             out.push(Cond { column, op, values, period: None });
             i = end;
         }

@@ -146,6 +146,7 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "anybody",
     "someone",
     "ones",
+    "if",
     "flagged",
     "marked",
     "possible",
