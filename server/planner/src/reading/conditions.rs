@@ -298,7 +298,6 @@ impl Reader<'_> {
                 "yearly" | "annual" => Some("year"),
                 _ => None,
             });
-            let mut end = end;
             while end < n && self.used[end] {
                 end += 1;
             }
