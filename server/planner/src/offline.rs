@@ -205,15 +205,17 @@ impl OfflinePlanner {
         context: &RunContext,
         rules: &[(String, String)],
     ) -> Option<std::result::Result<Option<(Lexicon, Reading)>, Unread>> {
+        // A reply is a few words ("sales_orders", "the shipments one", "2024"); a question of
+        // its own is read as one.
+        if words(reply).len() > 5 || reply.contains('?') {
+            return None;
+        }
         if let Some(d) = named_dataset(reply, &context.datasets)
             && d.status == DatasetStatus::Ready
             && !d.format.is_document()
         {
             let lex = self.lexicon(d, context).await;
             return Some(self.read_on(&last.question, lex, rules).await);
-        }
-        if words(reply).len() > 5 || reply.contains('?') {
-            return None;
         }
         let joined = format!("{} {}", last.question.trim_end_matches(['?', '.', '!']), reply);
         match Box::pin(self.data_question(&joined, context, rules, earlier)).await {
@@ -530,7 +532,12 @@ fn history(request: &ModelRequest<'_>) -> Vec<Turn> {
                     turn.dataset = c.arguments.get("dataset").and_then(Value::as_str).map(str::to_owned);
                 }
                 if tool_calls.is_empty() {
-                    turn.asked_back = turn.dataset.is_none() && text.contains('?');
+                    // A question back, not an answer that quotes one ("try “… ?”").
+                    let asked = text.trim_end().ends_with('?')
+                        || ["Which dataset", "of which year?", "Which one do you mean?", "Which measure:"]
+                            .iter()
+                            .any(|q| text.contains(q));
+                    turn.asked_back = turn.dataset.is_none() && asked;
                 }
             }
             Message::Tool { .. } => {}

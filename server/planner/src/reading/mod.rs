@@ -790,6 +790,12 @@ impl<'a> Reader<'a> {
             Some(g) => Some(g),
             None => self.group()?,
         };
+        if trend.is_some() && lex.dates().is_empty() {
+            return Err(Unread::Refuse(format!(
+                "{} has no dates, so I cannot tell how it changed over time.",
+                lex.dataset.table_name
+            )));
+        }
         if trend.is_some() && group.is_none_or(|(_, bucket)| bucket.is_none()) {
             return Err(Unread::Ask(
                 "Compared with which period? Name it, e.g. “did sales drop in June compared to May?”".to_owned(),
