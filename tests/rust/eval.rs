@@ -747,8 +747,11 @@ async fn follow_ups_change_the_last_answer_and_a_taught_word_is_used_next_time()
     };
     let (s, text, _) = ask_and_score(&server, &client, &ids, &names, &question, &[], "taught-1").await;
     assert_eq!(s, Score::Honest, "{text}");
-    // Taught once, it is read so from then on — and the answer says how it read it.
-    client.memory().add_memory(pb::AddMemoryRequest { text: "revenue means net_usd".into() }).await.unwrap();
+    // Taught once, in so many words, it is kept and read so from then on — and the answer says
+    // how it read it.
+    let sent = client.send_message("taught-0", "revenue means net_usd", "").await.unwrap();
+    let (events, _) = follow_declining(&client, &sent.run_id).await;
+    assert!(events.iter().any(|e| matches!(&e.payload, Some(P::MemorySaved(_)))), "kept as a memory: {events:?}");
     let (s, text, _) = ask_and_score(&server, &client, &ids, &names, &question, &[], "taught-2").await;
     assert_eq!(s, Score::Correct, "{text}");
     assert!(text.contains("I read “revenue” as net_usd"), "{text}");

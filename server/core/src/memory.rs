@@ -53,6 +53,11 @@ pub fn explicit_request(message: &str) -> Option<Explicit> {
     if s.ends_with('?') {
         return None;
     }
+    // "sold means units", "by earn I mean salary_usd": a word taught, kept like a fact (the
+    // offline planner reads it from then on; a model is given it).
+    if let Some(definition) = definition(s) {
+        return Some(Explicit::Remember(definition));
+    }
     let (forget, rest) = if let Some(rest) = strip_ci(s, "remember") {
         (false, rest)
     } else if let Some(rest) = strip_ci(s, "forget") {
@@ -79,6 +84,25 @@ pub fn explicit_request(message: &str) -> Option<Explicit> {
         return None;
     }
     Some(if forget { Explicit::Forget(fact) } else { Explicit::Remember(fact) })
+}
+
+/// A short definition of a word: "sold means units", "revenue = net_usd", "by earn I mean
+/// salary". Questions and longer sentences are not definitions.
+fn definition(s: &str) -> Option<String> {
+    let lower = s.to_lowercase();
+    let (phrase, target) = if let Some(rest) = lower.strip_prefix("by ") {
+        let (p, t) = rest.split_once(" i mean ")?;
+        (p.trim(), t.trim())
+    } else {
+        let (p, t) = lower.split_once(" means ").or_else(|| lower.split_once(" = "))?;
+        (p.trim(), t.trim())
+    };
+    let count = |x: &str| x.split_whitespace().count();
+    let first = phrase.split_whitespace().next().unwrap_or_default();
+    let question =
+        ["what", "which", "how", "why", "does", "do", "it", "that", "this", "who", "when", "where"].contains(&first);
+    (!question && (1..=4).contains(&count(phrase)) && (1..=3).contains(&count(target.trim_end_matches('.'))))
+        .then(|| normalize(&format!("{phrase} means {}", target.trim_end_matches('.'))))
 }
 
 /// The words of a text that say something (lowercase, three letters or more).
@@ -220,6 +244,9 @@ mod tests {
         );
         assert_eq!(explicit_request("Please remember: revenue is in EUR."), remember("revenue is in EUR"));
         assert_eq!(explicit_request("  REMEMBER   the  target is 5%  "), remember("the target is 5%"));
+        // A word taught in so many words is kept too.
+        assert_eq!(explicit_request("sold means units"), remember("sold means units"));
+        assert_eq!(explicit_request("By earn I mean salary_usd."), remember("earn means salary_usd"));
         assert_eq!(
             explicit_request("forget that our fiscal year starts in April"),
             Some(Explicit::Forget("our fiscal year starts in April".to_owned()))
@@ -232,6 +259,8 @@ mod tests {
             "remember",
             "remember it",
             "show the sales that I should remember",
+            "what revenue means for the business",
+            "sold means the number of units we shipped to customers in the north",
         ] {
             assert_eq!(explicit_request(none), None, "{none}");
         }

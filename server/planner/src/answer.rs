@@ -209,8 +209,9 @@ pub fn write(lex: &Lexicon, r: &Reading, table: &Table) -> String {
         })
         .collect();
     let mut notes: Vec<String> = Vec::new();
-    if !links.is_empty() {
-        notes.push(format!("I read {}.", join_and(&links)));
+    if let Some((first, _)) = r.links.first() {
+        // One word away from being corrected: the correction is kept as a memory.
+        notes.push(format!("I read {} (if you meant another column, say “{first} means <column>”).", join_and(&links)));
     }
     for c in used.into_iter().filter(|c| !said_formula.contains(c)) {
         if let Some(how) = formula(c) {
