@@ -379,8 +379,13 @@ fn grouped_answer(
         };
         return format!("{lead}{rest}.{more}{truncated}");
     }
-    let listed: Vec<String> =
-        groups.iter().take(6).map(|(k, v)| format!("{k} {}", v.map_or_else(|| "(none)".to_owned(), show))).collect();
+    // Every group when there are few ("which wards are there": all of them), else the first six.
+    let shown = if n_groups <= 12 { n_groups } else { 6 };
+    let listed: Vec<String> = groups
+        .iter()
+        .take(shown)
+        .map(|(k, v)| format!("{k} {}", v.map_or_else(|| "(none)".to_owned(), show)))
+        .collect();
     let extremes = if valued.len() > 2 {
         let cmp = |a: &&&(String, Option<f64>), b: &&&(String, Option<f64>)| {
             a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal)
@@ -394,7 +399,7 @@ fn grouped_answer(
     } else {
         String::new()
     };
-    let more = if n_groups > 6 { format!(" … (all {n_groups} are in the table)") } else { String::new() };
+    let more = if n_groups > shown { format!(" … (all {n_groups} are in the table)") } else { String::new() };
     format!("{} by {group_label}{filters}: {}{more}.{extremes}{truncated}", capitalised(&what), listed.join(", "))
 }
 

@@ -187,6 +187,8 @@ const GENERIC: &[&str] = &[
 const GENERIC_PARTS: &[&str] = &[
     "data", "file", "files", "table", "rows", "records", "items", "list", "info", "type", "other", "none", "total",
     "day", "days", "week", "weeks", "month", "months", "year", "years", "quarter", "time", "hour", "hours",
+    // Currencies: "in euros" is how an amount is said, not the carrier EuroHaul.
+    "euro", "euros", "dollar", "dollars", "pound", "pounds",
 ];
 
 /// Past participles that are values ("lost") and their other forms.
@@ -300,7 +302,7 @@ const ENTITY_SYNONYMS: &[(&str, &[&str])] = &[
     ("reading", &["measurement", "meter reading"]),
     ("stay", &["admission", "hospitalisation", "hospitalization"]),
     ("student", &["pupil", "kid", "child", "children", "learner"]),
-    ("session", &["visit", "visitor"]),
+    ("session", &["visit", "visitor", "traffic"]),
     ("claim", &["case"]),
 ];
 
@@ -667,7 +669,11 @@ impl Lexicon {
             if !ws.is_empty() {
                 entries.push(Entry::plurals(ws, Meaning::Dataset, 3));
             }
-            for w in ws.iter().filter(|w| w.len() > 2 && !GENERIC.contains(&w.as_str())) {
+            // (A year in a name, `shipments_2025`, is no name: "sessions in April 2025".)
+            for w in ws
+                .iter()
+                .filter(|w| w.len() > 2 && !GENERIC.contains(&w.as_str()) && !w.chars().all(|c| c.is_ascii_digit()))
+            {
                 entries.push(Entry::plurals(std::slice::from_ref(w), Meaning::Dataset, 0));
                 // `web_sessions` is the website's.
                 if w == "web" {

@@ -117,6 +117,16 @@ impl OfflinePlanner {
         }
     }
 
+    /// "in March", "Q3", "over 2024": the data's own years decide a period written without one.
+    async fn add_spans(&self, question: &str, lex: &mut Lexicon) {
+        if !lex.dates().is_empty()
+            && reading::names_a_period(question)
+            && let Ok(Some(profile)) = self.categories.profile(&lex.dataset).await
+        {
+            lex.add_spans(&profile);
+        }
+    }
+
     /// `question` read against `lex`, with the rules this run's person chose first.
     async fn read_on(
         &self,
@@ -124,13 +134,7 @@ impl OfflinePlanner {
         mut lex: Lexicon,
         rules: &[(String, String)],
     ) -> std::result::Result<Option<(Lexicon, Reading)>, Unread> {
-        // "in March", "Q3": the data's own years decide a period written without one.
-        if !lex.dates().is_empty()
-            && reading::names_a_period(question)
-            && let Ok(Some(profile)) = self.categories.profile(&lex.dataset).await
-        {
-            lex.add_spans(&profile);
-        }
+        self.add_spans(question, &mut lex).await;
         // What the person chose in this run comes before the rules the dataset keeps.
         let kept = std::mem::take(&mut lex.rules);
         lex.add_rules(rules);
@@ -172,8 +176,9 @@ impl OfflinePlanner {
         // A bare list of rows ("only for laptops" read alone) is what a follow-up looks like too.
         let weak = !matches!(&alone, Ok(Some((_, r))) if r.ask != reading::Ask::Rows(None));
         if (sounds || weak)
-            && let Some((lex, prev)) = self.previous(context, rules, history).await
+            && let Some((mut lex, prev)) = self.previous(context, rules, history).await
         {
+            self.add_spans(question, &mut lex).await;
             match reading::read_followup(question, &lex, chrono::Utc::now().date_naive(), &prev) {
                 Ok(r) => return Ok(Some((lex, r))),
                 Err(e) if sounds && !matches!(alone, Ok(Some(_))) => return Err(e),

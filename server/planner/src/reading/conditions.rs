@@ -107,6 +107,11 @@ impl Reader<'_> {
                 i += 1;
                 continue;
             };
+            // "monthly consumption over 2024": a year the data covers, said last, is a period.
+            if w == "over" && self.over_a_year(i) {
+                i += 1;
+                continue;
+            }
             // The number: right after the operator ("than", "of" and currency words skipped).
             let mut j = i + op_len;
             while j < n && matches!(self.word(j), "than" | "of" | "the" | "a") {
@@ -256,6 +261,13 @@ impl Reader<'_> {
                 )));
             }
             self.mark(i, end);
+            // "orders worth more than …": what a row is worth.
+            if i > 0
+                && matches!(self.word(i - 1), "worth" | "valued" | "totalling" | "totaling" | "costing")
+                && !self.used[i - 1]
+            {
+                self.used[i - 1] = true;
+            }
             // "a tenure of at least 24 months", "a peak demand of at least 100 kW": the column may
             // be named before (in several words) and after.
             for k in (0..i).rev() {
@@ -487,6 +499,26 @@ impl Reader<'_> {
             }
         }
         false
+    }
+
+    /// Whether the "over" at `i` leads a year the data's dates cover, with nothing after it
+    /// that it could count ("consumption over 2024", not "over 2024 kWh" or "over 2024 visitors").
+    pub(super) fn over_a_year(&self, i: usize) -> bool {
+        let Some(y) = self.tokens.get(i + 1).filter(|t| t.currency.is_none() && !t.percent).and_then(|t| t.number)
+        else {
+            return false;
+        };
+        let covered = y.fract() == 0.0
+            && self
+                .lex
+                .columns
+                .iter()
+                .any(|c| c.span.is_some_and(|(a, b)| (f64::from(a.year())..=f64::from(b.year())).contains(&y)));
+        let next = self.word(i + 2);
+        covered
+            && (next.is_empty() || FUNCTION_WORDS.contains(&next))
+            && self.span_at(i + 2).is_none()
+            && time_unit(next).is_none()
     }
 
     /// Whether a word that leaves rows out ("remove", "drop", "excluding") comes shortly before
@@ -801,33 +833,34 @@ impl Reader<'_> {
             // not a number compared with ("more than 2000 visitors") or counting something
             // ("2000 kWh"): one token, one reading.
             let compared = i.checked_sub(1).is_some_and(|p| {
-                matches!(
-                    self.word(p),
-                    "than"
-                        | "over"
-                        | "under"
-                        | "above"
-                        | "below"
-                        | "least"
-                        | "most"
-                        | "exceeding"
-                        | "exceeds"
-                        | "exceed"
-                        | "gt"
-                        | "lt"
-                        | "ge"
-                        | "le"
-                        | "eq"
-                        | "ne"
-                        | "between"
-                        | "around"
-                        | "approximately"
-                        | "exactly"
-                        | "equals"
-                        | "top"
-                        | "first"
-                        | "past"
-                )
+                !(self.word(p) == "over" && self.over_a_year(p))
+                    && matches!(
+                        self.word(p),
+                        "than"
+                            | "over"
+                            | "under"
+                            | "above"
+                            | "below"
+                            | "least"
+                            | "most"
+                            | "exceeding"
+                            | "exceeds"
+                            | "exceed"
+                            | "gt"
+                            | "lt"
+                            | "ge"
+                            | "le"
+                            | "eq"
+                            | "ne"
+                            | "between"
+                            | "around"
+                            | "approximately"
+                            | "exactly"
+                            | "equals"
+                            | "top"
+                            | "first"
+                            | "past"
+                    )
             });
             let counts_something = self.span_at(i + 1).is_some_and(|sp| match sp.meaning {
                 Meaning::Column(c) => lex.columns[c].is_numeric(),
@@ -860,7 +893,9 @@ impl Reader<'_> {
                     "since" | "from" => (FilterOp::Ge, from_at - 1, format!("since {label}")),
                     "after" => (FilterOp::Gt, from_at - 1, format!("after {label}")),
                     "before" | "until" | "till" => (FilterOp::Lt, from_at - 1, format!("before {label}")),
-                    "in" | "during" | "for" | "of" => (FilterOp::Between, from_at - 1, format!("in {label}")),
+                    "in" | "during" | "for" | "of" | "over" | "throughout" | "across" => {
+                        (FilterOp::Between, from_at - 1, format!("in {label}"))
+                    }
                     _ => (FilterOp::Between, from_at, format!("in {label}")),
                 };
                 // A bare number may be a count ("2024 rows"?): only years next to time words or

@@ -89,11 +89,32 @@ impl Reader<'_> {
             group = Some((c, None));
         }
         let ask = if said.share {
-            return Err(Unread::Refuse(
-                "I can change the last answer's conditions, groups or ranking, but not turn it into a share: ask \
-                 the whole question."
-                    .to_owned(),
-            ));
+            // "what share of all California claims is that?": the last count's rows as a share
+            // of the rows this message names (of all rows when it names none).
+            let part: Vec<Cond> = prev
+                .filters
+                .iter()
+                .filter(|f| !said.filters.iter().any(|n| n.column == f.column && n.values == f.values))
+                .cloned()
+                .collect();
+            if part.is_empty() || prev.group.is_some() || prev.ask != Ask::Tally(Tally::Count) {
+                return Err(Unread::Refuse(
+                    "I can turn a count into a share of the rows you name, but not this answer: ask the whole \
+                     question."
+                        .to_owned(),
+                ));
+            }
+            return Ok(Reading {
+                ask: Ask::Tally(Tally::Share(part)),
+                filters: said.filters,
+                group: None,
+                order: GroupOrder::Key,
+                limit: None,
+                leader: false,
+                links: self.links(),
+                label: None,
+                trend: None,
+            });
         } else if said.count && said.measure.is_none() {
             Ask::Tally(Tally::Count)
         } else if let Some(agg) = said.aggregate {
@@ -150,6 +171,8 @@ impl Reader<'_> {
         let limit = said.limit.or(prev.limit);
         if let Some((_, desc, _)) = &said.rank {
             order = GroupOrder::Value(*desc);
+            // "which of those is cheapest?": the leading group.
+            leader |= prev.group.is_some() && said.limit.is_none();
         }
         if let Some(desc) = sort {
             order = GroupOrder::Value(desc);

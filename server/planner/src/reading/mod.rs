@@ -219,6 +219,11 @@ pub fn sounds_like_followup(question: &str) -> bool {
         || (words.len() <= 5
             && matches!(first, "by" | "per" | "for" | "in" | "with" | "without" | "excluding" | "except" | "during"))
         || words.iter().any(|w| matches!(w.as_str(), "instead" | "same" | "ones" | "those" | "them"))
+        // "what share of all claims is that?": the last answer.
+        || matches!(
+            words.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>().as_slice(),
+            ["that", "is" | "was" | "of" | "does" | "represents" | "represent"]
+        )
 }
 
 /// Whether the question names a month, quarter or half, whose year may come from the data.
@@ -308,9 +313,18 @@ pub fn coverage(question: &str, lex: &Lexicon) -> (usize, bool) {
     let named = spans.iter().any(|s| s.meaning == Meaning::Dataset && s.strength == 3);
     // Words covered, then (to break a tie) the words that name the rows themselves: "the
     // biggest orders by revenue" is about the orders table, not sessions with an order value.
+    // Then the words that are a column's whole name rather than another word for it:
+    // "which carriers do we use" is about `carrier`, not consumption ("use").
     let covered: usize = spans.iter().map(|s| s.end - s.start).sum();
     let rows: usize = spans.iter().filter(|s| matches!(s.meaning, Meaning::Entity | Meaning::Dataset)).count();
-    (covered * 8 + rows.min(7), named)
+    let own: usize = spans
+        .iter()
+        .filter(|s| {
+            s.source == Source::Name
+                && matches!(s.meaning, Meaning::Column(c) if crate::text::words_of(&lex.columns[c].name).len() == s.end - s.start)
+        })
+        .count();
+    (covered * 64 + rows.min(7) * 8 + own.min(7), named)
 }
 
 /// The best phrase found at a place: its length, strength and meanings with their sources.
@@ -632,7 +646,7 @@ impl<'a> Reader<'a> {
     /// The next position after `i` that is not a function word.
     fn next_content(&self, mut i: usize) -> usize {
         while i < self.tokens.len()
-            && FUNCTION_WORDS.contains(&self.word(i))
+            && (FUNCTION_WORDS.contains(&self.word(i)) || (self.used[i] && self.word(i) == "total"))
             && self.span_covering(i).is_none()
             && !matches!(self.word(i), "than")
         {
@@ -665,6 +679,26 @@ impl<'a> Reader<'a> {
         }
         let mut filters: Vec<Cond> = Vec::new();
         let mut limit: Option<u32> = None;
+        // "the most total weight": a ranking of totals says "total" only for emphasis.
+        for i in 1..self.tokens.len() {
+            if self.word(i) == "total"
+                && matches!(
+                    self.word(i - 1),
+                    "most" | "highest" | "largest" | "biggest" | "greatest" | "lowest" | "least"
+                )
+                && self.span_covering(i).is_none()
+            {
+                self.used[i] = true;
+            }
+        }
+        // "what carriers do we use", "which browsers are seen": the values themselves.
+        self.take_phrase(&["do", "we", "use"]);
+        // "i.e. consumption minus solar".
+        for i in 0..self.tokens.len() {
+            if self.word(i) == "e" && i > 0 && self.word(i - 1) == "i" {
+                self.used[i] = true;
+            }
+        }
 
         // "insurance type", "age band", "policy kinds": a word after a category column's name
         // that only says it is a kind of thing.
@@ -679,6 +713,17 @@ impl<'a> Reader<'a> {
             }
         }
 
+        // "worth more than $2,025 after discount": the revenue computed net of discounts.
+        if lex.columns.iter().any(|c| c.name == "revenue" && c.formula.is_some()) {
+            for p in [
+                &["after", "discount"][..],
+                &["after", "discounts"],
+                &["net", "of", "discount"],
+                &["net", "of", "discounts"],
+            ] {
+                self.take_phrase(p);
+            }
+        }
         // "the number of exam results and the average test score": two answers at once.
         for i in 1..self.tokens.len() {
             if self.word(i - 1) == "and"
@@ -920,6 +965,8 @@ impl<'a> Reader<'a> {
                 Some(crate::lexicon::Formula::Op(aware_core::query_plan::Operator::Sub, ..))
             ) {
                 self.take_word("net");
+                // "net grid consumption": what was drawn from the grid.
+                self.take_word("grid");
             }
         }
         // "for the year", "over the whole year": all of the data's one year.
@@ -936,17 +983,7 @@ impl<'a> Reader<'a> {
             self.take_phrase(&["break", "down"]);
             self.take_phrase(&["broken", "down"]);
             self.take_word("breakdown");
-        }
-        // "worth more than $2,025 after discount": the revenue computed net of discounts.
-        if lex.columns.iter().any(|c| c.name == "revenue" && c.formula.is_some()) {
-            for p in [
-                &["after", "discount"][..],
-                &["after", "discounts"],
-                &["net", "of", "discount"],
-                &["net", "of", "discounts"],
-            ] {
-                self.take_phrase(p);
-            }
+            self.take_word("distribution");
         }
         // "how much revenue did the site make": the business itself; "chart revenue by month":
         // the chart comes with the table.
@@ -1211,6 +1248,17 @@ impl<'a> Reader<'a> {
             if limit.is_none() {
                 limit = Some(ROW_LIMIT);
             }
+        } else if let Some(w) = (0..self.tokens.len())
+            .map(|i| self.word(i))
+            .find(|w| matches!(*w, "best" | "worst" | "top" | "highest" | "lowest" | "greatest"))
+        {
+            // "show me the best one": best by a measure the question does not name.
+            let mut said = w.to_owned();
+            said[..1].make_ascii_uppercase();
+            return Err(Unread::Ask(format!(
+                "{said} by what? Name the column to rank by, e.g. {}.",
+                numeric_columns(lex)
+            )));
         } else {
             return Err(Unread::NotData);
         }
@@ -1251,6 +1299,19 @@ impl<'a> Reader<'a> {
                 "Group {} by which period: day, week, month, quarter or year?",
                 lex.columns[c].label
             )));
+        }
+        // "the longest shipment? give the id", "oldest patient's stay id": the rows listed show
+        // their id and name anyway.
+        if matches!(ask, Ask::Rows(_)) && lex.columns.iter().any(|c| c.class == Class::Id) {
+            for w in ["id", "ids", "identifier"] {
+                while self.take_word(w) {}
+            }
+        }
+        // "the readmission rate for Cardiology, as a percentage": how a share is said anyway.
+        if matches!(ask, Ask::Tally(Tally::Share(_))) || flag_share {
+            for p in [&["as", "a", "percentage"][..], &["as", "a", "percent"], &["in", "percent"]] {
+                self.take_phrase(p);
+            }
         }
         let left = leftovers(self);
         if !left.is_empty() {

@@ -495,8 +495,14 @@ impl Reader<'_> {
                     return Ok(Some((d, None)));
                 }
                 // "for each meter", "by customer": an id column groups its rows too.
+                // ("by year group": whole numbers grouped when asked to be.)
                 Some(Meaning::Column(c))
-                    if groupable(lex, c) || lex.columns[c].is_date() || lex.columns[c].class == Class::Id =>
+                    if groupable(lex, c)
+                        || lex.columns[c].is_date()
+                        || lex.columns[c].class == Class::Id
+                        || (w != "per"
+                            && lex.columns[c].kind == aware_core::value::ValueKind::Int
+                            && lex.columns[c].formula.is_none()) =>
                 {
                     self.mark(i, i + cue_len);
                     if let Some(k) = lead_in {

@@ -163,6 +163,15 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "terms",
     "happen",
     "happened",
+    // "across all shipments", "everyone", "which carrier moved the most", "stays that led to".
+    "across",
+    "everyone",
+    "everybody",
+    "seen",
+    "moved",
+    "led",
+    "works",
+    "away",
 ];
 
 /// Words for the business itself ("how much revenue did the site make"), understood as such
@@ -209,6 +218,15 @@ pub(super) const NEGATIONS: &[&str] = &[
     "purging",
     "omit",
     "omitting",
+    // Said of rows in a question ("delete the denied claims, then what's the average …"): the
+    // analysis leaves them out; deleting data is a request of its own, with a card.
+    "delete",
+    "deleting",
+    "discard",
+    "discarding",
+    "wipe",
+    "throw",
+    "eliminate",
 ];
 
 /// Words that ask for a chart of the answer (the result carries one when its shape suits).
