@@ -193,9 +193,16 @@ fn numbers_in(text: &str) -> Vec<(f64, usize, bool)> {
     out
 }
 
-/// Whether a written number (rounded to `decimals`) stands for `truth`.
-fn close(written: f64, decimals: usize, truth: f64) -> bool {
-    let tol = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9 * truth.abs();
+/// Whether a written number (rounded to `decimals`) stands for `truth`. When the truth was
+/// itself rounded by its SQL (`round(x, 1)`), either may be the nearer one: they agree when
+/// their rounding intervals meet (30.49 stands for 30.5, 9.72 for 9.73 of a true 9.725).
+fn close(written: f64, decimals: usize, truth: f64, truth_rounded: bool) -> bool {
+    let mut tol = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9 * truth.abs();
+    if truth_rounded && truth.fract() != 0.0 {
+        let shown = format!("{truth}");
+        let places = shown.split_once('.').map_or(0, |(_, d)| d.len());
+        tol += 0.5 * 10f64.powi(-(places as i32));
+    }
     (written - truth).abs() <= tol || (written - truth * 100.0).abs() <= tol
 }
 
@@ -283,9 +290,10 @@ fn score_in_thread(
         };
     };
     let cells: Vec<&pb::Value> = truth.rows.iter().flat_map(|r| r.values.iter()).collect();
+    let rounded = item.truth.as_deref().is_some_and(|sql| sql.to_lowercase().contains("round("));
     let truth_numbers: Vec<f64> = cells.iter().filter_map(|v| cell_number(v)).collect();
     let backed = |x: f64, d: usize| {
-        truth_numbers.iter().any(|t| close(x, d, *t))
+        truth_numbers.iter().any(|t| close(x, d, *t, rounded))
             || question_numbers.contains(&x)
             || is_year(x)
             || x == truth.rows.len() as f64
@@ -307,7 +315,7 @@ fn score_in_thread(
             // "There are no tickets …" states a zero.
             let says_none = t == 0.0
                 && text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "no" | "No" | "none" | "zero"));
-            if !written.iter().any(|(x, d, _)| close(*x, *d, t)) && !says_none {
+            if !written.iter().any(|(x, d, _)| close(*x, *d, t, rounded)) && !says_none {
                 missing.push(format!("{t}"));
             }
         } else if let Some(s) = cell_text(v)
@@ -512,7 +520,8 @@ mod blind;
 /// The blind corpora: questions over seven datasets in domains the planner was never written
 /// against, written by someone who saw only each dataset's schema, a few rows and its
 /// categories, and frozen before the planner was changed for them (`questions-1.jsonl`; the
-/// second set, `questions-2.jsonl`, was written at the end and measures it unseen). Each set
+/// second set, `questions-2.jsonl`, was written by another stranger after the planner work and
+/// first run unseen: BENCHMARKS.md §8 has both measurements). Each set
 /// must state no wrong number and propose nothing, answer at least 80% of its answerable
 /// questions, and at least 70% in every category. `BLIND_ONLY=<category>` asks only one
 /// category's questions (and conversations), `EVAL_VERBOSE=1` prints every answer that is not
@@ -532,11 +541,9 @@ async fn strangers_questions_over_data_it_never_saw() {
     let mut failures = Vec::new();
     for set in ["questions-1.jsonl", "questions-2.jsonl"] {
         let path = format!("{}/eval/blind/{set}", env!("CARGO_MANIFEST_DIR"));
-        if set.ends_with("2.jsonl") && !std::path::Path::new(&path).exists() {
-            continue;
-        }
         let items = corpus(&path);
-        assert!(set.ends_with("2.jsonl") || items.len() >= 300, "{set} has {} questions", items.len());
+        let least = if set.ends_with("1.jsonl") { 300 } else { 170 };
+        assert!(items.len() >= least, "{set} has {} questions", items.len());
         // (category) → [correct, honest, wrong], over the answerable questions and the others.
         let mut table: BTreeMap<String, [u32; 3]> = BTreeMap::new();
         let mut wrong = Vec::new();
@@ -658,6 +665,13 @@ fn the_scorer_catches_a_wrong_number_and_accepts_a_rounded_right_one() {
         score(&item("how many students failed?"), "There are 4 that did not pass.", true, Some(&failed), &[]),
         Score::Wrong(_)
     ));
+    // A truth its SQL rounded (30.5 of a true 30.495) backs an answer rounded otherwise
+    // (30.49); a truth left whole does not.
+    let age = pb::Table { rows: vec![pb::Row { values: vec![value(30.5)] }], ..Default::default() };
+    let rounded = Item { truth: Some("select round(avg(Age), 1) from stays".into()), ..item("average age") };
+    assert_eq!(score(&rounded, "The average age is 30.49.", true, Some(&age), &[]), Score::Correct);
+    assert!(matches!(score(&rounded, "The average age is 30.39.", true, Some(&age), &[]), Score::Wrong(_)));
+    assert!(matches!(score(&item("average age"), "The average age is 30.49.", true, Some(&age), &[]), Score::Wrong(_)));
     let refuse = Item { truth: None, ..item("how many customers will churn next year?") };
     assert_eq!(score(&refuse, "customer_churn has no date column.", false, None, &[]), Score::Correct);
     assert!(matches!(score(&refuse, "There are 147 customers that churned.", true, None, &[]), Score::Wrong(_)));
