@@ -541,11 +541,16 @@ fn rows_answer(lex: &Lexicon, r: &Reading, table: &Table, order: Option<&(Measur
 fn identify(lex: &Lexicon, table: &Table, row: usize) -> String {
     let Some(cells) = table.rows.get(row) else { return String::new() };
     let at = |name: &str| output(table, name).and_then(|i| cells.get(i));
-    let id = lex
-        .columns
-        .iter()
-        .find(|c| c.class == Class::Id)
-        .and_then(|c| at(&c.name).filter(|v| !v.is_null()).map(|v| format!("{} {}", c.label, cell(v, None))));
+    // (With the name an id stands for: "student ST0078 Lucas Kowalski".)
+    let id = lex.columns.iter().position(|c| c.class == Class::Id).and_then(|k| {
+        let c = &lex.columns[k];
+        let id = at(&c.name).filter(|v| !v.is_null()).map(|v| format!("{} {}", c.label, cell(v, None)))?;
+        let name = crate::reading::name_of(lex, k).and_then(|n| at(&lex.columns[n].name)).filter(|v| !v.is_null());
+        Some(match name {
+            Some(v) => format!("{id} {}", cell(v, None)),
+            None => id,
+        })
+    });
     let place = lex
         .columns
         .iter()

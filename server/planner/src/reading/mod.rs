@@ -1158,7 +1158,12 @@ impl<'a> Reader<'a> {
                         order = GroupOrder::Value(desc);
                         leader = limit.is_none();
                         ask = Ask::Tally(Tally::Aggregate(agg, m));
-                    } else if entity_at.is_some() || measure.is_none() || limit.is_some() {
+                    } else if entity_at.is_some()
+                        || measure.is_none()
+                        || limit.is_some()
+                        // "who got the highest test score": the person's row.
+                        || (0..self.tokens.len()).any(|i| self.word(i) == "who")
+                    {
                         // "the 5 cheapest apartments", "the most expensive apartment".
                         let plural_entity = entity_at.is_some_and(|i| {
                             let w = self.word(i);
@@ -1307,6 +1312,13 @@ impl<'a> Reader<'a> {
                 while self.take_word(w) {}
             }
         }
+        if matches!(ask, Ask::Rows(_))
+            && lex.columns.iter().any(|c| crate::text::words_of(&c.name).iter().any(|w| w == "name"))
+        {
+            for w in ["name", "names"] {
+                while self.take_word(w) {}
+            }
+        }
         // "the readmission rate for Cardiology, as a percentage": how a share is said anyway.
         if matches!(ask, Ask::Tally(Tally::Share(_))) || flag_share {
             for p in [&["as", "a", "percentage"][..], &["as", "a", "percent"], &["in", "percent"]] {
@@ -1437,7 +1449,7 @@ impl<'a> Reader<'a> {
 
 /// The column that names the things an id column identifies (`student_name` beside
 /// `student_id`), when there is one.
-pub(super) fn name_of(lex: &Lexicon, key: usize) -> Option<usize> {
+pub(crate) fn name_of(lex: &Lexicon, key: usize) -> Option<usize> {
     if lex.columns[key].class != Class::Id {
         return None;
     }
