@@ -272,7 +272,7 @@ const SYNONYMS: &[(&str, &[&str])] = &[
     ("country", &["nation"]),
     ("medium", &["channel", "traffic medium"]),
     ("tariff", &["rate plan", "price plan", "energy plan"]),
-    ("solar", &["solar power", "solar generation", "generated", "generation", "pv"]),
+    ("solar", &["solar power", "solar generation", "solar output", "generated", "generation", "pv"]),
     ("insurance", &["insurer", "payer", "coverage", "cover"]),
     ("segment", &["customer type", "customer segment"]),
     ("region", &["area", "territory", "zone"]),
@@ -950,6 +950,27 @@ pub(crate) mod tests {
             !lex.entries.iter().any(|e| e.words == [(stem("tips"), Form::Stem)]),
             "a memory about no column adds nothing"
         );
+    }
+
+    #[test]
+    fn unique_visitors_of_sessions_are_not_the_sessions_counted() {
+        let d = dataset(
+            "web_sessions",
+            &[("session_id", "VARCHAR"), ("source", "VARCHAR"), ("pages_viewed", "BIGINT"), ("converted", "BOOLEAN")],
+        );
+        let lex = Lexicon::new(&d, &[]);
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 28).unwrap();
+        let read = |q: &str| crate::reading::read(q, &lex, today);
+        assert!(
+            matches!(read("how many unique visitors did the site have?"), Err(crate::reading::Unread::Refuse(t)) if t.contains("no column that tells"))
+        );
+        // The sessions themselves, and a quantity the rows hold, are counted and totalled.
+        assert!(read("how many distinct sessions are there?").is_ok());
+        let pages = read("how many pages were viewed?").unwrap();
+        assert!(matches!(
+            pages.ask,
+            crate::reading::Ask::Tally(crate::reading::Tally::Aggregate(aware_core::query_plan::Aggregate::Sum, _))
+        ));
     }
 
     #[test]

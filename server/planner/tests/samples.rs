@@ -254,6 +254,8 @@ fn what_cannot_be_read_is_said_and_never_answered() {
     let t = refused("how many apartments are in Madrid?");
     assert!(t.contains("Madrid"), "{t}");
     assert!(matches!(plan("write me a poem"), Err(Unread::NotData) | Err(Unread::Refuse(_))));
+    // Clients are the customers here, one per row.
+    assert!(plan("how many unique clients are there?").is_ok());
 }
 
 /// A result table as the sandbox returns it.

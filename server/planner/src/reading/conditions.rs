@@ -127,6 +127,10 @@ impl Reader<'_> {
             let percent = self.tokens[j].percent;
             let mut values = vec![Lit::Num(first)];
             let mut end = j + 1;
+            // "20 or more units": the unit after the bound.
+            if op_len == 0 && self.used[end.min(n - 1)] && matches!(self.word(end), "or" | "and") {
+                end += 2;
+            }
             if op == FilterOp::Between {
                 if self.word(end) == "and" && self.tokens.get(end + 1).and_then(|t| t.number).is_some() {
                     values.push(Lit::Num(self.tokens[end + 1].number.unwrap_or_default()));

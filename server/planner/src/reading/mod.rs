@@ -226,6 +226,10 @@ pub fn sounds_like_followup(question: &str) -> bool {
         )
 }
 
+/// Words for people: "unique visitors" of rows that are not people (sessions, orders) cannot
+/// be counted apart without a column that identifies them.
+const PEOPLE: &[&str] = &["visitor", "user", "customer", "client", "person", "people", "patient", "student", "buyer"];
+
 /// Whether the question names a month, quarter or half, whose year may come from the data.
 pub fn names_a_period(question: &str) -> bool {
     tokenize(question).iter().any(|t| {
@@ -823,14 +827,51 @@ impl<'a> Reader<'a> {
         let how_long = self.take_phrase(&["how", "long"])
             || (!lex.of_class(Class::Duration).is_empty()
                 && ["days", "hours", "minutes", "weeks"].iter().any(|u| self.take_phrase(&["how", "many", u])));
+        if how_long {
+            // "how long does a session last (in seconds)": the verb, and the duration's own unit.
+            for i in 0..self.tokens.len() {
+                if matches!(self.word(i), "last" | "lasts")
+                    && !self.used[i]
+                    && time_unit(self.word(i + 1)).is_none()
+                    && !matches!(self.word(i + 1), "month" | "week" | "year" | "quarter" | "day")
+                    && self.tokens.get(i + 1).is_none_or(|t| t.number.is_none())
+                {
+                    self.used[i] = true;
+                }
+            }
+            if let [d] = lex.of_class(Class::Duration).as_slice()
+                && let Some(u) = unit_word(&lex.columns[*d])
+            {
+                for i in 0..self.tokens.len() {
+                    if self.word(i) == "in" && !self.used[i] && stem(self.word(i + 1)) == stem(u) {
+                        self.mark(i, i + 2);
+                    }
+                }
+            }
+        }
 
+        // "how many units were sold", "how many pages were viewed": a quantity the rows hold,
+        // totalled — not the rows counted.
+        let quantity = (1..self.tokens.len()).find(|&i| {
+            self.word(i - 1) == "how"
+                && self.word(i) == "many"
+                && !self.used[i]
+                && matches!(self.span_at(i + 1).map(|s| &s.meaning), Some(Meaning::Column(c))
+                    if lex.columns[*c].is_numeric()
+                        && lex.columns[*c].kind == aware_core::value::ValueKind::Int
+                        && lex.columns[*c].class != Class::Id
+                        && shape::additive(lex, *c))
+        });
+        if let Some(i) = quantity {
+            self.mark(i - 1, i + 1);
+        }
         // Aggregates, counts, shares and groups.
         let count =
             self.take_phrase(&["how", "many"]) || self.take_phrase(&["number", "of"]) || self.take_word("count");
         let how_much = self.take_phrase(&["how", "much"]);
         let share =
             ["rate", "percentage", "percent", "share", "proportion", "fraction"].iter().any(|w| self.take_word(w));
-        let aggregate = self.aggregate_word();
+        let aggregate = self.aggregate_word().or(quantity.map(|_| Aggregate::Sum));
         let group = match trend_group {
             Some(g) => Some(g),
             None => self.group()?,
@@ -850,6 +891,29 @@ impl<'a> Reader<'a> {
         let (measure, per_only) = self.measure()?;
         // "how many different plans": the count of distinct values says that already.
         for w in ["distinct", "different", "unique"] {
+            // "unique visitors" of sessions: another word for the rows is not an identity to count
+            // apart — nothing says which sessions are one visitor's.
+            if let Some(i) = self.find_phrase(&[w])
+                && let Some(sp) = self.span_at(self.next_content(i + 1))
+                && sp.meaning == Meaning::Entity
+                && [self.word(sp.start).to_owned(), crate::answer::singular(&lex.entity)]
+                    .map(|w| PEOPLE.contains(&stem(&w).as_str()))
+                    == [true, false]
+                // (`student_id` tells students apart.)
+                && !lex.columns.iter().any(|c| {
+                    c.class == Class::Id
+                        && crate::text::words_of(&c.name).iter().any(|w| stem(w) == stem(self.word(sp.start)))
+                })
+            {
+                let said: Vec<String> = self.tokens[sp.start..sp.end].iter().map(|t| t.raw.clone()).collect();
+                return Err(Unread::Refuse(format!(
+                    "{} has no column that tells one of the {} from another, so I cannot count {w} {}; each of its rows is one {}.",
+                    lex.dataset.table_name,
+                    said.join(" "),
+                    said.join(" "),
+                    crate::answer::singular(&lex.entity)
+                )));
+            }
             self.take_word(w);
         }
 

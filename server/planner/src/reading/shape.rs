@@ -41,6 +41,11 @@ impl Reader<'_> {
                 next = self.next_content(next + 1);
             }
             let next = if self.word(next) == "of" { self.next_content(next + 1) } else { next };
+            // "total hospital cost", "total shipment weight": the rows' word before the quantity.
+            let next = match self.span_at(next) {
+                Some(sp) if matches!(sp.meaning, Meaning::Dataset | Meaning::Entity) => self.next_content(sp.end),
+                _ => next,
+            };
             if self.column_span(next).is_some_and(|c| self.lex.columns[c].is_numeric()) {
                 self.used[i] = true;
                 return Some(Aggregate::Sum);
@@ -235,8 +240,14 @@ impl Reader<'_> {
                 continue;
             }
             // "the most revenue", "the least kWh", "best selling", "top selling": an amount,
-            // totalled per group.
+            // totalled per group ("the most hospital cost": the data's own name between).
             let next = self.next_content(i + 1);
+            let next = match self.span_at(next) {
+                Some(sp) if sp.meaning == Meaning::Dataset && matches!(w.as_str(), "most" | "least") => {
+                    self.next_content(sp.end)
+                }
+                _ => next,
+            };
             if matches!(w.as_str(), "most" | "least" | "fewest" | "best" | "worst" | "top")
                 && self.column_span(next).is_some_and(|c| lex.columns[c].is_numeric() && additive(lex, c))
                 && (matches!(w.as_str(), "most" | "least" | "fewest") || sold_verb(self.word(next)))
