@@ -357,6 +357,26 @@ fn grouped_answer(
         let Some((top, Some(tv))) = valued.first().map(|g| (*g).clone()) else {
             return format!("No {group_label} has a value for the {what}.");
         };
+        // "top 3 products by units": the three, each with its figure.
+        if let Some(n) = r.limit.filter(|n| *n >= 2 && valued.len() >= 2) {
+            let listed: Vec<String> = valued
+                .iter()
+                .take(n as usize)
+                .map(|(k, v)| format!("{k} ({})", v.map_or_else(|| "none".to_owned(), show)))
+                .collect();
+            let way = match (tally, desc) {
+                (Tally::Count, true) => format!("most {entity}"),
+                (Tally::Count, false) => format!("fewest {entity}"),
+                (_, true) => format!("highest {what}"),
+                (_, false) => format!("lowest {what}"),
+            };
+            return format!(
+                "The {} {} with the {way}{filters}: {}.{truncated}",
+                listed.len(),
+                plural(&group_label),
+                listed.join(", ")
+            );
+        }
         let lead = match tally {
             Tally::Count => {
                 format!("{top} has the {} {entity}{filters}: {}", if desc { "most" } else { "fewest" }, show(tv))
@@ -511,6 +531,13 @@ fn rows_answer(lex: &Lexicon, r: &Reading, table: &Table, order: Option<&(Measur
                         singular(entity),
                         measure_value(lex, m, *v)
                     )
+                }
+                // A few: each, with its figure.
+                (2..=5, _, _) if values.len() == n => {
+                    let each: Vec<String> = (0..n)
+                        .map(|i| format!("{}: {}", identify(lex, table, i), measure_value(lex, m, values[i])))
+                        .collect();
+                    format!("The {n} {entity} with the {way} {label}{filters}: {}.", each.join("; "))
                 }
                 (_, Some(a), Some(b)) => format!(
                     "The {n} {entity} with the {way} {label}{filters} range from {} to {}; the table lists them in order, starting with {}.",

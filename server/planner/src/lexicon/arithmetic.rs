@@ -65,6 +65,33 @@ pub(super) fn add(lex: &mut Lexicon, question: &str) {
                 None
             }
             ["divided", "by"] | ["over"] => Some(Operator::Div),
+            // "divide total cost by total distance".
+            ["by"] if (1..=2).any(|k| matches!(before(k), "divide" | "dividing")) => {
+                let k = if matches!(before(1), "divide" | "dividing") { 1 } else { 2 };
+                let f = if totals || before(1) == "total" {
+                    totals_of(a, b)
+                } else {
+                    Formula::op(Operator::Div, Formula::Column(a), Formula::Column(b))
+                };
+                found.push((s1 - k, e2, f, "divided by".into()));
+                None
+            }
+            // "consumption once solar generation is subtracted".
+            [w] if matches!(*w, "once" | "after" | "with" | "when") => {
+                let mut k = e2;
+                if matches!(word(k), "is" | "are" | "been" | "gets" | "get") {
+                    k += 1;
+                }
+                if matches!(word(k), "subtracted" | "deducted" | "removed" | "netted") {
+                    found.push((
+                        s1,
+                        k + 1,
+                        Formula::op(Operator::Sub, Formula::Column(a), Formula::Column(b)),
+                        "minus".into(),
+                    ));
+                }
+                None
+            }
             ["and"] if matches!(before(1), "between") && matches!(before(2), "gap" | "difference") => {
                 found.push((
                     s1 - 3,

@@ -219,11 +219,14 @@ pub fn sounds_like_followup(question: &str) -> bool {
         || (words.len() <= 5
             && matches!(first, "by" | "per" | "for" | "in" | "with" | "without" | "excluding" | "except" | "during"))
         || words.iter().any(|w| matches!(w.as_str(), "instead" | "same" | "ones" | "those" | "them"))
-        // "what share of all claims is that?": the last answer.
-        || matches!(
-            words.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>().as_slice(),
-            ["that", "is" | "was" | "of" | "does" | "represents" | "represent"]
-        )
+        // "what share of all claims is that?", "what share is that of …", "their total": the
+        // last answer.
+        || words.windows(2).any(|p| {
+            matches!((p[0].as_str(), p[1].as_str()), ("is" | "was" | "of" | "does" | "represents" | "represent", "that"))
+                && words.last().is_some_and(|w| w == "that" || words.iter().any(|w| matches!(w.as_str(), "share" | "percentage" | "percent" | "proportion" | "fraction")))
+        })
+        // (Short questions only: "customers by their plan" is a question of its own.)
+        || (words.len() <= 7 && words.iter().any(|w| matches!(w.as_str(), "their" | "these")))
 }
 
 /// Words for people: "unique visitors" of rows that are not people (sessions, orders) cannot
@@ -697,6 +700,9 @@ impl<'a> Reader<'a> {
         }
         // "what carriers do we use", "which browsers are seen": the values themselves.
         self.take_phrase(&["do", "we", "use"]);
+        // "shipments that ended up delayed".
+        self.take_phrase(&["ended", "up"]);
+        self.take_phrase(&["end", "up"]);
         // "i.e. consumption minus solar".
         for i in 0..self.tokens.len() {
             if self.word(i) == "e" && i > 0 && self.word(i - 1) == "i" {
@@ -1013,6 +1019,18 @@ impl<'a> Reader<'a> {
             _ => None,
         };
         if let Some(m) = measure.or(ranked_by) {
+            // "order value (usd)", "in euros": the currency the amount is in already.
+            if let Some(crate::lexicon::Unit::Currency(sym)) = lex.columns[m.column].unit {
+                let said: &[&str] = match sym {
+                    '$' => &["usd", "dollars", "dollar"],
+                    '€' => &["eur", "euros", "euro"],
+                    '£' => &["gbp", "pounds", "pound", "sterling"],
+                    _ => &[],
+                };
+                for w in said {
+                    while self.take_word(w) {}
+                }
+            }
             let unit = unit_word(&lex.columns[m.column]);
             for i in 0..self.tokens.len().saturating_sub(1) {
                 if !self.used[i]

@@ -420,6 +420,19 @@ impl Reader<'_> {
             {
                 continue;
             }
+            // "total consumption across all meters": over all of them, one figure.
+            if matches!(w.as_str(), "across" | "over" | "for")
+                && self.word(i + 1) == "all"
+                && self.span_at(i + 2).is_some_and(|sp| match sp.meaning {
+                    Meaning::Column(c) => groupable(lex, c) || lex.columns[c].class == Class::Id,
+                    Meaning::Entity | Meaning::Dataset => true,
+                    _ => false,
+                })
+            {
+                self.mark(i, i + 2);
+                self.mark_span(i + 2);
+                continue;
+            }
             let bucket_next = matches!(
                 self.word(i + 1),
                 "month" | "months" | "quarter" | "quarters" | "week" | "weeks" | "day" | "days" | "year" | "years"

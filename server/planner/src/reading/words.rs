@@ -172,6 +172,12 @@ pub(super) const FUNCTION_WORDS: &[&str] = &[
     "led",
     "works",
     "away",
+    // "students that appear in the grades", "F grades handed out", "results dated in June".
+    "appear",
+    "appears",
+    "appeared",
+    "handed",
+    "dated",
 ];
 
 /// Words for the business itself ("how much revenue did the site make"), understood as such
