@@ -520,8 +520,8 @@ mod blind;
 /// The blind corpora: questions over seven datasets in domains the planner was never written
 /// against, written by someone who saw only each dataset's schema, a few rows and its
 /// categories, and frozen before the planner was changed for them (`questions-1.jsonl`; the
-/// second set, `questions-2.jsonl`, was written by another stranger after the planner work and
-/// first run unseen: BENCHMARKS.md §8 has both measurements). Each set
+/// second and third sets were written by other strangers after rounds of planner work, each
+/// first run unseen: BENCHMARKS.md §8 has every measurement). Each set
 /// must state no wrong number and propose nothing, answer at least 80% of its answerable
 /// questions, and at least 70% in every category. `BLIND_ONLY=<category>` asks only one
 /// category's questions (and conversations), `EVAL_VERBOSE=1` prints every answer that is not
