@@ -221,17 +221,21 @@ pub fn sounds_like_followup(question: &str) -> bool {
         || words.iter().any(|w| matches!(w.as_str(), "instead" | "same" | "ones" | "those" | "them"))
         // "what share of all claims is that?", "what share is that of …", "their total": the
         // last answer.
-        || words.windows(2).any(|p| {
+        || (words.windows(2).any(|p| {
             matches!((p[0].as_str(), p[1].as_str()), ("is" | "was" | "of" | "does" | "represents" | "represent", "that"))
-                && words.last().is_some_and(|w| w == "that" || words.iter().any(|w| matches!(w.as_str(), "share" | "percentage" | "percent" | "proportion" | "fraction")))
-        })
+        }) && (words.last().is_some_and(|w| w == "that")
+            || words.iter().any(|w| matches!(w.as_str(), "share" | "percentage" | "percent" | "proportion" | "fraction"))))
         // (Short questions only: "customers by their plan" is a question of its own.)
         || (words.len() <= 7 && words.iter().any(|w| matches!(w.as_str(), "their" | "these")))
 }
 
-/// Words for people: "unique visitors" of rows that are not people (sessions, orders) cannot
-/// be counted apart without a column that identifies them.
-const PEOPLE: &[&str] = &["visitor", "user", "customer", "client", "person", "people", "patient", "student", "buyer"];
+/// Whether `word` names people: "unique visitors" of rows that are not people (sessions, orders)
+/// cannot be counted apart without a column that identifies them.
+fn is_people(word: &str) -> bool {
+    const PEOPLE: &[&str] =
+        &["visitor", "user", "customer", "client", "person", "people", "patient", "student", "buyer"];
+    PEOPLE.contains(&stem(word).as_str())
+}
 
 /// Whether the question names a month, quarter or half, whose year may come from the data.
 pub fn names_a_period(question: &str) -> bool {
@@ -902,9 +906,8 @@ impl<'a> Reader<'a> {
             if let Some(i) = self.find_phrase(&[w])
                 && let Some(sp) = self.span_at(self.next_content(i + 1))
                 && sp.meaning == Meaning::Entity
-                && [self.word(sp.start).to_owned(), crate::answer::singular(&lex.entity)]
-                    .map(|w| PEOPLE.contains(&stem(&w).as_str()))
-                    == [true, false]
+                && is_people(self.word(sp.start))
+                && !is_people(&crate::answer::singular(&lex.entity))
                 // (`student_id` tells students apart.)
                 && !lex.columns.iter().any(|c| {
                     c.class == Class::Id
@@ -1389,16 +1392,13 @@ impl<'a> Reader<'a> {
         }
         // "the longest shipment? give the id", "oldest patient's stay id": the rows listed show
         // their id and name anyway.
-        if matches!(ask, Ask::Rows(_)) && lex.columns.iter().any(|c| c.class == Class::Id) {
-            for w in ["id", "ids", "identifier"] {
-                while self.take_word(w) {}
-            }
-        }
-        if matches!(ask, Ask::Rows(_))
-            && lex.columns.iter().any(|c| crate::text::words_of(&c.name).iter().any(|w| w == "name"))
-        {
-            for w in ["name", "names"] {
-                while self.take_word(w) {}
+        if matches!(ask, Ask::Rows(_)) {
+            let has_id = lex.columns.iter().any(|c| c.class == Class::Id);
+            let has_name = lex.columns.iter().any(|c| crate::text::words_of(&c.name).iter().any(|w| w == "name"));
+            for (w, shown) in
+                [("id", has_id), ("ids", has_id), ("identifier", has_id), ("name", has_name), ("names", has_name)]
+            {
+                while shown && self.take_word(w) {}
             }
         }
         // "the readmission rate for Cardiology, as a percentage": how a share is said anyway.
