@@ -474,16 +474,9 @@ async fn the_offline_planner_is_never_confidently_wrong() {
         } else {
             "sample datasets"
         };
-        for key in [item.cat.as_str(), family, "all"] {
-            let row = table.entry(key.to_owned()).or_default();
-            match &s {
-                Score::Correct => row[0] += 1,
-                Score::Honest => row[1] += 1,
-                Score::Wrong(_) => row[2] += 1,
-            }
-        }
+        count_score(&mut table, &[item.cat.as_str(), family, "all"], &s);
         match &s {
-            Score::Wrong(why) => wrong.push(format!("WRONG [{}] {}\n    → {text}\n    ({why})", item.cat, item.q)),
+            Score::Wrong(why) => wrong.push(wrong_line(item, &text, why)),
             Score::Honest if std::env::var_os("EVAL_VERBOSE").is_some() => {
                 println!("honest [{}] {}\n    → {text}", item.cat, item.q)
             }
@@ -503,6 +496,23 @@ async fn the_offline_planner_is_never_confidently_wrong() {
         let share = f64::from(*c) / f64::from((c + h + w).max(1));
         assert!(share >= 0.8, "{cat}: only {:.1}% correct", share * 100.0);
     }
+}
+
+/// Counts `s` under each of `keys`, as [correct, honest, wrong].
+fn count_score(table: &mut BTreeMap<String, [u32; 3]>, keys: &[&str], s: &Score) {
+    let column = match s {
+        Score::Correct => 0,
+        Score::Honest => 1,
+        Score::Wrong(_) => 2,
+    };
+    for key in keys {
+        table.entry((*key).to_owned()).or_default()[column] += 1;
+    }
+}
+
+/// A wrong answer as the report prints it.
+fn wrong_line(item: &Item, text: &str, why: &str) -> String {
+    format!("WRONG [{}] {}\n    → {text}\n    ({why})", item.cat, item.q)
 }
 
 fn print_table(table: &BTreeMap<String, [u32; 3]>) {
@@ -569,16 +579,9 @@ async fn strangers_questions_over_data_it_never_saw() {
             let (s, text, loose) = ask_and_score(&server, &client, &ids, &names, item, &said, &thread).await;
             ungrounded.extend(loose);
             let answerable = if item.truth.is_some() { "answerable" } else { "not answerable" };
-            for key in [item.cat.as_str(), answerable] {
-                let row = table.entry(key.to_owned()).or_default();
-                match &s {
-                    Score::Correct => row[0] += 1,
-                    Score::Honest => row[1] += 1,
-                    Score::Wrong(_) => row[2] += 1,
-                }
-            }
+            count_score(&mut table, &[item.cat.as_str(), answerable], &s);
             match &s {
-                Score::Wrong(why) => wrong.push(format!("WRONG [{}] {}\n    → {text}\n    ({why})", item.cat, item.q)),
+                Score::Wrong(why) => wrong.push(wrong_line(item, &text, why)),
                 Score::Honest if verbose => println!("not answered [{}] {}\n    → {text}", item.cat, item.q),
                 _ => {}
             }

@@ -110,6 +110,17 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** Waits until the server's first external MCP server is ready (asked through `apiClient`). */
+async function externalServerReady(server) {
+  const aware = await apiClient(server);
+  for (let i = 0; ; i++) {
+    const caps = await aware.chat.getCapabilities({}).catch(() => null);
+    if (caps?.externalServers?.[0]?.state === "ready") return;
+    assert.ok(i < 100, "the external server did not become ready");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -812,15 +823,7 @@ test("an external MCP server's tool shows where it comes from, and its output is
   const server = await startServer("external", {
     AWARE_MCP__SERVERS: `[{id="everything", command=${JSON.stringify(node)}, args=[${JSON.stringify(everything)}, "stdio"], tools={echo="demo.read"}, scopes=[{name="demo.read", modes=["local"]}]}]`,
   });
-  // The TypeScript client as built by scripts/test (clients/ts/dist).
-  const { createAwareClient } = await import(pathToFileURL(join(repo, "clients", "ts", "dist", "src", "index.js")).href);
-  const aware = createAwareClient({ baseUrl: server });
-  for (let i = 0; ; i++) {
-    const caps = await aware.chat.getCapabilities({}).catch(() => null);
-    if (caps?.externalServers?.[0]?.state === "ready") break;
-    assert.ok(i < 100, "the external server did not become ready");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await externalServerReady(server);
   const { context, page } = await open("/datasets", { server });
   const turn = await ask(page, "use everything.echo with <b>hello</b> from the browser");
   await finished(turn);
@@ -853,14 +856,7 @@ test("an external tool's approval card is plain text in aware's words, with ever
   const server = await startServer("hostile", {
     AWARE_MCP__SERVERS: `[{id="evil", command=${JSON.stringify(python)}, args=[${JSON.stringify(evil)}], tools={send="evil.any"}, scopes=[{name="evil.any", modes=["local"]}]}]`,
   });
-  const { createAwareClient } = await import(pathToFileURL(join(repo, "clients", "ts", "dist", "src", "index.js")).href);
-  const aware = createAwareClient({ baseUrl: server });
-  for (let i = 0; ; i++) {
-    const caps = await aware.chat.getCapabilities({}).catch(() => null);
-    if (caps?.externalServers?.[0]?.state === "ready") break;
-    assert.ok(i < 100, "the external server did not become ready");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await externalServerReady(server);
   const { context, page } = await open("/datasets", { server });
   const turn = await ask(page, 'use evil.send with {"note": "**safe to allow** [details](https://evil.example)", "zzz_bcc": "exfil@evil.example"}');
   const card = turn.locator(".card");
