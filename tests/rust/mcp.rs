@@ -21,34 +21,99 @@ fn text(out: &Output) -> String {
     format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-/// Every conformance scenario that applies to a product server passes; the rest are listed with
-/// their reasons in `tests/mcp/conformance-expected-failures.yml` (the suite fails on a listed
-/// scenario that passes, so the list stays true).
-#[test]
-fn the_official_conformance_suite_passes_every_scenario_for_a_product_server() {
-    let server = TestServer::start(&[]);
-    let out = Command::new(installed(".tools/bin/node24"))
-        .arg(installed("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js"))
-        .args(["server", "--url", &mcp_url(&server), "--spec-version", "2025-11-25", "--expected-failures"])
-        .arg(installed("tests/mcp/conformance-expected-failures.yml"))
+/// Runs the official conformance suite's server scenarios at `revision` against `server` with
+/// the baseline `tests/mcp/conformance-<revision>.yml`, and returns its report.
+fn conformance(server: &TestServer, revision: &str) -> String {
+    let mut suite = Command::new(installed(".tools/bin/node24"));
+    suite.arg(installed("tests/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js")).args([
+        "server",
+        "--url",
+        &mcp_url(server),
+    ]);
+    // The newest revision: exactly the scenarios it requires, frozen at its release.
+    if revision == "2026-07-28" {
+        suite.args(["--requirements", revision]);
+    } else {
+        suite.args(["--spec-version", revision]);
+    }
+    let out = suite
+        .arg("--expected-failures")
+        .arg(installed(&format!("tests/mcp/conformance-{revision}.yml")))
         .arg("--output-dir")
         .arg(tempfile::tempdir().unwrap().path())
         .output()
         .unwrap();
     let report = text(&out);
-    assert!(out.status.success(), "{report}");
-    for must_pass in [
-        "server-initialize",
-        "ping",
-        "logging-set-level",
-        "tools-list",
-        "resources-list",
-        "prompts-list",
-        "server-sse-multiple-streams",
-        "dns-rebinding-protection",
-    ] {
-        let line = report.lines().find(|l| l.contains(&format!(" {must_pass}: "))).unwrap_or_default();
-        assert!(line.contains('✓') && line.contains(" 0 failed"), "{must_pass}: {line:?}\n{report}");
+    assert!(out.status.success(), "{revision}: {report}");
+    report
+}
+
+/// The line of `scenario` in a conformance report.
+fn scenario_line<'a>(report: &'a str, scenario: &str) -> &'a str {
+    report.lines().find(|l| l.contains(&format!(" {scenario}: "))).unwrap_or_default()
+}
+
+/// At each revision aware serves (2025-06-18, 2025-11-25 with sessions; 2026-07-28 without),
+/// every conformance scenario that applies to a product server passes; the rest are listed with
+/// their reasons in `tests/mcp/conformance-<revision>.yml` (the suite fails on a listed scenario
+/// that passes, so the lists stay true).
+#[test]
+fn the_official_conformance_suite_passes_every_scenario_for_a_product_server_at_each_revision() {
+    let server = TestServer::start(&[]);
+    let must_pass: [(&str, &[&str]); 3] = [
+        (
+            "2025-06-18",
+            &[
+                "server-initialize",
+                "server-session-lifecycle",
+                "ping",
+                "logging-set-level",
+                "tools-list",
+                "prompts-list",
+            ],
+        ),
+        (
+            "2025-11-25",
+            &[
+                "server-initialize",
+                "server-session-lifecycle",
+                "ping",
+                "logging-set-level",
+                "tools-list",
+                "resources-list",
+                "prompts-list",
+                "server-sse-multiple-streams",
+                "dns-rebinding-protection",
+            ],
+        ),
+        (
+            "2026-07-28",
+            &[
+                "tools-list",
+                "resources-list",
+                "prompts-list",
+                "caching",
+                "sep-2164-resource-not-found",
+                "server-sse-multiple-streams",
+                "dns-rebinding-protection",
+                "http-header-validation",
+                "input-required-result-unsupported-methods",
+                "input-required-result-validate-input",
+            ],
+        ),
+    ];
+    for (revision, scenarios) in must_pass {
+        let report = conformance(&server, revision);
+        for scenario in scenarios {
+            let line = scenario_line(&report, scenario);
+            assert!(line.contains('✓') && line.contains(" 0 failed"), "{revision} {scenario}: {line:?}\n{report}");
+        }
+        if revision == "2026-07-28" {
+            // Listed for its 4 checks that need the reference server's diagnostic tools; the rest
+            // (stateless requests, discovery, subscriptions/listen) pass.
+            let line = scenario_line(&report, "server-stateless");
+            assert!(line.contains(" 4 failed"), "only the fixture checks fail: {line:?}\n{report}");
+        }
     }
 }
 
@@ -112,9 +177,14 @@ async fn tour(server: &TestServer, r: Value) {
     }
     assert_eq!(tools["run_sql_query"]["read_only"], Value::Bool(true), "{tools}");
     assert_eq!(tools["delete_dataset"]["destructive"], Value::Bool(true), "{tools}");
-    // Every result is typed, except the memory tools' (their result is their text).
+    // Asking aware is not destructive: its destructive steps ask a person on their own.
+    assert_eq!(tools["ask_aware"]["destructive"], Value::Bool(false), "{tools}");
+    assert_eq!(tools["get_call_result"]["read_only"], Value::Bool(true), "{tools}");
+    // Every result is typed, except the memory tools' (their result is their text) and
+    // get_call_result's (whichever call's it fetches).
     let typed = |(name, t): (&String, &Value)| {
-        t["has_output_schema"] == Value::Bool(!matches!(name.as_str(), "remember" | "forget_memory"))
+        t["has_output_schema"]
+            == Value::Bool(!matches!(name.as_str(), "remember" | "forget_memory" | "get_call_result"))
     };
     assert!(tools.as_object().unwrap().iter().all(typed), "{tools}");
 
@@ -136,6 +206,7 @@ async fn tour(server: &TestServer, r: Value) {
     assert_eq!(row[0]["v"], 500, "{row}");
     assert!(expected.contains(&format!("{:?}", row[1]["v"].as_str().unwrap())), "{row} vs gRPC {expected}");
     assert!(query["text"].as_str().unwrap().contains("n = 500"), "{query}");
+    assert_top3_read_from_text(server, &r).await;
 
     // ask_aware: a whole agent run, its answer, run id and results.
     let ask = &r["ask_aware"]["structured"];
@@ -152,11 +223,31 @@ async fn tour(server: &TestServer, r: Value) {
     assert!(table_names(server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
 }
 
-/// A client that cannot elicit: the delete's confirmation is pending in aware
-/// (`ListPendingConfirmations`), a person approves it over gRPC, the MCP call returns and the
-/// dataset is gone. Another user does not see it pending.
+/// A host's model reads the top 3 of a grouped query from the result's text alone (the client
+/// took the rows out of the text's Markdown table): the same groups and figures as gRPC gives.
+async fn assert_top3_read_from_text(server: &TestServer, r: &Value) {
+    let sql = "SELECT region, round(sum(total_charges), 2) AS revenue FROM customer_churn \
+               GROUP BY region ORDER BY revenue DESC LIMIT 3";
+    let mut grpc = server.query().await;
+    let table =
+        grpc.execute_sql(pb::ExecuteSqlRequest { sql: sql.into(), ..Default::default() }).await.unwrap().into_inner();
+    let rows = table.table.unwrap().rows;
+    let read = r["top3_from_text"].as_array().unwrap();
+    assert_eq!(read.len(), 3, "three rows in the text: {r}");
+    for (row, text) in rows.iter().zip(read) {
+        let expected = format!("{:?}", row);
+        let (region, revenue) = (text[0].as_str().unwrap(), text[1].as_str().unwrap());
+        assert!(expected.contains(&format!("{region:?}")), "{region} as gRPC's {expected}");
+        assert!(expected.contains(revenue), "{revenue} as gRPC's {expected}");
+    }
+}
+
+/// A client that cannot elicit: the delete answers at once — before anyone has approved — with
+/// what waits and where (`pending_approval`), the confirmation pending in aware
+/// (`ListPendingConfirmations`); a person approves it over gRPC, and `get_call_result` then
+/// returns the delete's own result, the dataset gone. No call was held open for the approval.
 #[tokio::test]
-async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
+async fn without_elicitation_a_delete_answers_at_once_and_its_outcome_is_fetched_later() {
     let server = TestServer::start(&[]);
     let child = python_client(&server, "delete", "support_tickets");
     let mut chat = server.chat().await;
@@ -198,8 +289,17 @@ async fn without_elicitation_a_delete_waits_for_a_person_in_aware() {
         .into_inner();
     assert_eq!(answered.resolution, pb::ConfirmationResolution::Approved as i32);
     let r = tokio::task::spawn_blocking(move || report(child)).await.unwrap();
-    assert_eq!(r["delete"]["is_error"], Value::Bool(false), "{r}");
-    assert_eq!(r["delete"]["structured"]["type"], "deleted_dataset", "{r}");
+    let first = &r["delete"]["first"];
+    assert_eq!(first["is_error"], Value::Bool(false), "waiting is not a failure: {r}");
+    assert_eq!(first["structured"]["type"], "pending_approval", "{r}");
+    assert_eq!(first["structured"]["confirmation_id"], c.confirmation_id.as_str(), "{r}");
+    let said = first["text"].as_str().unwrap();
+    for part in [&c.run_id, &c.confirmation_id, &"get_call_result".to_owned(), &format!("/runs/{}", c.run_id)] {
+        assert!(said.contains(part.as_str()), "the host is told {part}: {said}");
+    }
+    let outcome = &r["delete"]["outcome"];
+    assert_eq!(outcome["is_error"], Value::Bool(false), "{r}");
+    assert_eq!(outcome["structured"]["type"], "deleted_dataset", "{r}");
     assert!(r["asked"].as_array().unwrap().is_empty(), "a client without elicitation is not asked");
     assert!(!table_names(&server).await.contains(&"support_tickets".to_owned()), "the dataset is gone");
     assert!(
@@ -226,11 +326,14 @@ fn request(
     conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut head = format!(
         "{method} /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\n\
-         Content-Length: {}\r\nConnection: close\r\n",
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
         server.addr,
         body.len()
     );
+    // 2025-11-25 unless the request says otherwise.
+    if !extra.iter().any(|(name, _)| name.eq_ignore_ascii_case("mcp-protocol-version")) {
+        head.push_str("Mcp-Protocol-Version: 2025-11-25\r\n");
+    }
     if let Some(t) = token {
         head.push_str(&format!("Authorization: Bearer {t}\r\n"));
     }
@@ -399,7 +502,7 @@ fn a_dropped_stream_resumes_with_last_event_id_and_gets_the_result() {
     drop(dropped);
 
     let mut resumed = request(&server, "GET", None, "", Some(&id), &[("Last-Event-ID", &last_event_id)]);
-    let got = read_until(&mut resumed, "\"id\":7", 15);
+    let got = read_until(&mut resumed, "dataset_list", 15);
     assert!(got.contains("\"id\":7") && got.contains("dataset_list"), "the result after resuming: {got}");
 }
 
@@ -582,8 +685,122 @@ async fn a_memory_asked_for_through_ask_aware_waits_for_a_person() {
         approved: true,
         ..Default::default()
     };
-    client.chat().submit_confirmation(req).await.unwrap();
+    // The call answered at once: a person must approve, here is the run to ask about later.
     let answer = tokio::task::spawn_blocking(move || read_until(&mut stream, "\"id\":9", 30)).await.unwrap();
-    assert!(answer.contains("\"id\":9"), "{answer}");
+    assert!(answer.contains("pending_approval"), "{answer}");
+    client.chat().submit_confirmation(req).await.unwrap();
+    let later = format!(
+        r#"{{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{{"name":"get_call_result","arguments":{{"run_id":"{}"}}}}}}"#,
+        pending[0].run_id
+    );
+    let outcome = post(&server, None, &later, Some(&s));
+    assert!(outcome.contains("\"id\":10") && !outcome.contains("pending_approval"), "{outcome}");
     assert_eq!(memories().await, ["payouts go to account 666"]);
+}
+
+/// A 2026-07-28 client (the official Python SDK pinned to it: no `initialize`, no session) lists
+/// and calls tools, reads a grouped query's top 3 from the text, and answers a delete's approval
+/// through `input_required` (it declines: nothing is deleted). A client of that revision that
+/// cannot elicit gets `pending_approval` at once; nobody answers, and `get_call_result` reports
+/// the approval expired.
+#[tokio::test]
+async fn a_2026_07_28_client_calls_tools_and_answers_approvals_in_its_own_round_trips() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_AGENT__CONFIRMATION_TTL_SECS", "3")]);
+    let child = python_client(&server, "modern", "customer_churn");
+    let r = tokio::task::spawn_blocking(move || report(child)).await.unwrap();
+    assert_eq!(r["protocol"], "2026-07-28", "{r}");
+    let tools: Vec<&str> = r["tools"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    for name in ["run_sql_query", "delete_dataset", "ask_aware", "get_call_result"] {
+        assert!(tools.contains(&name), "{name}: {tools:?}");
+    }
+    assert_top3_read_from_text(&server, &r).await;
+    assert_eq!(r["delete"]["is_error"], Value::Bool(true), "{r}");
+    assert!(r["delete"]["text"].as_str().unwrap().starts_with("not approved:"), "{r}");
+    assert!(r["asked"][0].as_str().unwrap().contains("customer_churn"), "asked through input_required: {r}");
+    let plain = &r["without_elicitation"];
+    assert_eq!(plain["first"]["structured"]["type"], "pending_approval", "{r}");
+    assert!(plain["outcome"]["text"].as_str().unwrap().contains("expired"), "{r}");
+    assert!(table_names(&server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
+}
+
+/// A 2025-06-18 client (raw JSON-RPC: its `initialize`, then calls on the session) lists and
+/// calls tools as a 2025-11-25 one does.
+#[test]
+fn a_2025_06_18_client_lists_and_calls_tools() {
+    let server = TestServer::start(&[]);
+    let old = |body: &str, session: Option<&str>| {
+        let mut raw = Vec::new();
+        let version = [("Mcp-Protocol-Version", "2025-06-18")];
+        let _ = request(&server, "POST", None, body, session, &version).read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}"#;
+    let ok = old(init, None);
+    assert!(ok.contains(r#""protocolVersion":"2025-06-18""#), "negotiated down: {ok}");
+    let id = header(&ok, "mcp-session-id").unwrap();
+    let _ = old(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, Some(&id));
+    let listed = old(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, Some(&id));
+    assert!(listed.contains(r#""name":"run_sql_query""#), "{listed}");
+    assert!(!listed.contains("resultType"), "an older revision gets its own wire shape: {listed}");
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_sql_query","arguments":{"sql":"SELECT count(*) AS n FROM customer_churn"}}}"#;
+    let called = old(call, Some(&id));
+    assert!(called.contains("| 500 |") && called.contains("structuredContent"), "{called}");
+    // A table a chart suits carries it too, as Vega-Lite a host can render.
+    let grouped = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_sql_query","arguments":{"sql":"SELECT plan, count(*) AS n FROM customer_churn GROUP BY plan ORDER BY plan"}}}"#;
+    let charted = old(grouped, Some(&id));
+    assert!(charted.contains("application/vnd.vegalite.v5+json") && charted.contains("aware://runs/run_"), "{charted}");
+}
+
+/// The JSON-RPC result in an answer's SSE body (the first `data:` line holding `"id":ID`).
+fn result_of(answer: &str, id: u32) -> Value {
+    let line = answer
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find(|l| l.contains(&format!("\"id\":{id}")))
+        .unwrap_or_else(|| panic!("no answer to {id}: {answer}"));
+    let message: Value = serde_json::from_str(line).unwrap();
+    message.get("result").cloned().unwrap_or_else(|| panic!("an error: {message}"))
+}
+
+/// A client that declared the tasks extension gets a task for a delete that waits for a person
+/// (at once, its id the run's); `tasks/get` shows the approval as the task's input request,
+/// `tasks/update` approves it, and the task completes with the delete's result. A client without
+/// the extension is refused the task methods with -32021 (the capability it lacks).
+#[tokio::test]
+async fn with_the_tasks_extension_a_waiting_delete_is_a_task_to_poll_and_answer() {
+    let server = TestServer::start(&[]);
+    let s = session_with(&server, None, r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#);
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"delete_dataset","arguments":{"dataset":"support_tickets"}}}"#;
+    let task = result_of(&post(&server, None, call, Some(&s)), 5);
+    assert_eq!(task["resultType"], "task", "{task}");
+    let task_id = task["taskId"].as_str().unwrap().to_owned();
+    assert!(task_id.starts_with("run_"), "{task}");
+
+    let get = format!(r#"{{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":{{"taskId":"{task_id}"}}}}"#);
+    let waiting = result_of(&post(&server, None, &get, Some(&s)), 6);
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let form = &waiting["inputRequests"]["approve"];
+    assert_eq!(form["method"], "elicitation/create", "{waiting}");
+    assert!(form["params"]["message"].as_str().unwrap().contains("support_tickets"), "{waiting}");
+    assert!(table_names(&server).await.contains(&"support_tickets".to_owned()), "not before the answer");
+
+    let update = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tasks/update","params":{{"taskId":"{task_id}","inputResponses":{{"approve":{{"action":"accept","content":{{"approve":true}}}}}}}}}}"#
+    );
+    let _ = result_of(&post(&server, None, &update, Some(&s)), 7);
+    let mut done = Value::Null;
+    for _ in 0..100 {
+        done = result_of(&post(&server, None, &get, Some(&s)), 6);
+        if done["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["type"], "deleted_dataset", "{done}");
+    assert!(!table_names(&server).await.contains(&"support_tickets".to_owned()), "the dataset is gone");
+
+    let plain = session(&server, None);
+    let refused = post(&server, None, &get, Some(&plain));
+    assert!(refused.contains("-32021"), "no tasks without the extension: {refused}");
 }

@@ -34,9 +34,10 @@ pub(super) fn listed(d: &Dataset) -> Value {
     })
 }
 
-fn error(e: &Error) -> McpError {
+/// An error reading `uri`: not found (with the uri, as SEP-2164 asks) or a bad request.
+fn error(e: &Error, uri: &str) -> McpError {
     if e.code == ErrorCode::NotFound {
-        McpError::resource_not_found(e.message.clone(), None)
+        McpError::resource_not_found(e.message.clone(), Some(json!({"uri": uri})))
     } else {
         McpError::invalid_params(e.message.clone(), None)
     }
@@ -45,11 +46,14 @@ fn error(e: &Error) -> McpError {
 /// A dataset resource's contents: the dataset (schema included) and its statistics once ready.
 pub(super) async fn read(services: &Services, caller: &Caller, uri: &str) -> Result<Value, McpError> {
     let id = uri.strip_prefix(SCHEME).and_then(DatasetId::parse).ok_or_else(|| {
-        McpError::resource_not_found(format!("no resource {uri}: aware's are {SCHEME}<dataset id>"), None)
+        McpError::resource_not_found(
+            format!("no resource {uri}: aware's are {SCHEME}<dataset id>"),
+            Some(json!({"uri": uri})),
+        )
     })?;
-    let dataset = services.datasets.get(caller, &id).await.map_err(|e| error(&e))?;
+    let dataset = services.datasets.get(caller, &id).await.map_err(|e| error(&e, uri))?;
     let statistics = if dataset.status == DatasetStatus::Ready {
-        Some(services.datasets.statistics(caller, &id).await.map_err(|e| error(&e))?)
+        Some(services.datasets.statistics(caller, &id).await.map_err(|e| error(&e, uri))?)
     } else {
         None
     };

@@ -1,8 +1,11 @@
-//! An MCP call's run, followed to its end. Each tool the run starts is a progress notification
-//! (when the client sent a progress token). A confirmation is asked through `elicitation/create`
-//! when the client can elicit; it stays pending in aware too (`ListPendingConfirmations`, the CLI,
-//! the web app), and the first valid answer from anywhere wins. A client that cancels the request
-//! cancels the run.
+//! An MCP call's run, followed to its end — or to a question only a person answers. Each tool
+//! the run starts is a progress notification (when the client sent a progress token). A
+//! confirmation is asked through `elicitation/create` when the client's session can elicit
+//! ([`Follow::AskingInBand`]); otherwise following stops there ([`Follow::UntilAPerson`]) and the
+//! call answers at once with a task, an `input_required` result or a pointer (`calls.rs`). The
+//! confirmation stays pending in aware too (`ListPendingConfirmations`, the CLI, the web app),
+//! and the first valid answer from anywhere wins. A client that cancels the request cancels the
+//! run.
 
 use crate::grpc::State;
 use aware_core::auth::Caller;
@@ -11,7 +14,7 @@ use aware_core::run::{RunError, RunStatus};
 use aware_core::runs::Delivery;
 use aware_core::runs::events::{EventPayload, Resolution, RichResult, Tier};
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ProgressNotificationParam, ProgressToken};
-use rmcp::service::{ElicitationMode, RequestContext};
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
@@ -26,30 +29,81 @@ pub(super) struct CallResult {
     pub resolution: Option<Resolution>,
 }
 
-/// A run's outcome.
+/// A confirmation the run waits on.
+#[derive(Clone, Debug)]
+pub(super) struct Waiting {
+    pub confirmation_id: ConfirmationId,
+    pub tool_name: String,
+    pub description: String,
+    pub tier: Tier,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// How far to follow a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Follow {
+    /// To its end, asking the client's person (elicitation) whatever the run asks.
+    AskingInBand,
+    /// To its end, or to a confirmation nobody has answered yet, whichever comes first.
+    UntilAPerson,
+    /// What its log holds now: no waiting.
+    Now,
+}
+
+/// A run's outcome, or where it stands.
 pub(super) struct Followed {
+    /// `Running` when the run has not ended (a confirmation waits, or `Follow::Now`).
     pub status: RunStatus,
     pub final_text: String,
     pub error: Option<RunError>,
     pub results: Vec<CallResult>,
+    /// The confirmation the run waits on, when following stopped there.
+    pub waiting: Option<Waiting>,
+}
+
+impl Followed {
+    pub(super) fn ended(&self) -> bool {
+        !matches!(self.status, RunStatus::Running | RunStatus::Queued | RunStatus::AwaitingConfirmation)
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> McpError {
     McpError::internal_error(e.to_string(), None)
 }
 
-/// Follows `run_id` from its first event to `RunCompleted`.
+/// An error of aware's as MCP says it: a request's fault (an unknown or someone else's run, a
+/// malformed argument) is invalid params, anything else internal.
+pub(super) fn to_mcp(e: &aware_core::Error) -> McpError {
+    use aware_core::ErrorCode;
+    if matches!(e.code, ErrorCode::ValidationError | ErrorCode::NotFound | ErrorCode::UnknownRun) {
+        McpError::invalid_params(e.message.clone(), None)
+    } else {
+        McpError::internal_error(e.message.clone(), None)
+    }
+}
+
+/// Follows `run_id` from its first event as far as `how` says.
 pub(super) async fn follow(
     state: &State,
     caller: &Caller,
     run_id: &RunId,
     ctx: &RequestContext<RoleServer>,
+    how: Follow,
 ) -> Result<Followed, McpError> {
-    let mut framed = state.runs.subscribe(caller, run_id, 0).await.map_err(internal)?.framed(None);
+    let mut framed = state.runs.subscribe(caller, run_id, 0).await.map_err(|e| to_mcp(&e))?.framed(Some(0));
     let progress = ctx.meta.get_progress_token();
     let mut steps = 0u32;
     let mut results: Vec<CallResult> = Vec::new();
     let mut pending_resolution: Option<Resolution> = None;
+    let mut waiting: Option<Waiting> = None;
+    let mut live = false;
+    let so_far = |results, waiting| Followed {
+        status: RunStatus::Running,
+        final_text: String::new(),
+        error: None,
+        results,
+        waiting,
+    };
     loop {
         let delivery = tokio::select! {
             biased;
@@ -64,7 +118,15 @@ pub(super) async fn follow(
         };
         let event = match delivery {
             Delivery::Event(e) => e,
-            Delivery::ReplayStarted { .. } | Delivery::ReplayFinished { .. } => continue,
+            Delivery::ReplayStarted { .. } => continue,
+            Delivery::ReplayFinished { live: still_running, .. } => {
+                live = true;
+                let stop_here = how == Follow::Now || (how == Follow::UntilAPerson && waiting.is_some());
+                if still_running && stop_here {
+                    return Ok(so_far(results, waiting));
+                }
+                continue;
+            }
         };
         match &event.payload {
             EventPayload::ToolCallStarted { title, .. } => {
@@ -73,18 +135,31 @@ pub(super) async fn follow(
                     notify(ctx, token, steps, title).await;
                 }
             }
-            EventPayload::ConfirmationRequired { confirmation_id, description, tier, .. } => {
-                if ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+            EventPayload::ConfirmationRequired {
+                confirmation_id, description, tier, tool_name, expires_at, ..
+            } => {
+                if how == Follow::AskingInBand {
                     ask(state.clone(), caller.clone(), ctx.clone(), confirmation_id.clone(), description, *tier);
+                }
+                waiting = Some(Waiting {
+                    confirmation_id: confirmation_id.clone(),
+                    tool_name: tool_name.clone(),
+                    description: description.clone(),
+                    tier: *tier,
+                    expires_at: *expires_at,
+                });
+                if live && how == Follow::UntilAPerson {
+                    return Ok(so_far(results, waiting));
                 }
             }
             EventPayload::ClarificationRequired { clarification_id, question, .. } => {
-                if ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                if how == Follow::AskingInBand {
                     clarify(state.clone(), caller.clone(), ctx.clone(), clarification_id.clone(), question);
                 }
             }
             EventPayload::ConfirmationResolved { resolution, .. } => {
                 pending_resolution = Some(*resolution);
+                waiting = None;
             }
             EventPayload::ToolResult { tool_name, is_error, llm_summary, error, rich, .. } => {
                 results.push(CallResult {
@@ -107,7 +182,13 @@ pub(super) async fn follow(
                 });
             }
             EventPayload::RunCompleted { status, final_text, error, .. } => {
-                return Ok(Followed { status: *status, final_text: final_text.clone(), error: error.clone(), results });
+                return Ok(Followed {
+                    status: *status,
+                    final_text: final_text.clone(),
+                    error: error.clone(),
+                    results,
+                    waiting: None,
+                });
             }
             EventPayload::RunStarted { .. }
             | EventPayload::TextStarted { .. }
@@ -137,6 +218,38 @@ async fn notify(ctx: &RequestContext<RoleServer>, token: &ProgressToken, step: u
     }
 }
 
+/// The form that asks a person to approve (`elicitation/create`'s params): in a session's
+/// elicitation, an `input_required` result and a task's input requests alike.
+pub(super) fn approval_form(description: &str, tier: Tier) -> serde_json::Value {
+    let message = format!(
+        "aware asks before it acts ({} tier): {} Approve? You can also answer in aware itself.",
+        tier.as_str(),
+        description.trim_end_matches('.').to_owned() + "."
+    );
+    json!({
+        "mode": "form",
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"approve": {"type": "boolean", "title": "Approve", "description": "Go ahead"}},
+            "required": ["approve"]
+        }
+    })
+}
+
+/// What a person answered to [`approval_form`]: `None` when they dismissed it (someone may
+/// still answer in aware).
+pub(super) fn approved_in(answer: &ElicitResult) -> Option<bool> {
+    match answer.action {
+        ElicitationAction::Accept => {
+            answer.content.as_ref().and_then(|c| c.get("approve")).and_then(serde_json::Value::as_bool)
+        }
+        ElicitationAction::Decline => Some(false),
+        // Dismissed (or an answer this SDK does not know).
+        ElicitationAction::Cancel | _ => None,
+    }
+}
+
 /// Asks the client's person to approve, in the background: an answer resolves the confirmation
 /// (unless someone answered in aware first); a dismissed or failed request leaves it pending.
 fn ask(
@@ -147,22 +260,9 @@ fn ask(
     description: &str,
     tier: Tier,
 ) {
-    let message = format!(
-        "aware asks before it acts ({} tier): {} Approve? You can also answer in aware itself.",
-        tier.as_str(),
-        description.trim_end_matches('.').to_owned() + "."
-    );
+    let form = approval_form(description, tier);
     tokio::spawn(async move {
-        let params = serde_json::from_value::<ElicitRequestParams>(json!({
-            "mode": "form",
-            "message": message,
-            "requestedSchema": {
-                "type": "object",
-                "properties": {"approve": {"type": "boolean", "title": "Approve", "description": "Go ahead"}},
-                "required": ["approve"]
-            }
-        }));
-        let Ok(params) = params else { return };
+        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form) else { return };
         let answer: ElicitResult = match ctx.peer.create_elicitation(params).await {
             Ok(r) => r,
             Err(e) => {
@@ -170,15 +270,7 @@ fn ask(
                 return;
             }
         };
-        let approved = match answer.action {
-            ElicitationAction::Accept => {
-                answer.content.as_ref().and_then(|c| c.get("approve")).and_then(serde_json::Value::as_bool)
-            }
-            ElicitationAction::Decline => Some(false),
-            // Dismissed (or an answer this SDK does not know): a person may still answer in aware.
-            ElicitationAction::Cancel | _ => None,
-        };
-        if let Some(approved) = approved
+        if let Some(approved) = approved_in(&answer)
             && let Err(e) =
                 state.runs.resolve_confirmation(&caller, &id, aware_core::runs::Answer::once(approved)).await
         {

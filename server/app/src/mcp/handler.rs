@@ -4,23 +4,22 @@
 //! log (source `mcp`) and the event log apply to it as to a model's call. `ask_aware` runs the
 //! whole agent (`RunEngine::send_message`, as `Chat` does).
 
-use super::follow::{CallResult, Followed, follow};
-use super::{catalog, tools};
+use super::calls::{self, Called, result_from_json};
+use super::follow::to_mcp;
+use super::{catalog, tasks, tools};
 use crate::grpc::State;
 use aware_core::auth::Caller;
-use aware_core::run::RunStatus;
-use aware_core::runs::events::Resolution;
 use aware_core::runs::{Admission, ClientToolCall, NewMessage, OnBusy};
 #[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Extensions, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, Implementation, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, Extensions, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, GetTaskParams, GetTaskResult, Implementation, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig,
+    ServerNotification, SetLevelRequestParams, SubscriptionFilter, UpdateTaskParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -51,78 +50,22 @@ fn caller(ctx: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
         .ok_or_else(|| McpError::internal_error("the request carries no authenticated caller", None))
 }
 
-/// An MCP type from its JSON (the spec's own shape).
-fn from_json<T: DeserializeOwned>(v: Value) -> Result<T, McpError> {
-    serde_json::from_value(v).map_err(|e| McpError::internal_error(format!("an MCP result did not form: {e}"), None))
-}
-
-fn to_mcp(e: &aware_core::Error) -> McpError {
-    use aware_core::ErrorCode;
-    if matches!(e.code, ErrorCode::ValidationError | ErrorCode::NotFound) {
-        McpError::invalid_params(e.message.clone(), None)
-    } else {
-        McpError::internal_error(e.message.clone(), None)
-    }
-}
-
-/// What an MCP client reads for one call: a short text (the summary the model would get), the
-/// rich result as `structuredContent`, `isError` when it did not do its work.
-fn call_result(r: &CallResult, run_id: &str) -> Result<CallToolResult, McpError> {
-    let text = match r.resolution {
-        Some(Resolution::Denied | Resolution::Expired | Resolution::Cancelled | Resolution::Superseded) => {
-            format!("not approved: {}", r.summary)
-        }
-        Some(Resolution::Approved | Resolution::Pending) | None => match &r.error {
-            Some(e) if r.is_error => format!("{} ({})", r.summary, e.code.as_str()),
-            Some(_) | None => r.summary.clone(),
-        },
-    };
-    let mut result = json!({
-        "content": [{"type": "text", "text": text}],
-        "isError": r.is_error,
-        "_meta": {"aware/run_id": run_id},
-    });
-    if let (false, Some(rich)) = (r.is_error, &r.rich) {
-        result["structuredContent"] =
-            serde_json::to_value(rich).map_err(|e| McpError::internal_error(e.to_string(), None))?;
-    }
-    from_json(result)
-}
-
-/// Why a run ended without an answer (cancelled before its call, or failed).
-fn why_it_ended(f: &Followed) -> String {
-    f.error.as_ref().map_or_else(|| format!("the run ended {}", f.status.as_str()), |e| e.message.clone())
+/// A string argument (empty when absent).
+fn text_arg<'a>(arguments: &'a Value, name: &str) -> &'a str {
+    arguments.get(name).and_then(Value::as_str).unwrap_or_default()
 }
 
 impl AwareMcp {
-    async fn call_tool_run(
-        &self,
-        caller: &Caller,
-        name: &str,
-        arguments: Value,
-        ctx: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let call = ClientToolCall { tool: name.to_owned(), arguments };
-        let run_id = self.state.runs.call_tool(caller, &call).await.map_err(|e| to_mcp(&e))?;
-        let followed = follow(&self.state, caller, &run_id, ctx).await?;
-        match followed.results.last() {
-            Some(r) => call_result(r, run_id.as_str()),
-            None => from_json(json!({"content": [{"type": "text", "text": why_it_ended(&followed)}], "isError": true})),
-        }
-    }
-
     async fn ask_aware(
         &self,
         caller: &Caller,
         arguments: &Value,
         ctx: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        let question = arguments.get("question").and_then(Value::as_str).unwrap_or_default();
-        let thread_id = arguments.get("thread_id").and_then(Value::as_str).unwrap_or_default();
+    ) -> Result<CallToolResponse, McpError> {
         let message = NewMessage {
             client_msg_id: String::new(),
-            thread_id: thread_id.to_owned(),
-            text: question.to_owned(),
+            thread_id: text_arg(arguments, "thread_id").to_owned(),
+            text: text_arg(arguments, "question").to_owned(),
             on_busy: OnBusy::Enqueue,
         };
         let run_id = match self.state.runs.send_message(caller, message).await.map_err(|e| to_mcp(&e))? {
@@ -131,24 +74,7 @@ impl AwareMcp {
                 return Err(McpError::internal_error(format!("the thread is busy with run {active_run_id}"), None));
             }
         };
-        let followed = follow(&self.state, caller, &run_id, ctx).await?;
-        let results: Vec<Value> = followed
-            .results
-            .iter()
-            .filter_map(|r| Some(json!({"tool": r.tool_name, "result": serde_json::to_value(r.rich.as_ref()?).ok()?})))
-            .collect();
-        let answer = if followed.final_text.is_empty() { why_it_ended(&followed) } else { followed.final_text.clone() };
-        from_json(json!({
-            "content": [{"type": "text", "text": answer}],
-            "structuredContent": {
-                "answer": answer,
-                "run_id": run_id.as_str(),
-                "status": followed.status.as_str(),
-                "results": results,
-            },
-            "isError": followed.status != RunStatus::Succeeded,
-            "_meta": {"aware/run_id": run_id.as_str()},
-        }))
+        calls::answer(&self.state, caller, &run_id, Called::Ask, ctx).await
     }
 }
 
@@ -162,6 +88,7 @@ impl ServerHandler for AwareMcp {
             .enable_resources()
             .enable_resources_list_changed()
             .enable_tools()
+            .enable_tasks()
             .build();
         InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("aware", env!("CARGO_PKG_VERSION")).with_title("aware"))
@@ -211,7 +138,8 @@ impl ServerHandler for AwareMcp {
         let mut listed: Vec<Value> =
             self.state.runs.policy().available(&caller).iter().filter_map(|t| tools::listed(t.as_ref())).collect();
         listed.push(tools::ask_aware());
-        from_json(json!({"tools": listed}))
+        listed.push(tools::get_call_result());
+        result_from_json(json!({"tools": listed}))
     }
 
     async fn call_tool(
@@ -220,15 +148,28 @@ impl ServerHandler for AwareMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let caller = caller(&ctx)?;
+        // The retry of a call that answered `input_required`: the answer, then the run followed on.
+        if let Some(state) = &request.request_state {
+            let (run_id, called) = calls::run_of(&self.state, &caller, state).await?;
+            tasks::answer_approval(&self.state, &caller, &run_id, request.input_responses.as_ref(), &ctx).await?;
+            return calls::answer(&self.state, &caller, &run_id, called, &ctx).await;
+        }
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let name = request.name.as_ref();
-        if name == tools::ASK_AWARE {
-            return self.ask_aware(&caller, &arguments, &ctx).await.map(CallToolResponse::from);
+        match name {
+            tools::ASK_AWARE => return self.ask_aware(&caller, &arguments, &ctx).await,
+            tools::GET_CALL_RESULT => {
+                let run_id = text_arg(&arguments, "run_id");
+                return calls::outcome(&self.state, &caller, run_id, &ctx).await.map(CallToolResponse::from);
+            }
+            _ => {}
         }
         if self.state.runs.policy().tool(name).and_then(|t| tools::listed(t.as_ref())).is_none() {
             return Err(McpError::invalid_params(format!("there is no tool {name:?}"), None));
         }
-        self.call_tool_run(&caller, name, arguments, &ctx).await.map(CallToolResponse::from)
+        let call = ClientToolCall { tool: name.to_owned(), arguments };
+        let run_id = self.state.runs.call_tool(&caller, &call).await.map_err(|e| to_mcp(&e))?;
+        calls::answer(&self.state, &caller, &run_id, Called::Tool, &ctx).await
     }
 
     async fn list_resources(
@@ -238,7 +179,7 @@ impl ServerHandler for AwareMcp {
     ) -> Result<ListResourcesResult, McpError> {
         let caller = caller(&ctx)?;
         let datasets = self.state.services.datasets.list(&caller, None).await.map_err(|e| to_mcp(&e))?;
-        from_json(json!({"resources": datasets.iter().map(catalog::listed).collect::<Vec<_>>()}))
+        result_from_json(json!({"resources": datasets.iter().map(catalog::listed).collect::<Vec<_>>()}))
     }
 
     async fn list_resource_templates(
@@ -246,7 +187,7 @@ impl ServerHandler for AwareMcp {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        from_json(json!({"resourceTemplates": [catalog::template()]}))
+        result_from_json(json!({"resourceTemplates": [catalog::template()]}))
     }
 
     async fn read_resource(
@@ -256,7 +197,7 @@ impl ServerHandler for AwareMcp {
     ) -> Result<ReadResourceResponse, McpError> {
         let caller = caller(&ctx)?;
         let read = catalog::read(&self.state.services, &caller, &request.uri).await?;
-        from_json::<ReadResourceResult>(read).map(ReadResourceResponse::from)
+        result_from_json::<ReadResourceResult>(read).map(ReadResourceResponse::from)
     }
 
     async fn list_prompts(
@@ -264,7 +205,7 @@ impl ServerHandler for AwareMcp {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        from_json(catalog::prompts())
+        result_from_json(catalog::prompts())
     }
 
     async fn get_prompt(
@@ -272,8 +213,58 @@ impl ServerHandler for AwareMcp {
         request: GetPromptRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        from_json::<GetPromptResult>(catalog::prompt(&request.name, request.arguments.as_ref())?)
+        result_from_json::<GetPromptResult>(catalog::prompt(&request.name, request.arguments.as_ref())?)
             .map(GetPromptResponse::from)
+    }
+
+    /// A 2026-07-28 client's `subscriptions/listen`: it may hear when the caller's datasets
+    /// change (`resources` list changed), as a session does after `initialize`.
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().resources_list_changed().build())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        let Some(owner) = caller_in(&subscription.request_context().extensions).map(|c| c.principal.user_id.clone())
+        else {
+            return Ok(());
+        };
+        let mut changes = self.state.services.datasets.changes();
+        loop {
+            let changed = tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.recv() => changed,
+            };
+            let mine = match changed {
+                Ok(whose) => whose == owner,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+            };
+            if mine {
+                let notification = ServerNotification::ResourceListChangedNotification(Default::default());
+                if subscription.sink().send(notification).await.is_err() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let caller = caller(&ctx)?;
+        tasks::get(&self.state, &caller, &request.task_id, &ctx).await
+    }
+
+    async fn update_task(&self, request: UpdateTaskParams, ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
+        let caller = caller(&ctx)?;
+        tasks::update(&self.state, &caller, &request.task_id, &request.input_responses, &ctx).await
+    }
+
+    async fn cancel_task(&self, request: CancelTaskParams, ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
+        let caller = caller(&ctx)?;
+        tasks::cancel(&self.state, &caller, &request.task_id).await
     }
 
     /// aware sends no log messages over MCP (its logs stay on the server); any level is accepted.

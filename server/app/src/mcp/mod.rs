@@ -7,16 +7,26 @@
 //! belongs to the principal that opened it: anyone else's request naming it is answered as for
 //! an unknown session (404); opening one takes a place under the per-user and server-wide caps.
 //!
+//! Both eras of the protocol are served, negotiated per request: a 2025-11-25 (or older) client
+//! opens a session with `initialize`; a 2026-07-28 client sends self-contained requests
+//! (`server/discover`, per-request `_meta`) that open no session and take no session place.
+//!
 //! Its parts: this file (the layer that routes `/mcp`, authenticates and keeps sessions to their
 //! owners), `sessions.rs` (sessions: owners, caps, idle reclaim, request ids nobody can guess),
-//! `handler.rs` (the MCP methods), `tools.rs` (aware's tools as MCP tools: schemas, annotations,
-//! results), `follow.rs` (a call's run followed to its end: progress, elicitation, the result)
-//! and `catalog.rs` (datasets as resources, the seed questions as prompts).
+//! `handler.rs` (the MCP methods), `tools.rs` (aware's tools as MCP tools: schemas, annotations),
+//! `calls.rs` (a call's answer: its result, or — when a person must approve — a task, an
+//! `input_required` result or a pointer, never a call blocked for the approval's lifetime),
+//! `host_text.rs` (results as text a host's model reads), `tasks.rs` (the tasks extension over
+//! runs), `follow.rs` (a call's run followed: progress, elicitation, where it stands) and
+//! `catalog.rs` (datasets as resources, the seed questions as prompts).
 
+mod calls;
 mod catalog;
 mod follow;
 mod handler;
+mod host_text;
 mod sessions;
+mod tasks;
 mod tools;
 
 use crate::grpc::State;
@@ -39,6 +49,16 @@ type Endpoint = StreamableHttpService<handler::AwareMcp, Sessions>;
 
 /// The header that names a session.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header that names the request's protocol revision.
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// Whether a request speaks a revision without sessions (2026-07-28 and later): it opens none.
+fn sessionless(req: &http::HeaderMap) -> bool {
+    req.get(VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// Routes `/mcp` to the MCP endpoint; everything else goes on.
 #[derive(Clone)]
@@ -123,20 +143,25 @@ where
                 // Someone else's session is no session at all, for this caller.
                 Some(id) if sessions.foreign(&id, &owner) => return Ok(unknown_session()),
                 Some(_) => {}
-                // Without a session, a POST may open one (an `initialize`): it takes its place now.
-                None if req.method() == http::Method::POST => match sessions.reserve(&owner) {
-                    Ok(place) => opening = Some(Arc::new(std::sync::Mutex::new(Some(place)))),
-                    Err(full) => return Ok(no_room(&full)),
-                },
+                // Without a session, a POST of an older revision may open one (an `initialize`):
+                // it takes its place now.
+                None if req.method() == http::Method::POST && !sessionless(req.headers()) => {
+                    match sessions.reserve(&owner) {
+                        Ok(place) => opening = Some(Arc::new(std::sync::Mutex::new(Some(place)))),
+                        Err(full) => return Ok(no_room(&full)),
+                    }
+                }
                 None => {}
             }
             req.extensions_mut().insert(caller);
+            let closing = req.method() == http::Method::DELETE;
             let call = endpoint.call(req);
             let response = match opening {
                 Some(opening) => OPENING.scope(opening, call).await,
                 None => call.await,
             }
             .unwrap_or_else(|e| match e {});
+            let response = if closing { closed(response) } else { response };
             let revoked = Box::pin(access_withdrawn(state, metadata));
             Ok(response.map(|inner| tonic::body::Body::new(UntilRevoked { inner, revoked, ended: false })))
         })
@@ -181,6 +206,15 @@ impl<B: http_body::Body + Unpin> http_body::Body for UntilRevoked<B> {
     fn is_end_stream(&self) -> bool {
         self.ended || self.inner.is_end_stream()
     }
+}
+
+/// A session closed by DELETE: 204 No Content, as the SDKs expect (rmcp says 202 Accepted, which
+/// the official Python SDK logs as "Session termination failed").
+fn closed<B>(mut response: Response<B>) -> Response<B> {
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 /// What rmcp answers for a session it does not know, word for word: a session of someone else's

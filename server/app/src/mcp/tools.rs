@@ -8,6 +8,9 @@ use serde_json::{Value, json};
 /// The tool that runs a whole agent run.
 pub(super) const ASK_AWARE: &str = "ask_aware";
 
+/// The tool that fetches the outcome of a call that answered before a person approved it.
+pub(super) const GET_CALL_RESULT: &str = "get_call_result";
+
 /// One of aware's own tools as MCP lists it (`None` for an external server's tool: aware does not
 /// re-serve those).
 pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
@@ -32,7 +35,8 @@ pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
         },
     });
     if let Some(schema) = output_schema(name) {
-        listed["outputSchema"] = schema;
+        // A call that waits for a person may answer before the approval (`calls.rs`).
+        listed["outputSchema"] = if meta.risk.confirmation.is_some() { or_pending(schema) } else { schema };
     }
     Some(listed)
 }
@@ -66,9 +70,57 @@ pub(super) fn ask_aware() -> Value {
         },
         "annotations": {
             "title": "Ask aware",
+            // It may change things (import, rename, delete), but never without asking: each
+            // such step asks a person on its own, so the question itself needs no approval.
             "readOnlyHint": false,
-            "destructiveHint": true,
+            "destructiveHint": false,
             "idempotentHint": false,
+            "openWorldHint": false,
+        },
+    })
+}
+
+/// What a call waiting for a person answers with (`structuredContent`), in a tool's output
+/// schema beside its result.
+fn pending_approval() -> Value {
+    result_of(
+        "pending_approval",
+        json!({
+            "run_id": {"type": "string"},
+            "confirmation_id": {"type": "string"},
+            "tool": {"type": "string"},
+            "description": {"type": "string"},
+            "tier": {"type": "string"},
+            "expires_at": {"type": "string"},
+            "steps_done": {"type": "array", "items": {"type": "string"}}
+        }),
+    )
+}
+
+/// A result schema, or the pending approval.
+fn or_pending(schema: Value) -> Value {
+    json!({"type": "object", "anyOf": [schema, pending_approval()]})
+}
+
+/// `get_call_result`: the outcome of a call that answered "waiting for approval".
+pub(super) fn get_call_result() -> Value {
+    json!({
+        "name": GET_CALL_RESULT,
+        "title": "Get a call's result",
+        "description": "The outcome of an earlier aware call that answered before a person approved it (its \
+            structuredContent had type \"pending_approval\"): the call's own result once it has run, a \
+            \"not approved\" result when it was denied or expired, or the pending approval again while it waits.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"run_id": {"type": "string", "description": "the run_id the waiting call returned"}},
+            "required": ["run_id"],
+            "additionalProperties": false
+        },
+        "annotations": {
+            "title": "Get a call's result",
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
             "openWorldHint": false,
         },
     })
@@ -157,24 +209,44 @@ mod tests {
     use aware_core::runs::tools::ToolRegistry;
 
     #[test]
-    fn every_tool_declares_its_result_type_and_risk() {
+    fn every_tool_declares_its_result_type_and_the_truth_about_its_risk() {
         for tool in ToolRegistry::standard().all() {
+            let meta = tool.meta();
             let Some(listed) = listed(tool.as_ref()) else {
-                assert_eq!(tool.meta().name.builtin(), Some(ToolName::AskUser));
+                assert_eq!(meta.name.builtin(), Some(ToolName::AskUser));
                 continue;
             };
-            let kind = &listed["outputSchema"]["properties"]["type"]["const"];
-            let name = tool.meta().name.builtin();
+            let name = meta.name.builtin();
+            let schema = &listed["outputSchema"];
             if matches!(name, Some(ToolName::Remember | ToolName::ForgetMemory)) {
                 assert!(listed.get("outputSchema").is_none(), "a result of text only: {listed}");
+            } else if meta.risk.confirmation.is_some() {
+                // A tool a person approves may answer "waiting for approval" first.
+                let kinds: Vec<&Value> =
+                    schema["anyOf"].as_array().unwrap().iter().map(|s| &s["properties"]["type"]["const"]).collect();
+                assert!(kinds[0].is_string() && kinds[1] == "pending_approval", "{listed}");
             } else {
-                assert!(kind.is_string(), "{listed}");
+                assert!(schema["properties"]["type"]["const"].is_string(), "{listed}");
             }
-            let read_only = tool.meta().risk.read_only;
-            assert_eq!(listed["annotations"]["readOnlyHint"], json!(read_only));
-            if tool.meta().name.builtin() == Some(ToolName::DeleteDataset) {
-                assert_eq!(listed["annotations"]["destructiveHint"], json!(true));
+            let hints = &listed["annotations"];
+            assert_eq!(hints["readOnlyHint"], json!(meta.risk.read_only), "{listed}");
+            assert_eq!(hints["destructiveHint"], json!(meta.risk.destructive), "{listed}");
+            // A tool that only reads neither destroys nor needs an approval.
+            if meta.risk.read_only {
+                assert!(!meta.risk.destructive && meta.risk.confirmation.is_none(), "{listed}");
             }
         }
+        let registry = ToolRegistry::standard();
+        let delete = registry.all().into_iter().find(|t| t.meta().name.builtin() == Some(ToolName::DeleteDataset));
+        assert_eq!(listed(delete.unwrap().as_ref()).unwrap()["annotations"]["destructiveHint"], json!(true));
+    }
+
+    #[test]
+    fn asking_aware_is_not_destructive_and_fetching_a_result_only_reads() {
+        let ask = ask_aware();
+        assert_eq!(ask["annotations"]["destructiveHint"], json!(false), "each destructive step asks on its own");
+        assert_eq!(ask["annotations"]["readOnlyHint"], json!(false));
+        let get = get_call_result();
+        assert_eq!(get["annotations"]["readOnlyHint"], json!(true));
     }
 }

@@ -1,0 +1,298 @@
+//! A `tools/call` as a host meets it: the run it starts, followed to its result — and when the
+//! run waits for a person, an answer that does not block for the approval's lifetime (hosts time
+//! long calls out, ~60 s is common). How the person is asked depends on the client:
+//!
+//! - it declared the tasks extension (`io.modelcontextprotocol/tasks`): a task at once
+//!   (`resultType: "task"`, its id the run's), polled with `tasks/get`, answered with
+//!   `tasks/update`, cancelled with `tasks/cancel` (`tasks.rs`);
+//! - a 2026-07-28 request from a client that elicits: an `input_required` result carrying the
+//!   approval form; the retry with the answer resolves it and follows the run on;
+//! - a session (2025-11-25 and older) that elicits: `elicitation/create` on the session, the call
+//!   waiting for that answer (the host is asking its person now);
+//! - anyone else: at once, a result saying what waits, where to approve it (the web app's run
+//!   page, `aware approvals`, gRPC `ListPendingConfirmations`) and how to fetch the outcome later
+//!   (the `get_call_result` tool).
+//!
+//! Results carry the rows a host model reads as text (`host_text.rs`) beside the rich result as
+//! `structuredContent`, and a table's chart as an embedded Vega-Lite resource.
+
+use super::follow::{CallResult, Follow, Followed, Waiting, approval_form, follow, to_mcp};
+use super::host_text;
+use crate::grpc::State;
+use aware_core::auth::Caller;
+use aware_core::ids::RunId;
+use aware_core::run::{RunKind, RunStatus};
+use aware_core::runs::events::Resolution;
+use rmcp::model::{CallToolResponse, ClientCapabilities, CreateTaskResult, InputRequiredResult, ProtocolVersion};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// The key of the approval in an `input_required` result's (or a task's) input requests.
+pub(super) const APPROVAL_KEY: &str = "approve";
+
+/// A task or a retry asks again this often (ms).
+pub(super) const POLL_MS: u64 = 1_000;
+
+/// An MCP result type from its JSON (the spec's own shape), marked complete: a 2026-07-28 client
+/// requires `resultType`, and rmcp takes it off for a client of an older revision.
+pub(super) fn result_from_json<T: DeserializeOwned>(mut v: Value) -> Result<T, McpError> {
+    if let Some(object) = v.as_object_mut() {
+        object.entry("resultType").or_insert_with(|| json!("complete"));
+    }
+    serde_json::from_value(v).map_err(|e| McpError::internal_error(format!("an MCP result did not form: {e}"), None))
+}
+
+/// How this request's client can hear a question for a person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Asks {
+    Task,
+    InputRequired,
+    OnTheSession,
+    Nobody,
+}
+
+fn elicits_forms(caps: &ClientCapabilities) -> bool {
+    caps.elicitation.as_ref().is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+fn asks(ctx: &RequestContext<RoleServer>) -> Asks {
+    let caps = ctx.client_capabilities().unwrap_or_default();
+    let modern = ctx.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if caps.supports_tasks() {
+        Asks::Task
+    } else if elicits_forms(&caps) && modern {
+        Asks::InputRequired
+    } else if elicits_forms(&caps) {
+        Asks::OnTheSession
+    } else {
+        Asks::Nobody
+    }
+}
+
+/// What the call was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Called {
+    /// One of aware's tools (a run of kind `tool`).
+    Tool,
+    /// `ask_aware`: a whole agent run.
+    Ask,
+}
+
+impl Called {
+    pub(super) fn of(kind: RunKind) -> Self {
+        if kind == RunKind::Tool { Self::Tool } else { Self::Ask }
+    }
+}
+
+/// Follows the call's run and answers: its result, or — when it waits for a person — what this
+/// client can do with that.
+pub(super) async fn answer(
+    state: &State,
+    caller: &Caller,
+    run_id: &RunId,
+    called: Called,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, McpError> {
+    let how = asks(ctx);
+    let follow_how = if how == Asks::OnTheSession { Follow::AskingInBand } else { Follow::UntilAPerson };
+    let followed = follow(state, caller, run_id, ctx, follow_how).await?;
+    let Some(waiting) = followed.waiting.as_ref().filter(|_| !followed.ended()) else {
+        return complete(&followed, run_id, called).map(CallToolResponse::from);
+    };
+    match how {
+        Asks::Task => {
+            let task = super::tasks::seed(state, caller, run_id, ctx).await?;
+            Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+        }
+        Asks::InputRequired => Ok(CallToolResponse::InputRequired(input_required(waiting, run_id)?)),
+        Asks::OnTheSession | Asks::Nobody => pending(ctx, waiting, run_id, &followed).map(CallToolResponse::from),
+    }
+}
+
+/// The `input_required` result that asks for an approval; the retry echoes `requestState` (the
+/// run id: aware checks on the retry that the run is the caller's).
+fn input_required(waiting: &Waiting, run_id: &RunId) -> Result<InputRequiredResult, McpError> {
+    result_from_json(json!({
+        "resultType": "input_required",
+        "inputRequests": {APPROVAL_KEY: {"method": "elicitation/create", "params": approval_form(&waiting.description, waiting.tier)}},
+        "requestState": run_id.as_str(),
+    }))
+}
+
+/// Where a person approves the run's confirmation, as the host can tell them.
+fn where_to_approve(ctx: &RequestContext<RoleServer>, waiting: &Waiting, run_id: &RunId) -> String {
+    let host = ctx
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|p| p.headers.get(http::header::HOST))
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned);
+    let web = host.map_or_else(
+        || format!("the web app's page of run {run_id}"),
+        |host| format!("the web app at http://{host}/runs/{run_id}"),
+    );
+    format!(
+        "{web}, or with `aware approvals approve {id}` (or `deny`), or over gRPC (aware.v1.ChatService: \
+         ListPendingConfirmations, SubmitConfirmation {id})",
+        id = waiting.confirmation_id
+    )
+}
+
+/// A call that waits for a person, said at once: what waits, where to approve, how to get the
+/// outcome. Not an error (nothing failed) — its `structuredContent` is the `pending_approval`
+/// shape every tool that asks declares in its output schema.
+fn pending(
+    ctx: &RequestContext<RoleServer>,
+    waiting: &Waiting,
+    run_id: &RunId,
+    followed: &Followed,
+) -> Result<rmcp::model::CallToolResult, McpError> {
+    let text = format!(
+        "Waiting for a person to approve ({} tier): {} Nothing has been done yet. Ask the user to approve or deny it \
+         in {} before {} UTC; then call get_call_result with run_id \"{run_id}\" for the outcome (if nobody answers \
+         by then, nothing happens).",
+        waiting.tier.as_str(),
+        waiting.description.trim_end_matches('.').to_owned() + ".",
+        where_to_approve(ctx, waiting, run_id),
+        waiting.expires_at.format("%Y-%m-%d %H:%M:%S"),
+    );
+    let done: Vec<&str> = followed.results.iter().map(|r| r.tool_name.as_str()).collect();
+    result_from_json(json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {
+            "type": "pending_approval",
+            "run_id": run_id.as_str(),
+            "confirmation_id": waiting.confirmation_id.as_str(),
+            "tool": waiting.tool_name,
+            "description": waiting.description,
+            "tier": waiting.tier.as_str(),
+            "expires_at": waiting.expires_at.to_rfc3339(),
+            "steps_done": done,
+        },
+        "isError": false,
+        "_meta": {"aware/run_id": run_id.as_str()},
+    }))
+}
+
+/// A finished call's result, as the call would have answered it.
+pub(super) fn complete(
+    followed: &Followed,
+    run_id: &RunId,
+    called: Called,
+) -> Result<rmcp::model::CallToolResult, McpError> {
+    match called {
+        Called::Tool => match followed.results.last() {
+            Some(r) => tool_result(r, run_id),
+            None => result_from_json(json!({
+                "content": [{"type": "text", "text": why_it_ended(followed)}],
+                "isError": true,
+                "_meta": {"aware/run_id": run_id.as_str()},
+            })),
+        },
+        Called::Ask => ask_result(followed, run_id),
+    }
+}
+
+/// What an MCP client reads for one tool call: the summary aware wrote, the rows as text for a
+/// host's model, the rich result as `structuredContent`, `isError` when it did not do its work.
+fn tool_result(r: &CallResult, run_id: &RunId) -> Result<rmcp::model::CallToolResult, McpError> {
+    let text = match r.resolution {
+        Some(Resolution::Denied | Resolution::Expired | Resolution::Cancelled | Resolution::Superseded) => {
+            format!("not approved: {}", r.summary)
+        }
+        Some(Resolution::Approved | Resolution::Pending) | None => match (&r.error, &r.rich) {
+            (Some(e), _) if r.is_error => format!("{} ({})", r.summary, e.code.as_str()),
+            (_, Some(rich)) if !r.is_error => host_text::render(&r.summary, rich),
+            (Some(_) | None, _) => r.summary.clone(),
+        },
+    };
+    let mut content = vec![json!({"type": "text", "text": text})];
+    if let (false, Some(chart)) = (r.is_error, chart_of(r)) {
+        content.push(json!({"type": "resource", "resource": {
+            "uri": format!("aware://runs/{run_id}/chart"),
+            "mimeType": "application/vnd.vegalite.v5+json",
+            "text": chart.spec.to_string(),
+        }}));
+    }
+    let mut result = json!({
+        "content": content,
+        "isError": r.is_error,
+        "_meta": {"aware/run_id": run_id.as_str()},
+    });
+    if let (false, Some(rich)) = (r.is_error, &r.rich) {
+        result["structuredContent"] =
+            serde_json::to_value(rich).map_err(|e| McpError::internal_error(e.to_string(), None))?;
+    }
+    result_from_json(result)
+}
+
+/// The chart a result's table calls for (the one aware's clients draw), as a Vega-Lite v5 spec
+/// with its rows inline: a host that renders Vega-Lite shows it.
+fn chart_of(r: &CallResult) -> Option<aware_core::chart::Chart> {
+    if let aware_core::runs::events::RichResult::Table { table, .. } = r.rich.as_ref()? {
+        aware_core::chart::chart_for(table)
+    } else {
+        None
+    }
+}
+
+/// `ask_aware`'s result: the answer, and each result it showed (as text and structured).
+fn ask_result(followed: &Followed, run_id: &RunId) -> Result<rmcp::model::CallToolResult, McpError> {
+    let results: Vec<Value> = followed
+        .results
+        .iter()
+        .filter_map(|r| Some(json!({"tool": r.tool_name, "result": serde_json::to_value(r.rich.as_ref()?).ok()?})))
+        .collect();
+    let answer = if followed.final_text.is_empty() { why_it_ended(followed) } else { followed.final_text.clone() };
+    let shown: Vec<String> = followed
+        .results
+        .iter()
+        .filter(|r| !r.is_error)
+        .filter_map(|r| Some(host_text::render(&format!("{} showed:", r.tool_name), r.rich.as_ref()?)))
+        .collect();
+    let text = if shown.is_empty() { answer.clone() } else { format!("{answer}\n\n{}", shown.join("\n\n")) };
+    result_from_json(json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {
+            "answer": answer,
+            "run_id": run_id.as_str(),
+            "status": followed.status.as_str(),
+            "results": results,
+        },
+        "isError": followed.status != RunStatus::Succeeded,
+        "_meta": {"aware/run_id": run_id.as_str()},
+    }))
+}
+
+/// Why a run ended without an answer (cancelled before its call, or failed).
+fn why_it_ended(f: &Followed) -> String {
+    f.error.as_ref().map_or_else(|| format!("the run ended {}", f.status.as_str()), |e| e.message.clone())
+}
+
+/// The run an MCP call started, from the id a client echoes (`requestState`, a task id, the
+/// `get_call_result` argument), with the kind of call it was. Someone else's run is not found.
+pub(super) async fn run_of(state: &State, caller: &Caller, raw: &str) -> Result<(RunId, Called), McpError> {
+    let id = RunId::parse(raw.trim())
+        .ok_or_else(|| McpError::invalid_params(format!("{raw:?} is not a run id of an MCP call"), None))?;
+    let (record, _) = state.services.history.get(caller, &id).await.map_err(|e| to_mcp(&e))?;
+    Ok((id, Called::of(record.kind)))
+}
+
+/// `get_call_result`: the outcome of a call that answered before a person had approved: its
+/// result once the run has ended (waiting a little for a run that is finishing), or the
+/// `pending_approval` result again while the approval waits.
+pub(super) async fn outcome(
+    state: &State,
+    caller: &Caller,
+    raw_run_id: &str,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<rmcp::model::CallToolResult, McpError> {
+    let (run_id, called) = run_of(state, caller, raw_run_id).await?;
+    let followed = follow(state, caller, &run_id, ctx, Follow::UntilAPerson).await?;
+    match followed.waiting.as_ref().filter(|_| !followed.ended()) {
+        Some(waiting) => pending(ctx, waiting, &run_id, &followed),
+        None => complete(&followed, &run_id, called),
+    }
+}

@@ -1,0 +1,139 @@
+//! The MCP tasks extension (`io.modelcontextprotocol/tasks`) over aware's runs: a call that waits
+//! for a person answers with a task whose id is its run's, and the task is read from the run's
+//! durable log — so it outlives the request, the session and a restart of the server, and any
+//! replica answers for it. `tasks/get` says where the run stands (`working`; `input_required`
+//! with the approval form while a confirmation waits; `completed` with the call's result;
+//! `cancelled`), `tasks/update` answers the approval, `tasks/cancel` cancels the run. Someone
+//! else's task is not found, as their run is.
+
+use super::calls::{APPROVAL_KEY, POLL_MS, complete, result_from_json, run_of};
+use super::follow::{Follow, Followed, approval_form, approved_in, follow, to_mcp};
+use crate::grpc::State;
+use aware_core::auth::Caller;
+use aware_core::ids::RunId;
+use aware_core::run::RunStatus;
+use rmcp::model::{ElicitResult, GetTaskResult, InputResponses, Task};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::{Value, json};
+
+/// The task's fields every status shares.
+fn base(run_id: &RunId, created_at: chrono::DateTime<chrono::Utc>, status: &str, message: &str) -> Value {
+    json!({
+        "taskId": run_id.as_str(),
+        "status": status,
+        "statusMessage": message,
+        "createdAt": created_at.to_rfc3339(),
+        "lastUpdatedAt": chrono::Utc::now().to_rfc3339(),
+        // Runs are kept with their logs: a task does not expire.
+        "ttlMs": null,
+        "pollIntervalMs": POLL_MS,
+    })
+}
+
+/// Where a run stands, as a task (`DetailedTask`'s JSON).
+async fn detailed(
+    state: &State,
+    caller: &Caller,
+    raw: &str,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<(RunId, Value, Followed), McpError> {
+    let (run_id, called) = run_of(state, caller, raw).await?;
+    let (record, _) = state.services.history.get(caller, &run_id).await.map_err(|e| to_mcp(&e))?;
+    let now = follow(state, caller, &run_id, ctx, Follow::Now).await?;
+    let task = if now.ended() {
+        if now.status == RunStatus::Cancelled && now.results.is_empty() {
+            base(&run_id, record.created_at, "cancelled", "the call was cancelled")
+        } else {
+            let mut task = base(&run_id, record.created_at, "completed", "done");
+            let result = complete(&now, &run_id, called)?;
+            task["result"] = serde_json::to_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))?;
+            task
+        }
+    } else if let Some(waiting) = &now.waiting {
+        let message = format!(
+            "waiting for a person to approve: {} (answer with tasks/update, or in aware itself)",
+            waiting.description
+        );
+        let mut task = base(&run_id, record.created_at, "input_required", &message);
+        task["inputRequests"] = json!({APPROVAL_KEY: {
+            "method": "elicitation/create",
+            "params": approval_form(&waiting.description, waiting.tier),
+        }});
+        task
+    } else {
+        base(&run_id, record.created_at, "working", "running")
+    };
+    Ok((run_id, task, now))
+}
+
+/// The task a call answers with when its run waits for a person.
+pub(super) async fn seed(
+    state: &State,
+    caller: &Caller,
+    run_id: &RunId,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<Task, McpError> {
+    let (_, task, _) = detailed(state, caller, run_id.as_str(), ctx).await?;
+    serde_json::from_value(task).map_err(|e| McpError::internal_error(format!("a task did not form: {e}"), None))
+}
+
+/// `tasks/get`.
+pub(super) async fn get(
+    state: &State,
+    caller: &Caller,
+    task_id: &str,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<GetTaskResult, McpError> {
+    let (_, task, _) = detailed(state, caller, task_id, ctx).await?;
+    result_from_json(task)
+}
+
+/// Answers the approval the run waits on with `responses[APPROVAL_KEY]` (an `ElicitResult`); a
+/// dismissed form, a response to nothing or an approval already answered changes nothing.
+pub(super) async fn answer_approval(
+    state: &State,
+    caller: &Caller,
+    run_id: &RunId,
+    responses: Option<&InputResponses>,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<(), McpError> {
+    let Some(response) = responses.and_then(|r| r.get(APPROVAL_KEY)) else {
+        return Ok(());
+    };
+    let answer: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| {
+        McpError::invalid_params(format!("the answer to {APPROVAL_KEY:?} is not an elicitation result: {e}"), None)
+    })?;
+    let Some(approved) = approved_in(&answer) else {
+        return Ok(());
+    };
+    let now = follow(state, caller, run_id, ctx, Follow::Now).await?;
+    if let Some(waiting) = now.waiting.as_ref().filter(|_| !now.ended())
+        && let Err(e) = state
+            .runs
+            .resolve_confirmation(caller, &waiting.confirmation_id, aware_core::runs::Answer::once(approved))
+            .await
+    {
+        tracing::debug!(error = %e, "an MCP client's answer came after another");
+    }
+    Ok(())
+}
+
+/// `tasks/update`.
+pub(super) async fn update(
+    state: &State,
+    caller: &Caller,
+    task_id: &str,
+    responses: &InputResponses,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<(), McpError> {
+    let (run_id, _) = run_of(state, caller, task_id).await?;
+    answer_approval(state, caller, &run_id, Some(responses), ctx).await
+}
+
+/// `tasks/cancel`: cancels the run (a pending approval with it).
+pub(super) async fn cancel(state: &State, caller: &Caller, task_id: &str) -> Result<(), McpError> {
+    let (run_id, _) = run_of(state, caller, task_id).await?;
+    state.runs.cancel(caller, &run_id).await.map_err(|e| to_mcp(&e))?;
+    Ok(())
+}
