@@ -560,3 +560,72 @@ async fn external_output_is_capped_and_the_run_stays_readable() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("runCompleted"), "{method} read the whole run");
     }
 }
+
+/// External tools are offered by what they do, not only by name: a request in plain words about
+/// a repository's issues reaches the `issues` server's search tool (the model is offered it, calls
+/// it, and gets the open login issues), while its weather tool is not offered with it; a question
+/// about a dataset is offered neither.
+#[tokio::test]
+async fn a_natural_request_reaches_the_external_tool_that_does_it_and_an_unrelated_one_does_not() {
+    use aware_e2e::fake_llm::{FakeLlm, Kind, Turn};
+    let fake = FakeLlm::start(|r, _| {
+        let asks_issues = r.last_user_text().is_some_and(|t| t.contains("issues"));
+        let turn = if asks_issues && r.tool_results().is_empty() {
+            Turn::default().call("t1", "issues.search_issues", [r#"{"query":"login","state":"open"}"#])
+        } else {
+            Turn::default().say("Done.")
+        };
+        turn.reply(Kind::Anthropic)
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("aware.toml");
+    let config = format!(
+        "[[mcp.servers]]\nid = \"issues\"\ncommand = {:?}\nargs = [{:?}]\ntimeout_ms = 20000\n\
+         [mcp.servers.tools]\nsearch_issues = \"issues.read\"\nget_weather = \"issues.read\"\n\
+         [[mcp.servers.scopes]]\nname = \"issues.read\"\nmodes = [\"local\", \"connected\"]\n",
+        installed(".tools/python/bin/python"),
+        installed("tests/mcp/issues_server.py")
+    );
+    std::fs::write(&cfg, config).unwrap();
+    let base = fake.base_url(Kind::Anthropic);
+    let model_dir = aware_e2e::model_dir();
+    let env = [
+        ("AWARE_AGENT__MODEL", Kind::Anthropic.model()),
+        ("AWARE_LLM__API_KEY", "test-key"),
+        ("AWARE_LLM__MODEL", "fake-model"),
+        ("AWARE_LLM__BASE_URL", base.as_str()),
+        ("AWARE_SEARCH__MODEL_DIR", model_dir.as_str()),
+        ("NO_PROXY", "127.0.0.1"),
+    ];
+    let server = TestServer::start_with_env(&["--config", cfg.to_str().unwrap()], &env);
+    for _ in 0..300 {
+        let caps = capabilities(&server).await;
+        if caps.external_servers.iter().any(|s| s.id == "issues" && s.state == "ready") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let natural = run(&server, "find open issues about login in our repo", false).await;
+    let offered = fake.requests()[0].tool_names();
+    assert!(offered.iter().any(|t| t == "issues.search_issues"), "the search tool is offered: {offered:?}");
+    assert!(!offered.iter().any(|t| t == "issues.get_weather"), "the weather tool is not: {offered:?}");
+    let got = results(&natural);
+    assert!(got.iter().any(|r| r.tool_name == "issues.search_issues" && !r.is_error), "{got:?}");
+    let sent_back = fake.requests()[1].tool_results();
+    assert!(
+        sent_back[0].content.contains("Login fails with two-factor codes")
+            && !sent_back[0].content.contains("misaligned"),
+        "the open login issues came back: {sent_back:?}"
+    );
+
+    let before = fake.requests().len();
+    run(&server, "what is the average monthly charges by plan in customer_churn?", false).await;
+    let offered = fake.requests()[before].tool_names();
+    assert!(offered.iter().any(|t| t == "run_sql_query"), "{offered:?}");
+    assert!(
+        !offered.iter().any(|t| t.starts_with("issues.")),
+        "no issue or weather tool for a data question: {offered:?}"
+    );
+}

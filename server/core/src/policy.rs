@@ -193,13 +193,26 @@ impl Policy {
     }
 
     /// A builtin serves the intents it lists; an external tool is offered when the request names
-    /// a tool outright. When the router is not confident, everything is offered.
+    /// a tool outright or was linked to it by what it does. When the router is not confident,
+    /// everything is offered.
     fn route_offers(route: &Route, meta: &ToolMeta) -> bool {
         route.confidence < CONFIDENT
             || match meta.name {
                 ToolId::Builtin(_) => meta.intents.contains(&route.intent),
-                ToolId::External { .. } => route.intent == Intent::ExternalTool,
+                ToolId::External { .. } => {
+                    route.intent == Intent::ExternalTool || route.linked_tools.iter().any(|t| t == meta.name.as_str())
+                }
             }
+    }
+
+    /// The external servers' tools this caller may use here (role and mode): what a request may
+    /// be linked to by meaning.
+    pub fn external_for(&self, caller: &Caller) -> Vec<Arc<dyn Tool>> {
+        self.external
+            .tools()
+            .into_iter()
+            .filter(|t| Self::role_allows(caller.principal.role, t.meta()) && self.mode_permits(t.meta()))
+            .collect()
     }
 
     /// The tools this request is offered: the role's, in this mode, narrowed to the intent's

@@ -20,6 +20,7 @@ pub mod model_view;
 pub mod router;
 pub mod store;
 pub mod threads;
+pub mod tool_links;
 pub mod tools;
 mod write_tools;
 

@@ -44,12 +44,16 @@ pub enum Risk {
 }
 
 /// The router's output.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Route {
     pub intent: Intent,
     pub confidence: f32,
     pub needs_dataset: bool,
     pub risk: Risk,
+    /// External tools the request was linked to by what they do (`tool_links.rs`): offered
+    /// whatever the intent, through the same gate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked_tools: Vec<String>,
 }
 
 impl Route {
@@ -258,7 +262,13 @@ pub fn destructive_request(text: &str) -> Option<(Object, String)> {
 pub fn route(text: &str) -> Route {
     let said = words(text);
     let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));
-    let r = |intent, confidence, needs_dataset, risk| Route { intent, confidence, needs_dataset, risk };
+    let r = |intent, confidence, needs_dataset, risk| Route {
+        intent,
+        confidence,
+        needs_dataset,
+        risk,
+        linked_tools: Vec::new(),
+    };
     // "Remember that deleting …" is about memory, whatever words the fact holds.
     if crate::memory::explicit_request(text).is_some() {
         return r(Intent::Memory, 0.9, false, Risk::Write);

@@ -70,7 +70,7 @@ impl Driver {
         if let Err(e) = self.post_hooks(status).await {
             tracing::warn!(run = %self.run.record.id, error = %e, "a post-hook failed");
         }
-        let route = serde_json::to_value(self.route).unwrap_or_default();
+        let route = serde_json::to_value(&self.route).unwrap_or_default();
         let span = self.span_record(
             "run",
             "run",

@@ -386,13 +386,16 @@ impl Driver {
             if self.deps.config.llm_router && !self.is_tool_run() {
                 self.refine_route().await?;
             }
+            if !self.is_tool_run() {
+                self.link_external_tools().await?;
+            }
             if self.deps.config.debug_routing {
                 self.emit(self.routing_decided()).await?;
             }
         } else {
             self.deps.log.set_run_status(&self.run.record.id, RunStatus::Running).await?;
             if let Some(json) = self.deps.log.run_route(&self.run.record.id).await? {
-                self.route = serde_json::from_str(&json).unwrap_or(self.route);
+                self.route = serde_json::from_str(&json).unwrap_or_else(|_| self.route.clone());
             }
         }
         if self.cancel_reason().is_some() {

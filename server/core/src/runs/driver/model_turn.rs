@@ -62,17 +62,54 @@ impl Driver {
                 count_tokens(self.deps.model.name(), &turn.usage);
                 match parse_model_route(&turn.text) {
                     Some(r) => (r, "model".to_owned()),
-                    None => (self.route, "heuristic: the model's answer was not a confident route".to_owned()),
+                    None => (self.route.clone(), "heuristic: the model's answer was not a confident route".to_owned()),
                 }
             }
-            Err(e) => (self.route, format!("heuristic: the routing call failed: {}", e.message)),
+            Err(e) => (self.route.clone(), format!("heuristic: the routing call failed: {}", e.message)),
         };
         self.route = refined;
         let json = serde_json::to_string(&self.route).map_err(|e| Stop::Failed(Error::internal(e)))?;
         self.deps.log.set_run_route(&self.run.record.id, &json).await?;
-        let route = serde_json::to_value(self.route).unwrap_or_default();
+        let route = serde_json::to_value(&self.route).unwrap_or_default();
         self.span("router", self.deps.model.name(), started, serde_json::json!({"route": route, "source": outcome}))
             .await;
+        Ok(())
+    }
+
+    /// Links the question to the external tools it is about by their descriptions
+    /// (`tool_links.rs`), when the route would otherwise withhold them; the route is stored with
+    /// its links so a restart gates the run the same way. Without an embedder, or when it fails,
+    /// only a tool named outright is offered (as before).
+    pub(super) async fn link_external_tools(&mut self) -> std::result::Result<(), Stop> {
+        if self.route.confidence < crate::runs::router::CONFIDENT
+            || self.route.intent == crate::runs::router::Intent::ExternalTool
+        {
+            return Ok(()); // everything is offered already, or the tool was named
+        }
+        let Some(embedder) = self.deps.services.datasets.search().embedder() else {
+            return Ok(());
+        };
+        let candidates = self.deps.policy.external_for(&self.ctx.caller);
+        if candidates.is_empty() {
+            return Ok(());
+        }
+        let started = Utc::now();
+        let linked = crate::runs::tool_links::linked(embedder.as_ref(), &self.run.record.question, &candidates).await;
+        let linked = match linked {
+            Ok(linked) => linked,
+            Err(e) => {
+                tracing::warn!(error = %e, "external tools could not be linked by meaning");
+                return Ok(());
+            }
+        };
+        if linked.is_empty() {
+            return Ok(());
+        }
+        self.route.linked_tools = linked;
+        let json = serde_json::to_string(&self.route).map_err(|e| Stop::Failed(Error::internal(e)))?;
+        self.deps.log.set_run_route(&self.run.record.id, &json).await?;
+        let attrs = serde_json::json!({"linked_tools": self.route.linked_tools});
+        self.span("tool_links", embedder.model().as_str(), started, attrs).await;
         Ok(())
     }
 
