@@ -789,7 +789,7 @@ async function mcpSession(server) {
   return (id, method, params) => post({ id, method, params }).then((r) => r.text());
 }
 
-test("an MCP client's delete waits in the app's approvals list; Allow there lets the client's call finish", async () => {
+test("an MCP client's delete waits in the app's approvals list; Allow there, and the client fetches the delete's result", async () => {
   const server = await startServer("approvals", {});
   const call = await mcpSession(server);
   const deleting = call(2, "tools/call", { name: "delete_dataset", arguments: { dataset: "barcelona_apartments" } });
@@ -800,11 +800,15 @@ test("an MCP client's delete waits in the app's approvals list; Allow there lets
   assert.match(await waiting.innerText(), /barcelona_apartments/);
   assert.match(await waiting.innerText(), /Caution/);
   await page.screenshot({ path: join(shots, "12-mcp-approval.png") });
+  // The client's call answered at once (it cannot elicit): a person must approve, here is the run.
+  const first = await deleting;
+  assert.match(first, /"pending_approval"/);
+  const runId = first.match(/"run_id":"(run_[0-9a-f]+)"/)[1];
   await waiting.getByRole("button", { name: "Allow" }).click();
-  const answer = await deleting;
+  await waiting.waitFor({ state: "detached" });
+  const answer = await call(3, "tools/call", { name: "get_call_result", arguments: { run_id: runId } });
   assert.match(answer, /"isError":false/);
   assert.match(answer, /"deleted_dataset"/);
-  await waiting.waitFor({ state: "detached" });
   await page.locator("main table.datasets").getByText("barcelona_apartments.csv").waitFor({ state: "detached" });
   // A chat run's own card is not listed twice: the assistant shows it, the approvals list does not.
   const turn = await ask(page, "delete the customer churn dataset");
