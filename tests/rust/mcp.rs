@@ -724,6 +724,27 @@ async fn a_2026_07_28_client_calls_tools_and_answers_approvals_in_its_own_round_
     assert!(table_names(&server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
 }
 
+/// The official TypeScript SDK as a host (`tests/mcp/ts_client.mjs`): `ask_aware` is not marked
+/// destructive, the top 3 of a grouped query come from the text alone, and a delete it cannot
+/// approve answers at once with `pending_approval` (the SDK checked it against the tool's output
+/// schema); nothing is deleted.
+#[tokio::test]
+async fn the_typescript_sdk_reads_results_as_text_and_a_waiting_delete_answers_at_once() {
+    let server = TestServer::start(&[]);
+    let out = Command::new(installed(".tools/bin/node24"))
+        .arg(installed("tests/mcp/ts_client.mjs"))
+        .arg(mcp_url(&server))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let r: Value = serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(r["ask_aware"]["destructiveHint"], Value::Bool(false), "{r}");
+    assert_top3_read_from_text(&server, &r).await;
+    assert_eq!(r["delete"]["is_error"], Value::Bool(false), "{r}");
+    assert_eq!(r["delete"]["structured"]["type"], "pending_approval", "{r}");
+    assert!(table_names(&server).await.contains(&"support_tickets".to_owned()), "nothing was deleted");
+}
+
 /// A 2025-06-18 client (raw JSON-RPC: its `initialize`, then calls on the session) lists and
 /// calls tools as a 2025-11-25 one does.
 #[test]
