@@ -49,11 +49,17 @@ fn the_python_example_lists_datasets_and_streams_a_run() {
 /// A plain `GET` over HTTP/1.1 to the server's one port; returns the head (the status line and
 /// the headers, names in lower case) and the body.
 fn http_get(server: &TestServer, path: &str) -> (String, String) {
+    http_get_with(server, path, "")
+}
+
+/// `http_get` with `extra` header lines (each ending in CRLF).
+fn http_get_with(server: &TestServer, path: &str, extra: &str) -> (String, String) {
     use std::io::{Read, Write};
     let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
-    write!(conn, "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr).unwrap();
-    let mut raw = String::new();
-    conn.read_to_string(&mut raw).unwrap();
+    write!(conn, "GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}Connection: close\r\n\r\n", server.addr).unwrap();
+    let mut bytes = Vec::new();
+    conn.read_to_end(&mut bytes).unwrap();
+    let raw = String::from_utf8_lossy(&bytes).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
     let mut lines = head.lines();
     let status = lines.next().unwrap().to_owned();
@@ -100,6 +106,19 @@ fn the_web_ui_is_served_on_the_api_port() {
     let (status, body) = http_get(&server, "/runs/run_123");
     assert!(status.starts_with("HTTP/1.1 200") && body.contains("<title>aware</title>"), "an app route: {status}");
     assert!(header(&status, "content-security-policy").is_some(), "{status}");
+    // A bundle with compressed copies beside it goes out as the one the browser accepts.
+    let script = "console.log('a bundle long enough to be worth compressing');\n".repeat(40);
+    std::fs::write(dir.path().join("assets/big.js"), &script).unwrap();
+    std::fs::write(dir.path().join("assets/big.js.br"), b"BROTLI-COPY").unwrap();
+    std::fs::write(dir.path().join("assets/big.js.gz"), b"GZIP-COPY").unwrap();
+    let (status, body) = http_get_with(&server, "/assets/big.js", "Accept-Encoding: gzip, deflate, br\r\n");
+    assert_eq!((header(&status, "content-encoding"), body.as_str()), (Some("br"), "BROTLI-COPY"), "{status}");
+    assert!(header(&status, "content-type").is_some_and(|t| t.contains("javascript")), "{status}");
+    assert_eq!(header(&status, "vary"), Some("accept-encoding"), "{status}");
+    let (status, body) = http_get_with(&server, "/assets/big.js", "Accept-Encoding: gzip\r\n");
+    assert_eq!((header(&status, "content-encoding"), body.as_str()), (Some("gzip"), "GZIP-COPY"), "{status}");
+    let (status, body) = http_get(&server, "/assets/big.js");
+    assert!(header(&status, "content-encoding").is_none() && body == script, "no Accept-Encoding: as stored");
     // A bundle that is not there gets the app's page, which is never kept as if it were one.
     let (status, body) = http_get(&server, "/assets/gone-1234.js");
     assert!(body.contains("<title>aware</title>"), "{status} {body}");

@@ -7,8 +7,12 @@
 //! framing), so markup that slipped into an answer or a dataset could neither run nor call out.
 //! The bundles Vite names by their content are cached for good; everything else, `index.html`
 //! first, is checked again on every load, so a new release reaches an open browser on its reload.
+//! A file with a brotli or gzip copy beside it (`web-client/scripts/compress.mjs` makes them at
+//! build time) goes out as the copy the browser accepts (`Accept-Encoding`), brotli first.
 
-use http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
+use http::header::{
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, VARY, X_CONTENT_TYPE_OPTIONS,
+};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use std::convert::Infallible;
 use std::future::Future;
@@ -28,7 +32,10 @@ pub struct WebLayer {
 impl WebLayer {
     /// `dir` is the built UI (with an `index.html`); `None` answers page requests with a hint.
     pub fn new(dir: Option<&Path>) -> Self {
-        let files = dir.map(|d| ServeDir::new(d).fallback(ServeFile::new(d.join("index.html"))));
+        let files = dir.map(|d| {
+            let index = ServeFile::new(d.join("index.html")).precompressed_br().precompressed_gzip();
+            ServeDir::new(d).precompressed_br().precompressed_gzip().fallback(index)
+        });
         Self { files }
     }
 }
@@ -66,6 +73,8 @@ fn secure<B>(response: &mut Response<B>, path: &str) {
     headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     let cache = if bundle { "public, max-age=31536000, immutable" } else { "no-cache" };
     headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache));
+    // What was sent depends on what the browser accepts: a cache keeps one copy per encoding.
+    headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
 }
 
 const NOT_BUILT: &str = "aware's web UI is not built into this server: scripts/serve builds it and passes --web-dir.\n";
