@@ -1004,6 +1004,11 @@ async fn bad_resumes_are_rejected_in_band_and_the_stream_keeps_serving() {
     assert_eq!(rejected(&chat.answer("bad").await).1, pb::ErrorCode::NotFound);
     let err = submit(&server, "cf_nope", true).await.unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::NotFound, "NOT_FOUND"));
+    // An id that cannot be one is told as such, not as missing.
+    let err = submit(&server, "cf nope", true).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert!(err.message().contains("\"cf nope\" is not a confirmation id (one looks like cf_…)"), "{err:?}");
+    assert!(submit(&server, "", true).await.unwrap_err().message().contains("a confirmation id is required"));
     assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Succeeded, "cancelling a finished run is a no-op");
     chat.resume("r4", &run_id, last).await;
     let tail = chat.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;

@@ -1019,20 +1019,20 @@ pub fn span(s: &SpanRecord) -> pb::Span {
 
 /// The run a request names on the Chat service: a malformed id names no run of the caller's.
 pub fn run_id_in(raw: &str) -> Result<aware_core::ids::RunId, aware_core::Error> {
-    aware_core::ids::RunId::parse(raw)
-        .ok_or_else(|| aware_core::Error::new(aware_core::ErrorCode::UnknownRun, "a run id is required"))
+    aware_core::ids::RunId::parse(raw).ok_or_else(|| {
+        let said = aware_core::ids::bad_id(raw, "run", aware_core::ids::RunId::PREFIX);
+        aware_core::Error::new(aware_core::ErrorCode::UnknownRun, said)
+    })
 }
 
 /// The dataset a request names.
 pub fn dataset_id_in(raw: &str) -> Result<aware_core::ids::DatasetId, aware_core::Error> {
-    aware_core::ids::DatasetId::parse(raw)
-        .ok_or_else(|| aware_core::Error::validation("dataset_id", "a dataset id is required"))
+    aware_core::ids::DatasetId::parse_field(raw, "dataset_id")
 }
 
 /// The confirmation a person answers.
 pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, aware_core::Error> {
-    aware_core::ids::ConfirmationId::parse(raw)
-        .ok_or_else(|| aware_core::Error::validation("confirmation_id", "a confirmation id is required"))
+    aware_core::ids::ConfirmationId::parse_field(raw, "confirmation_id")
 }
 
 /// One query of a run computed again, and how it compares.

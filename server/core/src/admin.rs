@@ -152,7 +152,7 @@ impl AdminService {
     }
 
     async fn existing(&self, raw: &str) -> Result<User> {
-        let id = UserId::parse(raw.trim()).ok_or_else(|| Error::validation("user_id", "a user id is required"))?;
+        let id = UserId::parse_field(raw, "user_id")?;
         self.users.user(&id).await?.ok_or_else(|| Error::not_found("user", &id).with_field("user_id"))
     }
 
@@ -234,7 +234,7 @@ impl AdminService {
 
     pub async fn revoke_api_key(&self, caller: &Caller, key_id: &str) -> Result<ApiKey> {
         Self::admin(caller)?;
-        let id = ApiKeyId::parse(key_id.trim()).ok_or_else(|| Error::validation("key_id", "a key id is required"))?;
+        let id = ApiKeyId::parse_field(key_id, "key_id")?;
         let key = self
             .users
             .revoke_api_key(&id, Utc::now())

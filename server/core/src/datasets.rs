@@ -519,8 +519,7 @@ impl DatasetService {
 
     async fn session(&self, caller: &Caller, upload_id: &str) -> Result<UploadSession> {
         caller.principal.require(Capability::DatasetWrite)?;
-        let id =
-            UploadId::parse(upload_id).ok_or_else(|| Error::validation("upload_id", "an upload id is required"))?;
+        let id = UploadId::parse_field(upload_id, "upload_id")?;
         self.uploads
             .session(&caller.principal.user_id, &id)
             .await?

@@ -54,7 +54,7 @@ pub fn page_size_in(page_size: u32) -> Result<u32> {
 
 /// A run id from a request field or a tool's argument (INVALID `run_id` when it is not one).
 pub fn parse_run_id(raw: &str) -> Result<RunId> {
-    RunId::parse(raw).ok_or_else(|| Error::validation("run_id", "a run id is required"))
+    RunId::parse_field(raw, "run_id")
 }
 
 impl RunHistory {

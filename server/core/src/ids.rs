@@ -4,8 +4,22 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// What a request is told when its `what` id is missing or is not one (`raw` as sent, cut to 40
+/// characters): "a confirmation id is required", or "\"cf 12\" is not a confirmation id (one
+/// looks like cf_…)".
+pub fn bad_id(raw: &str, what: &str, prefix: &str) -> String {
+    let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return format!("{article} {what} id is required");
+    }
+    let shown: String = raw.chars().take(40).collect();
+    let cut = if shown.len() < raw.len() { "…" } else { "" };
+    format!("{shown:?}{cut} is not {article} {what} id (one looks like {prefix}…)")
+}
+
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal, $what:literal) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(transparent)]
@@ -28,6 +42,12 @@ macro_rules! id_type {
                     .then(|| Self(raw.to_owned()))
             }
 
+            /// The id a request's `field` holds, or a validation error saying it is missing or
+            /// is not one.
+            pub fn parse_field(raw: &str, field: &str) -> crate::Result<Self> {
+                Self::parse(raw).ok_or_else(|| crate::Error::validation(field, bad_id(raw, $what, $prefix)))
+            }
+
             pub fn as_str(&self) -> &str {
                 &self.0
             }
@@ -44,60 +64,71 @@ macro_rules! id_type {
 id_type!(
     /// A user (a person or a service account).
     UserId,
-    "usr_"
+    "usr_",
+    "user"
 );
 id_type!(
     /// A dataset.
     DatasetId,
-    "ds_"
+    "ds_",
+    "dataset"
 );
 id_type!(
     /// A browser (chunked) upload in progress.
     UploadId,
-    "up_"
+    "up_",
+    "upload"
 );
 id_type!(
     /// An API key (not the secret token itself).
     ApiKeyId,
-    "key_"
+    "key_",
+    "key"
 );
 
 id_type!(
     /// A saved (verified) query: a question and the SQL a person approved for it.
     SavedQueryId,
-    "sq_"
+    "sq_",
+    "saved query"
 );
 
 id_type!(
     /// A conversation.
     ThreadId,
-    "th_"
+    "th_",
+    "thread"
 );
 id_type!(
     /// A run: one user message processed by the agent, or one QueryService call.
     RunId,
-    "run_"
+    "run_",
+    "run"
 );
 id_type!(
     /// A confirmation a person must answer.
     ConfirmationId,
-    "cf_"
+    "cf_",
+    "confirmation"
 );
 id_type!(
     /// A tool call within a run (also its idempotency key).
     ToolCallId,
-    "call_"
+    "call_",
+    "tool call"
 );
 
 id_type!(
     /// A fact in a user's memory.
     MemoryId,
-    "mem_"
+    "mem_",
+    "memory"
 );
 id_type!(
     /// A session grant ("allow for 5 minutes").
     GrantId,
-    "gr_"
+    "gr_",
+    "grant"
 );
 
 /// Longest thread id a client may choose.
@@ -137,6 +168,18 @@ impl UserId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_or_malformed_id_is_told_apart() {
+        let missing = ConfirmationId::parse_field("  ", "confirmation_id").unwrap_err();
+        assert_eq!(missing.message, "a confirmation id is required");
+        let malformed = ConfirmationId::parse_field("cf 12", "confirmation_id").unwrap_err();
+        assert_eq!(malformed.message, "\"cf 12\" is not a confirmation id (one looks like cf_…)");
+        assert_eq!(malformed.field.as_deref(), Some("confirmation_id"));
+        assert!(UploadId::parse_field("", "upload_id").unwrap_err().message.starts_with("an upload id"));
+        let long = UserId::parse_field(&"é".repeat(300), "user_id").unwrap_err().message;
+        assert!(long.contains("…\" is not a user id") || long.contains("\"… is not"), "{long}");
+    }
 
     #[test]
     fn ids_are_prefixed_unique_and_time_ordered() {

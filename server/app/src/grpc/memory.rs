@@ -3,7 +3,6 @@
 use super::State;
 use crate::convert;
 use crate::status::to_status;
-use aware_core::Error;
 use aware_core::ids::MemoryId;
 use aware_core::ports::Memory;
 use aware_proto::v1 as pb;
@@ -51,8 +50,7 @@ impl MemoryService for Memories {
     ) -> Result<Response<pb::DeleteMemoryResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let raw = request.into_inner().memory_id;
-        let id = MemoryId::parse(&raw)
-            .ok_or_else(|| to_status(Error::validation("memory_id", "a memory id is required")))?;
+        let id = MemoryId::parse_field(&raw, "memory_id").map_err(to_status)?;
         self.state.services.memory.delete(&caller, &id).await.map_err(to_status)?;
         Ok(Response::new(pb::DeleteMemoryResponse {}))
     }

@@ -236,8 +236,7 @@ impl ChatService for Chat {
     ) -> Result<Response<pb::RevokeGrantResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let raw = request.into_inner().grant_id;
-        let id = aware_core::ids::GrantId::parse(&raw)
-            .ok_or_else(|| to_status(Error::validation("grant_id", "a grant id is required")))?;
+        let id = aware_core::ids::GrantId::parse_field(&raw, "grant_id").map_err(to_status)?;
         self.state.runs.revoke_grant(&caller, &id).await.map_err(to_status)?;
         Ok(Response::new(pb::RevokeGrantResponse {}))
     }
