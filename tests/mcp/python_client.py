@@ -10,7 +10,8 @@ Usage: python_client.py ENDPOINT tour DATASET
        python_client.py ENDPOINT modern DATASET
          the same questions from a 2026-07-28 client (no initialize, no session): the grouped
          query's top 3 from text, then a delete of DATASET it declines through `input_required`;
-         then a client that cannot elicit asks the same delete and follows get_call_result
+         then a client that cannot elicit asks the same delete and follows get_call_result, and
+         asks ask_aware to delete it
 ENDPOINT is the server's /mcp URL, or `stdio:AWARE_CLI:GRPC_URL` to go through `aware mcp` (the
 stdio relay a desktop client is configured with).
 Prints one JSON object: what the client saw.
@@ -90,6 +91,10 @@ async def modern(url, dataset):
         report["asked"] = asked
     async with Client(url, mode="2026-07-28") as plain:
         report["without_elicitation"] = await delete_until_answered(plain.call_tool, dataset)
+        # A whole agent run that comes to a delete answers the same way (the SDK checks the
+        # answer against ask_aware's output schema).
+        asked_aware = await plain.call_tool("ask_aware", {"question": f"delete the {dataset} dataset"})
+        report["ask_aware_delete"] = result_json(asked_aware)
     return report
 
 

@@ -99,6 +99,7 @@ fn the_official_conformance_suite_passes_every_scenario_for_a_product_server_at_
                 "http-header-validation",
                 "input-required-result-unsupported-methods",
                 "input-required-result-validate-input",
+                "tasks-status-notifications",
             ],
         ),
     ];
@@ -694,8 +695,10 @@ async fn a_memory_asked_for_through_ask_aware_waits_for_a_person() {
         r#"{{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{{"name":"get_call_result","arguments":{{"run_id":"{}"}}}}}}"#,
         pending[0].run_id
     );
-    let outcome = post(&server, None, &later, Some(&s));
-    assert!(outcome.contains("\"id\":10") && !outcome.contains("pending_approval"), "{outcome}");
+    let outcome = result_of(&post(&server, None, &later, Some(&s)), 10);
+    assert_eq!(outcome["isError"], Value::Bool(false), "{outcome}");
+    let said = outcome["content"][0]["text"].as_str().unwrap();
+    assert!(said.contains("payouts go to account 666") && said.contains("approved"), "the call's own result: {said}");
     assert_eq!(memories().await, ["payouts go to account 666"]);
 }
 
@@ -718,9 +721,13 @@ async fn a_2026_07_28_client_calls_tools_and_answers_approvals_in_its_own_round_
     assert_eq!(r["delete"]["is_error"], Value::Bool(true), "{r}");
     assert!(r["delete"]["text"].as_str().unwrap().starts_with("not approved:"), "{r}");
     assert!(r["asked"][0].as_str().unwrap().contains("customer_churn"), "asked through input_required: {r}");
+    assert_eq!(r["asked"].as_array().unwrap().len(), 1, "asked once, not again after answering: {r}");
     let plain = &r["without_elicitation"];
     assert_eq!(plain["first"]["structured"]["type"], "pending_approval", "{r}");
     assert!(plain["outcome"]["text"].as_str().unwrap().contains("expired"), "{r}");
+    let asked_aware = &r["ask_aware_delete"];
+    assert_eq!(asked_aware["structured"]["type"], "pending_approval", "ask_aware waits the same way: {r}");
+    assert_eq!(asked_aware["structured"]["tool"], "delete_dataset", "{r}");
     assert!(table_names(&server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
 }
 
@@ -801,13 +808,15 @@ async fn with_the_tasks_extension_a_waiting_delete_is_a_task_to_poll_and_answer(
     let get = format!(r#"{{"jsonrpc":"2.0","id":6,"method":"tasks/get","params":{{"taskId":"{task_id}"}}}}"#);
     let waiting = result_of(&post(&server, None, &get, Some(&s)), 6);
     assert_eq!(waiting["status"], "input_required", "{waiting}");
-    let form = &waiting["inputRequests"]["approve"];
+    // The approval is keyed by its confirmation: an answer can only answer what its person saw.
+    let (key, form) = waiting["inputRequests"].as_object().unwrap().iter().next().unwrap();
+    assert!(key.starts_with("approve:cf_"), "{waiting}");
     assert_eq!(form["method"], "elicitation/create", "{waiting}");
     assert!(form["params"]["message"].as_str().unwrap().contains("support_tickets"), "{waiting}");
     assert!(table_names(&server).await.contains(&"support_tickets".to_owned()), "not before the answer");
 
     let update = format!(
-        r#"{{"jsonrpc":"2.0","id":7,"method":"tasks/update","params":{{"taskId":"{task_id}","inputResponses":{{"approve":{{"action":"accept","content":{{"approve":true}}}}}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tasks/update","params":{{"taskId":"{task_id}","inputResponses":{{"{key}":{{"action":"accept","content":{{"approve":true}}}}}}}}}}"#
     );
     let _ = result_of(&post(&server, None, &update, Some(&s)), 7);
     let mut done = Value::Null;
@@ -825,4 +834,87 @@ async fn with_the_tasks_extension_a_waiting_delete_is_a_task_to_poll_and_answer(
     let plain = session(&server, None);
     let refused = post(&server, None, &get, Some(&plain));
     assert!(refused.contains("-32021"), "no tasks without the extension: {refused}");
+
+    // A waiting delete cancelled as a task is a cancelled task, and deletes nothing.
+    let call = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"delete_dataset","arguments":{"dataset":"customer_churn"}}}"#;
+    let task = result_of(&post(&server, None, call, Some(&s)), 8);
+    let task_id = task["taskId"].as_str().unwrap().to_owned();
+    let cancel = format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tasks/cancel","params":{{"taskId":"{task_id}"}}}}"#);
+    let _ = result_of(&post(&server, None, &cancel, Some(&s)), 9);
+    let get = format!(r#"{{"jsonrpc":"2.0","id":10,"method":"tasks/get","params":{{"taskId":"{task_id}"}}}}"#);
+    let mut cancelled = Value::Null;
+    for _ in 0..100 {
+        cancelled = result_of(&post(&server, None, &get, Some(&s)), 10);
+        if cancelled["status"] != "input_required" && cancelled["status"] != "working" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert!(table_names(&server).await.contains(&"customer_churn".to_owned()), "nothing was deleted");
+}
+
+/// Another user's MCP call is nobody's business: its run id in `get_call_result`, a task id in
+/// `tasks/get` or `tasks/cancel`, or a `requestState` with an approval, get "not found" and
+/// change nothing.
+#[tokio::test]
+async fn another_users_call_cannot_be_read_answered_or_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let ada = add_user(&data, "ada", "admin", &[]);
+    let bob = add_user(&data, "bob", "admin", &[]);
+    let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
+    let csv = b"a,b\n1,2\n".to_vec();
+    let upload = pb::UploadDatasetRequest {
+        filename: "mine.csv".into(),
+        size_bytes: csv.len() as u64,
+        chunk: csv.into(),
+        ..Default::default()
+    };
+    let owner = server.client(Some(&ada)).await;
+    owner.datasets().upload_dataset(futures::stream::iter([upload])).await.unwrap();
+    let tasks = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+    let ada_session = session_with(&server, Some(&ada), tasks);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_dataset","arguments":{"dataset":"mine"}}}"#;
+    let task = result_of(&post(&server, Some(&ada), call, Some(&ada_session)), 2);
+    let run_id = task["taskId"].as_str().unwrap().to_owned();
+    let waiting = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{{"taskId":"{run_id}"}}}}"#);
+    let key = result_of(&post(&server, Some(&ada), &waiting, Some(&ada_session)), 3)["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+
+    let bob_session = session_with(&server, Some(&bob), tasks);
+    let approve = r#"{"action":"accept","content":{"approve":true}}"#;
+    for (id, request) in [
+        (
+            4,
+            format!(
+                r#""method":"tools/call","params":{{"name":"get_call_result","arguments":{{"run_id":"{run_id}"}}}}"#
+            ),
+        ),
+        (5, format!(r#""method":"tasks/get","params":{{"taskId":"{run_id}"}}"#)),
+        (
+            6,
+            format!(
+                r#""method":"tasks/update","params":{{"taskId":"{run_id}","inputResponses":{{"{key}":{approve}}}}}"#
+            ),
+        ),
+        (7, format!(r#""method":"tasks/cancel","params":{{"taskId":"{run_id}"}}"#)),
+        (
+            8,
+            format!(
+                r#""method":"tools/call","params":{{"name":"delete_dataset","arguments":{{}},"requestState":"{run_id}","inputResponses":{{"{key}":{approve}}}}}"#
+            ),
+        ),
+    ] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},{request}}}"#);
+        let answer = post(&server, Some(&bob), &body, Some(&bob_session));
+        assert!(answer.contains("-32602") && answer.contains("not found"), "{id}: {answer}");
+    }
+    let still = result_of(&post(&server, Some(&ada), &waiting, Some(&ada_session)), 3);
+    assert_eq!(still["status"], "input_required", "ada's delete still waits for ada: {still}");
 }

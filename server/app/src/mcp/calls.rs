@@ -2,8 +2,8 @@
 //! run waits for a person, an answer that does not block for the approval's lifetime (hosts time
 //! long calls out, ~60 s is common). How the person is asked depends on the client:
 //!
-//! - it declared the tasks extension (`io.modelcontextprotocol/tasks`): a task at once
-//!   (`resultType: "task"`, its id the run's), polled with `tasks/get`, answered with
+//! - it declared the tasks extension (`io.modelcontextprotocol/tasks`): a task as soon as the
+//!   run waits for a person (`resultType: "task"`, its id the run's), polled with `tasks/get`, answered with
 //!   `tasks/update`, cancelled with `tasks/cancel` (`tasks.rs`);
 //! - a 2026-07-28 request from a client that elicits: an `input_required` result carrying the
 //!   approval form; the retry with the answer resolves it and follows the run on;
@@ -16,12 +16,12 @@
 //! Results carry the rows a host model reads as text (`host_text.rs`) beside the rich result as
 //! `structuredContent`, and a table's chart as an embedded Vega-Lite resource.
 
-use super::follow::{CallResult, Follow, Followed, Waiting, approval_form, follow, to_mcp};
+use super::follow::{CallResult, Follow, Followed, Part, Waiting, approval_form, follow, to_mcp};
 use super::host_text;
 use crate::grpc::State;
 use aware_core::auth::Caller;
-use aware_core::ids::RunId;
-use aware_core::run::{RunKind, RunStatus};
+use aware_core::ids::{ConfirmationId, RunId};
+use aware_core::run::{RunKind, RunRecord, RunStatus};
 use aware_core::runs::events::Resolution;
 use rmcp::model::{CallToolResponse, ClientCapabilities, CreateTaskResult, InputRequiredResult, ProtocolVersion};
 use rmcp::service::RequestContext;
@@ -29,11 +29,22 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-/// The key of the approval in an `input_required` result's (or a task's) input requests.
-pub(super) const APPROVAL_KEY: &str = "approve";
+/// The key of a confirmation's approval among an `input_required` result's (or a task's) input
+/// requests: the confirmation's own id, so a late answer can only answer what its person saw.
+pub(super) fn approval_key(id: &ConfirmationId) -> String {
+    format!("approve:{id}")
+}
 
-/// A task or a retry asks again this often (ms).
+/// The confirmation an input response's key answers.
+pub(super) fn approved_by_key(key: &str) -> Option<ConfirmationId> {
+    key.strip_prefix("approve:").and_then(ConfirmationId::parse)
+}
+
+/// A task's suggested polling interval (ms).
 pub(super) const POLL_MS: u64 = 1_000;
+
+/// How long `get_call_result` waits for a run that is still working before it says so.
+const OUTCOME_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// An MCP result type from its JSON (the spec's own shape), marked complete: a 2026-07-28 client
 /// requires `resultType`, and rmcp takes it off for a client of an older revision.
@@ -94,11 +105,12 @@ pub(super) async fn answer(
     run_id: &RunId,
     called: Called,
     ctx: &RequestContext<RoleServer>,
+    part: Part<'_>,
 ) -> Result<CallToolResponse, McpError> {
     let how = asks(ctx);
     let follow_how = if how == Asks::OnTheSession { Follow::AskingInBand } else { Follow::UntilAPerson };
-    let followed = follow(state, caller, run_id, ctx, follow_how).await?;
-    let Some(waiting) = followed.waiting.as_ref().filter(|_| !followed.ended()) else {
+    let followed = follow(state, caller, run_id, ctx, follow_how, part).await?;
+    let Some(waiting) = followed.waiting.as_ref() else {
         return complete(&followed, run_id, called).map(CallToolResponse::from);
     };
     match how {
@@ -111,12 +123,40 @@ pub(super) async fn answer(
     }
 }
 
+/// The retry of a call that answered `input_required`, with what the client's person answered:
+/// an approval or a denial resolves that confirmation and the run is followed on; a dismissed
+/// form is not asked again — the call answers with where to approve instead.
+pub(super) async fn resume(
+    state: &State,
+    caller: &Caller,
+    request_state: &str,
+    responses: Option<&rmcp::model::InputResponses>,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, McpError> {
+    let (run_id, record) = run_of(state, caller, request_state).await?;
+    let called = Called::of(record.kind);
+    match super::tasks::answer_approvals(state, caller, responses).await? {
+        super::tasks::Answered::Resolved(id) => {
+            answer(state, caller, &run_id, called, ctx, Part { started_it: false, answered: Some(&id) }).await
+        }
+        super::tasks::Answered::Dismissed => {
+            let now = follow(state, caller, &run_id, ctx, Follow::UntilAPerson, Part::default()).await?;
+            match now.waiting.as_ref() {
+                Some(waiting) => pending(ctx, waiting, &run_id, &now).map(CallToolResponse::from),
+                None => complete(&now, &run_id, called).map(CallToolResponse::from),
+            }
+        }
+        super::tasks::Answered::Nothing => answer(state, caller, &run_id, called, ctx, Part::default()).await,
+    }
+}
+
 /// The `input_required` result that asks for an approval; the retry echoes `requestState` (the
 /// run id: aware checks on the retry that the run is the caller's).
 fn input_required(waiting: &Waiting, run_id: &RunId) -> Result<InputRequiredResult, McpError> {
+    let form = json!({"method": "elicitation/create", "params": approval_form(&waiting.description, waiting.tier)});
     result_from_json(json!({
         "resultType": "input_required",
-        "inputRequests": {APPROVAL_KEY: {"method": "elicitation/create", "params": approval_form(&waiting.description, waiting.tier)}},
+        "inputRequests": {approval_key(&waiting.confirmation_id): form},
         "requestState": run_id.as_str(),
     }))
 }
@@ -271,28 +311,36 @@ fn why_it_ended(f: &Followed) -> String {
     f.error.as_ref().map_or_else(|| format!("the run ended {}", f.status.as_str()), |e| e.message.clone())
 }
 
-/// The run an MCP call started, from the id a client echoes (`requestState`, a task id, the
-/// `get_call_result` argument), with the kind of call it was. Someone else's run is not found.
-pub(super) async fn run_of(state: &State, caller: &Caller, raw: &str) -> Result<(RunId, Called), McpError> {
-    let id = RunId::parse(raw.trim())
-        .ok_or_else(|| McpError::invalid_params(format!("{raw:?} is not a run id of an MCP call"), None))?;
+/// The run a client names (`requestState`, a task id, the `get_call_result` argument) with its
+/// record: one of the caller's runs — someone else's is not found, as an unknown one.
+pub(super) async fn run_of(state: &State, caller: &Caller, raw: &str) -> Result<(RunId, RunRecord), McpError> {
+    let id =
+        RunId::parse(raw.trim()).ok_or_else(|| McpError::invalid_params(format!("{raw:?} is not a run id"), None))?;
     let (record, _) = state.services.history.get(caller, &id).await.map_err(|e| to_mcp(&e))?;
-    Ok((id, Called::of(record.kind)))
+    Ok((id, record))
 }
 
 /// `get_call_result`: the outcome of a call that answered before a person had approved: its
-/// result once the run has ended (waiting a little for a run that is finishing), or the
-/// `pending_approval` result again while the approval waits.
+/// result once the run has ended, the `pending_approval` result again while the approval waits,
+/// or — when the run is still working after [`OUTCOME_WAIT`] — that it is, to ask again.
 pub(super) async fn outcome(
     state: &State,
     caller: &Caller,
     raw_run_id: &str,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<rmcp::model::CallToolResult, McpError> {
-    let (run_id, called) = run_of(state, caller, raw_run_id).await?;
-    let followed = follow(state, caller, &run_id, ctx, Follow::UntilAPerson).await?;
-    match followed.waiting.as_ref().filter(|_| !followed.ended()) {
+    let (run_id, record) = run_of(state, caller, raw_run_id).await?;
+    let following = follow(state, caller, &run_id, ctx, Follow::UntilAPerson, Part::default());
+    let Ok(followed) = tokio::time::timeout(OUTCOME_WAIT, following).await else {
+        return result_from_json(json!({
+            "content": [{"type": "text", "text": format!("Run {run_id} is still working; ask again with get_call_result.")}],
+            "structuredContent": {"type": "running", "run_id": run_id.as_str()},
+            "isError": false,
+        }));
+    };
+    let followed = followed?;
+    match followed.waiting.as_ref() {
         Some(waiting) => pending(ctx, waiting, &run_id, &followed),
-        None => complete(&followed, &run_id, called),
+        None => complete(&followed, &run_id, Called::of(record.kind)),
     }
 }

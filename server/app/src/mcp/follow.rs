@@ -50,6 +50,17 @@ pub(super) enum Follow {
     Now,
 }
 
+/// A request's part in the run it follows.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Part<'a> {
+    /// The request started the run (its `tools/call`): cancelling the request cancels the run.
+    /// A later look at it (`get_call_result`, `tasks/get`, a retry) cancels nothing.
+    pub started_it: bool,
+    /// A confirmation the request has just answered: not waited on, though the run may not have
+    /// logged its resolution yet.
+    pub answered: Option<&'a ConfirmationId>,
+}
+
 /// A run's outcome, or where it stands.
 pub(super) struct Followed {
     /// `Running` when the run has not ended (a confirmation waits, or `Follow::Now`).
@@ -63,7 +74,7 @@ pub(super) struct Followed {
 
 impl Followed {
     pub(super) fn ended(&self) -> bool {
-        !matches!(self.status, RunStatus::Running | RunStatus::Queued | RunStatus::AwaitingConfirmation)
+        self.status.is_terminal()
     }
 }
 
@@ -89,6 +100,7 @@ pub(super) async fn follow(
     run_id: &RunId,
     ctx: &RequestContext<RoleServer>,
     how: Follow,
+    part: Part<'_>,
 ) -> Result<Followed, McpError> {
     let mut framed = state.runs.subscribe(caller, run_id, 0).await.map_err(|e| to_mcp(&e))?.framed(Some(0));
     let progress = ctx.meta.get_progress_token();
@@ -108,8 +120,11 @@ pub(super) async fn follow(
         let delivery = tokio::select! {
             biased;
             () = ctx.ct.cancelled() => {
-                let _ = state.runs.cancel(caller, run_id).await;
-                return Err(McpError::internal_error("the request was cancelled; so is its run", None));
+                if part.started_it {
+                    let _ = state.runs.cancel(caller, run_id).await;
+                    return Err(McpError::internal_error("the request was cancelled; so is its run", None));
+                }
+                return Err(McpError::internal_error("the request was cancelled (the run goes on)", None));
             }
             d = framed.next() => d.map_err(internal)?,
         };
@@ -138,6 +153,9 @@ pub(super) async fn follow(
             EventPayload::ConfirmationRequired {
                 confirmation_id, description, tier, tool_name, expires_at, ..
             } => {
+                if part.answered == Some(confirmation_id) {
+                    continue; // answered by this request; its resolution is on its way to the log
+                }
                 if how == Follow::AskingInBand {
                     ask(state.clone(), caller.clone(), ctx.clone(), confirmation_id.clone(), description, *tier);
                 }

@@ -5,7 +5,7 @@
 //! whole agent (`RunEngine::send_message`, as `Chat` does).
 
 use super::calls::{self, Called, result_from_json};
-use super::follow::to_mcp;
+use super::follow::{Part, to_mcp};
 use super::{catalog, tasks, tools};
 use crate::grpc::State;
 use aware_core::auth::Caller;
@@ -74,7 +74,7 @@ impl AwareMcp {
                 return Err(McpError::internal_error(format!("the thread is busy with run {active_run_id}"), None));
             }
         };
-        calls::answer(&self.state, caller, &run_id, Called::Ask, ctx).await
+        calls::answer(&self.state, caller, &run_id, Called::Ask, ctx, Part { started_it: true, answered: None }).await
     }
 }
 
@@ -150,9 +150,7 @@ impl ServerHandler for AwareMcp {
         let caller = caller(&ctx)?;
         // The retry of a call that answered `input_required`: the answer, then the run followed on.
         if let Some(state) = &request.request_state {
-            let (run_id, called) = calls::run_of(&self.state, &caller, state).await?;
-            tasks::answer_approval(&self.state, &caller, &run_id, request.input_responses.as_ref(), &ctx).await?;
-            return calls::answer(&self.state, &caller, &run_id, called, &ctx).await;
+            return calls::resume(&self.state, &caller, state, request.input_responses.as_ref(), &ctx).await;
         }
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let name = request.name.as_ref();
@@ -169,7 +167,8 @@ impl ServerHandler for AwareMcp {
         }
         let call = ClientToolCall { tool: name.to_owned(), arguments };
         let run_id = self.state.runs.call_tool(&caller, &call).await.map_err(|e| to_mcp(&e))?;
-        calls::answer(&self.state, &caller, &run_id, Called::Tool, &ctx).await
+        calls::answer(&self.state, &caller, &run_id, Called::Tool, &ctx, Part { started_it: true, answered: None })
+            .await
     }
 
     async fn list_resources(
@@ -259,7 +258,7 @@ impl ServerHandler for AwareMcp {
 
     async fn update_task(&self, request: UpdateTaskParams, ctx: RequestContext<RoleServer>) -> Result<(), McpError> {
         let caller = caller(&ctx)?;
-        tasks::update(&self.state, &caller, &request.task_id, &request.input_responses, &ctx).await
+        tasks::update(&self.state, &caller, &request.task_id, &request.input_responses).await
     }
 
     async fn cancel_task(&self, request: CancelTaskParams, ctx: RequestContext<RoleServer>) -> Result<(), McpError> {

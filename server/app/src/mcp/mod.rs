@@ -53,7 +53,7 @@ const SESSION_HEADER: &str = "mcp-session-id";
 /// The header that names the request's protocol revision.
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-/// Whether a request speaks a revision without sessions (2026-07-28 and later): it opens none.
+/// Whether a request says it speaks a revision without sessions (2026-07-28 and later).
 fn sessionless(req: &http::HeaderMap) -> bool {
     req.get(VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
@@ -143,14 +143,15 @@ where
                 // Someone else's session is no session at all, for this caller.
                 Some(id) if sessions.foreign(&id, &owner) => return Ok(unknown_session()),
                 Some(_) => {}
-                // Without a session, a POST of an older revision may open one (an `initialize`):
-                // it takes its place now.
-                None if req.method() == http::Method::POST && !sessionless(req.headers()) => {
-                    match sessions.reserve(&owner) {
-                        Ok(place) => opening = Some(Arc::new(std::sync::Mutex::new(Some(place)))),
-                        Err(full) => return Ok(no_room(&full)),
-                    }
-                }
+                // Without a session, a POST may open one (an `initialize`): it takes its place now.
+                // A 2026-07-28 request opens none, so a full cap does not refuse it (an
+                // `initialize` sent with that header still opens a session, and fails when no
+                // place is left).
+                None if req.method() == http::Method::POST => match sessions.reserve(&owner) {
+                    Ok(place) => opening = Some(Arc::new(std::sync::Mutex::new(Some(place)))),
+                    Err(_) if sessionless(req.headers()) => {}
+                    Err(full) => return Ok(no_room(&full)),
+                },
                 None => {}
             }
             req.extensions_mut().insert(caller);

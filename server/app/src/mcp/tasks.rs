@@ -6,11 +6,11 @@
 //! `cancelled`), `tasks/update` answers the approval, `tasks/cancel` cancels the run. Someone
 //! else's task is not found, as their run is.
 
-use super::calls::{APPROVAL_KEY, POLL_MS, complete, result_from_json, run_of};
-use super::follow::{Follow, Followed, approval_form, approved_in, follow, to_mcp};
+use super::calls::{Called, POLL_MS, approval_key, approved_by_key, complete, result_from_json, run_of};
+use super::follow::{Follow, Part, approval_form, approved_in, follow, to_mcp};
 use crate::grpc::State;
 use aware_core::auth::Caller;
-use aware_core::ids::RunId;
+use aware_core::ids::{ConfirmationId, RunId};
 use aware_core::run::RunStatus;
 use rmcp::model::{ElicitResult, GetTaskResult, InputResponses, Task};
 use rmcp::service::RequestContext;
@@ -37,34 +37,30 @@ async fn detailed(
     caller: &Caller,
     raw: &str,
     ctx: &RequestContext<RoleServer>,
-) -> Result<(RunId, Value, Followed), McpError> {
-    let (run_id, called) = run_of(state, caller, raw).await?;
-    let (record, _) = state.services.history.get(caller, &run_id).await.map_err(|e| to_mcp(&e))?;
-    let now = follow(state, caller, &run_id, ctx, Follow::Now).await?;
-    let task = if now.ended() {
-        if now.status == RunStatus::Cancelled && now.results.is_empty() {
-            base(&run_id, record.created_at, "cancelled", "the call was cancelled")
-        } else {
-            let mut task = base(&run_id, record.created_at, "completed", "done");
-            let result = complete(&now, &run_id, called)?;
-            task["result"] = serde_json::to_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))?;
-            task
-        }
+) -> Result<Value, McpError> {
+    let (run_id, record) = run_of(state, caller, raw).await?;
+    let now = follow(state, caller, &run_id, ctx, Follow::Now, Part::default()).await?;
+    Ok(if now.status == RunStatus::Cancelled {
+        base(&run_id, record.created_at, "cancelled", "the call was cancelled")
+    } else if now.ended() {
+        let mut task = base(&run_id, record.created_at, "completed", "done");
+        let result = complete(&now, &run_id, Called::of(record.kind))?;
+        task["result"] = serde_json::to_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        task
     } else if let Some(waiting) = &now.waiting {
         let message = format!(
             "waiting for a person to approve: {} (answer with tasks/update, or in aware itself)",
             waiting.description
         );
         let mut task = base(&run_id, record.created_at, "input_required", &message);
-        task["inputRequests"] = json!({APPROVAL_KEY: {
+        task["inputRequests"] = json!({approval_key(&waiting.confirmation_id): {
             "method": "elicitation/create",
             "params": approval_form(&waiting.description, waiting.tier),
         }});
         task
     } else {
         base(&run_id, record.created_at, "working", "running")
-    };
-    Ok((run_id, task, now))
+    })
 }
 
 /// The task a call answers with when its run waits for a person.
@@ -74,7 +70,7 @@ pub(super) async fn seed(
     run_id: &RunId,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<Task, McpError> {
-    let (_, task, _) = detailed(state, caller, run_id.as_str(), ctx).await?;
+    let task = detailed(state, caller, run_id.as_str(), ctx).await?;
     serde_json::from_value(task).map_err(|e| McpError::internal_error(format!("a task did not form: {e}"), None))
 }
 
@@ -85,38 +81,43 @@ pub(super) async fn get(
     task_id: &str,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<GetTaskResult, McpError> {
-    let (_, task, _) = detailed(state, caller, task_id, ctx).await?;
-    result_from_json(task)
+    result_from_json(detailed(state, caller, task_id, ctx).await?)
 }
 
-/// Answers the approval the run waits on with `responses[APPROVAL_KEY]` (an `ElicitResult`); a
-/// dismissed form, a response to nothing or an approval already answered changes nothing.
-pub(super) async fn answer_approval(
+/// What a client answered to the approvals it was shown.
+pub(super) enum Answered {
+    /// No answer to an approval.
+    Nothing,
+    /// The form was dismissed: someone may still answer in aware.
+    Dismissed,
+    /// This confirmation was approved or denied (or had been answered already).
+    Resolved(ConfirmationId),
+}
+
+/// Answers the approvals in `responses` (keyed by their confirmation's id, each an
+/// `ElicitResult`). Only the confirmation a response names is answered — one answered meanwhile,
+/// or someone else's, is left as it is (the engine checks who may answer it).
+pub(super) async fn answer_approvals(
     state: &State,
     caller: &Caller,
-    run_id: &RunId,
     responses: Option<&InputResponses>,
-    ctx: &RequestContext<RoleServer>,
-) -> Result<(), McpError> {
-    let Some(response) = responses.and_then(|r| r.get(APPROVAL_KEY)) else {
-        return Ok(());
-    };
-    let answer: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| {
-        McpError::invalid_params(format!("the answer to {APPROVAL_KEY:?} is not an elicitation result: {e}"), None)
-    })?;
-    let Some(approved) = approved_in(&answer) else {
-        return Ok(());
-    };
-    let now = follow(state, caller, run_id, ctx, Follow::Now).await?;
-    if let Some(waiting) = now.waiting.as_ref().filter(|_| !now.ended())
-        && let Err(e) = state
-            .runs
-            .resolve_confirmation(caller, &waiting.confirmation_id, aware_core::runs::Answer::once(approved))
-            .await
-    {
-        tracing::debug!(error = %e, "an MCP client's answer came after another");
+) -> Result<Answered, McpError> {
+    let mut answered = Answered::Nothing;
+    for (key, response) in responses.into_iter().flatten() {
+        let Some(id) = approved_by_key(key) else { continue };
+        let answer: ElicitResult = serde_json::from_value(response.clone()).map_err(|e| {
+            McpError::invalid_params(format!("the answer to {key:?} is not an elicitation result: {e}"), None)
+        })?;
+        let Some(approved) = approved_in(&answer) else {
+            answered = Answered::Dismissed;
+            continue;
+        };
+        if let Err(e) = state.runs.resolve_confirmation(caller, &id, aware_core::runs::Answer::once(approved)).await {
+            tracing::debug!(error = %e, "an MCP client's answer came after another, or named no confirmation of theirs");
+        }
+        answered = Answered::Resolved(id);
     }
-    Ok(())
+    Ok(answered)
 }
 
 /// `tasks/update`.
@@ -125,10 +126,9 @@ pub(super) async fn update(
     caller: &Caller,
     task_id: &str,
     responses: &InputResponses,
-    ctx: &RequestContext<RoleServer>,
 ) -> Result<(), McpError> {
-    let (run_id, _) = run_of(state, caller, task_id).await?;
-    answer_approval(state, caller, &run_id, Some(responses), ctx).await
+    run_of(state, caller, task_id).await?;
+    answer_approvals(state, caller, Some(responses)).await.map(|_| ())
 }
 
 /// `tasks/cancel`: cancels the run (a pending approval with it).

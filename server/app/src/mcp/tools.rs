@@ -58,7 +58,8 @@ pub(super) fn ask_aware() -> Value {
             "required": ["question"],
             "additionalProperties": false
         },
-        "outputSchema": {
+        // A run that waits for a person answers "waiting for approval" first (`calls.rs`).
+        "outputSchema": or_pending(json!({
             "type": "object",
             "properties": {
                 "answer": {"type": "string"},
@@ -67,7 +68,7 @@ pub(super) fn ask_aware() -> Value {
                 "results": {"type": "array", "items": {"type": "object"}}
             },
             "required": ["answer", "run_id", "status", "results"]
-        },
+        })),
         "annotations": {
             "title": "Ask aware",
             // It may change things (import, rename, delete), but never without asking: each

@@ -10,10 +10,20 @@ use crate::runs::tools::Tool;
 use crate::search::Embedder;
 use std::sync::Arc;
 
+/// The embedding model [`LINK`] was measured with: with another one (a remote embedder), no
+/// request is linked by meaning — its scores mean something else, and the question would leave
+/// the machine for it.
+pub const CALIBRATED_FOR: &str = "all-MiniLM-L6-v2";
+
 /// How close (cosine of all-MiniLM-L6-v2's unit vectors) a request must be to a tool's words.
-/// Measured on requests and tool descriptions of several servers: related pairs score 0.22–0.54,
-/// unrelated ones at most 0.14.
+/// Measured on 10 requests × 6 tools of three servers (BENCHMARKS §14): the related pairs scored
+/// 0.20, 0.22, 0.37 and 0.54, the unrelated ones at most 0.14 — the two weaker related requests
+/// are not linked (a router unsure of a request offers every tool anyway).
 pub const LINK: f32 = 0.25;
+
+/// The most tools one request is linked to (descriptions come from other servers: none of them
+/// can crowd the offer).
+pub const MOST: usize = 3;
 
 /// The words a tool is known by: its name's parts ("search issues"), title and description.
 fn words_of(tool: &dyn Tool) -> String {
@@ -23,9 +33,10 @@ fn words_of(tool: &dyn Tool) -> String {
     format!("{short}: {}. {}", meta.title, meta.description)
 }
 
-/// The names of `tools` whose words are within [`LINK`] of `question`, closest first.
+/// The names of `tools` whose words are within [`LINK`] of `question`, closest first, at most
+/// [`MOST`]; none unless `embedder` is the model the threshold was measured with.
 pub async fn linked(embedder: &dyn Embedder, question: &str, tools: &[Arc<dyn Tool>]) -> Result<Vec<String>> {
-    if tools.is_empty() || question.trim().is_empty() {
+    if tools.is_empty() || question.trim().is_empty() || embedder.model() != CALIBRATED_FOR {
         return Ok(Vec::new());
     }
     let mut texts = vec![question.to_owned()];
@@ -41,5 +52,5 @@ pub async fn linked(embedder: &dyn Embedder, question: &str, tools: &[Arc<dyn To
         .filter(|(score, _)| *score >= LINK)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    Ok(scored.into_iter().map(|(_, name)| name).collect())
+    Ok(scored.into_iter().take(MOST).map(|(_, name)| name).collect())
 }
