@@ -14,7 +14,8 @@ const MAX_ROWS: usize = 50;
 const MAX_CELL: usize = 80;
 /// Columns a table shows in text.
 const MAX_COLUMNS: usize = 24;
-/// The whole text, at most (a JSON result beyond it is cut and says so).
+/// The most of a result shown as JSON (beyond it, it is cut and says so); tables are bounded by
+/// [`MAX_ROWS`], [`MAX_COLUMNS`] and [`MAX_CELL`] instead.
 const MAX_TEXT: usize = 24_000;
 
 /// The text for `rich`, after the summary line aware wrote for it.
