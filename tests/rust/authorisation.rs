@@ -193,15 +193,7 @@ async fn a_run_started_with_a_revoked_key_takes_no_effect() {
 #[tokio::test]
 async fn a_grant_ends_when_its_owners_role_no_longer_allows_its_tool() {
     let s = setup("analyst", &[]).await;
-    let mut datasets = s.ana.datasets();
-    let csv = b"city,visits\nGirona,5\n".to_vec();
-    let upload = pb::UploadDatasetRequest {
-        filename: "cities.csv".into(),
-        size_bytes: csv.len() as u64,
-        chunk: csv.into(),
-        ..Default::default()
-    };
-    datasets.upload_dataset(futures::stream::iter([upload])).await.unwrap();
+    aware_e2e::upload_as(&s.ana, "cities.csv", b"city,visits\nGirona,5\n").await;
     let rename = s.ana.send_message("", "zz rename", "").await.unwrap();
     let c = card(&s.ana, &rename.run_id).await;
     assert!(c.grantable, "{c:?}");

@@ -542,14 +542,7 @@ async fn an_mcp_session_answers_only_the_principal_that_opened_it() {
     let viewer = add_user(&data, "vic", "viewer", &[]);
     let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
     let ada = server.client(Some(&admin)).await;
-    let csv = b"city,visits\nGirona,5\n".to_vec();
-    let upload = pb::UploadDatasetRequest {
-        filename: "cities.csv".into(),
-        size_bytes: csv.len() as u64,
-        chunk: csv.into(),
-        ..Default::default()
-    };
-    ada.datasets().upload_dataset(futures::stream::iter([upload])).await.unwrap();
+    aware_e2e::upload_as(&ada, "cities.csv", b"city,visits\nGirona,5\n").await;
     let ada_tables = || async {
         let listed = ada.datasets().list_datasets(pb::ListDatasetsRequest::default()).await.unwrap().into_inner();
         listed.datasets.into_iter().map(|d| d.table_name).collect::<Vec<_>>()
@@ -864,15 +857,7 @@ async fn another_users_call_cannot_be_read_answered_or_cancelled() {
     let ada = add_user(&data, "ada", "admin", &[]);
     let bob = add_user(&data, "bob", "admin", &[]);
     let server = TestServer::start_in(&data, &["--auth", "api-key"], &[]);
-    let csv = b"a,b\n1,2\n".to_vec();
-    let upload = pb::UploadDatasetRequest {
-        filename: "mine.csv".into(),
-        size_bytes: csv.len() as u64,
-        chunk: csv.into(),
-        ..Default::default()
-    };
-    let owner = server.client(Some(&ada)).await;
-    owner.datasets().upload_dataset(futures::stream::iter([upload])).await.unwrap();
+    aware_e2e::upload_as(&server.client(Some(&ada)).await, "mine.csv", b"a,b\n1,2\n").await;
     let tasks = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
     let ada_session = session_with(&server, Some(&ada), tasks);
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_dataset","arguments":{"dataset":"mine"}}}"#;

@@ -108,6 +108,18 @@ pub async fn upload(
     Ok(response.into_inner().dataset.unwrap_or_default())
 }
 
+/// Uploads a small file (one message) as the user `client` acts for, and returns its dataset.
+pub async fn upload_as(client: &aware_client::AwareClient, filename: &str, bytes: &[u8]) -> aware_proto::v1::Dataset {
+    let upload = aware_proto::v1::UploadDatasetRequest {
+        filename: filename.into(),
+        size_bytes: bytes.len() as u64,
+        chunk: bytes.to_vec().into(),
+        ..Default::default()
+    };
+    let response = client.datasets().upload_dataset(futures::stream::iter([upload])).await.expect("upload");
+    response.into_inner().dataset.unwrap_or_default()
+}
+
 /// The fields of `/proc/PID/stat` after the command name (field 3 onwards; the state letter reads
 /// as 0): `[1]` is the parent pid, `[11]`/`[12]` user/system CPU ticks, `[13]`/`[14]` those of reaped
 /// children. `None` once the process is gone.
