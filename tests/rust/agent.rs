@@ -130,6 +130,18 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     assert!(tools.iter().any(|t| t.0 == "tool.execute_query_plan"));
 }
 
+/// A question no dataset's words fit is asked back with the datasets a query can read: a file
+/// that failed to load is not offered.
+#[tokio::test]
+async fn which_dataset_offers_only_the_ones_a_query_can_read() {
+    let server = TestServer::start(&[]);
+    let failed = aware_e2e::upload(&server, "rainfall.parquet", b"city,price\nGirona,3\n".to_vec()).await.unwrap();
+    assert_eq!(failed.status, pb::DatasetStatus::Error as i32, "{failed:?}");
+    let (_, said) = answer(&ask(&server, None, "what is the average wind speed?").await);
+    assert!(said.starts_with("Which dataset is that about?") && said.contains("customer_churn"), "{said}");
+    assert!(!said.contains("rainfall"), "a dataset that failed to load is no choice: {said}");
+}
+
 /// A dataset whose cells carry instructions cannot make the agent delete anything, and its text
 /// never reaches the model: the summaries hold counts, names and numeric ranges only.
 #[tokio::test]

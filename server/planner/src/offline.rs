@@ -368,7 +368,14 @@ impl OfflinePlanner {
                 Err(Unread::NotData) | Ok(None) => {}
             }
             if intent == Intent::Query {
-                let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
+                // Only what a query can read: a dataset that failed to load, or a document, is
+                // no answer to "which dataset?".
+                let names: Vec<&str> = context
+                    .datasets
+                    .iter()
+                    .filter(|d| d.status == DatasetStatus::Ready && !d.format.is_document())
+                    .map(|d| d.table_name.as_str())
+                    .collect();
                 return text(if names.is_empty() {
                     "You have no datasets yet: upload one and ask again.".to_owned()
                 } else {
