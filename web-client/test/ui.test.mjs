@@ -682,6 +682,14 @@ test("on a phone the page has the width and the assistant is a drawer; at 800 px
   const drawer = page.getByRole("dialog", { name: "Assistant" });
   assert.equal(await drawer.isVisible(), false, "the assistant waits in its drawer");
   await page.screenshot({ path: join(shots, "16-phone-datasets.png") });
+  // The menu shows every page: nothing scrolled out of sight to the side.
+  const menu = page.getByRole("navigation", { name: "Main" });
+  const sideways = await menu.evaluate((n) => n.scrollWidth - n.clientWidth);
+  assert.ok(sideways <= 1, `the menu does not scroll sideways (${sideways} px hidden)`);
+  for (const link of await menu.getByRole("link").all()) {
+    const b = await link.boundingBox();
+    assert.ok(b && b.x >= 0 && b.x + b.width <= PHONE.width + 1, `${await link.innerText()} is on screen: ${JSON.stringify(b)}`);
+  }
   await page.getByRole("button", { name: "Ask the assistant" }).click();
   await drawer.waitFor();
   await hasFocus(page.getByLabel("Message"), "the drawer opened at the message box");
@@ -694,6 +702,16 @@ test("on a phone the page has the width and the assistant is a drawer; at 800 px
   await drawer.getByRole("button", { name: "Close the assistant" }).click();
   await drawer.waitFor({ state: "hidden" });
   await hasFocus(page.getByRole("button", { name: "Ask the assistant" }), "back on the button that opened it");
+  // The Runs page's times fit their column: none prints over the question beside it.
+  await menu.getByRole("link", { name: "Runs" }).click();
+  const when = page.locator("table.runs td.when").first();
+  await when.waitFor();
+  assert.match(await when.innerText(), /^today, \d\d:\d\d$/);
+  const spill = await page.locator("table.runs td.when").evaluateAll((cells) => Math.max(...cells.map((c) => c.scrollWidth - c.clientWidth)));
+  assert.ok(spill <= 0, `a time spills ${spill} px out of its cell`);
+  await page.screenshot({ path: join(shots, "16b-phone-runs.png") });
+  await menu.getByRole("link", { name: "Datasets" }).click();
+  await page.getByRole("heading", { level: 1, name: "Datasets" }).waitFor();
   // Esc closes it too.
   await page.getByRole("button", { name: "Ask the assistant" }).click();
   await drawer.waitFor();

@@ -4,6 +4,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { RunKind, RunStatus, timestampDate, type Run } from "@aware/client";
 import { errorText } from "../lib/api";
+import { whenText } from "../lib/format";
 import { AppLink } from "../lib/links";
 import { runStatusText, usageText } from "../lib/outcome";
 import { usePageTitle } from "../lib/pageTitle";
@@ -54,7 +55,13 @@ export function RunsPage() {
             {groups.map(({ run, queries }) => (
               <tbody key={run.runId} className={run.kind === RunKind.CHAT ? "chat-run" : "query-run"}>
                 <tr>
-                  <td>{run.createdAt ? timestampDate(run.createdAt).toLocaleString() : ""}</td>
+                  <td className="when">
+                    {run.createdAt && (
+                      <time dateTime={timestampDate(run.createdAt).toISOString()} title={timestampDate(run.createdAt).toLocaleString()}>
+                        {whenText(timestampDate(run.createdAt))}
+                      </time>
+                    )}
+                  </td>
                   <td className="title">
                     {run.kind === RunKind.CHAT ? (
                       <>
