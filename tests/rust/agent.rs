@@ -56,6 +56,7 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     let (status, text) = answer(&run);
     assert_eq!(status, pb::RunStatus::Succeeded);
     assert!(text.contains("barcelona_apartments") && text.contains("240 rows"), "{text}");
+    assert!(text.starts_with("You have 3 datasets:"), "counted as people write it: {text}");
 
     let run = ask(&server, None, "show me the apartments").await;
     assert_eq!(

@@ -159,13 +159,18 @@ pub const THE_USER_HAS: &str = "The user has";
 /// How the model is told search hits are shown.
 pub const SHOWN_TO_THE_USER: &str = "They are shown to the user with highlighted snippets.";
 
+/// `n` things as people write it: "1 dataset", "4 datasets".
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A list of datasets, one line each, introduced by `subject` ("The user has", "You have").
 pub fn datasets(list: &[Dataset], subject: &str) -> String {
     if list.is_empty() {
         return format!("{subject} no datasets.");
     }
     let lines: Vec<String> = list.iter().map(|d| format!("- {}", dataset_line(d))).collect();
-    format!("{subject} {} dataset(s):\n{}", list.len(), lines.join("\n"))
+    format!("{subject} {}:\n{}", counted(list.len(), "dataset", "datasets"), lines.join("\n"))
 }
 
 /// A dataset in a line: name, table, format and size, or why it is not ready.
