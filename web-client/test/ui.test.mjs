@@ -1577,7 +1577,11 @@ test("a dataset delete's card says what it touches: its rows and size, the verif
   card = turn.locator(".card.elevated");
   await card.waitFor();
   const blast = card.locator(".blast-radius");
-  assert.match(await blast.innerText(), /^It holds 500 rows \(\d+(\.\d)? (B|KiB|MiB)\)\./);
+  assert.match(await blast.innerText(), /^It holds 500 rows \(\d+(\.\d)? (B|KB|MB)\)\./);
+  // The card's own words and the app's figure use the same unit.
+  const [said] = (await blast.innerText()).match(/\d+(\.\d)? (B|KB|MB)/);
+  const description = await card.locator(".md").first().innerText();
+  assert.ok(description.includes(said), `the description says ${said} too: ${description}`);
   assert.match(await blast.innerText(), /Verified queries that read it: churned customers/);
   assert.equal(await blast.getByText("Saved datasets computed from it").count(), 0, "no empty list");
   assert.match(await blast.innerText(), /Approval applies to this version only; if the dataset changes first, nothing is done\.$/);

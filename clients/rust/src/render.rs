@@ -230,7 +230,8 @@ pub(crate) fn table_csv(t: &pb::Table) -> String {
 }
 
 pub(crate) fn bytes_text(n: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    // As the server writes sizes on cards and in answers (1 KB = 1,024 bytes).
+    const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
     let mut x = n as f64;
     let mut u = 0;
     while x >= 1024.0 && u < UNITS.len() - 1 {

@@ -166,9 +166,10 @@ export function tableCsv(columns: { name: string }[], rows: { values: Value[] }[
   return lines.join("\r\n") + "\r\n";
 }
 
+/** A size as the server writes it on cards and in answers: "812 B", "37.9 KB", "3.4 MB" (1 KB = 1,024 bytes). */
 export function formatBytes(n: bigint | number): string {
   let x = Number(n);
-  const units = ["B", "KiB", "MiB", "GiB"];
+  const units = ["B", "KB", "MB", "GB"];
   let u = 0;
   while (x >= 1024 && u < units.length - 1) {
     x /= 1024;

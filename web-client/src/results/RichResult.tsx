@@ -35,7 +35,7 @@ export function RichResult({ result }: { result: ToolResult }) {
     case "searchHits":
       return <SearchHits hits={r.value} />;
     case "deletedDataset":
-      return <p className="muted">Deleted {r.value.tableName} ({statusText(r.value)}, {formatBytes(r.value.sizeBytes)}).</p>;
+      return <p className="muted">Deleted the dataset {r.value.name} (table <code>{r.value.tableName}</code>, {formatBytes(r.value.sizeBytes)}); its data is gone.</p>;
     case "systemStatus":
       return <p className="muted">aware {r.value.version} · {r.value.mode} mode · model {r.value.modelProvider} · {r.value.datasetCount} datasets</p>;
     case "datasetChange":
