@@ -558,7 +558,8 @@ pub(crate) fn chart_text(chart: &pb::Chart, t: &pb::Table) -> Option<String> {
             for (label, v) in bars {
                 let width = if top > 0.0 { (v.abs() / top * 40.0).round() as usize } else { 0 };
                 let label: String = label.chars().take(30).collect();
-                out.push_str(&format!("{label:<widest$} {} {v}\n", "█".repeat(width.max(usize::from(v != 0.0)))));
+                let bar = "█".repeat(width.max(usize::from(v != 0.0)));
+                out.push_str(&format!("{label:<widest$} {bar} {}\n", double_text(v)));
             }
             Some(out.trim_end().to_owned())
         }
@@ -574,7 +575,7 @@ pub(crate) fn chart_text(chart: &pb::Chart, t: &pb::Table) -> Option<String> {
                     .iter()
                     .map(|v| if hi > lo { TICKS[((v - lo) / (hi - lo) * 7.0).round() as usize] } else { TICKS[3] })
                     .collect();
-                out.push(format!("{measure} over {}: {line}  ({lo} to {hi})", chart.x));
+                out.push(format!("{measure} over {}: {line}  ({} to {})", chart.x, double_text(lo), double_text(hi)));
             }
             Some(out.join("\n"))
         }
@@ -629,6 +630,41 @@ pub(crate) fn rerun_text(r: &pb::QueryRerun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_chart_writes_its_numbers_as_a_person_would() {
+        let v = |k: pb::value::Kind| pb::Value { kind: Some(k) };
+        let table = pb::Table {
+            columns: vec![
+                pb::Column { name: "plan".into(), ..Default::default() },
+                pb::Column { name: "avg".into(), ..Default::default() },
+            ],
+            rows: vec![
+                pb::Row {
+                    values: vec![
+                        v(pb::value::Kind::StringValue("basic".into())),
+                        v(pb::value::Kind::DoubleValue(428.755_625_000_000_07)),
+                    ],
+                },
+                pb::Row {
+                    values: vec![
+                        v(pb::value::Kind::StringValue("premium".into())),
+                        v(pb::value::Kind::DoubleValue(0.1 + 0.2)),
+                    ],
+                },
+            ],
+            ..Default::default()
+        };
+        let chart = pb::Chart {
+            kind: pb::ChartKind::Bar.into(),
+            x: "plan".into(),
+            y: vec!["avg".into()],
+            ..Default::default()
+        };
+        let text = chart_text(&chart, &table).unwrap();
+        assert!(text.contains(" 428.7556\n") && text.ends_with(" 0.3"), "{text}");
+        assert!(!text.contains("00000"), "no float noise: {text}");
+    }
 
     #[test]
     fn dates_and_grids_read_like_a_person_would_write_them() {
