@@ -867,6 +867,8 @@ test("an external MCP server's tool shows where it comes from, and its output is
   assert.match(own, /delete_dataset asks first, with a warning · cannot be undone/, "a delete says it asks first");
   assert.match(own, /create_user asks first, with a warning —/, "an account can be deactivated again: not 'cannot be undone'");
   assert.match(own, /Run SQL run_sql_query reads only/);
+  // What each tool does, for a person: not the model's instructions, no raw backticks.
+  assert.doesNotMatch(own, /you never see it|`/, "the model's own instructions stay the model's");
   await page.screenshot({ path: join(shots, "13b-settings-mcp.png") });
   await context.close();
 });

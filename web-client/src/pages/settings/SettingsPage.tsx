@@ -20,7 +20,7 @@ export function SettingsPage() {
       {!caps && !error && <p className="muted">Loading…</p>}
       {caps && (
         <>
-          <dl>
+          <dl className="facts">
             <dt>Server</dt><dd>aware {caps.serverVersion}</dd>
             <dt>Mode</dt><dd>{caps.mode}</dd>
             <dt>Sign-in</dt><dd>{caps.authMode}, role {caps.role}</dd>

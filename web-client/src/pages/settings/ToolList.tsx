@@ -12,12 +12,22 @@ function toolRisk(t: ToolInfo): string {
   return r.destructive ? `${asks} · cannot be undone` : asks;
 }
 
+/** What a tool does, for a person: the first sentence of its description (the rest instructs
+ *  the model) — up to a colon that starts the model's details —, with `names` as code rather
+ *  than raw backticks. A sentence ends at a full stop before a capital ("e.g. `ana`" does not). */
+function ForPeople({ description }: { description: string }) {
+  const sentence = description.split(/(?<=\.)\s+(?=[A-Z])/)[0] ?? "";
+  const first = sentence.length > 90 && sentence.includes(": ") ? `${sentence.split(": ")[0]}.` : sentence;
+  const parts = first.split("`");
+  return <>{parts.map((p, i) => (i % 2 === 1 ? <code key={i}>{p}</code> : p))}</>;
+}
+
 function ToolRow({ tool: t }: { tool: ToolInfo }) {
   return (
     <li>
       <strong>{t.title}</strong> <code>{t.name}</code> <span className="badge">{toolRisk(t)}</span>
       {t.provenance?.scope && <> <span className="badge">scope {t.provenance.scope}</span></>}
-      <span className="tool-description"> — {t.description}</span>
+      <span className="tool-description"> — <ForPeople description={t.description} /></span>
     </li>
   );
 }
