@@ -73,6 +73,10 @@ async def _runs(server: Any, proxy: Any, tmp_path: Any) -> None:
         assert [e.seq for e in run.events] == list(range(1, len(run.events) + 1))
         assert (await run.answer()).status == "SUCCEEDED"
 
+        # One call, one answer.
+        answer = await client.ask("what are my files?")
+        assert answer.status == "SUCCEEDED" and "barcelona_apartments" in answer.text, answer
+
         # Cancel mid-tool.
         run = await client.chat("what are my files?")
         async for event in run:

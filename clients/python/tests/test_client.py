@@ -282,6 +282,16 @@ def test_a_connection_gone_silent_is_noticed_by_its_missing_heartbeats_and_reope
     client.close()
 
 
+def test_ask_answers_in_one_call_and_the_run_stays_inspectable(client: AwareClient) -> None:
+    answer = client.ask("what are my files?")
+    assert answer.status == "SUCCEEDED" and "barcelona_apartments" in answer.text, answer
+    assert [r.tool_name for r in answer.results] == ["list_datasets"]
+    run = client.runs.get(answer.run_id)
+    assert (run.question, run.final_text) == ("what are my files?", answer.text), "the same run, kept"
+    again = client.ask("and how many rows does barcelona_apartments have?", answer.thread_id)
+    assert again.thread_id == answer.thread_id and "240" in again.text, again
+
+
 def test_cancel_stops_a_run_mid_tool_and_answer_raises_cancelled(client: AwareClient) -> None:
     run = client.chat("what are my files?")
     for event in run:

@@ -178,6 +178,22 @@ class AsyncAwareClient:
             heartbeat_timeout=heartbeat_timeout,
         )
 
+    async def ask(
+        self,
+        text: str,
+        thread_id: Optional[str] = None,
+        *,
+        on_confirmation: Optional[OnConfirmation] = None,
+        on_clarification: Optional[OnClarification] = None,
+        on_busy: str = "enqueue",
+        raise_on_failure: bool = True,
+    ) -> Answer:
+        """See :meth:`AwareClient.ask`: ``(await client.ask("…")).text``."""
+        run = await self.chat(
+            text, thread_id, on_confirmation=on_confirmation, on_clarification=on_clarification, on_busy=on_busy
+        )
+        return await run.answer(raise_on_failure=raise_on_failure)
+
     async def run_stream(
         self,
         run_id: str,

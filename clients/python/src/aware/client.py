@@ -223,6 +223,27 @@ class AwareClient:
             heartbeat_timeout=heartbeat_timeout,
         )
 
+    def ask(
+        self,
+        text: str,
+        thread_id: Optional[str] = None,
+        *,
+        on_confirmation: Optional[OnConfirmation] = None,
+        on_clarification: Optional[OnClarification] = None,
+        on_busy: str = "enqueue",
+        raise_on_failure: bool = True,
+    ) -> Answer:
+        """Asks the assistant and returns its answer in one call: ``client.ask("average price by
+        neighbourhood").text``. The :class:`Answer` carries the run's id (to inspect it with
+        ``client.runs.get`` or read its events again), its thread, results and events. A question on a
+        busy thread waits its turn (``on_busy="enqueue"``); the callbacks are :meth:`chat`'s. A run
+        that did not succeed raises its error unless ``raise_on_failure=False``.
+        """
+        run = self.chat(
+            text, thread_id, on_confirmation=on_confirmation, on_clarification=on_clarification, on_busy=on_busy
+        )
+        return run.answer(raise_on_failure=raise_on_failure)
+
     def run_stream(
         self,
         run_id: str,
