@@ -483,7 +483,7 @@ test("a result table sorts by a column's header: numbers by value, largest first
 test("a result table's sort keeps nulls last both ways, orders whole numbers exactly and text as people read it; Export CSV writes the rows as shown", async () => {
   const { context, page } = await open();
   // Whole numbers past 2^53 (as doubles, the first two are equal), empty cells, `item 10` after `item 3`.
-  const csv = "label,big,score\nitem 10,9007199254740993,5\nitem 2,9007199254740992,\nitem 1,9007199254740995,12\n,9007199254740994,\nitem 3,1,3\n";
+  const csv = "label,big,score,price_usd\nitem 10,9007199254740993,5,1234.56\nitem 2,9007199254740992,,\nitem 1,9007199254740995,12,\n,9007199254740994,,\nitem 3,1,3,\n";
   await page.getByLabel("Upload a dataset file").setInputFiles({ name: "sort_edges.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.locator("main table.datasets").getByRole("link", { name: "sort_edges.csv" }).click();
   await page.getByRole("heading", { name: "Preview" }).waitFor();
@@ -493,6 +493,8 @@ test("a result table's sort keeps nulls last both ways, orders whole numbers exa
   const labels = async () => (await table.locator("tbody tr td:nth-child(1)").allInnerTexts()).map((t) => t.trim());
   const server = ["item 10", "item 2", "item 1", "NULL", "item 3"];
   assert.deepEqual(await labels(), server, "the server's order");
+  // A dataset's own rows are shown as stored: money above $1,000 is not rounded to whole dollars.
+  assert.equal((await table.locator("tbody tr").first().locator("td").nth(3).innerText()).trim(), "1234.56");
   const header = (name) => table.getByRole("button", { name, exact: true });
   await header("score").click();
   assert.deepEqual(await labels(), ["item 3", "item 10", "item 1", "item 2", "NULL"], "smallest first, the empty scores last in the server's order");

@@ -45,7 +45,8 @@ function compareValues(a: Value, b: Value, numeric: boolean): number {
 }
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
-export function ResultTable({ table, chart, caption, expandable = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean }) {
+/** A result table; `raw` (a dataset's own rows) shows numbers exactly as stored, not rounded for reading. */
+export function ResultTable({ table, chart, caption, expandable = false, raw = false }: { table: Table; chart?: Chart; caption?: string; expandable?: boolean; raw?: boolean }) {
   // A header click sorts by that column, a second click the other way, a third puts the
   // server's order back (TanStack Table's cycle, ascending first whatever the column holds).
   // Equal cells keep the server's order.
@@ -111,8 +112,8 @@ export function ResultTable({ table, chart, caption, expandable = false }: { tab
         {rows.map((row) => (
           <tr key={row.id}>
             {row.original.values.map((v, ci) => {
-              const shown = cellText(v, units[ci]);
               const exact = exactText(v);
+              const shown = raw && exact ? exact : cellText(v, units[ci]);
               return (
                 <td key={ci} className={(numeric[ci] ? "num" : "") + (v.kind.case === "nullValue" ? " null" : "")} title={exact && exact !== shown ? exact : undefined}>
                   {shown}

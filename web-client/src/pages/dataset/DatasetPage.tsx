@@ -106,7 +106,7 @@ function DatasetDetail({ dataset }: { dataset: Dataset }) {
           )}
           <h2>{isDoc ? "Passages" : "Preview"}</h2>
           {preview.data ? (
-            <ResultTable table={preview.data} caption={dataset.tableName} />
+            <ResultTable table={preview.data} caption={dataset.tableName} raw />
           ) : preview.isError ? (
             <p className="error">{errorText(preview.error)}</p>
           ) : preview.data === null ? null : (
