@@ -1530,6 +1530,12 @@ test("an answer's numbers show where they came from: grounded ones are underline
   await again.locator(".answer span.grounded").first().waitFor();
   assert.equal(await again.locator(".answer span.grounded").count(), marked);
   assert.equal(await again.locator(".answer span.grounded").first().getAttribute("title"), title);
+  // A year is part of a date, not a figure: the count is marked, "2024" is not.
+  const dated = await ask(page, "how many apartments were listed in 2024?");
+  await finished(dated);
+  await dated.locator(".answer span.grounded").first().waitFor();
+  assert.match(await dated.locator(".answer").innerText(), /2024/);
+  assert.deepEqual(await dated.locator(".answer span.grounded").allInnerTexts(), ["158"]);
   await context.close();
 
   // A model that writes numbers no tool gave: each is marked, and the answer says how many.

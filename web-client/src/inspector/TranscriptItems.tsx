@@ -24,11 +24,16 @@ function sourceText(n: GroundedNumber): string {
 
 /** The answer's numbers as marks on its text, grounded or not. Each is checked against the text it
  *  claims to be at, so a map that does not fit the text marks nothing rather than the wrong place. */
+/** A year as written ("2024"): a date's part, not a figure worth a "where from" mark. */
+const YEAR = /^(1[89]|20|21)\d\d$/;
+
 function numberMarks(text: string, g: Grounding | undefined): TextMark[] | undefined {
   if (!g) return undefined;
   const points = Array.from(text);
   return g.numbers
     .filter((n) => points.slice(n.start, n.end).join("") === n.text)
+    // A grounded year is not underlined (every "in 2024" would be); an ungrounded one still is.
+    .filter((n) => !(n.source && YEAR.test(n.text)))
     .map((n) => ({ start: n.start, end: n.end, className: n.source ? "grounded" : "ungrounded", title: sourceText(n) }));
 }
 
