@@ -45,9 +45,22 @@ fn decimals_for(x: f64) -> usize {
     }
 }
 
+/// An amount of money: whole units from 1,000 up, otherwise its cents — all of them, as a table
+/// shows it ($584.74, $12.50), never one decimal.
+fn money(x: f64) -> String {
+    if !x.is_finite() || x.abs() >= 1000.0 {
+        return grouped(x, 0);
+    }
+    let cents = format!("{:.2}", x.abs());
+    if x < 0.0 && cents != "0.00" { format!("-{cents}") } else { cents }
+}
+
 /// A value of `column` (or of a ratio of it to `per`) with its unit.
 pub fn quantity(x: f64, column: &ColumnInfo, per: Option<&ColumnInfo>) -> String {
-    let number = grouped(x, decimals_for(x));
+    let number = match column.unit {
+        Some(Unit::Currency(_)) => money(x),
+        Some(Unit::SquareMetres | Unit::Percent | Unit::Word(_)) | None => grouped(x, decimals_for(x)),
+    };
     let with_unit = match column.unit {
         Some(Unit::Currency(sign)) => format!("{sign}{number}"),
         Some(Unit::SquareMetres) => format!("{number} m²"),
@@ -128,6 +141,14 @@ pub fn literal(x: f64, column: &ColumnInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn money_keeps_its_cents_below_a_thousand() {
+        assert_eq!(
+            [money(584.74), money(12.5), money(-3.456), money(1234.56), money(0.0)],
+            ["584.74", "12.50", "-3.46", "1,235", "0.00"]
+        );
+    }
 
     #[test]
     fn numbers_read_with_separators_and_sensible_rounding() {
