@@ -557,6 +557,9 @@ test("numbers read well: NaN and infinities, money from the column name, roundin
   assert.equal(f.formatNumber(3.14159), "3.14");
   assert.equal(f.formatNumber(0.000123456), "0.000123");
   assert.equal(f.cellText(cell("intValue", 2024n), f.columnUnit("listed_year")), "2024", "years are not grouped");
+  assert.equal(f.cellText(cell("doubleValue", 0.3487), f.columnUnit("share")), "34.9%", "a share reads as the answer says it");
+  assert.equal(f.cellText(cell("doubleValue", 0.004), f.columnUnit("churned_share")), "0.4%");
+  assert.equal(f.exactText(cell("doubleValue", 0.3487)), "0.3487", "its exact value stays available");
   assert.equal(f.exactText(cell("doubleValue", 511852.9412)), "511852.9412", "the exact value stays available");
   const hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tx", "\r=1", "＝1+1"];
   assert.deepEqual(

@@ -13,10 +13,13 @@ export interface Unit {
   percent?: boolean;
   /** Years and identifiers: digits as they are, no thousands separators ("2024", not "2,024"). */
   plain?: boolean;
+  /** Fractions of a whole (`share`, `…_share`: 0.349) shown as percentages (34.9%), as answers say them. */
+  fraction?: boolean;
 }
 
 const CURRENCY_SUFFIX = /(?:^|_)(eur|usd|gbp|chf|jpy)\)?$/;
 const PERCENT_SUFFIX = /(?:^|_)(pct|percent)\)?$/;
+const FRACTION_SUFFIX = /(?:^|_)share\)?$/;
 const PLAIN_SUFFIX = /(?:^|_)(year|id)\)?$/;
 
 export function columnUnit(name: string): Unit {
@@ -24,6 +27,7 @@ export function columnUnit(name: string): Unit {
   const currency = CURRENCY_SUFFIX.exec(n);
   if (currency) return { currency: currency[1].toUpperCase() };
   if (PERCENT_SUFFIX.test(n)) return { percent: true };
+  if (FRACTION_SUFFIX.test(n)) return { fraction: true };
   if (PLAIN_SUFFIX.test(n)) return { plain: true };
   return {};
 }
@@ -44,6 +48,10 @@ function nonFinite(x: number): string | undefined {
 export function formatNumber(x: number, unit: Unit = {}): string {
   const special = nonFinite(x);
   if (special !== undefined) return special;
+  if (unit.fraction) {
+    const p = x * 100;
+    return `${p.toLocaleString("en-US", { maximumFractionDigits: p !== 0 && Math.abs(p) < 1 ? 2 : 1 })}%`;
+  }
   if (unit.plain && Number.isInteger(x)) return String(x);
   const abs = Math.abs(x);
   if (unit.currency) {
