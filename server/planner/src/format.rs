@@ -45,10 +45,10 @@ fn decimals_for(x: f64) -> usize {
     }
 }
 
-/// An amount of money: whole units from 1,000 up, otherwise its cents — all of them, as a table
-/// shows it ($584.74, $12.50), never one decimal.
+/// An amount of money as a table shows it: whole units from 1,000 up and for a whole amount
+/// ($125), otherwise both digits of its cents ($584.74, $12.50) — never one decimal.
 fn money(x: f64) -> String {
-    if !x.is_finite() || x.abs() >= 1000.0 {
+    if !x.is_finite() || x.abs() >= 1000.0 || x.fract() == 0.0 {
         return grouped(x, 0);
     }
     let cents = format!("{:.2}", x.abs());
@@ -146,7 +146,7 @@ mod tests {
     fn money_keeps_its_cents_below_a_thousand() {
         assert_eq!(
             [money(584.74), money(12.5), money(-3.456), money(1234.56), money(0.0)],
-            ["584.74", "12.50", "-3.46", "1,235", "0.00"]
+            ["584.74", "12.50", "-3.46", "1,235", "0"]
         );
     }
 
