@@ -16,7 +16,7 @@
 //! Results carry the rows a host model reads as text (`host_text.rs`) beside the rich result as
 //! `structuredContent`, and a table's chart as an embedded Vega-Lite resource.
 
-use super::follow::{CallResult, Follow, Followed, Part, Waiting, approval_form, follow, to_mcp};
+use super::follow::{CallResult, Follow, Followed, Part, Waiting, approval_request, follow, to_mcp};
 use super::host_text;
 use crate::grpc::State;
 use aware_core::auth::Caller;
@@ -110,16 +110,29 @@ pub(super) async fn answer(
     let how = asks(ctx);
     let follow_how = if how == Asks::OnTheSession { Follow::AskingInBand } else { Follow::UntilAPerson };
     let followed = follow(state, caller, run_id, ctx, follow_how, part).await?;
-    let Some(waiting) = followed.waiting.as_ref() else {
-        return complete(&followed, run_id, called).map(CallToolResponse::from);
-    };
-    match how {
-        Asks::Task => {
-            let task = super::tasks::seed(state, caller, run_id, ctx).await?;
+    match (&followed.waiting, how) {
+        (Some(_), Asks::Task) => {
+            let task = super::tasks::seed(state, caller, run_id, &followed).await?;
             Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
         }
-        Asks::InputRequired => Ok(CallToolResponse::InputRequired(input_required(waiting, run_id)?)),
-        Asks::OnTheSession | Asks::Nobody => pending(ctx, waiting, run_id, &followed).map(CallToolResponse::from),
+        (Some(waiting), Asks::InputRequired) => Ok(CallToolResponse::InputRequired(input_required(waiting, run_id)?)),
+        (Some(_), Asks::OnTheSession | Asks::Nobody) | (None, _) => {
+            settled(ctx, &followed, run_id, called).map(CallToolResponse::from)
+        }
+    }
+}
+
+/// A call's result as far as its run has got: the pointer to a person while an approval waits,
+/// else the run's own result.
+fn settled(
+    ctx: &RequestContext<RoleServer>,
+    followed: &Followed,
+    run_id: &RunId,
+    called: Called,
+) -> Result<rmcp::model::CallToolResult, McpError> {
+    match &followed.waiting {
+        Some(waiting) => pending(ctx, waiting, run_id, followed),
+        None => complete(followed, run_id, called),
     }
 }
 
@@ -141,10 +154,7 @@ pub(super) async fn resume(
         }
         super::tasks::Answered::Dismissed => {
             let now = follow(state, caller, &run_id, ctx, Follow::UntilAPerson, Part::default()).await?;
-            match now.waiting.as_ref() {
-                Some(waiting) => pending(ctx, waiting, &run_id, &now).map(CallToolResponse::from),
-                None => complete(&now, &run_id, called).map(CallToolResponse::from),
-            }
+            settled(ctx, &now, &run_id, called).map(CallToolResponse::from)
         }
         super::tasks::Answered::Nothing => answer(state, caller, &run_id, called, ctx, Part::default()).await,
     }
@@ -153,10 +163,9 @@ pub(super) async fn resume(
 /// The `input_required` result that asks for an approval; the retry echoes `requestState` (the
 /// run id: aware checks on the retry that the run is the caller's).
 fn input_required(waiting: &Waiting, run_id: &RunId) -> Result<InputRequiredResult, McpError> {
-    let form = json!({"method": "elicitation/create", "params": approval_form(&waiting.description, waiting.tier)});
     result_from_json(json!({
         "resultType": "input_required",
-        "inputRequests": {approval_key(&waiting.confirmation_id): form},
+        "inputRequests": {approval_key(&waiting.confirmation_id): approval_request(waiting)},
         "requestState": run_id.as_str(),
     }))
 }
@@ -338,9 +347,5 @@ pub(super) async fn outcome(
             "isError": false,
         }));
     };
-    let followed = followed?;
-    match followed.waiting.as_ref() {
-        Some(waiting) => pending(ctx, waiting, &run_id, &followed),
-        None => complete(&followed, &run_id, Called::of(record.kind)),
-    }
+    settled(ctx, &followed?, &run_id, Called::of(record.kind))
 }

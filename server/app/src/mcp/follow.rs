@@ -255,6 +255,20 @@ pub(super) fn approval_form(description: &str, tier: Tier) -> serde_json::Value 
     })
 }
 
+/// The approval form as one of a result's (or a task's) input requests.
+pub(super) fn approval_request(waiting: &Waiting) -> serde_json::Value {
+    json!({"method": "elicitation/create", "params": approval_form(&waiting.description, waiting.tier)})
+}
+
+/// Answers confirmation `id` for `caller` (from an elicitation, an `input_required` retry or a
+/// task update). One answered meanwhile, or not the caller's, is left as it is: the engine checks
+/// who may answer and the first answer wins.
+pub(super) async fn answer_confirmation(state: &State, caller: &Caller, id: &ConfirmationId, approved: bool) {
+    if let Err(e) = state.runs.resolve_confirmation(caller, id, aware_core::runs::Answer::once(approved)).await {
+        tracing::debug!(error = %e, "an MCP client's answer came after another, or named no confirmation of theirs");
+    }
+}
+
 /// What a person answered to [`approval_form`]: `None` when they dismissed it (someone may
 /// still answer in aware).
 pub(super) fn approved_in(answer: &ElicitResult) -> Option<bool> {
@@ -288,11 +302,8 @@ fn ask(
                 return;
             }
         };
-        if let Some(approved) = approved_in(&answer)
-            && let Err(e) =
-                state.runs.resolve_confirmation(&caller, &id, aware_core::runs::Answer::once(approved)).await
-        {
-            tracing::debug!(error = %e, "an MCP client's answer came after another");
+        if let Some(approved) = approved_in(&answer) {
+            answer_confirmation(&state, &caller, &id, approved).await;
         }
     });
 }

@@ -9,6 +9,7 @@ use super::follow::{Part, to_mcp};
 use super::{catalog, tasks, tools};
 use crate::grpc::State;
 use aware_core::auth::Caller;
+use aware_core::ids::UserId;
 use aware_core::runs::{Admission, ClientToolCall, NewMessage, OnBusy};
 #[allow(deprecated)]
 use rmcp::model::{
@@ -48,6 +49,20 @@ fn caller(ctx: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
     caller_in(&ctx.extensions)
         .cloned()
         .ok_or_else(|| McpError::internal_error("the request carries no authenticated caller", None))
+}
+
+/// Waits until `owner`'s datasets change (a missed change counts: it may have been theirs);
+/// `false` once no change can come. A session and a `subscriptions/listen` stream both hear it.
+async fn next_change_of(changes: &mut tokio::sync::broadcast::Receiver<UserId>, owner: &UserId) -> bool {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match changes.recv().await {
+            Ok(whose) if whose == *owner => return true,
+            Ok(_) => {}
+            Err(RecvError::Lagged(_)) => return true,
+            Err(RecvError::Closed) => return false,
+        }
+    }
 }
 
 /// A string argument (empty when absent).
@@ -109,21 +124,12 @@ impl ServerHandler for AwareMcp {
         let ended = self.ended.clone();
         tokio::spawn(async move {
             loop {
-                let changed = tokio::select! {
+                let more = tokio::select! {
                     () = ended.cancelled() => return,
-                    changed = changes.recv() => changed,
+                    more = next_change_of(&mut changes, &owner) => more,
                 };
-                let mine = match changed {
-                    Ok(whose) => whose == owner,
-                    // Missed some: one of them may have been this caller's.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                };
-                if ctx.peer.is_transport_closed() {
-                    return;
-                }
-                if mine && ctx.peer.notify_resource_list_changed().await.is_err() {
-                    return; // the session is gone
+                if !more || ctx.peer.is_transport_closed() || ctx.peer.notify_resource_list_changed().await.is_err() {
+                    return; // no more changes, or the session is gone
                 }
             }
         });
@@ -229,20 +235,13 @@ impl ServerHandler for AwareMcp {
         };
         let mut changes = self.state.services.datasets.changes();
         loop {
-            let changed = tokio::select! {
+            let more = tokio::select! {
                 () = subscription.cancelled() => return Ok(()),
-                changed = changes.recv() => changed,
+                more = next_change_of(&mut changes, &owner) => more,
             };
-            let mine = match changed {
-                Ok(whose) => whose == owner,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => true,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
-            };
-            if mine {
-                let notification = ServerNotification::ResourceListChangedNotification(Default::default());
-                if subscription.sink().send(notification).await.is_err() {
-                    return Ok(());
-                }
+            let notification = ServerNotification::ResourceListChangedNotification(Default::default());
+            if !more || subscription.sink().send(notification).await.is_err() {
+                return Ok(());
             }
         }
     }

@@ -7,11 +7,11 @@
 //! else's task is not found, as their run is.
 
 use super::calls::{Called, POLL_MS, approval_key, approved_by_key, complete, result_from_json, run_of};
-use super::follow::{Follow, Part, approval_form, approved_in, follow, to_mcp};
+use super::follow::{Follow, Followed, Part, answer_confirmation, approval_request, approved_in, follow, to_mcp};
 use crate::grpc::State;
 use aware_core::auth::Caller;
 use aware_core::ids::{ConfirmationId, RunId};
-use aware_core::run::RunStatus;
+use aware_core::run::{RunRecord, RunStatus};
 use rmcp::model::{ElicitResult, GetTaskResult, InputResponses, Task};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -31,20 +31,13 @@ fn base(run_id: &RunId, created_at: chrono::DateTime<chrono::Utc>, status: &str,
     })
 }
 
-/// Where a run stands, as a task (`DetailedTask`'s JSON).
-async fn detailed(
-    state: &State,
-    caller: &Caller,
-    raw: &str,
-    ctx: &RequestContext<RoleServer>,
-) -> Result<Value, McpError> {
-    let (run_id, record) = run_of(state, caller, raw).await?;
-    let now = follow(state, caller, &run_id, ctx, Follow::Now, Part::default()).await?;
+/// Where a run stands, as a task (`DetailedTask`'s JSON), from what its log holds (`now`).
+fn task_of(run_id: &RunId, record: &RunRecord, now: &Followed) -> Result<Value, McpError> {
     Ok(if now.status == RunStatus::Cancelled {
-        base(&run_id, record.created_at, "cancelled", "the call was cancelled")
+        base(run_id, record.created_at, "cancelled", "the call was cancelled")
     } else if now.ended() {
-        let mut task = base(&run_id, record.created_at, "completed", "done");
-        let result = complete(&now, &run_id, Called::of(record.kind))?;
+        let mut task = base(run_id, record.created_at, "completed", "done");
+        let result = complete(now, run_id, Called::of(record.kind))?;
         task["result"] = serde_json::to_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))?;
         task
     } else if let Some(waiting) = &now.waiting {
@@ -52,25 +45,24 @@ async fn detailed(
             "waiting for a person to approve: {} (answer with tasks/update, or in aware itself)",
             waiting.description
         );
-        let mut task = base(&run_id, record.created_at, "input_required", &message);
-        task["inputRequests"] = json!({approval_key(&waiting.confirmation_id): {
-            "method": "elicitation/create",
-            "params": approval_form(&waiting.description, waiting.tier),
-        }});
+        let mut task = base(run_id, record.created_at, "input_required", &message);
+        task["inputRequests"] = json!({approval_key(&waiting.confirmation_id): approval_request(waiting)});
         task
     } else {
-        base(&run_id, record.created_at, "working", "running")
+        base(run_id, record.created_at, "working", "running")
     })
 }
 
-/// The task a call answers with when its run waits for a person.
+/// The task a call answers with when its run waits for a person, from where the call's
+/// following left it (`followed`: its log is not read again).
 pub(super) async fn seed(
     state: &State,
     caller: &Caller,
     run_id: &RunId,
-    ctx: &RequestContext<RoleServer>,
+    followed: &Followed,
 ) -> Result<Task, McpError> {
-    let task = detailed(state, caller, run_id.as_str(), ctx).await?;
+    let (record, _) = state.services.history.get(caller, run_id).await.map_err(|e| to_mcp(&e))?;
+    let task = task_of(run_id, &record, followed)?;
     serde_json::from_value(task).map_err(|e| McpError::internal_error(format!("a task did not form: {e}"), None))
 }
 
@@ -81,7 +73,9 @@ pub(super) async fn get(
     task_id: &str,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<GetTaskResult, McpError> {
-    result_from_json(detailed(state, caller, task_id, ctx).await?)
+    let (run_id, record) = run_of(state, caller, task_id).await?;
+    let now = follow(state, caller, &run_id, ctx, Follow::Now, Part::default()).await?;
+    result_from_json(task_of(&run_id, &record, &now)?)
 }
 
 /// What a client answered to the approvals it was shown.
@@ -112,9 +106,7 @@ pub(super) async fn answer_approvals(
             answered = Answered::Dismissed;
             continue;
         };
-        if let Err(e) = state.runs.resolve_confirmation(caller, &id, aware_core::runs::Answer::once(approved)).await {
-            tracing::debug!(error = %e, "an MCP client's answer came after another, or named no confirmation of theirs");
-        }
+        answer_confirmation(state, caller, &id, approved).await;
         answered = Answered::Resolved(id);
     }
     Ok(answered)
