@@ -308,6 +308,7 @@ async fn denying_a_confirmation_keeps_the_dataset_and_the_model_hears_action_den
     assert!(result.is_error);
     assert_eq!(result.llm_summary, "Action denied by user.");
     assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Denied, "it finished, and what it asked for was denied");
     assert_eq!(tables(&server).await, SAMPLES);
 
     chat.confirm("d2", &conf.confirmation_id, false).await;
@@ -343,6 +344,7 @@ async fn an_unanswered_confirmation_expires_and_the_tool_never_runs() {
     assert!(result.is_error);
     assert!(result.llm_summary.contains("confirmation expired"), "{}", result.llm_summary);
     assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Expired, "it finished, and what it asked for expired");
     assert_eq!(tables(&server).await, SAMPLES, "an expired confirmation deletes nothing");
 
     for approved in [true, false] {
@@ -1153,6 +1155,7 @@ async fn the_offline_planner_lists_files_and_deletes_a_dataset_after_approval() 
     let Some(pb::tool_result::Rich::DatasetList(list)) = &result.rich else { panic!("{result:?}") };
     assert_eq!(list.datasets.len(), 3);
     assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Answered);
     let answer = completed(&events).final_text;
     for table in SAMPLES {
         assert!(answer.contains(table), "the answer names {table}: {answer}");
@@ -1177,7 +1180,47 @@ async fn the_offline_planner_lists_files_and_deletes_a_dataset_after_approval() 
     let Some(pb::tool_result::Rich::DeletedDataset(d)) = &result.rich else { panic!("{result:?}") };
     assert_eq!(d.id, churn.id);
     assert_eq!(status_of(&events), pb::RunStatus::Succeeded);
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Answered, "it did what was asked");
     assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"]);
+}
+
+/// Every run that "succeeded" says what it came to: a question it cannot answer is NOT_UNDERSTOOD,
+/// one that needs a dataset named is ASKED_BACK, each in its RunCompleted, GetRun, its thread's
+/// summary and ListRuns filtered by outcome.
+#[tokio::test]
+async fn a_run_that_succeeded_says_whether_it_answered_asked_back_or_did_not_understand() {
+    let server = TestServer::start(&[]);
+    let mut chat = Session::open(&server).await;
+    let mut ran = Vec::new();
+    for (id, question, want) in [
+        ("m1", "what's the weather in Paris tomorrow?", pb::RunOutcome::NotUnderstood),
+        ("m2", "how many are there?", pb::RunOutcome::AskedBack),
+        ("m3", "how many apartments are there?", pb::RunOutcome::Answered),
+    ] {
+        let (run_id, _) = chat.start(id, "", question).await;
+        let events = chat.until_completed(&run_id).await;
+        assert_eq!((status_of(&events), outcome_of(&events)), (pb::RunStatus::Succeeded, want), "{question}");
+        let stored = get_run(&server, &run_id).await;
+        assert_eq!(stored.outcome, want as i32, "GetRun says it too: {question}");
+        ran.push((run_id, want));
+    }
+    let mut runs = server.runs().await;
+    for (run_id, want) in &ran {
+        let listed = runs
+            .list_runs(pb::ListRunsRequest { outcome: *want as i32, ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner()
+            .runs;
+        let chats: Vec<&str> =
+            listed.iter().filter(|r| r.kind == pb::RunKind::Chat as i32).map(|r| r.run_id.as_str()).collect();
+        assert_eq!(chats, [run_id.as_str()], "only the run that came to {want:?}");
+    }
+    let mut thread_client = pb::threads_service_client::ThreadsServiceClient::new(server.channel().await);
+    let threads = thread_client.list_threads(pb::ListThreadsRequest::default()).await.unwrap().into_inner();
+    assert_eq!(threads.threads[0].last_run_outcome, pb::RunOutcome::Answered as i32, "the newest run's outcome");
+    let bad = runs.list_runs(pb::ListRunsRequest { outcome: 99, ..Default::default() }).await.unwrap_err();
+    assert_eq!(bad.code(), Code::InvalidArgument, "an outcome that does not exist is refused: {bad:?}");
 }
 
 // ---------------------------------------------------------------------------------------------

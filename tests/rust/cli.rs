@@ -337,7 +337,7 @@ fn the_interactive_chat_answers_confirmations_on_a_real_terminal() {
     assert!(screen.contains("1. monthly_charges (DOUBLE)"), "the options with their figures:\n{screen}");
     assert!(screen.contains("monthly charges"), "answered with the chosen column:\n{screen}");
     assert_eq!(screen.matches("CAUTION").count(), 3, "once per prompt:\n{screen}");
-    assert!(screen.contains("(run Cancelled"), "the cancelled run says so:\n{screen}");
+    assert!(screen.contains("(run cancelled"), "the cancelled run says so:\n{screen}");
 }
 
 /// Conversations from the terminal: a chat's thread is listed with its first message as title,
@@ -348,6 +348,16 @@ fn the_interactive_chat_answers_confirmations_on_a_real_terminal() {
 fn the_cli_lists_shows_renames_forks_and_deletes_conversations() {
     let server = TestServer::start(&[]);
     assert!(ok(&aware(&server, &["threads", "list"], "")).contains("No conversations yet"));
+    // A run that finished without understanding the question says so, and is found by it.
+    let weather = aware(&server, &["chat", "what's the weather in Paris tomorrow?"], "");
+    assert!(String::from_utf8_lossy(&weather.stderr).contains("(run not understood)"), "{weather:?}");
+    let listed = ok(&aware(&server, &["runs", "list", "--outcome", "not-understood"], ""));
+    assert!(listed.contains("not understood") && listed.contains("weather in Paris"), "{listed}");
+    assert!(ok(&aware(&server, &["runs", "list", "--outcome", "denied"], "")).contains("No runs with that outcome"));
+    let deleted = json(&aware(&server, &["--json", "threads", "list"], ""));
+    let weather_thread = deleted[0]["thread_id"].as_str().unwrap().to_owned();
+    assert_eq!(deleted[0]["last_run_outcome"], "not understood");
+    ok(&aware(&server, &["threads", "delete", "--yes", &weather_thread], ""));
     ok(&aware(&server, &["chat", "what are my files?"], ""));
     let listed = json(&aware(&server, &["--json", "threads", "list"], ""));
     assert_eq!((listed[0]["title"].as_str(), listed[0]["run_count"].as_u64()), (Some("what are my files?"), Some(1)));
@@ -359,6 +369,7 @@ fn the_cli_lists_shows_renames_forks_and_deletes_conversations() {
     let asked: Vec<_> = turns.iter().map(|t| t["user_text"].as_str().unwrap()).collect();
     assert_eq!(asked, ["what are my files?", "average price by neighbourhood"]);
     assert!(turns.iter().all(|t| t["status"] == "succeeded" && !t["assistant_text"].as_str().unwrap().is_empty()));
+    assert!(turns.iter().all(|t| t["outcome"] == "answered"), "each turn says what it came to: {shown}");
     assert_eq!(turns[0]["results"][0]["tool"], "list_datasets", "{shown}");
     let text = ok(&aware(&server, &["threads", "show", &thread], ""));
     assert!(

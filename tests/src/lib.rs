@@ -398,12 +398,12 @@ pub fn bad_field(status: &tonic::Status) -> String {
 }
 
 impl TestServer {
-    /// A ChatService client on a new connection.
     /// An `aware-client` for this server (as the API source), with `token` in api-key mode.
     pub async fn client(&self, token: Option<&str>) -> aware_client::AwareClient {
         aware_client::AwareClient::connect(&self.url(), token, "api").await.expect("connect aware-client")
     }
 
+    /// A ChatService client on a new connection.
     pub async fn chat(&self) -> aware_proto::v1::chat_service_client::ChatServiceClient<Channel> {
         aware_proto::v1::chat_service_client::ChatServiceClient::new(self.channel().await)
             .max_decoding_message_size(64 << 20)

@@ -243,7 +243,7 @@ test("a delete shows an ELEVATED card: Deny keeps the dataset, Allow deletes it 
   await card.getByText("Allowed").waitFor();
   await finished(turn);
   assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED");
-  assert.equal(await turn.locator(".outcome").innerText(), "succeeded");
+  assert.equal(await turn.locator(".outcome").innerText(), "answered");
   assert.match(await turn.locator(".chip").innerText(), /^✓ /);
   await listed.getByText("customer_churn.csv").waitFor({ state: "detached" });
   await page.screenshot({ path: join(shots, "4-deleted.png") });
@@ -264,7 +264,7 @@ test("a delete shows an ELEVATED card: Deny keeps the dataset, Allow deletes it 
   ];
   assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), `in this order:\n${texts.join("\n")}`);
   assert.ok(texts.includes("Numbers checked: the answer has none"), texts.join("\n"));
-  assert.match(texts[texts.length - 1], /^Ended succeeded after \d+ ms/);
+  assert.match(texts[texts.length - 1], /^Ended answered after \d+ ms/);
   await page.screenshot({ path: join(shots, "4b-steps.png") });
   await context.close();
 });
@@ -609,6 +609,8 @@ test("a file that failed says why in the list and on its page; formulas are neut
 
 test("runs list chat runs by their question with their queries nested; the inspector shows the question and the results", async () => {
   const { context, page } = await open();
+  // A run that "succeeded" without understanding the question says so in the list.
+  await finished(await ask(page, "what's the weather in Paris tomorrow?"));
   const turn = await ask(page, "average price by neighbourhood");
   await finished(turn);
   await page.getByRole("link", { name: "Runs" }).click();
@@ -624,7 +626,9 @@ test("runs list chat runs by their question with their queries nested; the inspe
   const status = await chat.locator("td.run-status").first().boundingBox();
   const main = await page.locator("main").boundingBox();
   assert.ok(status && main && status.x + status.width <= main.x + main.width, "the status column is inside the page");
-  assert.equal(await chat.locator("td.run-status").first().innerText(), "succeeded");
+  assert.equal(await chat.locator("td.run-status").first().innerText(), "answered");
+  const weather = page.locator("table.runs tbody.chat-run", { hasText: "weather in Paris" }).first();
+  assert.equal(await weather.locator("td.run-status").innerText(), "not understood", "not 'succeeded'");
   assert.equal(await chat.locator(".run-usage").count(), 0, "the offline planner used no model: no tokens shown");
   await page.screenshot({ path: join(shots, "12-runs.png") });
 
@@ -928,7 +932,7 @@ test("a reload reopens the conversation: the URL names its thread, and its quest
   assert.equal(await again.locator(".question").innerText(), "what are my files?");
   assert.equal(await again.locator(".answer").innerText(), answer);
   assert.equal(await again.getAttribute("data-status"), "SUCCEEDED");
-  assert.equal(await again.locator(".outcome").innerText(), "succeeded");
+  assert.equal(await again.locator(".outcome").innerText(), "answered");
   assert.equal(await page.locator(".assistant .current-title").innerText(), "what are my files?", "the header names the conversation");
   await page.screenshot({ path: join(shots, "20-reloaded.png") });
   // It goes on where it was: the next question joins the same thread.
@@ -1571,7 +1575,7 @@ test("an answer's numbers show where they came from: grounded ones are underline
   await other.page.getByRole("dialog", { name: "Run details" }).locator("dd.id a").click();
   const steps = other.page.getByRole("region", { name: "Steps" });
   await steps.getByText("Numbers checked: 0 of 4 traced to a result").waitFor();
-  assert.match(await steps.locator("li").last().innerText(), /Ended succeeded after \d+ ms · .*40.*12/);
+  assert.match(await steps.locator("li").last().innerText(), /Ended answered after \d+ ms · .*40.*12/);
   await other.context.close();
 });
 
@@ -1665,7 +1669,7 @@ test("a question back: 'average price' over price_eur and price_usd shows both w
   await finished(turn);
   assert.equal(await turn.getAttribute("data-status"), "SUCCEEDED", "the same run went on");
   assert.equal(await turn.locator(".answer").innerText(), "The average price of gadgets is €125.");
-  assert.equal(await turn.locator(".outcome").innerText(), "succeeded");
+  assert.equal(await turn.locator(".outcome").innerText(), "answered");
   await page.getByText("“price” means price_eur.").first().waitFor(); // the dataset's description, on its page
   await page.screenshot({ path: join(shots, "clarification-answered.png") });
 

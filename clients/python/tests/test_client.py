@@ -292,6 +292,24 @@ def test_ask_answers_in_one_call_and_the_run_stays_inspectable(client: AwareClie
     assert again.thread_id == answer.thread_id and "240" in again.text, again
 
 
+def test_each_answer_says_what_the_run_came_to_and_runs_are_listed_by_it(client: AwareClient) -> None:
+    assert client.ask("what are my files?").outcome == "ANSWERED"
+    puzzled = client.ask("what's the weather in Paris tomorrow?")
+    assert (puzzled.status, puzzled.outcome) == ("SUCCEEDED", "NOT_UNDERSTOOD"), "succeeded is not answered"
+    asked = client.ask("how many are there?")
+    assert asked.outcome == "ASKED_BACK" and "Which dataset" in asked.text, asked
+    denied = client.chat("delete the barcelona apartments dataset", on_confirmation=lambda c: False).answer()
+    assert (denied.status, denied.outcome) == ("SUCCEEDED", "DENIED")
+    run_pb2 = aware.v1.run_pb2
+    for said, want, run_id in [("denied", run_pb2.RUN_OUTCOME_DENIED, denied.run_id),
+                               ("NOT_UNDERSTOOD", run_pb2.RUN_OUTCOME_NOT_UNDERSTOOD, puzzled.run_id)]:
+        listed = client.runs.list(outcome=said)
+        assert run_id in [r.run_id for r in listed] and {r.outcome for r in listed} == {want}, listed
+    assert client.runs.get(asked.run_id).outcome == run_pb2.RUN_OUTCOME_ASKED_BACK
+    with pytest.raises(ValueError, match="not a run outcome"):
+        client.runs.list(outcome="confused")
+
+
 def test_cancel_stops_a_run_mid_tool_and_answer_raises_cancelled(client: AwareClient) -> None:
     run = client.chat("what are my files?")
     for event in run:

@@ -2,7 +2,7 @@
 //! at a past message), the assistant's memory of you, feedback on a run's answer, and the session
 //! grants that let a tool run without asking for a while.
 
-use crate::render::{enum_word, time_text};
+use crate::render::{enum_word, state_text, time_text};
 use crate::{ask_once, note, say};
 use aware_client::AwareClient;
 use aware_client::v1 as pb;
@@ -60,13 +60,13 @@ pub(crate) enum Rating {
     Down,
 }
 
-/// A run status as a word ("succeeded", "awaiting confirmation").
-fn status_text(s: pb::RunStatus) -> String {
-    enum_word(s.as_str_name(), "RUN_STATUS_")
-}
-
 fn resolution_word(r: pb::ConfirmationResolution) -> String {
     enum_word(r.as_str_name(), "CONFIRMATION_RESOLUTION_")
+}
+
+/// "1 run", "3 runs".
+fn runs_text(n: u32) -> String {
+    format!("{n} run{}", if n == 1 { "" } else { "s" })
 }
 
 fn when(t: Option<prost_types::Timestamp>) -> String {
@@ -77,7 +77,8 @@ fn thread_json(t: &pb::Thread) -> Json {
     json!({
         "thread_id": t.thread_id, "title": t.title, "created_at": t.created_at.map(|t| t.seconds),
         "last_activity_at": t.last_activity_at.map(|t| t.seconds), "run_count": t.run_count,
-        "last_run_status": status_text(t.last_run_status()),
+        "last_run_status": enum_word(t.last_run_status().as_str_name(), "RUN_STATUS_"),
+        "last_run_outcome": enum_word(t.last_run_outcome().as_str_name(), "RUN_OUTCOME_"),
         "forked_from_thread_id": t.forked_from_thread_id, "forked_from_run_id": t.forked_from_run_id,
     })
 }
@@ -125,12 +126,12 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
                         format!(" · edited from {}", t.forked_from_thread_id)
                     };
                     say!(
-                        "{}  {}  ({} runs, last {} · {}){forked}",
+                        "{}  {}  ({}, last {} · {}){forked}",
                         t.thread_id,
                         t.title,
-                        t.run_count,
+                        runs_text(t.run_count),
                         when(t.last_activity_at),
-                        status_text(t.last_run_status())
+                        state_text(t.last_run_status(), t.last_run_outcome())
                     );
                 }
             }
@@ -164,8 +165,9 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
             let got = threads.get_thread(pb::GetThreadRequest { thread_id: thread_id.clone() }).await?.into_inner();
             let t = got.thread.unwrap_or_default();
             let what = format!(
-                "Delete the conversation “{}” ({} runs, with their results and logs)? This cannot be undone.",
-                t.title, t.run_count
+                "Delete the conversation “{}” ({}, with their results and logs)? This cannot be undone.",
+                t.title,
+                runs_text(t.run_count)
             );
             if !yes && !ask_once(&what).await? {
                 anyhow::bail!("not deleted");
@@ -174,7 +176,7 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
             if json {
                 say!("{}", json!({"deleted": t.thread_id, "runs_deleted": deleted.runs_deleted}));
             } else {
-                say!("Deleted “{}” ({} runs).", t.title, deleted.runs_deleted);
+                say!("Deleted “{}” ({}).", t.title, runs_text(deleted.runs_deleted));
             }
         }
         ThreadsCommand::Fork { run_id } => {
@@ -199,7 +201,8 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
 
 fn turn_json(turn: &pb::Turn) -> Json {
     json!({
-        "run_id": turn.run_id, "status": status_text(turn.status()), "created_at": turn.created_at.map(|t| t.seconds),
+        "run_id": turn.run_id, "status": enum_word(turn.status().as_str_name(), "RUN_STATUS_"),
+        "outcome": enum_word(turn.outcome().as_str_name(), "RUN_OUTCOME_"), "created_at": turn.created_at.map(|t| t.seconds),
         "user_text": turn.user_text, "assistant_text": turn.assistant_text,
         "results": turn.results.iter().map(|r| json!({
             "seq": r.seq, "tool": r.tool_name, "is_error": r.is_error, "summary": r.summary, "has_rich": r.has_rich,
@@ -216,7 +219,7 @@ fn turn_json(turn: &pb::Turn) -> Json {
 
 fn print_turn(turn: &pb::Turn) {
     let rated = turn.feedback.as_ref().map(|f| format!(" · {}", feedback_text(f))).unwrap_or_default();
-    say!("\n── {} · {} ({}){rated}", when(turn.created_at), turn.run_id, status_text(turn.status()));
+    say!("\n── {} · {} ({}){rated}", when(turn.created_at), turn.run_id, state_text(turn.status(), turn.outcome()));
     say!("you>   {}", turn.user_text);
     for r in &turn.results {
         let mark = if r.is_error { '✗' } else { '✓' };

@@ -206,13 +206,51 @@ enum DatasetsCommand {
 
 #[derive(Subcommand)]
 enum RunsCommand {
-    /// A run's capsule: question, status, usage, data versions, SQL, tool calls.
+    /// Your runs, newest first: when, what it came to, the question.
+    List {
+        /// Only runs that came to this: answered, asked-back, not-understood, denied, expired,
+        /// cancelled or failed.
+        #[arg(long)]
+        outcome: Option<Outcome>,
+        /// Only this conversation's runs.
+        #[arg(long, default_value = "")]
+        thread: String,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// A run's capsule: question, outcome, usage, data versions, SQL, tool calls.
     Show { run_id: String },
     /// A run's event log.
     Events { run_id: String },
     /// Compute a run's queries again over the data as it is now (no model) and show what changed
     /// since the answer: the rows added and removed.
     Rerun { run_id: String },
+}
+
+/// What a finished run came to, as `runs list --outcome` names it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Outcome {
+    Answered,
+    AskedBack,
+    NotUnderstood,
+    Denied,
+    Expired,
+    Cancelled,
+    Failed,
+}
+
+impl Outcome {
+    fn pb(self) -> pb::RunOutcome {
+        match self {
+            Self::Answered => pb::RunOutcome::Answered,
+            Self::AskedBack => pb::RunOutcome::AskedBack,
+            Self::NotUnderstood => pb::RunOutcome::NotUnderstood,
+            Self::Denied => pb::RunOutcome::Denied,
+            Self::Expired => pb::RunOutcome::Expired,
+            Self::Cancelled => pb::RunOutcome::Cancelled,
+            Self::Failed => pb::RunOutcome::Failed,
+        }
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -492,6 +530,7 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
                     "{}",
                     json!({
                         "run_id": run.run_id, "thread_id": run.thread_id, "status": format!("{:?}", run.status()),
+                        "outcome": render::enum_word(run.outcome().as_str_name(), "RUN_OUTCOME_"),
                         "question": run.question, "model": run.model, "final_text": run.final_text,
                         "compiled_sql": run.compiled_sql, "plan_json": run.plan_json, "result_summary": run.result_summary,
                         "datasets": run.datasets.iter().map(|d| json!({"table_name": d.table_name, "version_hash": d.version_hash})).collect::<Vec<_>>(),
@@ -502,7 +541,12 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
                 );
                 return Ok(());
             }
-            say!("run       {} ({:?}, {:?})", run.run_id, run.kind(), run.status());
+            say!(
+                "run       {} ({}, {})",
+                run.run_id,
+                render::enum_word(run.kind().as_str_name(), "RUN_KIND_"),
+                render::state_text(run.status(), run.outcome())
+            );
             say!("question  {}", run.question);
             if !run.model.is_empty() {
                 // Usage only when a model was used (the offline planner calls none).
@@ -537,6 +581,47 @@ async fn runs(client: &AwareClient, command: RunsCommand, json: bool) -> anyhow:
             }
             if let Some(f) = &run.feedback {
                 say!("feedback  {}", conversations::feedback_text(f));
+            }
+        }
+        RunsCommand::List { outcome, thread, limit } => {
+            let page = client
+                .runs()
+                .list_runs(pb::ListRunsRequest {
+                    thread_id: thread,
+                    page_size: limit.clamp(1, 100),
+                    page_token: String::new(),
+                    rating: 0,
+                    outcome: outcome.map_or(pb::RunOutcome::Unspecified, Outcome::pb).into(),
+                })
+                .await?
+                .into_inner();
+            if json {
+                let runs: Vec<_> = page
+                    .runs
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "run_id": r.run_id, "thread_id": r.thread_id,
+                            "kind": render::enum_word(r.kind().as_str_name(), "RUN_KIND_"),
+                            "status": render::enum_word(r.status().as_str_name(), "RUN_STATUS_"),
+                            "outcome": render::enum_word(r.outcome().as_str_name(), "RUN_OUTCOME_"),
+                            "question": r.question, "created_at": r.created_at.map(|t| t.seconds),
+                        })
+                    })
+                    .collect();
+                say!("{}", serde_json::Value::Array(runs));
+            } else if page.runs.is_empty() {
+                say!("No runs{}.", if outcome.is_some() { " with that outcome" } else { " yet" });
+            } else {
+                for r in &page.runs {
+                    say!(
+                        "{}  {}  {:<14}  {}",
+                        r.created_at.map_or_else(|| "-".to_owned(), |t| render::time_text(t.seconds)),
+                        r.run_id,
+                        render::state_text(r.status(), r.outcome()),
+                        r.question.lines().next().unwrap_or_default()
+                    );
+                }
             }
         }
         RunsCommand::Rerun { run_id } => {
@@ -894,9 +979,10 @@ impl Session<'_> {
                         println!();
                     }
                     let status = done.status();
-                    if status != pb::RunStatus::Succeeded && !json {
-                        let why = done.error.map(|e| format!(": {}", e.message)).unwrap_or_default();
-                        note!("(run {:?}{why})", status);
+                    let answered = matches!(done.outcome(), pb::RunOutcome::Answered | pb::RunOutcome::Unspecified);
+                    if (status != pb::RunStatus::Succeeded || !answered) && !json {
+                        let why = done.error.as_ref().map(|e| format!(": {}", e.message)).unwrap_or_default();
+                        note!("(run {}{why})", render::state_text(status, done.outcome()));
                     }
                     return Ok(status);
                 }

@@ -86,6 +86,16 @@ pub(crate) fn enum_word(name: &str, prefix: &str) -> String {
     name.trim_start_matches(prefix).to_lowercase().replace('_', " ")
 }
 
+/// A run in a word or two: what it came to once it is over ("answered", "not understood",
+/// "denied"), else where it is ("running", "awaiting confirmation").
+pub(crate) fn state_text(status: pb::RunStatus, outcome: pb::RunOutcome) -> String {
+    if outcome == pb::RunOutcome::Unspecified {
+        enum_word(status.as_str_name(), "RUN_STATUS_")
+    } else {
+        enum_word(outcome.as_str_name(), "RUN_OUTCOME_")
+    }
+}
+
 /// Seconds since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
 pub(crate) fn time_text(seconds: i64) -> String {
     let days = i32::try_from(seconds.div_euclid(86_400)).unwrap_or(i32::MAX);

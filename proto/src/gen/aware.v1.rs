@@ -2489,6 +2489,9 @@ pub struct Run {
     /// cites them.
     #[prost(message, optional, tag = "29")]
     pub citations: ::core::option::Option<CitationCheck>,
+    /// What the run came to, once it is over (the status says where it is).
+    #[prost(enumeration = "RunOutcome", tag = "30")]
+    pub outcome: i32,
 }
 /// CitationCheck: the verification of an answer that used documents (missing or invalid citations
 /// fail it; the answer is kept and shown flagged, and counted in /metrics).
@@ -2667,6 +2670,59 @@ impl RunStatus {
             "RUN_STATUS_FAILED" => Some(Self::Failed),
             "RUN_STATUS_CANCELLED" => Some(Self::Cancelled),
             "RUN_STATUS_MAX_ITERATIONS" => Some(Self::MaxIterations),
+            _ => None,
+        }
+    }
+}
+/// RunOutcome is what a finished run came to, apart from its status: a SUCCEEDED run may have
+/// answered, asked back, not understood the request, or had the change it asked for denied or
+/// left to expire. UNSPECIFIED while the run is not over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum RunOutcome {
+    Unspecified = 0,
+    /// It answered, or did what was asked.
+    Answered = 1,
+    /// It asked the person something back instead of answering.
+    AskedBack = 2,
+    /// It said what it could not understand or cannot answer.
+    NotUnderstood = 3,
+    /// A change it asked to make was denied, by the person or by their role.
+    Denied = 4,
+    /// A change it asked to make, or a question it asked, waited past its limit.
+    Expired = 5,
+    Cancelled = 6,
+    /// It failed, or stopped at its iteration limit.
+    Failed = 7,
+}
+impl RunOutcome {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "RUN_OUTCOME_UNSPECIFIED",
+            Self::Answered => "RUN_OUTCOME_ANSWERED",
+            Self::AskedBack => "RUN_OUTCOME_ASKED_BACK",
+            Self::NotUnderstood => "RUN_OUTCOME_NOT_UNDERSTOOD",
+            Self::Denied => "RUN_OUTCOME_DENIED",
+            Self::Expired => "RUN_OUTCOME_EXPIRED",
+            Self::Cancelled => "RUN_OUTCOME_CANCELLED",
+            Self::Failed => "RUN_OUTCOME_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "RUN_OUTCOME_UNSPECIFIED" => Some(Self::Unspecified),
+            "RUN_OUTCOME_ANSWERED" => Some(Self::Answered),
+            "RUN_OUTCOME_ASKED_BACK" => Some(Self::AskedBack),
+            "RUN_OUTCOME_NOT_UNDERSTOOD" => Some(Self::NotUnderstood),
+            "RUN_OUTCOME_DENIED" => Some(Self::Denied),
+            "RUN_OUTCOME_EXPIRED" => Some(Self::Expired),
+            "RUN_OUTCOME_CANCELLED" => Some(Self::Cancelled),
+            "RUN_OUTCOME_FAILED" => Some(Self::Failed),
             _ => None,
         }
     }
@@ -6195,6 +6251,10 @@ pub struct RunCompleted {
     /// The full final answer text (also streamed as text deltas).
     #[prost(string, tag = "4")]
     pub final_text: ::prost::alloc::string::String,
+    /// What the run came to: answered, asked back, not understood, denied, expired, cancelled or
+    /// failed.
+    #[prost(enumeration = "RunOutcome", tag = "5")]
+    pub outcome: i32,
 }
 /// ActiveRun is one run a heartbeat reports on.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -8646,6 +8706,10 @@ pub struct ListRunsRequest {
     /// UP or DOWN lists only runs rated so; UNSPECIFIED lists every run.
     #[prost(enumeration = "FeedbackRating", tag = "4")]
     pub rating: i32,
+    /// Lists only runs that came to this outcome (e.g. NOT_UNDERSTOOD, to see what aware could not
+    /// answer); UNSPECIFIED lists every run.
+    #[prost(enumeration = "RunOutcome", tag = "5")]
+    pub outcome: i32,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ListRunsResponse {
@@ -9508,6 +9572,9 @@ pub struct Thread {
     pub forked_from_thread_id: ::prost::alloc::string::String,
     #[prost(string, tag = "8")]
     pub forked_from_run_id: ::prost::alloc::string::String,
+    /// What its newest run came to, once that run is over.
+    #[prost(enumeration = "RunOutcome", tag = "9")]
+    pub last_run_outcome: i32,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ListThreadsRequest {
@@ -9575,6 +9642,9 @@ pub struct Turn {
     pub run_id: ::prost::alloc::string::String,
     #[prost(enumeration = "RunStatus", tag = "2")]
     pub status: i32,
+    /// What the run came to, once it is over.
+    #[prost(enumeration = "RunOutcome", tag = "12")]
+    pub outcome: i32,
     #[prost(string, tag = "3")]
     pub user_text: ::prost::alloc::string::String,
     /// The assistant's final text.

@@ -7,7 +7,7 @@ use aware_core::knowledge::{CitationCheck, CitationStatus, KnowledgeResults};
 use aware_core::ports::SavedQuery;
 use aware_core::query_plan::{Aggregate, Expr, Filter, FilterOp, Operator, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{
-    Capsule, DatasetVersion, Feedback, QueryMode, Rating, RunError, RunKind, RunRecord, RunStatus, Usage,
+    Capsule, DatasetVersion, Feedback, QueryMode, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage,
 };
 use aware_core::runs::events::{
     EventPayload, Provenance, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
@@ -410,6 +410,26 @@ pub fn run_status(s: RunStatus) -> pb::RunStatus {
     }
 }
 
+pub fn run_outcome(o: RunOutcome) -> pb::RunOutcome {
+    match o {
+        RunOutcome::Answered => pb::RunOutcome::Answered,
+        RunOutcome::AskedBack => pb::RunOutcome::AskedBack,
+        RunOutcome::NotUnderstood => pb::RunOutcome::NotUnderstood,
+        RunOutcome::Denied => pb::RunOutcome::Denied,
+        RunOutcome::Expired => pb::RunOutcome::Expired,
+        RunOutcome::Cancelled => pb::RunOutcome::Cancelled,
+        RunOutcome::Failed => pb::RunOutcome::Failed,
+    }
+}
+
+/// An outcome a request filters by (UNSPECIFIED: every outcome).
+pub fn run_outcome_in(raw: i32, field: &str) -> Result<Option<RunOutcome>> {
+    let Ok(o) = pb::RunOutcome::try_from(raw) else {
+        return Err(Error::validation(field, format!("{raw} is not a run outcome")));
+    };
+    Ok(RunOutcome::ALL.into_iter().find(|ours| run_outcome(*ours) == o))
+}
+
 pub fn error_code(c: aware_core::ErrorCode) -> pb::ErrorCode {
     use aware_core::ErrorCode as E;
     match c {
@@ -477,6 +497,7 @@ pub fn run(r: &RunRecord, c: &Capsule) -> pb::Run {
         }
         .into(),
         status: run_status(r.status).into(),
+        outcome: r.outcome.map(run_outcome).unwrap_or_default().into(),
         question: r.question.clone(),
         created_at: Some(timestamp(r.created_at)),
         completed_at: r.completed_at.map(timestamp),
@@ -982,11 +1003,12 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
                 withheld_tools: withheld_tools.clone(),
             })
         }
-        EventPayload::RunCompleted { status, error, usage: u, final_text } => P::RunCompleted(pb::RunCompleted {
+        EventPayload::RunCompleted { status, error, usage: u, final_text, .. } => P::RunCompleted(pb::RunCompleted {
             status: run_status(*status).into(),
             error: error.as_ref().map(run_error),
             usage: Some(usage(u)),
             final_text: final_text.clone(),
+            outcome: e.outcome().map(run_outcome).unwrap_or_default().into(),
         }),
     };
     pb::ServerEvent {

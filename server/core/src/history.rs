@@ -4,7 +4,7 @@ use crate::auth::{Caller, Capability};
 use crate::error::{Error, Result};
 use crate::ids::{RunId, ThreadId, UserId};
 use crate::ports::{AuditEntry, AuditLog, Catalog, RunStore};
-use crate::run::{Capsule, DatasetVersion, Feedback, MAX_FEEDBACK_REASON, Rating, RunRecord, Usage};
+use crate::run::{Capsule, DatasetVersion, Feedback, MAX_FEEDBACK_REASON, Rating, RunOutcome, RunRecord, Usage};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -77,12 +77,12 @@ impl RunHistory {
     }
 
     /// The caller's runs, newest first; `thread` empty for all, `rating` to list only runs rated
-    /// so, `page_token` from the last page.
+    /// so, `outcome` only runs that came to it, `page_token` from the last page.
     pub async fn list(
         &self,
         caller: &Caller,
         thread: &str,
-        rating: Option<Rating>,
+        (rating, outcome): (Option<Rating>, Option<RunOutcome>),
         page_size: u32,
         page_token: &str,
     ) -> Result<RunPage> {
@@ -99,8 +99,10 @@ impl RunHistory {
             "" => None,
             t => Some(RunId::parse(t).ok_or_else(|| Error::validation("page_token", "malformed page token"))?),
         };
-        let mut runs =
-            self.runs.list_runs(&caller.principal.user_id, thread.as_ref(), rating, before.as_ref(), size + 1).await?;
+        let mut runs = self
+            .runs
+            .list_runs(&caller.principal.user_id, thread.as_ref(), rating, outcome, before.as_ref(), size + 1)
+            .await?;
         let next = if runs.len() > size as usize {
             runs.truncate(size as usize);
             runs.last().map(|r| r.id.clone())

@@ -81,6 +81,65 @@ impl RunStatus {
     }
 }
 
+/// What a finished run came to, apart from where it is in its lifecycle ([`RunStatus`]): a run
+/// that "succeeded" may have answered, asked back, not understood the request, or had its one
+/// change denied or left to expire. One word per outcome wherever a run is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// It answered (or did what was asked).
+    Answered,
+    /// It asked the person something back instead of answering.
+    AskedBack,
+    /// It said what it could not understand or cannot answer.
+    NotUnderstood,
+    /// A change it asked to make was denied (by the person, or by their role).
+    Denied,
+    /// A change it asked to make, or a question it asked, waited past its limit.
+    Expired,
+    Cancelled,
+    Failed,
+}
+
+impl RunOutcome {
+    pub const ALL: [Self; 7] = [
+        Self::Answered,
+        Self::AskedBack,
+        Self::NotUnderstood,
+        Self::Denied,
+        Self::Expired,
+        Self::Cancelled,
+        Self::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Answered => "answered",
+            Self::AskedBack => "asked_back",
+            Self::NotUnderstood => "not_understood",
+            Self::Denied => "denied",
+            Self::Expired => "expired",
+            Self::Cancelled => "cancelled",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The outcome a terminal status alone tells (a query's run, or a run recorded before
+    /// outcomes were): succeeded is answered. `None` while the run is not over.
+    pub fn of_status(status: RunStatus) -> Option<Self> {
+        match status {
+            RunStatus::Succeeded => Some(Self::Answered),
+            RunStatus::Failed | RunStatus::MaxIterations => Some(Self::Failed),
+            RunStatus::Cancelled => Some(Self::Cancelled),
+            RunStatus::Queued | RunStatus::Running | RunStatus::AwaitingConfirmation => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QueryMode {
@@ -232,6 +291,9 @@ pub struct RunRecord {
     pub error: Option<RunError>,
     /// The assistant's last text (chat runs).
     pub final_text: String,
+    /// What it came to, once it is over.
+    #[serde(default)]
+    pub outcome: Option<RunOutcome>,
     pub created_at: DateTime<Utc>,
     pub completed_at: Option<DateTime<Utc>>,
     /// The owner's rating of the answer.
@@ -258,6 +320,7 @@ impl RunRecord {
             usage: Usage::default(),
             error: None,
             final_text: String::new(),
+            outcome: None,
             created_at: Utc::now(),
             completed_at: None,
             feedback: None,

@@ -16,7 +16,7 @@ use aware_core::ports::{
     ApiKey, ApiKeyGrant, Catalog, DatasetUpdate, Memory, MemoryStore, NewContent, NewDataset, RunStore, SavedQueries,
     SavedQuery, UploadSession, Uploads, User, Users,
 };
-use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunRecord, RunStatus, Usage};
+use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, RunEvent};
 use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
@@ -435,6 +435,7 @@ impl State {
             last_activity_at: runs.iter().map(|r| r.created_at).max().unwrap_or(t.created_at),
             run_count: u32::try_from(runs.len()).unwrap_or(u32::MAX),
             last_run_status: runs.last().map(|r| r.status),
+            last_run_outcome: runs.last().and_then(|r| r.outcome),
             forked_from: t.forked_from.clone(),
         })
     }
@@ -716,6 +717,7 @@ impl RunLog for MemoryRuns {
         }
         if let Some(run) = s.run_mut(&last.run_id) {
             run.record.status = status;
+            run.record.outcome = last.outcome();
             run.record.error = error.cloned();
             run.record.usage = *usage;
             run.record.final_text = final_text.to_owned();
@@ -1070,6 +1072,7 @@ impl RunStore for MemoryRuns {
     async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {
         if let Some(run) = self.state().run_mut(id) {
             run.record.status = status;
+            run.record.outcome = RunOutcome::of_status(status);
             run.record.error = error.cloned();
             run.record.usage = *usage;
             run.record.completed_at = Some(Utc::now());
@@ -1138,6 +1141,7 @@ impl RunStore for MemoryRuns {
         owner: &UserId,
         thread: Option<&ThreadId>,
         rating: Option<Rating>,
+        outcome: Option<RunOutcome>,
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>> {
@@ -1149,6 +1153,7 @@ impl RunStore for MemoryRuns {
             .filter(|r| &r.owner == owner)
             .filter(|r| thread.is_none_or(|t| r.thread_id.as_ref() == Some(t)))
             .filter(|r| rating.is_none_or(|want| r.feedback.as_ref().is_some_and(|f| f.rating == want)))
+            .filter(|r| outcome.is_none_or(|want| r.outcome == Some(want)))
             .filter(|r| before.is_none_or(|b| &r.id < b))
             .take(limit as usize)
             .cloned()

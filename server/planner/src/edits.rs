@@ -3,7 +3,7 @@
 //! manage users and API keys. Each ends at a confirmation card (the tools ask); what cannot be read is
 //! asked about, never guessed.
 
-use crate::offline::{call, named_dataset, text};
+use crate::offline::{ask, call, named_dataset, not_understood, refused};
 use aware_core::dataset::Dataset;
 use aware_core::runs::model::{Message, ModelRequest, ModelTurn};
 use aware_core::runs::router::{Intent, words};
@@ -24,7 +24,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
             let active = datasets.iter().find(|d| d.id.as_str() == request.context.active_dataset_id);
             match named_dataset(question, datasets).or(active) {
                 Some(d) => call_one(ToolName::RefreshDataset, json!({"dataset": d.table_name})),
-                None => Some(text(format!(
+                None => Some(ask(format!(
                     "Which dataset should be read again from its file? You have: {}.",
                     names(datasets)
                 ))),
@@ -35,7 +35,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
             let to = last_token(to)?;
             match named_dataset(what, datasets) {
                 Some(d) => call_one(ToolName::RenameDataset, json!({"dataset": d.table_name, "to": to})),
-                None => Some(text(format!("Which dataset should be renamed to {to}? You have: {}.", names(datasets)))),
+                None => Some(ask(format!("Which dataset should be renamed to {to}? You have: {}.", names(datasets)))),
             }
         }
         Intent::DatasetEdit if has(&["query", "queries", "sql"]) && has(&["delete", "remove", "drop", "forget"]) => {
@@ -51,7 +51,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
                     args["question"] = json!(asked);
                     call_one(ToolName::SaveQuery, args)
                 }
-                None => Some(text("Which query? Ask the question first, then say “remember this query as …”.".into())),
+                None => Some(ask("Which query? Ask the question first, then say “remember this query as …”.".into())),
             }
         }
         Intent::DatasetEdit if has(&["dataset", "table"]) && allowed(ToolName::SaveQueryAsDataset) => {
@@ -64,8 +64,8 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
                     args["table_name"] = json!(name);
                     call_one(ToolName::SaveQueryAsDataset, args)
                 }
-                None => Some(text(
-                    "Which result? Ask the question first, then say “save that as a dataset called …”.".into(),
+                None => Some(ask(
+                    "Which result? Ask the question first, then say “save that as a dataset called …”.".into()
                 )),
             }
         }
@@ -87,7 +87,7 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
                 Some(d) => {
                     call_one(ToolName::DescribeDataset, json!({"dataset": d.table_name, "description": meaning}))
                 }
-                None => Some(text(format!("No dataset of yours has a column or a name like {subject}."))),
+                None => Some(not_understood(format!("No dataset of yours has a column or a name like {subject}."))),
             }
         }
         _ => None,
@@ -203,15 +203,15 @@ fn account(question: &str, said: &[String], allowed: &dyn Fn(ToolName) -> bool) 
     });
     let refused = |what: &str| {
         if allowed(ToolName::CreateUser) {
-            text(format!("Who should I {what}? Name the user (their name or id)."))
+            ask(format!("Who should I {what}? Name the user (their name or id)."))
         } else {
-            text("Managing users and keys is for admins: your role cannot do that.".into())
+            refused("Managing users and keys is for admins: your role cannot do that.".into())
         }
     };
     if has(&["revoke"]) {
         return match key {
             Some(k) => offer(ToolName::RevokeApiKey, json!({"key": k})).or_else(|| Some(refused("revoke"))),
-            None => Some(text("Which key? Give its id (key_…) or the prefix it starts with (aw_…).".into())),
+            None => Some(ask("Which key? Give its id (key_…) or the prefix it starts with (aw_…).".into())),
         };
     }
     let Some(person) = person else { return Some(refused("act on")) };
@@ -224,12 +224,12 @@ fn account(question: &str, said: &[String], allowed: &dyn Fn(ToolName) -> bool) 
     } else if has(&["create", "add", "invite", "new", "open"]) && has(&["account", "user", "accounts"]) {
         match role {
             Some(role) => offer(ToolName::CreateUser, json!({"name": person, "role": role})),
-            None => return Some(text(format!("Which role should {person} have: viewer, analyst or admin?"))),
+            None => return Some(ask(format!("Which role should {person} have: viewer, analyst or admin?"))),
         }
     } else if let Some(role) = role.or(has(&["promote"]).then_some("admin")) {
         offer(ToolName::ChangeUserRole, json!({"user": person, "role": role}))
     } else {
-        return Some(text("I can create users, change roles, deactivate or reactivate users, and create or revoke API keys: say which.".into()));
+        return Some(ask("I can create users, change roles, deactivate or reactivate users, and create or revoke API keys: say which.".into()));
     };
     turn.or_else(|| Some(refused("change")))
 }

@@ -15,7 +15,7 @@ use aware_core::categories::Categories;
 use aware_core::dataset::{Dataset, DatasetStatistics, DatasetStatus};
 use aware_core::ids::ToolCallId;
 use aware_core::memory::{Explicit, explicit_request};
-use aware_core::run::Usage;
+use aware_core::run::{RunOutcome, Usage};
 use aware_core::runs::clarify::{ClarificationKind, rules_in};
 use aware_core::runs::events::RichResult;
 use aware_core::runs::model::{
@@ -243,8 +243,8 @@ impl OfflinePlanner {
             {
                 Ok(Some((lex, r))) => call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r)),
                 Err(Unread::Choose(c)) => ask_user(&c),
-                Err(Unread::Ask(q)) | Err(Unread::Refuse(q)) => text(q),
-                Err(Unread::NotData) | Ok(None) => text(HELP.to_owned()),
+                Err(u) => unread(u),
+                Ok(None) => not_understood(HELP.to_owned()),
             };
         }
         if let Some(Message::Tool { .. }) = run_tail.first() {
@@ -307,7 +307,7 @@ impl OfflinePlanner {
                 },
                 None => {
                     let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
-                    text(format!("Which dataset should I delete? You have: {}.", names.join(", ")))
+                    ask(format!("Which dataset should I delete? You have: {}.", names.join(", ")))
                 }
             };
         }
@@ -320,14 +320,14 @@ impl OfflinePlanner {
         {
             let topic = crate::knowledge::topic(&question);
             if topic.is_empty() {
-                return text("What should I look up in your documents?".into());
+                return ask("What should I look up in your documents?".into());
             }
             return call(ToolName::SearchKnowledge, json!({"query": topic}));
         }
         if intent == Intent::Search && allowed(ToolName::SearchDatasets) {
             let query = search_query(&question);
             if query.is_empty() {
-                return text("What should I search for?".into());
+                return ask("What should I search for?".into());
             }
             let mut args = json!({"query": query});
             if let Some(d) = named_dataset(&question, &context.datasets)
@@ -360,12 +360,13 @@ impl OfflinePlanner {
                     return call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r));
                 }
                 Ok(Some(_)) => {
-                    return text("That needs a query, and queries are not available to you for this request.".into());
+                    return refused(
+                        "That needs a query, and queries are not available to you for this request.".into(),
+                    );
                 }
                 Err(Unread::Choose(c)) if allowed(ToolName::AskUser) => return ask_user(&c),
-                Err(Unread::Choose(c)) => return text(c.in_words()),
-                Err(Unread::Ask(q)) | Err(Unread::Refuse(q)) => return text(q),
                 Err(Unread::NotData) | Ok(None) => {}
+                Err(u) => return unread(u),
             }
             if intent == Intent::Query {
                 // Only what a query can read: a dataset that failed to load, or a document, is
@@ -376,11 +377,11 @@ impl OfflinePlanner {
                     .filter(|d| d.status == DatasetStatus::Ready && !d.format.is_document())
                     .map(|d| d.table_name.as_str())
                     .collect();
-                return text(if names.is_empty() {
-                    "You have no datasets yet: upload one and ask again.".to_owned()
+                return if names.is_empty() {
+                    not_understood("You have no datasets yet: upload one and ask again.".to_owned())
                 } else {
-                    format!("Which dataset is that about? You have: {}.", names.join(", "))
-                });
+                    ask(format!("Which dataset is that about? You have: {}.", names.join(", ")))
+                };
             }
         }
         if intent == Intent::Statistics
@@ -409,7 +410,7 @@ impl OfflinePlanner {
                 return call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name}));
             }
             if !context.current_route.is_empty() {
-                return text(format!(
+                return ask(format!(
                     "You are on the page {} and have no dataset open. Open one and ask again, or ask \"what are my files?\".",
                     context.current_route
                 ));
@@ -418,7 +419,7 @@ impl OfflinePlanner {
         if intent == Intent::DatasetLookup && allowed(ToolName::ListDatasets) {
             return call(ToolName::ListDatasets, json!({}));
         }
-        text(HELP.to_owned())
+        not_understood(HELP.to_owned())
     }
 
     /// The answer after the run's tools: each result, newest last, in words.
@@ -611,8 +612,34 @@ fn last_question(request: &ModelRequest<'_>) -> String {
         .unwrap_or_default()
 }
 
+/// An answer (the planner says so: a run that answers is never taken for a question back).
 pub(crate) fn text(text: String) -> ModelTurn {
-    ModelTurn { text, ..ModelTurn::default() }
+    ModelTurn { text, stance: Some(RunOutcome::Answered), ..ModelTurn::default() }
+}
+
+/// A question back to the person: which dataset, which key, which role …
+pub(crate) fn ask(text: String) -> ModelTurn {
+    ModelTurn { stance: Some(RunOutcome::AskedBack), ..self::text(text) }
+}
+
+/// What the planner could not understand, or cannot answer, in its words.
+pub(crate) fn not_understood(text: String) -> ModelTurn {
+    ModelTurn { stance: Some(RunOutcome::NotUnderstood), ..self::text(text) }
+}
+
+/// A request the person's role does not allow.
+pub(crate) fn refused(text: String) -> ModelTurn {
+    ModelTurn { stance: Some(RunOutcome::Denied), ..self::text(text) }
+}
+
+/// What a reading that did not become a plan says: a question back, or what was not understood.
+fn unread(u: Unread) -> ModelTurn {
+    match u {
+        Unread::Ask(q) => ask(q),
+        Unread::Choose(c) => ask(c.in_words()),
+        Unread::Refuse(q) => not_understood(q),
+        Unread::NotData => not_understood(HELP.to_owned()),
+    }
 }
 
 /// "is there anything odd in …", "data quality": a profile read for what looks wrong.
@@ -848,7 +875,7 @@ fn files(
     match intent {
         Intent::FileBrowse if allowed(ToolName::ListDirectory) => {
             let Some(root) = named.or_else(|| roots.iter().find(|r| *r != "staging")).or(roots.first()) else {
-                return Some(text_turn("No folders are approved for me to look in."));
+                return Some(not_understood("No folders are approved for me to look in.".into()));
             };
             Some(call(ToolName::ListDirectory, json!({"root": root, "path": "", "pattern": pattern})))
         }
@@ -870,7 +897,7 @@ fn files(
                 }),
                 (Some(root), _) => json!({"root": root, "path": "", "pattern": pattern}),
                 (None, None) => {
-                    return Some(text_turn(&format!(
+                    return Some(ask(format!(
                         "Which folder should I import from? Approved folders: {}.",
                         roots.join(", ")
                     )));
@@ -880,10 +907,6 @@ fn files(
         }
         _ => None,
     }
-}
-
-fn text_turn(s: &str) -> ModelTurn {
-    text(s.to_owned())
 }
 
 #[async_trait]

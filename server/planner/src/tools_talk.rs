@@ -4,7 +4,7 @@
 //! message only when that is unambiguous (a JSON object, or the text for the tool's one string
 //! field); otherwise it says what the tool needs instead of guessing.
 
-use crate::offline::text;
+use crate::offline::{ask, not_understood, text};
 use aware_core::runs::events::ToolSource;
 use aware_core::runs::model::{ModelRequest, ModelToolCall, ModelTurn, ToolSpec};
 use aware_core::runs::router::external_tool_in;
@@ -81,7 +81,7 @@ fn arguments(tool: &ToolSpec, rest: &str) -> Result<Value, String> {
 pub(crate) fn call_named(request: &ModelRequest<'_>, question: &str) -> Option<ModelTurn> {
     let name = external_tool_in(question)?;
     let Some(tool) = request.tools.iter().find(|t| t.name == name) else {
-        return Some(text(format!(
+        return Some(not_understood(format!(
             "I have no tool named {name} here: an external server's tools are used only when they are \
              configured and permitted for you (ask “what tools do you have?”)."
         )));
@@ -90,7 +90,7 @@ pub(crate) fn call_named(request: &ModelRequest<'_>, question: &str) -> Option<M
     let rest = after.strip_prefix("with").or_else(|| after.strip_prefix(':')).unwrap_or(after);
     Some(match arguments(tool, rest) {
         Ok(args) => ModelTurn { tool_calls: vec![ModelToolCall::new(&tool.name, args)], ..ModelTurn::default() },
-        Err(why) => text(why),
+        Err(why) => ask(why),
     })
 }
 

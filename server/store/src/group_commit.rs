@@ -69,6 +69,7 @@ pub(crate) struct SpanWrite {
 pub(crate) struct Completion {
     pub last: EventRow,
     pub status: &'static str,
+    pub outcome: Option<&'static str>,
     pub error_json: Option<String>,
     pub usage_json: String,
     pub final_text: String,
@@ -450,11 +451,12 @@ impl<'a> Statements<'a> {
     /// The run row's final state and the metering of its user's day (runs and tokens).
     fn complete(&mut self, c: &'a Completion) {
         self.list.push(Statement {
-            sql: "UPDATE runs SET status = ?, error_json = ?, usage_json = ?, final_text = ?, grounding_json = ?, \
-                  last_seq = ?, completed_at = ? WHERE id = ?"
+            sql: "UPDATE runs SET status = ?, outcome = ?, error_json = ?, usage_json = ?, final_text = ?, \
+                  grounding_json = ?, last_seq = ?, completed_at = ? WHERE id = ?"
                 .into(),
             args: vec![
                 Arg::Text(c.status),
+                Arg::MaybeText(c.outcome),
                 Arg::MaybeText(c.error_json.as_deref()),
                 Arg::Text(&c.usage_json),
                 Arg::Text(&c.final_text),
@@ -657,6 +659,7 @@ mod tests {
                         error: None,
                         usage,
                         final_text: answer.clone(),
+                        outcome: Some(aware_core::run::RunOutcome::Answered),
                     },
                     ..delta(&run, 2, "")
                 };

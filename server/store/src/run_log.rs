@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::auth::Role;
 use aware_core::ids::{ApiKeyId, ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
-use aware_core::run::{RunError, RunStatus, Usage};
+use aware_core::run::{RunError, RunOutcome, RunStatus, Usage};
 use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use aware_core::runs::grounding::Grounding;
 use aware_core::runs::model::Message;
@@ -30,7 +30,7 @@ macro_rules! chat_run_columns {
         concat!(
             "id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
             "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, role, api_key_id, ",
-            "cancel_requested, cancel_reason, feedback_rating, feedback_reason, feedback_at "
+            "cancel_requested, cancel_reason, feedback_rating, feedback_reason, feedback_at, outcome "
         )
     };
 }
@@ -136,6 +136,7 @@ fn grant_row(r: &Row) -> Result<SessionGrant> {
 
 fn thread_row(r: &Row) -> Result<ThreadSummary> {
     let status: Option<String> = r.get("last_status");
+    let outcome: Option<String> = r.get("last_outcome");
     let from_thread: Option<String> = r.get("forked_from_thread");
     let from_run: Option<String> = r.get("forked_from_run");
     let created_at = from_micros(r.get("created_at"));
@@ -149,6 +150,10 @@ fn thread_row(r: &Row) -> Result<ThreadSummary> {
         last_run_status: status
             .as_deref()
             .map(|s| RunStatus::parse(s).ok_or_else(|| corrupt("run status")))
+            .transpose()?,
+        last_run_outcome: outcome
+            .as_deref()
+            .map(|s| RunOutcome::parse(s).ok_or_else(|| corrupt("run outcome")))
             .transpose()?,
         forked_from: match (
             from_thread.as_deref().and_then(ThreadId::parse),
@@ -167,7 +172,9 @@ macro_rules! select_threads {
             "SELECT t.id, t.owner_id, t.title, t.created_at, t.forked_from_thread, t.forked_from_run, ",
             "count(r.id) AS run_count, max(r.created_at) AS last_at, ",
             "(SELECT r2.status FROM runs r2 WHERE r2.thread_id = t.id AND r2.kind = 'chat' ORDER BY r2.id DESC LIMIT 1) ",
-            "AS last_status ",
+            "AS last_status, ",
+            "(SELECT r3.outcome FROM runs r3 WHERE r3.thread_id = t.id AND r3.kind = 'chat' ORDER BY r3.id DESC LIMIT 1) ",
+            "AS last_outcome ",
             "FROM threads t LEFT JOIN runs r ON r.thread_id = t.id AND r.kind = 'chat' ",
             $rest
         )
@@ -533,6 +540,7 @@ impl RunLog for Store {
         let completion = group_commit::Completion {
             last: EventRow::of(last)?,
             status: status.as_str(),
+            outcome: last.outcome().map(RunOutcome::as_str),
             error_json: error.map(json).transpose()?,
             usage_json: json(usage)?,
             final_text: final_text.to_owned(),
@@ -939,10 +947,11 @@ impl RunLog for Store {
             .query(
                 "INSERT INTO runs (id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id,
                                ui_state_version, model, last_seq, iterations, usage_json, error_json, created_at,
-                               started_at, completed_at, role, api_key_id, cancel_requested, final_text, route_json)
+                               started_at, completed_at, role, api_key_id, cancel_requested, final_text, route_json,
+                               outcome)
              SELECT ?1, owner_id, ?2, kind, status, NULL, question, NULL, ui_state_version, model, last_seq,
                     iterations, usage_json, error_json, created_at, started_at, completed_at, role, api_key_id, 0,
-                    final_text, route_json
+                    final_text, route_json, outcome
              FROM runs WHERE id = ?3",
             )
             .bind(to.as_str())

@@ -2,7 +2,7 @@
 //! usage.
 
 use super::*;
-use aware_core::run::{Feedback, Rating};
+use aware_core::run::{Feedback, Rating, RunOutcome};
 
 /// `SELECT <every run column> FROM runs <rest>`.
 macro_rules! select_runs {
@@ -10,7 +10,7 @@ macro_rules! select_runs {
         concat!(
             "SELECT id, owner_id, thread_id, kind, status, client_msg_id, question, parent_run_id, ui_state_version, ",
             "model, last_seq, iterations, usage_json, error_json, created_at, completed_at, final_text, ",
-            "feedback_rating, feedback_reason, feedback_at FROM runs ",
+            "feedback_rating, feedback_reason, feedback_at, outcome FROM runs ",
             $rest
         )
     };
@@ -65,6 +65,10 @@ pub(crate) fn run_from_row(r: &Row) -> Result<RunRecord> {
         usage: from_json("usage_json", r.get("usage_json"))?.unwrap_or_default(),
         error: from_json("error_json", r.get("error_json"))?,
         final_text: r.get::<Option<String>>("final_text").unwrap_or_default(),
+        outcome: r
+            .get::<Option<String>>("outcome")
+            .map(|o| RunOutcome::parse(&o).ok_or_else(|| corrupt("run outcome")))
+            .transpose()?,
         created_at: from_micros(r.get("created_at")),
         completed_at: r.get::<Option<i64>>("completed_at").map(from_micros),
         feedback: match r.get::<Option<String>>("feedback_rating") {
@@ -89,8 +93,11 @@ impl RunStore for Store {
 
     async fn finish_run(&self, id: &RunId, status: RunStatus, error: Option<&RunError>, usage: &Usage) -> Result<()> {
         self.db
-            .query("UPDATE runs SET status = ?, error_json = ?, usage_json = ?, completed_at = ? WHERE id = ?")
+            .query(
+                "UPDATE runs SET status = ?, outcome = ?, error_json = ?, usage_json = ?, completed_at = ? WHERE id = ?",
+            )
             .bind(status.as_str())
+            .bind(RunOutcome::of_status(status).map(RunOutcome::as_str))
             .bind(error.map(json).transpose()?)
             .bind(json(usage)?)
             .bind(micros(Utc::now()))
@@ -216,6 +223,7 @@ impl RunStore for Store {
         owner: &UserId,
         thread: Option<&ThreadId>,
         rating: Option<Rating>,
+        outcome: Option<RunOutcome>,
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>> {
@@ -224,13 +232,14 @@ impl RunStore for Store {
             .db
             .query(select_runs!(
                 "WHERE owner_id = ?1 AND (?2 IS NULL OR thread_id = ?2) AND (?3 IS NULL OR id < ?3)
-               AND (?5 IS NULL OR feedback_rating = ?5) ORDER BY id DESC LIMIT ?4"
+               AND (?5 IS NULL OR feedback_rating = ?5) AND (?6 IS NULL OR outcome = ?6) ORDER BY id DESC LIMIT ?4"
             ))
             .bind(owner.as_str())
             .bind(thread.map(ThreadId::as_str))
             .bind(before.map(RunId::as_str))
             .bind(i64::from(limit))
             .bind(rating.map(Rating::as_str))
+            .bind(outcome.map(RunOutcome::as_str))
             .fetch_all()
             .await
             .map_err(db)?;

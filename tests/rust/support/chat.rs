@@ -144,6 +144,10 @@ pub(crate) fn status_of(events: &[pb::ServerEvent]) -> pb::RunStatus {
     pb::RunStatus::try_from(completed(events).status).unwrap()
 }
 
+pub(crate) fn outcome_of(events: &[pb::ServerEvent]) -> pb::RunOutcome {
+    pb::RunOutcome::try_from(completed(events).outcome).unwrap()
+}
+
 pub(crate) fn tool_phases(events: &[pb::ServerEvent]) -> Vec<pb::ToolPhase> {
     pick!(events, ToolStatus).iter().map(|s| pb::ToolPhase::try_from(s.phase).unwrap()).collect()
 }

@@ -1,12 +1,12 @@
 // "Details" on a turn: a sheet with the run's capsule — its id (a link to the run inspector),
-// status, runtime, model, token usage when a model was used, the data versions it read, the plan,
+// outcome, runtime, model, token usage when a model was used, the data versions it read, the plan,
 // the SQL (highlighted, with Copy) and the result summary.
 import { useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { RunStatus, timestampDate, type Run } from "@aware/client";
+import { timestampDate, type Run } from "@aware/client";
 import { errorText } from "../lib/api";
 import { AppLink } from "../lib/links";
-import { usageText } from "../lib/outcome";
+import { runStateText, usageText } from "../lib/outcome";
 import { runQuery } from "../lib/queries/runs";
 import { SqlBlock } from "../results/SqlBlock";
 import { DialogClose, DialogContent, DialogRoot, DialogTrigger } from "../ui/Dialog";
@@ -61,7 +61,7 @@ function CapsuleFields({ run, onLeave }: { run: Run; onLeave: () => void }) {
           <AppLink to={`/runs/${run.runId}`} onClick={onLeave}>{run.runId}</AppLink>
         </DialogClose>
       </dd>
-      <dt>Status</dt><dd>{RunStatus[run.status].toLowerCase()}</dd>
+      <dt>Outcome</dt><dd>{runStateText(run.status, run.outcome)}</dd>
       <dt>Runtime</dt><dd>{ended ? `${ended - started} ms` : "running"}</dd>
       <dt>Model</dt><dd>{run.model || "—"}</dd>
       {usage && <><dt>Usage</dt><dd className="usage">{usage}</dd></>}

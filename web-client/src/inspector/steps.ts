@@ -8,10 +8,11 @@ import {
   timestampDate,
   ConfirmationResolution,
   ConfirmationTier,
+  RunOutcome,
   RunStatus,
   type ServerEvent,
 } from "@aware/client";
-import { usageText } from "../lib/outcome";
+import { runStateText, usageText } from "../lib/outcome";
 import { origin } from "../lib/transcript";
 
 export interface Step {
@@ -108,8 +109,9 @@ export function steps(events: ServerEvent[]): Step[] {
       case "runCompleted": {
         const v = p.value;
         const usage = usageText(v.usage);
-        const status = RunStatus[v.status].toLowerCase().replace("_", " ");
-        out.push({ at, kind: "end", text: `Ended ${status} after ${at} ms${v.error?.message ? `: ${v.error.message}` : ""}${usage ? ` · ${usage}` : ""}`, bad: v.status !== RunStatus.SUCCEEDED });
+        const state = runStateText(v.status, v.outcome);
+        const bad = v.status !== RunStatus.SUCCEEDED || (v.outcome !== RunOutcome.UNSPECIFIED && v.outcome !== RunOutcome.ANSWERED);
+        out.push({ at, kind: "end", text: `Ended ${state} after ${at} ms${v.error?.message ? `: ${v.error.message}` : ""}${usage ? ` · ${usage}` : ""}`, bad });
         break;
       }
       default:

@@ -1,6 +1,6 @@
 // How a run, a tool call or a card ended, in words that are true at that moment: a declined or
 // lapsed confirmation, or a question back left unanswered, says so — never "succeeded".
-import { ConfirmationResolution, RunStatus, ToolPhase, type Usage } from "@aware/client";
+import { ConfirmationResolution, RunOutcome, RunStatus, ToolPhase, type Usage } from "@aware/client";
 import { count } from "./format";
 import { isActive, type Item, type Transcript } from "./transcript";
 
@@ -49,13 +49,32 @@ export function outcomeText(t: Transcript): string {
   const question = t.items[asked];
   const unanswered = question?.kind === "clarify" && question.ended ? UNANSWERED[question.ended.resolution] : undefined;
   if (t.status === RunStatus.SUCCEEDED && unanswered && !t.items.slice(asked + 1).some((i) => i.kind === "tool")) return unanswered;
-  const status = runStatusText(t.status);
-  return t.error ? `${status} — ${t.error}` : status;
+  const state = runStateText(t.status, t.outcome);
+  return t.error ? `${state} — ${t.error}` : state;
 }
 
-/** A run's status as a word or two ("succeeded", "max iterations"). */
-export function runStatusText(status: RunStatus): string {
-  return RunStatus[status].toLowerCase().replace("_", " ");
+/** What a finished run came to, one word per outcome, as the CLI and the SDKs say it. */
+export const OUTCOME_WORDS: Record<RunOutcome, string> = {
+  [RunOutcome.UNSPECIFIED]: "",
+  [RunOutcome.ANSWERED]: "answered",
+  [RunOutcome.ASKED_BACK]: "asked back",
+  [RunOutcome.NOT_UNDERSTOOD]: "not understood",
+  [RunOutcome.DENIED]: "denied",
+  [RunOutcome.EXPIRED]: "expired",
+  [RunOutcome.CANCELLED]: "cancelled",
+  [RunOutcome.FAILED]: "failed",
+};
+
+/** A run in a word or two: its outcome once it is over ("not understood", "denied"), else
+ *  where it is ("running", "awaiting confirmation"). */
+export function runStateText(status: RunStatus, outcome: RunOutcome | undefined): string {
+  if (outcome) return OUTCOME_WORDS[outcome];
+  return RunStatus[status].toLowerCase().replaceAll("_", " ");
+}
+
+/** The class a run's state is drawn with ("not-understood", "running"). */
+export function runStateClass(status: RunStatus, outcome: RunOutcome | undefined): string {
+  return runStateText(status, outcome).replaceAll(" ", "-");
 }
 
 /** Token usage, only when a model was used (the offline planner calls none). */

@@ -5,6 +5,7 @@
 // (`inspector/TranscriptItems.tsx`).
 import {
   ConfirmationResolution,
+  RunOutcome,
   RunStatus,
   ToolPhase,
   type ClarificationRequired,
@@ -40,6 +41,8 @@ export type Item =
 export interface Transcript {
   items: Item[];
   status: RunStatus;
+  /** What the run came to, from its RunCompleted (UNSPECIFIED until then). */
+  outcome?: RunOutcome;
   error?: string;
 }
 
@@ -119,7 +122,7 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       items.push({ kind: "grounding", id: String(e.seq), grounding: p.value });
       break;
     case "runCompleted":
-      return { ...t, items, status: p.value.status, error: p.value.error?.message };
+      return { ...t, items, status: p.value.status, outcome: p.value.outcome, error: p.value.error?.message };
   }
   return { ...t, items };
 }

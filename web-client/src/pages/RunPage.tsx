@@ -6,7 +6,7 @@ import { useParams } from "react-router";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { RunKind, timestampDate } from "@aware/client";
 import { errorText, isNotFound } from "../lib/api";
-import { outcomeText, runStatusText, usageText } from "../lib/outcome";
+import { outcomeText, runStateText, usageText } from "../lib/outcome";
 import { usePageTitle } from "../lib/pageTitle";
 import { runEventsQuery, runQuery, runTraceQuery } from "../lib/queries/runs";
 import { keys } from "../lib/queryKeys";
@@ -48,7 +48,7 @@ export function RunPage() {
       <h1 id="run-title" className="run-question">{title}</h1>
       <p className="muted">
         run <code>{run.runId}</code> · {run.createdAt ? timestampDate(run.createdAt).toLocaleString() : ""} ·{" "}
-        <strong>{transcript && chat ? outcomeText({ ...transcript, status: run.status }) : runStatusText(run.status)}</strong>
+        <strong>{transcript && chat ? outcomeText({ ...transcript, status: run.status, outcome: run.outcome || transcript.outcome }) : runStateText(run.status, run.outcome)}</strong>
         {run.model ? <> · {run.model}</> : null}
         {usage ? <> · <span className="usage">{usage}</span></> : null}
       </p>

@@ -2,11 +2,11 @@
 // their tools ran nested under them; queries sent straight to QueryService (ExecuteSql, the CLI,
 // other services) stand on their own. Newest first, a hundred at a time.
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { RunKind, RunStatus, timestampDate, type Run } from "@aware/client";
+import { RunKind, timestampDate, type Run } from "@aware/client";
 import { errorText } from "../lib/api";
 import { whenText } from "../lib/format";
 import { AppLink } from "../lib/links";
-import { runStatusText, usageText } from "../lib/outcome";
+import { runStateClass, runStateText, usageText } from "../lib/outcome";
 import { usePageTitle } from "../lib/pageTitle";
 import { runListQuery } from "../lib/queries/runs";
 import { queryKind, queryTitle } from "../inspector/runTitle";
@@ -33,7 +33,7 @@ export function groupRuns(runs: Run[]): RunGroup[] {
 }
 
 function StatusCell({ run }: { run: Run }) {
-  return <td className={`run-status ${RunStatus[run.status].toLowerCase()}`}>{runStatusText(run.status)}</td>;
+  return <td className={`run-status ${runStateClass(run.status, run.outcome)}`}>{runStateText(run.status, run.outcome)}</td>;
 }
 
 export function RunsPage() {
@@ -51,7 +51,7 @@ export function RunsPage() {
         <ScrollBox label="Runs" className="page-table">
           <table className="runs">
             <colgroup><col className="when" /><col /><col className="state" /></colgroup>
-            <thead><tr><th>When</th><th>Question</th><th>Status</th></tr></thead>
+            <thead><tr><th>When</th><th>Question</th><th>Outcome</th></tr></thead>
             {groups.map(({ run, queries }) => (
               <tbody key={run.runId} className={run.kind === RunKind.CHAT ? "chat-run" : "query-run"}>
                 <tr>

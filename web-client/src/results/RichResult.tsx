@@ -1,10 +1,11 @@
 // A tool result's rich payload, as the person sees it: tables (with their chart), dataset lists,
 // statistics, files, import reports, search hits, passages, what a write tool changed, and an
 // external server's output as text. The model saw only the result's summary.
-import { RunStatus, type ToolResult } from "@aware/client";
+import type { ToolResult } from "@aware/client";
 import { statusText } from "../lib/api";
 import { formatBytes } from "../lib/format";
 import { AppLink } from "../lib/links";
+import { runStateText } from "../lib/outcome";
 import { AccountChangeResult, DatasetChangeResult, SavedQueryChangeResult } from "../cards/Changes";
 import { DatasetListResult } from "./DatasetListResult";
 import { DirectoryListing } from "./DirectoryListing";
@@ -47,7 +48,7 @@ export function RichResult({ result }: { result: ToolResult }) {
     case "knowledge":
       return <KnowledgeResult hits={r.value} />;
     case "run":
-      return <p className="muted">Run <AppLink to={`/runs/${r.value.runId}`}>{r.value.question || r.value.runId}</AppLink> — {RunStatus[r.value.status].toLowerCase()}</p>;
+      return <p className="muted">Run <AppLink to={`/runs/${r.value.runId}`}>{r.value.question || r.value.runId}</AppLink> — {runStateText(r.value.status, r.value.outcome)}</p>;
     default:
       return result.isError && result.llmSummary ? <p className="error">{result.llmSummary}</p> : null;
   }

@@ -31,7 +31,7 @@ from .events import (
     StreamItem,
     answer_from_events,
 )
-from ._util import enum_name
+from ._util import enum_name, outcome_filter
 from .models import Dataset, SearchResults, Statistics
 from .results import Table
 from .v1 import (
@@ -456,11 +456,12 @@ class AsyncRuns:
             if after_seq >= page.last_seq:
                 return out
 
-    async def list(self, thread_id: str = "", *, limit: int = 100) -> List[Any]:
+    async def list(self, thread_id: str = "", *, limit: int = 100, outcome: str = "") -> List[Any]:
         out: List[Any] = []
         token = ""
         while len(out) < limit:
-            request = runs_pb2.ListRunsRequest(thread_id=thread_id, page_size=min(100, limit - len(out)), page_token=token)
+            request = runs_pb2.ListRunsRequest(thread_id=thread_id, page_size=min(100, limit - len(out)),
+                                               page_token=token, outcome=outcome_filter(outcome))
             page = await self._c._call(self._c.stubs.runs.ListRuns, request, idempotent=True)
             out.extend(page.runs)
             token = page.next_page_token

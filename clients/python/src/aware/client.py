@@ -30,7 +30,7 @@ from .events import (
     StreamItem,
     answer_from_events,
 )
-from ._util import enum_name
+from ._util import enum_name, outcome_filter
 from .models import Dataset, SearchResults, Statistics
 from .results import Table
 from .v1 import (
@@ -657,12 +657,14 @@ class Runs:
             if after_seq >= page.last_seq:
                 return out
 
-    def list(self, thread_id: str = "", *, limit: int = 100) -> List[Any]:
-        """Runs of a thread (or all of yours), newest first, up to ``limit``."""
+    def list(self, thread_id: str = "", *, limit: int = 100, outcome: str = "") -> List[Any]:
+        """Runs of a thread (or all of yours), newest first, up to ``limit``; with ``outcome``
+        (``"NOT_UNDERSTOOD"``, ``"DENIED"``, …) only the runs that came to it."""
         out: List[Any] = []
         token = ""
         while len(out) < limit:
-            request = runs_pb2.ListRunsRequest(thread_id=thread_id, page_size=min(100, limit - len(out)), page_token=token)
+            request = runs_pb2.ListRunsRequest(thread_id=thread_id, page_size=min(100, limit - len(out)),
+                                               page_token=token, outcome=outcome_filter(outcome))
             page = self._c._call(self._c.stubs.runs.ListRuns, request, idempotent=True)
             out.extend(page.runs)
             token = page.next_page_token

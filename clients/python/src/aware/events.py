@@ -289,6 +289,10 @@ class Answer:
     thread_id: str
     #: ``"SUCCEEDED"``, ``"FAILED"``, ``"CANCELLED"`` or ``"MAX_ITERATIONS"``.
     status: str
+    #: What the run came to: ``"ANSWERED"``, ``"ASKED_BACK"``, ``"NOT_UNDERSTOOD"``, ``"DENIED"``,
+    #: ``"EXPIRED"``, ``"CANCELLED"`` or ``"FAILED"``. A run that "succeeded" may have asked back
+    #: or not understood the question: check this, not ``status``, before trusting ``text``.
+    outcome: str
     #: The final answer text.
     text: str
     results: List[ToolResult]
@@ -311,7 +315,8 @@ class Answer:
 
     def _repr_html_(self) -> str:
         paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in self.text.split("\n\n") if p.strip())
-        status = "" if self.status == "SUCCEEDED" else f"<p><b>{html.escape(self.status)}</b></p>"
+        said = self.outcome.lower().replace("_", " ")
+        status = "" if self.outcome == "ANSWERED" else f"<p><b>{html.escape(said)}</b></p>"
         return status + paragraphs + "".join(t._repr_html_() for t in self.tables)
 
 
@@ -321,6 +326,7 @@ def answer_from_events(events: List[Event], *, run_id: str, thread_id: str = "")
     if last is None:
         raise ValueError("the run has not completed")
     status = enum_name(run_pb2.RunStatus, last.status, "RUN_STATUS_")
+    outcome = enum_name(run_pb2.RunOutcome, last.outcome, "RUN_OUTCOME_")
     error = from_error_message(last.error, run_id=run_id) if last.HasField("error") and last.error.code else None
     text = last.final_text or "".join(e.text for e in events)
     thread = thread_id or next((e.thread_id for e in events if e.thread_id), "")
@@ -329,6 +335,7 @@ def answer_from_events(events: List[Event], *, run_id: str, thread_id: str = "")
         run_id=run_id,
         thread_id=thread,
         status=status,
+        outcome=outcome,
         text=text,
         results=results,
         events=events,

@@ -38,7 +38,10 @@ impl RunsService for Runs {
             .list(
                 &caller,
                 &req.thread_id,
-                convert::rating_in(req.rating, "rating").map_err(to_status)?,
+                (
+                    convert::rating_in(req.rating, "rating").map_err(to_status)?,
+                    convert::run_outcome_in(req.outcome, "outcome").map_err(to_status)?,
+                ),
                 req.page_size,
                 &req.page_token,
             )

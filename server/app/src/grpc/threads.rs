@@ -25,6 +25,7 @@ fn thread(t: &ThreadSummary) -> pb::Thread {
         last_activity_at: Some(convert::timestamp(t.last_activity_at)),
         run_count: t.run_count,
         last_run_status: t.last_run_status.map(convert::run_status).unwrap_or_default().into(),
+        last_run_outcome: t.last_run_outcome.map(convert::run_outcome).unwrap_or_default().into(),
         forked_from_thread_id: from_thread,
         forked_from_run_id: from_run,
     }
@@ -34,6 +35,7 @@ fn turn(t: &Turn) -> pb::Turn {
     pb::Turn {
         run_id: t.run.id.to_string(),
         status: convert::run_status(t.run.status).into(),
+        outcome: t.run.outcome.map(convert::run_outcome).unwrap_or_default().into(),
         user_text: t.run.question.clone(),
         assistant_text: t.run.final_text.clone(),
         created_at: Some(convert::timestamp(t.run.created_at)),

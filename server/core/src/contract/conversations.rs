@@ -7,7 +7,7 @@ use crate::ErrorCode;
 use crate::auth::Role;
 use crate::ids::{ConfirmationId, GrantId, MemoryId, RunId, SavedQueryId, ThreadId, ToolCallId};
 use crate::ports::{Memory, MemoryStore, RunStore, SavedQueries, SavedQuery};
-use crate::run::{Feedback, Rating, RunKind, RunRecord, RunStatus, Usage};
+use crate::run::{Feedback, Rating, RunKind, RunOutcome, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
 use crate::runs::model::Message;
 use crate::runs::store::{ChatRun, Confirmation, Place, RunLog, SessionGrant, TitleIf};
@@ -21,7 +21,7 @@ pub async fn conversations<S: RunLog + RunStore>(store: &S) {
     feedback_is_one_per_run_and_filters_the_list(store).await;
 }
 
-async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str) -> ChatRun {
+async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str, outcome: RunOutcome) -> ChatRun {
     let owner = ana();
     assert!(log.ensure_thread(&owner, thread).await.expect("thread"));
     let mut record = RunRecord::new(owner, RunKind::Chat, question, RunStatus::Running);
@@ -44,6 +44,7 @@ async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str) -> Ch
             error: None,
             usage: Usage::default(),
             final_text: answer.clone(),
+            outcome: Some(outcome),
         },
     };
     log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), &answer, None)
@@ -56,10 +57,10 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
     let log: &dyn RunLog = store;
     let older = ThreadId::generate_for(&ana());
     let newer = ThreadId::generate_for(&ana());
-    finished_run(log, &older, "first").await;
-    let second = finished_run(log, &older, "second").await;
-    let third = finished_run(log, &older, "third").await;
-    finished_run(log, &newer, "elsewhere").await;
+    finished_run(log, &older, "first", RunOutcome::AskedBack).await;
+    let second = finished_run(log, &older, "second", RunOutcome::Answered).await;
+    let third = finished_run(log, &older, "third", RunOutcome::NotUnderstood).await;
+    finished_run(log, &newer, "elsewhere", RunOutcome::Answered).await;
     // A thread without a chat run (a snapshot's) is not listed.
     assert!(log.ensure_thread(&ana(), &ThreadId::generate_for(&ana())).await.expect("thread"));
     assert!(log.set_thread_title(&older, "First title", TitleIf::Untitled).await.expect("titled"));
@@ -73,6 +74,9 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
     assert_eq!(ids, [&newer, &older], "newest activity first");
     assert_eq!((listed[1].title.as_deref(), listed[1].run_count), (Some("First title"), 3));
     assert_eq!(listed[1].last_run_status, Some(RunStatus::Succeeded));
+    assert_eq!(listed[1].last_run_outcome, Some(RunOutcome::NotUnderstood), "the newest run's outcome");
+    let not_understood = store.list_runs(&ana(), None, None, Some(RunOutcome::NotUnderstood), None, 10).await;
+    assert_eq!(not_understood.expect("listed").len(), 1, "only the run that came to it");
     assert!(log.threads(&bo(), None, None, 10).await.expect("listed").is_empty(), "ana's threads are ana's");
     let cursor =
         crate::runs::store::ThreadCursor { last_activity_at: listed[0].last_activity_at, thread: newer.clone() };
@@ -111,6 +115,7 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
     let copy = &copied[0];
     assert_eq!((copy.record.question.as_str(), copy.record.status), ("first", RunStatus::Succeeded));
     assert_eq!(copy.record.final_text, "answer to first");
+    assert_eq!(copy.record.outcome, Some(RunOutcome::AskedBack), "a copy keeps what the run came to");
     let events = log.events(&copy.record.id, 0, 10).await.expect("events");
     assert_eq!(events.len(), 1);
     assert_eq!((&events[0].run_id, &events[0].thread_id), (&copy.record.id, &fork));
@@ -162,7 +167,7 @@ async fn a_session_grant_is_in_force_until_it_expires_or_is_revoked(log: &dyn Ru
 }
 
 async fn an_approval_keeps_its_edited_arguments(log: &dyn RunLog) {
-    let run = finished_run(log, &ThreadId::generate_for(&ana()), "import").await;
+    let run = finished_run(log, &ThreadId::generate_for(&ana()), "import", RunOutcome::Answered).await;
     let now = Utc::now();
     let c = Confirmation {
         id: ConfirmationId::generate(),
@@ -204,8 +209,8 @@ async fn an_approval_keeps_its_edited_arguments(log: &dyn RunLog) {
 
 async fn feedback_is_one_per_run_and_filters_the_list<S: RunLog + RunStore>(store: &S) {
     let thread = ThreadId::generate_for(&ana());
-    let liked = finished_run(store, &thread, "liked").await;
-    let other = finished_run(store, &thread, "other").await;
+    let liked = finished_run(store, &thread, "liked", RunOutcome::Answered).await;
+    let other = finished_run(store, &thread, "other", RunOutcome::Answered).await;
     let up = Feedback { rating: Rating::Up, reason: "clear".into(), at: Utc::now() };
     let down = Feedback { rating: Rating::Down, reason: "wrong total".into(), at: Utc::now() };
     assert!(store.set_feedback(&ana(), &liked.record.id, &down).await.expect("rated"));
@@ -214,10 +219,12 @@ async fn feedback_is_one_per_run_and_filters_the_list<S: RunLog + RunStore>(stor
     let (read, _) = store.get_run(&ana(), &liked.record.id).await.expect("read").expect("stored");
     let read = read.feedback.expect("rated");
     assert_eq!((read.rating, read.reason.as_str()), (Rating::Up, "clear"));
-    let ups = store.list_runs(&ana(), Some(&thread), Some(Rating::Up), None, 10).await.expect("listed");
+    let ups = store.list_runs(&ana(), Some(&thread), Some(Rating::Up), None, None, 10).await.expect("listed");
     assert_eq!(ups.iter().map(|r| &r.id).collect::<Vec<_>>(), [&liked.record.id]);
-    assert!(store.list_runs(&ana(), Some(&thread), Some(Rating::Down), None, 10).await.expect("listed").is_empty());
-    assert_eq!(store.list_runs(&ana(), Some(&thread), None, None, 10).await.expect("listed").len(), 2);
+    assert!(
+        store.list_runs(&ana(), Some(&thread), Some(Rating::Down), None, None, 10).await.expect("listed").is_empty()
+    );
+    assert_eq!(store.list_runs(&ana(), Some(&thread), None, None, None, 10).await.expect("listed").len(), 2);
 }
 
 /// The memory port: per user, newest first, deleted by its owner only.

@@ -5,7 +5,7 @@
 use super::{ana, bo};
 use crate::auth::Role;
 use crate::ids::{ApiKeyId, ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
-use crate::run::{RunKind, RunRecord, RunStatus, Usage};
+use crate::run::{RunKind, RunOutcome, RunRecord, RunStatus, Usage};
 use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
 use crate::runs::model::Message;
 use crate::runs::store::{
@@ -69,7 +69,13 @@ async fn finish(log: &dyn RunLog, run: &ChatRun) {
     let last = event(
         run,
         seq,
-        EventPayload::RunCompleted { status: RunStatus::Succeeded, error: None, usage, final_text: String::new() },
+        EventPayload::RunCompleted {
+            status: RunStatus::Succeeded,
+            error: None,
+            usage,
+            final_text: String::new(),
+            outcome: Some(RunOutcome::Answered),
+        },
     );
     log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "", None).await.expect("completed");
 }
@@ -346,7 +352,13 @@ async fn completing_a_run_appends_its_last_event_and_ends_it(log: &dyn RunLog) {
     let last = event(
         &run,
         2,
-        EventPayload::RunCompleted { status: RunStatus::Succeeded, error: None, usage, final_text: "hello".into() },
+        EventPayload::RunCompleted {
+            status: RunStatus::Succeeded,
+            error: None,
+            usage,
+            final_text: "hello".into(),
+            outcome: Some(RunOutcome::Denied),
+        },
     );
     log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "hello", None).await.expect("completed");
     assert_eq!(log.last_seq(id).await.expect("read"), 2);
@@ -355,6 +367,7 @@ async fn completing_a_run_appends_its_last_event_and_ends_it(log: &dyn RunLog) {
     let stored = log.chat_run(id).await.expect("read").expect("stored");
     assert_eq!((stored.record.status, stored.record.final_text.as_str()), (RunStatus::Succeeded, "hello"));
     assert_eq!(stored.record.usage.input_tokens, 10);
+    assert_eq!(stored.record.outcome, Some(RunOutcome::Denied), "what the run came to, apart from its status");
     assert!(
         !log.claim_runs(&lease("a"), Utc::now(), Claim::Every)
             .await
@@ -384,6 +397,8 @@ async fn the_transcript_and_the_thread_history_keep_their_order(log: &dyn RunLog
                 error: None,
                 usage: Usage::default(),
                 final_text: String::new(),
+                // A log written before outcomes: the status tells it.
+                outcome: None,
             },
         );
         log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), "", None).await.expect("done");
@@ -393,6 +408,8 @@ async fn the_transcript_and_the_thread_history_keep_their_order(log: &dyn RunLog
     log.append_message(&current.record.id, 0, &user("now")).await.expect("appended");
     assert_eq!(log.messages(&current.record.id).await.expect("read"), [user("now")]);
     assert_eq!(log.messages(&finished[0].record.id).await.expect("read"), [user("q1"), answer("a1")]);
+    let old_log = log.chat_run(&finished[0].record.id).await.expect("read").expect("stored");
+    assert_eq!(old_log.record.outcome, Some(RunOutcome::Answered), "without an outcome, succeeded is answered");
     let history = log.thread_history(&thread, &current.record.id, 2).await.expect("read");
     assert_eq!(history, [user("q2"), answer("a2"), user("q3"), answer("a3")], "the last 2 runs, oldest first");
     let before_second = log.thread_history(&thread, &finished[1].record.id, 10).await.expect("read");

@@ -8,7 +8,7 @@ use crate::auth::Role;
 use crate::ids::{DatasetId, RunId, ThreadId, ToolCallId};
 use crate::ports::RunStore;
 use crate::run::{
-    Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
+    Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage, VerifiedQueryUse,
 };
 use crate::runs::events::ToolPhase;
 use crate::runs::store::{ChatRun, Place, RunLog, ToolCallRow};
@@ -105,19 +105,38 @@ pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     assert_eq!(caps.tool_calls, [call]);
 
     let mine: Vec<RunId> =
-        store.list_runs(&me, None, None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
+        store.list_runs(&me, None, None, None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
     assert_eq!(mine, [second.id.clone(), first.id.clone(), chat.id.clone()], "newest first, only mine");
     let page: Vec<RunId> = store
-        .list_runs(&me, None, None, Some(&second.id), 1)
+        .list_runs(&me, None, None, None, Some(&second.id), 1)
         .await
         .expect("listed")
         .into_iter()
         .map(|r| r.id)
         .collect();
     assert_eq!(page, [first.id.clone()], "before a run, at most `limit`");
-    let in_thread: Vec<RunId> =
-        store.list_runs(&me, Some(&thread), None, None, 10).await.expect("listed").into_iter().map(|r| r.id).collect();
+    let in_thread: Vec<RunId> = store
+        .list_runs(&me, Some(&thread), None, None, None, 10)
+        .await
+        .expect("listed")
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
     assert_eq!(in_thread, [chat.id.clone()], "a thread's runs");
+    // A query run's outcome is its status's: the failed one only, then the answered one only.
+    let failed: Vec<RunId> = store
+        .list_runs(&me, None, None, Some(RunOutcome::Failed), None, 10)
+        .await
+        .expect("listed")
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(failed, [second.id.clone()], "only runs that came to that outcome");
+    let answered = store.list_runs(&me, None, None, Some(RunOutcome::Answered), None, 10).await.expect("listed");
+    assert_eq!(
+        answered.iter().map(|r| (&r.id, r.outcome)).collect::<Vec<_>>(),
+        [(&first.id, Some(RunOutcome::Answered))]
+    );
 
     let (total, runs) = store.usage_since(&me, None).await.expect("summed");
     assert_eq!((runs, total.input_tokens, total.output_tokens, total.model_calls), (3, 100, 20, 2));

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::ids::{RunId, ThreadId, UserId};
-use crate::run::{Capsule, Feedback, Rating, RunError, RunRecord, RunStatus, Usage};
+use crate::run::{Capsule, Feedback, Rating, RunError, RunOutcome, RunRecord, RunStatus, Usage};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -19,13 +19,15 @@ pub trait RunStore: Send + Sync {
     async fn get_run(&self, owner: &UserId, id: &RunId) -> Result<Option<(RunRecord, Capsule)>>;
     /// The query runs (SQL and plan) a chat run's tools ran, oldest first, with their capsules.
     async fn query_runs_of(&self, owner: &UserId, parent: &RunId) -> Result<Vec<(RunRecord, Capsule)>>;
-    /// The owner's runs (of one thread, or all; rated so, or all), newest first, `before` a run id
-    /// for paging.
+    /// The owner's runs (of one thread, or all; rated so, or all; with that outcome, or all),
+    /// newest first, `before` a run id for paging. A run records its outcome when it ends, the
+    /// status's own for a query run ([`RunOutcome::of_status`]).
     async fn list_runs(
         &self,
         owner: &UserId,
         thread: Option<&ThreadId>,
         rating: Option<Rating>,
+        outcome: Option<RunOutcome>,
         before: Option<&RunId>,
         limit: u32,
     ) -> Result<Vec<RunRecord>>;

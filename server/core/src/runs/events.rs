@@ -40,6 +40,15 @@ impl RunEvent {
     pub fn is_terminal(&self) -> bool {
         matches!(self.payload, EventPayload::RunCompleted { .. })
     }
+
+    /// What the run came to, for its `RunCompleted` (told by its status in logs written before
+    /// outcomes were); `None` for any other event.
+    pub fn outcome(&self) -> Option<crate::run::RunOutcome> {
+        let EventPayload::RunCompleted { status, outcome, .. } = &self.payload else {
+            return None;
+        };
+        outcome.or_else(|| crate::run::RunOutcome::of_status(*status))
+    }
 }
 
 /// Where a tool call is.
@@ -444,6 +453,9 @@ pub enum EventPayload {
         error: Option<RunError>,
         usage: Usage,
         final_text: String,
+        /// What the run came to (absent in logs written before outcomes: told by `status`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<crate::run::RunOutcome>,
     },
 }
 

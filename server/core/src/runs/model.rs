@@ -94,6 +94,10 @@ pub struct ModelTurn {
     pub text: String,
     pub tool_calls: Vec<ModelToolCall>,
     pub usage: Usage,
+    /// What the text is, when the model says: an answer, a question back, what it did not
+    /// understand, or a refusal its caller's role calls for (`Denied`). A network model says
+    /// nothing; the run then judges by what it did (see the driver's `finish`).
+    pub stance: Option<crate::run::RunOutcome>,
 }
 
 /// A language model: streams text deltas into `deltas` and returns the whole turn. Dropping the

@@ -128,6 +128,8 @@ pub struct ThreadSummary {
     /// Its chat runs.
     pub run_count: u32,
     pub last_run_status: Option<RunStatus>,
+    /// What its newest chat run came to, once that run is over.
+    pub last_run_outcome: Option<crate::run::RunOutcome>,
     /// For a fork: the thread and the run it was forked at.
     pub forked_from: Option<(ThreadId, RunId)>,
 }

@@ -34,6 +34,17 @@ class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
     RUN_STATUS_MAX_ITERATIONS: _ClassVar[RunStatus]
 
+class RunOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RUN_OUTCOME_UNSPECIFIED: _ClassVar[RunOutcome]
+    RUN_OUTCOME_ANSWERED: _ClassVar[RunOutcome]
+    RUN_OUTCOME_ASKED_BACK: _ClassVar[RunOutcome]
+    RUN_OUTCOME_NOT_UNDERSTOOD: _ClassVar[RunOutcome]
+    RUN_OUTCOME_DENIED: _ClassVar[RunOutcome]
+    RUN_OUTCOME_EXPIRED: _ClassVar[RunOutcome]
+    RUN_OUTCOME_CANCELLED: _ClassVar[RunOutcome]
+    RUN_OUTCOME_FAILED: _ClassVar[RunOutcome]
+
 class RunKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     RUN_KIND_UNSPECIFIED: _ClassVar[RunKind]
@@ -79,6 +90,14 @@ RUN_STATUS_SUCCEEDED: RunStatus
 RUN_STATUS_FAILED: RunStatus
 RUN_STATUS_CANCELLED: RunStatus
 RUN_STATUS_MAX_ITERATIONS: RunStatus
+RUN_OUTCOME_UNSPECIFIED: RunOutcome
+RUN_OUTCOME_ANSWERED: RunOutcome
+RUN_OUTCOME_ASKED_BACK: RunOutcome
+RUN_OUTCOME_NOT_UNDERSTOOD: RunOutcome
+RUN_OUTCOME_DENIED: RunOutcome
+RUN_OUTCOME_EXPIRED: RunOutcome
+RUN_OUTCOME_CANCELLED: RunOutcome
+RUN_OUTCOME_FAILED: RunOutcome
 RUN_KIND_UNSPECIFIED: RunKind
 RUN_KIND_CHAT: RunKind
 RUN_KIND_SQL: RunKind
@@ -134,7 +153,7 @@ class ToolCallRecord(_message.Message):
     def __init__(self, tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., phase: _Optional[_Union[ToolPhase, str]] = ..., llm_summary: _Optional[str] = ..., duration_ms: _Optional[int] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback", "verified_query", "grounding", "ungrounded_numbers", "stale", "changed_datasets", "citations")
+    __slots__ = ("run_id", "thread_id", "kind", "status", "question", "created_at", "completed_at", "ui_state_version", "datasets", "query_mode", "plan_json", "compiled_sql", "result_summary", "error", "exec_time_ms", "usage", "tool_calls", "last_seq", "final_text", "model", "iterations", "parent_run_id", "feedback", "verified_query", "grounding", "ungrounded_numbers", "stale", "changed_datasets", "citations", "outcome")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -164,6 +183,7 @@ class Run(_message.Message):
     STALE_FIELD_NUMBER: _ClassVar[int]
     CHANGED_DATASETS_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     thread_id: str
     kind: RunKind
@@ -193,7 +213,8 @@ class Run(_message.Message):
     stale: bool
     changed_datasets: _containers.RepeatedCompositeFieldContainer[DatasetVersion]
     citations: CitationCheck
-    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ..., verified_query: _Optional[_Union[VerifiedQueryUse, _Mapping]] = ..., grounding: _Optional[_Iterable[_Union[GroundedNumber, _Mapping]]] = ..., ungrounded_numbers: _Optional[int] = ..., stale: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., citations: _Optional[_Union[CitationCheck, _Mapping]] = ...) -> None: ...
+    outcome: RunOutcome
+    def __init__(self, run_id: _Optional[str] = ..., thread_id: _Optional[str] = ..., kind: _Optional[_Union[RunKind, str]] = ..., status: _Optional[_Union[RunStatus, str]] = ..., question: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ui_state_version: _Optional[int] = ..., datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., query_mode: _Optional[_Union[QueryMode, str]] = ..., plan_json: _Optional[str] = ..., compiled_sql: _Optional[str] = ..., result_summary: _Optional[str] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., exec_time_ms: _Optional[int] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., last_seq: _Optional[int] = ..., final_text: _Optional[str] = ..., model: _Optional[str] = ..., iterations: _Optional[int] = ..., parent_run_id: _Optional[str] = ..., feedback: _Optional[_Union[Feedback, _Mapping]] = ..., verified_query: _Optional[_Union[VerifiedQueryUse, _Mapping]] = ..., grounding: _Optional[_Iterable[_Union[GroundedNumber, _Mapping]]] = ..., ungrounded_numbers: _Optional[int] = ..., stale: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[DatasetVersion, _Mapping]]] = ..., citations: _Optional[_Union[CitationCheck, _Mapping]] = ..., outcome: _Optional[_Union[RunOutcome, str]] = ...) -> None: ...
 
 class CitationCheck(_message.Message):
     __slots__ = ("status", "cited", "invalid", "retrieved")

@@ -77,16 +77,18 @@ class GetRunResponse(_message.Message):
     def __init__(self, run: _Optional[_Union[_run_pb2.Run, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
-    __slots__ = ("thread_id", "page_size", "page_token", "rating")
+    __slots__ = ("thread_id", "page_size", "page_token", "rating", "outcome")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     RATING_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     page_size: int
     page_token: str
     rating: _run_pb2.FeedbackRating
-    def __init__(self, thread_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., rating: _Optional[_Union[_run_pb2.FeedbackRating, str]] = ...) -> None: ...
+    outcome: _run_pb2.RunOutcome
+    def __init__(self, thread_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., rating: _Optional[_Union[_run_pb2.FeedbackRating, str]] = ..., outcome: _Optional[_Union[_run_pb2.RunOutcome, str]] = ...) -> None: ...
 
 class ListRunsResponse(_message.Message):
     __slots__ = ("runs", "next_page_token")

@@ -27,7 +27,7 @@ from aware.v1 import run_pb2 as aware_dot_v1_dot_run__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61ware/v1/threads.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/events.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8c\x02\n\x06Thread\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x10last_activity_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\trun_count\x18\x05 \x01(\r\x12,\n\x0flast_run_status\x18\x06 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x1d\n\x15\x66orked_from_thread_id\x18\x07 \x01(\t\x12\x1a\n\x12\x66orked_from_run_id\x18\x08 \x01(\t\"J\n\x12ListThreadsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\r\n\x05query\x18\x03 \x01(\t\"Q\n\x13ListThreadsResponse\x12!\n\x07threads\x18\x01 \x03(\x0b\x32\x10.aware.v1.Thread\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x10GetThreadRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\"w\n\nTurnResult\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\x10\n\x08is_error\x18\x04 \x01(\x08\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x10\n\x08has_rich\x18\x06 \x01(\x08\"\xba\x01\n\x10TurnConfirmation\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x34\n\nresolution\x18\x04 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\x12\x10\n\x08grant_id\x18\x05 \x01(\t\x12\x1d\n\x15\x65\x64ited_arguments_json\x18\x06 \x01(\t\"\x87\x03\n\x04Turn\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12#\n\x06status\x18\x02 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x11\n\tuser_text\x18\x03 \x01(\t\x12\x16\n\x0e\x61ssistant_text\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x07results\x18\x06 \x03(\x0b\x32\x14.aware.v1.TurnResult\x12\x31\n\rconfirmations\x18\x07 \x03(\x0b\x32\x1a.aware.v1.TurnConfirmation\x12$\n\x08\x66\x65\x65\x64\x62\x61\x63k\x18\x08 \x01(\x0b\x32\x12.aware.v1.Feedback\x12\x16\n\x0ememories_saved\x18\t \x03(\t\x12+\n\tgrounding\x18\n \x03(\x0b\x32\x18.aware.v1.GroundedNumber\x12*\n\tcitations\x18\x0b \x01(\x0b\x32\x17.aware.v1.CitationCheck\"T\n\x11GetThreadResponse\x12 \n\x06thread\x18\x01 \x01(\x0b\x32\x10.aware.v1.Thread\x12\x1d\n\x05turns\x18\x02 \x03(\x0b\x32\x0e.aware.v1.Turn\"7\n\x13RenameThreadRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\"8\n\x14RenameThreadResponse\x12 \n\x06thread\x18\x01 \x01(\x0b\x32\x10.aware.v1.Thread\"(\n\x13\x44\x65leteThreadRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\",\n\x14\x44\x65leteThreadResponse\x12\x14\n\x0cruns_deleted\x18\x01 \x01(\r\"#\n\x11\x46orkThreadRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"I\n\x12\x46orkThreadResponse\x12 \n\x06thread\x18\x01 \x01(\x0b\x32\x10.aware.v1.Thread\x12\x11\n\tuser_text\x18\x02 \x01(\t2\x89\x03\n\x0eThreadsService\x12J\n\x0bListThreads\x12\x1c.aware.v1.ListThreadsRequest\x1a\x1d.aware.v1.ListThreadsResponse\x12\x44\n\tGetThread\x12\x1a.aware.v1.GetThreadRequest\x1a\x1b.aware.v1.GetThreadResponse\x12M\n\x0cRenameThread\x12\x1d.aware.v1.RenameThreadRequest\x1a\x1e.aware.v1.RenameThreadResponse\x12M\n\x0c\x44\x65leteThread\x12\x1d.aware.v1.DeleteThreadRequest\x1a\x1e.aware.v1.DeleteThreadResponse\x12G\n\nForkThread\x12\x1b.aware.v1.ForkThreadRequest\x1a\x1c.aware.v1.ForkThreadResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61ware/v1/threads.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/events.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbc\x02\n\x06Thread\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12.\n\ncreated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x34\n\x10last_activity_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\trun_count\x18\x05 \x01(\r\x12,\n\x0flast_run_status\x18\x06 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x1d\n\x15\x66orked_from_thread_id\x18\x07 \x01(\t\x12\x1a\n\x12\x66orked_from_run_id\x18\x08 \x01(\t\x12.\n\x10last_run_outcome\x18\t \x01(\x0e\x32\x14.aware.v1.RunOutcome\"J\n\x12ListThreadsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\r\n\x05query\x18\x03 \x01(\t\"Q\n\x13ListThreadsResponse\x12!\n\x07threads\x18\x01 \x03(\x0b\x32\x10.aware.v1.Thread\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x10GetThreadRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\"w\n\nTurnResult\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\x10\n\x08is_error\x18\x04 \x01(\x08\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x10\n\x08has_rich\x18\x06 \x01(\x08\"\xba\x01\n\x10TurnConfirmation\x12\x17\n\x0f\x63onfirmation_id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x34\n\nresolution\x18\x04 \x01(\x0e\x32 .aware.v1.ConfirmationResolution\x12\x10\n\x08grant_id\x18\x05 \x01(\t\x12\x1d\n\x15\x65\x64ited_arguments_json\x18\x06 \x01(\t\"\xae\x03\n\x04Turn\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12#\n\x06status\x18\x02 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12%\n\x07outcome\x18\x0c \x01(\x0e\x32\x14.aware.v1.RunOutcome\x12\x11\n\tuser_text\x18\x03 \x01(\t\x12\x16\n\x0e\x61ssistant_text\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x07results\x18\x06 \x03(\x0b\x32\x14.aware.v1.TurnResult\x12\x31\n\rconfirmations\x18\x07 \x03(\x0b\x32\x1a.aware.v1.TurnConfirmation\x12$\n\x08\x66\x65\x65\x64\x62\x61\x63k\x18\x08 \x01(\x0b\x32\x12.aware.v1.Feedback\x12\x16\n\x0ememories_saved\x18\t \x03(\t\x12+\n\tgrounding\x18\n \x03(\x0b\x32\x18.aware.v1.GroundedNumber\x12*\n\tcitations\x18\x0b \x01(\x0b\x32\x17.aware.v1.CitationCheck\"T\n\x11GetThreadResponse\x12 \n\x06thread\x18\x01 \x01(\x0b\x32\x10.aware.v1.Thread\x12\x1d\n\x05turns\x18\x02 \x03(\x0b\x32\x0e.aware.v1.Turn\"7\n\x13RenameThreadRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\"8\n\x14RenameThreadResponse\x12 \n\x06thread\x18\x01 \x01(\x0b\x32\x10.aware.v1.Thread\"(\n\x13\x44\x65leteThreadRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\",\n\x14\x44\x65leteThreadResponse\x12\x14\n\x0cruns_deleted\x18\x01 \x01(\r\"#\n\x11\x46orkThreadRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"I\n\x12\x46orkThreadResponse\x12 \n\x06thread\x18\x01 \x01(\x0b\x32\x10.aware.v1.Thread\x12\x11\n\tuser_text\x18\x02 \x01(\t2\x89\x03\n\x0eThreadsService\x12J\n\x0bListThreads\x12\x1c.aware.v1.ListThreadsRequest\x1a\x1d.aware.v1.ListThreadsResponse\x12\x44\n\tGetThread\x12\x1a.aware.v1.GetThreadRequest\x1a\x1b.aware.v1.GetThreadResponse\x12M\n\x0cRenameThread\x12\x1d.aware.v1.RenameThreadRequest\x1a\x1e.aware.v1.RenameThreadResponse\x12M\n\x0c\x44\x65leteThread\x12\x1d.aware.v1.DeleteThreadRequest\x1a\x1e.aware.v1.DeleteThreadResponse\x12G\n\nForkThread\x12\x1b.aware.v1.ForkThreadRequest\x1a\x1c.aware.v1.ForkThreadResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,33 +35,33 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'aware.v1.threads_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_THREAD']._serialized_start=113
-  _globals['_THREAD']._serialized_end=381
-  _globals['_LISTTHREADSREQUEST']._serialized_start=383
-  _globals['_LISTTHREADSREQUEST']._serialized_end=457
-  _globals['_LISTTHREADSRESPONSE']._serialized_start=459
-  _globals['_LISTTHREADSRESPONSE']._serialized_end=540
-  _globals['_GETTHREADREQUEST']._serialized_start=542
-  _globals['_GETTHREADREQUEST']._serialized_end=579
-  _globals['_TURNRESULT']._serialized_start=581
-  _globals['_TURNRESULT']._serialized_end=700
-  _globals['_TURNCONFIRMATION']._serialized_start=703
-  _globals['_TURNCONFIRMATION']._serialized_end=889
-  _globals['_TURN']._serialized_start=892
-  _globals['_TURN']._serialized_end=1283
-  _globals['_GETTHREADRESPONSE']._serialized_start=1285
-  _globals['_GETTHREADRESPONSE']._serialized_end=1369
-  _globals['_RENAMETHREADREQUEST']._serialized_start=1371
-  _globals['_RENAMETHREADREQUEST']._serialized_end=1426
-  _globals['_RENAMETHREADRESPONSE']._serialized_start=1428
-  _globals['_RENAMETHREADRESPONSE']._serialized_end=1484
-  _globals['_DELETETHREADREQUEST']._serialized_start=1486
-  _globals['_DELETETHREADREQUEST']._serialized_end=1526
-  _globals['_DELETETHREADRESPONSE']._serialized_start=1528
-  _globals['_DELETETHREADRESPONSE']._serialized_end=1572
-  _globals['_FORKTHREADREQUEST']._serialized_start=1574
-  _globals['_FORKTHREADREQUEST']._serialized_end=1609
-  _globals['_FORKTHREADRESPONSE']._serialized_start=1611
-  _globals['_FORKTHREADRESPONSE']._serialized_end=1684
-  _globals['_THREADSSERVICE']._serialized_start=1687
-  _globals['_THREADSSERVICE']._serialized_end=2080
+  _globals['_THREAD']._serialized_end=429
+  _globals['_LISTTHREADSREQUEST']._serialized_start=431
+  _globals['_LISTTHREADSREQUEST']._serialized_end=505
+  _globals['_LISTTHREADSRESPONSE']._serialized_start=507
+  _globals['_LISTTHREADSRESPONSE']._serialized_end=588
+  _globals['_GETTHREADREQUEST']._serialized_start=590
+  _globals['_GETTHREADREQUEST']._serialized_end=627
+  _globals['_TURNRESULT']._serialized_start=629
+  _globals['_TURNRESULT']._serialized_end=748
+  _globals['_TURNCONFIRMATION']._serialized_start=751
+  _globals['_TURNCONFIRMATION']._serialized_end=937
+  _globals['_TURN']._serialized_start=940
+  _globals['_TURN']._serialized_end=1370
+  _globals['_GETTHREADRESPONSE']._serialized_start=1372
+  _globals['_GETTHREADRESPONSE']._serialized_end=1456
+  _globals['_RENAMETHREADREQUEST']._serialized_start=1458
+  _globals['_RENAMETHREADREQUEST']._serialized_end=1513
+  _globals['_RENAMETHREADRESPONSE']._serialized_start=1515
+  _globals['_RENAMETHREADRESPONSE']._serialized_end=1571
+  _globals['_DELETETHREADREQUEST']._serialized_start=1573
+  _globals['_DELETETHREADREQUEST']._serialized_end=1613
+  _globals['_DELETETHREADRESPONSE']._serialized_start=1615
+  _globals['_DELETETHREADRESPONSE']._serialized_end=1659
+  _globals['_FORKTHREADREQUEST']._serialized_start=1661
+  _globals['_FORKTHREADREQUEST']._serialized_end=1696
+  _globals['_FORKTHREADRESPONSE']._serialized_start=1698
+  _globals['_FORKTHREADRESPONSE']._serialized_end=1771
+  _globals['_THREADSSERVICE']._serialized_start=1774
+  _globals['_THREADSSERVICE']._serialized_end=2167
 # @@protoc_insertion_point(module_scope)

@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Thread(_message.Message):
-    __slots__ = ("thread_id", "title", "created_at", "last_activity_at", "run_count", "last_run_status", "forked_from_thread_id", "forked_from_run_id")
+    __slots__ = ("thread_id", "title", "created_at", "last_activity_at", "run_count", "last_run_status", "forked_from_thread_id", "forked_from_run_id", "last_run_outcome")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +21,7 @@ class Thread(_message.Message):
     LAST_RUN_STATUS_FIELD_NUMBER: _ClassVar[int]
     FORKED_FROM_THREAD_ID_FIELD_NUMBER: _ClassVar[int]
     FORKED_FROM_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LAST_RUN_OUTCOME_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
     title: str
     created_at: _timestamp_pb2.Timestamp
@@ -29,7 +30,8 @@ class Thread(_message.Message):
     last_run_status: _run_pb2.RunStatus
     forked_from_thread_id: str
     forked_from_run_id: str
-    def __init__(self, thread_id: _Optional[str] = ..., title: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., run_count: _Optional[int] = ..., last_run_status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., forked_from_thread_id: _Optional[str] = ..., forked_from_run_id: _Optional[str] = ...) -> None: ...
+    last_run_outcome: _run_pb2.RunOutcome
+    def __init__(self, thread_id: _Optional[str] = ..., title: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., run_count: _Optional[int] = ..., last_run_status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., forked_from_thread_id: _Optional[str] = ..., forked_from_run_id: _Optional[str] = ..., last_run_outcome: _Optional[_Union[_run_pb2.RunOutcome, str]] = ...) -> None: ...
 
 class ListThreadsRequest(_message.Message):
     __slots__ = ("page_size", "page_token", "query")
@@ -88,9 +90,10 @@ class TurnConfirmation(_message.Message):
     def __init__(self, confirmation_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., description: _Optional[str] = ..., resolution: _Optional[_Union[_events_pb2.ConfirmationResolution, str]] = ..., grant_id: _Optional[str] = ..., edited_arguments_json: _Optional[str] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("run_id", "status", "user_text", "assistant_text", "created_at", "results", "confirmations", "feedback", "memories_saved", "grounding", "citations")
+    __slots__ = ("run_id", "status", "outcome", "user_text", "assistant_text", "created_at", "results", "confirmations", "feedback", "memories_saved", "grounding", "citations")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
     USER_TEXT_FIELD_NUMBER: _ClassVar[int]
     ASSISTANT_TEXT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +105,7 @@ class Turn(_message.Message):
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     status: _run_pb2.RunStatus
+    outcome: _run_pb2.RunOutcome
     user_text: str
     assistant_text: str
     created_at: _timestamp_pb2.Timestamp
@@ -111,7 +115,7 @@ class Turn(_message.Message):
     memories_saved: _containers.RepeatedScalarFieldContainer[str]
     grounding: _containers.RepeatedCompositeFieldContainer[_run_pb2.GroundedNumber]
     citations: _run_pb2.CitationCheck
-    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., results: _Optional[_Iterable[_Union[TurnResult, _Mapping]]] = ..., confirmations: _Optional[_Iterable[_Union[TurnConfirmation, _Mapping]]] = ..., feedback: _Optional[_Union[_run_pb2.Feedback, _Mapping]] = ..., memories_saved: _Optional[_Iterable[str]] = ..., grounding: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ..., citations: _Optional[_Union[_run_pb2.CitationCheck, _Mapping]] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., outcome: _Optional[_Union[_run_pb2.RunOutcome, str]] = ..., user_text: _Optional[str] = ..., assistant_text: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., results: _Optional[_Iterable[_Union[TurnResult, _Mapping]]] = ..., confirmations: _Optional[_Iterable[_Union[TurnConfirmation, _Mapping]]] = ..., feedback: _Optional[_Union[_run_pb2.Feedback, _Mapping]] = ..., memories_saved: _Optional[_Iterable[str]] = ..., grounding: _Optional[_Iterable[_Union[_run_pb2.GroundedNumber, _Mapping]]] = ..., citations: _Optional[_Union[_run_pb2.CitationCheck, _Mapping]] = ...) -> None: ...
 
 class GetThreadResponse(_message.Message):
     __slots__ = ("thread", "turns")

@@ -6,8 +6,8 @@ use super::{Driver, Stop};
 use crate::ErrorCode;
 use crate::Result;
 use crate::knowledge;
-use crate::run::{RunError, RunStatus};
-use crate::runs::events::{EventPayload, RunEvent, ToolPhase};
+use crate::run::{RunError, RunOutcome, RunStatus};
+use crate::runs::events::{EventPayload, Resolution, RunEvent, ToolPhase};
 use crate::runs::grounding::{self, Evidence, Grounding};
 use crate::runs::model::Message;
 use crate::runs::model_view::outcomes::{CANCELLED, NOT_RUN};
@@ -61,6 +61,7 @@ impl Driver {
                 Message::User { .. } | Message::Tool { .. } => None,
             })
             .unwrap_or_default();
+        let outcome = self.outcome(status, &final_text);
         let grounding = if status == RunStatus::Succeeded && !self.is_tool_run() && !final_text.is_empty() {
             Some(self.ground(&final_text).await?)
         } else {
@@ -75,13 +76,14 @@ impl Driver {
             "run",
             "run",
             self.started,
-            serde_json::json!({"status": status.as_str(), "route": route}),
+            serde_json::json!({"status": status.as_str(), "outcome": outcome.as_str(), "route": route}),
         );
         let last = self.next_event(EventPayload::RunCompleted {
             status,
             error: error.clone(),
             usage: self.usage,
             final_text: final_text.clone(),
+            outcome: Some(outcome),
         });
         // Every delta is in the log before the run's end.
         self.flush().await?;
@@ -100,6 +102,42 @@ impl Driver {
         completed?;
         // Published by the engine once the thread is free: before anyone hears the run is over.
         Ok(last)
+    }
+
+    /// What the run came to. A cancelled or failed run is that. Otherwise the last question it
+    /// put to a person decides when it was denied or expired; then what the model said its last
+    /// text is; a model that says nothing asked back when its text is a question and no tool
+    /// of the run brought back data, and answered otherwise.
+    fn outcome(&self, status: RunStatus, final_text: &str) -> RunOutcome {
+        match status {
+            RunStatus::Succeeded => {}
+            RunStatus::Cancelled => return RunOutcome::Cancelled,
+            RunStatus::Failed
+            | RunStatus::MaxIterations
+            | RunStatus::Queued
+            | RunStatus::Running
+            | RunStatus::AwaitingConfirmation => return RunOutcome::Failed,
+        }
+        match self.last_gate {
+            Some(Resolution::Denied) => return RunOutcome::Denied,
+            Some(Resolution::Expired) => return RunOutcome::Expired,
+            Some(Resolution::Approved | Resolution::Pending | Resolution::Cancelled | Resolution::Superseded)
+            | None => {}
+        }
+        if self.is_tool_run() {
+            // The client's one call: its result says whether it did its work.
+            return match self.messages.last() {
+                Some(Message::Tool { is_error: true, .. }) => RunOutcome::Failed,
+                Some(Message::Tool { .. } | Message::User { .. } | Message::Assistant { .. }) | None => {
+                    RunOutcome::Answered
+                }
+            };
+        }
+        self.stance.unwrap_or(if self.evidence.is_empty() && final_text.trim_end().ends_with('?') {
+            RunOutcome::AskedBack
+        } else {
+            RunOutcome::Answered
+        })
     }
 
     /// Traces each number of the answer to this run's tool results (those restored from the log

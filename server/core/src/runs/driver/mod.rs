@@ -105,6 +105,22 @@ struct Driver {
     evidence: Vec<Arc<RunEvent>>,
     /// The publisher of text deltas queued without waiting (started by the first).
     text_stream: Option<text_stream::TextStream>,
+    /// What the last model turn said its text is (an answer, a question back, …), if it said.
+    stance: Option<crate::run::RunOutcome>,
+    /// How the run's last question to a person (a confirmation or a clarification) was
+    /// resolved, restored from the log after a restart: a denied or expired one is the run's
+    /// outcome.
+    last_gate: Option<Resolution>,
+}
+
+/// How a confirmation or clarification was resolved, if `p` resolves one.
+fn gate_resolution(p: &EventPayload) -> Option<Resolution> {
+    let (EventPayload::ConfirmationResolved { resolution, .. }
+    | EventPayload::ClarificationResolved { resolution, .. }) = p
+    else {
+        return None;
+    };
+    Some(*resolution)
 }
 
 /// Whether grounding needs this event: a tool result that holds data, or a retrieval.
@@ -198,8 +214,10 @@ impl Driver {
         let mut emitted = HashSet::new();
         let mut open_text = None;
         let mut iteration = 0;
+        let mut last_gate = None;
         for e in &events {
             iteration = e.iteration;
+            last_gate = gate_resolution(&e.payload).or(last_gate);
             if let Some(k) = event_key(&e.payload) {
                 emitted.insert(k);
             }
@@ -259,6 +277,8 @@ impl Driver {
             recorded: HashSet::new(),
             evidence,
             text_stream: None,
+            stance: None,
+            last_gate,
         })
     }
 
@@ -290,6 +310,7 @@ impl Driver {
 
     fn sent(&mut self, event: RunEvent) {
         self.last_seq = event.seq;
+        self.last_gate = gate_resolution(&event.payload).or(self.last_gate);
         let event = Arc::new(event);
         if is_evidence(&event.payload) {
             self.evidence.push(event.clone());

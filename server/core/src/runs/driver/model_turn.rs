@@ -174,6 +174,7 @@ impl Driver {
         self.usage.cache_read_tokens += turn.usage.cache_read_tokens;
         self.usage.cache_write_tokens += turn.usage.cache_write_tokens;
         self.usage.model_calls += turn.usage.model_calls;
+        self.stance = turn.stance;
         let tool_calls: Vec<ToolCallRequest> = turn
             .tool_calls
             .into_iter()
