@@ -1184,6 +1184,32 @@ async fn the_offline_planner_lists_files_and_deletes_a_dataset_after_approval() 
     assert_eq!(tables(&server).await, ["barcelona_apartments", "support_tickets"]);
 }
 
+/// A tool that runs past the per-tool limit is stopped at the limit, not after its own time: its
+/// call fails RUNNER_TIMEOUT saying the limit, and the run goes on to say so — its outcome
+/// FAILED, since nothing was answered.
+#[tokio::test]
+async fn a_tool_that_runs_past_its_limit_is_stopped_at_the_limit_and_the_run_goes_on() {
+    let env = [("AWARE_AGENT__TOOL_TIMEOUT_MS", "300"), ("AWARE_AGENT__TOOL_DELAY_MS", "5000")];
+    let server = TestServer::start_with_env(&[], &env);
+    let mut chat = Session::open(&server).await;
+    let started = std::time::Instant::now();
+    let (run_id, _) = chat.start("m1", "", "what are my files?").await;
+    let events = chat.until_completed(&run_id).await;
+    let took = started.elapsed();
+    assert_well_formed(&events);
+    let result = the_tool_result(&events);
+    assert!(result.is_error, "{result:?}");
+    assert_eq!(result.error.as_ref().map(|e| e.code), Some(pb::ErrorCode::RunnerTimeout as i32), "{result:?}");
+    assert!(result.llm_summary.contains("longer than 0.3 s"), "the limit is said: {}", result.llm_summary);
+    assert!((300..2000).contains(&result.duration_ms), "stopped at the limit: {} ms", result.duration_ms);
+    assert!(took < Duration::from_secs(4), "the run did not wait for the tool's 5 s: {took:?}");
+    assert_eq!(tool_phases(&events).last(), Some(&pb::ToolPhase::Failed));
+    let done = completed(&events);
+    assert_eq!(status_of(&events), pb::RunStatus::Succeeded, "the run went on after the failed call");
+    assert!(done.final_text.contains("longer than 0.3 s"), "and said what happened: {}", done.final_text);
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Failed, "telling of a failure is no answer");
+}
+
 /// Every run that "succeeded" says what it came to: a question it cannot answer is NOT_UNDERSTOOD,
 /// one that needs a dataset named is ASKED_BACK, each in its RunCompleted, GetRun, its thread's
 /// summary and ListRuns filtered by outcome.

@@ -248,7 +248,10 @@ impl OfflinePlanner {
             };
         }
         if let Some(Message::Tool { .. }) = run_tail.first() {
-            return text(self.answer(request, &run_tail).await);
+            let said = self.answer(request, &run_tail).await;
+            // Telling that every call failed is no answer: the run failed.
+            let all_failed = run_tail.iter().all(|m| !matches!(m, Message::Tool { is_error: false, .. }));
+            return if all_failed { failed(said) } else { text(said) };
         }
         let question = match request.messages.last() {
             Some(Message::User { text }) => text.clone(),
@@ -625,6 +628,11 @@ pub(crate) fn ask(text: String) -> ModelTurn {
 /// What the planner could not understand, or cannot answer, in its words.
 pub(crate) fn not_understood(text: String) -> ModelTurn {
     ModelTurn { stance: Some(RunOutcome::NotUnderstood), ..self::text(text) }
+}
+
+/// What went wrong, when the calls that would have answered failed.
+pub(crate) fn failed(text: String) -> ModelTurn {
+    ModelTurn { stance: Some(RunOutcome::Failed), ..self::text(text) }
 }
 
 /// A request the person's role does not allow.

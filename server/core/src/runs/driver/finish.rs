@@ -106,8 +106,9 @@ impl Driver {
 
     /// What the run came to. A cancelled or failed run is that. Otherwise the last question it
     /// put to a person decides when it was denied or expired; then what the model said its last
-    /// text is; a model that says nothing asked back when its text is a question and no tool
-    /// of the run brought back data, and answered otherwise.
+    /// text is. For a model that says nothing: when no tool of the run brought back data, a run
+    /// whose calls all failed failed, and a text that is a question asked back; otherwise it
+    /// answered.
     fn outcome(&self, status: RunStatus, final_text: &str) -> RunOutcome {
         match status {
             RunStatus::Succeeded => {}
@@ -133,11 +134,19 @@ impl Driver {
                 }
             };
         }
-        self.stance.unwrap_or(if self.evidence.is_empty() && final_text.trim_end().ends_with('?') {
+        if let Some(said) = self.stance {
+            return said;
+        }
+        if !self.evidence.is_empty() {
+            return RunOutcome::Answered;
+        }
+        if self.messages.iter().any(|m| matches!(m, Message::Tool { .. })) {
+            RunOutcome::Failed
+        } else if final_text.trim_end().ends_with('?') {
             RunOutcome::AskedBack
         } else {
             RunOutcome::Answered
-        })
+        }
     }
 
     /// Traces each number of the answer to this run's tool results (those restored from the log

@@ -224,8 +224,9 @@ impl Driver {
         })
         .await?;
         let exec_started = std::time::Instant::now();
+        // The test hook's delay counts against the limit, as a slow tool's time would.
         let delay = self.deps.config.tool_delay;
-        let timeout = self.deps.config.tool_timeout + delay;
+        let timeout = self.deps.config.tool_timeout;
         let ctx = self.ctx.clone();
         // An approved call's moment of effect is now, not its approval: time has passed since.
         let asked = tool.meta().risk.confirmation.is_some();
@@ -252,7 +253,7 @@ impl Driver {
                 let span = Some(serde_json::json!({"phase": "cancelled"}));
                 return Ok(ToolStep::done(Outcome { duration_ms: ms, span, ..Outcome::cancelled(summary) }));
             }
-            Some(Err(_)) => Err(outcomes::timed_out(timeout.as_secs())),
+            Some(Err(_)) => Err(outcomes::timed_out(timeout)),
             Some(Ok(r)) => r,
         };
         Ok(ToolStep::done(match result {

@@ -70,8 +70,10 @@ pub fn not_done(e: &Error) -> String {
 }
 
 /// The tool's time limit was reached.
-pub fn timed_out(limit_secs: u64) -> Error {
-    Error::new(ErrorCode::RunnerTimeout, format!("the tool took longer than {limit_secs} s and was stopped"))
+pub fn timed_out(limit: std::time::Duration) -> Error {
+    let ms = limit.as_millis();
+    let said = if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{:.1} s", limit.as_secs_f64()) };
+    Error::new(ErrorCode::RunnerTimeout, format!("the tool took longer than {said} and was stopped"))
 }
 
 /// Arguments that are not a JSON object (the first 200 characters of what came).
