@@ -456,9 +456,9 @@ async fn follow_clarifying(
         if let Some(P::ClarificationRequired(c)) = &e.payload {
             let (choice, remember) = answers.get(asked.len()).copied().expect("no more clarifications expected");
             // Not an option: refused, and the question stays open.
-            let wrong = client.clarify(&c.clarification_id, Some("price_gbp"), false).await.unwrap_err();
+            let wrong = client.clarify(&c.clarification_id, Some("no_such_column"), false).await.unwrap_err();
             assert_eq!(wrong.code(), tonic::Code::InvalidArgument, "{wrong:?}");
-            assert!(wrong.message().contains("price_eur"), "the options are named: {}", wrong.message());
+            assert!(wrong.message().contains(&c.options[0].value), "the options are named: {}", wrong.message());
             // A clarification is not approved like a confirmation.
             let as_confirmation = client.confirm(&c.clarification_id, true).await.unwrap_err();
             assert_eq!(as_confirmation.code(), tonic::Code::InvalidArgument);
@@ -479,6 +479,34 @@ fn final_text(events: &[pb::ServerEvent]) -> String {
         }
         other => panic!("the run ends with RunCompleted, not {other:?}"),
     }
+}
+
+/// A time phrase over a dataset with two date columns, neither plainly when things happened, is
+/// asked back as TIME_RANGE with each column's range; the answer filters by the chosen one.
+#[tokio::test]
+async fn a_period_with_two_date_columns_is_asked_back_as_a_time_range_and_filters_by_the_choice() {
+    let server = TestServer::start(&[]);
+    let web = AwareClient::connect(&server.url(), None, "web").await.unwrap();
+    let csv = "parcel,weight_kg,inspected_on,invoiced_on\n\
+               a,10,2023-12-30,2024-01-05\n\
+               b,20,2024-03-01,2024-03-02\n\
+               c,40,2024-12-31,2025-01-03\n\
+               d,80,2025-01-02,2025-01-10\n";
+    aware_e2e::upload(&server, "parcels.csv", csv.into()).await.unwrap();
+    let sent = web.send_message("", "total weight of parcels in 2024", "").await.unwrap();
+    let (asked, events) = follow_clarifying(&web, &sent.run_id, &[(Some("invoiced_on"), false)]).await;
+    let [c] = asked.as_slice() else { panic!("one question back: {asked:?}") };
+    assert_eq!(c.kind(), pb::ClarificationKind::TimeRange, "{c:?}");
+    let options: Vec<(&str, &str, &str)> =
+        c.options.iter().map(|o| (o.value.as_str(), o.min.as_str(), o.max.as_str())).collect();
+    assert_eq!(
+        options,
+        [("inspected_on", "2023-12-30", "2025-01-02"), ("invoiced_on", "2024-01-05", "2025-01-10")],
+        "each date column with its range"
+    );
+    let text = final_text(&events);
+    // Invoiced in 2024: a and b (30 kg); inspected in 2024 would have been b and c (60 kg).
+    assert!(text.contains("30") && !text.contains("60"), "filtered by invoiced_on: {text}");
 }
 
 #[tokio::test]

@@ -303,6 +303,19 @@ async fn without_elicitation_a_delete_answers_at_once_and_its_outcome_is_fetched
     assert_eq!(outcome["structured"]["type"], "deleted_dataset", "{r}");
     assert!(r["asked"].as_array().unwrap().is_empty(), "a client without elicitation is not asked");
     assert!(!table_names(&server).await.contains(&"support_tickets".to_owned()), "the dataset is gone");
+    // Audited as the MCP client's: the call and the delete it made, both with source `mcp`.
+    let mut audit = pb::audit_service_client::AuditServiceClient::new(server.channel().await);
+    let by_mcp = audit
+        .list_audit_entries(pb::ListAuditEntriesRequest { source: "mcp".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .entries;
+    let seen: Vec<(&str, &str, &str)> =
+        by_mcp.iter().map(|e| (e.action.as_str(), e.source.as_str(), e.outcome.as_str())).collect();
+    for want in [("tool.delete_dataset", "mcp", "succeeded"), ("dataset.delete", "mcp", "succeeded")] {
+        assert!(seen.contains(&want), "{want:?} is audited: {seen:?}");
+    }
     assert!(
         chat.list_pending_confirmations(pb::ListPendingConfirmationsRequest {})
             .await

@@ -639,6 +639,21 @@ test("runs list chat runs by their question with their queries nested; the inspe
   assert.ok((await inspector.locator(".transcript .answer").innerText()).trim().length > 0, "the answer is there");
   assert.match(await inspector.locator(".transcript thead").innerText(), /neighbourhood\s+varchar\s+avg_price_eur\s+double/, "names with their types");
   assert.match(await inspector.locator(".transcript tbody tr").first().innerText(), /€[\d,]+/, "money in its currency");
+  // The trace: one bar per span — the run, each model call and the tool call — each inside the
+  // run's own bar, as wide as it took.
+  const spans = page.getByRole("region", { name: "Trace" }).locator("ol.timeline > li");
+  await spans.first().waitFor();
+  const labels = await spans.locator(".span-name").allInnerTexts();
+  assert.equal(await spans.locator(".span-bar").count(), labels.length, "one bar per span");
+  assert.deepEqual(labels.filter((l) => l.startsWith("run ·")).length, 1, labels.join("\n"));
+  assert.ok(labels.filter((l) => l.startsWith("model_call ·")).length >= 2, `the planner's two turns: ${labels.join("\n")}`);
+  assert.ok(labels.some((l) => l === "tool_call · execute_query_plan"), labels.join("\n"));
+  const bars = await spans.locator(".span-bar").evaluateAll((all) => all.map((b) => { const r = b.getBoundingClientRect(); return { left: r.left, right: r.right }; }));
+  const run = bars[labels.findIndex((l) => l.startsWith("run ·"))];
+  for (const [i, b] of bars.entries()) {
+    assert.ok(b.right > b.left, `span ${labels[i]} has a bar`);
+    assert.ok(b.left >= run.left - 1 && b.right <= run.right + 1, `span ${labels[i]} lies within the run: ${JSON.stringify({ b, run })}`);
+  }
   await page.screenshot({ path: join(shots, "13-run-inspector.png") });
 
   await page.goBack();
