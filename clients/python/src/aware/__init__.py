@@ -25,7 +25,7 @@ from .events import (
     StreamItem,
     ToolResult,
 )
-from .models import Dataset, SearchResults, Statistics
+from .models import Dataset, NewApiKey, SearchResults, Statistics
 from .results import Column, Table
 
 __version__ = "0.1.0"
@@ -43,6 +43,7 @@ __all__ = [
     "Dataset",
     "Event",
     "Heartbeat",
+    "NewApiKey",
     "Reconnecting",
     "SearchResults",
     "Statistics",

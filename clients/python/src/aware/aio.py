@@ -12,6 +12,7 @@ Create it inside your event loop (in a coroutine, or a notebook cell):
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import inspect
 from typing import Any, AsyncIterator, Awaitable, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -19,7 +20,17 @@ import grpc
 import grpc.aio
 
 from . import _core
-from .client import _checked, _ingested, _status_filter, _waiting
+from .client import (
+    _audit_request,
+    _checked,
+    _ingested,
+    _ref,
+    _role,
+    _save_query_request,
+    _status_filter,
+    _timestamp,
+    _waiting,
+)
 from .errors import AlreadyResolved, AwareError, ConfirmationExpired, NotFound, from_rpc_error
 from .events import (
     Answer,
@@ -32,9 +43,10 @@ from .events import (
     answer_from_events,
 )
 from ._util import enum_name, outcome_filter
-from .models import Dataset, SearchResults, Statistics
+from .models import Dataset, NewApiKey, SearchResults, Statistics
 from .results import Table
 from .v1 import (
+    admin_pb2,
     admin_pb2_grpc,
     audit_pb2_grpc,
     chat_pb2,
@@ -106,6 +118,10 @@ class AsyncAwareClient:
         self.runs = AsyncRuns(self)
         self.threads = AsyncThreads(self)
         self.memory = AsyncMemory(self)
+        self.saved_queries = AsyncSavedQueries(self)
+        self.grants = AsyncGrants(self)
+        self.audit = AsyncAudit(self)
+        self.admin = AsyncAdmin(self)
 
     async def _call(self, method: Any, request: Any, *, idempotent: bool, timeout: Optional[float] = None) -> Any:
         attempt = 0
@@ -539,7 +555,120 @@ class AsyncMemory:
         )
         return r.memory
 
-    async def delete(self, memory_id: str) -> None:
-        await self._c._call(
-            self._c.stubs.memory.DeleteMemory, memory_pb2.DeleteMemoryRequest(memory_id=memory_id), idempotent=True
+    async def delete(self, memory: Any) -> None:
+        request = memory_pb2.DeleteMemoryRequest(memory_id=_ref(memory, "memory_id"))
+        await self._c._call(self._c.stubs.memory.DeleteMemory, request, idempotent=True)
+
+
+class AsyncSavedQueries:
+    """See ``SavedQueries``."""
+
+    def __init__(self, client: AsyncAwareClient) -> None:
+        self._c = client
+
+    async def list(self) -> List[Any]:
+        r = await self._c._call(
+            self._c.stubs.datasets.ListSavedQueries, datasets_pb2.ListSavedQueriesRequest(), idempotent=True
         )
+        return list(r.queries)
+
+    async def save(self, name: str, sql: Optional[str] = None, *, plan: Any = None, question: str = "") -> Any:
+        request = _save_query_request(name, sql, plan, question)
+        r = await self._c._call(self._c.stubs.datasets.SaveQuery, request, idempotent=False)
+        return r.query
+
+    async def delete(self, query: Any) -> Any:
+        request = datasets_pb2.DeleteSavedQueryRequest(query=_ref(query, "id"))
+        r = await self._c._call(self._c.stubs.datasets.DeleteSavedQuery, request, idempotent=False)
+        return r.query
+
+
+class AsyncGrants:
+    """See ``Grants``."""
+
+    def __init__(self, client: AsyncAwareClient) -> None:
+        self._c = client
+
+    async def list(self) -> List[Any]:
+        r = await self._c._call(self._c.stubs.chat.ListGrants, chat_pb2.ListGrantsRequest(), idempotent=True)
+        return list(r.grants)
+
+    async def revoke(self, grant: Any) -> None:
+        await self._c._call(
+            self._c.stubs.chat.RevokeGrant, chat_pb2.RevokeGrantRequest(grant_id=_ref(grant, "grant_id")),
+            idempotent=False,
+        )
+
+
+class AsyncAudit:
+    """See ``Audit``."""
+
+    def __init__(self, client: AsyncAwareClient) -> None:
+        self._c = client
+
+    async def list(
+        self,
+        user_id: str = "",
+        source: str = "",
+        action: str = "",
+        limit: int = 100,
+        *,
+        since: Optional[_dt.datetime] = None,
+        until: Optional[_dt.datetime] = None,
+    ) -> List[Any]:
+        out: List[Any] = []
+        token = ""
+        while len(out) < limit:
+            request = _audit_request(user_id, source, action, since, until, min(100, limit - len(out)), token)
+            page = await self._c._call(self._c.stubs.audit.ListAuditEntries, request, idempotent=True)
+            out.extend(page.entries)
+            token = page.next_page_token
+            if not token:
+                break
+        return out
+
+
+class AsyncAdmin:
+    """See ``Admin``."""
+
+    def __init__(self, client: AsyncAwareClient) -> None:
+        self._c = client
+
+    async def list_users(self) -> List[Any]:
+        r = await self._c._call(self._c.stubs.admin.ListUsers, admin_pb2.ListUsersRequest(), idempotent=True)
+        return list(r.users)
+
+    async def create_user(self, name: str, role: Union[str, int]) -> Any:
+        request = admin_pb2.CreateUserRequest(name=name, role=_role(role))
+        return (await self._c._call(self._c.stubs.admin.CreateUser, request, idempotent=False)).user
+
+    async def set_role(self, user: Any, role: Union[str, int]) -> Any:
+        return await self._update(admin_pb2.UpdateUserRequest(user_id=_ref(user, "user_id"), role=_role(role)))
+
+    async def deactivate(self, user: Any) -> Any:
+        return await self._update(
+            admin_pb2.UpdateUserRequest(user_id=_ref(user, "user_id"), activation=admin_pb2.USER_ACTIVATION_DEACTIVATE)
+        )
+
+    async def reactivate(self, user: Any) -> Any:
+        return await self._update(
+            admin_pb2.UpdateUserRequest(user_id=_ref(user, "user_id"), activation=admin_pb2.USER_ACTIVATION_REACTIVATE)
+        )
+
+    async def _update(self, request: Any) -> Any:
+        return (await self._c._call(self._c.stubs.admin.UpdateUser, request, idempotent=True)).user
+
+    async def create_api_key(self, user: Any, expires_at: Optional[_dt.datetime] = None) -> NewApiKey:
+        request = admin_pb2.CreateApiKeyRequest(user_id=_ref(user, "user_id"))
+        if expires_at is not None:
+            request.expires_at.CopyFrom(_timestamp(expires_at))
+        r = await self._c._call(self._c.stubs.admin.CreateApiKey, request, idempotent=False)
+        return NewApiKey(token=r.token, key=r.key)
+
+    async def list_api_keys(self, user: Any = None) -> List[Any]:
+        request = admin_pb2.ListApiKeysRequest(user_id="" if user is None else _ref(user, "user_id"))
+        return list((await self._c._call(self._c.stubs.admin.ListApiKeys, request, idempotent=True)).keys)
+
+    async def revoke_api_key(self, key: Any) -> Any:
+        request = admin_pb2.RevokeApiKeyRequest(key_id=_ref(key, "key_id"))
+        return (await self._c._call(self._c.stubs.admin.RevokeApiKey, request, idempotent=True)).key

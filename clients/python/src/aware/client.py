@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import atexit
+import datetime as _dt
 import logging
 import threading
 import time
 import weakref
-from typing import Any, Callable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import grpc
+from google.protobuf import timestamp_pb2
 
 from . import _core
 from .errors import (
@@ -31,9 +33,11 @@ from .events import (
     answer_from_events,
 )
 from ._util import enum_name, outcome_filter
-from .models import Dataset, SearchResults, Statistics
+from .models import Dataset, NewApiKey, SearchResults, Statistics
 from .results import Table
 from .v1 import (
+    admin_pb2,
+    audit_pb2,
     audit_pb2_grpc,
     chat_pb2,
     chat_pb2_grpc,
@@ -85,6 +89,9 @@ class AwareClient:
     >>> aware = AwareClient("127.0.0.1:50051")            # doctest: +SKIP
     >>> aware.sql("SELECT 42 AS answer").to_pandas()      # doctest: +SKIP
 
+    Besides ``sql``, ``plan``, ``chat`` and ``ask``: ``datasets``, ``runs``, ``threads``,
+    ``memory``, ``saved_queries``, ``grants``, ``audit`` and ``admin`` (users and API keys).
+
     Args:
         url: ``"host:port"``, ``"http://host:port"`` or ``"https://host"`` (TLS).
         token: an API key (``aware-server users add``); not needed in local auth mode.
@@ -126,6 +133,10 @@ class AwareClient:
         self.runs = Runs(self)
         self.threads = Threads(self)
         self.memory = Memory(self)
+        self.saved_queries = SavedQueries(self)
+        self.grants = Grants(self)
+        self.audit = Audit(self)
+        self.admin = Admin(self)
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -737,15 +748,220 @@ class Memory:
         self._c = client
 
     def list(self) -> List[Any]:
+        """Your memories, newest first (``aware.v1.Memory``: memory_id, text, source_run_id, dates)."""
         r = self._c._call(self._c.stubs.memory.ListMemories, memory_pb2.ListMemoriesRequest(), idempotent=True)
         return list(r.memories)
 
     def add(self, text: str) -> Any:
+        """Stores a fact (1 to 500 characters); the same text twice is one memory."""
         r = self._c._call(self._c.stubs.memory.AddMemory, memory_pb2.AddMemoryRequest(text=text), idempotent=False)
         return r.memory
 
-    def delete(self, memory_id: str) -> None:
+    def delete(self, memory: Any) -> None:
+        """Forgets a fact, by its id or the ``Memory``. One you do not have raises :class:`~aware.errors.NotFound`."""
+        request = memory_pb2.DeleteMemoryRequest(memory_id=_ref(memory, "memory_id"))
+        self._c._call(self._c.stubs.memory.DeleteMemory, request, idempotent=True)
+
+
+class SavedQueries:
+    """Verified queries: a question and the SQL a person approved for it. From then on the
+    assistant answers that question with that SQL, and the run says so (``Run.verified_query``)."""
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list(self) -> List[Any]:
+        """Your saved queries, by name (``aware.v1.SavedQuery``: id, name, question, sql, dates)."""
+        r = self._c._call(
+            self._c.stubs.datasets.ListSavedQueries, datasets_pb2.ListSavedQueriesRequest(), idempotent=True
+        )
+        return list(r.queries)
+
+    def save(self, name: str, sql: Optional[str] = None, *, plan: Any = None, question: str = "") -> Any:
+        """Keeps a query under ``name`` for ``question`` (default: the name); the saved
+        ``aware.v1.SavedQuery``. Give the ``sql`` or a query ``plan`` (a dict as for
+        :meth:`AwareClient.plan`). The server runs it once first: SQL that does not run raises
+        (e.g. :class:`~aware.errors.ValidationError`), a name you already use
+        :class:`~aware.errors.AlreadyExists`."""
+        request = _save_query_request(name, sql, plan, question)
+        r = self._c._call(self._c.stubs.datasets.SaveQuery, request, idempotent=False)
+        return r.query
+
+    def delete(self, query: Any) -> Any:
+        """Deletes a saved query, named by its id, its name or the ``SavedQuery`` itself; returns it.
+        One you do not have raises :class:`~aware.errors.NotFound`."""
+        request = datasets_pb2.DeleteSavedQueryRequest(query=_ref(query, "id"))
+        r = self._c._call(self._c.stubs.datasets.DeleteSavedQuery, request, idempotent=False)
+        return r.query
+
+
+def _save_query_request(name: str, sql: Optional[str], plan: Any, question: str) -> Any:
+    if (sql is None) == (plan is None):
+        raise ValueError("give the query as sql= or as plan=, one of them")
+    if plan is not None:
+        return datasets_pb2.SaveQueryRequest(name=name, question=question, plan=_core.query_plan(plan))
+    return datasets_pb2.SaveQueryRequest(name=name, question=question, sql=sql)
+
+
+class Grants:
+    """Your session grants: approvals "for a while" (``confirm(id, True, for_seconds=…)``) that let
+    later calls of the same tool on the same resource through without asking, until they expire
+    or you revoke them."""
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list(self) -> List[Any]:
+        """The grants still in force (``aware.v1.Grant``: tool_name, resource_class, expires_at, …)."""
+        r = self._c._call(self._c.stubs.chat.ListGrants, chat_pb2.ListGrantsRequest(), idempotent=True)
+        return list(r.grants)
+
+    def revoke(self, grant: Any) -> None:
+        """Ends a grant now (by its id or the ``Grant``): the next such call asks again. One that is
+        not in force (unknown, expired or already revoked) raises :class:`~aware.errors.NotFound`."""
         self._c._call(
-            self._c.stubs.memory.DeleteMemory, memory_pb2.DeleteMemoryRequest(memory_id=memory_id), idempotent=True
+            self._c.stubs.chat.RevokeGrant, chat_pb2.RevokeGrantRequest(grant_id=_ref(grant, "grant_id")),
+            idempotent=False,
         )
 
+
+class Audit:
+    """The audit log: who changed what, from where (``source``), with what outcome. An admin reads
+    every entry; anyone else their own."""
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list(
+        self,
+        user_id: str = "",
+        source: str = "",
+        action: str = "",
+        limit: int = 100,
+        *,
+        since: Optional[_dt.datetime] = None,
+        until: Optional[_dt.datetime] = None,
+    ) -> List[Any]:
+        """Entries, newest first, up to ``limit`` (``aware.v1.AuditEntry``: at, user_id, source,
+        action, resource_type, resource_id, outcome, details_json), read page by page.
+
+        Each filter is optional: ``user_id`` (another user's needs the admin role), ``source``
+        (``"web"``, ``"cli"``, ``"api"``, ``"ai_assistant"``, ``"mcp"`` or ``"system"``), ``action``
+        (``"dataset.delete"``, or every action under a prefix ending with a dot: ``"dataset."``), and
+        the time range ``since`` (included) to ``until`` (excluded); naive datetimes are UTC.
+        """
+        out: List[Any] = []
+        token = ""
+        while len(out) < limit:
+            request = _audit_request(user_id, source, action, since, until, min(100, limit - len(out)), token)
+            page = self._c._call(self._c.stubs.audit.ListAuditEntries, request, idempotent=True)
+            out.extend(page.entries)
+            token = page.next_page_token
+            if not token:
+                break
+        return out
+
+
+def _audit_request(
+    user_id: str, source: str, action: str, since: Optional[_dt.datetime], until: Optional[_dt.datetime],
+    page_size: int, page_token: str,
+) -> Any:
+    request = audit_pb2.ListAuditEntriesRequest(
+        user_id=user_id, source=source, action=action, page_size=page_size, page_token=page_token
+    )
+    if since is not None:
+        request.since.CopyFrom(_timestamp(since))
+    if until is not None:
+        request.until.CopyFrom(_timestamp(until))
+    return request
+
+
+class Admin:
+    """Users and their API keys, for admins (anyone else gets :class:`~aware.errors.PermissionDenied`).
+
+    Keys matter with ``--auth api-key``. A revoked key, or any key of a deactivated user, is
+    refused (:class:`~aware.errors.Unauthenticated`) from its next call on; nothing of the user's
+    is deleted. An admin cannot demote or deactivate themselves. Every change is audited. A user
+    is named by their id (``usr_…``) or passed as the ``aware.v1.User``; roles are ``"viewer"``
+    (reads and asks), ``"analyst"`` (also uploads, imports and deletes) or ``"admin"``.
+    """
+
+    def __init__(self, client: AwareClient) -> None:
+        self._c = client
+
+    def list_users(self) -> List[Any]:
+        """Every user, oldest first (``aware.v1.User``: user_id, name, role, created_at, deactivated_at)."""
+        r = self._c._call(self._c.stubs.admin.ListUsers, admin_pb2.ListUsersRequest(), idempotent=True)
+        return list(r.users)
+
+    def create_user(self, name: str, role: Union[str, int]) -> Any:
+        """A new user (``aware.v1.User``); give them a key with :meth:`create_api_key`."""
+        request = admin_pb2.CreateUserRequest(name=name, role=_role(role))
+        return self._c._call(self._c.stubs.admin.CreateUser, request, idempotent=False).user
+
+    def set_role(self, user: Any, role: Union[str, int]) -> Any:
+        """Changes a user's role; the user as they are now."""
+        return self._update(admin_pb2.UpdateUserRequest(user_id=_ref(user, "user_id"), role=_role(role)))
+
+    def deactivate(self, user: Any) -> Any:
+        """Refuses every key of the user from their next call on (``deactivated_at`` is set)."""
+        return self._update(
+            admin_pb2.UpdateUserRequest(user_id=_ref(user, "user_id"), activation=admin_pb2.USER_ACTIVATION_DEACTIVATE)
+        )
+
+    def reactivate(self, user: Any) -> Any:
+        """Lets a deactivated user's keys in again (those not revoked)."""
+        return self._update(
+            admin_pb2.UpdateUserRequest(user_id=_ref(user, "user_id"), activation=admin_pb2.USER_ACTIVATION_REACTIVATE)
+        )
+
+    def _update(self, request: Any) -> Any:
+        return self._c._call(self._c.stubs.admin.UpdateUser, request, idempotent=True).user
+
+    def create_api_key(self, user: Any, expires_at: Optional[_dt.datetime] = None) -> NewApiKey:
+        """A new key for a user, expiring at ``expires_at`` (None: never). Its ``token`` is in this
+        answer only: keep it now (:class:`~aware.models.NewApiKey`)."""
+        request = admin_pb2.CreateApiKeyRequest(user_id=_ref(user, "user_id"))
+        if expires_at is not None:
+            request.expires_at.CopyFrom(_timestamp(expires_at))
+        r = self._c._call(self._c.stubs.admin.CreateApiKey, request, idempotent=False)
+        return NewApiKey(token=r.token, key=r.key)
+
+    def list_api_keys(self, user: Any = None) -> List[Any]:
+        """One user's keys, or everyone's (``aware.v1.ApiKey``: key_id, user_id, prefix, dates): never a token."""
+        request = admin_pb2.ListApiKeysRequest(user_id="" if user is None else _ref(user, "user_id"))
+        return list(self._c._call(self._c.stubs.admin.ListApiKeys, request, idempotent=True).keys)
+
+    def revoke_api_key(self, key: Any) -> Any:
+        """Revokes a key (by its id, the ``ApiKey`` or the ``NewApiKey``); the key, ``revoked_at``
+        set. Revoking it again changes nothing."""
+        request = admin_pb2.RevokeApiKeyRequest(key_id=_ref(key, "key_id"))
+        return self._c._call(self._c.stubs.admin.RevokeApiKey, request, idempotent=True).key
+
+
+def _ref(ref: Any, field: str) -> str:
+    """An id given as itself, or as the message (or model) that carries it in ``field``."""
+    value = getattr(ref, field, None)
+    return str(ref if value is None else value)
+
+
+_ROLE_NAMES = ("viewer", "analyst", "admin")
+
+
+def _role(role: Any) -> int:
+    """A role's name (``"analyst"``, ``"USER_ROLE_ANALYST"``) or ``UserRole`` number."""
+    if isinstance(role, int) and not isinstance(role, bool) and 1 <= role <= len(_ROLE_NAMES):
+        return role  # USER_ROLE_VIEWER, _ANALYST or _ADMIN
+    name = str(role).strip().lower().removeprefix("user_role_")
+    if name not in _ROLE_NAMES:
+        raise ValueError(f"{role!r} is not a role; one of {', '.join(_ROLE_NAMES)}")
+    return int(admin_pb2.UserRole.Value("USER_ROLE_" + name.upper()))
+
+
+def _timestamp(when: _dt.datetime) -> Any:
+    """A datetime as a ``google.protobuf.Timestamp``; a naive one is taken as UTC."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.timezone.utc)
+    ts = timestamp_pb2.Timestamp()
+    ts.FromDatetime(when)
+    return ts

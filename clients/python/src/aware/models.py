@@ -1,4 +1,4 @@
-"""Datasets, their statistics and search hits, as plain Python objects.
+"""Datasets, their statistics and search hits, and a new API key, as plain Python objects.
 
 Each wraps the generated message (kept as ``.message``) and exposes its fields with Python types:
 enums as short names (``"READY"``), timestamps as UTC ``datetime``s, cells as Python values.
@@ -18,7 +18,7 @@ from .v1 import common_pb2, datasets_pb2
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["Dataset", "Statistics", "SearchResults"]
+__all__ = ["Dataset", "NewApiKey", "Statistics", "SearchResults"]
 
 
 @dataclass(frozen=True)
@@ -173,3 +173,35 @@ class SearchResults:
 
     def __repr__(self) -> str:
         return f"<aware.SearchResults {len(self.hits)} hits ({self.mode})>"
+
+
+@dataclass(frozen=True, repr=False)
+class NewApiKey:
+    """An API key just created (``client.admin.create_api_key``): its ``token``, shown this once
+    (the server keeps only its hash), and the key itself (``aware.v1.ApiKey``: id, user, prefix,
+    dates). Connect as its user with ``AwareClient(url, new_key.token)``. Its repr leaves the
+    token out, so that it does not end up in a log by accident."""
+
+    token: str
+    #: The key as ``admin.list_api_keys`` shows it (``aware.v1.ApiKey``).
+    key: Any
+
+    @property
+    def key_id(self) -> str:
+        return str(self.key.key_id)
+
+    @property
+    def user_id(self) -> str:
+        return str(self.key.user_id)
+
+    @property
+    def prefix(self) -> str:
+        """The token's first characters, e.g. ``"aw_1a2b3c4d"``: how lists name the key."""
+        return str(self.key.prefix)
+
+    @property
+    def expires_at(self) -> Optional[_dt.datetime]:
+        return _time(self.key.expires_at)
+
+    def __repr__(self) -> str:
+        return f"<aware.NewApiKey {self.key_id} ({self.prefix}…) for {self.user_id}>"
