@@ -1210,6 +1210,57 @@ async fn a_tool_that_runs_past_its_limit_is_stopped_at_the_limit_and_the_run_goe
     assert_eq!(outcome_of(&events), pb::RunOutcome::Failed, "telling of a failure is no answer");
 }
 
+/// A new user's first questions: each dataset suggests a few, written from its own columns and
+/// values, and every one is answered as written; each answer offers follow-ups (another
+/// category, by month, the top 5), and every one of those is answered in the same thread.
+#[tokio::test]
+async fn every_suggested_question_and_every_follow_up_is_answered_as_written() {
+    let server = TestServer::start(&[]);
+    let mut datasets = server.datasets().await;
+    let mut chat = Session::open(&server).await;
+    let mut n = 0;
+    for d in datasets_as(&server, None).await {
+        let got = datasets
+            .get_dataset(pb::GetDatasetRequest { dataset_id: d.id.clone(), ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!((2..=4).contains(&got.suggested_questions.len()), "{}: {:?}", d.table_name, got.suggested_questions);
+        for question in &got.suggested_questions {
+            n += 1;
+            // Each in a thread of its own, as a new user's first question.
+            let (run_id, _) = chat.start(&format!("s{n}"), &format!("suggested-{n}"), question).await;
+            let events = chat.until_completed(&run_id).await;
+            assert_eq!(outcome_of(&events), pb::RunOutcome::Answered, "{question}: {}", completed(&events).final_text);
+            assert!(
+                pick!(events, ToolCallStarted).iter().any(|c| c.tool_name == "execute_query_plan"),
+                "{question} ran a query"
+            );
+        }
+    }
+    let (run_id, thread) = chat.start("f0", "follow-ups", "average price by neighbourhood").await;
+    let events = chat.until_completed(&run_id).await;
+    let offered = completed(&events).follow_ups;
+    assert!(offered.len() >= 2, "follow-ups of a grouped answer: {offered:?}");
+    assert!(offered.iter().any(|f| f == "and by month?"), "{offered:?}");
+    for (i, next) in offered.iter().enumerate() {
+        let (run_id, _) = chat.start(&format!("f{}", i + 1), &thread, next).await;
+        let events = chat.until_completed(&run_id).await;
+        let done = completed(&events);
+        assert_eq!(outcome_of(&events), pb::RunOutcome::Answered, "{next}: {}", done.final_text);
+        if next.starts_with("and by") {
+            assert!(
+                done.final_text.to_lowercase().contains("average price by"),
+                "the same measure: {}",
+                done.final_text
+            );
+        }
+    }
+    let (run_id, _) = chat.start("f9", "weather", "what's the weather in Paris tomorrow?").await;
+    let events = chat.until_completed(&run_id).await;
+    assert!(completed(&events).follow_ups.is_empty(), "only an answer offers follow-ups");
+}
+
 /// Every run that "succeeded" says what it came to: a question it cannot answer is NOT_UNDERSTOOD,
 /// one that needs a dataset named is ASKED_BACK, each in its RunCompleted, GetRun, its thread's
 /// summary and ListRuns filtered by outcome.

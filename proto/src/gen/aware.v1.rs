@@ -3185,6 +3185,11 @@ pub struct GetDatasetResponse {
     pub dataset: ::core::option::Option<Dataset>,
     #[prost(message, optional, tag = "2")]
     pub sample: ::core::option::Option<Table>,
+    /// A few questions to ask about it, written from its columns and values; aware reads each one
+    /// before offering it, so every one is answerable as written. Empty while it is not ready, and
+    /// for a document.
+    #[prost(string, repeated, tag = "3")]
+    pub suggested_questions: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct UploadDatasetRequest {
@@ -6255,6 +6260,10 @@ pub struct RunCompleted {
     /// failed.
     #[prost(enumeration = "RunOutcome", tag = "5")]
     pub outcome: i32,
+    /// Questions to offer next (drill down by another category, the same by month, the top 5),
+    /// each one aware read as answerable in this thread; empty when there are none.
+    #[prost(string, repeated, tag = "6")]
+    pub follow_ups: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
 /// ActiveRun is one run a heartbeat reports on.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

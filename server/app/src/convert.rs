@@ -1003,13 +1003,16 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
                 withheld_tools: withheld_tools.clone(),
             })
         }
-        EventPayload::RunCompleted { status, error, usage: u, final_text, .. } => P::RunCompleted(pb::RunCompleted {
-            status: run_status(*status).into(),
-            error: error.as_ref().map(run_error),
-            usage: Some(usage(u)),
-            final_text: final_text.clone(),
-            outcome: e.outcome().map(run_outcome).unwrap_or_default().into(),
-        }),
+        EventPayload::RunCompleted { status, error, usage: u, final_text, follow_ups, .. } => {
+            P::RunCompleted(pb::RunCompleted {
+                status: run_status(*status).into(),
+                error: error.as_ref().map(run_error),
+                usage: Some(usage(u)),
+                final_text: final_text.clone(),
+                outcome: e.outcome().map(run_outcome).unwrap_or_default().into(),
+                follow_ups: follow_ups.clone(),
+            })
+        }
     };
     pb::ServerEvent {
         run_id: e.run_id.to_string(),

@@ -202,6 +202,14 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
+    // The offline planner answers when no model is configured, and always writes the questions
+    // a dataset suggests. Linking a question's words by meaning reads the dataset's column
+    // names: only with the in-process model, so nothing the planner reads leaves the process.
+    let planner = OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())));
+    let planner = Arc::new(match search.embedder().filter(|_| config.search.embeddings == EmbeddingsKind::Local) {
+        Some(embedder) => planner.with_meanings(Meanings::new(embedder)),
+        None => planner,
+    });
     let model: Arc<dyn LanguageModel> = match (&config.agent.model, &config.agent.script) {
         (ModelKind::Script, Some(path)) => {
             let text = std::fs::read_to_string(path)
@@ -209,15 +217,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
         }
         (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
-        _ => {
-            let planner = OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())));
-            // Linking a question's words by meaning reads the dataset's column names: only with
-            // the in-process model, so nothing the planner reads leaves the process.
-            match search.embedder().filter(|_| config.search.embeddings == EmbeddingsKind::Local) {
-                Some(embedder) => Arc::new(planner.with_meanings(Meanings::new(embedder))),
-                None => Arc::new(planner),
-            }
-        }
+        _ => planner.clone(),
     };
     let history = RunHistory::new(store.clone(), store.clone(), store.clone());
     let memory = MemoryService::new(store.clone(), store.clone());
@@ -256,6 +256,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             }
             .to_owned(),
         },
+        suggestions: planner,
     };
     // External MCP servers: supervised from now on; a server that fails never stops aware.
     let external = aware_mcp::McpRegistry::start(&config.mcp.servers, config.max_external_output_bytes())?;

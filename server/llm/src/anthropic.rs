@@ -220,7 +220,7 @@ impl Decode for Stream {
             })
             .collect();
         let usage = Usage { model_calls: 1, ..self.usage };
-        Ok(ModelTurn { text: self.text, tool_calls, usage, stance: None })
+        Ok(ModelTurn { text: self.text, tool_calls, usage, ..ModelTurn::default() })
     }
 }
 

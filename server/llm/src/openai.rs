@@ -177,7 +177,12 @@ impl Decode for Stream {
                 arguments: parse_arguments(&c.arguments),
             });
         }
-        Ok(ModelTurn { text: self.text, tool_calls, usage: Usage { model_calls: 1, ..self.usage }, stance: None })
+        Ok(ModelTurn {
+            text: self.text,
+            tool_calls,
+            usage: Usage { model_calls: 1, ..self.usage },
+            ..ModelTurn::default()
+        })
     }
 }
 

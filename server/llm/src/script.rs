@@ -110,7 +110,7 @@ impl LanguageModel for Script {
                 model_calls: 1,
                 ..Usage::default()
             },
-            stance: None,
+            ..ModelTurn::default()
         })
     }
 }

@@ -27,6 +27,7 @@ pub mod lexicon;
 pub mod meaning;
 pub mod offline;
 pub mod reading;
+mod suggest;
 pub mod text;
 mod tools_talk;
 

@@ -52,7 +52,7 @@ impl OfflinePlanner {
         Self { meanings: Some(meanings), ..self }
     }
 
-    async fn lexicon(&self, d: &Dataset, context: &RunContext) -> Lexicon {
+    pub(crate) async fn lexicon(&self, d: &Dataset, context: &RunContext) -> Lexicon {
         // Without its values a dataset is still read by its names; a value then goes unread and
         // the question is refused rather than answered without it.
         let categories = self.categories.categories(d).await.unwrap_or_default();
@@ -115,6 +115,28 @@ impl OfflinePlanner {
                 }
             },
         }
+    }
+
+    /// Whether `question`, asked alone, reads into a plan over `lex`'s dataset.
+    pub(crate) async fn plans(&self, question: &str, lex: &Lexicon) -> bool {
+        matches!(self.read_on(question, lex.clone(), &[]).await, Ok(Some(_)))
+    }
+
+    /// Whether `question`, asked as a new thread's first among `context`'s datasets, reads into
+    /// a plan over `dataset`.
+    pub(crate) async fn plans_over(&self, question: &str, context: &RunContext, dataset: &Dataset) -> bool {
+        matches!(self.data_question(question, context, &[], &[]).await, Ok(Some((lex, _))) if lex.dataset.id == dataset.id)
+    }
+
+    /// Whether `next`, asked after a question read as `previous`, reads into a plan: as a
+    /// follow-up when it sounds like one ("and by month?"), else alone.
+    pub(crate) async fn follows(&self, next: &str, lex: &Lexicon, previous: &Reading) -> bool {
+        if !reading::sounds_like_followup(next) {
+            return self.plans(next, lex).await;
+        }
+        let mut lex = lex.clone();
+        self.add_spans(next, &mut lex).await;
+        reading::read_followup(next, &lex, chrono::Utc::now().date_naive(), previous).is_ok()
     }
 
     /// "in March", "Q3", "over 2024": the data's own years decide a period written without one.
@@ -248,10 +270,10 @@ impl OfflinePlanner {
             };
         }
         if let Some(Message::Tool { .. }) = run_tail.first() {
-            let said = self.answer(request, &run_tail).await;
+            let (said, follow_ups) = self.answer(request, &run_tail).await;
             // Telling that every call failed is no answer: the run failed.
             let all_failed = run_tail.iter().all(|m| !matches!(m, Message::Tool { is_error: false, .. }));
-            return if all_failed { failed(said) } else { text(said) };
+            return if all_failed { failed(said) } else { ModelTurn { follow_ups, ..text(said) } };
         }
         let question = match request.messages.last() {
             Some(Message::User { text }) => text.clone(),
@@ -426,8 +448,11 @@ impl OfflinePlanner {
     }
 
     /// The answer after the run's tools: each result, newest last, in words.
-    async fn answer(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> String {
+    /// The answer to what this run's tools returned, and the questions to offer next (after a
+    /// plan's table: each read as a follow-up into a plan of its own).
+    async fn answer(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> (String, Vec<String>) {
         let question = last_question(request);
+        let mut follow_ups = Vec::new();
         let calls: Vec<(ToolCallId, String, Value)> = request
             .messages
             .iter()
@@ -465,6 +490,7 @@ impl OfflinePlanner {
                     {
                         // The same reading that made the plan (the catalog may have changed since).
                         Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
+                            follow_ups = self.follow_ups(&lex, &r).await;
                             answer::write(&lex, &r, table)
                         }
                         _ => format!(
@@ -520,7 +546,7 @@ impl OfflinePlanner {
             };
             parts.push(part);
         }
-        parts.join("\n\n")
+        (parts.join("\n\n"), follow_ups)
     }
 }
 

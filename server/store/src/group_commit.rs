@@ -660,6 +660,7 @@ mod tests {
                         usage,
                         final_text: answer.clone(),
                         outcome: Some(aware_core::run::RunOutcome::Answered),
+                        follow_ups: Vec::new(),
                     },
                     ..delta(&run, 2, "")
                 };

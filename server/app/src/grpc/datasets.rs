@@ -63,9 +63,12 @@ impl DatasetsService for Datasets {
             .await
             .map_err(to_status)?;
         let index = self.state.services.datasets.search().status(&dataset.id);
+        let catalog = self.state.services.datasets.for_run(&caller).await.map_err(to_status)?;
+        let suggested_questions = self.state.services.suggestions.suggest(&dataset, catalog).await;
         Ok(Response::new(pb::GetDatasetResponse {
             dataset: Some(convert::dataset_with_index(&dataset, index)),
             sample: sample.as_ref().map(convert::table),
+            suggested_questions,
         }))
     }
 

@@ -45,6 +45,7 @@ async fn finished_run(log: &dyn RunLog, thread: &ThreadId, question: &str, outco
             usage: Usage::default(),
             final_text: answer.clone(),
             outcome: Some(outcome),
+            follow_ups: Vec::new(),
         },
     };
     log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), &answer, None)

@@ -75,6 +75,7 @@ async fn finish(log: &dyn RunLog, run: &ChatRun) {
             usage,
             final_text: String::new(),
             outcome: Some(RunOutcome::Answered),
+            follow_ups: Vec::new(),
         },
     );
     log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "", None).await.expect("completed");
@@ -358,6 +359,7 @@ async fn completing_a_run_appends_its_last_event_and_ends_it(log: &dyn RunLog) {
             usage,
             final_text: "hello".into(),
             outcome: Some(RunOutcome::Denied),
+            follow_ups: Vec::new(),
         },
     );
     log.complete_chat_run(&last, RunStatus::Succeeded, None, &usage, "hello", None).await.expect("completed");
@@ -399,6 +401,7 @@ async fn the_transcript_and_the_thread_history_keep_their_order(log: &dyn RunLog
                 final_text: String::new(),
                 // A log written before outcomes: the status tells it.
                 outcome: None,
+                follow_ups: Vec::new(),
             },
         );
         log.complete_chat_run(&last, RunStatus::Succeeded, None, &Usage::default(), "", None).await.expect("done");

@@ -8,7 +8,8 @@
 //! records (`run_records.rs`), [`SqlEngine`] (`sql.rs`), [`ExternalTools`] — external MCP
 //! servers' tools (`external_tools.rs`), [`MemoryStore`] — what users asked aware to
 //! remember (`memories.rs`), [`SavedQueries`] — verified questions and their SQL
-//! (`saved_queries.rs`). The ports of the run engine sit beside
+//! (`saved_queries.rs`), [`QuestionSuggester`] — questions to offer about a dataset
+//! (`suggestions.rs`). The ports of the run engine sit beside
 //! it: the run log (`runs/store.rs`), the language model (`runs/model.rs`), the tools
 //! (`runs/tools.rs`); and the search index and embedder (`search.rs`), approved folders
 //! (`files.rs`), categorical values (`categories.rs`) beside the services that use them.
@@ -21,6 +22,7 @@ mod memories;
 mod run_records;
 mod saved_queries;
 mod sql;
+mod suggestions;
 mod uploads;
 mod users;
 
@@ -32,5 +34,6 @@ pub use memories::{Memory, MemoryStore};
 pub use run_records::RunStore;
 pub use saved_queries::{SavedQueries, SavedQuery};
 pub use sql::{SqlEngine, SqlOutcome};
+pub use suggestions::QuestionSuggester;
 pub use uploads::{UploadSession, Uploads};
 pub use users::{ApiKey, ApiKeyGrant, User, Users};

@@ -138,6 +138,8 @@ pub struct Services {
     pub admin: crate::admin::AdminService,
     pub audit: Arc<dyn AuditLog>,
     pub system: SystemInfo,
+    /// Questions to offer about a dataset (the offline planner writes and reads them).
+    pub suggestions: Arc<dyn crate::ports::QuestionSuggester>,
 }
 
 /// Starts the driver task of a run registered in `table` (`live`); `admitted`: the run as just

@@ -456,6 +456,9 @@ pub enum EventPayload {
         /// What the run came to (absent in logs written before outcomes: told by `status`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         outcome: Option<crate::run::RunOutcome>,
+        /// Questions to offer next, each one the model read as answerable.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        follow_ups: Vec<String>,
     },
 }
 

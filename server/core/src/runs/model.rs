@@ -98,6 +98,9 @@ pub struct ModelTurn {
     /// understand, or a refusal its caller's role calls for (`Denied`). A network model says
     /// nothing; the run then judges by what it did (see the driver's `finish`).
     pub stance: Option<crate::run::RunOutcome>,
+    /// Questions to offer the person next, each one the model can answer (the offline planner
+    /// reads each before it offers it).
+    pub follow_ups: Vec<String>,
 }
 
 /// A language model: streams text deltas into `deltas` and returns the whole turn. Dropping the

@@ -315,12 +315,14 @@ class GetDatasetRequest(_message.Message):
     def __init__(self, dataset_id: _Optional[str] = ..., sample_rows: _Optional[int] = ...) -> None: ...
 
 class GetDatasetResponse(_message.Message):
-    __slots__ = ("dataset", "sample")
+    __slots__ = ("dataset", "sample", "suggested_questions")
     DATASET_FIELD_NUMBER: _ClassVar[int]
     SAMPLE_FIELD_NUMBER: _ClassVar[int]
+    SUGGESTED_QUESTIONS_FIELD_NUMBER: _ClassVar[int]
     dataset: Dataset
     sample: _common_pb2.Table
-    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ..., sample: _Optional[_Union[_common_pb2.Table, _Mapping]] = ...) -> None: ...
+    suggested_questions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ..., sample: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., suggested_questions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UploadDatasetRequest(_message.Message):
     __slots__ = ("filename", "format", "chunk", "size_bytes")

@@ -517,18 +517,20 @@ class RoutingDecided(_message.Message):
     def __init__(self, intent: _Optional[str] = ..., confidence: _Optional[float] = ..., risk: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., withheld_tools: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RunCompleted(_message.Message):
-    __slots__ = ("status", "error", "usage", "final_text", "outcome")
+    __slots__ = ("status", "error", "usage", "final_text", "outcome", "follow_ups")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     FINAL_TEXT_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    FOLLOW_UPS_FIELD_NUMBER: _ClassVar[int]
     status: _run_pb2.RunStatus
     error: _common_pb2.Error
     usage: _common_pb2.Usage
     final_text: str
     outcome: _run_pb2.RunOutcome
-    def __init__(self, status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., final_text: _Optional[str] = ..., outcome: _Optional[_Union[_run_pb2.RunOutcome, str]] = ...) -> None: ...
+    follow_ups: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ..., usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ..., final_text: _Optional[str] = ..., outcome: _Optional[_Union[_run_pb2.RunOutcome, str]] = ..., follow_ups: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ActiveRun(_message.Message):
     __slots__ = ("run_id", "phase", "last_seq", "confirmation_ms_left")

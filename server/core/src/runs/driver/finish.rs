@@ -78,12 +78,16 @@ impl Driver {
             self.started,
             serde_json::json!({"status": status.as_str(), "outcome": outcome.as_str(), "route": route}),
         );
+        // Only an answer offers what to ask next.
+        let follow_ups =
+            if outcome == RunOutcome::Answered { std::mem::take(&mut self.follow_ups) } else { Vec::new() };
         let last = self.next_event(EventPayload::RunCompleted {
             status,
             error: error.clone(),
             usage: self.usage,
             final_text: final_text.clone(),
             outcome: Some(outcome),
+            follow_ups,
         });
         // Every delta is in the log before the run's end.
         self.flush().await?;

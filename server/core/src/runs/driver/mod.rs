@@ -107,6 +107,8 @@ struct Driver {
     text_stream: Option<text_stream::TextStream>,
     /// What the last model turn said its text is (an answer, a question back, …), if it said.
     stance: Option<crate::run::RunOutcome>,
+    /// The questions the last model turn offers next.
+    follow_ups: Vec<String>,
     /// How the run's last question to a person (a confirmation or a clarification) was
     /// resolved, restored from the log after a restart: a denied or expired one is the run's
     /// outcome.
@@ -278,6 +280,7 @@ impl Driver {
             evidence,
             text_stream: None,
             stance: None,
+            follow_ups: Vec::new(),
             last_gate,
         })
     }

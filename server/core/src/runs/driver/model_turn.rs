@@ -175,6 +175,7 @@ impl Driver {
         self.usage.cache_write_tokens += turn.usage.cache_write_tokens;
         self.usage.model_calls += turn.usage.model_calls;
         self.stance = turn.stance;
+        self.follow_ups = turn.follow_ups;
         let tool_calls: Vec<ToolCallRequest> = turn
             .tool_calls
             .into_iter()
