@@ -528,6 +528,9 @@ fn the_cli_manages_users_and_keys() {
     let cy = json(&as_root(&["--json", "admin", "users", "add", "cy", "--role", "viewer"]));
     let cy_id = cy["user_id"].as_str().unwrap();
     assert_eq!(cy["role"], "viewer");
+    let again = as_root(&["admin", "users", "add", "CY", "--role", "viewer"]);
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(!again.status.success() && said.contains("a user named “cy” exists already"), "{said}");
     let made = json(&as_root(&["--json", "admin", "keys", "create", cy_id]));
     let token = made["token"].as_str().unwrap();
     let prefix = made["key"]["prefix"].as_str().unwrap();

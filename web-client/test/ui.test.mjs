@@ -558,6 +558,11 @@ test("numbers read well: NaN and infinities, money from the column name, roundin
   assert.equal(f.formatNumber(0.000123456), "0.000123");
   assert.equal(f.cellText(cell("intValue", 2024n), f.columnUnit("listed_year")), "2024", "years are not grouped");
   assert.equal(f.cellText(cell("doubleValue", 0.3487), f.columnUnit("share")), "34.9%", "a share reads as the answer says it");
+  const jan = cell("timestampValue", { seconds: 1704067200n, nanos: 0 });
+  assert.equal(f.cellText(jan, f.columnUnit("month")), "January 2024", "a month bucket reads as the answer says it");
+  assert.equal(f.cellText(jan, f.columnUnit("quarter")), "2024 Q1");
+  assert.equal(f.cellText(jan, f.columnUnit("listed_on")), "2024-01-01 00:00:00", "any other timestamp as stored");
+  assert.equal(f.cellText(cell("timestampValue", { seconds: 1704070800n, nanos: 0 }), f.columnUnit("month")), "2024-01-01 01:00:00", "not a month's start: as stored");
   assert.equal(f.cellText(cell("doubleValue", 0.004), f.columnUnit("churned_share")), "0.4%");
   assert.equal(f.exactText(cell("doubleValue", 0.3487)), "0.3487", "its exact value stays available");
   assert.equal(f.exactText(cell("doubleValue", 511852.9412)), "511852.9412", "the exact value stays available");
@@ -1528,6 +1533,191 @@ test("an imported dataset's page says which file it came from; 'Refresh from fil
   await finished(turn);
   assert.equal(await turn.locator(".change").innerText(), "Unchanged: downloads:sales.csv holds the same content as sales already has (5 rows), so nothing was done. Open it");
   await page.screenshot({ path: join(shots, "30b-refresh-in-chat.png") });
+  await context.close();
+});
+
+/** A table's body as text, row by row. */
+const bodyRows = (table) => table.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.innerText)));
+
+test("an answer whose data changed since says so, naming the dataset, at once and after a reload; Rerun shows the true rows added and removed and the new result, and says the answer is unchanged; in the inspector too; a deleted dataset is named deleted", async () => {
+  const folder = join(dataDir, "stale-downloads");
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, "sales.csv");
+  writeFileSync(file, "region,amount\nnorth,120\nsouth,80\nwest,60\n");
+  const server = await startServer("stale", {}, ["--files-root", `downloads=${folder}`]);
+  const api = await apiClient(server);
+  const { report } = await api.files.importFiles({ root: "downloads", paths: ["sales.csv"] });
+  const id = report.files[0].dataset.id;
+  const { context, page } = await open(`/datasets/${id}`, { server });
+  let turn = await ask(page, "total amount by region in sales");
+  await finished(turn);
+  const answer = await turn.locator(".answer").innerText();
+  assert.match(answer, /north 120, south 80, west 60/);
+  // Just answered, its data is as it read it: the capsule the badge reads is the one Details shows.
+  await turn.getByRole("button", { name: "Details" }).click();
+  assert.match(await page.getByRole("dialog", { name: "Run details" }).locator("dt:text-is('Data') + dd").innerText(), /^sales @ \w{12}$/);
+  await page.getByRole("button", { name: "Close details" }).click();
+  assert.equal(await turn.locator(".stale-badge").count(), 0, "a fresh answer is not stale");
+  assert.equal(await turn.getByRole("button", { name: "Rerun" }).count(), 0, "nothing to rerun on a fresh answer");
+  // The inspector of a run that ran a query reruns it whatever: over the same data, the same result.
+  await turn.getByRole("button", { name: "Details" }).click();
+  await page.getByRole("dialog", { name: "Run details" }).locator("dd.id a").click();
+  const inspector = page.locator("main .inspector");
+  await inspector.getByRole("button", { name: "Rerun" }).click();
+  const same = inspector.getByRole("group", { name: "Computed again" });
+  await same.waitFor();
+  assert.equal(await same.locator(".rerun-verdict").innerText(), "Same result as before");
+  assert.equal(await same.getByRole("region", { name: "Rows added and removed" }).count(), 0);
+  assert.equal(await inspector.locator(".stale-badge").count(), 0);
+  await page.goBack();
+  await page.getByRole("heading", { name: "sales.csv", level: 1 }).waitFor();
+
+  // The file changes (south 80 → 95, east 45 is new) and the dataset is refreshed from it: the
+  // answer on screen says so at once.
+  writeFileSync(file, "region,amount\nnorth,120\nsouth,95\nwest,60\neast,45\n");
+  await page.locator("main .imported-from").getByRole("button", { name: "Refresh from file" }).click();
+  await page.locator("main .imported-from").getByRole("status").getByText(/^Refreshed: 3 rows before, 4 now/).waitFor();
+  await turn.locator(".stale-badge").waitFor();
+  assert.equal(await turn.locator(".stale-badge").innerText(), "Data changed since this answer: sales");
+
+  // And after a reload; the answer is the one it gave.
+  await page.reload();
+  turn = page.locator(".turn").first();
+  const badge = turn.locator(".stale-badge");
+  await badge.waitFor();
+  assert.equal(await badge.innerText(), "Data changed since this answer: sales");
+  assert.equal(await turn.locator(".answer").innerText(), answer);
+  const runId = await turn.getAttribute("data-run-id");
+  const thread = threadOf(page);
+
+  // Rerun: the counts are the true ones — the old rows against the new, as a multiset — and what the
+  // server's RerunQuery says.
+  const before = ["north|120", "south|80", "west|60"];
+  const now = ["north|120", "south|95", "west|60", "east|45"];
+  const added = now.filter((r) => !before.includes(r));
+  const removed = before.filter((r) => !now.includes(r));
+  const byApi = (await api.rerunQuery(runId)).queries;
+  assert.equal(byApi.length, 1);
+  assert.deepEqual([byApi[0].addedRows.length, byApi[0].removedRows.length], [added.length, removed.length]);
+  await turn.getByRole("button", { name: "Rerun" }).click();
+  const again = turn.getByRole("group", { name: "Computed again" });
+  await again.waitFor();
+  assert.equal(await again.locator(".rerun-note").innerText(), "Computed again now; the answer above is unchanged.");
+  assert.equal(await again.locator(".rerun-verdict strong").innerText(), `${added.length} rows added, ${removed.length} removed`);
+  assert.equal(await again.locator(".rerun-verdict").innerText(), "2 rows added, 1 removed · 2 rows unchanged");
+  const diff = again.getByRole("region", { name: "Rows added and removed" });
+  assert.deepEqual(await bodyRows(diff), [["added", "east", "45"], ["added", "south", "95"], ["removed", "south", "80"]]);
+  assert.deepEqual(await diff.locator("th .col-name").allInnerTexts(), ["change", "region", "sum_amount"]);
+  // The new result on demand, with the SQL that ran.
+  await again.getByText("New result · 4 rows").click();
+  assert.deepEqual(await bodyRows(again.getByRole("region", { name: "New result" })), [["east", "45"], ["north", "120"], ["south", "95"], ["west", "60"]]);
+  assert.match(await again.locator("pre.sql").innerText(), /sum\("amount"\)/);
+  assert.equal(await turn.locator(".answer").innerText(), answer, "the answer on screen is unchanged");
+  assert.deepEqual(await accessibilityProblems(page, "1440 stale and rerun"), []);
+  await badge.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  await page.screenshot({ path: join(shots, "stale-rerun.png") });
+
+  // On a phone, in the drawer: the badge and the rows fit its width.
+  const phone = await browser.newContext({ viewport: PHONE });
+  const small = await phone.newPage();
+  await small.goto(`${server}/datasets?thread=${thread}&hb=1500`);
+  await small.getByRole("button", { name: "Ask the assistant" }).click();
+  const t = small.locator(".turn").first();
+  await t.getByRole("button", { name: "Rerun" }).click();
+  await t.getByRole("group", { name: "Computed again" }).locator(".rerun-verdict").getByText("2 rows added, 1 removed").waitFor();
+  for (const part of [".stale-badge", ".rerun-bar", ".rerun-result"]) {
+    const box = await t.locator(part).boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= PHONE.width, `${part} fits the phone: ${JSON.stringify(box)}`);
+  }
+  // The badge at the top of the log, the rows under it.
+  await t.locator(".stale-badge").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  assert.deepEqual(await accessibilityProblems(small, "390 stale and rerun"), []);
+  await small.emulateMedia({ colorScheme: "dark" });
+  assert.deepEqual(await accessibilityProblems(small, "390 dark stale and rerun"), []);
+  await small.emulateMedia({ colorScheme: "light" });
+  await small.screenshot({ path: join(shots, "stale-rerun-phone.png") });
+  await phone.close();
+
+  // The run inspector says it under the title, and reruns under the answer.
+  await page.goto(`${server}/runs/${runId}?hb=1500`);
+  const main = page.locator("main");
+  await main.locator(".stale-badge").waitFor();
+  assert.equal(await main.locator(".stale-badge").innerText(), "Data changed since this answer: sales");
+  await main.getByRole("button", { name: "Rerun" }).click();
+  const inspected = main.getByRole("group", { name: "Computed again" });
+  await inspected.waitFor();
+  assert.equal(await inspected.locator(".rerun-verdict strong").innerText(), "2 rows added, 1 removed");
+  assert.deepEqual(await bodyRows(inspected.getByRole("region", { name: "Rows added and removed" })), [["added", "east", "45"], ["added", "south", "95"], ["removed", "south", "80"]]);
+  await page.screenshot({ path: join(shots, "stale-rerun-inspector.png") });
+
+  // Deleted: the badge says so, and a rerun says why it cannot compute it.
+  await api.datasets.deleteDataset({ datasetId: id });
+  await page.goto(`${server}/datasets?thread=${thread}&hb=1500`);
+  turn = page.locator(".turn").first();
+  await turn.locator(".stale-badge").getByText("sales (deleted)").waitFor();
+  assert.equal(await turn.locator(".stale-badge").innerText(), "Data changed since this answer: sales (deleted)");
+  await turn.getByRole("button", { name: "Rerun" }).click();
+  assert.match(await turn.getByRole("alert").innerText(), /^Could not compute it again: .*sales/);
+  await page.screenshot({ path: join(shots, "stale-deleted.png") });
+  await context.close();
+});
+
+test("a new conversation suggests questions about the open dataset, each answered as written; an answer offers follow-ups answered in the same conversation", async () => {
+  const { context, page } = await open();
+  await page.getByRole("link", { name: "barcelona_apartments.csv" }).click();
+  const panel = assistant(page);
+  const offered = panel.getByRole("group", { name: "Questions about barcelona_apartments" });
+  await offered.getByRole("button").first().waitFor();
+  const questions = await offered.getByRole("button").allInnerTexts();
+  assert.ok(questions.length >= 2, `a few questions: ${questions}`);
+  assert.ok(questions.some((q) => /neighbourhood/.test(q)), `written from its columns: ${questions}`);
+  await page.screenshot({ path: join(shots, "suggested-questions.png") });
+  await offered.getByRole("button", { name: questions[0] }).click();
+  const turn = page.locator(".turn").first();
+  await finished(turn);
+  assert.equal(await turn.locator(".question").innerText(), questions[0], "sent as written");
+  assert.equal(await turn.locator(".outcome").innerText(), "answered");
+  assert.equal(await offered.count(), 0, "the suggestions make way for the conversation");
+  const next = turn.getByRole("group", { name: "Ask next" });
+  const follow = await next.getByRole("button").allInnerTexts();
+  assert.ok(follow.includes("and by month?"), `follow-ups: ${follow}`);
+  await next.getByRole("button", { name: "and by month?" }).click();
+  const second = page.locator(".turn").nth(1);
+  await finished(second);
+  assert.equal(await second.locator(".question").innerText(), "and by month?");
+  assert.equal(await second.locator(".outcome").innerText(), "answered");
+  assert.match(await second.locator(".answer").innerText(), /by month: January 2024/, "the same question, by month");
+  await page.screenshot({ path: join(shots, "follow-ups.png") });
+  await context.close();
+});
+
+test("'not understood' offers Try again, which asks the same question again in the same conversation without retyping it; an answered question offers none; it is back after a reload", async () => {
+  const { context, page } = await open();
+  const question = "what's the weather in Paris tomorrow?";
+  const first = await ask(page, question);
+  await finished(first);
+  assert.equal(await first.locator(".outcome").innerText(), "not understood");
+  const retry = first.getByRole("button", { name: "Try again" });
+  assert.equal(await retry.getAttribute("aria-label"), `Try again: ask “${question}” once more`);
+  assert.equal(await retry.innerText(), "Try again");
+  const thread = threadOf(page);
+  await retry.click();
+  const second = page.locator(".turn").nth(1);
+  await second.waitFor();
+  assert.equal(await second.locator(".question").innerText(), question);
+  await finished(second);
+  assert.equal(await second.locator(".outcome").innerText(), "not understood");
+  assert.equal(threadOf(page), thread, "the same conversation");
+  assert.equal(await page.getByLabel("Message").inputValue(), "", "nothing was put in the message box");
+  const answered = await ask(page, "what are my files?");
+  await finished(answered);
+  assert.equal(await answered.locator(".outcome").innerText(), "answered");
+  assert.equal(await answered.getByRole("button", { name: "Try again" }).count(), 0, "an answer offers no Try again");
+  await page.screenshot({ path: join(shots, "try-again.png") });
+  await page.reload();
+  await page.locator(".turn").nth(2).locator("table.datasets-result").waitFor();
+  assert.deepEqual(await page.locator(".turn .question").allInnerTexts(), [question, question, "what are my files?"]);
+  assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 2, "both not-understood turns offer it after a reload");
   await context.close();
 });
 

@@ -424,6 +424,7 @@ def test_the_audit_log_lists_an_upload_and_a_delete_filtered_by_source_and_actio
     assert [(e.action, e.resource_id) for e in trail] == [
         (action, m) for m in reversed(memories) for action in ("memory.delete", "memory.add")
     ], "newest first"
+    assert not any("audited fact" in e.details_json for e in trail), "a memory's text is its owner's alone"
     every = client.audit.list(limit=1000)
     ids = [e.entry_id for e in every]
     assert len(ids) > 120 and ids == sorted(ids, reverse=True) and len(set(ids)) == len(ids)

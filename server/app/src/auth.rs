@@ -6,7 +6,7 @@
 //! ([`local_token`]) — which it does by default when the server listens beyond loopback, where
 //! anyone who reaches the port would otherwise be the local admin.
 
-use aware_core::admin::{key_prefix, new_token, token_sha256, user_name};
+use aware_core::admin::{key_prefix, new_token, new_user_name, token_sha256};
 use aware_core::auth::{Caller, Principal, Role, Source};
 use aware_core::ports::Users;
 use aware_core::{Error, Result};
@@ -173,7 +173,7 @@ pub async fn add_user(
     role: Role,
     expires_at: Option<DateTime<Utc>>,
 ) -> Result<(aware_core::ports::User, String)> {
-    let user = users.create_user(user_name(name)?, role).await?;
+    let user = users.create_user(new_user_name(users, name).await?, role).await?;
     let token = new_token();
     users.add_api_key(&user.id, &token_sha256(&token), &key_prefix(&token), expires_at).await?;
     Ok((user, token))

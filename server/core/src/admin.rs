@@ -48,6 +48,20 @@ pub fn user_name(raw: &str) -> Result<&str> {
     Ok(name)
 }
 
+/// A new user's name: valid (see [`user_name`]) and nobody's already, in any case — two people
+/// called "ana" could not be told apart in a list, an audit entry or a request to the assistant.
+pub async fn new_user_name<'a>(users: &dyn Users, raw: &'a str) -> Result<&'a str> {
+    let name = user_name(raw)?;
+    if let Some(taken) = users.list_users().await?.into_iter().find(|u| u.name.to_lowercase() == name.to_lowercase()) {
+        return Err(Error::new(
+            ErrorCode::AlreadyExists,
+            format!("a user named “{}” exists already ({}); choose another name", taken.name, taken.id),
+        )
+        .with_field("name"));
+    }
+    Ok(name)
+}
+
 /// Told whenever who may do what changed (a role, a deactivation, a revoked key), so cached
 /// credentials are dropped and open streams authenticate again.
 pub type AccessChanged = Arc<dyn Fn() + Send + Sync>;
@@ -163,7 +177,7 @@ impl AdminService {
 
     pub async fn create_user(&self, caller: &Caller, name: &str, role: Role) -> Result<User> {
         Self::admin(caller)?;
-        let user = self.users.create_user(user_name(name)?, role).await?;
+        let user = self.users.create_user(new_user_name(self.users.as_ref(), name).await?, role).await?;
         let details = serde_json::json!({"name": user.name, "role": role.as_str()});
         self.record(caller, "user.create", "user", user.id.as_str(), details).await;
         Ok(user)

@@ -222,9 +222,11 @@ impl MemoryService {
         Ok(chosen.into_iter().map(|m| m.text).collect())
     }
 
+    /// Audited without the fact itself: a memory is its owner's alone, and admins read the
+    /// audit log.
     async fn audit(&self, caller: &Caller, action: &str, memory: &Memory) {
         let entry = AuditEntry::by(caller, action, "memory", memory.id.to_string()).details(serde_json::json!({
-            "text": memory.text,
+            "chars": memory.text.chars().count(),
             "source_run_id": memory.source_run.as_ref().map(RunId::as_str),
         }));
         crate::ports::record_or_log(self.audit.as_ref(), entry).await;

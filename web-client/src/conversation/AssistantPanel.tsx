@@ -11,6 +11,7 @@ import { Tip } from "../ui/Tooltip";
 import { useConversation } from "./ConversationContext";
 import { ConversationsList } from "./ConversationsList";
 import { MessageBox } from "./MessageBox";
+import { SuggestedQuestions } from "./Suggestions";
 import { Turn } from "./Turn";
 
 export function AssistantPanel({ heading, close }: { heading: ReactNode; close?: ReactNode }) {
@@ -47,15 +48,21 @@ export function AssistantPanel({ heading, close }: { heading: ReactNode; close?:
         <div className="log" ref={log} aria-live="polite" aria-busy={c.loading}>
           {c.loading && <p className="muted">Opening the conversation…</p>}
           {!c.loading && c.turns.length === 0 && (
-            <p className="empty">Ask about your data: “what are my files?”, “average price by neighbourhood”, “what am I looking at?”.</p>
+            <>
+              <p className="empty">Ask about your data: “what are my files?”, “what am I looking at?”, or a question of your own.</p>
+              <SuggestedQuestions busy={c.busy} ask={c.send} />
+            </>
           )}
           {c.turns.map((t) => (
             <Turn
               key={t.runId}
               turn={t}
               editing={editing === t.runId}
+              busy={c.busy}
               onEdit={(on) => setEditing(on ? t.runId : null)}
               onResend={(text) => c.resend(t.runId, text)}
+              onRetry={() => c.send(t.question)}
+              onAsk={c.send}
             />
           ))}
           {c.error && <p className="error" role="alert">{c.error}</p>}

@@ -20,6 +20,12 @@ function pretty(json: string): string {
   }
 }
 
+/** " (changed since)" or " (deleted since)" for a dataset the run read that is not as it read it. */
+function sinceText(run: Run, datasetId: string): string {
+  const now = run.changedDatasets.find((c) => c.datasetId === datasetId);
+  return !now ? "" : now.versionHash ? " (changed since)" : " (deleted since)";
+}
+
 export function RunDetails({ runId }: { runId: string }) {
   const [open, setOpen] = useState(false);
   // Left for the run's page: the focus goes to that page, not back to "Details".
@@ -65,7 +71,7 @@ function CapsuleFields({ run, onLeave }: { run: Run; onLeave: () => void }) {
       <dt>Runtime</dt><dd>{ended ? `${ended - started} ms` : "running"}</dd>
       <dt>Model</dt><dd>{run.model || "—"}</dd>
       {usage && <><dt>Usage</dt><dd className="usage">{usage}</dd></>}
-      <dt>Data</dt><dd>{run.datasets.map((d) => `${d.tableName} @ ${d.versionHash.slice(0, 12)}`).join(", ") || "—"}</dd>
+      <dt>Data</dt><dd>{run.datasets.map((d) => `${d.tableName} @ ${d.versionHash.slice(0, 12)}${sinceText(run, d.datasetId)}`).join(", ") || "—"}</dd>
       <dt>Plan</dt><dd><pre className="plan">{run.planJson ? pretty(run.planJson) : "—"}</pre></dd>
       <dt>SQL</dt><dd>{run.compiledSql ? <SqlBlock sql={run.compiledSql} /> : "—"}</dd>
       <dt>Result</dt><dd>{run.resultSummary || "—"}</dd>

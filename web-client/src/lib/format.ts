@@ -15,6 +15,9 @@ export interface Unit {
   plain?: boolean;
   /** Fractions of a whole (`share`, `…_share`: 0.349) shown as percentages (34.9%), as answers say them. */
   fraction?: boolean;
+  /** A time bucket (a column named `month`, `quarter`, `year`): its dates shown as the period
+   *  ("January 2024", "2024 Q1"), as answers say them, not as midnight timestamps. */
+  period?: "month" | "quarter" | "year";
 }
 
 const CURRENCY_SUFFIX = /(?:^|_)(eur|usd|gbp|chf|jpy)\)?$/;
@@ -24,6 +27,7 @@ const PLAIN_SUFFIX = /(?:^|_)(year|id)\)?$/;
 
 export function columnUnit(name: string): Unit {
   const n = name.toLowerCase();
+  if (n === "month" || n === "quarter" || n === "year") return { period: n, plain: true };
   const currency = CURRENCY_SUFFIX.exec(n);
   if (currency) return { currency: currency[1].toUpperCase() };
   if (PERCENT_SUFFIX.test(n)) return { percent: true };
@@ -76,9 +80,21 @@ function formatInt(x: bigint, unit: Unit): string {
   return unit.percent ? `${s}%` : s;
 }
 
-function dateText(days: number): string {
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/** A date (UTC) as the period it starts, when it starts one; undefined otherwise. */
+function periodText(d: Date, period: Unit["period"]): string | undefined {
+  const [y, m, day] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()];
+  if (!period || day !== 1 || d.getTime() % 86_400_000 !== 0) return undefined;
+  if (period === "month") return `${MONTHS[m]} ${y}`;
+  if (period === "quarter" && m % 3 === 0) return `${y} Q${m / 3 + 1}`;
+  if (period === "year" && m === 0) return String(y);
+  return undefined;
+}
+
+function dateText(days: number, unit: Unit = {}): string {
   const d = new Date(days * 86_400_000);
-  return Number.isNaN(d.getTime()) ? `day ${days}` : d.toISOString().slice(0, 10);
+  return Number.isNaN(d.getTime()) ? `day ${days}` : (periodText(d, unit.period) ?? d.toISOString().slice(0, 10));
 }
 
 /** A cell as text, typed: numbers grouped and rounded (units from the column), dates as dates, NULL marked. */
@@ -99,10 +115,11 @@ export function cellText(v: Value | undefined, unit: Unit = {}): string {
       return Number.isFinite(x) ? formatNumber(x, unit) : k.value;
     }
     case "dateValue":
-      return dateText(k.value);
+      return dateText(k.value, unit);
     case "timestampValue": {
       const d = new Date(Number(k.value.seconds) * 1000 + k.value.nanos / 1e6);
-      return Number.isNaN(d.getTime()) ? `${k.value.seconds} s` : d.toISOString().replace("T", " ").slice(0, 19);
+      if (Number.isNaN(d.getTime())) return `${k.value.seconds} s`;
+      return periodText(d, unit.period) ?? d.toISOString().replace("T", " ").slice(0, 19);
     }
     case "timeValue": {
       const s = Number(k.value / 1_000_000n);

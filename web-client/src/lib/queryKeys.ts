@@ -18,12 +18,16 @@ export const keys = {
     /** Keyed by content version: new content is a new preview. */
     preview: (id: string, version: string) => ["datasets", "preview", id, version] as const,
     statistics: (id: string, version: string) => ["datasets", "statistics", id, version] as const,
+    /** The questions it suggests (they change with its columns and values). */
+    suggestions: (id: string) => ["datasets", "suggestions", id] as const,
   },
   savedQueries: ["saved-queries"] as const,
   runs: {
     all: ["runs"] as const,
     list: () => ["runs", "list"] as const,
     detail: (id: string) => ["runs", "detail", id] as const,
+    /** Every run's capsule: whether a run's data changed since (`stale`) follows the datasets. */
+    details: ["runs", "detail"] as const,
     /** A run's event log, and its transcript and steps built from it. */
     events: (id: string) => ["runs", "events", id] as const,
     trace: (id: string) => ["runs", "trace", id] as const,

@@ -43,6 +43,8 @@ export interface Transcript {
   status: RunStatus;
   /** What the run came to, from its RunCompleted (UNSPECIFIED until then). */
   outcome?: RunOutcome;
+  /** What to ask next, from its RunCompleted: each one the server read as answerable. */
+  followUps?: string[];
   error?: string;
 }
 
@@ -57,6 +59,12 @@ export function origin(p: ToolProvenance | undefined): string | undefined {
 
 export function isActive(status: RunStatus): boolean {
   return status === RunStatus.RUNNING || status === RunStatus.AWAITING_CONFIRMATION || status === RunStatus.QUEUED;
+}
+
+/** Whether a tool of the run computed a query that succeeded (its result carries the SQL): its
+ *  answer may go stale, and RerunQuery can compute it again. */
+export function ranQuery(items: Item[]): boolean {
+  return items.some((i) => i.kind === "result" && !i.result.isError && i.result.executedSql !== "");
 }
 
 /** Folds one event into a run's transcript (events are de-duplicated upstream by seq). */
@@ -122,7 +130,7 @@ export function apply<T extends Transcript>(t: T, e: ServerEvent): T {
       items.push({ kind: "grounding", id: String(e.seq), grounding: p.value });
       break;
     case "runCompleted":
-      return { ...t, items, status: p.value.status, outcome: p.value.outcome, error: p.value.error?.message };
+      return { ...t, items, status: p.value.status, outcome: p.value.outcome, followUps: p.value.followUps, error: p.value.error?.message };
   }
   return { ...t, items };
 }

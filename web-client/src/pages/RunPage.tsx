@@ -1,16 +1,18 @@
 // The run inspector: the question, the run's answer and rich results replayed from its event log,
 // the steps it took, its trace timeline and its SQL — for a chat run; a query run shows its SQL or
-// plan and its result. A run still going is followed until it ends.
+// plan and its result. A run still going is followed until it ends. A run whose data changed since
+// says so under its title; one that ran a query can compute it again ("Rerun") under its answer.
 import { useEffect, useRef } from "react";
 import { useParams } from "react-router";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { RunKind, timestampDate } from "@aware/client";
+import { RunKind, RunStatus, timestampDate } from "@aware/client";
 import { errorText, isNotFound } from "../lib/api";
 import { outcomeText, runStateText, usageText } from "../lib/outcome";
 import { usePageTitle } from "../lib/pageTitle";
 import { runEventsQuery, runQuery, runTraceQuery } from "../lib/queries/runs";
 import { keys } from "../lib/queryKeys";
-import { isActive } from "../lib/transcript";
+import { isActive, ranQuery } from "../lib/transcript";
+import { Rerun, StaleBadge } from "../inspector/Rerun";
 import { RunSteps } from "../inspector/RunSteps";
 import { queryTitle } from "../inspector/runTitle";
 import { steps } from "../inspector/steps";
@@ -43,6 +45,9 @@ export function RunPage() {
   const transcript = log.data?.transcript;
   const shown = transcript && transcript.items.length > 0;
   const runSteps = log.data ? steps(log.data.events) : null;
+  const noun = chat ? "answer" : "result";
+  // Any finished run that computed a query can compute it again (RerunQuery refuses the others).
+  const rerun = !going && (run.datasets.length > 0 || (chat ? ranQuery(transcript?.items ?? []) : run.status === RunStatus.SUCCEEDED && run.compiledSql !== ""));
   return (
     <section aria-labelledby="run-title" className="inspector">
       <h1 id="run-title" className="run-question">{title}</h1>
@@ -52,6 +57,7 @@ export function RunPage() {
         {run.model ? <> · {run.model}</> : null}
         {usage ? <> · <span className="usage">{usage}</span></> : null}
       </p>
+      {run.stale && <StaleBadge changed={run.changedDatasets} noun={noun} />}
       {!chat && <SqlBlock sql={run.question} />}
       {chat && shown && (
         <div className="transcript">
@@ -61,6 +67,7 @@ export function RunPage() {
       {chat && (transcript || log.isError) && !shown && run.finalText && <Markdown className="answer" text={run.finalText} />}
       {!chat && run.resultSummary && <p>{run.resultSummary}</p>}
       {run.error && <p className="error">{run.error.message}</p>}
+      {rerun && <Rerun runId={run.runId} noun={noun} lead={<span className="muted">Compute its queries again over the data as it is now.</span>} />}
       {chat && log.isError && <p className="error" role="alert">Cannot read the run's steps: {errorText(log.error)}</p>}
       {chat && runSteps && <RunSteps list={runSteps} />}
       <Trace spans={trace.data ?? []} />

@@ -113,7 +113,8 @@ export function ResultTable({ table, chart, caption, expandable = false, raw = f
           <tr key={row.id}>
             {row.original.values.map((v, ci) => {
               const exact = exactText(v);
-              const shown = raw && exact ? exact : cellText(v, units[ci]);
+              // A raw view shows values as stored: exact numbers, dates as dates.
+              const shown = raw ? exact || cellText(v) : cellText(v, units[ci]);
               return (
                 <td key={ci} className={(numeric[ci] ? "num" : "") + (v.kind.case === "nullValue" ? " null" : "")} title={exact && exact !== shown ? exact : undefined}>
                   {shown}

@@ -7,14 +7,15 @@ import { keys } from "../queryKeys";
 
 function changedByResult(r: ToolResult): QueryKey[] {
   switch (r.rich.case) {
-    // Verified queries that read a deleted dataset go with it.
+    // Verified queries that read a deleted dataset go with it; the answers that read it are stale.
     case "deletedDataset":
-      return [keys.datasets.all, keys.savedQueries];
+      return [keys.datasets.all, keys.savedQueries, keys.runs.details];
     case "importReport":
       return [keys.datasets.all];
-    // A rename rewrites the verified queries that read the table; a save adds a dataset.
+    // A rename rewrites the verified queries that read the table; a save adds a dataset; a
+    // refresh makes the answers that read it stale.
     case "datasetChange":
-      return [keys.datasets.all, keys.savedQueries];
+      return [keys.datasets.all, keys.savedQueries, keys.runs.details];
     case "savedQueryChange":
       return [keys.savedQueries];
     case "accountChange":
@@ -28,8 +29,10 @@ function changedByResult(r: ToolResult): QueryKey[] {
 export function changedBy(e: ServerEvent): QueryKey[] {
   const p = e.payload;
   switch (p.case) {
+    // A remembered answer to a question back is in the dataset's description once the
+    // question's own result is (its ClarificationResolved comes before the rule is kept).
     case "toolResult":
-      return changedByResult(p.value);
+      return p.value.toolName === "ask_user" && !p.value.isError ? [keys.datasets.all] : changedByResult(p.value);
     case "memorySaved":
     case "memoryForgotten":
       return [keys.memories];
@@ -39,9 +42,6 @@ export function changedBy(e: ServerEvent): QueryKey[] {
       return [keys.pendingConfirmations];
     case "confirmationResolved":
       return p.value.grantId ? [keys.pendingConfirmations, keys.grants] : [keys.pendingConfirmations];
-    // A remembered answer is kept as a rule in the dataset's description.
-    case "clarificationResolved":
-      return p.value.remembered ? [keys.datasets.all] : [];
     // A new run for the runs list; a thread's last activity (and a new thread's title).
     case "runCompleted":
       return [keys.runs.all, keys.threads.all];

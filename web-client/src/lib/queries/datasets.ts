@@ -42,6 +42,16 @@ export const datasetQuery = (id: string) =>
     refetchInterval: (q) => (settling(q.state.data) ? SETTLING_POLL_MS : false),
   });
 
+/** The questions a dataset suggests: each one the server read as answerable before offering it. */
+export function useSuggestedQuestions(id: string) {
+  return useQuery({
+    queryKey: keys.datasets.suggestions(id),
+    queryFn: async () => (await aware.datasets.getDataset({ datasetId: id, sampleRows: 0 })).suggestedQuestions,
+    enabled: id !== "",
+    staleTime: 60_000,
+  });
+}
+
 /** One dataset; shown at once from the list when the list has it, then read on its own. */
 export function useDataset(id: string) {
   const client = useQueryClient();
@@ -96,6 +106,8 @@ export function useDeleteDataset() {
     mutationFn: (id: string) => aware.datasets.deleteDataset({ datasetId: id }),
     onSuccess: (_, id) => {
       const its = (key: readonly unknown[]) => key[1] !== "list" && key[2] === id;
+      // The answers that read it are stale now.
+      void client.invalidateQueries({ queryKey: keys.runs.details });
       return Promise.all([
         // The page that asked is left at once: its dataset is not read again (it is gone), only
         // marked stale, so a way back to it finds it gone.
@@ -126,7 +138,12 @@ export function useRefreshDataset() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => aware.datasets.refreshDataset({ datasetId: id }),
-    onSuccess: (r) => (r.changed ? client.invalidateQueries({ queryKey: keys.datasets.all }) : undefined),
+    onSuccess: (r) => {
+      if (!r.changed) return undefined;
+      // The answers that read it are stale now.
+      void client.invalidateQueries({ queryKey: keys.runs.details });
+      return client.invalidateQueries({ queryKey: keys.datasets.all });
+    },
   });
 }
 
