@@ -72,7 +72,8 @@ pub fn not_done(e: &Error) -> String {
 /// The tool's time limit was reached.
 pub fn timed_out(limit: std::time::Duration) -> Error {
     let ms = limit.as_millis();
-    let said = if ms.is_multiple_of(1000) { format!("{} s", ms / 1000) } else { format!("{:.1} s", limit.as_secs_f64()) };
+    let said =
+        if ms.is_multiple_of(1000) { format!("{} s", ms / 1000) } else { format!("{:.1} s", limit.as_secs_f64()) };
     Error::new(ErrorCode::RunnerTimeout, format!("the tool took longer than {said} and was stopped"))
 }
 
