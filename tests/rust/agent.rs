@@ -94,7 +94,7 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
     .await;
     let text = answer(&run).1;
     assert!(text.starts_with("Average price by neighbourhood: "), "{text}");
-    assert!(text.contains(&format!("lowest: {cheapest} (€{})", thousands(&lowest))), "{text}");
+    assert!(text.contains(&format!("lowest {cheapest} (€{})", thousands(&lowest))), "the finding first: {text}");
 
     let run = ask(&server, None, "maximum tenure in customer churn").await;
     let expected = number(&server, "SELECT max(tenure_months) FROM customer_churn").await;

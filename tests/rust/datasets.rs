@@ -233,6 +233,12 @@ async fn bad_files_become_error_datasets_with_reasons_and_the_server_keeps_servi
         ("broken.parquet", "", b"PAR1 this is not really parquet PAR1", "not a valid Parquet file"),
         ("broken.json", "json", b"[{\"a\": 1}, {\"a\": ", "JSON"),
         ("header_only.csv", "csv", b"a,b,c\n", "no data rows"),
+        (
+            "open_quote.csv",
+            "",
+            b"name,note\nana,fine\nbo,\"unterminated\ncy,ok\n",
+            "A quoted value that starts on line 3 is never closed",
+        ),
     ];
     for (name, format, content, expected) in cases {
         let d = upload(&mut client, name, format, content).await.unwrap_or_else(|e| panic!("{name}: {e:?}"));

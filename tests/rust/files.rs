@@ -693,6 +693,16 @@ async fn a_rerun_shows_exactly_the_rows_that_changed_since_the_answer() {
     assert!(!chat_rerun.is_empty() && chat_rerun.iter().all(|q| q.changed_datasets.len() == 1), "{chat_rerun:?}");
     let nothing = api.runs().rerun_query(pb::RerunQueryRequest { run_id: "run_nope".into() }).await.unwrap_err();
     assert!(matches!(nothing.code(), tonic::Code::NotFound | tonic::Code::InvalidArgument), "{nothing:?}");
+
+    // Deleted, and another dataset takes its name: the rerun says the one it read is gone and
+    // never computes over the newcomer.
+    api.datasets().delete_dataset(pb::DeleteDatasetRequest { dataset_id: sales.id.clone() }).await.unwrap();
+    aware_e2e::upload(&server, "sales.csv", "region,amount\nnowhere,1\n".into()).await.unwrap();
+    let gone = &rerun(ran.run_id.clone()).await[0];
+    let error = gone.error.as_ref().expect("the query could not run now");
+    assert_eq!(error.code, pb::ErrorCode::NotFound as i32, "{error:?}");
+    assert!(error.message.starts_with("sales was deleted since"), "{}", error.message);
+    assert!(gone.result.as_ref().is_none_or(|t| t.rows.is_empty()) && gone.added_rows.is_empty(), "{gone:?}");
 }
 
 /// Connected mode: the file tools are not in `GetCapabilities`, not offered to the model (nor

@@ -8677,6 +8677,11 @@ pub struct QueryRerun {
     /// The datasets it read that are another version now (the version now; empty: deleted).
     #[prost(message, repeated, tag = "10")]
     pub changed_datasets: ::prost::alloc::vec::Vec<DatasetVersion>,
+    /// Set when it could not run now — a dataset it read was deleted (NOT_FOUND; never
+    /// computed over another that took its name), or the query failed — and then the result, the
+    /// hashes and the rows are empty. The other queries of the run are still computed.
+    #[prost(message, optional, tag = "11")]
+    pub error: ::core::option::Option<Error>,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SubmitFeedbackRequest {

@@ -1074,6 +1074,7 @@ pub fn rerun(r: &aware_core::query::Rerun) -> pb::QueryRerun {
         unchanged_rows: r.unchanged,
         recorded_rows_kept: r.rows_kept,
         changed_datasets: r.changed_datasets.iter().map(dataset_version).collect(),
+        error: r.error.as_ref().map(run_error),
     }
 }
 

@@ -82,6 +82,9 @@ pub struct Rerun {
     pub rows_kept: bool,
     /// The datasets it read whose version changed since the run.
     pub changed_datasets: Vec<DatasetVersion>,
+    /// Why it could not run now (a dataset it read was deleted, or the query failed); the
+    /// result and the diff are then empty.
+    pub error: Option<crate::run::RunError>,
 }
 
 /// `now` against `before` as multisets of rows: (added, removed, unchanged), in their order.
@@ -248,7 +251,42 @@ impl QueryService {
                 Some(t) if t.truncated => t.rows.len() as u64,
                 _ => u64::from(self.max_rows),
             };
-            let table = self.engine.run(owner, &sql, &tables, limit).await?.table;
+            let changed_datasets = crate::history::changed_since(self.catalog.as_ref(), owner, &c.datasets).await?;
+            let not_run = |error: Error| Rerun {
+                run_id: r.id.clone(),
+                sql: sql.clone(),
+                table: Table::default(),
+                result_sha256: String::new(),
+                recorded_sha256: c.result_sha256.clone().unwrap_or_default(),
+                added: Vec::new(),
+                removed: Vec::new(),
+                unchanged: 0,
+                rows_kept: false,
+                changed_datasets: changed_datasets.clone(),
+                error: Some(crate::run::RunError {
+                    code: error.code,
+                    message: error.message.clone(),
+                    retryable: error.retryable(),
+                }),
+            };
+            // A deleted dataset is not computed over: another that took its table name since
+            // would be read in its place.
+            let gone: Vec<&str> =
+                changed_datasets.iter().filter(|d| d.version_hash.is_empty()).map(|d| d.table_name.as_str()).collect();
+            if !gone.is_empty() {
+                out.push(not_run(Error::new(
+                    crate::ErrorCode::NotFound,
+                    format!("{} was deleted since, so there is nothing to compute it over", gone.join(" and ")),
+                )));
+                continue;
+            }
+            let table = match self.engine.run(owner, &sql, &tables, limit).await {
+                Ok(outcome) => outcome.table,
+                Err(e) => {
+                    out.push(not_run(e));
+                    continue;
+                }
+            };
             let (added, removed, unchanged, rows_kept) = match &c.result {
                 Some(before) => {
                     let (a, r, u) = row_diff(&before.rows, &table.rows);
@@ -266,7 +304,8 @@ impl QueryService {
                 removed,
                 unchanged,
                 rows_kept,
-                changed_datasets: crate::history::changed_since(self.catalog.as_ref(), owner, &c.datasets).await?,
+                changed_datasets,
+                error: None,
             });
         }
         Ok(out)

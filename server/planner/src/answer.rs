@@ -406,21 +406,39 @@ fn grouped_answer(
         .take(shown)
         .map(|(k, v)| format!("{k} {}", v.map_or_else(|| "(none)".to_owned(), show)))
         .collect();
-    let extremes = if valued.len() > 2 {
-        let cmp = |a: &&&(String, Option<f64>), b: &&&(String, Option<f64>)| {
-            a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal)
-        };
-        match (valued.iter().max_by(cmp), valued.iter().min_by(cmp)) {
-            (Some((hk, Some(hv))), Some((lk, Some(lv)))) => {
-                format!(" Highest: {hk} ({}); lowest: {lk} ({}).", show(*hv), show(*lv))
-            }
-            _ => String::new(),
-        }
-    } else {
-        String::new()
-    };
     let more = if n_groups > shown { format!(" … (all {n_groups} are in the table)") } else { String::new() };
-    format!("{} by {group_label}{filters}: {}{more}.{extremes}{truncated}", capitalised(&what), listed.join(", "))
+    let values: Vec<f64> = valued.iter().filter_map(|(_, v)| *v).collect();
+    let (Some(high), Some(low)) = (values.iter().copied().reduce(f64::max), values.iter().copied().reduce(f64::min))
+    else {
+        return format!("{} by {group_label}{filters}: {}{more}.{truncated}", capitalised(&what), listed.join(", "));
+    };
+    if valued.len() <= 2 || high == low {
+        return format!("{} by {group_label}{filters}: {}{more}.{truncated}", capitalised(&what), listed.join(", "));
+    }
+    // The finding first — the highest and the lowest, every group that ties for either — then
+    // the groups in their order.
+    let at = |x: f64| -> String {
+        let keys: Vec<&str> = valued.iter().filter(|(_, v)| *v == Some(x)).map(|(k, _)| k.as_str()).collect();
+        format!("{} ({})", and_list(&keys), show(x))
+    };
+    // No count of its own here: every number of an answer must be one a result holds.
+    let all = if n_groups > shown { "In order" } else { "In full" };
+    format!(
+        "{} by {group_label}{filters}: highest {}, lowest {}. {all}: {}{more}.{truncated}",
+        capitalised(&what),
+        at(high),
+        at(low),
+        listed.join(", ")
+    )
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// A trend over periods in order: from one to the next when two, else the periods where it went

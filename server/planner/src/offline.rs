@@ -19,7 +19,7 @@ use aware_core::run::{RunOutcome, Usage};
 use aware_core::runs::clarify::{ClarificationKind, rules_in};
 use aware_core::runs::events::RichResult;
 use aware_core::runs::model::{
-    LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, word_deltas,
+    LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, phrase_deltas,
 };
 use aware_core::runs::model_view::{outcomes, summary};
 use aware_core::runs::router::{Intent, Object, destructive_request, route, run_id_in, words};
@@ -951,7 +951,7 @@ impl LanguageModel for OfflinePlanner {
 
     async fn complete(&self, request: ModelRequest<'_>, deltas: UnboundedSender<String>) -> Result<ModelTurn> {
         let turn = self.plan(&request).await;
-        for d in word_deltas(&turn.text) {
+        for d in phrase_deltas(&turn.text) {
             let _ = deltas.send(d);
         }
         // No model was called: the run's usage stays at zero.

@@ -335,7 +335,20 @@ fn answers_lead_with_the_insight_in_numbers_people_read() {
     );
     assert_eq!(
         answer("number of tickets by status", &t),
-        "Tickets by status: closed 180, open 59, pending 61. Highest: closed (180); lowest: open (59)."
+        "Tickets by status: highest closed (180), lowest open (59). In full: closed 180, open 59, pending 61."
+    );
+    let tied = table(
+        &[("status", "VARCHAR"), ("tickets", "BIGINT")],
+        vec![
+            vec![Text("closed".into()), Int(180)],
+            vec![Text("open".into()), Int(59)],
+            vec![Text("pending".into()), Int(59)],
+        ],
+    );
+    assert_eq!(
+        answer("number of tickets by status", &tied),
+        "Tickets by status: highest closed (180), lowest open and pending (59). In full: closed 180, open 59, pending 59.",
+        "a tie is said, not broken by the order of the rows"
     );
 }
 

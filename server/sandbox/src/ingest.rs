@@ -136,6 +136,15 @@ fn reader(req: &IngestRequest, full_sample: bool) -> Option<String> {
 }
 
 fn ingest(db: &duckdb::Connection, req: &IngestRequest) -> IngestResponse {
+    // DuckDB's sniffer may read a file whose quote never closes as having no quotes at all, and
+    // keep `"unterminated …` as a value: refused, with the line to fix.
+    if let Some(line) = delimited(req).and_then(|d| unterminated_quote(&req.source, d)) {
+        return IngestResponse::Rejected {
+            message: format!(
+                "A quoted value that starts on line {line} is never closed: add the closing \" (a quote inside a quoted value is written twice, \"\")"
+            ),
+        };
+    }
     match try_ingest(db, req) {
         Ok(r) => r,
         Err(e) => {
@@ -201,6 +210,49 @@ fn ragged_row(path: &Path, delim: char) -> Option<(u64, usize, usize)> {
         Some(n) if !empty && n != fields => Some((record_line, n, fields)),
         _ => None,
     }
+}
+
+/// The line of a quote that opens a field and is never closed (RFC 4180: a quote opens a field
+/// only at its start; inside, `""` is a quote and `"` then a delimiter or a line's end closes it).
+/// Read as bytes, a buffer at a time: quotes, delimiters and line ends are ASCII in UTF-8.
+fn unterminated_quote(path: &Path, delim: char) -> Option<u64> {
+    use std::io::Read;
+    let delim = u8::try_from(delim).ok()?;
+    let mut file = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path).ok()?);
+    let (mut line, mut opened_on) = (1u64, 0u64);
+    let (mut at_field_start, mut quoted, mut closing) = (true, false, false);
+    let mut buf = [0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                line += 1;
+            }
+            if quoted {
+                match (closing, b) {
+                    // `""` inside: a quote.
+                    (true, b'"') => closing = false,
+                    (false, b'"') => closing = true,
+                    // The quote before this byte closed the field.
+                    (true, _) => {
+                        (quoted, closing) = (false, false);
+                        at_field_start = b == delim || b == b'\n';
+                    }
+                    (false, _) => {}
+                }
+                continue;
+            }
+            if at_field_start && b == b'"' {
+                (quoted, opened_on) = (true, line);
+                continue;
+            }
+            at_field_start = b == delim || b == b'\n' || (b == b'\r' && at_field_start);
+        }
+    }
+    (quoted && !closing).then_some(opened_on)
 }
 
 /// An in-memory DuckDB without extension autoloading; the request's limits are set on it later.
@@ -367,6 +419,21 @@ mod tests {
             IngestResponse::Rejected { message } | IngestResponse::TooBig { message } => message,
             IngestResponse::Ingested { .. } => panic!("not an error"),
         }
+    }
+
+    #[test]
+    fn a_quote_that_never_closes_is_found_and_quotes_inside_values_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        let found = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            unterminated_quote(&path, ',')
+        };
+        assert_eq!(found("name,note\nana,\"unterminated\nbo,fine\n"), Some(2));
+        assert_eq!(found("name,note\nana,\"closed, with \"\"quotes\"\"\"\nbo,\"multi\nline\"\n"), None);
+        assert_eq!(found("name,size\ntv,55\" screen\nbo,\"x\"\r\n"), None, "a quote inside a value opens nothing");
+        assert_eq!(found("a,b\n1,\"\"\n"), None, "an empty quoted value");
+        assert_eq!(found("a,b\n1,\"x\""), None, "closed at the end of the file");
     }
 
     #[test]

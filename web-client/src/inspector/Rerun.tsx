@@ -64,6 +64,16 @@ function diffTable(q: QueryRerun): Table | undefined {
 }
 
 function QueryAgain({ q, at, of }: { q: QueryRerun; at: number; of: number }) {
+  if (q.error) {
+    return (
+      <li className="rerun-query">
+        <p className="error rerun-error" role="alert">
+          {of > 1 && <span className="rerun-which">Query {at + 1}: </span>}
+          Could not compute it again: {q.error.message}
+        </p>
+      </li>
+    );
+  }
   const verdict = rerunVerdict(q);
   const diff = diffTable(q);
   const unchanged = Number(q.unchangedRows);

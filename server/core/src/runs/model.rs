@@ -117,16 +117,20 @@ pub trait LanguageModel: Send + Sync {
     async fn complete(&self, request: ModelRequest<'_>, deltas: UnboundedSender<String>) -> Result<ModelTurn>;
 }
 
-/// Splits `text` into word-sized deltas (each keeps its trailing whitespace).
-pub fn word_deltas(text: &str) -> Vec<String> {
+/// Splits `text` into phrase-sized deltas for a model that has its whole text at once: a delta
+/// ends at a line's end, or at the first space after [`PHRASE_CHARS`] characters (each keeps its
+/// trailing whitespace). An answer still arrives piece by piece, in a handful of events rather
+/// than one per word.
+pub fn phrase_deltas(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
+    let mut chars = 0;
     for c in text.chars() {
-        if c.is_whitespace() && !current.trim().is_empty() {
-            current.push(c);
+        current.push(c);
+        chars += 1;
+        if c == '\n' || (c.is_whitespace() && chars >= PHRASE_CHARS && !current.trim().is_empty()) {
             out.push(std::mem::take(&mut current));
-        } else {
-            current.push(c);
+            chars = 0;
         }
     }
     if !current.is_empty() {
@@ -134,6 +138,9 @@ pub fn word_deltas(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// How long a phrase of [`phrase_deltas`] grows before it ends at a space.
+pub const PHRASE_CHARS: usize = 48;
 
 /// A rough token estimate (about four characters a token) for usage of aborted calls.
 pub fn estimate_tokens(text: &str) -> u64 {
@@ -145,9 +152,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn word_deltas_reassemble_the_text() {
+    fn phrase_deltas_reassemble_the_text_in_a_few_pieces() {
         let text = "You have 3 datasets:\n- a (10 rows)  \n- b";
-        assert_eq!(word_deltas(text).concat(), text);
-        assert_eq!(word_deltas("one two"), ["one ", "two"]);
+        assert_eq!(phrase_deltas(text).concat(), text);
+        assert_eq!(phrase_deltas(text), ["You have 3 datasets:\n", "- a (10 rows)  \n", "- b"], "a line each");
+        let long = "word ".repeat(60);
+        let pieces = phrase_deltas(&long);
+        assert_eq!(pieces.concat(), long);
+        assert!((4..=8).contains(&pieces.len()), "300 characters in a few deltas, not 60: {}", pieces.len());
     }
 }

@@ -70,8 +70,9 @@ function DatasetDetail({ dataset }: { dataset: Dataset }) {
         {ready && <> · {isDoc ? passagesText(dataset.rowCount) : `${count(dataset.rowCount)} rows`}</>}
         {dataset.format === DatasetFormat.DERIVED ? <> · saved from a query</> : <> · {formatBytes(dataset.sizeBytes)}</>}
         {ready && index ? <> · <span className="search-state">search: {searchText(index)}</span></> : null}
-        {ready && !editing && <>{" · "}<button type="button" onClick={() => setEditing(true)}>Rename or describe</button></>}
-        {" · "}
+      </p>
+      <p className="dataset-actions">
+        {ready && !editing && <button type="button" onClick={() => setEditing(true)}>Rename or describe</button>}
         <ConfirmDialog
           trigger={<button type="button" className="danger">Delete dataset</button>}
           title={`Delete ${dataset.tableName}?`}

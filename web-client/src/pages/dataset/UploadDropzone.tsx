@@ -27,10 +27,12 @@ export function UploadDropzone() {
         if (f) send(f);
       }}
     >
-      <label>
-        Drop a CSV, TSV, Parquet, JSON or NDJSON file — or a Markdown or text document (.md, .txt) for the assistant to cite — here, or{" "}
+      <p>Drop a CSV, TSV, Parquet, JSON or NDJSON file — or a Markdown or text document (.md, .txt) for the assistant to cite — here, or</p>
+      {/* The browser's own file control, kept for the keyboard and screen readers, under a button of ours. */}
+      <label className="pick-file">
         <input
           type="file"
+          className="sr-only"
           aria-label="Upload a dataset file"
           onChange={(e) => {
             const f = e.target.files?.[0];
@@ -38,6 +40,7 @@ export function UploadDropzone() {
             e.target.value = "";
           }}
         />
+        Choose a file…
       </label>
       {progress !== null && <progress value={progress} max={1} aria-label="Upload progress" />}
       {upload.isError && <p className="error" role="alert">{errorText(upload.error)}</p>}

@@ -28,7 +28,7 @@ from aware.v1 import run_pb2 as aware_dot_v1_dot_run__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61ware/v1/runs.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x15\x61ware/v1/events.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"#\n\x11RerunQueryRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\";\n\x12RerunQueryResponse\x12%\n\x07queries\x18\x01 \x03(\x0b\x32\x14.aware.v1.QueryRerun\"\xaa\x02\n\nQueryRerun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03sql\x18\x02 \x01(\t\x12\x1f\n\x06result\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Table\x12\x15\n\rresult_sha256\x18\x04 \x01(\t\x12\x17\n\x0frecorded_sha256\x18\x05 \x01(\t\x12!\n\nadded_rows\x18\x06 \x03(\x0b\x32\r.aware.v1.Row\x12#\n\x0cremoved_rows\x18\x07 \x03(\x0b\x32\r.aware.v1.Row\x12\x16\n\x0eunchanged_rows\x18\x08 \x01(\x04\x12\x1a\n\x12recorded_rows_kept\x18\t \x01(\x08\x12\x32\n\x10\x63hanged_datasets\x18\n \x03(\x0b\x32\x18.aware.v1.DatasetVersion\"a\n\x15SubmitFeedbackRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12(\n\x06rating\x18\x02 \x01(\x0e\x32\x18.aware.v1.FeedbackRating\x12\x0e\n\x06reason\x18\x03 \x01(\t\">\n\x16SubmitFeedbackResponse\x12$\n\x08\x66\x65\x65\x64\x62\x61\x63k\x18\x01 \x01(\x0b\x32\x12.aware.v1.Feedback\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\",\n\x0eGetRunResponse\x12\x1a\n\x03run\x18\x01 \x01(\x0b\x32\r.aware.v1.Run\"\x9c\x01\n\x0fListRunsRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\x12(\n\x06rating\x18\x04 \x01(\x0e\x32\x18.aware.v1.FeedbackRating\x12%\n\x07outcome\x18\x05 \x01(\x0e\x32\x14.aware.v1.RunOutcome\"H\n\x10ListRunsResponse\x12\x1b\n\x04runs\x18\x01 \x03(\x0b\x32\r.aware.v1.Run\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"H\n\x14ListRunEventsRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\x12\r\n\x05limit\x18\x03 \x01(\r\"u\n\x15ListRunEventsResponse\x12%\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x15.aware.v1.ServerEvent\x12#\n\x06status\x18\x02 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\"$\n\x12GetRunTraceRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"4\n\x13GetRunTraceResponse\x12\x1d\n\x05spans\x18\x01 \x03(\x0b\x32\x0e.aware.v1.Span\"M\n\x0fGetUsageRequest\x12)\n\x05since\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07user_id\x18\x02 \x01(\t\"Q\n\x10GetUsageResponse\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x1e\n\x05usage\x18\x02 \x01(\x0b\x32\x0f.aware.v1.Usage\x12\x0c\n\x04runs\x18\x03 \x01(\r2\x8c\x04\n\x0bRunsService\x12;\n\x06GetRun\x12\x17.aware.v1.GetRunRequest\x1a\x18.aware.v1.GetRunResponse\x12\x41\n\x08ListRuns\x12\x19.aware.v1.ListRunsRequest\x1a\x1a.aware.v1.ListRunsResponse\x12P\n\rListRunEvents\x12\x1e.aware.v1.ListRunEventsRequest\x1a\x1f.aware.v1.ListRunEventsResponse\x12J\n\x0bGetRunTrace\x12\x1c.aware.v1.GetRunTraceRequest\x1a\x1d.aware.v1.GetRunTraceResponse\x12\x41\n\x08GetUsage\x12\x19.aware.v1.GetUsageRequest\x1a\x1a.aware.v1.GetUsageResponse\x12S\n\x0eSubmitFeedback\x12\x1f.aware.v1.SubmitFeedbackRequest\x1a .aware.v1.SubmitFeedbackResponse\x12G\n\nRerunQuery\x12\x1b.aware.v1.RerunQueryRequest\x1a\x1c.aware.v1.RerunQueryResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61ware/v1/runs.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\x1a\x15\x61ware/v1/events.proto\x1a\x12\x61ware/v1/run.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"#\n\x11RerunQueryRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\";\n\x12RerunQueryResponse\x12%\n\x07queries\x18\x01 \x03(\x0b\x32\x14.aware.v1.QueryRerun\"\xca\x02\n\nQueryRerun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03sql\x18\x02 \x01(\t\x12\x1f\n\x06result\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Table\x12\x15\n\rresult_sha256\x18\x04 \x01(\t\x12\x17\n\x0frecorded_sha256\x18\x05 \x01(\t\x12!\n\nadded_rows\x18\x06 \x03(\x0b\x32\r.aware.v1.Row\x12#\n\x0cremoved_rows\x18\x07 \x03(\x0b\x32\r.aware.v1.Row\x12\x16\n\x0eunchanged_rows\x18\x08 \x01(\x04\x12\x1a\n\x12recorded_rows_kept\x18\t \x01(\x08\x12\x32\n\x10\x63hanged_datasets\x18\n \x03(\x0b\x32\x18.aware.v1.DatasetVersion\x12\x1e\n\x05\x65rror\x18\x0b \x01(\x0b\x32\x0f.aware.v1.Error\"a\n\x15SubmitFeedbackRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12(\n\x06rating\x18\x02 \x01(\x0e\x32\x18.aware.v1.FeedbackRating\x12\x0e\n\x06reason\x18\x03 \x01(\t\">\n\x16SubmitFeedbackResponse\x12$\n\x08\x66\x65\x65\x64\x62\x61\x63k\x18\x01 \x01(\x0b\x32\x12.aware.v1.Feedback\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\",\n\x0eGetRunResponse\x12\x1a\n\x03run\x18\x01 \x01(\x0b\x32\r.aware.v1.Run\"\x9c\x01\n\x0fListRunsRequest\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\x12(\n\x06rating\x18\x04 \x01(\x0e\x32\x18.aware.v1.FeedbackRating\x12%\n\x07outcome\x18\x05 \x01(\x0e\x32\x14.aware.v1.RunOutcome\"H\n\x10ListRunsResponse\x12\x1b\n\x04runs\x18\x01 \x03(\x0b\x32\r.aware.v1.Run\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"H\n\x14ListRunEventsRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\x12\r\n\x05limit\x18\x03 \x01(\r\"u\n\x15ListRunEventsResponse\x12%\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x15.aware.v1.ServerEvent\x12#\n\x06status\x18\x02 \x01(\x0e\x32\x13.aware.v1.RunStatus\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\"$\n\x12GetRunTraceRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"4\n\x13GetRunTraceResponse\x12\x1d\n\x05spans\x18\x01 \x03(\x0b\x32\x0e.aware.v1.Span\"M\n\x0fGetUsageRequest\x12)\n\x05since\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07user_id\x18\x02 \x01(\t\"Q\n\x10GetUsageResponse\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\x1e\n\x05usage\x18\x02 \x01(\x0b\x32\x0f.aware.v1.Usage\x12\x0c\n\x04runs\x18\x03 \x01(\r2\x8c\x04\n\x0bRunsService\x12;\n\x06GetRun\x12\x17.aware.v1.GetRunRequest\x1a\x18.aware.v1.GetRunResponse\x12\x41\n\x08ListRuns\x12\x19.aware.v1.ListRunsRequest\x1a\x1a.aware.v1.ListRunsResponse\x12P\n\rListRunEvents\x12\x1e.aware.v1.ListRunEventsRequest\x1a\x1f.aware.v1.ListRunEventsResponse\x12J\n\x0bGetRunTrace\x12\x1c.aware.v1.GetRunTraceRequest\x1a\x1d.aware.v1.GetRunTraceResponse\x12\x41\n\x08GetUsage\x12\x19.aware.v1.GetUsageRequest\x1a\x1a.aware.v1.GetUsageResponse\x12S\n\x0eSubmitFeedback\x12\x1f.aware.v1.SubmitFeedbackRequest\x1a .aware.v1.SubmitFeedbackResponse\x12G\n\nRerunQuery\x12\x1b.aware.v1.RerunQueryRequest\x1a\x1c.aware.v1.RerunQueryResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,31 +40,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RERUNQUERYRESPONSE']._serialized_start=169
   _globals['_RERUNQUERYRESPONSE']._serialized_end=228
   _globals['_QUERYRERUN']._serialized_start=231
-  _globals['_QUERYRERUN']._serialized_end=529
-  _globals['_SUBMITFEEDBACKREQUEST']._serialized_start=531
-  _globals['_SUBMITFEEDBACKREQUEST']._serialized_end=628
-  _globals['_SUBMITFEEDBACKRESPONSE']._serialized_start=630
-  _globals['_SUBMITFEEDBACKRESPONSE']._serialized_end=692
-  _globals['_GETRUNREQUEST']._serialized_start=694
-  _globals['_GETRUNREQUEST']._serialized_end=725
-  _globals['_GETRUNRESPONSE']._serialized_start=727
-  _globals['_GETRUNRESPONSE']._serialized_end=771
-  _globals['_LISTRUNSREQUEST']._serialized_start=774
-  _globals['_LISTRUNSREQUEST']._serialized_end=930
-  _globals['_LISTRUNSRESPONSE']._serialized_start=932
-  _globals['_LISTRUNSRESPONSE']._serialized_end=1004
-  _globals['_LISTRUNEVENTSREQUEST']._serialized_start=1006
-  _globals['_LISTRUNEVENTSREQUEST']._serialized_end=1078
-  _globals['_LISTRUNEVENTSRESPONSE']._serialized_start=1080
-  _globals['_LISTRUNEVENTSRESPONSE']._serialized_end=1197
-  _globals['_GETRUNTRACEREQUEST']._serialized_start=1199
-  _globals['_GETRUNTRACEREQUEST']._serialized_end=1235
-  _globals['_GETRUNTRACERESPONSE']._serialized_start=1237
-  _globals['_GETRUNTRACERESPONSE']._serialized_end=1289
-  _globals['_GETUSAGEREQUEST']._serialized_start=1291
-  _globals['_GETUSAGEREQUEST']._serialized_end=1368
-  _globals['_GETUSAGERESPONSE']._serialized_start=1370
-  _globals['_GETUSAGERESPONSE']._serialized_end=1451
-  _globals['_RUNSSERVICE']._serialized_start=1454
-  _globals['_RUNSSERVICE']._serialized_end=1978
+  _globals['_QUERYRERUN']._serialized_end=561
+  _globals['_SUBMITFEEDBACKREQUEST']._serialized_start=563
+  _globals['_SUBMITFEEDBACKREQUEST']._serialized_end=660
+  _globals['_SUBMITFEEDBACKRESPONSE']._serialized_start=662
+  _globals['_SUBMITFEEDBACKRESPONSE']._serialized_end=724
+  _globals['_GETRUNREQUEST']._serialized_start=726
+  _globals['_GETRUNREQUEST']._serialized_end=757
+  _globals['_GETRUNRESPONSE']._serialized_start=759
+  _globals['_GETRUNRESPONSE']._serialized_end=803
+  _globals['_LISTRUNSREQUEST']._serialized_start=806
+  _globals['_LISTRUNSREQUEST']._serialized_end=962
+  _globals['_LISTRUNSRESPONSE']._serialized_start=964
+  _globals['_LISTRUNSRESPONSE']._serialized_end=1036
+  _globals['_LISTRUNEVENTSREQUEST']._serialized_start=1038
+  _globals['_LISTRUNEVENTSREQUEST']._serialized_end=1110
+  _globals['_LISTRUNEVENTSRESPONSE']._serialized_start=1112
+  _globals['_LISTRUNEVENTSRESPONSE']._serialized_end=1229
+  _globals['_GETRUNTRACEREQUEST']._serialized_start=1231
+  _globals['_GETRUNTRACEREQUEST']._serialized_end=1267
+  _globals['_GETRUNTRACERESPONSE']._serialized_start=1269
+  _globals['_GETRUNTRACERESPONSE']._serialized_end=1321
+  _globals['_GETUSAGEREQUEST']._serialized_start=1323
+  _globals['_GETUSAGEREQUEST']._serialized_end=1400
+  _globals['_GETUSAGERESPONSE']._serialized_start=1402
+  _globals['_GETUSAGERESPONSE']._serialized_end=1483
+  _globals['_RUNSSERVICE']._serialized_start=1486
+  _globals['_RUNSSERVICE']._serialized_end=2010
 # @@protoc_insertion_point(module_scope)

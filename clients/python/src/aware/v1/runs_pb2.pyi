@@ -25,7 +25,7 @@ class RerunQueryResponse(_message.Message):
     def __init__(self, queries: _Optional[_Iterable[_Union[QueryRerun, _Mapping]]] = ...) -> None: ...
 
 class QueryRerun(_message.Message):
-    __slots__ = ("run_id", "sql", "result", "result_sha256", "recorded_sha256", "added_rows", "removed_rows", "unchanged_rows", "recorded_rows_kept", "changed_datasets")
+    __slots__ = ("run_id", "sql", "result", "result_sha256", "recorded_sha256", "added_rows", "removed_rows", "unchanged_rows", "recorded_rows_kept", "changed_datasets", "error")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SQL_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,7 @@ class QueryRerun(_message.Message):
     UNCHANGED_ROWS_FIELD_NUMBER: _ClassVar[int]
     RECORDED_ROWS_KEPT_FIELD_NUMBER: _ClassVar[int]
     CHANGED_DATASETS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     sql: str
     result: _common_pb2.Table
@@ -46,7 +47,8 @@ class QueryRerun(_message.Message):
     unchanged_rows: int
     recorded_rows_kept: bool
     changed_datasets: _containers.RepeatedCompositeFieldContainer[_run_pb2.DatasetVersion]
-    def __init__(self, run_id: _Optional[str] = ..., sql: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., result_sha256: _Optional[str] = ..., recorded_sha256: _Optional[str] = ..., added_rows: _Optional[_Iterable[_Union[_common_pb2.Row, _Mapping]]] = ..., removed_rows: _Optional[_Iterable[_Union[_common_pb2.Row, _Mapping]]] = ..., unchanged_rows: _Optional[int] = ..., recorded_rows_kept: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[_run_pb2.DatasetVersion, _Mapping]]] = ...) -> None: ...
+    error: _common_pb2.Error
+    def __init__(self, run_id: _Optional[str] = ..., sql: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., result_sha256: _Optional[str] = ..., recorded_sha256: _Optional[str] = ..., added_rows: _Optional[_Iterable[_Union[_common_pb2.Row, _Mapping]]] = ..., removed_rows: _Optional[_Iterable[_Union[_common_pb2.Row, _Mapping]]] = ..., unchanged_rows: _Optional[int] = ..., recorded_rows_kept: _Optional[bool] = ..., changed_datasets: _Optional[_Iterable[_Union[_run_pb2.DatasetVersion, _Mapping]]] = ..., error: _Optional[_Union[_common_pb2.Error, _Mapping]] = ...) -> None: ...
 
 class SubmitFeedbackRequest(_message.Message):
     __slots__ = ("run_id", "rating", "reason")
