@@ -360,6 +360,52 @@ test("a file uploads from the page, the list updates, and a grouped aggregate ge
 
 /** A Content-Security-Policy without 'unsafe-eval' or inline styles, for the page `context` opens. */
 
+test("any table can be charted: a dataset's preview on asking, averaged where its values repeat; kind, across and of are picked; the server's chart is the first pick and can be hidden", async () => {
+  const { context, page } = await open();
+  await page.getByRole("link", { name: "barcelona_apartments.csv" }).click();
+  const preview = page.locator("main .result").first();
+  await preview.locator("tbody tr").first().waitFor();
+  assert.equal(await preview.locator("figure.chart-figure").count(), 0, "a raw preview has no chart until asked");
+  await preview.getByRole("button", { name: "Chart" }).click();
+  const settings = preview.getByRole("group", { name: "Chart settings" });
+  const chosen = (label) => settings.getByLabel(label).evaluate((s) => s.selectedOptions[0].textContent);
+  assert.deepEqual([await chosen("Chart"), await chosen("across"), await chosen("of")], ["Bars", "neighbourhood", "bedrooms"], "text across, the first measure (not an id) up");
+  await settings.getByLabel("of").selectOption({ label: "price_eur" });
+  const figure = preview.locator("figure.chart-figure");
+  await figure.locator("figcaption").getByText("average price_eur by neighbourhood").waitFor();
+  // One bar per neighbourhood of the 20 rows shown, each the average of its rows.
+  const rows = await preview.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.cells[1].innerText, Number(tr.cells[5].innerText)]));
+  const by = new Map();
+  for (const [n, p] of rows) by.set(n, [...(by.get(n) ?? []), p]);
+  const bars = figure.locator("svg g.mark-rect.role-mark path");
+  await bars.first().waitFor();
+  assert.equal(await bars.count(), by.size, "a bar per neighbourhood shown");
+  const spoken = await figure.locator("div.chart[role=img]").getAttribute("aria-label");
+  const [name, prices] = [...by.entries()][0];
+  const mean = prices.reduce((a, b) => a + b, 0) / prices.length;
+  assert.ok(spoken.includes(`${name} €${Math.round(mean).toLocaleString("en-US")}`), `the average of its rows: ${name} ${mean} in ${spoken}`);
+  await settings.getByLabel("Chart").selectOption({ label: "Points" });
+  await figure.locator("figcaption").getByText("price_eur against neighbourhood", { exact: true }).waitFor();
+  await figure.locator("svg g.mark-symbol.role-mark path").first().waitFor();
+  assert.equal(await figure.locator("svg g.mark-symbol.role-mark path").count(), rows.length, "points draw every row");
+  await page.screenshot({ path: join(shots, "chart-picker.png") });
+  await settings.getByRole("button", { name: "Hide chart" }).click();
+  assert.equal(await figure.count(), 0);
+  await preview.getByRole("button", { name: "Chart" }).waitFor();
+
+  // An answer's chart is the server's, with the same settings to change.
+  const turn = await ask(page, "average price by neighbourhood");
+  await finished(turn);
+  const answered = turn.getByRole("group", { name: "Chart settings" });
+  assert.deepEqual(
+    await Promise.all(["Chart", "across", "of"].map((l) => answered.getByLabel(l).evaluate((s) => s.selectedOptions[0].textContent))),
+    ["Bars", "neighbourhood", "avg_price_eur"],
+  );
+  await answered.getByLabel("Chart").selectOption({ label: "Line" });
+  await turn.locator("figure.chart-figure svg g.mark-line.role-mark path").first().waitFor();
+  await context.close();
+});
+
 test("a grouped aggregate is drawn from the server's Vega-Lite chart, under a CSP without eval: a bar per row, labelled by category; PNG, SVG and a spec that validates", async () => {
   const context = await browser.newContext({ viewport: DESKTOP });
   // The server's own policy allows no eval: a chart that needed it (vega compiles expressions

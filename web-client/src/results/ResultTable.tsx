@@ -1,16 +1,18 @@
 // A result table: typed formatting (money in its currency from the column name, rounded numbers
 // with the exact value on hover), sorting by a column's header, horizontal scrolling with a hint
 // when columns are out of view, "Expand" to read a wide table in a dialog the size of the window,
-// formula-safe "Export CSV" of the rows as shown, and above it the chart the server picked for the
-// result, when it picked one (tables outside a tool result have none). The table model — the
+// formula-safe "Export CSV" of the rows as shown, and above it a chart: the one the server picked
+// for the result when it picked one, else one the person asks for ("Chart"), either re-drawn as
+// they pick its kind, the column across and the number drawn (`chartPick.ts`). The table model — the
 // sorting state, its cycle and the sorted rows — is TanStack Table's; the order of two cells is
 // ours (`compareCells`).
 import { useMemo, useState } from "react";
 import { getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from "@tanstack/react-table";
-import type { Chart, Row, Table, Value } from "@aware/client";
+import { ChartKind, type Chart, type Row, type Table, type Value } from "@aware/client";
 import { cellNumber, cellText, columnUnit, count, exactText, tableCsv } from "../lib/format";
 import { DialogContent, DialogRoot, DialogTrigger } from "../ui/Dialog";
 import { ChartFigure } from "./ChartFigure";
+import { chartable, pickedChart, seedPick, type Pick } from "./chartPick";
 import { ScrollBox } from "./ScrollBox";
 
 function isNumeric(t: Table, col: number): boolean {
@@ -56,6 +58,16 @@ export function ResultTable({ table, chart, caption, expandable = false, raw = f
   // Worked out once per table: a streaming answer re-renders its turn for every delta.
   const numeric = useMemo(() => table.columns.map((_, i) => isNumeric(table, i)), [table]);
   const units = useMemo(() => table.columns.map((c) => columnUnit(c.name)), [table]);
+  // The chart: as the server chose it until the person picks (null: they hid it).
+  const canChart = useMemo(() => chartable(table, numeric), [table, numeric]);
+  const seed = useMemo(() => (canChart ? seedPick(table, numeric, chart) : undefined), [canChart, table, numeric, chart]);
+  const [pick, setPick] = useState<Pick | null | undefined>(undefined);
+  const current = pick === undefined ? (chart ? seed : undefined) : (pick ?? undefined);
+  const shown = useMemo(() => {
+    if (!current) return undefined;
+    const asServed = chart && seed && current.kind === seed.kind && current.x === seed.x && current.y === seed.y;
+    return asServed ? chart : pickedChart(table, numeric, current);
+  }, [current, chart, seed, table, numeric]);
   const columns = useMemo<ColumnDef<Row>[]>(
     () =>
       table.columns.map((_, i) => ({
@@ -154,11 +166,50 @@ export function ResultTable({ table, chart, caption, expandable = false, raw = f
               </DialogContent>
             </DialogRoot>
           )}
+          {canChart && !current && seed && (
+            <button type="button" onClick={() => setPick(seed)}>Chart</button>
+          )}
           <button type="button" onClick={exportCsv}>Export CSV</button>
         </span>
       </div>
-      {chart && <ChartFigure chart={chart} />}
+      {current && (
+        <ChartPicker table={table} numeric={numeric} pick={current} onPick={setPick} />
+      )}
+      {shown && <ChartFigure chart={shown} />}
       <ScrollBox label={caption ?? "result table"}>{grid}</ScrollBox>
+    </div>
+  );
+}
+
+const KINDS: [ChartKind, string][] = [
+  [ChartKind.BAR, "Bars"],
+  [ChartKind.LINE, "Line"],
+  [ChartKind.SCATTER, "Points"],
+];
+
+/** The chart's kind, the column across and the number drawn; Hide takes the chart away. */
+function ChartPicker({ table, numeric, pick, onPick }: { table: Table; numeric: boolean[]; pick: Pick; onPick: (p: Pick | null) => void }) {
+  return (
+    <div className="chart-picker" role="group" aria-label="Chart settings">
+      <label>
+        Chart{" "}
+        <select value={pick.kind} onChange={(e) => onPick({ ...pick, kind: Number(e.target.value) as ChartKind })}>
+          {KINDS.map(([k, name]) => <option key={k} value={k}>{name}</option>)}
+        </select>
+      </label>
+      <label>
+        across{" "}
+        <select value={pick.x} onChange={(e) => onPick({ ...pick, x: Number(e.target.value) })}>
+          {table.columns.map((c, i) => <option key={i} value={i}>{c.name}</option>)}
+        </select>
+      </label>
+      <label>
+        of{" "}
+        <select value={pick.y} onChange={(e) => onPick({ ...pick, y: Number(e.target.value) })}>
+          {table.columns.map((c, i) => (numeric[i] ? <option key={i} value={i}>{c.name}</option> : null))}
+        </select>
+      </label>
+      <button type="button" className="link" onClick={() => onPick(null)}>Hide chart</button>
     </div>
   );
 }
