@@ -88,8 +88,11 @@ pub fn condition(lex: &Lexicon, c: &Cond) -> String {
                 ("has" | "have", false) => format!("without {article}{label}"),
                 ("is" | "was" | "are", true) => format!("that are {label}"),
                 ("is" | "was" | "are", false) => format!("that are not {label}"),
-                _ if label.ends_with("ed") && *holds => format!("that {label}"),
-                _ if label.ends_with("ed") => format!("that did not {}", label.trim_end_matches("ed")),
+                // "customers that churned": something the rows did.
+                _ if did_it(label) && *holds => format!("that {label}"),
+                _ if did_it(label) => format!("that did not {}", label.trim_end_matches("ed")),
+                // "orders that were returned": something done to them.
+                _ if label.ends_with("ed") => format!("that were {}{label}", if *holds { "" } else { "not " }),
                 // "readmitted within 30 days".
                 _ if first.ends_with("ed") => format!("that were {}{label}", if *holds { "" } else { "not " }),
                 _ => format!("where {label} is {}", if *holds { "true" } else { "false" }),
@@ -116,6 +119,39 @@ pub fn condition(lex: &Lexicon, c: &Cond) -> String {
         }
         _ => format!("with a condition on {label}"),
     }
+}
+
+/// Whether a flag's past tense is something the rows did themselves ("churned", "defaulted"),
+/// not something done to them ("returned", "refunded", "cancelled" orders).
+fn did_it(label: &str) -> bool {
+    const DONE_BY_THEM: &[&str] = &[
+        "churned",
+        "defaulted",
+        "converted",
+        "survived",
+        "subscribed",
+        "unsubscribed",
+        "enrolled",
+        "graduated",
+        "resigned",
+        "retired",
+        "attended",
+        "responded",
+        "renewed",
+        "upgraded",
+        "downgraded",
+        "voted",
+        "participated",
+        "relapsed",
+        "recovered",
+        "failed",
+        "passed",
+        "succeeded",
+        "clicked",
+        "purchased",
+        "bounced",
+    ];
+    DONE_BY_THEM.contains(&label)
 }
 
 /// A condition as what the rows do or have, for shares: "churned", "have a terrace", "are in
