@@ -490,7 +490,7 @@ impl OfflinePlanner {
                     {
                         // The same reading that made the plan (the catalog may have changed since).
                         Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
-                            follow_ups = self.follow_ups(&lex, &r).await;
+                            follow_ups = self.follow_ups(&lex, &r, table.rows.len()).await;
                             answer::write(&lex, &r, table)
                         }
                         _ => format!(

@@ -87,7 +87,7 @@ impl<'a> Parts<'a> {
 
     /// Follow-ups of an answer read as `reading`: the same by another category (not one it
     /// grouped or filtered by), the same by month, the top 5 of its groups.
-    fn follow_ups(&self, reading: &Reading, lex: &Lexicon) -> Vec<String> {
+    fn follow_ups(&self, reading: &Reading, lex: &Lexicon, rows: usize) -> Vec<String> {
         let grouped = reading.group.map(|(i, bucket)| (lex.columns[i].label.as_str(), bucket.is_some()));
         let used: Vec<&str> = reading
             .filters
@@ -102,7 +102,8 @@ impl<'a> Parts<'a> {
         if self.dated && !grouped.is_some_and(|(_, by_time)| by_time) {
             out.push("and by month?".to_owned());
         }
-        if let (Some((g, false)), Some((m, additive))) = (grouped, self.measures.first()) {
+        // A top 5 of five groups or fewer is the answer again.
+        if let (Some((g, false)), Some((m, additive)), true) = (grouped, self.measures.first(), rows > 5) {
             out.push(format!("top 5 {g} by {} {m}", if *additive { "total" } else { "average" }));
         }
         out
@@ -140,9 +141,10 @@ impl QuestionSuggester for OfflinePlanner {
 impl OfflinePlanner {
     /// Up to [`FOLLOW_UPS`] questions to ask next after a question read as `reading` was
     /// answered, each read as a follow-up of it into a plan of its own.
-    pub(crate) async fn follow_ups(&self, lex: &Lexicon, reading: &Reading) -> Vec<String> {
+    /// `rows`: how many the answer's table had.
+    pub(crate) async fn follow_ups(&self, lex: &Lexicon, reading: &Reading, rows: usize) -> Vec<String> {
         let mut out = Vec::new();
-        for next in Parts::of(lex).follow_ups(reading, lex) {
+        for next in Parts::of(lex).follow_ups(reading, lex, rows) {
             if out.len() == FOLLOW_UPS {
                 break;
             }
