@@ -44,6 +44,44 @@ pub(crate) fn double_text(d: f64) -> String {
     }
 }
 
+/// A figure for reading beside a text bar, as the web app's tables write it: whole and grouped
+/// from 1,000, two decimals from 1, three significant digits below; money in its currency when
+/// the column's name ends with one (`avg_price_eur` → €625,222).
+pub(crate) fn figure_text(d: f64, column: &str) -> String {
+    if !d.is_finite() {
+        return double_text(d);
+    }
+    let lower = column.to_ascii_lowercase();
+    let currency = [("eur", "€"), ("usd", "$"), ("gbp", "£")]
+        .iter()
+        .find(|(suffix, _)| lower.trim_end_matches(')').rsplit(['_', '(']).next() == Some(*suffix))
+        .map_or("", |(_, sign)| *sign);
+    let abs = d.abs();
+    let digits = if abs >= 1000.0 || d.fract() == 0.0 {
+        0
+    } else if abs >= 1.0 {
+        2
+    } else {
+        (2 - abs.log10().floor() as i32).clamp(0, 12) as usize
+    };
+    let text = format!("{abs:.digits$}");
+    let (whole, fraction) = text.split_once('.').map_or((text.as_str(), ""), |(w, f)| (w, f));
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let fraction = fraction.trim_end_matches('0');
+    let sign = if d < 0.0 { "−" } else { "" };
+    if fraction.is_empty() {
+        format!("{sign}{currency}{grouped}")
+    } else {
+        format!("{sign}{currency}{grouped}.{fraction}")
+    }
+}
+
 /// A double for JSON, which has no NaN or infinities: those become the strings "NaN",
 /// "Infinity" and "-Infinity" (as proto3 JSON spells them) instead of a silent `null`.
 fn double_json(d: f64) -> Json {
@@ -77,6 +115,44 @@ pub(crate) fn value_text(v: &pb::Value) -> String {
             format!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
         }
         Some(Kind::BytesValue(b)) => format!("<{} bytes>", b.len()),
+    }
+}
+
+/// A cell of column `column` in a table: a time bucket (`month`, `quarter`, `year`) that starts
+/// its period reads as the period ("January 2024", "2024 Q1"), as the answer says it; anything
+/// else as [`value_text`] writes it.
+pub(crate) fn cell_text(v: &pb::Value, column: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let days = match &v.kind {
+        Some(Kind::DateValue(days)) => Some(i64::from(*days)),
+        Some(Kind::TimestampValue(t)) if t.seconds.rem_euclid(86_400) == 0 && t.nanos == 0 => {
+            Some(t.seconds.div_euclid(86_400))
+        }
+        _ => None,
+    };
+    let date = days.and_then(|d| i32::try_from(d).ok()).map(chrono_date);
+    let parts = date.as_deref().and_then(|d| {
+        let mut it = d.split('-');
+        Some((it.next()?.to_owned(), it.next()?.parse::<usize>().ok()?, it.next()?.to_owned()))
+    });
+    match (column.to_ascii_lowercase().as_str(), parts) {
+        ("month", Some((y, m, d))) if d == "01" && (1..=12).contains(&m) => format!("{} {y}", MONTHS[m - 1]),
+        ("quarter", Some((y, m, d))) if d == "01" && m % 3 == 1 => format!("{y} Q{}", m / 3 + 1),
+        ("year", Some((y, 1, d))) if d == "01" => y,
+        _ => value_text(v),
     }
 }
 
@@ -175,7 +251,8 @@ pub(crate) fn table_text(t: &pb::Table) -> String {
         .iter()
         .map(|c| matches!(c.kind(), pb::ValueKind::Int | pb::ValueKind::Double | pb::ValueKind::Decimal))
         .collect();
-    let rows: Vec<Vec<String>> = t.rows.iter().map(|r| r.values.iter().map(value_text).collect()).collect();
+    let rows: Vec<Vec<String>> =
+        t.rows.iter().map(|r| r.values.iter().zip(&t.columns).map(|(v, c)| cell_text(v, &c.name)).collect()).collect();
     let mut s = grid(&header, &rows, &numeric);
     s.push_str(&format!(
         "\n({} row{}{})",
@@ -569,7 +646,7 @@ pub(crate) fn chart_text(chart: &pb::Chart, t: &pb::Table) -> Option<String> {
                 let width = if top > 0.0 { (v.abs() / top * 40.0).round() as usize } else { 0 };
                 let label: String = label.chars().take(30).collect();
                 let bar = "█".repeat(width.max(usize::from(v != 0.0)));
-                out.push_str(&format!("{label:<widest$} {bar} {}\n", double_text(v)));
+                out.push_str(&format!("{label:<widest$} {bar} {}\n", figure_text(v, &chart.y[0])));
             }
             Some(out.trim_end().to_owned())
         }
@@ -585,7 +662,12 @@ pub(crate) fn chart_text(chart: &pb::Chart, t: &pb::Table) -> Option<String> {
                     .iter()
                     .map(|v| if hi > lo { TICKS[((v - lo) / (hi - lo) * 7.0).round() as usize] } else { TICKS[3] })
                     .collect();
-                out.push(format!("{measure} over {}: {line}  ({} to {})", chart.x, double_text(lo), double_text(hi)));
+                out.push(format!(
+                    "{measure} over {}: {line}  ({} to {})",
+                    chart.x,
+                    figure_text(lo, measure),
+                    figure_text(hi, measure)
+                ));
             }
             Some(out.join("\n"))
         }
@@ -672,7 +754,17 @@ mod tests {
             ..Default::default()
         };
         let text = chart_text(&chart, &table).unwrap();
-        assert!(text.contains(" 428.7556\n") && text.ends_with(" 0.3"), "{text}");
+        assert!(text.contains(" 428.76\n") && text.ends_with(" 0.3"), "{text}");
+        assert_eq!(figure_text(625_222.222_2, "avg_price_eur"), "€625,222", "money in its currency, whole from 1,000");
+        assert_eq!(figure_text(12.5, "avg(price_usd)"), "$12.5");
+        assert_eq!(figure_text(0.012_34, "rate"), "0.0123", "three significant digits below 1");
+        assert_eq!(figure_text(-1_500.0, "delta"), "−1,500");
+        let jan = pb::Value {
+            kind: Some(pb::value::Kind::TimestampValue(prost_types::Timestamp { seconds: 1_704_067_200, nanos: 0 })),
+        };
+        assert_eq!(cell_text(&jan, "month"), "January 2024", "a month bucket reads as the answer says it");
+        assert_eq!(cell_text(&jan, "quarter"), "2024 Q1");
+        assert_eq!(cell_text(&jan, "listed_on"), "2024-01-01 00:00:00", "any other column as stored");
         assert!(!text.contains("00000"), "no float noise: {text}");
     }
 
