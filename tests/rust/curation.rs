@@ -83,6 +83,14 @@ async fn write_tools_ask_first_change_what_was_approved_and_say_where_results_ca
     let (verified_run, verified_thread, _, events) =
         ask(&web, "", "What's the average price by neighborhood?", true).await;
     assert!(tool_results(&events).iter().any(|r| r.tool_name == "run_sql_query" && !r.is_error), "{events:#?}");
+    let said = match events.last().and_then(|e| e.payload.as_ref()) {
+        Some(P::RunCompleted(done)) => done.final_text.clone(),
+        other => panic!("the run ends with RunCompleted, not {other:?}"),
+    };
+    assert!(
+        said.starts_with("From your verified query “average price by neighbourhood”: 8 rows, in the table."),
+        "said for the person, not the model: {said}"
+    );
     let run = |id: String| {
         let runs = web.runs();
         async move { runs.clone().get_run(pb::GetRunRequest { run_id: id }).await.unwrap().into_inner().run.unwrap() }

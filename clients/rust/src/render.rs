@@ -119,7 +119,7 @@ pub(crate) fn value_text(v: &pb::Value) -> String {
 }
 
 /// A cell of column `column` in a table: a time bucket (`month`, `quarter`, `year`) that starts
-/// its period reads as the period ("January 2024", "2024 Q1"), as the answer says it; anything
+/// its period reads as the period ("January 2024", "Q1 2024"), as the answer says it; anything
 /// else as [`value_text`] writes it.
 pub(crate) fn cell_text(v: &pb::Value, column: &str) -> String {
     const MONTHS: [&str; 12] = [
@@ -150,7 +150,7 @@ pub(crate) fn cell_text(v: &pb::Value, column: &str) -> String {
     });
     match (column.to_ascii_lowercase().as_str(), parts) {
         ("month", Some((y, m, d))) if d == "01" && (1..=12).contains(&m) => format!("{} {y}", MONTHS[m - 1]),
-        ("quarter", Some((y, m, d))) if d == "01" && m % 3 == 1 => format!("{y} Q{}", m / 3 + 1),
+        ("quarter", Some((y, m, d))) if d == "01" && m % 3 == 1 => format!("Q{} {y}", m / 3 + 1),
         ("year", Some((y, 1, d))) if d == "01" => y,
         _ => value_text(v),
     }
@@ -763,7 +763,7 @@ mod tests {
             kind: Some(pb::value::Kind::TimestampValue(prost_types::Timestamp { seconds: 1_704_067_200, nanos: 0 })),
         };
         assert_eq!(cell_text(&jan, "month"), "January 2024", "a month bucket reads as the answer says it");
-        assert_eq!(cell_text(&jan, "quarter"), "2024 Q1");
+        assert_eq!(cell_text(&jan, "quarter"), "Q1 2024", "as the answer writes it");
         assert_eq!(cell_text(&jan, "listed_on"), "2024-01-01 00:00:00", "any other column as stored");
         assert!(!text.contains("00000"), "no float noise: {text}");
     }

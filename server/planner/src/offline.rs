@@ -500,6 +500,34 @@ impl OfflinePlanner {
                         ),
                     }
                 }
+                // A verified query's result, in a sentence for the person (its summary is the model's).
+                (Some(ToolName::RunSqlQuery), false, Some(RichResult::Table { table, .. }))
+                    if args.and_then(|a| a.get("verified_query")).is_some() =>
+                {
+                    let id = args.and_then(|a| a.get("verified_query")).and_then(Value::as_str).unwrap_or_default();
+                    let name = request
+                        .context
+                        .verified_queries
+                        .iter()
+                        .find(|q| q.id.as_str() == id)
+                        .map_or_else(|| "your verified query".to_owned(), |q| format!("your verified query “{}”", q.name));
+                    match table.rows.as_slice() {
+                        [row] if row.len() <= 4 => {
+                            let said: Vec<String> = table
+                                .columns
+                                .iter()
+                                .zip(row)
+                                .map(|(c, v)| format!("{} is {}", c.name, crate::format::cell(v, None)))
+                                .collect();
+                            format!("From {name}: {}.", said.join(", "))
+                        }
+                        rows => format!(
+                            "From {name}: {} row{}, in the table.",
+                            crate::format::count(rows.len() as f64),
+                            if rows.len() == 1 { "" } else { "s" }
+                        ),
+                    }
+                }
                 (Some(ToolName::ListDatasets), false, Some(RichResult::DatasetList { datasets })) => {
                     summary::datasets(datasets, "You have")
                 }

@@ -16,7 +16,7 @@ export interface Unit {
   /** Fractions of a whole (`share`, `…_share`: 0.349) shown as percentages (34.9%), as answers say them. */
   fraction?: boolean;
   /** A time bucket (a column named `month`, `quarter`, `year`): its dates shown as the period
-   *  ("January 2024", "2024 Q1"), as answers say them, not as midnight timestamps. */
+   *  ("January 2024", "Q1 2024"), as answers say them, not as midnight timestamps. */
   period?: "month" | "quarter" | "year";
 }
 
@@ -87,7 +87,7 @@ function periodText(d: Date, period: Unit["period"]): string | undefined {
   const [y, m, day] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()];
   if (!period || day !== 1 || d.getTime() % 86_400_000 !== 0) return undefined;
   if (period === "month") return `${MONTHS[m]} ${y}`;
-  if (period === "quarter" && m % 3 === 0) return `${y} Q${m / 3 + 1}`;
+  if (period === "quarter" && m % 3 === 0) return `Q${m / 3 + 1} ${y}`;
   if (period === "year" && m === 0) return String(y);
   return undefined;
 }
