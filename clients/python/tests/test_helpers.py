@@ -348,7 +348,7 @@ def test_a_saved_query_answers_its_question_until_deleted(client: AwareClient) -
         run = client.runs.get(answer.run_id)
         client.threads.delete(answer.thread_id)
         assert (run.verified_query.id, run.verified_query.name) == (saved.id, "py big flats")
-        assert f"big_flats = {big}" in answer.text, answer.text
+        assert answer.text == f"From your verified query “py big flats”: big_flats is {big}.", answer.text
 
         with pytest.raises(aware.AlreadyExists):
             client.saved_queries.save("py big flats", "SELECT 1 AS one")
