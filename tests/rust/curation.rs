@@ -563,6 +563,8 @@ async fn an_ambiguous_column_is_asked_with_figures_from_the_data_and_a_kept_answ
     assert_eq!(asked.len(), 1);
     let text = final_text(&events);
     assert!(text.contains("did not compute"), "{text}");
+    let Some(P::RunCompleted(done)) = events.last().and_then(|e| e.payload.as_ref()) else { unreachable!() };
+    assert_eq!(done.outcome(), pb::RunOutcome::AskedBack, "a dismissed question back is asked back, not denied");
     assert!(!tool_results(&events).iter().any(|r| r.tool_name == "execute_query_plan"), "nothing ran");
 
     // Chosen and kept: the rule lands in the dataset's description, and the next time nothing is asked.

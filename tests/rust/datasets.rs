@@ -239,6 +239,7 @@ async fn bad_files_become_error_datasets_with_reasons_and_the_server_keeps_servi
             b"name,note\nana,fine\nbo,\"unterminated\ncy,ok\n",
             "A quoted value that starts on line 3 is never closed",
         ),
+        ("one_column.csv", "", b"note\nfine\n\"open\nok\n", "A quoted value that starts on line 3 is never closed"),
     ];
     for (name, format, content, expected) in cases {
         let d = upload(&mut client, name, format, content).await.unwrap_or_else(|e| panic!("{name}: {e:?}"));

@@ -344,7 +344,7 @@ test("on a dataset's page, 'what am I looking at?' is answered about that datase
 test("a file uploads from the page, the list updates, and a grouped aggregate gets a chart", async () => {
   const { context, page } = await open();
   const csv = "team,points\nred,3\nblue,7\nred,5\ngreen,2\n";
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "league.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "league.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.locator("main table.datasets").getByText("league.csv").waitFor();
   const turn = await ask(page, "total points by team in league");
   await finished(turn);
@@ -530,7 +530,7 @@ test("a result table's sort keeps nulls last both ways, orders whole numbers exa
   const { context, page } = await open();
   // Whole numbers past 2^53 (as doubles, the first two are equal), empty cells, `item 10` after `item 3`.
   const csv = "label,big,score,price_usd\nitem 10,9007199254740993,5,1234.56\nitem 2,9007199254740992,,\nitem 1,9007199254740995,12,\n,9007199254740994,,\nitem 3,1,3,\n";
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "sort_edges.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "sort_edges.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.locator("main table.datasets").getByRole("link", { name: "sort_edges.csv" }).click();
   await page.getByRole("heading", { name: "Preview" }).waitFor();
   const preview = page.locator("main .result");
@@ -566,7 +566,7 @@ test("a result table's sort keeps nulls last both ways, orders whole numbers exa
 test("search hits show snippets with the words marked, and a dataset's markup stays text", async () => {
   const { context, page } = await open();
   const csv = 'id,note\n1,"<img src=x onerror=""window.__pwned=1""> the espresso machine leaks water"\n2,"the printer jams on thick paper"\n';
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "office_notes.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "office_notes.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.locator("main table.datasets").getByText("office_notes.csv").waitFor();
   await page.locator("main table.datasets").getByText("office_notes.csv").click();
   await page.locator(".search-state").getByText(/words \(note\)/).waitFor({ timeout: 30_000 });
@@ -633,7 +633,7 @@ test("times in lists read 'today, 14:05' for today and as a date before", async 
 test("a file that failed says why in the list and on its page; formulas are neutralised in Export CSV", async () => {
   const { context, page } = await open();
   const list = page.locator("main table.datasets");
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "rainfall.parquet", mimeType: "application/octet-stream", buffer: Buffer.from("city,price\nGirona,3\n") });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "rainfall.parquet", mimeType: "application/octet-stream", buffer: Buffer.from("city,price\nGirona,3\n") });
   const row = list.locator("tr", { hasText: "rainfall.parquet" });
   await row.waitFor();
   assert.match(await row.locator(".status").innerText(), /^failed\s+This is not a Parquet file/);
@@ -647,7 +647,7 @@ test("a file that failed says why in the list and on its page; formulas are neut
 
   await page.goto(`${base}/datasets?hb=1500`);
   const csv = "name,formula\nana,\"=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\"\nbo,+cmd|' /C calc'!A0\ncy,@SUM(1+1)\n";
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "formulas.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "formulas.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await list.getByRole("link", { name: "formulas.csv" }).click();
   await page.getByRole("heading", { name: "Preview" }).waitFor();
   const preview = page.locator("main .result");
@@ -1736,6 +1736,7 @@ test("a new conversation suggests questions about the open dataset, each answere
   assert.equal(await second.locator(".question").innerText(), "and by month?");
   assert.equal(await second.locator(".outcome").innerText(), "answered");
   assert.match(await second.locator(".answer").innerText(), /^Average price by month: highest \w+ 2024 /, "the same question, by month");
+  assert.equal(await next.count(), 0, "only the newest answer offers follow-ups: the assistant reads them after it");
   await page.screenshot({ path: join(shots, "follow-ups.png") });
   await context.close();
 });
@@ -1756,6 +1757,7 @@ test("'not understood' offers Try again, which asks the same question again in t
   assert.equal(await second.locator(".question").innerText(), question);
   await finished(second);
   assert.equal(await second.locator(".outcome").innerText(), "not understood");
+  assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 1, "only the newest turn offers it");
   assert.equal(threadOf(page), thread, "the same conversation");
   assert.equal(await page.getByLabel("Message").inputValue(), "", "nothing was put in the message box");
   const answered = await ask(page, "what are my files?");
@@ -1766,7 +1768,7 @@ test("'not understood' offers Try again, which asks the same question again in t
   await page.reload();
   await page.locator(".turn").nth(2).locator("table.datasets-result").waitFor();
   assert.deepEqual(await page.locator(".turn .question").allInnerTexts(), [question, question, "what are my files?"]);
-  assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 2, "both not-understood turns offer it after a reload");
+  assert.equal(await page.getByRole("button", { name: "Try again" }).count(), 0, "after an answer, no older turn offers it — also after a reload");
   await context.close();
 });
 
@@ -1879,7 +1881,7 @@ test("a question back: 'average price' over price_eur and price_usd shows both w
   const { context, page } = await open("/datasets", { server });
   // price_eur averages 125, price_usd 137.5.
   const csv = "item,price_eur,price_usd\nlamp,40,44\ndesk,250,275\nchair,90,99\nshelf,120,132\n";
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "gadgets.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "gadgets.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.getByRole("link", { name: "gadgets.csv" }).click();
   await page.getByRole("heading", { name: "gadgets.csv" }).waitFor();
   const question = "“price” could mean the column price_eur or the column price_usd. Which one do you mean?";
@@ -1974,7 +1976,7 @@ function citedIds(text) {
 test("a Markdown handbook uploads from the page as a document of passages; an answer from it lists the passages it cites under Sources — title, chunk id, heading, the passage on demand — its citations open them, also after a reload; a question it does not cover says no sources were used", async () => {
   const server = await startServer("knowledge", {});
   const { context, page } = await open("/datasets", { server });
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(HANDBOOK) });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(HANDBOOK) });
   const row = page.locator("main table.datasets tr", { hasText: "handbook.md" });
   await row.waitFor();
   assert.match(await row.innerText(), /Markdown document/);
@@ -2280,7 +2282,7 @@ test("every page has a URL: opened directly and reloaded it is restored with the
 test("a dataset's Delete asks in a dialog: its way back has the focus, Esc keeps the dataset and gives the focus back; deleting goes to the list, which no longer has it, and its URL then says it is gone", async () => {
   const { context, page } = await open();
   const list = page.locator("main table.datasets");
-  await page.getByLabel("Upload a dataset file").setInputFiles({ name: "doomed.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n3,4\n") });
+  await page.getByLabel("Choose a file to upload as a dataset").setInputFiles({ name: "doomed.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n3,4\n") });
   await list.getByRole("link", { name: "doomed.csv" }).click();
   await page.getByRole("heading", { level: 1, name: "doomed.csv" }).waitFor();
   const path = new URL(page.url()).pathname;

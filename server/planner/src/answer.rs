@@ -89,8 +89,8 @@ pub fn condition(lex: &Lexicon, c: &Cond) -> String {
                 ("is" | "was" | "are", true) => format!("that are {label}"),
                 ("is" | "was" | "are", false) => format!("that are not {label}"),
                 // "customers that churned": something the rows did.
-                _ if did_it(label) && *holds => format!("that {label}"),
-                _ if did_it(label) => format!("that did not {}", label.trim_end_matches("ed")),
+                _ if did_it(label).is_some() && *holds => format!("that {label}"),
+                _ if let Some(base) = did_it(label) => format!("that did not {base}"),
                 // "orders that were returned": something done to them.
                 _ if label.ends_with("ed") => format!("that were {}{label}", if *holds { "" } else { "not " }),
                 // "readmitted within 30 days".
@@ -121,37 +121,37 @@ pub fn condition(lex: &Lexicon, c: &Cond) -> String {
     }
 }
 
-/// Whether a flag's past tense is something the rows did themselves ("churned", "defaulted"),
-/// not something done to them ("returned", "refunded", "cancelled" orders).
-fn did_it(label: &str) -> bool {
-    const DONE_BY_THEM: &[&str] = &[
-        "churned",
-        "defaulted",
-        "converted",
-        "survived",
-        "subscribed",
-        "unsubscribed",
-        "enrolled",
-        "graduated",
-        "resigned",
-        "retired",
-        "attended",
-        "responded",
-        "renewed",
-        "upgraded",
-        "downgraded",
-        "voted",
-        "participated",
-        "relapsed",
-        "recovered",
-        "failed",
-        "passed",
-        "succeeded",
-        "clicked",
-        "purchased",
-        "bounced",
+/// A flag's verb when its past tense is something the rows did themselves ("churned" → churn),
+/// not something done to them ("returned", "refunded", "cancelled" orders): `None` then.
+fn did_it(label: &str) -> Option<&'static str> {
+    const DONE_BY_THEM: &[(&str, &str)] = &[
+        ("churned", "churn"),
+        ("defaulted", "default"),
+        ("converted", "convert"),
+        ("survived", "survive"),
+        ("subscribed", "subscribe"),
+        ("unsubscribed", "unsubscribe"),
+        ("enrolled", "enrol"),
+        ("graduated", "graduate"),
+        ("resigned", "resign"),
+        ("retired", "retire"),
+        ("attended", "attend"),
+        ("responded", "respond"),
+        ("renewed", "renew"),
+        ("upgraded", "upgrade"),
+        ("downgraded", "downgrade"),
+        ("voted", "vote"),
+        ("participated", "participate"),
+        ("relapsed", "relapse"),
+        ("recovered", "recover"),
+        ("failed", "fail"),
+        ("passed", "pass"),
+        ("succeeded", "succeed"),
+        ("clicked", "click"),
+        ("purchased", "purchase"),
+        ("bounced", "bounce"),
     ];
-    DONE_BY_THEM.contains(&label)
+    DONE_BY_THEM.iter().find(|(past, _)| *past == label).map(|(_, base)| *base)
 }
 
 /// A condition as what the rows do or have, for shares: "churned", "have a terrace", "are in
@@ -453,9 +453,14 @@ fn grouped_answer(
     }
     // The finding first — the highest and the lowest, every group that ties for either — then
     // the groups in their order.
+    // Every group tied, up to three by name (a number of its own would be one no result holds).
     let at = |x: f64| -> String {
         let keys: Vec<&str> = valued.iter().filter(|(_, v)| *v == Some(x)).map(|(k, _)| k.as_str()).collect();
-        format!("{} ({})", and_list(&keys), show(x))
+        let named = match keys.as_slice() {
+            [a, b, c, _, ..] => format!("{a}, {b}, {c} and others"),
+            few => and_list(few),
+        };
+        format!("{named} ({})", show(x))
     };
     // No count of its own here: every number of an answer must be one a result holds.
     let all = if n_groups > shown { "In order" } else { "In full" };

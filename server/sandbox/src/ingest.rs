@@ -138,7 +138,9 @@ fn reader(req: &IngestRequest, full_sample: bool) -> Option<String> {
 fn ingest(db: &duckdb::Connection, req: &IngestRequest) -> IngestResponse {
     // DuckDB's sniffer may read a file whose quote never closes as having no quotes at all, and
     // keep `"unterminated …` as a value: refused, with the line to fix.
-    if let Some(line) = delimited(req).and_then(|d| unterminated_quote(&req.source, d)) {
+    // A CSV whose header has no delimiter is one column: its quotes are checked as a comma's.
+    let delim = delimited(req).or((req.format == DatasetFormat::Csv).then_some(','));
+    if let Some(line) = delim.and_then(|d| unterminated_quote(&req.source, d)) {
         return IngestResponse::Rejected {
             message: format!(
                 "A quoted value that starts on line {line} is never closed: add the closing \" (a quote inside a quoted value is written twice, \"\")"
@@ -222,12 +224,15 @@ fn unterminated_quote(path: &Path, delim: char) -> Option<u64> {
     let (mut line, mut opened_on) = (1u64, 0u64);
     let (mut at_field_start, mut quoted, mut closing) = (true, false, false);
     let mut buf = [0u8; 1 << 16];
+    let mut first = true;
     loop {
         let n = file.read(&mut buf).ok()?;
         if n == 0 {
             break;
         }
-        for &b in &buf[..n] {
+        // A UTF-8 byte order mark is not the first field's first character.
+        let start = if std::mem::take(&mut first) && buf[..n].starts_with(&[0xEF, 0xBB, 0xBF]) { 3 } else { 0 };
+        for &b in &buf[start..n] {
             if b == b'\n' {
                 line += 1;
             }
@@ -434,6 +439,7 @@ mod tests {
         assert_eq!(found("name,size\ntv,55\" screen\nbo,\"x\"\r\n"), None, "a quote inside a value opens nothing");
         assert_eq!(found("a,b\n1,\"\"\n"), None, "an empty quoted value");
         assert_eq!(found("a,b\n1,\"x\""), None, "closed at the end of the file");
+        assert_eq!(found("\u{feff}\"Total,\",x\n1,2\n"), None, "a byte order mark before a quoted header");
     }
 
     #[test]

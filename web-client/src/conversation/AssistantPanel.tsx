@@ -53,10 +53,11 @@ export function AssistantPanel({ heading, close }: { heading: ReactNode; close?:
               <SuggestedQuestions busy={c.busy} ask={c.send} />
             </>
           )}
-          {c.turns.map((t) => (
+          {c.turns.map((t, i) => (
             <Turn
               key={t.runId}
               turn={t}
+              latest={i === c.turns.length - 1}
               editing={editing === t.runId}
               busy={c.busy}
               onEdit={(on) => setEditing(on ? t.runId : null)}

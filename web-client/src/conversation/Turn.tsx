@@ -31,6 +31,7 @@ export function Turn({
   onResend,
   onRetry,
   onAsk,
+  latest,
 }: {
   turn: TurnModel;
   editing: boolean;
@@ -41,12 +42,15 @@ export function Turn({
   onRetry: () => void;
   /** Sends a follow-up the answer offers. */
   onAsk: (question: string) => void;
+  /** The conversation's newest turn: only it offers follow-ups and Try again, which the
+   *  assistant reads after the newest answer. */
+  latest: boolean;
 }) {
   const going = isActive(t.status);
   // Whether the data it read changed since: asked once it is over, for answers that ran a query.
   const { data: run } = useQuery({ ...runQuery(t.runId), enabled: !going && ranQuery(t.items) });
   const stale = run?.stale ? run.changedDatasets : [];
-  const retry = !going && worthRetrying(t);
+  const retry = !going && latest && worthRetrying(t);
   return (
     <section className="turn" data-run-id={t.runId} data-status={RunStatus[t.status]}>
       {editing ? (
@@ -66,7 +70,7 @@ export function Turn({
         <RunDetails runId={t.runId} />
       </div>
       <TranscriptItems items={t.items} />
-      {!going && <FollowUps questions={t.followUps ?? []} busy={busy} ask={onAsk} />}
+      {!going && latest && <FollowUps questions={t.followUps ?? []} busy={busy} ask={onAsk} />}
       {!going && stale.length > 0 && <Rerun runId={t.runId} lead={<StaleBadge changed={stale} />} />}
       {!going && (
         <footer>

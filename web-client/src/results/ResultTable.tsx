@@ -62,7 +62,10 @@ export function ResultTable({ table, chart, caption, expandable = false, raw = f
   const canChart = useMemo(() => chartable(table, numeric), [table, numeric]);
   const seed = useMemo(() => (canChart ? seedPick(table, numeric, chart) : undefined), [canChart, table, numeric, chart]);
   const [pick, setPick] = useState<Pick | null | undefined>(undefined);
-  const current = pick === undefined ? (chart ? seed : undefined) : (pick ?? undefined);
+  // A pick made for another table (a new version with fewer columns) starts over.
+  const fits = (p: Pick | null | undefined) => !p || (p.x < table.columns.length && p.y < table.columns.length && numeric[p.y]);
+  const chosen = fits(pick) ? pick : undefined;
+  const current = chosen === undefined ? (chart ? seed : undefined) : (chosen ?? undefined);
   const shown = useMemo(() => {
     if (!current) return undefined;
     const asServed = chart && seed && current.kind === seed.kind && current.x === seed.x && current.y === seed.y;
@@ -176,6 +179,7 @@ export function ResultTable({ table, chart, caption, expandable = false, raw = f
         <ChartPicker table={table} numeric={numeric} pick={current} onPick={setPick} />
       )}
       {shown && <ChartFigure chart={shown} />}
+      {shown && table.truncated && <p className="muted chart-note">Drawn from the {count(table.rows.length)} rows shown, not from every row.</p>}
       <ScrollBox label={caption ?? "result table"}>{grid}</ScrollBox>
     </div>
   );

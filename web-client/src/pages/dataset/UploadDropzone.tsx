@@ -33,7 +33,7 @@ export function UploadDropzone() {
         <input
           type="file"
           className="sr-only"
-          aria-label="Upload a dataset file"
+          aria-label="Choose a file to upload as a dataset"
           onChange={(e) => {
             const f = e.target.files?.[0];
             if (f) send(f);

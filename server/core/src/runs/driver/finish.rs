@@ -124,10 +124,16 @@ impl Driver {
             | RunStatus::AwaitingConfirmation => return RunOutcome::Failed,
         }
         match self.last_gate {
-            Some(Resolution::Denied) => return RunOutcome::Denied,
-            Some(Resolution::Expired) => return RunOutcome::Expired,
-            Some(Resolution::Approved | Resolution::Pending | Resolution::Cancelled | Resolution::Superseded)
+            // A question back the person dismissed ("none of these"): it asked; nothing was answered.
+            Some((Resolution::Denied, true)) => return RunOutcome::AskedBack,
+            Some((Resolution::Denied, false)) => return RunOutcome::Denied,
+            Some((Resolution::Expired, _)) => return RunOutcome::Expired,
+            Some((Resolution::Approved | Resolution::Pending | Resolution::Cancelled | Resolution::Superseded, _))
             | None => {}
+        }
+        // Refused for who the person is (their role, their key), with nothing answered.
+        if self.refused_by_policy && self.evidence.is_empty() {
+            return RunOutcome::Denied;
         }
         if self.is_tool_run() {
             // The client's one call: its result says whether it did its work.

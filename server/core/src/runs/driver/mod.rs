@@ -109,20 +109,30 @@ struct Driver {
     stance: Option<crate::run::RunOutcome>,
     /// The questions the last model turn offers next.
     follow_ups: Vec<String>,
-    /// How the run's last question to a person (a confirmation or a clarification) was
-    /// resolved, restored from the log after a restart: a denied or expired one is the run's
-    /// outcome.
-    last_gate: Option<Resolution>,
+    /// How the run's last question to a person was resolved, and whether it was a question back
+    /// (a clarification) rather than a confirmation; restored from the log after a restart.
+    last_gate: Option<(Resolution, bool)>,
+    /// The policy refused a call for who the person is (their role, their key, the
+    /// environment's scopes); restored from the log after a restart.
+    refused_by_policy: bool,
 }
 
-/// How a confirmation or clarification was resolved, if `p` resolves one.
-fn gate_resolution(p: &EventPayload) -> Option<Resolution> {
-    let (EventPayload::ConfirmationResolved { resolution, .. }
-    | EventPayload::ClarificationResolved { resolution, .. }) = p
-    else {
-        return None;
-    };
-    Some(*resolution)
+/// How a confirmation (false) or a clarification (true) was resolved, if `p` resolves one.
+fn gate_resolution(p: &EventPayload) -> Option<(Resolution, bool)> {
+    if let EventPayload::ConfirmationResolved { resolution, .. } = p {
+        return Some((*resolution, false));
+    }
+    if let EventPayload::ClarificationResolved { resolution, .. } = p {
+        return Some((*resolution, true));
+    }
+    None
+}
+
+/// Whether `p` is a call the policy refused for who the person is, not for what was asked.
+fn refused_for_who(p: &EventPayload) -> bool {
+    const FOR_WHO: [&str; 5] =
+        ["role_not_allowed", "user_deactivated", "key_revoked", "scope_not_allowed_environment", "scope_not_mapped"];
+    matches!(p, EventPayload::ToolDenied { code, .. } if FOR_WHO.contains(&code.as_str()))
 }
 
 /// Whether grounding needs this event: a tool result that holds data, or a retrieval.
@@ -217,9 +227,11 @@ impl Driver {
         let mut open_text = None;
         let mut iteration = 0;
         let mut last_gate = None;
+        let mut refused_by_policy = false;
         for e in &events {
             iteration = e.iteration;
             last_gate = gate_resolution(&e.payload).or(last_gate);
+            refused_by_policy |= refused_for_who(&e.payload);
             if let Some(k) = event_key(&e.payload) {
                 emitted.insert(k);
             }
@@ -282,6 +294,7 @@ impl Driver {
             stance: None,
             follow_ups: Vec::new(),
             last_gate,
+            refused_by_policy,
         })
     }
 
@@ -314,6 +327,7 @@ impl Driver {
     fn sent(&mut self, event: RunEvent) {
         self.last_seq = event.seq;
         self.last_gate = gate_resolution(&event.payload).or(self.last_gate);
+        self.refused_by_policy |= refused_for_who(&event.payload);
         let event = Arc::new(event);
         if is_evidence(&event.payload) {
             self.evidence.push(event.clone());
