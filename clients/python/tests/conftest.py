@@ -68,11 +68,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         AWARE_SANDBOX__TIMEOUT_MS="1000",
     )
     log = work / "server.log"
+    argv = [str(binary), "serve", "--listen", "127.0.0.1:0", "--data-dir", str(work / "data")]
+    process, addr = start_server(argv, env, log)
+    server = Server(addr=addr, process=process, log=log)
+    try:
+        yield server
+    finally:
+        stop_server(process)
+
+
+def start_server(argv: List[str], env: dict, log: pathlib.Path) -> "tuple[subprocess.Popen, str]":
+    """Starts ``aware-server`` (``argv``) with its stderr in ``log``; returns the process and the
+    address it says it listens on, or fails the test after 120 s."""
     with open(log, "wb") as stderr:
-        process = subprocess.Popen(
-            [str(binary), "serve", "--listen", "127.0.0.1:0", "--data-dir", str(work / "data")],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
-        )
+        process = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr)
     found: List[str] = []
     ready = threading.Event()
 
@@ -89,16 +98,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         process.kill()
         process.wait()
         pytest.fail(f"aware-server did not start within 120 s:\n{log.read_text(errors='replace')}")
-    server = Server(addr=found[0], process=process, log=log)
+    return process, found[0]
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    """SIGTERM (a graceful stop), then SIGKILL after 20 s."""
+    process.send_signal(signal.SIGTERM)
     try:
-        yield server
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class Proxy:

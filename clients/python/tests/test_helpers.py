@@ -10,10 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
-import re
-import signal
 import subprocess
-import threading
 from dataclasses import dataclass
 from typing import Any, Iterator, List
 
@@ -23,7 +20,7 @@ import aware
 from aware import AsyncAwareClient, AwareClient
 from aware.results import Table
 from aware.v1 import admin_pb2, common_pb2, run_pb2
-from conftest import server_bin
+from conftest import server_bin, start_server, stop_server
 
 PRODUCTS_CSV = "item,price_eur,price_usd\nlamp,10,11\nchair,30,33.5\ndesk,50,\n"
 
@@ -58,36 +55,12 @@ def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
     token = added.stdout.split()[-1]  # the token is the output's last word
     assert token.startswith("aw_"), added.stdout
     log = data.parent / "server.log"
-    with open(log, "wb") as stderr:
-        process = subprocess.Popen(
-            [binary, "serve", "--auth", "api-key", "--no-samples", "--listen", "127.0.0.1:0", "--data-dir", str(data)],
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
-        )
-    found: List[str] = []
-    ready = threading.Event()
-
-    def read_stdout() -> None:  # keeps draining, so the server never blocks on a full pipe
-        assert process.stdout is not None
-        for raw in process.stdout:
-            m = re.match(r"aware-server listening on (\S+)", raw.decode(errors="replace"))
-            if m and not found:
-                found.append(m.group(1))
-                ready.set()
-
-    threading.Thread(target=read_stdout, daemon=True).start()
-    if not ready.wait(120):
-        process.kill()
-        process.wait()
-        pytest.fail(f"aware-server (api-key) did not start within 120 s:\n{log.read_text(errors='replace')}")
+    argv = [binary, "serve", "--auth", "api-key", "--no-samples", "--listen", "127.0.0.1:0", "--data-dir", str(data)]
+    process, addr = start_server([str(x) for x in argv], env, log)
     try:
-        yield KeyedServer(addr=found[0], root_token=token, process=process)
+        yield KeyedServer(addr=addr, root_token=token, process=process)
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_server(process)
 
 
 # -- threads, memory, feedback -----------------------------------------------------------------
