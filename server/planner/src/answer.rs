@@ -258,11 +258,14 @@ pub fn write(lex: &Lexicon, r: &Reading, table: &Table) -> String {
 }
 
 /// "a", "a and b", "a, b and c".
-fn join_and(items: &[String]) -> String {
+fn join_and<S: AsRef<str>>(items: &[S]) -> String {
     match items {
         [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [one] => one.as_ref().to_owned(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
     }
 }
 
@@ -444,13 +447,14 @@ fn grouped_answer(
         .collect();
     let more = if n_groups > shown { format!(" … (all {n_groups} are in the table)") } else { String::new() };
     let values: Vec<f64> = valued.iter().filter_map(|(_, v)| *v).collect();
-    let (Some(high), Some(low)) = (values.iter().copied().reduce(f64::max), values.iter().copied().reduce(f64::min))
-    else {
+    // With three groups or more that differ, the highest and the lowest lead.
+    let extremes = match (values.iter().copied().reduce(f64::max), values.iter().copied().reduce(f64::min)) {
+        (Some(high), Some(low)) if valued.len() > 2 && high != low => Some((high, low)),
+        _ => None,
+    };
+    let Some((high, low)) = extremes else {
         return format!("{} by {group_label}{filters}: {}{more}.{truncated}", capitalised(&what), listed.join(", "));
     };
-    if valued.len() <= 2 || high == low {
-        return format!("{} by {group_label}{filters}: {}{more}.{truncated}", capitalised(&what), listed.join(", "));
-    }
     // The finding first — the highest and the lowest, every group that ties for either — then
     // the groups in their order.
     // Every group tied, up to three by name (a number of its own would be one no result holds).
@@ -458,7 +462,7 @@ fn grouped_answer(
         let keys: Vec<&str> = valued.iter().filter(|(_, v)| *v == Some(x)).map(|(k, _)| k.as_str()).collect();
         let named = match keys.as_slice() {
             [a, b, c, _, ..] => format!("{a}, {b}, {c} and others"),
-            few => and_list(few),
+            few => join_and(few),
         };
         format!("{named} ({})", show(x))
     };
@@ -471,15 +475,6 @@ fn grouped_answer(
         at(low),
         listed.join(", ")
     )
-}
-
-/// "a", "a and b", "a, b and c".
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 /// A trend over periods in order: from one to the next when two, else the periods where it went
