@@ -114,14 +114,9 @@ impl Driver {
     /// whose calls all failed failed, and a text that is a question asked back; otherwise it
     /// answered.
     fn outcome(&self, status: RunStatus, final_text: &str) -> RunOutcome {
-        match status {
-            RunStatus::Succeeded => {}
-            RunStatus::Cancelled => return RunOutcome::Cancelled,
-            RunStatus::Failed
-            | RunStatus::MaxIterations
-            | RunStatus::Queued
-            | RunStatus::Running
-            | RunStatus::AwaitingConfirmation => return RunOutcome::Failed,
+        if status != RunStatus::Succeeded {
+            // What the status tells; a run ended in any other state failed.
+            return RunOutcome::of_status(status).unwrap_or(RunOutcome::Failed);
         }
         match self.last_gate {
             // A question back the person dismissed ("none of these"): it asked; nothing was answered.
