@@ -143,15 +143,12 @@ pub(crate) fn cell_text(v: &pb::Value, column: &str) -> String {
         }
         _ => None,
     };
-    let date = days.and_then(|d| i32::try_from(d).ok()).map(chrono_date);
-    let parts = date.as_deref().and_then(|d| {
-        let mut it = d.split('-');
-        Some((it.next()?.to_owned(), it.next()?.parse::<usize>().ok()?, it.next()?.to_owned()))
-    });
-    match (column.to_ascii_lowercase().as_str(), parts) {
-        ("month", Some((y, m, d))) if d == "01" && (1..=12).contains(&m) => format!("{} {y}", MONTHS[m - 1]),
-        ("quarter", Some((y, m, d))) if d == "01" && m % 3 == 1 => format!("Q{} {y}", m / 3 + 1),
-        ("year", Some((y, 1, d))) if d == "01" => y,
+    // Only the first day of a period starts one.
+    let first = days.and_then(|d| i32::try_from(d).ok()).map(civil).filter(|(_, _, day)| *day == 1);
+    match (column.to_ascii_lowercase().as_str(), first) {
+        ("month", Some((y, m, _))) => format!("{} {y:04}", MONTHS[(m - 1) as usize]),
+        ("quarter", Some((y, m, _))) if m % 3 == 1 => format!("Q{} {y:04}", m / 3 + 1),
+        ("year", Some((y, 1, _))) => format!("{y:04}"),
         _ => value_text(v),
     }
 }
@@ -181,6 +178,12 @@ pub(crate) fn time_text(seconds: i64) -> String {
 
 /// Days since 1970-01-01 as YYYY-MM-DD (civil-from-days, proleptic Gregorian).
 fn chrono_date(days: i32) -> String {
+    let (y, m, d) = civil(days);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 as (year, month 1–12, day 1–31), proleptic Gregorian.
+fn civil(days: i32) -> (i64, i64, i64) {
     let z = i64::from(days) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -190,7 +193,7 @@ fn chrono_date(days: i32) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    (y, m, d)
 }
 
 pub(crate) fn value_json(v: &pb::Value) -> Json {
