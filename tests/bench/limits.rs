@@ -144,7 +144,12 @@ async fn neighbour_rounds(channel: &Channel, token: &str, rounds: usize) -> anyh
     let mut out: [Vec<f64>; 3] = Default::default();
     for _ in 0..rounds {
         let t = Instant::now();
-        query.execute_sql(authed(pb::ExecuteSqlRequest { sql: "SELECT 1 AS one".into(), limit: 0 }, token)).await?;
+        query
+            .execute_sql(authed(
+                pb::ExecuteSqlRequest { sql: "SELECT 1 AS one".into(), limit: 0, ..Default::default() },
+                token,
+            ))
+            .await?;
         out[0].push(t.elapsed().as_secs_f64() * 1e3);
 
         let t = Instant::now();
@@ -213,7 +218,9 @@ async fn shared_workers() -> anyhow::Result<()> {
         let (mut q, a, stop, tally) = (QueryServiceClient::new(channel.clone()), a.clone(), stop.clone(), sql.clone());
         flood.push(tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
-                let outcome = q.execute_sql(authed(pb::ExecuteSqlRequest { sql: slow.into(), limit: 0 }, &a)).await;
+                let outcome = q
+                    .execute_sql(authed(pb::ExecuteSqlRequest { sql: slow.into(), limit: 0, ..Default::default() }, &a))
+                    .await;
                 tally.count(&outcome);
                 if outcome.is_err() {
                     tokio::time::sleep(Duration::from_millis(20)).await;

@@ -43,12 +43,12 @@ pub(crate) async fn main(rows: u64) -> anyhow::Result<()> {
     let mut query = QueryServiceClient::new(channel.clone()).max_decoding_message_size(64 << 20);
     let point = "SELECT * FROM customer_churn WHERE customer_id = 'C00042'";
     for _ in 0..20 {
-        query.execute_sql(pb::ExecuteSqlRequest { sql: point.into(), limit: 0 }).await?;
+        query.execute_sql(pb::ExecuteSqlRequest { sql: point.into(), limit: 0, ..Default::default() }).await?;
     }
     let mut lat = Vec::new();
     for _ in 0..300 {
         let t = Instant::now();
-        query.execute_sql(pb::ExecuteSqlRequest { sql: point.into(), limit: 0 }).await?;
+        query.execute_sql(pb::ExecuteSqlRequest { sql: point.into(), limit: 0, ..Default::default() }).await?;
         lat.push(t.elapsed().as_secs_f64() * 1e3);
     }
     lat.sort_by(f64::total_cmp);
@@ -108,7 +108,10 @@ pub(crate) async fn group_by_vs_in_process(server: &TestServer, rows: u64) -> an
     let (mut sandboxed, mut direct) = (Vec::new(), Vec::new());
     for _ in 0..if rows >= 100_000_000 { 5 } else { 15 } {
         let t = Instant::now();
-        let r = query.execute_sql(pb::ExecuteSqlRequest { sql: group_by.clone(), limit: 0 }).await?.into_inner();
+        let r = query
+            .execute_sql(pb::ExecuteSqlRequest { sql: group_by.clone(), limit: 0, ..Default::default() })
+            .await?
+            .into_inner();
         sandboxed.push(t.elapsed().as_secs_f64() * 1e3);
         anyhow::ensure!(r.table.expect("table").rows.len() == groups);
 

@@ -18,7 +18,7 @@ async fn ask(server: &TestServer, token: Option<&str>, text: &str) -> Vec<pb::Se
 
 /// The first cell of `sql`'s answer, as text.
 async fn first_text(server: &TestServer, sql: &str) -> String {
-    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };
+    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0, ..Default::default() };
     let table = server.query().await.execute_sql(req).await.unwrap().into_inner().table.unwrap();
     match table.rows[0].values[0].kind.clone() {
         Some(pb::value::Kind::StringValue(s)) => s,

@@ -1210,6 +1210,45 @@ async fn a_tool_that_runs_past_its_limit_is_stopped_at_the_limit_and_the_run_goe
     assert_eq!(outcome_of(&events), pb::RunOutcome::Failed, "telling of a failure is no answer");
 }
 
+/// A question whose query reads more rows than `sandbox.confirm_scan_rows` asks first, saying
+/// what it reads: denied, nothing is run and the run is DENIED; approved, it runs and answers.
+/// A question over a smaller table does not ask.
+#[tokio::test]
+async fn a_query_over_the_cost_limit_asks_first_and_runs_only_when_approved() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__CONFIRM_SCAN_ROWS", "300")]);
+    let mut chat = Session::open(&server).await;
+    let question = "average monthly charges by plan";
+    for (i, approve) in [false, true].into_iter().enumerate() {
+        let (run_id, _) = chat.start(&format!("m{i}"), "", question).await;
+        let mut events =
+            chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+        let asked = pick!(events, ConfirmationRequired)[0].clone();
+        assert_eq!(asked.tool_name, "execute_query_plan");
+        assert!(asked.description.contains("It reads about 500 rows"), "what it reads: {}", asked.description);
+        assert_eq!(asked.resource.as_ref().map(|r| r.display_name.as_str()), Some("customer_churn.csv"));
+        let queries_before = pick!(events, ToolResult).len();
+        chat.confirm(&format!("c{i}"), &asked.confirmation_id, approve).await;
+        chat.answer(&format!("c{i}")).await;
+        events.extend(chat.until_completed(&run_id).await);
+        assert_well_formed(&events);
+        let done = completed(&events);
+        if approve {
+            assert_eq!(outcome_of(&events), pb::RunOutcome::Answered, "{}", done.final_text);
+            let result = the_tool_result(&events);
+            assert!(!result.is_error && matches!(result.rich, Some(pb::tool_result::Rich::Table(_))), "{result:?}");
+            assert!(done.final_text.to_lowercase().contains("monthly charges"), "{}", done.final_text);
+        } else {
+            assert_eq!(outcome_of(&events), pb::RunOutcome::Denied, "{}", done.final_text);
+            assert_eq!(queries_before, 0);
+            assert!(done.final_text.contains("did not run"), "says it did not run it: {}", done.final_text);
+        }
+    }
+    let (run_id, _) = chat.start("m9", "", "how many apartments are there?").await;
+    let events = chat.until_completed(&run_id).await;
+    assert!(pick!(events, ConfirmationRequired).is_empty(), "240 rows are under the limit");
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Answered, "{}", completed(&events).final_text);
+}
+
 /// A new user's first questions: each dataset suggests a few, written from its own columns and
 /// values, and every one is answered as written; each answer offers follow-ups (another
 /// category, by month, the top 5), and every one of those is answered in the same thread.

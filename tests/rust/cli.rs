@@ -146,6 +146,30 @@ fn the_cli_runs_sql() {
     assert!(stderr(&hostile).contains("read_csv"), "{}", stderr(&hostile));
 }
 
+/// A query over the server's cost limit: without a terminal it is not run and the CLI says what
+/// it would read and how to run it; `--heavy` runs it; on a terminal "y" runs it and the table
+/// follows.
+#[test]
+fn the_cli_asks_before_a_query_over_the_cost_limit() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__CONFIRM_SCAN_ROWS", "300")]);
+    let sql = "SELECT plan, count(*) AS n FROM customer_churn GROUP BY plan ORDER BY plan";
+    let refused = aware(&server, &["sql", sql], "");
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    let said = stderr(&refused);
+    assert!(said.contains("would read about 500 rows") && said.contains("pass --heavy"), "{said}");
+    assert!(refused.stdout.is_empty(), "nothing ran, nothing printed");
+    let ran = ok(&aware(&server, &["sql", "--heavy", sql], ""));
+    assert!(ran.contains("plan") && ran.lines().count() >= 4, "{ran}");
+
+    let mut term = Terminal::start(&server, &["sql", sql]);
+    term.wait_for("Run it anyway? [y/N]", 1, "the cost question");
+    term.type_keys("y\r");
+    let status = term.wait_exit();
+    assert!(status.success(), "{status:?}");
+    let screen = term.text();
+    assert!(screen.contains("about 500 rows") && screen.lines().count() >= 5, "the table after yes:\n{screen}");
+}
+
 /// A scripted chat: answers stream to stdout, tool activity to stderr; `--no` denies the delete
 /// (nothing happens), `--yes` approves it; without either and without a terminal, it is denied.
 /// Several lines on stdin are one conversation; `runs show` and `runs events` explain a run.

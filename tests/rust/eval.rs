@@ -224,7 +224,7 @@ fn cell_text(v: &pb::Value) -> Option<String> {
 }
 
 async fn truth(server: &TestServer, sql: &str) -> pb::Table {
-    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };
+    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0, ..Default::default() };
     match server.query().await.execute_sql(req).await {
         Ok(r) => r.into_inner().table.unwrap(),
         Err(e) => panic!("the truth SQL failed: {sql}: {}", e.message()),

@@ -308,7 +308,7 @@ async fn a_sql_worker_killed_mid_query_fails_that_query_and_the_pool_recovers() 
     let mut query = server.query().await;
     let running = tokio::spawn(async move {
         let started = Instant::now();
-        let r = query.execute_sql(pb::ExecuteSqlRequest { sql: heavy.into(), limit: 0 }).await;
+        let r = query.execute_sql(pb::ExecuteSqlRequest { sql: heavy.into(), limit: 0, ..Default::default() }).await;
         (r, started.elapsed())
     });
     // The busy worker is the one whose CPU time grows.
@@ -380,8 +380,9 @@ async fn long_work_yields_the_cpu_and_spare_workers_go_with_the_server() {
     // Five million SHA-256s: seconds of CPU, far past the 250 ms allowance, then an answer.
     let long = "SELECT count(*) FROM range(1000000) a(x), range(5) b(y) WHERE sha256(CAST(a.x * b.y AS VARCHAR)) < '0'";
     let mut query = server.query().await;
-    let running =
-        tokio::spawn(async move { query.execute_sql(pb::ExecuteSqlRequest { sql: long.into(), limit: 0 }).await });
+    let running = tokio::spawn(async move {
+        query.execute_sql(pb::ExecuteSqlRequest { sql: long.into(), limit: 0, ..Default::default() }).await
+    });
     let mut lowered = None;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -633,7 +633,7 @@ async fn a_rerun_shows_exactly_the_rows_that_changed_since_the_answer() {
     let ran = server
         .query()
         .await
-        .execute_sql(pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 })
+        .execute_sql(pb::ExecuteSqlRequest { sql: sql.into(), limit: 0, ..Default::default() })
         .await
         .unwrap()
         .into_inner();

@@ -119,8 +119,14 @@ async fn a_handbook_answers_with_its_own_words_cited_and_says_when_it_has_no_evi
 
     // The passages are rows a person can query, with their ids and places in the text.
     let sql = "SELECT chunk_id, heading, text, start_char, end_char FROM handbook ORDER BY start_char".to_owned();
-    let table =
-        server.query().await.execute_sql(pb::ExecuteSqlRequest { sql, limit: 0 }).await.unwrap().into_inner().table;
+    let table = server
+        .query()
+        .await
+        .execute_sql(pb::ExecuteSqlRequest { sql, limit: 0, ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table;
     let text = |v: &pb::Value| match &v.kind {
         Some(pb::value::Kind::StringValue(s)) => s.clone(),
         Some(pb::value::Kind::IntValue(n)) => n.to_string(),

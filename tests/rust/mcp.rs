@@ -786,6 +786,50 @@ fn a_2025_06_18_client_lists_and_calls_tools() {
     assert!(charted.contains("application/vnd.vegalite.v5+json") && charted.contains("aware://runs/run_"), "{charted}");
 }
 
+/// An MCP client's query over the server's cost limit waits for a person like a delete does (the
+/// tool's output schema says it may): a client that cannot elicit gets `pending_approval` at once
+/// with what it reads; a person allows it over gRPC and `get_call_result` returns the table.
+#[tokio::test]
+async fn an_mcp_query_over_the_cost_limit_waits_for_a_person_and_then_answers() {
+    let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__CONFIRM_SCAN_ROWS", "300")]);
+    let s = session(&server, None);
+    let listed = result_of(&post(&server, None, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, Some(&s)), 2);
+    let sql_tool = listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "run_sql_query").unwrap();
+    assert_eq!(sql_tool["outputSchema"]["anyOf"][1]["properties"]["type"]["const"], "pending_approval", "{sql_tool}");
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_sql_query","arguments":{"sql":"SELECT plan, count(*) AS n FROM customer_churn GROUP BY plan ORDER BY plan"}}}"#;
+    let waiting = result_of(&post(&server, None, call, Some(&s)), 3);
+    let structured = &waiting["structuredContent"];
+    assert_eq!(structured["type"], "pending_approval", "{waiting}");
+    assert!(structured["description"].as_str().unwrap().contains("It reads about 500 rows"), "{waiting}");
+    let run_id = structured["run_id"].as_str().unwrap().to_owned();
+    let mut chat = server.chat().await;
+    let answered = chat
+        .submit_confirmation(pb::SubmitConfirmationRequest {
+            confirmation_id: structured["confirmation_id"].as_str().unwrap().to_owned(),
+            approved: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answered.resolution, pb::ConfirmationResolution::Approved as i32);
+    let fetch = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"get_call_result","arguments":{{"run_id":"{run_id}"}}}}}}"#
+    );
+    let mut result = Value::Null;
+    for _ in 0..100 {
+        result = result_of(&post(&server, None, &fetch, Some(&s)), 4);
+        if result["structuredContent"]["type"] != "running" && result["structuredContent"]["type"] != "pending_approval"
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(result["isError"], Value::Bool(false), "{result}");
+    assert_eq!(result["structuredContent"]["type"], "table", "{result}");
+    assert!(result.to_string().contains("premium"), "the plans are in it: {result}");
+}
+
 /// The JSON-RPC result in an answer's SSE body (the first `data:` line holding `"id":ID`).
 fn result_of(answer: &str, id: u32) -> Value {
     let line = answer

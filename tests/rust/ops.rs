@@ -98,7 +98,11 @@ async fn the_admin_port_reports_health_and_metrics_that_move_with_the_traffic() 
     assert!(value(&waiting, "aware_rpc_in_flight{method=\"/aware.v1.ChatService/StreamRun\"}") >= 1.0, "{waiting:?}");
     client.confirm(&confirmation.unwrap(), true).await.unwrap();
     while watch.message().await.unwrap().is_some() {}
-    let bad = server.query().await.execute_sql(pb::ExecuteSqlRequest { sql: "DROP TABLE x".into(), limit: 0 }).await;
+    let bad = server
+        .query()
+        .await
+        .execute_sql(pb::ExecuteSqlRequest { sql: "DROP TABLE x".into(), limit: 0, ..Default::default() })
+        .await;
     assert_eq!(bad.unwrap_err().code(), tonic::Code::InvalidArgument);
     let missing = server
         .datasets()
@@ -606,7 +610,7 @@ async fn a_flooding_user_keeps_to_their_share_of_the_workers_and_others_are_serv
         let (url, token, text) = (server.url(), token.to_owned(), text.to_owned());
         tokio::spawn(async move {
             let mut query = pb::query_service_client::QueryServiceClient::connect(url).await.unwrap();
-            query.execute_sql(authed(pb::ExecuteSqlRequest { sql: text, limit: 0 }, &token)).await
+            query.execute_sql(authed(pb::ExecuteSqlRequest { sql: text, limit: 0, ..Default::default() }, &token)).await
         })
     };
     let slow =

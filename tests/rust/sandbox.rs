@@ -10,8 +10,8 @@ use aware_proto::v1 as pb;
 use aware_proto::v1::datasets_service_client::DatasetsServiceClient;
 use aware_proto::v1::query_service_client::QueryServiceClient;
 use aware_proto::v1::runs_service_client::RunsServiceClient;
-use aware_sandbox::pool::{PoolConfig, SqlPool};
-use aware_sandbox::protocol::{Probe, QueryRequest, Response, TableFile};
+use aware_sandbox::pool::{Executed, PoolConfig, SqlPool};
+use aware_sandbox::protocol::{Probe, QueryRequest, Response, ResultTable, TableFile};
 use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -155,7 +155,7 @@ async fn the_corpus_is_refused_or_contained_and_analytics_are_answered_correctly
 
     let mut failures = Vec::new();
     for case in &cases {
-        let req = pb::ExecuteSqlRequest { sql: case.sql.clone(), limit: 0 };
+        let req = pb::ExecuteSqlRequest { sql: case.sql.clone(), limit: 0, ..Default::default() };
         let result = query.execute_sql(authed(req, &alice)).await;
         match (case.expect.as_str(), result) {
             ("reject", Ok(resp)) => {
@@ -209,14 +209,17 @@ async fn the_corpus_is_refused_or_contained_and_analytics_are_answered_correctly
     // Mallory's own query works, and Alice's tables are invisible to her the same way.
     let mine = query
         .execute_sql(authed(
-            pb::ExecuteSqlRequest { sql: "SELECT count(*) FROM other_secrets".into(), limit: 0 },
+            pb::ExecuteSqlRequest { sql: "SELECT count(*) FROM other_secrets".into(), limit: 0, ..Default::default() },
             &mallory,
         ))
         .await
         .unwrap();
     assert_eq!(norm_pb(&mine.into_inner().table.unwrap().rows[0].values[0]), "2");
     let err = query
-        .execute_sql(authed(pb::ExecuteSqlRequest { sql: "SELECT * FROM customer_churn".into(), limit: 0 }, &mallory))
+        .execute_sql(authed(
+            pb::ExecuteSqlRequest { sql: "SELECT * FROM customer_churn".into(), limit: 0, ..Default::default() },
+            &mallory,
+        ))
         .await
         .unwrap_err();
     assert_eq!(reason(&err), "SQL_POLICY_VIOLATION");
@@ -259,7 +262,7 @@ async fn query_plans_compile_run_and_leave_capsules() {
         limit: 0,
     };
     let answer = query
-        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(plan.clone()), limit: 0 })
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(plan.clone()), limit: 0, ..Default::default() })
         .await
         .unwrap()
         .into_inner();
@@ -342,7 +345,11 @@ async fn query_plans_compile_run_and_leave_capsules() {
         limit: 0,
     };
     let answer = query
-        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(computed.clone()), limit: 0 })
+        .execute_query_plan(pb::ExecuteQueryPlanRequest {
+            plan: Some(computed.clone()),
+            limit: 0,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -357,25 +364,41 @@ async fn query_plans_compile_run_and_leave_capsules() {
     // Arithmetic on text is refused with the field that holds it.
     let mut bad = computed;
     bad.select[1].expr = Some(op(pb::Operator::Mul, column("neighbourhood"), column("sqm")));
-    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    let err = query
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0, ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "plan.select[1].expr.args"));
 
     let mut bad = plan.clone();
     bad.select[1].column = "price".into();
-    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    let err = query
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0, ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!((err.code(), bad_field(&err).as_str()), (Code::InvalidArgument, "plan.select[1].column"));
     assert!(err.message().contains("price_eur"), "the error lists the real columns: {}", err.message());
     let mut bad = plan.clone();
     bad.filters[0].op = 0;
-    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    let err = query
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0, ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!(bad_field(&err), "plan.filters[0].op");
     let mut bad = plan;
     bad.dataset = "nope".into();
-    let err = query.execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0 }).await.unwrap_err();
+    let err = query
+        .execute_query_plan(pb::ExecuteQueryPlanRequest { plan: Some(bad), limit: 0, ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
 
     let refused = query
-        .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT * FROM read_csv('/etc/passwd')".into(), limit: 0 })
+        .execute_sql(pb::ExecuteSqlRequest {
+            sql: "SELECT * FROM read_csv('/etc/passwd')".into(),
+            limit: 0,
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(refused.message(), "`read_csv` is not allowed: queries may only read your datasets");
@@ -409,14 +432,22 @@ async fn query_plans_compile_run_and_leave_capsules() {
     assert_eq!(page2.runs[0].run_id, answer.run_id);
 
     let truncated = query
-        .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT * FROM customer_churn".into(), limit: 7 })
+        .execute_sql(pb::ExecuteSqlRequest {
+            sql: "SELECT * FROM customer_churn".into(),
+            limit: 7,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
     let t = truncated.table.unwrap();
     assert_eq!((t.rows.len(), t.truncated), (7, true));
     let err = query
-        .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT nope FROM customer_churn".into(), limit: 0 })
+        .execute_sql(pb::ExecuteSqlRequest {
+            sql: "SELECT nope FROM customer_churn".into(),
+            limit: 0,
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "VALIDATION_ERROR"));
@@ -428,15 +459,86 @@ async fn slow_queries_time_out_and_the_pool_keeps_serving() {
     let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__TIMEOUT_MS", "400")]);
     let mut query = QueryServiceClient::new(server.channel().await);
     let slow = "SELECT sum(a.x * b.y) FROM range(1000000) a(x), range(99) b(y) WHERE (a.x + b.y) % 7 = 3";
-    let err = query.execute_sql(pb::ExecuteSqlRequest { sql: slow.into(), limit: 0 }).await.unwrap_err();
+    let err = query
+        .execute_sql(pb::ExecuteSqlRequest { sql: slow.into(), limit: 0, ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!((err.code(), reason(&err).as_str()), (Code::DeadlineExceeded, "RUNNER_TIMEOUT"), "{}", err.message());
     for _ in 0..3 {
         let ok = query
-            .execute_sql(pb::ExecuteSqlRequest { sql: "SELECT count(*) FROM customer_churn".into(), limit: 0 })
+            .execute_sql(pb::ExecuteSqlRequest {
+                sql: "SELECT count(*) FROM customer_churn".into(),
+                limit: 0,
+                ..Default::default()
+            })
             .await
             .unwrap();
         assert_eq!(norm_pb(&ok.into_inner().table.unwrap().rows[0].values[0]), "500");
     }
+}
+
+/// A query DuckDB's plan says reads more rows than `sandbox.confirm_scan_rows` is not run until
+/// the caller agrees: FAILED_PRECONDITION, COST_CONFIRMATION_REQUIRED, with the estimate (rows
+/// from every scan, bytes at the datasets' stored row size) in ErrorInfo metadata and the
+/// message; `run_heavy` runs it. A smaller table, a plain LIMIT and query plans follow the same
+/// rule; the refused call is recorded as a failed run that says why.
+#[tokio::test]
+async fn a_query_over_the_cost_limit_runs_only_with_run_heavy() {
+    use tonic_types::StatusExt;
+    let server = TestServer::start_with_env(&[], &[("AWARE_SANDBOX__CONFIRM_SCAN_ROWS", "300")]);
+    let mut query = QueryServiceClient::new(server.channel().await);
+    let sql = |s: &str, run_heavy: bool| pb::ExecuteSqlRequest { sql: s.into(), limit: 0, run_heavy };
+    let churn = "SELECT plan, avg(monthly_charges) FROM customer_churn GROUP BY plan";
+
+    let err = query.execute_sql(sql(churn, false)).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::FailedPrecondition, "COST_CONFIRMATION_REQUIRED"));
+    let info = err.get_error_details().error_info().cloned().unwrap();
+    assert_eq!(info.metadata["estimated_rows"], "500", "the table's 500 rows, one scan");
+    let bytes: u64 = info.metadata["estimated_bytes"].parse().unwrap();
+    assert!(bytes > 500, "{bytes} bytes for 500 rows");
+    assert!(err.message().contains("about 500 rows") && err.message().contains("300 rows"), "{}", err.message());
+    assert!(err.message().contains("run_heavy"), "it says how to run it: {}", err.message());
+
+    let ran = query.execute_sql(sql(churn, true)).await.unwrap().into_inner();
+    assert!(ran.table.unwrap().rows.len() >= 2, "run_heavy runs it");
+    let small = query.execute_sql(sql("SELECT avg(price_eur) FROM barcelona_apartments", false)).await;
+    assert!(small.is_ok(), "240 rows are under the limit: {small:?}");
+    let first = query.execute_sql(sql("SELECT * FROM customer_churn LIMIT 3", false)).await.unwrap().into_inner();
+    assert_eq!(first.table.unwrap().rows.len(), 3, "a plain LIMIT reads a few rows only");
+    let twice = "SELECT count(*) FROM barcelona_apartments a JOIN barcelona_apartments b ON a.price_eur = b.price_eur";
+    let err = query.execute_sql(sql(twice, false)).await.unwrap_err();
+    assert_eq!(reason(&err), "COST_CONFIRMATION_REQUIRED", "a table read twice counts twice: {}", err.message());
+
+    let plan = pb::QueryPlan {
+        dataset: "customer_churn".into(),
+        select: vec![
+            pb::SelectItem { column: "plan".into(), ..Default::default() },
+            pb::SelectItem {
+                column: "monthly_charges".into(),
+                aggregate: pb::Aggregate::Avg as i32,
+                ..Default::default()
+            },
+        ],
+        group_by: vec!["plan".into()],
+        ..Default::default()
+    };
+    let request = |run_heavy| pb::ExecuteQueryPlanRequest { plan: Some(plan.clone()), limit: 0, run_heavy };
+    let err = query.execute_query_plan(request(false)).await.unwrap_err();
+    assert_eq!(reason(&err), "COST_CONFIRMATION_REQUIRED", "{}", err.message());
+    let averaged = query.execute_query_plan(request(true)).await.unwrap().into_inner();
+    assert!(averaged.table.unwrap().rows.len() >= 2, "run_heavy runs the plan");
+    // DuckDB answers a bare count from the table's statistics: it reads nothing, so it runs.
+    let count = query.execute_sql(sql("SELECT count(*) FROM customer_churn", false)).await.unwrap().into_inner();
+    assert_eq!(norm_pb(&count.table.unwrap().rows[0].values[0]), "500");
+
+    let mut runs = pb::runs_service_client::RunsServiceClient::new(server.channel().await);
+    let listed =
+        runs.list_runs(pb::ListRunsRequest { page_size: 100, ..Default::default() }).await.unwrap().into_inner();
+    let refused = listed.runs.iter().filter(|r| {
+        r.status == pb::RunStatus::Failed as i32
+            && r.error.as_ref().is_some_and(|e| e.code == pb::ErrorCode::CostConfirmationRequired as i32)
+    });
+    assert_eq!(refused.count(), 3, "each refused query is a failed run saying why");
 }
 
 fn probe_pool() -> SqlPool {
@@ -466,6 +568,67 @@ fn probed(r: Response) -> (bool, String) {
         Response::Probed { ok, detail } => (ok, detail),
         other => panic!("not a probe answer: {other:?}"),
     }
+}
+
+/// The table a query answered with (it was not refused for its cost).
+fn ran(executed: Executed) -> ResultTable {
+    match executed {
+        Executed::Table(table) => table,
+        Executed::NotRun { scan_rows } => panic!("not run: its plan reads {scan_rows} rows"),
+    }
+}
+
+/// What a query's plan reads, as the worker answers when it does not run it.
+fn not_run(executed: Executed) -> u64 {
+    match executed {
+        Executed::Table(table) => panic!("it ran: {table:?}"),
+        Executed::NotRun { scan_rows } => scan_rows,
+    }
+}
+
+/// The worker reads the rows a query's plan scans before running it: over the request's limit it
+/// answers with the estimate instead of rows; each scan of a table counts its rows (a filter still
+/// reads them all, a self-join twice); a plain LIMIT reads almost nothing and runs.
+#[tokio::test]
+async fn a_query_that_reads_more_than_the_limit_is_estimated_not_run() {
+    let pool = pool_of(1);
+    let dir = tempfile::tempdir().unwrap();
+    let user_dir = dir.path().join("usr_test");
+    std::fs::create_dir_all(&user_dir).unwrap();
+    let table = TableFile {
+        name: "numbers".into(),
+        path: numbers_file(&user_dir, "ds_1.duckdb", 1000),
+        version: "v1".into(),
+        rows: 1000,
+    };
+    let query = |sql: &str, ask_above: Option<u64>| QueryRequest {
+        user_dir: user_dir.clone(),
+        tables: vec![table.clone()],
+        sql: sql.into(),
+        max_rows: 10,
+        max_bytes: 1 << 20,
+        timeout_ms: 10_000,
+        ask_above,
+        estimate_only: false,
+    };
+    let total = "SELECT sum(x) FROM numbers";
+    assert_eq!(not_run(pool.execute("usr_test", query(total, Some(999))).await.unwrap()), 1000);
+    // The verdict remembered from the first time still carries the estimate.
+    assert_eq!(not_run(pool.execute("usr_test", query(total, Some(999))).await.unwrap()), 1000);
+    let sum = ran(pool.execute("usr_test", query(total, Some(1000))).await.unwrap());
+    assert_eq!(sum.rows[0][0], aware_core::value::Value::Decimal("499500".into()), "at the limit it runs");
+    let sum = ran(pool.execute("usr_test", query(total, None)).await.unwrap());
+    assert_eq!(sum.rows[0][0], aware_core::value::Value::Decimal("499500".into()), "no limit: it runs");
+
+    let filtered = "SELECT x FROM numbers WHERE x = 5";
+    assert_eq!(not_run(pool.execute("usr_test", query(filtered, Some(999))).await.unwrap()), 1000);
+    let joined = "SELECT count(*) FROM numbers a JOIN numbers b ON a.x = b.x";
+    assert_eq!(not_run(pool.execute("usr_test", query(joined, Some(1500))).await.unwrap()), 2000);
+    let first_rows = ran(pool.execute("usr_test", query("SELECT x FROM numbers LIMIT 5", Some(1))).await.unwrap());
+    assert_eq!(first_rows.rows.len(), 5);
+
+    let estimate = QueryRequest { estimate_only: true, ..query(joined, None) };
+    assert_eq!(not_run(pool.execute("usr_test", estimate).await.unwrap()), 2000, "an estimate never runs");
 }
 
 /// A dataset file in `user_dir` as ingestion writes them (one table `data`), column `x` = 0..rows.
@@ -518,13 +681,15 @@ async fn os_limits_hold_even_when_the_validator_is_bypassed() {
     // The pool still serves real queries after all of that.
     let request = QueryRequest {
         user_dir: user_dir.clone(),
-        tables: vec![TableFile { name: "numbers".into(), path: table, version: "v1".into() }],
+        tables: vec![TableFile { name: "numbers".into(), path: table, version: "v1".into(), rows: 1000 }],
         sql: "SELECT sum(x) FROM numbers".into(),
         max_rows: 10,
         max_bytes: 1 << 20,
         timeout_ms: 5000,
+        ask_above: None,
+        estimate_only: false,
     };
-    let result = pool.execute("usr_test", request.clone()).await.unwrap();
+    let result = ran(pool.execute("usr_test", request.clone()).await.unwrap());
     assert_eq!(result.rows[0][0], aware_core::value::Value::Decimal("499500".into()));
     let other = QueryRequest { user_dir: dir.path().join("usr_other"), ..request };
     std::fs::create_dir_all(&other.user_dir).unwrap();
@@ -546,6 +711,7 @@ async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
         name: "numbers".into(),
         path: numbers_file(&user_dir, file, rows),
         version: format!("{rows} rows"),
+        rows: u64::from(rows),
     };
     let (small, big) = (table("ds_small.duckdb", 100), table("ds_big.duckdb", 1000));
     let request = |t: &TableFile| QueryRequest {
@@ -555,15 +721,17 @@ async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
         max_rows: 10,
         max_bytes: 1 << 20,
         timeout_ms: 10_000,
+        ask_above: None,
+        estimate_only: false,
     };
     for _ in 0..2 {
-        let answer = pool.execute("usr_test", request(&small)).await.unwrap();
+        let answer = ran(pool.execute("usr_test", request(&small)).await.unwrap());
         assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000), "asked twice, answered twice");
     }
     let err = pool.execute("usr_test", request(&big)).await.unwrap_err();
     assert_eq!(err.code, aware_core::ErrorCode::RunnerResourceExceeded, "{}", err.message);
     assert!(err.message.contains("join condition"), "{}", err.message);
-    let answer = pool.execute("usr_test", request(&small)).await.unwrap();
+    let answer = ran(pool.execute("usr_test", request(&small)).await.unwrap());
     assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000));
 }
 
@@ -578,17 +746,19 @@ async fn a_session_sees_a_refreshed_file_by_its_new_version() {
     let path = numbers_file(&user_dir, "ds_1.duckdb", 100);
     let count = |version: &str| QueryRequest {
         user_dir: user_dir.clone(),
-        tables: vec![TableFile { name: "numbers".into(), path: path.clone(), version: version.into() }],
+        tables: vec![TableFile { name: "numbers".into(), path: path.clone(), version: version.into(), rows: 100 }],
         sql: "SELECT count(*) FROM numbers".into(),
         max_rows: 10,
         max_bytes: 1 << 20,
         timeout_ms: 10_000,
+        ask_above: None,
+        estimate_only: false,
     };
-    let answer = pool.execute("usr_test", count("v1")).await.unwrap();
+    let answer = ran(pool.execute("usr_test", count("v1")).await.unwrap());
     assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(100));
     let fresh = numbers_file(&user_dir, "ds_1.tmp.duckdb", 250);
     std::fs::rename(&fresh, &path).unwrap();
-    let answer = pool.execute("usr_test", count("v2")).await.unwrap();
+    let answer = ran(pool.execute("usr_test", count("v2")).await.unwrap());
     assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(250), "the new content, not the attached old file");
 }
 
@@ -657,7 +827,7 @@ async fn nan_and_infinity_are_answered_not_fatal() {
     let d = datasets.upload_dataset(tokio_stream::iter([msg])).await.unwrap().into_inner().dataset.unwrap();
     assert_eq!(d.status, pb::DatasetStatus::Ready as i32, "{}", d.error);
     let mut query = QueryServiceClient::new(server.channel().await);
-    let sql = |s: &str| pb::ExecuteSqlRequest { sql: s.into(), limit: 0 };
+    let sql = |s: &str| pb::ExecuteSqlRequest { sql: s.into(), limit: 0, ..Default::default() };
 
     for expr in ["1/0", "-1/0", "0/0", "1.0/0", "'nan'::DOUBLE", "'-inf'::DOUBLE + 1"] {
         let answer = query.execute_sql(sql(&format!("SELECT {expr} AS x"))).await;
@@ -705,16 +875,26 @@ async fn date_spines_with_huge_or_negative_years_and_crossed_spines_are_refused(
         "SELECT count(*) FROM generate_series(DATE '-100000-01-01', DATE '2000-01-01', INTERVAL 1 DAY)",
         "SELECT count(*) FROM range(TIMESTAMP '2000-01-01', TIMESTAMP '102000-01-01', INTERVAL 1 DAY)",
     ] {
-        let e = query.execute_sql(pb::ExecuteSqlRequest { sql: spine.into(), limit: 0 }).await.unwrap_err();
+        let e = query
+            .execute_sql(pb::ExecuteSqlRequest { sql: spine.into(), limit: 0, ..Default::default() })
+            .await
+            .unwrap_err();
         assert_eq!(refused(&e), (Code::InvalidArgument, "SQL_POLICY_VIOLATION".into()), "{spine}: {e:?}");
         assert!(e.message().contains("rows; at most 1000000"), "{}", e.message());
     }
     let crossed = "SELECT count(*) FROM generate_series(DATE '1800-01-01', DATE '2100-01-01', INTERVAL 1 DAY) a, \
                    generate_series(DATE '1800-01-01', DATE '2100-01-01', INTERVAL 1 DAY) b";
-    let e = query.execute_sql(pb::ExecuteSqlRequest { sql: crossed.into(), limit: 0 }).await.unwrap_err();
+    let e = query
+        .execute_sql(pb::ExecuteSqlRequest { sql: crossed.into(), limit: 0, ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!(refused(&e), (Code::ResourceExhausted, "RUNNER_RESOURCE_EXCEEDED".into()), "{e:?}");
     let small =
         "SELECT count(*) FROM generate_series(DATE '2024-01-01', DATE '2024-01-31', INTERVAL 1 DAY) a, range(3) b";
-    let ok = query.execute_sql(pb::ExecuteSqlRequest { sql: small.into(), limit: 0 }).await.unwrap().into_inner();
+    let ok = query
+        .execute_sql(pb::ExecuteSqlRequest { sql: small.into(), limit: 0, ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(norm_pb(&ok.table.unwrap().rows[0].values[0]), "93");
 }

@@ -47,7 +47,11 @@ async fn search(
 
 /// The `category` of each hit's ticket (the sample's row n is ticket `T000n+1`).
 async fn categories(server: &TestServer, hits: &[pb::SearchHit]) -> Vec<String> {
-    let req = pb::ExecuteSqlRequest { sql: "SELECT ticket_id, category FROM support_tickets".into(), limit: 0 };
+    let req = pb::ExecuteSqlRequest {
+        sql: "SELECT ticket_id, category FROM support_tickets".into(),
+        limit: 0,
+        ..Default::default()
+    };
     let table = server.query().await.execute_sql(req).await.unwrap().into_inner().table.unwrap();
     let text = |v: &pb::Value| match &v.kind {
         Some(pb::value::Kind::StringValue(s)) => s.clone(),

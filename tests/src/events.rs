@@ -51,7 +51,7 @@ pub async fn stored(server: &TestServer, run_id: &str) -> Vec<pb::ServerEvent> {
 
 /// The first cell of `sql`'s answer, as a tool summary prints a number (two decimals at most).
 pub async fn number(server: &TestServer, sql: &str) -> String {
-    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0 };
+    let req = pb::ExecuteSqlRequest { sql: sql.into(), limit: 0, ..Default::default() };
     let answer = tokio::time::timeout(std::time::Duration::from_secs(30), server.query().await.execute_sql(req))
         .await
         .expect("ExecuteSql answers within 30 s")

@@ -1772,6 +1772,30 @@ test("'not understood' offers Try again, which asks the same question again in t
   await context.close();
 });
 
+test("a question whose query reads more than the server runs without asking shows what it reads on a card: Deny runs nothing and the answer says so; Allow answers with its table", async () => {
+  const server = await startServer("costly", { AWARE_SANDBOX__CONFIRM_SCAN_ROWS: "300" });
+  const { context, page } = await open("/datasets", { server });
+  let turn = await ask(page, "average monthly charges by plan");
+  let card = turn.locator(".card.standard");
+  await card.waitFor();
+  assert.match(await card.innerText(), /Query customer_churn\.csv\? It reads about 500 rows \([\d.]+ KB\), more than the 300 rows this server runs without asking\./);
+  await page.screenshot({ path: join(shots, "cost-card.png") });
+  await card.getByRole("button", { name: "Deny" }).click();
+  await finished(turn);
+  assert.match(await turn.innerText(), /I did not run that query/);
+  assert.equal(await turn.locator("table").count(), 0, "nothing ran, no table");
+  turn = await ask(page, "average monthly charges by plan");
+  card = turn.locator(".card.standard");
+  await card.getByRole("button", { name: "Allow", exact: true }).click();
+  await finished(turn);
+  await turn.locator("table").first().waitFor();
+  assert.match(await turn.innerText(), /monthly charges/i);
+  const small = await ask(page, "how many apartments are there?");
+  await finished(small);
+  assert.equal(await small.locator(".card").count(), 0, "240 rows: no card");
+  await context.close();
+});
+
 test("an answer's numbers show where they came from: grounded ones are underlined with their source, also after a reload; an invented one is marked and counted", async () => {
   const { context, page } = await open();
   const turn = await ask(page, "average price by neighbourhood");

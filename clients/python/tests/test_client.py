@@ -365,3 +365,32 @@ def test_errors_carry_the_servers_code_as_their_class(client: AwareClient) -> No
 
     with pytest.raises(aware.Unavailable):
         AwareClient("127.0.0.1:9", retries=1).datasets.list()
+
+
+def test_a_query_over_the_cost_limit_raises_with_its_estimate_until_run_heavy(tmp_path) -> None:
+    """A server that asks above 300 rows: ``sql`` and ``plan`` over the 500-row churn sample raise
+    ``CostConfirmationRequired`` with the estimate and run nothing; ``run_heavy=True`` runs them."""
+    import os
+
+    from conftest import server_bin, start_server, stop_server
+
+    env = {k: v for k, v in os.environ.items() if k not in ("AWARE_SERVER_BIN", "AWARE_LISTEN")}
+    env.update(AWARE_LOG_LEVEL="warn", AWARE_SANDBOX__CONFIRM_SCAN_ROWS="300")
+    argv = [str(server_bin()), "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "data")]
+    process, addr = start_server(argv, env, tmp_path / "server.log")
+    try:
+        with AwareClient(addr) as c:
+            sql = "SELECT plan, avg(monthly_charges) AS avg_charges FROM customer_churn GROUP BY plan"
+            with pytest.raises(aware.CostConfirmationRequired) as heavy:
+                c.sql(sql)
+            assert heavy.value.estimated_rows == 500
+            assert heavy.value.estimated_bytes > 500
+            assert "about 500 rows" in heavy.value.message
+            assert len(c.sql(sql, run_heavy=True).to_pandas()) >= 2
+            plan = {"dataset": "customer_churn", "select": [{"column": "plan"}, {"aggregate": "count"}], "group_by": ["plan"]}
+            with pytest.raises(aware.CostConfirmationRequired):
+                c.plan(plan)
+            assert sum(c.plan(plan, run_heavy=True).to_pandas().iloc[:, 1]) == 500
+            assert len(c.sql("SELECT avg(price_eur) FROM barcelona_apartments").to_pandas()) == 1, "240 rows run"
+    finally:
+        stop_server(process)

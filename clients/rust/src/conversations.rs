@@ -169,7 +169,7 @@ pub(crate) async fn threads(client: &AwareClient, command: ThreadsCommand, json:
                 t.title,
                 runs_text(t.run_count)
             );
-            if !yes && !ask_once(&what).await? {
+            if !yes && !ask_once(&what, "--yes").await? {
                 anyhow::bail!("not deleted");
             }
             let deleted = threads.delete_thread(pb::DeleteThreadRequest { thread_id }).await?.into_inner();

@@ -88,12 +88,16 @@ enum Command {
         #[command(subcommand)]
         command: DatasetsCommand,
     },
-    /// Run one read-only SQL query over your datasets.
+    /// Run one read-only SQL query over your datasets. A query the server estimates to read more
+    /// rows than it runs without asking is shown with its estimate and run only if you say yes.
     Sql {
         query: String,
         /// Rows to return (0: the server's default).
         #[arg(long, default_value_t = 0)]
         limit: u32,
+        /// Run it whatever it reads, without asking.
+        #[arg(long)]
+        heavy: bool,
     },
     /// Inspect runs.
     Runs {
@@ -299,8 +303,19 @@ async fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
             return chat(&client, message, thread.unwrap_or_default(), decide, json).await;
         }
         Command::Datasets { command } => datasets(&client, command, output).await?,
-        Command::Sql { query, limit } => {
-            let answer = client.query().execute_sql(pb::ExecuteSqlRequest { sql: query, limit }).await?.into_inner();
+        Command::Sql { query, limit, heavy } => {
+            let request = pb::ExecuteSqlRequest { sql: query, limit, run_heavy: heavy };
+            let answer = match client.query().execute_sql(request.clone()).await {
+                Err(status) if heavy_query(&status) => {
+                    if !ask_once(&format!("{}. Run it anyway?", cost_question(&status)), "--heavy").await? {
+                        note!("not run");
+                        return Ok(std::process::ExitCode::from(1));
+                    }
+                    client.query().execute_sql(pb::ExecuteSqlRequest { run_heavy: true, ..request }).await?
+                }
+                answered => answered?,
+            }
+            .into_inner();
             let table = answer.table.unwrap_or_default();
             match output {
                 Output::Json => say!(
@@ -505,7 +520,7 @@ async fn datasets(client: &AwareClient, command: DatasetsCommand, output: Output
         DatasetsCommand::Delete { name, yes } => {
             let d = client.dataset(&name).await?;
             let what = format!("Delete the dataset {} ({} rows)? This cannot be undone.", d.table_name, d.row_count);
-            if !yes && !ask_once(&what).await? {
+            if !yes && !ask_once(&what, "--yes").await? {
                 anyhow::bail!("not deleted");
             }
             client.datasets().delete_dataset(pb::DeleteDatasetRequest { dataset_id: d.id.clone() }).await?;
@@ -696,14 +711,34 @@ impl Lines {
     }
 }
 
+/// Whether the server refused a query for what it would read (`COST_CONFIRMATION_REQUIRED`).
+fn heavy_query(status: &tonic::Status) -> bool {
+    use tonic_types::StatusExt;
+    status.get_details_error_info().is_some_and(|info| info.reason == "COST_CONFIRMATION_REQUIRED")
+}
+
+/// "This query would read about 62 million rows (2.1 GB)", from the refusal's estimate.
+fn cost_question(status: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    let info = status.get_details_error_info();
+    let figure =
+        |key: &str| info.as_ref().and_then(|i| i.metadata.get(key)).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    format!(
+        "This query would read about {} rows ({})",
+        render::figure_text(figure("estimated_rows") as f64, "rows"),
+        render::bytes_text(figure("estimated_bytes"))
+    )
+}
+
 fn is_yes(line: &str) -> bool {
     matches!(line.trim().to_lowercase().as_str(), "y" | "yes")
 }
 
-/// A yes/no question outside a chat (`datasets delete`); "no" without a terminal to ask on.
-async fn ask_once(question: &str) -> anyhow::Result<bool> {
+/// A yes/no question outside a chat (`datasets delete`, a large `sql`); "no" without a terminal
+/// to ask on, saying which `flag` answers yes in advance.
+async fn ask_once(question: &str, flag: &str) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() {
-        note!("{question}\n(no terminal to ask on: treated as no; pass --yes to approve)");
+        note!("{question}\n(no terminal to ask on: treated as no; pass {flag} to approve)");
         return Ok(false);
     }
     eprint!("{} [y/N] ", render::terminal_safe(question));

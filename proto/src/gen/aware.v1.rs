@@ -1431,6 +1431,10 @@ pub enum ErrorCode {
     /// changed between the confirmation's request and its approval. Nothing was done; ask again
     /// (FAILED_PRECONDITION).
     ResourceChanged = 28,
+    /// The query would read more rows than the server runs without asking (`sandbox.confirm_scan_rows`)
+    /// and was not run. ErrorInfo metadata `estimated_rows` and `estimated_bytes` hold DuckDB's
+    /// estimate; send the request again with `run_heavy` set to run it (FAILED_PRECONDITION).
+    CostConfirmationRequired = 29,
 }
 impl ErrorCode {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -1468,6 +1472,7 @@ impl ErrorCode {
             Self::StorageUnavailable => "ERROR_CODE_STORAGE_UNAVAILABLE",
             Self::ExternalToolFailed => "ERROR_CODE_EXTERNAL_TOOL_FAILED",
             Self::ResourceChanged => "ERROR_CODE_RESOURCE_CHANGED",
+            Self::CostConfirmationRequired => "ERROR_CODE_COST_CONFIRMATION_REQUIRED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -1502,6 +1507,9 @@ impl ErrorCode {
             "ERROR_CODE_STORAGE_UNAVAILABLE" => Some(Self::StorageUnavailable),
             "ERROR_CODE_EXTERNAL_TOOL_FAILED" => Some(Self::ExternalToolFailed),
             "ERROR_CODE_RESOURCE_CHANGED" => Some(Self::ResourceChanged),
+            "ERROR_CODE_COST_CONFIRMATION_REQUIRED" => {
+                Some(Self::CostConfirmationRequired)
+            }
             _ => None,
         }
     }
@@ -1756,6 +1764,11 @@ pub struct ExecuteSqlRequest {
     /// Rows to return, up to the server's cap; 0 means the cap.
     #[prost(uint32, tag = "2")]
     pub limit: u32,
+    /// Run it even when DuckDB's plan says it reads more rows than the server runs without asking
+    /// (`sandbox.confirm_scan_rows`); without it such a query fails with FAILED_PRECONDITION,
+    /// reason COST_CONFIRMATION_REQUIRED, and the estimate in ErrorInfo metadata.
+    #[prost(bool, tag = "3")]
+    pub run_heavy: bool,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ExecuteSqlResponse {
@@ -1774,6 +1787,9 @@ pub struct ExecuteQueryPlanRequest {
     pub plan: ::core::option::Option<QueryPlan>,
     #[prost(uint32, tag = "2")]
     pub limit: u32,
+    /// As ExecuteSqlRequest.run_heavy.
+    #[prost(bool, tag = "3")]
+    pub run_heavy: bool,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ExecuteQueryPlanResponse {
@@ -1996,7 +2012,10 @@ pub mod query_service_client {
     /// network, extension or configuration access; a time limit (default 5 s), a memory limit (default
     /// 256 MB) and a row cap (default 10,000 rows). A refused query fails with INVALID_ARGUMENT and
     /// ErrorInfo reason SQL_POLICY_VIOLATION, naming the rule; a timeout with DEADLINE_EXCEEDED
-    /// (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED).
+    /// (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED). A query
+    /// that DuckDB estimates to read more rows than `sandbox.confirm_scan_rows` (default 50 million)
+    /// is not run unless the request sets `run_heavy`: FAILED_PRECONDITION (COST_CONFIRMATION_REQUIRED)
+    /// with `estimated_rows` and `estimated_bytes` in the ErrorInfo metadata.
     /// Every call is recorded as a run capsule that RunsService.GetRun returns.
     #[derive(Debug, Clone)]
     pub struct QueryServiceClient<T> {
@@ -2169,7 +2188,10 @@ pub mod query_service_server {
     /// network, extension or configuration access; a time limit (default 5 s), a memory limit (default
     /// 256 MB) and a row cap (default 10,000 rows). A refused query fails with INVALID_ARGUMENT and
     /// ErrorInfo reason SQL_POLICY_VIOLATION, naming the rule; a timeout with DEADLINE_EXCEEDED
-    /// (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED).
+    /// (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED). A query
+    /// that DuckDB estimates to read more rows than `sandbox.confirm_scan_rows` (default 50 million)
+    /// is not run unless the request sets `run_heavy`: FAILED_PRECONDITION (COST_CONFIRMATION_REQUIRED)
+    /// with `estimated_rows` and `estimated_bytes` in the ErrorInfo metadata.
     /// Every call is recorded as a run capsule that RunsService.GetRun returns.
     #[derive(Debug)]
     pub struct QueryServiceServer<T> {

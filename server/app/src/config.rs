@@ -201,6 +201,9 @@ pub struct Sandbox {
     pub max_queries_per_user: usize,
     /// Milliseconds a query waits for a worker before it is refused.
     pub queue_wait_ms: u64,
+    /// A query whose plan reads more rows than this runs only once someone agrees: in chat a
+    /// person approves it, over the API the request sets `run_heavy` (0: never asks).
+    pub confirm_scan_rows: u64,
 }
 
 impl Default for Sandbox {
@@ -215,6 +218,7 @@ impl Default for Sandbox {
             max_result_mb: 32,
             max_queries_per_user: 2,
             queue_wait_ms: 10_000,
+            confirm_scan_rows: 50_000_000,
         }
     }
 }

@@ -461,6 +461,7 @@ pub fn error_code(c: aware_core::ErrorCode) -> pb::ErrorCode {
         E::StorageUnavailable => pb::ErrorCode::StorageUnavailable,
         E::ExternalToolFailed => pb::ErrorCode::ExternalToolFailed,
         E::ResourceChanged => pb::ErrorCode::ResourceChanged,
+        E::CostConfirmationRequired => pb::ErrorCode::CostConfirmationRequired,
     }
 }
 

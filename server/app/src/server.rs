@@ -178,7 +178,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         upload_idle: Duration::from_secs(config.limits.upload_idle_secs),
     };
     let sql: Arc<dyn SqlEngine> = Arc::new(sql);
-    let query = QueryService::new(store.clone(), sql.clone(), store.clone(), sandbox.max_rows);
+    let query = QueryService::new(store.clone(), sql.clone(), store.clone(), sandbox.max_rows)
+        .asking_above(sandbox.confirm_scan_rows);
     let datasets = DatasetService::new(
         store.clone(),
         engine.clone(),

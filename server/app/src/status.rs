@@ -25,7 +25,8 @@ pub fn grpc_code(code: ErrorCode) -> Code {
         | ErrorCode::TokenExpired
         | ErrorCode::AlreadyResolved
         | ErrorCode::NotReady
-        | ErrorCode::ResourceChanged => Code::FailedPrecondition,
+        | ErrorCode::ResourceChanged
+        | ErrorCode::CostConfirmationRequired => Code::FailedPrecondition,
         ErrorCode::RunBusy => Code::Aborted,
         ErrorCode::CursorAhead => Code::OutOfRange,
         ErrorCode::ModelError | ErrorCode::StorageUnavailable | ErrorCode::ExternalToolFailed => Code::Unavailable,
@@ -49,10 +50,13 @@ pub fn to_status(e: Error) -> Status {
     } else {
         tracing::info!(code = %e.code, message = %e.message, field = ?e.field, "request refused");
     }
+    let metadata = e.metadata.iter().map(|(k, v)| ((*k).to_owned(), v.clone()));
     let mut details = ErrorDetails::with_error_info(
         e.code.as_str(),
         ERROR_DOMAIN,
-        [("retryable".to_owned(), e.retryable().to_string())],
+        std::iter::once(("retryable".to_owned(), e.retryable().to_string()))
+            .chain(metadata)
+            .collect::<std::collections::HashMap<_, _>>(),
     );
     if let Some(field) = &e.field {
         details.add_bad_request_violation(field.clone(), e.message.clone());

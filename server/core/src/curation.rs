@@ -291,10 +291,13 @@ impl CurationService {
         Ok(())
     }
 
+    /// Saving a result is a deliberate act (a call, or a person's approval in chat): it runs at
+    /// whatever cost.
     async fn compute(&self, caller: &Caller, source: &QuerySource, parent: Option<&RunId>) -> Result<QueryAnswer> {
+        use crate::query::Cost::Accepted;
         match source {
-            QuerySource::Sql(sql) => self.query.execute_sql(caller, sql, 0, parent).await,
-            QuerySource::Plan(plan) => self.query.execute_plan(caller, plan, 0, parent).await,
+            QuerySource::Sql(sql) => self.query.execute_sql(caller, sql, 0, parent, Accepted).await,
+            QuerySource::Plan(plan) => self.query.execute_plan(caller, plan, 0, parent, Accepted).await,
         }
     }
 

@@ -481,9 +481,69 @@ pub fn is_format_char(c: char) -> bool {
         | '\u{E0001}' | '\u{E0020}'..='\u{E007F}')
 }
 
+/// A row count for people: "1 row", "1000 rows".
+pub fn in_rows(n: u64) -> String {
+    if n == 1 { "1 row".to_owned() } else { format!("{n} rows") }
+}
+
+/// A size for people: "812 bytes", "27.0 KB", "3.4 MB" (1 KB = 1,024 bytes).
+pub fn in_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut size = n as f64 / 1024.0;
+    let mut unit = 0;
+    while size >= 1024.0 && unit + 1 < UNITS.len() {
+        size /= 1024.0;
+        unit += 1;
+    }
+    format!("{size:.1} {}", UNITS[unit])
+}
+
+/// A count with its thousands grouped: "50,000,000".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// An estimated row count for people, rounded as an estimate deserves: "about 800 rows",
+/// "about 45,000 rows", "about 1.2 million rows", "about 62 million rows".
+pub fn about_rows(n: u64) -> String {
+    let approx = n as f64;
+    if n < 1_000 {
+        return format!("about {n} row{}", if n == 1 { "" } else { "s" });
+    }
+    if n < 999_500 {
+        let thousands = (approx / 1_000.0).round() as u64;
+        return format!("about {} rows", grouped(thousands * 1_000));
+    }
+    let (value, unit) = if n < 999_500_000 { (approx / 1e6, "million") } else { (approx / 1e9, "billion") };
+    if value < 10.0 { format!("about {value:.1} {unit} rows") } else { format!("about {value:.0} {unit} rows") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a confirmation card says of a dataset's size: "1 row", never "1 rows".
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!([in_rows(0), in_rows(1), in_rows(1000)], ["0 rows", "1 row", "1000 rows"]);
+        assert_eq!([in_bytes(812), in_bytes(27 * 1024)], ["812 bytes", "27.0 KB"]);
+        assert_eq!(
+            [about_rows(1), about_rows(812), about_rows(45_260), about_rows(1_240_000), about_rows(62_400_000)],
+            ["about 1 row", "about 812 rows", "about 45,000 rows", "about 1.2 million rows", "about 62 million rows"]
+        );
+        assert_eq!([grouped(0), grouped(999), grouped(1000), grouped(50_000_000)], ["0", "999", "1,000", "50,000,000"]);
+    }
 
     #[test]
     fn table_names_are_plain_identifiers() {

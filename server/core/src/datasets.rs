@@ -677,7 +677,8 @@ impl DatasetService {
                     | ErrorCode::NotReady
                     | ErrorCode::StorageUnavailable
                     | ErrorCode::ExternalToolFailed
-                    | ErrorCode::ResourceChanged => {
+                    | ErrorCode::ResourceChanged
+                    | ErrorCode::CostConfirmationRequired => {
                         "The file could not be processed because of a server error; try again.".to_owned()
                     }
                 };

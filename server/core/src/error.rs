@@ -38,6 +38,8 @@ pub enum ErrorCode {
     ExternalToolFailed,
     /// The resource changed between a confirmation's request and its approval; nothing was done.
     ResourceChanged,
+    /// A query would read more rows than the server runs without asking; it was not run.
+    CostConfirmationRequired,
 }
 
 impl ErrorCode {
@@ -72,6 +74,7 @@ impl ErrorCode {
             Self::StorageUnavailable => "STORAGE_UNAVAILABLE",
             Self::ExternalToolFailed => "EXTERNAL_TOOL_FAILED",
             Self::ResourceChanged => "RESOURCE_CHANGED",
+            Self::CostConfirmationRequired => "COST_CONFIRMATION_REQUIRED",
         }
     }
 
@@ -109,13 +112,16 @@ pub struct Error {
     pub internal: Option<String>,
     /// When to try again, for a limit that will lift (sent as `google.rpc.RetryInfo`).
     pub retry_after: Option<std::time::Duration>,
+    /// Facts a program acts on (sent as `google.rpc.ErrorInfo` metadata), e.g. a query's
+    /// estimated rows.
+    pub metadata: Vec<(&'static str, String)>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), field: None, internal: None, retry_after: None }
+        Self { code, message: message.into(), field: None, internal: None, retry_after: None, metadata: Vec::new() }
     }
 
     /// A request field is missing or malformed.

@@ -6,7 +6,7 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::error::{Error, Result};
 use crate::ids::RunId;
-use crate::ports::{Catalog, RunStore, SavedQuery, SqlEngine, SqlOutcome};
+use crate::ports::{Catalog, RunStore, SavedQuery, ScanEstimate, SqlEngine, SqlOutcome};
 use crate::query_plan::{QueryPlan, compile};
 use crate::run::{
     Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
@@ -38,6 +38,37 @@ pub struct QueryService {
     engine: Arc<dyn SqlEngine>,
     runs: Arc<dyn RunStore>,
     max_rows: u32,
+    /// Queries whose plan reads more rows than this run only when the caller says so
+    /// (`run_heavy`); `None` runs every query.
+    ask_above: Option<u64>,
+}
+
+/// A query that reads more rows than the server runs without asking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeavyQuery {
+    pub estimate: ScanEstimate,
+    /// The server's limit (`sandbox.confirm_scan_rows`).
+    pub limit: u64,
+}
+
+impl HeavyQuery {
+    /// "it reads about 500 rows (40.5 KB), more than the 300 rows this server runs without asking".
+    pub fn in_words(&self) -> String {
+        format!(
+            "it reads {}, more than the {} rows this server runs without asking",
+            self.estimate.in_words(),
+            crate::dataset::grouped(self.limit)
+        )
+    }
+}
+
+/// Whether the caller has agreed to a query's cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    /// Refused with `COST_CONFIRMATION_REQUIRED` when it reads more than the server's limit.
+    Checked,
+    /// Run whatever it reads: a person (or the calling service) agreed, or aware itself asks.
+    Accepted,
 }
 
 /// The largest result (as JSON) a run keeps whole, for a rerun's row-level diff; a larger one
@@ -130,7 +161,46 @@ pub fn describe_result(table: &Table) -> String {
 
 impl QueryService {
     pub fn new(catalog: Arc<dyn Catalog>, engine: Arc<dyn SqlEngine>, runs: Arc<dyn RunStore>, max_rows: u32) -> Self {
-        Self { catalog, engine, runs, max_rows }
+        Self { catalog, engine, runs, max_rows, ask_above: None }
+    }
+
+    /// Asks before a query whose plan reads more than `rows` rows (0: never asks).
+    pub fn asking_above(mut self, rows: u64) -> Self {
+        self.ask_above = (rows > 0).then_some(rows);
+        self
+    }
+
+    /// What `sql` would read, when that is more than this server runs without asking; `None`
+    /// when it is not, or when no estimate can be made (running it then says why).
+    pub async fn heavy_sql(&self, caller: &Caller, sql: &str) -> Option<HeavyQuery> {
+        let limit = self.ask_above?;
+        let tables = self.ready_tables(caller).await.ok()?;
+        self.heavy(caller, sql, &tables, limit).await
+    }
+
+    /// As [`Self::heavy_sql`], for the SQL a plan compiles to.
+    pub async fn heavy_plan(&self, caller: &Caller, plan: &QueryPlan) -> Option<HeavyQuery> {
+        let limit = self.ask_above?;
+        let tables = self.ready_tables(caller).await.ok()?;
+        let dataset = find_dataset(&tables, plan).ok()?;
+        let compiled = compile(plan, dataset, self.max_rows).ok()?;
+        self.heavy(caller, &compiled, std::slice::from_ref(dataset), limit).await
+    }
+
+    async fn heavy(&self, caller: &Caller, sql: &str, tables: &[Dataset], limit: u64) -> Option<HeavyQuery> {
+        // No plan is asked for while the tables it names are far below the limit (a query reads
+        // a table a few times at most; one that reads it more is still refused when it runs).
+        let named = self.engine.tables_named(sql).ok()?;
+        let stored: u64 = tables
+            .iter()
+            .filter(|d| named.iter().any(|n| n.eq_ignore_ascii_case(&d.table_name)))
+            .map(|d| d.row_count)
+            .sum();
+        if stored.saturating_mul(4) <= limit {
+            return None;
+        }
+        let estimate = self.engine.estimate(&caller.principal.user_id, sql, tables).await.ok()?;
+        (estimate.rows > limit).then_some(HeavyQuery { estimate, limit })
     }
 
     /// The most rows a query returns.
@@ -158,8 +228,9 @@ impl QueryService {
         sql: &str,
         limit: u32,
         parent: Option<&RunId>,
+        cost: Cost,
     ) -> Result<QueryAnswer> {
-        self.execute_sql_as(caller, sql, limit, parent, None).await
+        self.execute_sql_as(caller, sql, limit, parent, None, cost).await
     }
 
     /// Runs a verified (saved) query's SQL; the run's capsule records which one.
@@ -169,9 +240,10 @@ impl QueryService {
         saved: &SavedQuery,
         limit: u32,
         parent: Option<&RunId>,
+        cost: Cost,
     ) -> Result<QueryAnswer> {
         let used = VerifiedQueryUse { id: saved.id.to_string(), name: saved.name.clone() };
-        self.execute_sql_as(caller, &saved.sql, limit, parent, Some(used)).await
+        self.execute_sql_as(caller, &saved.sql, limit, parent, Some(used), cost).await
     }
 
     async fn execute_sql_as(
@@ -181,6 +253,7 @@ impl QueryService {
         limit: u32,
         parent: Option<&RunId>,
         verified_query: Option<VerifiedQueryUse>,
+        cost: Cost,
     ) -> Result<QueryAnswer> {
         caller.principal.require(Capability::Query)?;
         let limit = self.limit(limit, "limit")?;
@@ -193,7 +266,14 @@ impl QueryService {
         self.runs.insert_run(&run).await?;
         let capsule = Capsule { query_mode: QueryMode::Sql, verified_query, ..Capsule::default() };
         let span = tracing::info_span!("sql", run_id = %run.id, user = %caller.principal.user_id, parent = ?parent.map(RunId::as_str));
-        self.run_and_record(caller, run, capsule, sql, &tables, limit, String::new()).instrument(span).await
+        self.run_and_record(
+            caller,
+            run,
+            capsule,
+            Sql { text: sql, tables: &tables, limit, compiled: String::new(), cost },
+        )
+        .instrument(span)
+        .await
     }
 
     /// Compiles a plan against its dataset's schema and runs the SQL it compiles to.
@@ -203,16 +283,12 @@ impl QueryService {
         plan: &QueryPlan,
         limit: u32,
         parent: Option<&RunId>,
+        cost: Cost,
     ) -> Result<QueryAnswer> {
         caller.principal.require(Capability::Query)?;
         let limit = self.limit(limit, "limit")?;
         let tables = self.ready_tables(caller).await?;
-        let wanted = plan.dataset.trim();
-        let dataset = tables
-            .iter()
-            .find(|d| d.id.as_str() == wanted || d.table_name.eq_ignore_ascii_case(wanted))
-            .ok_or_else(|| Error::not_found("dataset", format!("{wanted:?}")).with_field("plan.dataset"))?
-            .clone();
+        let dataset = find_dataset(&tables, plan)?.clone();
         let plan_json = serde_json::to_string(plan).map_err(Error::internal)?;
         let compiled = compile(plan, &dataset, limit)?;
         let mut run =
@@ -221,7 +297,8 @@ impl QueryService {
         self.runs.insert_run(&run).await?;
         let capsule = Capsule { query_mode: QueryMode::Plan, plan_json: Some(plan_json), ..Capsule::default() };
         let span = tracing::info_span!("sql", run_id = %run.id, user = %caller.principal.user_id, parent = ?parent.map(RunId::as_str));
-        self.run_and_record(caller, run, capsule, &compiled.clone(), &[dataset], limit, compiled).instrument(span).await
+        let sql = Sql { text: &compiled.clone(), tables: &[dataset], limit, compiled, cost };
+        self.run_and_record(caller, run, capsule, sql).instrument(span).await
     }
 
     /// Computes a finished run's queries again — a query run's SQL, or each query a chat run's
@@ -280,7 +357,8 @@ impl QueryService {
                 )));
                 continue;
             }
-            let table = match self.engine.run(owner, &sql, &tables, limit).await {
+            // What ran once runs again without asking about its cost.
+            let table = match self.engine.run(owner, &sql, &tables, limit, None).await {
                 Ok(outcome) => outcome.table,
                 Err(e) => {
                     out.push(not_run(e));
@@ -311,19 +389,17 @@ impl QueryService {
         Ok(out)
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn run_and_record(
         &self,
         caller: &Caller,
         run: RunRecord,
         mut capsule: Capsule,
-        sql: &str,
-        tables: &[Dataset],
-        limit: u32,
-        compiled_sql: String,
+        sql: Sql<'_>,
     ) -> Result<QueryAnswer> {
+        let Sql { text, tables, limit, compiled: compiled_sql, cost } = sql;
         let started = Instant::now();
-        let outcome = self.engine.run(&caller.principal.user_id, sql, tables, u64::from(limit)).await;
+        let ask_above = self.ask_above.filter(|_| cost == Cost::Checked);
+        let outcome = self.engine.run(&caller.principal.user_id, text, tables, u64::from(limit), ask_above).await;
         capsule.exec_time_ms = Some(started.elapsed().as_millis() as u64);
         let status = match &outcome {
             Ok(SqlOutcome { executed_sql, tables_read, table }) => {
@@ -362,4 +438,23 @@ impl QueryService {
             datasets: capsule.datasets,
         })
     }
+}
+
+/// The SQL a query run executes, over which tables, with which cap.
+struct Sql<'a> {
+    text: &'a str,
+    tables: &'a [Dataset],
+    limit: u32,
+    /// For plans: the SQL the plan compiled to (empty for SQL).
+    compiled: String,
+    cost: Cost,
+}
+
+/// The dataset a plan names (by id or table name) among the caller's ready ones.
+fn find_dataset<'a>(tables: &'a [Dataset], plan: &QueryPlan) -> Result<&'a Dataset> {
+    let wanted = plan.dataset.trim();
+    tables
+        .iter()
+        .find(|d| d.id.as_str() == wanted || d.table_name.eq_ignore_ascii_case(wanted))
+        .ok_or_else(|| Error::not_found("dataset", format!("{wanted:?}")).with_field("plan.dataset"))
 }

@@ -288,6 +288,7 @@ impl Tool for ExternalTool {
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let name = self.meta.name.as_str();
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef {
                 kind: "external_tool".to_owned(),

@@ -476,6 +476,11 @@ impl OfflinePlanner {
                      name, as the options showed it)."
                         .to_owned()
                 }
+                (Some(ToolName::ExecuteQueryPlan | ToolName::RunSqlQuery), true, _) if content == outcomes::DENIED => {
+                    "Understood — I did not run that query, so I have no answer to it; ask again and approve it when you \
+                     want it run."
+                        .to_owned()
+                }
                 (_, true, _) if content == outcomes::DENIED => {
                     "Understood — I did not do it; nothing was changed.".to_owned()
                 }

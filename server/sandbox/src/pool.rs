@@ -20,6 +20,17 @@ use std::time::Duration;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::Notify;
 
+/// What a worker did with a query.
+#[derive(Debug)]
+pub enum Executed {
+    Table(ResultTable),
+    /// Not run: its plan reads this many rows (an estimate was asked for, or it is over the
+    /// request's `ask_above`).
+    NotRun {
+        scan_rows: u64,
+    },
+}
+
 /// Pool settings.
 #[derive(Clone, Debug)]
 pub struct PoolConfig {
@@ -264,10 +275,10 @@ impl SqlPool {
         self.refill.notify_one();
     }
 
-    /// Runs one validated query for `user` and returns its table, once a slot of the user's share
+    /// Runs one validated query for `user` and returns its table (or, not run, its estimate), once a slot of the user's share
     /// is free (a bounded wait). Cancellation-safe: if the caller stops waiting (a cancelled run),
     /// the lease drops and the worker is killed.
-    pub async fn execute(&self, user: &str, request: QueryRequest) -> Result<ResultTable> {
+    pub async fn execute(&self, user: &str, request: QueryRequest) -> Result<Executed> {
         let _slot = self.slots.acquire(user).await?;
         let mut lease = Lease { pool: self, worker: Some(self.checkout(user)?) };
         let worker = lease.worker.as_mut().expect("a fresh lease holds its worker");
@@ -286,7 +297,11 @@ impl SqlPool {
         match outcome {
             Ok(Ok(Response::Table(table))) => {
                 lease.keep();
-                Ok(table)
+                Ok(Executed::Table(table))
+            }
+            Ok(Ok(Response::Estimated { scan_rows })) => {
+                lease.keep();
+                Ok(Executed::NotRun { scan_rows })
             }
             Ok(Ok(Response::Failed { code, message })) => {
                 // A breached limit may leave the worker in a bad state: retire it.

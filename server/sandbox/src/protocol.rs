@@ -20,6 +20,8 @@ pub struct TableFile {
     /// The content's version hash: a refreshed dataset is the same file with new content, which
     /// a session must attach again.
     pub version: String,
+    /// Its rows: what one scan of it reads.
+    pub rows: u64,
 }
 
 /// A validated query to run.
@@ -33,6 +35,11 @@ pub struct QueryRequest {
     pub max_rows: u64,
     pub max_bytes: u64,
     pub timeout_ms: u64,
+    /// Not run, answered with [`Response::Estimated`], when the plan's scans read more rows
+    /// than this.
+    pub ask_above: Option<u64>,
+    /// Checked and planned, never run: answered with [`Response::Estimated`].
+    pub estimate_only: bool,
 }
 
 /// Test-only probes that bypass the validator and DuckDB's own settings on purpose, to show that
@@ -70,6 +77,11 @@ pub struct ResultTable {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub enum Response {
     Table(ResultTable),
+    /// What the query's plan reads (rows, over every scan of a table), when it was not run: an
+    /// estimate was asked for, or it reads more than the request's `ask_above`.
+    Estimated {
+        scan_rows: u64,
+    },
     Failed {
         code: ErrorCode,
         message: String,

@@ -2,13 +2,13 @@
 //! user-bound worker that sees only the tables the query names.
 
 use crate::ingest::content_paths;
-use crate::pool::{PoolStats, SqlPool};
+use crate::pool::{Executed, PoolStats, SqlPool};
 use crate::protocol::{QueryRequest, TableFile};
 use crate::validator::{Policy, Rule, validate};
 use async_trait::async_trait;
 use aware_core::dataset::Dataset;
 use aware_core::ids::UserId;
-use aware_core::ports::{SqlEngine, SqlOutcome};
+use aware_core::ports::{ScanEstimate, SqlEngine, SqlOutcome};
 use aware_core::value::{Column, Table};
 use aware_core::{Error, ErrorCode, Result};
 use std::collections::HashSet;
@@ -50,7 +50,55 @@ impl SqlEngine for SandboxSql {
         crate::validator::tables_named(sql).map_err(|r| Error::new(ErrorCode::SqlPolicyViolation, r.message))
     }
 
-    async fn run(&self, owner: &UserId, sql: &str, tables: &[Dataset], max_rows: u64) -> Result<SqlOutcome> {
+    async fn run(
+        &self,
+        owner: &UserId,
+        sql: &str,
+        tables: &[Dataset],
+        max_rows: u64,
+        ask_above: Option<u64>,
+    ) -> Result<SqlOutcome> {
+        let (request, read, canonical, names) = self.request(owner, sql, tables, max_rows).await?;
+        let request = QueryRequest { ask_above, ..request };
+        match self.pool.execute(owner.as_str(), request).await? {
+            Executed::Table(result) => Ok(SqlOutcome {
+                executed_sql: canonical,
+                tables_read: names,
+                table: Table {
+                    columns: result.columns.into_iter().map(|(name, ty)| Column::new(name, ty)).collect(),
+                    rows: result.rows,
+                    truncated: result.truncated,
+                    exec_time_ms: result.exec_ms,
+                },
+            }),
+            Executed::NotRun { scan_rows } => {
+                Err(estimate(scan_rows, &read).needs_confirmation(ask_above.unwrap_or_default()))
+            }
+        }
+    }
+
+    async fn estimate(&self, owner: &UserId, sql: &str, tables: &[Dataset]) -> Result<ScanEstimate> {
+        let (request, read, ..) = self.request(owner, sql, tables, 0).await?;
+        let request = QueryRequest { estimate_only: true, ..request };
+        match self.pool.execute(owner.as_str(), request).await? {
+            Executed::NotRun { scan_rows } => Ok(estimate(scan_rows, &read)),
+            Executed::Table(_) => {
+                Err(Error::new(ErrorCode::RunnerInternalError, "the SQL worker ran a query it was asked to estimate"))
+            }
+        }
+    }
+}
+
+impl SandboxSql {
+    /// `sql` validated against the caller's tables, as a request to a worker (not yet limited by
+    /// cost), with the datasets it reads, its canonical text and the names it reads.
+    async fn request<'t>(
+        &self,
+        owner: &UserId,
+        sql: &str,
+        tables: &'t [Dataset],
+        max_rows: u64,
+    ) -> Result<(QueryRequest, Vec<&'t Dataset>, String, Vec<String>)> {
         let names: HashSet<String> = tables.iter().map(|d| d.table_name.to_lowercase()).collect();
         let validated = validate(sql, &names, &self.policy).map_err(|r| {
             // Crossed generators are refused for the rows they would build, as the worker's
@@ -61,12 +109,13 @@ impl SqlEngine for SandboxSql {
             };
             Error::new(code, r.message)
         })?;
-        let files: Vec<TableFile> = tables
+        let read: Vec<&Dataset> =
+            tables.iter().filter(|d| validated.tables.contains(&d.table_name.to_lowercase())).collect();
+        let files: Vec<TableFile> = read
             .iter()
-            .filter(|d| validated.tables.contains(&d.table_name.to_lowercase()))
             .map(|d| {
                 let [path, ..] = content_paths(&self.datasets_dir, owner.as_str(), d.id.as_str());
-                TableFile { name: d.table_name.clone(), path, version: d.version_hash.clone() }
+                TableFile { name: d.table_name.clone(), path, version: d.version_hash.clone(), rows: d.row_count }
             })
             .collect();
         let user_dir = self.datasets_dir.join(owner.as_str());
@@ -78,17 +127,17 @@ impl SqlEngine for SandboxSql {
             max_rows,
             max_bytes: self.limits.max_bytes,
             timeout_ms: self.limits.timeout.as_millis() as u64,
+            ask_above: None,
+            estimate_only: false,
         };
-        let result = self.pool.execute(owner.as_str(), request).await?;
-        Ok(SqlOutcome {
-            executed_sql: validated.canonical,
-            tables_read: validated.tables.into_iter().collect(),
-            table: Table {
-                columns: result.columns.into_iter().map(|(name, ty)| Column::new(name, ty)).collect(),
-                rows: result.rows,
-                truncated: result.truncated,
-                exec_time_ms: result.exec_ms,
-            },
-        })
+        Ok((request, read, validated.canonical, validated.tables.into_iter().collect()))
     }
+}
+
+/// A plan's scanned rows with the bytes they take at the datasets' average stored row size.
+fn estimate(scan_rows: u64, read: &[&Dataset]) -> ScanEstimate {
+    let rows: u64 = read.iter().map(|d| d.row_count).sum();
+    let bytes: u64 = read.iter().map(|d| d.size_bytes).sum();
+    let per_row = if rows == 0 { 0.0 } else { bytes as f64 / rows as f64 };
+    ScanEstimate { rows: scan_rows, bytes: (scan_rows as f64 * per_row).round() as u64 }
 }

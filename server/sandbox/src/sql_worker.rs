@@ -370,14 +370,54 @@ const PRODUCT_JOINS: &[&str] = &["CROSS_PRODUCT", "NESTED_LOOP_JOIN", "BLOCKWISE
 const MAX_PRODUCT_ROWS: f64 = 1e8;
 
 /// Layer "DuckDB binder": the bound plan's leaves must all be scans of the attached views (or
-/// constant generators), and product joins must stay small.
-fn cross_check_plan(conn: &duckdb::Connection, sql: &str, tables: &[TableFile]) -> Result<(), Response> {
+/// constant generators), and product joins must stay small. Returns the rows the plan reads.
+fn cross_check_plan(conn: &duckdb::Connection, sql: &str, tables: &[TableFile]) -> Result<u64, Response> {
     let plan: String = conn
         .query_row(&format!("EXPLAIN (FORMAT json) {sql}"), [], |r| r.get(1))
         .map_err(|e| classify_error(&e.to_string(), tables))?;
     let doc: serde_json::Value = serde_json::from_str(&plan)
         .map_err(|e| failed(ErrorCode::RunnerInternalError, format!("unreadable plan: {e}")))?;
-    walk_plan(&doc)
+    walk_plan(&doc)?;
+    Ok(scanned_rows(&doc, tables))
+}
+
+/// The rows a plan reads from the attached tables: each scan of one counts the table's rows
+/// (a filter still reads every row it tests). A scan under a streaming LIMIT with no filter
+/// stops after a few blocks and counts nothing; a scan the plan does not name by its attached
+/// table counts DuckDB's own estimate.
+fn scanned_rows(node: &serde_json::Value, tables: &[TableFile]) -> u64 {
+    match node {
+        serde_json::Value::Array(items) => items.iter().map(|n| scanned_rows(n, tables)).sum(),
+        serde_json::Value::Object(map) => {
+            let name = map.get("name").and_then(|n| n.as_str()).unwrap_or_default().trim();
+            let info = &node["extra_info"];
+            if name == "SEQ_SCAN" || name == "TABLE_SCAN" {
+                let table = info["Table"].as_str().unwrap_or_default();
+                let attached = table
+                    .strip_prefix("src")
+                    .and_then(|rest| rest.split_once('.'))
+                    .and_then(|(i, _)| i.parse::<usize>().ok())
+                    .and_then(|i| tables.get(i));
+                return match attached {
+                    Some(t) => t.rows,
+                    None => estimated_rows(node) as u64,
+                };
+            }
+            if name == "STREAMING_LIMIT" && !has_filter(node) {
+                return 0;
+            }
+            node["children"].as_array().map_or(0, |c| c.iter().map(|n| scanned_rows(n, tables)).sum())
+        }
+        _ => 0,
+    }
+}
+
+/// Whether any operator under `node` filters rows (a streaming LIMIT over it may read them all).
+fn has_filter(node: &serde_json::Value) -> bool {
+    let name = node["name"].as_str().unwrap_or_default().trim();
+    name == "FILTER"
+        || node["extra_info"].get("Filters").is_some()
+        || node["children"].as_array().is_some_and(|c| c.iter().any(has_filter))
 }
 
 /// A node's estimated output rows: DuckDB's own estimate where it gives one; otherwise the
@@ -470,10 +510,11 @@ fn classify_error(message: &str, tables: &[TableFile]) -> Response {
 struct Session {
     tables: Vec<TableFile>,
     conn: duckdb::Connection,
-    /// SQL texts that passed both cross-checks against exactly these tables. The verdict is a
-    /// function of the text and the (read-only, unchanging) tables alone, so a repeated query —
-    /// a refreshed chart, an agent asking again — skips two of its three parses.
-    passed: std::collections::HashSet<String>,
+    /// SQL texts that passed both cross-checks against exactly these tables, with the rows each
+    /// plan reads. The verdict is a function of the text and the (read-only, unchanging) tables
+    /// alone, so a repeated query — a refreshed chart, an agent asking again — skips two of its
+    /// three parses.
+    passed: std::collections::HashMap<String, u64>,
 }
 
 /// Verdicts kept per session (forgotten all at once when full).
@@ -497,8 +538,10 @@ fn run_query(q: &QueryRequest, settings: &Settings, session: &mut Option<Session
     let Some(Session { conn, passed, .. }) = session.as_mut() else {
         return failed(ErrorCode::RunnerInternalError, "no DuckDB session");
     };
-    let checked = passed.contains(&q.sql);
-    if !checked && let Err(r) = cross_check_parse(conn, &q.sql, &q.tables) {
+    let checked = passed.get(&q.sql).copied();
+    if checked.is_none()
+        && let Err(r) = cross_check_parse(conn, &q.sql, &q.tables)
+    {
         return r;
     }
     // Binding and optimising can already burn CPU, so the watchdog covers EXPLAIN as well.
@@ -513,14 +556,22 @@ fn run_query(q: &QueryRequest, settings: &Settings, session: &mut Option<Session
             interrupt.interrupt();
         }
     });
-    let plan = if checked { Ok(()) } else { cross_check_plan(conn, &q.sql, &q.tables) };
-    if plan.is_ok() && !checked {
+    let plan = match checked {
+        Some(rows) => Ok(rows),
+        None => cross_check_plan(conn, &q.sql, &q.tables),
+    };
+    if let (Ok(rows), None) = (&plan, checked) {
         if passed.len() >= MAX_VERDICTS {
             passed.clear();
         }
-        passed.insert(q.sql.clone());
+        passed.insert(q.sql.clone(), *rows);
     }
-    let result = plan.and_then(|()| execute(conn, q));
+    let result = plan.and_then(|scan_rows| {
+        if q.estimate_only || q.ask_above.is_some_and(|limit| scan_rows > limit) {
+            return Err(Response::Estimated { scan_rows });
+        }
+        execute(conn, q)
+    });
     let _ = done.send(());
     let _ = watchdog.join();
     match result {

@@ -155,19 +155,23 @@ class AsyncAwareClient:
 
     # -- queries -------------------------------------------------------------------------------
 
-    async def sql(self, text: str, limit: int = 0, *, timeout: Optional[float] = None) -> Table:
+    async def sql(
+        self, text: str, limit: int = 0, *, run_heavy: bool = False, timeout: Optional[float] = None
+    ) -> Table:
         """See :meth:`AwareClient.sql`."""
         r = await self._call(
-            self.stubs.query.ExecuteSql, query_pb2.ExecuteSqlRequest(sql=text, limit=limit),
+            self.stubs.query.ExecuteSql, query_pb2.ExecuteSqlRequest(sql=text, limit=limit, run_heavy=run_heavy),
             idempotent=True, timeout=timeout,
         )
         return Table(r.table, run_id=r.run_id, sql=r.executed_sql)
 
-    async def plan(self, plan: Any, limit: int = 0, *, timeout: Optional[float] = None) -> Table:
+    async def plan(
+        self, plan: Any, limit: int = 0, *, run_heavy: bool = False, timeout: Optional[float] = None
+    ) -> Table:
         """See :meth:`AwareClient.plan`."""
         r = await self._call(
             self.stubs.query.ExecuteQueryPlan,
-            query_pb2.ExecuteQueryPlanRequest(plan=_core.query_plan(plan), limit=limit),
+            query_pb2.ExecuteQueryPlanRequest(plan=_core.query_plan(plan), limit=limit, run_heavy=run_heavy),
             idempotent=True, timeout=timeout,
         )
         return Table(r.table, run_id=r.run_id, sql=r.compiled_sql)

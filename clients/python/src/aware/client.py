@@ -176,29 +176,33 @@ class AwareClient:
 
     # -- queries -------------------------------------------------------------------------------
 
-    def sql(self, text: str, limit: int = 0, *, timeout: Optional[float] = None) -> Table:
+    def sql(self, text: str, limit: int = 0, *, run_heavy: bool = False, timeout: Optional[float] = None) -> Table:
         """Runs one ``SELECT`` (or ``WITH … SELECT``) over your datasets in the server's sandbox.
 
         ``limit`` caps the rows (0: the server's cap). Refused SQL raises
         :class:`~aware.errors.SqlPolicyViolation`; a slow query :class:`~aware.errors.RunnerTimeout`.
+        A query the server estimates to read more rows than it runs without asking raises
+        :class:`~aware.errors.CostConfirmationRequired` (with ``estimated_rows`` and
+        ``estimated_bytes``) and is not run; ``run_heavy=True`` runs it.
         """
         r = self._call(
-            self.stubs.query.ExecuteSql, query_pb2.ExecuteSqlRequest(sql=text, limit=limit),
+            self.stubs.query.ExecuteSql, query_pb2.ExecuteSqlRequest(sql=text, limit=limit, run_heavy=run_heavy),
             idempotent=True, timeout=timeout,
         )
         return Table(r.table, run_id=r.run_id, sql=r.executed_sql)
 
-    def plan(self, plan: Any, limit: int = 0, *, timeout: Optional[float] = None) -> Table:
+    def plan(self, plan: Any, limit: int = 0, *, run_heavy: bool = False, timeout: Optional[float] = None) -> Table:
         """Runs a typed query plan, checked against the dataset's schema and compiled to SQL.
 
         ``plan`` is an ``aware.v1.QueryPlan`` or a dict of the same shape, e.g.
         ``{"dataset": "customer_churn", "select": [{"column": "plan"}, {"aggregate": "count",
         "alias": "customers"}], "group_by": ["plan"]}`` (enum names may be short: ``"count"``,
-        ``"avg"``, ``"month"``, ``">="``; filter values plain Python values).
+        ``"avg"``, ``"month"``, ``">="``; filter values plain Python values). ``run_heavy`` as
+        for :meth:`sql`.
         """
         r = self._call(
             self.stubs.query.ExecuteQueryPlan,
-            query_pb2.ExecuteQueryPlanRequest(plan=_core.query_plan(plan), limit=limit),
+            query_pb2.ExecuteQueryPlanRequest(plan=_core.query_plan(plan), limit=limit, run_heavy=run_heavy),
             idempotent=True, timeout=timeout,
         )
         return Table(r.table, run_id=r.run_id, sql=r.compiled_sql)

@@ -52,6 +52,7 @@ __all__ = [
     "StorageUnavailable",
     "ExternalToolFailed",
     "ResourceChanged",
+    "CostConfirmationRequired",
     "Unavailable",
     "DeadlineExceeded",
     "DataConversionError",
@@ -86,6 +87,7 @@ class AwareError(Exception):
         field: str = "",
         retry_after: Optional[float] = None,
         run_id: str = "",
+        metadata: Optional[Dict[str, str]] = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -95,6 +97,8 @@ class AwareError(Exception):
         self.field = field
         self.retry_after = retry_after
         self.run_id = run_id
+        #: Facts the server attached for programs (``ErrorInfo`` metadata), e.g. a query's estimate.
+        self.metadata: Dict[str, str] = dict(metadata or {})
 
     def __str__(self) -> str:
         where = f" (field {self.field})" if self.field else ""
@@ -217,6 +221,22 @@ class ResourceChanged(AwareError):
     """What a person approved no longer matches the resource; nothing was done."""
 
 
+class CostConfirmationRequired(AwareError):
+    """The query would read more rows than the server runs without asking; nothing ran.
+
+    ``estimated_rows`` and ``estimated_bytes`` are the server's estimate; send the query again with
+    ``run_heavy=True`` to run it.
+    """
+
+    @property
+    def estimated_rows(self) -> int:
+        return int(self.metadata.get("estimated_rows", "0"))
+
+    @property
+    def estimated_bytes(self) -> int:
+        return int(self.metadata.get("estimated_bytes", "0"))
+
+
 class Unavailable(AwareError):
     """The server could not be reached, or the connection broke (no aware error code)."""
 
@@ -261,6 +281,7 @@ _BY_CODE: Dict[str, Type[AwareError]] = {
     "STORAGE_UNAVAILABLE": StorageUnavailable,
     "EXTERNAL_TOOL_FAILED": ExternalToolFailed,
     "RESOURCE_CHANGED": ResourceChanged,
+    "COST_CONFIRMATION_REQUIRED": CostConfirmationRequired,
 }
 
 # A status that carries no aware code: what gRPC itself (or the network) said.
@@ -323,6 +344,7 @@ def from_rpc_error(error: grpc.RpcError) -> AwareError:
         trailers = None
     code: Optional[str] = None
     retryable = False
+    metadata: Dict[str, str] = {}
     field = ""
     retry_after: Optional[float] = None
     raw = _metadata_value(trailers, _DETAILS_KEY)
@@ -339,6 +361,7 @@ def from_rpc_error(error: grpc.RpcError) -> AwareError:
                 if info.domain == ERROR_DOMAIN:
                     code = info.reason
                     retryable = info.metadata.get("retryable") == "true"
+                    metadata = {k: v for k, v in info.metadata.items() if k != "retryable"}
             elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
@@ -361,6 +384,7 @@ def from_rpc_error(error: grpc.RpcError) -> AwareError:
         retryable=retryable,
         field=field,
         retry_after=retry_after,
+        metadata=metadata,
     )
 
 

@@ -4,6 +4,7 @@ use super::State;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::Error;
+use aware_core::query::Cost;
 use aware_proto::v1 as pb;
 use aware_proto::v1::query_service_server::QueryService;
 use tonic::{Request, Response, Status};
@@ -20,8 +21,10 @@ impl QueryService for Query {
     ) -> Result<Response<pb::ExecuteSqlResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
-        let answer =
-            self.state.services.query.execute_sql(&caller, &req.sql, req.limit, None).await.map_err(to_status)?;
+        let answer = (self.state.services.query)
+            .execute_sql(&caller, &req.sql, req.limit, None, cost(req.run_heavy))
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::ExecuteSqlResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
@@ -37,12 +40,19 @@ impl QueryService for Query {
         let req = request.get_ref();
         let plan = req.plan.as_ref().ok_or_else(|| to_status(Error::validation("plan", "a plan is required")))?;
         let plan = convert::plan_in(plan).map_err(to_status)?;
-        let answer =
-            self.state.services.query.execute_plan(&caller, &plan, req.limit, None).await.map_err(to_status)?;
+        let answer = (self.state.services.query)
+            .execute_plan(&caller, &plan, req.limit, None, cost(req.run_heavy))
+            .await
+            .map_err(to_status)?;
         Ok(Response::new(pb::ExecuteQueryPlanResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
             compiled_sql: answer.compiled_sql,
         }))
     }
+}
+
+/// A request's `run_heavy`: the caller agrees to the cost in advance.
+fn cost(run_heavy: bool) -> Cost {
+    if run_heavy { Cost::Accepted } else { Cost::Checked }
 }

@@ -36,7 +36,8 @@ pub(super) fn listed(tool: &dyn Tool) -> Option<Value> {
     });
     if let Some(schema) = output_schema(name) {
         // A call that waits for a person may answer before the approval (`calls.rs`).
-        listed["outputSchema"] = if meta.risk.confirmation.is_some() { or_pending(schema) } else { schema };
+        let may_wait = meta.risk.confirmation.is_some() || name.may_ask_about_cost();
+        listed["outputSchema"] = if may_wait { or_pending(schema) } else { schema };
     }
     Some(listed)
 }
@@ -221,7 +222,7 @@ mod tests {
             let schema = &listed["outputSchema"];
             if matches!(name, Some(ToolName::Remember | ToolName::ForgetMemory)) {
                 assert!(listed.get("outputSchema").is_none(), "a result of text only: {listed}");
-            } else if meta.risk.confirmation.is_some() {
+            } else if meta.risk.confirmation.is_some() || name.is_some_and(ToolName::may_ask_about_cost) {
                 // A tool a person approves may answer "waiting for approval" first.
                 let kinds: Vec<&Value> =
                     schema["anyOf"].as_array().unwrap().iter().map(|s| &s["properties"]["type"]["const"]).collect();

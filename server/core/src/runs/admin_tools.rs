@@ -79,6 +79,7 @@ impl Tool for CreateUser {
         let name = crate::admin::user_name(string_arg(args, "name")?)?.to_owned();
         let role = role_arg(args)?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Create the user “{name}” with the role {}. They can sign in once given a key.",
@@ -129,6 +130,7 @@ impl Tool for ChangeUserRole {
         let user = user_arg(ctx, args).await?;
         let role = role_arg(args)?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Change the role of “{}” from {} to {}. It applies from their next request.",
@@ -212,6 +214,7 @@ impl Tool for SetActive {
             )
         };
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description,
             pinned: Some(json!({"user": user.id.as_str()})),
@@ -275,6 +278,7 @@ impl Tool for CreateApiKey {
             pinned["expires_in_days"] = json!(days);
         }
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Create an API key for “{}” ({}){}. Its token is shown to you once, here; anyone holding it acts as them.",
@@ -338,6 +342,7 @@ impl Tool for RevokeApiKey {
             return Err(Error::validation("key", format!("the key {} ({}) is already revoked", key.id, key.prefix)));
         }
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Revoke the API key {} of “{}” (starts {}): anything using it stops working at once. This cannot be undone.",

@@ -169,6 +169,7 @@ impl Tool for AskUser {
         let dataset = resolve(ctx, args).await?;
         let c = ask(ctx, &dataset, args).await?;
         Ok(Prepared {
+            ask: None,
             resource: dataset_ref(&dataset),
             description: c.question.clone(),
             pinned: Some(serde_json::to_value(&c).map_err(Error::internal)?),
@@ -305,7 +306,9 @@ async fn count_of(ctx: &ToolContext, dataset: &Dataset, column: &str, value: &st
         order_by: vec![],
         limit: 1,
     };
-    let answer = ctx.services.query.execute_plan(&ctx.caller, &plan, 1, ctx.run_id.as_ref()).await?;
+    // aware's own count, to word its question: not a query the person asked for.
+    let cost = crate::query::Cost::Accepted;
+    let answer = ctx.services.query.execute_plan(&ctx.caller, &plan, 1, ctx.run_id.as_ref(), cost).await?;
     Ok(match answer.table.rows.first().and_then(|r| r.first()) {
         Some(Cell::Int(n)) => u64::try_from(*n).unwrap_or(0),
         _ => 0,

@@ -811,6 +811,7 @@ impl RunEngine {
             caller: Caller { principal: caller.principal.clone(), source: Source::AiAssistant },
             services: self.deps.services.clone(),
             run_id: Some(conf.run_id.clone()),
+            approved: false,
         };
         let prepared = tool.prepare(&ctx, &asked).await?;
         tool.narrow(&prepared.pinned.unwrap_or(asked), edited)

@@ -52,6 +52,7 @@ impl Tool for SearchKnowledge {
             return Err(Error::validation("query", "query (what to look up in the documents) is required"));
         }
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef::default(),
             description: format!("Look up “{query}” in your documents"),

@@ -84,6 +84,7 @@ impl Tool for Remember {
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let fact = fact_arg(args)?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef { kind: "memory".to_owned(), id: String::new(), display_name: fact.clone() },
             description: format!("Remember: “{fact}”?"),
@@ -137,6 +138,7 @@ impl Tool for ForgetMemory {
             return Err(Error::not_found("memory", &fact).with_field("fact"));
         };
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             // The approval is bound to this memory: the post-hook forgets exactly it.
             resource: ResourceRef {

@@ -38,10 +38,15 @@ pub struct ToolContext {
     pub services: Services,
     /// The chat run the tools act for (query runs they start name it as their parent).
     pub run_id: Option<RunId>,
+    /// A person approved this very call (for a query: its cost).
+    pub approved: bool,
 }
 
 /// A tool call's arguments, checked, with what it will act on.
 pub struct Prepared {
+    /// This call asks a person first, at this tier, although its tool does not always (a query
+    /// that reads more rows than the server runs without asking).
+    pub ask: Option<Tier>,
     pub resource: ResourceRef,
     /// Plain English, shown in a confirmation prompt.
     pub description: String,
@@ -123,6 +128,12 @@ impl ToolName {
         Self::AskUser,
         Self::SearchKnowledge,
     ];
+
+    /// Whether a call may ask a person first although the tool's risk does not say so: a query
+    /// the server estimates to read more rows than it runs without asking.
+    pub const fn may_ask_about_cost(self) -> bool {
+        matches!(self, Self::RunSqlQuery | Self::ExecuteQueryPlan)
+    }
 
     /// The name models call the tool by.
     pub const fn as_str(self) -> &'static str {
@@ -397,6 +408,7 @@ impl Tool for ListDatasets {
     async fn prepare(&self, _ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         status_arg(args)?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef::default(),
             description: "List your datasets".to_owned(),
@@ -453,6 +465,7 @@ impl Tool for GetRunStatus {
         let id = args.get("run_id").and_then(Value::as_str).filter(|s| !s.trim().is_empty());
         let id = id.ok_or_else(|| Error::validation("run_id", "a run id is required"))?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef { kind: "run".to_owned(), id: id.to_owned(), display_name: String::new() },
             description: "Report a run's status".to_owned(),
@@ -548,25 +561,7 @@ pub(super) fn dependents_in_words(b: &BlastRadius) -> String {
     if parts.is_empty() { String::new() } else { format!(" {}.", capitalised(&parts.join("; "))) }
 }
 
-/// A row count for people: "1 row", "1000 rows".
-pub(super) fn in_rows(n: u64) -> String {
-    if n == 1 { "1 row".to_owned() } else { format!("{n} rows") }
-}
-
-/// A size for people: "812 bytes", "27.0 KB", "3.4 MB" (1 KB = 1,024 bytes).
-pub(super) fn in_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
-    if n < 1024 {
-        return format!("{n} bytes");
-    }
-    let mut size = n as f64 / 1024.0;
-    let mut unit = 0;
-    while size >= 1024.0 && unit + 1 < UNITS.len() {
-        size /= 1024.0;
-        unit += 1;
-    }
-    format!("{size:.1} {}", UNITS[unit])
-}
+pub(super) use crate::dataset::{in_bytes, in_rows};
 
 fn capitalised(s: &str) -> String {
     let mut chars = s.chars();
@@ -583,7 +578,13 @@ pub(super) fn dataset_arg_schema() -> Value {
 }
 
 fn prepared_for(d: &Dataset, what: &str) -> Prepared {
-    Prepared { blast_radius: None, resource: dataset_ref(d), description: format!("{what} {}", d.name), pinned: None }
+    Prepared {
+        ask: None,
+        blast_radius: None,
+        resource: dataset_ref(d),
+        description: format!("{what} {}", d.name),
+        pinned: None,
+    }
 }
 
 struct GetDatasetDetail;
@@ -727,27 +728,40 @@ impl Tool for RunSqlQuery {
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         limit_arg(args, 1000)?;
-        let description = match (string_arg(args, "sql")?.trim(), string_arg(args, "verified_query")?.trim()) {
-            ("", "") => return Err(Error::validation("sql", "a SQL query (or a verified query's id) is required")),
-            (_, "") => "Run a read-only query".to_owned(),
+        let (description, sql) = match (string_arg(args, "sql")?.trim(), string_arg(args, "verified_query")?.trim()) {
+            ("", "") => {
+                return Err(Error::validation("sql", "a SQL query (or a verified query's id) is required"));
+            }
+            (sql, "") => ("Run a read-only query".to_owned(), sql.to_owned()),
             ("", id) => {
                 let saved = ctx.services.curation.saved_query(&ctx.caller, id).await?;
-                format!("Run the verified query “{}”", saved.name)
+                (format!("Run the verified query “{}”", saved.name), saved.sql)
             }
             (_, _) => return Err(Error::validation("sql", "send either sql or verified_query, not both")),
         };
-        Ok(Prepared { blast_radius: None, resource: ResourceRef::default(), description, pinned: None })
+        let heavy = ctx.services.query.heavy_sql(&ctx.caller, &sql).await;
+        Ok(Prepared {
+            ask: heavy.map(|_| Tier::Standard),
+            blast_radius: None,
+            resource: heavy.map(|_| HEAVY_QUERY.clone()).unwrap_or_default(),
+            description: match heavy {
+                Some(heavy) => format!("{description}? {}.", capitalised(&heavy.in_words())),
+                None => description,
+            },
+            pinned: None,
+        })
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         // The default shows 200 rows, or fewer where the server returns fewer.
         let limit = limit_arg(args, 1000)?.unwrap_or(200).min(ctx.services.query.max_rows());
         let verified = string_arg(args, "verified_query")?.trim();
+        let (parent, cost) = (ctx.run_id.as_ref(), cost_of(ctx));
         let (answer, used) = if verified.is_empty() {
             let sql = string_arg(args, "sql")?;
-            (ctx.services.query.execute_sql(&ctx.caller, sql, limit, ctx.run_id.as_ref()).await?, None)
+            (ctx.services.query.execute_sql(&ctx.caller, sql, limit, parent, cost).await?, None)
         } else {
             let saved = ctx.services.curation.saved_query(&ctx.caller, verified).await?;
-            let answer = ctx.services.query.execute_verified(&ctx.caller, &saved, limit, ctx.run_id.as_ref()).await?;
+            let answer = ctx.services.query.execute_verified(&ctx.caller, &saved, limit, parent, cost).await?;
             (answer, Some(saved.name))
         };
         let mut llm_summary = summary::query_result(&answer.table);
@@ -809,17 +823,37 @@ impl Tool for ExecuteQueryPlan {
         })
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
-        plan_from_json(args)?;
-        Ok(prepared_for(&resolve(ctx, args).await?, "Query"))
+        let plan = plan_from_json(args)?;
+        let dataset = resolve(ctx, args).await?;
+        let mut prepared = prepared_for(&dataset, "Query");
+        if let Some(heavy) = ctx.services.query.heavy_plan(&ctx.caller, &plan).await {
+            prepared.ask = Some(Tier::Standard);
+            prepared.description = format!("Query {}? {}.", dataset.name, capitalised(&heavy.in_words()));
+        }
+        Ok(prepared)
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let plan = plan_from_json(args)?;
-        let answer = ctx.services.query.execute_plan(&ctx.caller, &plan, plan.limit, ctx.run_id.as_ref()).await?;
+        let (parent, cost) = (ctx.run_id.as_ref(), cost_of(ctx));
+        let answer = ctx.services.query.execute_plan(&ctx.caller, &plan, plan.limit, parent, cost).await?;
         Ok(ToolOutput {
             llm_summary: summary::query_result(&answer.table),
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.compiled_sql }),
         })
     }
+}
+
+/// What a query call that asks about its cost acts on: a grant for it ("allow for 5 minutes")
+/// lets later large queries run without asking.
+static HEAVY_QUERY: std::sync::LazyLock<ResourceRef> = std::sync::LazyLock::new(|| ResourceRef {
+    kind: "query".to_owned(),
+    id: "large".to_owned(),
+    display_name: "a large query".to_owned(),
+});
+
+/// A query runs at any cost once a person approved it; otherwise the server's limit applies.
+fn cost_of(ctx: &ToolContext) -> crate::query::Cost {
+    if ctx.approved { crate::query::Cost::Accepted } else { crate::query::Cost::Checked }
 }
 
 /// A plan from a model's JSON: filter values are plain JSON scalars.
@@ -927,6 +961,7 @@ impl Tool for GetSystemStatus {
     }
     async fn prepare(&self, _ctx: &ToolContext, _args: &Value) -> Result<Prepared> {
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef::default(),
             description: "Report the system status".to_owned(),
@@ -1008,6 +1043,7 @@ impl Tool for SearchDatasets {
         }
         string_arg(args, "dataset")?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef::default(),
             description: format!("Search for “{}”", query.trim()),
@@ -1054,6 +1090,7 @@ impl Tool for DeleteDataset {
         let d = resolve(ctx, args).await?;
         let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
+            ask: None,
             description: format!(
                 "Delete the dataset “{}” (table `{}`, {}, {}). Its data is removed for good.{}",
                 d.name,
@@ -1130,6 +1167,7 @@ impl Tool for ListDirectory {
         let path = string_arg(args, "path")?;
         string_arg(args, "pattern")?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             resource: ResourceRef {
                 kind: "folder".to_owned(),
@@ -1206,6 +1244,7 @@ impl Tool for ImportFiles {
         let paths = import_paths(ctx, args).await?;
         ctx.services.files.check_import(&ctx.caller, root, &paths)?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Import {} file{} from “{root}” as datasets: {}. They are copied; the originals stay where they are.",
@@ -1261,17 +1300,5 @@ impl Tool for ImportFiles {
         let paths = import_paths(ctx, args).await?;
         let report = ctx.services.files.import(&ctx.caller, root_arg(args)?, &paths).await?;
         Ok(ToolOutput { llm_summary: summary::import_report(&report), rich: Some(RichResult::ImportReport { report }) })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{in_bytes, in_rows};
-
-    /// What a confirmation card says of a dataset's size: "1 row", never "1 rows".
-    #[test]
-    fn sizes_read_as_people_write_them() {
-        assert_eq!([in_rows(0), in_rows(1), in_rows(1000)], ["0 rows", "1 row", "1000 rows"]);
-        assert_eq!([in_bytes(812), in_bytes(27 * 1024)], ["812 bytes", "27.0 KB"]);
     }
 }

@@ -62,6 +62,7 @@ impl Tool for RenameDataset {
         ctx.services.curation.name_is_free(&ctx.caller, &to, Some(&d.id)).await.map_err(|e| e.with_field("to"))?;
         let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
+            ask: None,
             description: format!(
                 "Rename the dataset “{}” (table `{}`) to `{to}`{}. Saved queries that read it follow; SQL you \
                  wrote elsewhere with the old name will need the new one.{}",
@@ -183,6 +184,7 @@ impl Tool for DescribeDataset {
             pinned["description"] = json!(text);
         }
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!("In “{}” (table `{}`), describe {}.", d.name, d.table_name, said.join("; ")),
             pinned: Some(pinned),
@@ -284,6 +286,7 @@ impl Tool for SaveQueryAsDataset {
         let source = query_source(ctx, args).await?;
         ctx.services.curation.name_is_free(&ctx.caller, &name, None).await?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Save the result of {} as a new dataset `{name}`. It is computed now, in the sandbox, and keeps \
@@ -351,6 +354,7 @@ impl Tool for SaveQuery {
         let source = query_source(ctx, args).await?;
         let question = string_arg(args, "question")?.trim();
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!(
                 "Keep {} as the verified answer to “{}”{}: asked again, it is answered with exactly this query.",
@@ -409,6 +413,7 @@ impl Tool for DeleteSavedQuery {
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let saved = ctx.services.curation.saved_query(&ctx.caller, string_arg(args, "query")?).await?;
         Ok(Prepared {
+            ask: None,
             blast_radius: None,
             description: format!("Delete the verified query “{}” (`{}`).", saved.name, saved.sql),
             pinned: Some(json!({"query": saved.id.as_str()})),
@@ -457,6 +462,7 @@ impl Tool for RefreshDataset {
         let origin = ctx.services.files.check_refresh(&ctx.caller, &d)?;
         let blast = blast_radius(ctx, &d).await?;
         Ok(Prepared {
+            ask: None,
             description: format!(
                 "Read “{}” (table `{}`, {}) again from {}:{}. If the file changed, its rows and columns \
                  replace the current ones; if not, nothing changes.{}",

@@ -41,6 +41,7 @@ class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_CODE_STORAGE_UNAVAILABLE: _ClassVar[ErrorCode]
     ERROR_CODE_EXTERNAL_TOOL_FAILED: _ClassVar[ErrorCode]
     ERROR_CODE_RESOURCE_CHANGED: _ClassVar[ErrorCode]
+    ERROR_CODE_COST_CONFIRMATION_REQUIRED: _ClassVar[ErrorCode]
 
 class ValueKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -105,6 +106,7 @@ ERROR_CODE_NOT_READY: ErrorCode
 ERROR_CODE_STORAGE_UNAVAILABLE: ErrorCode
 ERROR_CODE_EXTERNAL_TOOL_FAILED: ErrorCode
 ERROR_CODE_RESOURCE_CHANGED: ErrorCode
+ERROR_CODE_COST_CONFIRMATION_REQUIRED: ErrorCode
 VALUE_KIND_UNSPECIFIED: ValueKind
 VALUE_KIND_BOOL: ValueKind
 VALUE_KIND_INT: ValueKind

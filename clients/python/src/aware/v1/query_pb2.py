@@ -25,21 +25,21 @@ _sym_db = _symbol_database.Default()
 from aware.v1 import common_pb2 as aware_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61ware/v1/query.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\"\xcf\x01\n\nSelectItem\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12&\n\taggregate\x18\x02 \x01(\x0e\x32\x13.aware.v1.Aggregate\x12\r\n\x05\x61lias\x18\x03 \x01(\t\x12\x0b\n\x03per\x18\x04 \x01(\t\x12$\n\x06\x62ucket\x18\x05 \x01(\x0e\x32\x14.aware.v1.TimeBucket\x12#\n\tcondition\x18\x06 \x03(\x0b\x32\x10.aware.v1.Filter\x12\"\n\x04\x65xpr\x18\x07 \x01(\x0b\x32\x14.aware.v1.Expression\"\x9d\x01\n\x06\x46ilter\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12\x1e\n\x02op\x18\x02 \x01(\x0e\x32\x12.aware.v1.FilterOp\x12\x1e\n\x05value\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Value\x12\x1f\n\x06values\x18\x04 \x03(\x0b\x32\x0f.aware.v1.Value\x12\"\n\x04\x65xpr\x18\x05 \x01(\x0b\x32\x14.aware.v1.Expression\"\xa8\x01\n\nExpression\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12\x13\n\x06number\x18\x02 \x01(\x01H\x00\x88\x01\x01\x12\x1e\n\x02op\x18\x03 \x01(\x0e\x32\x12.aware.v1.Operator\x12&\n\taggregate\x18\x04 \x01(\x0e\x32\x13.aware.v1.Aggregate\x12\"\n\x04\x61rgs\x18\x05 \x03(\x0b\x32\x14.aware.v1.ExpressionB\t\n\x07_number\"-\n\x07OrderBy\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12\x12\n\ndescending\x18\x02 \x01(\x08\"\xab\x01\n\tQueryPlan\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12$\n\x06select\x18\x02 \x03(\x0b\x32\x14.aware.v1.SelectItem\x12!\n\x07\x66ilters\x18\x03 \x03(\x0b\x32\x10.aware.v1.Filter\x12\x10\n\x08group_by\x18\x04 \x03(\t\x12#\n\x08order_by\x18\x05 \x03(\x0b\x32\x11.aware.v1.OrderBy\x12\r\n\x05limit\x18\x06 \x01(\r\"/\n\x11\x45xecuteSqlRequest\x12\x0b\n\x03sql\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\"Z\n\x12\x45xecuteSqlResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.aware.v1.Table\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0c\x65xecuted_sql\x18\x03 \x01(\t\"K\n\x17\x45xecuteQueryPlanRequest\x12!\n\x04plan\x18\x01 \x01(\x0b\x32\x13.aware.v1.QueryPlan\x12\r\n\x05limit\x18\x02 \x01(\r\"`\n\x18\x45xecuteQueryPlanResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.aware.v1.Table\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0c\x63ompiled_sql\x18\x03 \x01(\t*\xd0\x01\n\tAggregate\x12\x19\n\x15\x41GGREGATE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x41GGREGATE_COUNT\x10\x01\x12\x1c\n\x18\x41GGREGATE_COUNT_DISTINCT\x10\x02\x12\x11\n\rAGGREGATE_SUM\x10\x03\x12\x11\n\rAGGREGATE_AVG\x10\x04\x12\x11\n\rAGGREGATE_MIN\x10\x05\x12\x11\n\rAGGREGATE_MAX\x10\x06\x12\x14\n\x10\x41GGREGATE_MEDIAN\x10\x07\x12\x13\n\x0f\x41GGREGATE_SHARE\x10\x08*\x9a\x01\n\nTimeBucket\x12\x1b\n\x17TIME_BUCKET_UNSPECIFIED\x10\x00\x12\x14\n\x10TIME_BUCKET_YEAR\x10\x01\x12\x17\n\x13TIME_BUCKET_QUARTER\x10\x02\x12\x15\n\x11TIME_BUCKET_MONTH\x10\x03\x12\x14\n\x10TIME_BUCKET_WEEK\x10\x04\x12\x13\n\x0fTIME_BUCKET_DAY\x10\x05*\x9a\x02\n\x08\x46ilterOp\x12\x19\n\x15\x46ILTER_OP_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x46ILTER_OP_EQ\x10\x01\x12\x10\n\x0c\x46ILTER_OP_NE\x10\x02\x12\x10\n\x0c\x46ILTER_OP_LT\x10\x03\x12\x10\n\x0c\x46ILTER_OP_LE\x10\x04\x12\x10\n\x0c\x46ILTER_OP_GT\x10\x05\x12\x10\n\x0c\x46ILTER_OP_GE\x10\x06\x12\x10\n\x0c\x46ILTER_OP_IN\x10\x07\x12\x14\n\x10\x46ILTER_OP_NOT_IN\x10\x08\x12\x16\n\x12\x46ILTER_OP_CONTAINS\x10\t\x12\x15\n\x11\x46ILTER_OP_IS_NULL\x10\n\x12\x19\n\x15\x46ILTER_OP_IS_NOT_NULL\x10\x0b\x12\x15\n\x11\x46ILTER_OP_BETWEEN\x10\x0c*\x87\x01\n\x08Operator\x12\x18\n\x14OPERATOR_UNSPECIFIED\x10\x00\x12\x10\n\x0cOPERATOR_ADD\x10\x01\x12\x10\n\x0cOPERATOR_SUB\x10\x02\x12\x10\n\x0cOPERATOR_MUL\x10\x03\x12\x10\n\x0cOPERATOR_DIV\x10\x04\x12\x19\n\x15OPERATOR_DAYS_BETWEEN\x10\x05\x32\xb2\x01\n\x0cQueryService\x12G\n\nExecuteSql\x12\x1b.aware.v1.ExecuteSqlRequest\x1a\x1c.aware.v1.ExecuteSqlResponse\x12Y\n\x10\x45xecuteQueryPlan\x12!.aware.v1.ExecuteQueryPlanRequest\x1a\".aware.v1.ExecuteQueryPlanResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61ware/v1/query.proto\x12\x08\x61ware.v1\x1a\x15\x61ware/v1/common.proto\"\xcf\x01\n\nSelectItem\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12&\n\taggregate\x18\x02 \x01(\x0e\x32\x13.aware.v1.Aggregate\x12\r\n\x05\x61lias\x18\x03 \x01(\t\x12\x0b\n\x03per\x18\x04 \x01(\t\x12$\n\x06\x62ucket\x18\x05 \x01(\x0e\x32\x14.aware.v1.TimeBucket\x12#\n\tcondition\x18\x06 \x03(\x0b\x32\x10.aware.v1.Filter\x12\"\n\x04\x65xpr\x18\x07 \x01(\x0b\x32\x14.aware.v1.Expression\"\x9d\x01\n\x06\x46ilter\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12\x1e\n\x02op\x18\x02 \x01(\x0e\x32\x12.aware.v1.FilterOp\x12\x1e\n\x05value\x18\x03 \x01(\x0b\x32\x0f.aware.v1.Value\x12\x1f\n\x06values\x18\x04 \x03(\x0b\x32\x0f.aware.v1.Value\x12\"\n\x04\x65xpr\x18\x05 \x01(\x0b\x32\x14.aware.v1.Expression\"\xa8\x01\n\nExpression\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12\x13\n\x06number\x18\x02 \x01(\x01H\x00\x88\x01\x01\x12\x1e\n\x02op\x18\x03 \x01(\x0e\x32\x12.aware.v1.Operator\x12&\n\taggregate\x18\x04 \x01(\x0e\x32\x13.aware.v1.Aggregate\x12\"\n\x04\x61rgs\x18\x05 \x03(\x0b\x32\x14.aware.v1.ExpressionB\t\n\x07_number\"-\n\x07OrderBy\x12\x0e\n\x06\x63olumn\x18\x01 \x01(\t\x12\x12\n\ndescending\x18\x02 \x01(\x08\"\xab\x01\n\tQueryPlan\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12$\n\x06select\x18\x02 \x03(\x0b\x32\x14.aware.v1.SelectItem\x12!\n\x07\x66ilters\x18\x03 \x03(\x0b\x32\x10.aware.v1.Filter\x12\x10\n\x08group_by\x18\x04 \x03(\t\x12#\n\x08order_by\x18\x05 \x03(\x0b\x32\x11.aware.v1.OrderBy\x12\r\n\x05limit\x18\x06 \x01(\r\"B\n\x11\x45xecuteSqlRequest\x12\x0b\n\x03sql\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x11\n\trun_heavy\x18\x03 \x01(\x08\"Z\n\x12\x45xecuteSqlResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.aware.v1.Table\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0c\x65xecuted_sql\x18\x03 \x01(\t\"^\n\x17\x45xecuteQueryPlanRequest\x12!\n\x04plan\x18\x01 \x01(\x0b\x32\x13.aware.v1.QueryPlan\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x11\n\trun_heavy\x18\x03 \x01(\x08\"`\n\x18\x45xecuteQueryPlanResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.aware.v1.Table\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0c\x63ompiled_sql\x18\x03 \x01(\t*\xd0\x01\n\tAggregate\x12\x19\n\x15\x41GGREGATE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x41GGREGATE_COUNT\x10\x01\x12\x1c\n\x18\x41GGREGATE_COUNT_DISTINCT\x10\x02\x12\x11\n\rAGGREGATE_SUM\x10\x03\x12\x11\n\rAGGREGATE_AVG\x10\x04\x12\x11\n\rAGGREGATE_MIN\x10\x05\x12\x11\n\rAGGREGATE_MAX\x10\x06\x12\x14\n\x10\x41GGREGATE_MEDIAN\x10\x07\x12\x13\n\x0f\x41GGREGATE_SHARE\x10\x08*\x9a\x01\n\nTimeBucket\x12\x1b\n\x17TIME_BUCKET_UNSPECIFIED\x10\x00\x12\x14\n\x10TIME_BUCKET_YEAR\x10\x01\x12\x17\n\x13TIME_BUCKET_QUARTER\x10\x02\x12\x15\n\x11TIME_BUCKET_MONTH\x10\x03\x12\x14\n\x10TIME_BUCKET_WEEK\x10\x04\x12\x13\n\x0fTIME_BUCKET_DAY\x10\x05*\x9a\x02\n\x08\x46ilterOp\x12\x19\n\x15\x46ILTER_OP_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x46ILTER_OP_EQ\x10\x01\x12\x10\n\x0c\x46ILTER_OP_NE\x10\x02\x12\x10\n\x0c\x46ILTER_OP_LT\x10\x03\x12\x10\n\x0c\x46ILTER_OP_LE\x10\x04\x12\x10\n\x0c\x46ILTER_OP_GT\x10\x05\x12\x10\n\x0c\x46ILTER_OP_GE\x10\x06\x12\x10\n\x0c\x46ILTER_OP_IN\x10\x07\x12\x14\n\x10\x46ILTER_OP_NOT_IN\x10\x08\x12\x16\n\x12\x46ILTER_OP_CONTAINS\x10\t\x12\x15\n\x11\x46ILTER_OP_IS_NULL\x10\n\x12\x19\n\x15\x46ILTER_OP_IS_NOT_NULL\x10\x0b\x12\x15\n\x11\x46ILTER_OP_BETWEEN\x10\x0c*\x87\x01\n\x08Operator\x12\x18\n\x14OPERATOR_UNSPECIFIED\x10\x00\x12\x10\n\x0cOPERATOR_ADD\x10\x01\x12\x10\n\x0cOPERATOR_SUB\x10\x02\x12\x10\n\x0cOPERATOR_MUL\x10\x03\x12\x10\n\x0cOPERATOR_DIV\x10\x04\x12\x19\n\x15OPERATOR_DAYS_BETWEEN\x10\x05\x32\xb2\x01\n\x0cQueryService\x12G\n\nExecuteSql\x12\x1b.aware.v1.ExecuteSqlRequest\x1a\x1c.aware.v1.ExecuteSqlResponse\x12Y\n\x10\x45xecuteQueryPlan\x12!.aware.v1.ExecuteQueryPlanRequest\x1a\".aware.v1.ExecuteQueryPlanResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'aware.v1.query_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_AGGREGATE']._serialized_start=1136
-  _globals['_AGGREGATE']._serialized_end=1344
-  _globals['_TIMEBUCKET']._serialized_start=1347
-  _globals['_TIMEBUCKET']._serialized_end=1501
-  _globals['_FILTEROP']._serialized_start=1504
-  _globals['_FILTEROP']._serialized_end=1786
-  _globals['_OPERATOR']._serialized_start=1789
-  _globals['_OPERATOR']._serialized_end=1924
+  _globals['_AGGREGATE']._serialized_start=1174
+  _globals['_AGGREGATE']._serialized_end=1382
+  _globals['_TIMEBUCKET']._serialized_start=1385
+  _globals['_TIMEBUCKET']._serialized_end=1539
+  _globals['_FILTEROP']._serialized_start=1542
+  _globals['_FILTEROP']._serialized_end=1824
+  _globals['_OPERATOR']._serialized_start=1827
+  _globals['_OPERATOR']._serialized_end=1962
   _globals['_SELECTITEM']._serialized_start=58
   _globals['_SELECTITEM']._serialized_end=265
   _globals['_FILTER']._serialized_start=268
@@ -51,13 +51,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_QUERYPLAN']._serialized_start=646
   _globals['_QUERYPLAN']._serialized_end=817
   _globals['_EXECUTESQLREQUEST']._serialized_start=819
-  _globals['_EXECUTESQLREQUEST']._serialized_end=866
-  _globals['_EXECUTESQLRESPONSE']._serialized_start=868
-  _globals['_EXECUTESQLRESPONSE']._serialized_end=958
-  _globals['_EXECUTEQUERYPLANREQUEST']._serialized_start=960
-  _globals['_EXECUTEQUERYPLANREQUEST']._serialized_end=1035
-  _globals['_EXECUTEQUERYPLANRESPONSE']._serialized_start=1037
-  _globals['_EXECUTEQUERYPLANRESPONSE']._serialized_end=1133
-  _globals['_QUERYSERVICE']._serialized_start=1927
-  _globals['_QUERYSERVICE']._serialized_end=2105
+  _globals['_EXECUTESQLREQUEST']._serialized_end=885
+  _globals['_EXECUTESQLRESPONSE']._serialized_start=887
+  _globals['_EXECUTESQLRESPONSE']._serialized_end=977
+  _globals['_EXECUTEQUERYPLANREQUEST']._serialized_start=979
+  _globals['_EXECUTEQUERYPLANREQUEST']._serialized_end=1073
+  _globals['_EXECUTEQUERYPLANRESPONSE']._serialized_start=1075
+  _globals['_EXECUTEQUERYPLANRESPONSE']._serialized_end=1171
+  _globals['_QUERYSERVICE']._serialized_start=1965
+  _globals['_QUERYSERVICE']._serialized_end=2143
 # @@protoc_insertion_point(module_scope)

@@ -159,12 +159,14 @@ class QueryPlan(_message.Message):
     def __init__(self, dataset: _Optional[str] = ..., select: _Optional[_Iterable[_Union[SelectItem, _Mapping]]] = ..., filters: _Optional[_Iterable[_Union[Filter, _Mapping]]] = ..., group_by: _Optional[_Iterable[str]] = ..., order_by: _Optional[_Iterable[_Union[OrderBy, _Mapping]]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class ExecuteSqlRequest(_message.Message):
-    __slots__ = ("sql", "limit")
+    __slots__ = ("sql", "limit", "run_heavy")
     SQL_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    RUN_HEAVY_FIELD_NUMBER: _ClassVar[int]
     sql: str
     limit: int
-    def __init__(self, sql: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    run_heavy: bool
+    def __init__(self, sql: _Optional[str] = ..., limit: _Optional[int] = ..., run_heavy: _Optional[bool] = ...) -> None: ...
 
 class ExecuteSqlResponse(_message.Message):
     __slots__ = ("table", "run_id", "executed_sql")
@@ -177,12 +179,14 @@ class ExecuteSqlResponse(_message.Message):
     def __init__(self, table: _Optional[_Union[_common_pb2.Table, _Mapping]] = ..., run_id: _Optional[str] = ..., executed_sql: _Optional[str] = ...) -> None: ...
 
 class ExecuteQueryPlanRequest(_message.Message):
-    __slots__ = ("plan", "limit")
+    __slots__ = ("plan", "limit", "run_heavy")
     PLAN_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    RUN_HEAVY_FIELD_NUMBER: _ClassVar[int]
     plan: QueryPlan
     limit: int
-    def __init__(self, plan: _Optional[_Union[QueryPlan, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+    run_heavy: bool
+    def __init__(self, plan: _Optional[_Union[QueryPlan, _Mapping]] = ..., limit: _Optional[int] = ..., run_heavy: _Optional[bool] = ...) -> None: ...
 
 class ExecuteQueryPlanResponse(_message.Message):
     __slots__ = ("table", "run_id", "compiled_sql")

@@ -33,7 +33,10 @@ class QueryServiceStub:
     network, extension or configuration access; a time limit (default 5 s), a memory limit (default
     256 MB) and a row cap (default 10,000 rows). A refused query fails with INVALID_ARGUMENT and
     ErrorInfo reason SQL_POLICY_VIOLATION, naming the rule; a timeout with DEADLINE_EXCEEDED
-    (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED).
+    (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED). A query
+    that DuckDB estimates to read more rows than `sandbox.confirm_scan_rows` (default 50 million)
+    is not run unless the request sets `run_heavy`: FAILED_PRECONDITION (COST_CONFIRMATION_REQUIRED)
+    with `estimated_rows` and `estimated_bytes` in the ErrorInfo metadata.
     Every call is recorded as a run capsule that RunsService.GetRun returns.
     """
 
@@ -63,7 +66,10 @@ class QueryServiceServicer:
     network, extension or configuration access; a time limit (default 5 s), a memory limit (default
     256 MB) and a row cap (default 10,000 rows). A refused query fails with INVALID_ARGUMENT and
     ErrorInfo reason SQL_POLICY_VIOLATION, naming the rule; a timeout with DEADLINE_EXCEEDED
-    (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED).
+    (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED). A query
+    that DuckDB estimates to read more rows than `sandbox.confirm_scan_rows` (default 50 million)
+    is not run unless the request sets `run_heavy`: FAILED_PRECONDITION (COST_CONFIRMATION_REQUIRED)
+    with `estimated_rows` and `estimated_bytes` in the ErrorInfo metadata.
     Every call is recorded as a run capsule that RunsService.GetRun returns.
     """
 
@@ -111,7 +117,10 @@ class QueryService:
     network, extension or configuration access; a time limit (default 5 s), a memory limit (default
     256 MB) and a row cap (default 10,000 rows). A refused query fails with INVALID_ARGUMENT and
     ErrorInfo reason SQL_POLICY_VIOLATION, naming the rule; a timeout with DEADLINE_EXCEEDED
-    (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED).
+    (RUNNER_TIMEOUT); a limit breach with RESOURCE_EXHAUSTED (RUNNER_RESOURCE_EXCEEDED). A query
+    that DuckDB estimates to read more rows than `sandbox.confirm_scan_rows` (default 50 million)
+    is not run unless the request sets `run_heavy`: FAILED_PRECONDITION (COST_CONFIRMATION_REQUIRED)
+    with `estimated_rows` and `estimated_bytes` in the ErrorInfo metadata.
     Every call is recorded as a run capsule that RunsService.GetRun returns.
     """
 

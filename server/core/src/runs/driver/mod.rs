@@ -268,6 +268,7 @@ impl Driver {
             caller: Caller { principal, source },
             services: deps.services.clone(),
             run_id: Some(run.record.id.clone()),
+            approved: false,
         };
         let thread_id = run.record.thread_id.clone().unwrap_or_else(ThreadId::generate);
         Ok(Self {

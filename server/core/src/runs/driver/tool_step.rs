@@ -15,7 +15,7 @@ use crate::runs::events::{EventPayload, Provenance, RichResult, Tier, ToolPhase,
 use crate::runs::model::{Message, ToolCallRequest};
 use crate::runs::model_view::outcomes;
 use crate::runs::store::ToolCallRow;
-use crate::runs::tools::{Prepared, Tool};
+use crate::runs::tools::{Prepared, Tool, ToolContext};
 use crate::{Error, ErrorCode};
 use chrono::Utc;
 use std::sync::Arc;
@@ -196,7 +196,7 @@ impl Driver {
         }
         match tool.prepare(&self.ctx, &call.arguments).await {
             Err(e) => ToolStep::done(Outcome::failed(outcomes::invalid_call(&e), &e)),
-            Ok(prepared) => match risk.confirmation {
+            Ok(prepared) => match prepared.ask.or(risk.confirmation) {
                 Some(tier) => ToolStep::Confirm(tool, tier, prepared),
                 None => {
                     let args = prepared.pinned.unwrap_or_else(|| call.arguments.clone());
@@ -227,9 +227,9 @@ impl Driver {
         // The test hook's delay counts against the limit, as a slow tool's time would.
         let delay = self.deps.config.tool_delay;
         let timeout = self.deps.config.tool_timeout;
-        let ctx = self.ctx.clone();
         // An approved call's moment of effect is now, not its approval: time has passed since.
-        let asked = tool.meta().risk.confirmation.is_some();
+        let asked = self.approvals.contains_key(&call.id);
+        let ctx = ToolContext { approved: asked, ..self.ctx.clone() };
         let work = async {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
