@@ -9,6 +9,7 @@ import { MemoryPage } from "./pages/MemoryPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
 import { SettingsPage } from "./pages/settings/SettingsPage";
+import { SqlPage } from "./pages/SqlPage";
 import { AppShell } from "./shell/AppShell";
 import { NotFound } from "./shell/NotFound";
 import { RouteError } from "./shell/RouteError";
@@ -28,6 +29,7 @@ export const routes: RouteObject[] = [
           { index: true, loader: ({ request }) => redirect(`/datasets${new URL(request.url).search}`) },
           { path: "datasets", element: <DatasetsPage /> },
           { path: "datasets/:id", element: <DatasetPage /> },
+          { path: "sql", element: <SqlPage /> },
           { path: "runs", element: <RunsPage /> },
           { path: "runs/:id", element: <RunPage /> },
           { path: "memory", element: <MemoryPage /> },

@@ -1772,8 +1772,13 @@ test("'not understood' offers Try again, which asks the same question again in t
   await context.close();
 });
 
+/** A server that asks before a query reading more than 300 rows (the churn sample has 500, the
+ *  apartments 240), started once for the tests that need it. */
+let costly;
+const costlyServer = () => (costly ??= startServer("costly", { AWARE_SANDBOX__CONFIRM_SCAN_ROWS: "300" }));
+
 test("a question whose query reads more than the server runs without asking shows what it reads on a card: Deny runs nothing and the answer says so; Allow answers with its table", async () => {
-  const server = await startServer("costly", { AWARE_SANDBOX__CONFIRM_SCAN_ROWS: "300" });
+  const server = await costlyServer();
   const { context, page } = await open("/datasets", { server });
   let turn = await ask(page, "average monthly charges by plan");
   let card = turn.locator(".card.standard");
@@ -1793,6 +1798,62 @@ test("a question whose query reads more than the server runs without asking show
   const small = await ask(page, "how many apartments are there?");
   await finished(small);
   assert.equal(await small.locator(".card").count(), 0, "240 rows: no card");
+  await context.close();
+});
+
+test("the SQL page runs a query and shows its table, a chart of it and its run; one over the cost limit says what it would read and runs on 'Run it'; refused SQL says why; the query is kept across pages", async () => {
+  const server = await costlyServer();
+  for (const viewport of [DESKTOP, PHONE]) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await page.goto(`${server}/datasets?hb=1500`);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "SQL" }).click();
+    await page.getByRole("heading", { name: "SQL", level: 1 }).waitFor();
+    assert.match(await page.locator("main").innerText(), /Your tables: barcelona_apartments, customer_churn, support_tickets/);
+    const box = page.getByLabel("SQL query");
+    await box.fill("SELECT plan, round(avg(monthly_charges), 2) AS avg_charges FROM customer_churn GROUP BY plan ORDER BY plan");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    const large = page.getByRole("group", { name: "This query is large" });
+    await large.waitFor();
+    assert.match(await large.innerText(), /would read about 500 rows \([\d.]+ KB\), more than this server runs without asking\. Nothing has run yet\./);
+    assert.equal(await page.locator("main table").count(), 0, "nothing ran");
+    if (viewport === DESKTOP) await page.screenshot({ path: join(shots, "sql-cost.png") });
+    await large.getByRole("button", { name: "Run it" }).click();
+    const result = page.locator("main .sql-result");
+    await result.locator("table").first().waitFor();
+    assert.match(await result.innerText(), /Ran in [\d,]+ ms · Open the run\n+3 rows/);
+    assert.match(await result.innerText(), /premium/);
+    assert.equal(await large.count(), 0, "the card is gone once it ran");
+    await result.getByRole("button", { name: "Chart" }).click();
+    await result.locator("figure.chart-figure figcaption").getByText("avg_charges by plan").waitFor();
+    if (viewport === DESKTOP) await page.screenshot({ path: join(shots, "sql-result.png") });
+    else {
+      await page.screenshot({ path: join(shots, "sql-phone.png") });
+      const sideways = await page.locator("main").evaluate((m) => m.scrollWidth - m.clientWidth);
+      assert.ok(sideways <= 1, `the page does not scroll sideways on a phone (${sideways} px)`);
+    }
+
+    await box.fill("SELECT count(*) AS apartments FROM barcelona_apartments WHERE price_eur > 1000");
+    await box.press("Control+Enter");
+    await result.locator("thead").getByText("apartments").waitFor();
+    assert.equal(await result.locator("tbody tr").count(), 1, "the new result replaced the old");
+    await box.fill("SELECT * FROM read_csv('/etc/passwd')");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    assert.match(await page.getByRole("alert").innerText(), /read_csv/);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Runs" }).click();
+    await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
+    await page.goBack();
+    assert.equal(await page.getByLabel("SQL query").inputValue(), "SELECT * FROM read_csv('/etc/passwd')", "the query is kept");
+    await context.close();
+  }
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  await page.goto(`${server}/sql?hb=1500`);
+  await page.getByLabel("SQL query").fill("SELECT neighbourhood, count(*) AS n FROM barcelona_apartments GROUP BY 1");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await page.locator("main .sql-result").getByRole("link", { name: "Open the run" }).click();
+  await page.waitForURL(/\/runs\/run_/);
+  await page.locator("main").getByText("SELECT neighbourhood").first().waitFor();
   await context.close();
 });
 
@@ -2137,7 +2198,7 @@ async function accessibilityProblems(page, state) {
     .map((v) => `${state}: ${v.impact} ${v.id} — ${v.help} — at ${v.where.join(" | ")}`);
 }
 
-test("every page passes an axe-core scan with no serious or critical finding, on a laptop and on a phone, light and dark: the lists, a dataset, an answer with its chart, an approval card, runs, the inspector, memory, settings and admin", async () => {
+test("every page passes an axe-core scan with no serious or critical finding, on a laptop and on a phone, light and dark: the lists, a dataset, an answer with its chart, an approval card, runs, the inspector, SQL, memory, settings and admin", async () => {
   // Its own server: the approval card is denied, but nothing here may touch the other tests' data.
   const server = await startServer("a11y", {});
   const problems = [];
@@ -2191,7 +2252,7 @@ test("every page passes an axe-core scan with no serious or critical finding, on
     await page.locator("main .inspector .transcript").waitFor();
     await scan("the run inspector");
 
-    for (const [route, heading] of [["memory", "Memory"], ["settings", "Settings"], ["admin", "Admin"]]) {
+    for (const [route, heading] of [["sql", "SQL"], ["memory", "Memory"], ["settings", "Settings"], ["admin", "Admin"]]) {
       await page.goto(`${server}/${route}?hb=1500`);
       await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
       await page.waitForLoadState("networkidle");
@@ -2229,6 +2290,7 @@ test("every page has a URL: opened directly and reloaded it is restored with the
   const pages = [
     ["/datasets", "Datasets", "Datasets"],
     [datasetPath, "barcelona_apartments.csv", "Datasets"],
+    ["/sql", "SQL", "SQL"],
     ["/runs", "Runs", "Runs"],
     [`/runs/${runId}`, "what are my files?", "Runs"],
     ["/memory", "Memory", "Memory"],

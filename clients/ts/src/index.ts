@@ -7,7 +7,7 @@
 // reconnecting — thin helpers for approvals (for a while, with edits), clarifications, feedback and
 // re-running a run's queries, `auditEntries`, which reads the audit log across its pages, and
 // knowledge documents: `uploadDocument`, and an answer's cited passages (`citationsOf`,
-// `sourcesOf`, `citationIds`).
+// `sourcesOf`, `citationIds`), and `errorInfo`, aware's error code and its facts on a failed call.
 
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
@@ -23,6 +23,7 @@ import { RunsService, type RerunQueryResponse } from "./gen/aware/v1/runs_pb.js"
 import { ThreadsService } from "./gen/aware/v1/threads_pb.js";
 import type { ServerEvent } from "./gen/aware/v1/events_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { BinaryReader } from "@bufbuild/protobuf/wire";
 import type { StateSnapshotSchema } from "./gen/aware/v1/chat_pb.js";
 
 export * from "./gen/aware/v1/admin_pb.js";
@@ -336,6 +337,49 @@ export class AwareClient {
 
 export function createAwareClient(options: AwareClientOptions): AwareClient {
   return new AwareClient(options);
+}
+
+/** What aware says about a failed call beyond its message: its error code (`reason`, e.g.
+ *  "COST_CONFIRMATION_REQUIRED", as in `ErrorCode` without its prefix) and facts for programs
+ *  (`metadata`, e.g. a query's `estimated_rows` and `estimated_bytes`). */
+export interface ErrorInfo {
+  reason: string;
+  metadata: Record<string, string>;
+}
+
+/** The `google.rpc.ErrorInfo` aware attached to a failed call; undefined for a failure that did
+ *  not come from aware (the connection, a deadline the caller set). */
+export function errorInfo(e: unknown): ErrorInfo | undefined {
+  for (const detail of ConnectError.from(e).details) {
+    if (!("type" in detail) || detail.type !== "google.rpc.ErrorInfo") continue;
+    const info = decodeErrorInfo(detail.value);
+    if (info.domain === "aware.v1") return { reason: info.reason, metadata: info.metadata };
+  }
+  return undefined;
+}
+
+/** ErrorInfo's wire form: reason (1), domain (2), metadata (3, a map of string to string). */
+function decodeErrorInfo(bytes: Uint8Array): ErrorInfo & { domain: string } {
+  const out = { reason: "", domain: "", metadata: {} as Record<string, string> };
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wire] = reader.tag();
+    if (field === 1) out.reason = reader.string();
+    else if (field === 2) out.domain = reader.string();
+    else if (field === 3) {
+      const entry = new BinaryReader(reader.bytes());
+      let key = "";
+      let value = "";
+      while (entry.pos < entry.len) {
+        const [f, w] = entry.tag();
+        if (f === 1) key = entry.string();
+        else if (f === 2) value = entry.string();
+        else entry.skip(w);
+      }
+      out.metadata[key] = value;
+    } else reader.skip(wire);
+  }
+  return out;
 }
 
 /** The text of a run: the concatenated `TextDelta`s of the events given. */

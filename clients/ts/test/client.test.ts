@@ -27,6 +27,7 @@ import {
   ConnectError,
   createAwareClient,
   DatasetFormat,
+  errorInfo,
   DatasetStatus,
   FeedbackRating,
   RunStatus,
@@ -779,4 +780,16 @@ test("documents: a question the handbook does not cover retrieves nothing, and t
   assert.ok(textOf(events).trim().length > 0, "it still answers, in words");
   const joined = await c.citationsOf(runId);
   assert.deepEqual([joined.status, joined.cited.length, joined.searched], [CitationStatus.NO_EVIDENCE, 0, true]);
+});
+
+test("errorInfo reads aware's error code and its facts from a failed call, and nothing from a failed connection", async () => {
+  const c = client();
+  const refused = await c.query.executeSql({ sql: "SELECT * FROM read_csv('/etc/passwd')" }).catch((e: unknown) => e);
+  assert.ok(refused instanceof ConnectError, String(refused));
+  assert.deepEqual(errorInfo(refused), { reason: "SQL_POLICY_VIOLATION", metadata: { retryable: "false" } });
+  const missing = await c.datasets.getDataset({ datasetId: "ds_nope" }).catch((e: unknown) => e);
+  assert.equal(errorInfo(missing)?.reason, "NOT_FOUND");
+  const nowhere = createAwareClient({ baseUrl: "http://127.0.0.1:9" });
+  const down = await nowhere.datasets.listDatasets({}).catch((e: unknown) => e);
+  assert.equal(errorInfo(down), undefined, "a connection failure carries no aware code");
 });

@@ -9,6 +9,7 @@ export function Nav() {
     <nav aria-label="Main">
       <span className="brand">aware</span>
       <AppNavLink to="/datasets">Datasets</AppNavLink>
+      <AppNavLink to="/sql">SQL</AppNavLink>
       <AppNavLink to="/runs">Runs</AppNavLink>
       <AppNavLink to="/memory">Memory</AppNavLink>
       <AppNavLink to="/settings">Settings</AppNavLink>
