@@ -178,11 +178,14 @@ impl QueryService {
         self.heavy(caller, sql, &tables, limit).await
     }
 
-    /// As [`Self::heavy_sql`], for the SQL a plan compiles to.
-    pub async fn heavy_plan(&self, caller: &Caller, plan: &QueryPlan) -> Option<HeavyQuery> {
+    /// As [`Self::heavy_sql`], for the SQL a plan over `dataset` (the one it names, as the caller
+    /// already found it) compiles to.
+    pub async fn heavy_plan(&self, caller: &Caller, plan: &QueryPlan, dataset: &Dataset) -> Option<HeavyQuery> {
         let limit = self.ask_above?;
-        let tables = self.ready_tables(caller).await.ok()?;
-        let dataset = find_dataset(&tables, plan).ok()?;
+        // A plan reads its one dataset once: far below the limit, no plan is asked for.
+        if dataset.row_count.saturating_mul(4) <= limit {
+            return None;
+        }
         let compiled = compile(plan, dataset, self.max_rows).ok()?;
         self.heavy(caller, &compiled, std::slice::from_ref(dataset), limit).await
     }

@@ -826,7 +826,7 @@ impl Tool for ExecuteQueryPlan {
         let plan = plan_from_json(args)?;
         let dataset = resolve(ctx, args).await?;
         let mut prepared = prepared_for(&dataset, "Query");
-        if let Some(heavy) = ctx.services.query.heavy_plan(&ctx.caller, &plan).await {
+        if let Some(heavy) = ctx.services.query.heavy_plan(&ctx.caller, &plan, &dataset).await {
             prepared.ask = Some(Tier::Standard);
             prepared.description = format!("Query {}? {}.", dataset.name, capitalised(&heavy.in_words()));
         }
