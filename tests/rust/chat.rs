@@ -1249,6 +1249,51 @@ async fn a_query_over_the_cost_limit_asks_first_and_runs_only_when_approved() {
     assert_eq!(outcome_of(&events), pb::RunOutcome::Answered, "{}", completed(&events).final_text);
 }
 
+/// "Allow for 5 minutes" on a large query lets later queries of its size run without asking, never
+/// a larger one: a self-join reading the table twice asks again.
+#[tokio::test]
+async fn a_grant_for_a_large_query_covers_queries_of_its_size_only() {
+    let sql = |text: &str| json!({"name": "run_sql_query", "arguments": {"sql": text}});
+    let reply =
+        |when: &str, text: &str| json!({"when": when, "turns": [{"tool_calls": [sql(text)]}, {"chunks": ["Done."]}]});
+    let script = script(json!({"replies": [
+        reply("charges by plan", "SELECT plan, avg(monthly_charges) FROM customer_churn GROUP BY plan"),
+        reply("customers by region", "SELECT region, count(*) FROM customer_churn GROUP BY region"),
+        reply("pairs of customers", "SELECT count(*) FROM customer_churn a JOIN customer_churn b ON a.customer_id = b.customer_id"),
+    ]}));
+    let server = script.start(&[], &[("AWARE_SANDBOX__CONFIRM_SCAN_ROWS", "300")]);
+    let mut chat = Session::open(&server).await;
+    let (run_id, _) = chat.start("m1", "", "run a query: average charges by plan").await;
+    let mut events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let asked = pick!(events, ConfirmationRequired)[0].clone();
+    assert!(asked.grantable, "a large query's card may be allowed for a while");
+    assert!(asked.description.contains("It reads about 500 rows"), "{}", asked.description);
+    let for_a_while = pb::ConfirmationResponse {
+        confirmation_id: asked.confirmation_id.clone(),
+        approved: true,
+        scope: pb::ConfirmationScope::Session.into(),
+        ..Default::default()
+    };
+    chat.send("c1", Kind::Confirmation(for_a_while)).await;
+    chat.answer("c1").await;
+    events.extend(chat.until_completed(&run_id).await);
+    assert!(!the_tool_result(&events).is_error, "approved, it ran");
+
+    let (run_id, _) = chat.start("m2", "", "run a query: count customers by region").await;
+    let events = chat.until_completed(&run_id).await;
+    assert!(pick!(events, ConfirmationRequired).is_empty(), "a query of the same size runs under the grant");
+    assert!(!the_tool_result(&events).is_error);
+
+    let (run_id, _) = chat.start("m3", "", "run a query: count pairs of customers").await;
+    let events = chat.until("confirmation_required", |e| matches!(payload(e), P::ConfirmationRequired(_))).await;
+    let asked = pick!(events, ConfirmationRequired)[0].clone();
+    assert!(asked.description.contains("1,000 rows"), "twice the rows ask again: {}", asked.description);
+    chat.confirm("c3", &asked.confirmation_id, false).await;
+    chat.answer("c3").await;
+    let events = chat.until_completed(&run_id).await;
+    assert_eq!(outcome_of(&events), pb::RunOutcome::Denied);
+}
+
 /// A new user's first questions: each dataset suggests a few, written from its own columns and
 /// values, and every one is answered as written; each answer offers follow-ups (another
 /// category, by month, the top 5), and every one of those is answered in the same thread.

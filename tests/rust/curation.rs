@@ -175,6 +175,7 @@ async fn write_tools_ask_first_change_what_was_approved_and_say_where_results_ca
         .materialize_query(pb::MaterializeQueryRequest {
             table_name: "everything".into(),
             query: Some(pb::materialize_query_request::Query::Sql("SELECT * FROM barcelona_apartments".into())),
+            run_heavy: false,
         })
         .await
         .unwrap_err();

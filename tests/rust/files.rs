@@ -532,6 +532,7 @@ async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
             name: "total sales".into(),
             question: String::new(),
             query: query("SELECT sum(amount) FROM sales"),
+            run_heavy: false,
         })
         .await
         .unwrap();
@@ -540,6 +541,7 @@ async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
             name: "churn by plan".into(),
             question: String::new(),
             query: query("SELECT plan, count(*) FROM customer_churn GROUP BY plan"),
+            run_heavy: false,
         })
         .await
         .unwrap();
@@ -548,6 +550,7 @@ async fn a_delete_approved_after_the_dataset_changed_does_nothing() {
         .materialize_query(pb::MaterializeQueryRequest {
             table_name: "north_sales".into(),
             query: Some(pb::materialize_query_request::Query::Sql("SELECT * FROM sales WHERE region = 'north'".into())),
+            run_heavy: false,
         })
         .await
         .unwrap()

@@ -531,6 +531,27 @@ async fn a_query_over_the_cost_limit_runs_only_with_run_heavy() {
     let count = query.execute_sql(sql("SELECT count(*) FROM customer_churn", false)).await.unwrap().into_inner();
     assert_eq!(norm_pb(&count.table.unwrap().rows[0].values[0]), "500");
 
+    // Saving a result, or a verified query, runs the query too: the same rule.
+    let mut datasets = pb::datasets_service_client::DatasetsServiceClient::new(server.channel().await);
+    let save = |run_heavy| pb::MaterializeQueryRequest {
+        table_name: "churn_copy".into(),
+        query: Some(pb::materialize_query_request::Query::Sql("SELECT * FROM customer_churn".into())),
+        run_heavy,
+    };
+    let err = datasets.materialize_query(save(false)).await.unwrap_err();
+    assert_eq!(reason(&err), "COST_CONFIRMATION_REQUIRED", "{}", err.message());
+    let copy = datasets.materialize_query(save(true)).await.unwrap().into_inner().dataset.unwrap();
+    assert_eq!(copy.row_count, 500);
+    let keep = |run_heavy| pb::SaveQueryRequest {
+        name: "charges by plan".into(),
+        question: String::new(),
+        query: Some(pb::save_query_request::Query::Sql(churn.into())),
+        run_heavy,
+    };
+    let err = datasets.save_query(keep(false)).await.unwrap_err();
+    assert_eq!(reason(&err), "COST_CONFIRMATION_REQUIRED", "{}", err.message());
+    datasets.save_query(keep(true)).await.unwrap();
+
     let mut runs = pb::runs_service_client::RunsServiceClient::new(server.channel().await);
     let listed =
         runs.list_runs(pb::ListRunsRequest { page_size: 100, ..Default::default() }).await.unwrap().into_inner();
@@ -538,7 +559,7 @@ async fn a_query_over_the_cost_limit_runs_only_with_run_heavy() {
         r.status == pb::RunStatus::Failed as i32
             && r.error.as_ref().is_some_and(|e| e.code == pb::ErrorCode::CostConfirmationRequired as i32)
     });
-    assert_eq!(refused.count(), 3, "each refused query is a failed run saying why");
+    assert_eq!(refused.count(), 5, "each refused query is a failed run saying why");
 }
 
 fn probe_pool() -> SqlPool {
@@ -574,15 +595,18 @@ fn probed(r: Response) -> (bool, String) {
 fn ran(executed: Executed) -> ResultTable {
     match executed {
         Executed::Table(table) => table,
-        Executed::NotRun { scan_rows } => panic!("not run: its plan reads {scan_rows} rows"),
+        Executed::NotRun { per_table } => panic!("not run: its plan reads {per_table:?} rows"),
     }
 }
 
-/// What a query's plan reads, as the worker answers when it does not run it.
+/// What a query's plan reads from its one table, as the worker answers when it does not run it.
 fn not_run(executed: Executed) -> u64 {
     match executed {
         Executed::Table(table) => panic!("it ran: {table:?}"),
-        Executed::NotRun { scan_rows } => scan_rows,
+        Executed::NotRun { per_table } => {
+            assert_eq!(per_table.len(), 1, "one figure per table of the request");
+            per_table[0]
+        }
     }
 }
 
@@ -626,6 +650,17 @@ async fn a_query_that_reads_more_than_the_limit_is_estimated_not_run() {
     assert_eq!(not_run(pool.execute("usr_test", query(joined, Some(1500))).await.unwrap()), 2000);
     let first_rows = ran(pool.execute("usr_test", query("SELECT x FROM numbers LIMIT 5", Some(1))).await.unwrap());
     assert_eq!(first_rows.rows.len(), 5);
+    // A LIMIT over anything that must see every row first still reads them all: a grouping (as
+    // every compiled plan has), a filter, a join.
+    for sql in [
+        "SELECT x % 7 AS g, count(*) FROM numbers GROUP BY g LIMIT 5",
+        "SELECT x FROM numbers WHERE x % 7 = 3 LIMIT 5",
+        "SELECT x, x * 2 AS y FROM (SELECT x FROM numbers WHERE x > 10) LIMIT 5",
+    ] {
+        assert_eq!(not_run(pool.execute("usr_test", query(sql, Some(999))).await.unwrap()), 1000, "{sql}");
+    }
+    let join_limit = "SELECT a.x FROM numbers a JOIN numbers b ON a.x = b.x LIMIT 5";
+    assert_eq!(not_run(pool.execute("usr_test", query(join_limit, Some(999))).await.unwrap()), 2000);
 
     let estimate = QueryRequest { estimate_only: true, ..query(joined, None) };
     assert_eq!(not_run(pool.execute("usr_test", estimate).await.unwrap()), 2000, "an estimate never runs");

@@ -36,7 +36,13 @@ pub(crate) enum EditCommand {
     },
     /// Save the whole result of one SELECT as a new dataset TABLE_NAME, with its lineage (what
     /// it read, at which versions, and the SQL). Computed in the sandbox, with its limits.
-    Materialize { table_name: String, sql: String },
+    Materialize {
+        table_name: String,
+        sql: String,
+        /// Run it even when the server estimates it reads more rows than it runs without asking.
+        #[arg(long)]
+        heavy: bool,
+    },
     /// Read a dataset again from the file in an approved folder it was imported from (admins):
     /// the same file changes nothing.
     Refresh { name: String },
@@ -54,6 +60,9 @@ pub(crate) enum QueriesCommand {
         /// The question, as a person would ask it (default: the name).
         #[arg(long, default_value = "")]
         question: String,
+        /// Run it even when the server estimates it reads more rows than it runs without asking.
+        #[arg(long)]
+        heavy: bool,
     },
     /// Delete a verified query by name or id.
     Delete { query: String },
@@ -128,9 +137,9 @@ pub(crate) async fn edit(client: &AwareClient, command: EditCommand, json: bool)
                 pb::UpdateDatasetRequest { dataset_id: d.id.clone(), description, column_notes, ..Default::default() };
             (None, datasets.update_dataset(req).await?.into_inner().dataset)
         }
-        EditCommand::Materialize { table_name, sql } => {
+        EditCommand::Materialize { table_name, sql, heavy } => {
             let query = Some(pb::materialize_query_request::Query::Sql(sql));
-            let req = pb::MaterializeQueryRequest { table_name, query };
+            let req = pb::MaterializeQueryRequest { table_name, query, run_heavy: heavy };
             (None, datasets.materialize_query(req).await?.into_inner().dataset)
         }
         EditCommand::Refresh { name } => {
@@ -187,8 +196,9 @@ pub(crate) async fn queries(client: &AwareClient, command: QueriesCommand, json:
             }
             return Ok(());
         }
-        QueriesCommand::Save { name, sql, question } => {
-            let req = pb::SaveQueryRequest { name, question, query: Some(pb::save_query_request::Query::Sql(sql)) };
+        QueriesCommand::Save { name, sql, question, heavy } => {
+            let query = Some(pb::save_query_request::Query::Sql(sql));
+            let req = pb::SaveQueryRequest { name, question, query, run_heavy: heavy };
             ("Saved", datasets.save_query(req).await?.into_inner().query)
         }
         QueriesCommand::Delete { query } => {

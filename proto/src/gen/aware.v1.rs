@@ -3387,6 +3387,10 @@ pub struct MaterializeQueryRequest {
     /// The new dataset's table name (lower-case letters, digits and \_).
     #[prost(string, tag = "1")]
     pub table_name: ::prost::alloc::string::String,
+    /// As ExecuteSqlRequest.run_heavy: without it, a query over `sandbox.confirm_scan_rows` is
+    /// COST_CONFIRMATION_REQUIRED and nothing is saved.
+    #[prost(bool, tag = "4")]
+    pub run_heavy: bool,
     #[prost(oneof = "materialize_query_request::Query", tags = "2, 3")]
     pub query: ::core::option::Option<materialize_query_request::Query>,
 }
@@ -3419,6 +3423,9 @@ pub struct SaveQueryRequest {
     /// The question it answers, as a person would ask it (default: the name).
     #[prost(string, tag = "2")]
     pub question: ::prost::alloc::string::String,
+    /// The query runs once before it is kept: as ExecuteSqlRequest.run_heavy.
+    #[prost(bool, tag = "5")]
+    pub run_heavy: bool,
     #[prost(oneof = "save_query_request::Query", tags = "3, 4")]
     pub query: ::core::option::Option<save_query_request::Query>,
 }

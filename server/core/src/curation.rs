@@ -14,7 +14,7 @@ use crate::ports::{
     AuditEntry, AuditLog, Catalog, DatasetEngine, DatasetUpdate, NewDataset, SavedQueries, SavedQuery, SqlEngine,
     record_or_log,
 };
-use crate::query::{QueryAnswer, QueryService};
+use crate::query::{Cost, QueryAnswer, QueryService};
 use crate::query_plan::QueryPlan;
 use chrono::Utc;
 use std::sync::Arc;
@@ -215,11 +215,12 @@ impl CurationService {
         source: &QuerySource,
         table_name: &str,
         parent: Option<&RunId>,
+        cost: Cost,
     ) -> Result<Dataset> {
         caller.principal.require(Capability::DatasetWrite)?;
         let table_name = requested_table_name(table_name)?;
         self.name_is_free(caller, &table_name, None).await?;
-        let answer = self.compute(caller, source, parent).await?;
+        let answer = self.compute(caller, source, parent, cost).await?;
         if answer.table.truncated {
             return Err(Error::resource_exhausted(format!(
                 "the result has more than {} rows, the most a query may return, so it was not saved (nothing was \
@@ -291,13 +292,16 @@ impl CurationService {
         Ok(())
     }
 
-    /// Saving a result is a deliberate act (a call, or a person's approval in chat): it runs at
-    /// whatever cost.
-    async fn compute(&self, caller: &Caller, source: &QuerySource, parent: Option<&RunId>) -> Result<QueryAnswer> {
-        use crate::query::Cost::Accepted;
+    async fn compute(
+        &self,
+        caller: &Caller,
+        source: &QuerySource,
+        parent: Option<&RunId>,
+        cost: Cost,
+    ) -> Result<QueryAnswer> {
         match source {
-            QuerySource::Sql(sql) => self.query.execute_sql(caller, sql, 0, parent, Accepted).await,
-            QuerySource::Plan(plan) => self.query.execute_plan(caller, plan, 0, parent, Accepted).await,
+            QuerySource::Sql(sql) => self.query.execute_sql(caller, sql, 0, parent, cost).await,
+            QuerySource::Plan(plan) => self.query.execute_plan(caller, plan, 0, parent, cost).await,
         }
     }
 
@@ -326,6 +330,7 @@ impl CurationService {
         question: &str,
         source: &QuerySource,
         parent: Option<&RunId>,
+        cost: Cost,
     ) -> Result<SavedQuery> {
         caller.principal.require(Capability::DatasetWrite)?;
         let name = query_name(name)?;
@@ -338,7 +343,7 @@ impl CurationService {
             .with_field("name"));
         }
         // Kept in the validator's canonical form, after it ran once.
-        let sql = self.compute(caller, source, parent).await?.executed_sql;
+        let sql = self.compute(caller, source, parent, cost).await?.executed_sql;
         let now = Utc::now();
         let saved = SavedQuery {
             id: SavedQueryId::generate(),

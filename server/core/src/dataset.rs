@@ -514,18 +514,25 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-/// An estimated row count for people, rounded as an estimate deserves: "about 800 rows",
-/// "about 45,000 rows", "about 1.2 million rows", "about 62 million rows".
-pub fn about_rows(n: u64) -> String {
-    let approx = n as f64;
+/// An estimate rounded as an estimate deserves: exact below 1,000, otherwise to two significant
+/// digits (1,440 → 1,400; 62,400,000 → 62,000,000).
+pub fn rounded_estimate(n: u64) -> u64 {
     if n < 1_000 {
-        return format!("about {n} row{}", if n == 1 { "" } else { "s" });
+        return n;
     }
-    if n < 999_500 {
-        let thousands = (approx / 1_000.0).round() as u64;
-        return format!("about {} rows", grouped(thousands * 1_000));
-    }
-    let (value, unit) = if n < 999_500_000 { (approx / 1e6, "million") } else { (approx / 1e9, "billion") };
+    let step = 10u64.pow(n.ilog10() - 1);
+    (n + step / 2) / step * step
+}
+
+/// An estimated row count for people ([`rounded_estimate`]): "about 812 rows", "about 1,400
+/// rows", "about 45,000 rows", "about 1.2 million rows", "about 62 million rows".
+pub fn about_rows(n: u64) -> String {
+    let r = rounded_estimate(n);
+    let (value, unit) = match r {
+        0..1_000_000 => return format!("about {} row{}", grouped(r), if r == 1 { "" } else { "s" }),
+        1_000_000..1_000_000_000 => (r as f64 / 1e6, "million"),
+        _ => (r as f64 / 1e9, "billion"),
+    };
     if value < 10.0 { format!("about {value:.1} {unit} rows") } else { format!("about {value:.0} {unit} rows") }
 }
 
@@ -539,8 +546,12 @@ mod tests {
         assert_eq!([in_rows(0), in_rows(1), in_rows(1000)], ["0 rows", "1 row", "1000 rows"]);
         assert_eq!([in_bytes(812), in_bytes(27 * 1024)], ["812 bytes", "27.0 KB"]);
         assert_eq!(
-            [about_rows(1), about_rows(812), about_rows(45_260), about_rows(1_240_000), about_rows(62_400_000)],
-            ["about 1 row", "about 812 rows", "about 45,000 rows", "about 1.2 million rows", "about 62 million rows"]
+            [about_rows(1), about_rows(812), about_rows(1_440), about_rows(45_260), about_rows(999_600)],
+            ["about 1 row", "about 812 rows", "about 1,400 rows", "about 45,000 rows", "about 1.0 million rows"]
+        );
+        assert_eq!(
+            [about_rows(1_240_000), about_rows(62_400_000), about_rows(3_456_000_000)],
+            ["about 1.2 million rows", "about 62 million rows", "about 3.5 billion rows"]
         );
         assert_eq!([grouped(0), grouped(999), grouped(1000), grouped(50_000_000)], ["0", "999", "1,000", "50,000,000"]);
     }

@@ -6,7 +6,7 @@ use crate::auth::{Caller, Capability};
 use crate::dataset::{Dataset, DatasetStatus};
 use crate::error::{Error, Result};
 use crate::ids::RunId;
-use crate::ports::{Catalog, RunStore, SavedQuery, ScanEstimate, SqlEngine, SqlOutcome};
+use crate::ports::{Catalog, HeavyQuery, RunStore, SavedQuery, SqlEngine, SqlOutcome};
 use crate::query_plan::{QueryPlan, compile};
 use crate::run::{
     Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
@@ -43,31 +43,13 @@ pub struct QueryService {
     ask_above: Option<u64>,
 }
 
-/// A query that reads more rows than the server runs without asking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeavyQuery {
-    pub estimate: ScanEstimate,
-    /// The server's limit (`sandbox.confirm_scan_rows`).
-    pub limit: u64,
-}
-
-impl HeavyQuery {
-    /// "it reads about 500 rows (40.5 KB), more than the 300 rows this server runs without asking".
-    pub fn in_words(&self) -> String {
-        format!(
-            "it reads {}, more than the {} rows this server runs without asking",
-            self.estimate.in_words(),
-            crate::dataset::grouped(self.limit)
-        )
-    }
-}
-
 /// Whether the caller has agreed to a query's cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cost {
     /// Refused with `COST_CONFIRMATION_REQUIRED` when it reads more than the server's limit.
     Checked,
-    /// Run whatever it reads: a person (or the calling service) agreed, or aware itself asks.
+    /// Run whatever it reads: a person approved it, the calling service sent `run_heavy`, or
+    /// the query is aware's own (a count to word a question back).
     Accepted,
 }
 
@@ -188,6 +170,13 @@ impl QueryService {
         }
         let compiled = compile(plan, dataset, self.max_rows).ok()?;
         self.heavy(caller, &compiled, std::slice::from_ref(dataset), limit).await
+    }
+
+    /// As [`Self::heavy_plan`], finding the dataset the plan names among the caller's.
+    pub async fn heavy_plan_named(&self, caller: &Caller, plan: &QueryPlan) -> Option<HeavyQuery> {
+        self.ask_above?;
+        let tables = self.ready_tables(caller).await.ok()?;
+        self.heavy_plan(caller, plan, find_dataset(&tables, plan).ok()?).await
     }
 
     async fn heavy(&self, caller: &Caller, sql: &str, tables: &[Dataset], limit: u64) -> Option<HeavyQuery> {

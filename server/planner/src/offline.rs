@@ -481,6 +481,11 @@ impl OfflinePlanner {
                      want it run."
                         .to_owned()
                 }
+                (Some(ToolName::ExecuteQueryPlan | ToolName::RunSqlQuery), true, _) if content == outcomes::EXPIRED => {
+                    "Nobody approved that query in time, so I did not run it and have no answer to it; ask again to \
+                     see the question once more."
+                        .to_owned()
+                }
                 (_, true, _) if content == outcomes::DENIED => {
                     "Understood — I did not do it; nothing was changed.".to_owned()
                 }

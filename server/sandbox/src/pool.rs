@@ -24,10 +24,10 @@ use tokio::sync::Notify;
 #[derive(Debug)]
 pub enum Executed {
     Table(ResultTable),
-    /// Not run: its plan reads this many rows (an estimate was asked for, or it is over the
-    /// request's `ask_above`).
+    /// Not run: its plan reads this many rows from each of the request's tables (an estimate was
+    /// asked for, or it is over the request's `ask_above`).
     NotRun {
-        scan_rows: u64,
+        per_table: Vec<u64>,
     },
 }
 
@@ -299,9 +299,9 @@ impl SqlPool {
                 lease.keep();
                 Ok(Executed::Table(table))
             }
-            Ok(Ok(Response::Estimated { scan_rows })) => {
+            Ok(Ok(Response::Estimated { per_table })) => {
                 lease.keep();
-                Ok(Executed::NotRun { scan_rows })
+                Ok(Executed::NotRun { per_table })
             }
             Ok(Ok(Response::Failed { code, message })) => {
                 // A breached limit may leave the worker in a bad state: retire it.

@@ -77,10 +77,11 @@ pub struct ResultTable {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub enum Response {
     Table(ResultTable),
-    /// What the query's plan reads (rows, over every scan of a table), when it was not run: an
-    /// estimate was asked for, or it reads more than the request's `ask_above`.
+    /// What the query's plan reads from each of the request's tables (rows, over every scan of
+    /// it), when it was not run: an estimate was asked for, or it reads more than the request's
+    /// `ask_above` in all.
     Estimated {
-        scan_rows: u64,
+        per_table: Vec<u64>,
     },
     Failed {
         code: ErrorCode,

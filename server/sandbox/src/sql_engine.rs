@@ -8,7 +8,7 @@ use crate::validator::{Policy, Rule, validate};
 use async_trait::async_trait;
 use aware_core::dataset::Dataset;
 use aware_core::ids::UserId;
-use aware_core::ports::{ScanEstimate, SqlEngine, SqlOutcome};
+use aware_core::ports::{HeavyQuery, ScanEstimate, SqlEngine, SqlOutcome};
 use aware_core::value::{Column, Table};
 use aware_core::{Error, ErrorCode, Result};
 use std::collections::HashSet;
@@ -71,8 +71,9 @@ impl SqlEngine for SandboxSql {
                     exec_time_ms: result.exec_ms,
                 },
             }),
-            Executed::NotRun { scan_rows } => {
-                Err(estimate(scan_rows, &read).needs_confirmation(ask_above.unwrap_or_default()))
+            Executed::NotRun { per_table } => {
+                Err(HeavyQuery { estimate: estimate(&per_table, &read), limit: ask_above.unwrap_or_default() }
+                    .refusal())
             }
         }
     }
@@ -81,7 +82,7 @@ impl SqlEngine for SandboxSql {
         let (request, read, ..) = self.request(owner, sql, tables, 0).await?;
         let request = QueryRequest { estimate_only: true, ..request };
         match self.pool.execute(owner.as_str(), request).await? {
-            Executed::NotRun { scan_rows } => Ok(estimate(scan_rows, &read)),
+            Executed::NotRun { per_table } => Ok(estimate(&per_table, &read)),
             Executed::Table(_) => {
                 Err(Error::new(ErrorCode::RunnerInternalError, "the SQL worker ran a query it was asked to estimate"))
             }
@@ -134,10 +135,15 @@ impl SandboxSql {
     }
 }
 
-/// A plan's scanned rows with the bytes they take at the datasets' average stored row size.
-fn estimate(scan_rows: u64, read: &[&Dataset]) -> ScanEstimate {
-    let rows: u64 = read.iter().map(|d| d.row_count).sum();
-    let bytes: u64 = read.iter().map(|d| d.size_bytes).sum();
-    let per_row = if rows == 0 { 0.0 } else { bytes as f64 / rows as f64 };
-    ScanEstimate { rows: scan_rows, bytes: (scan_rows as f64 * per_row).round() as u64 }
+/// A plan's rows read from each table, and the bytes they take in the files they came from.
+fn estimate(per_table: &[u64], read: &[&Dataset]) -> ScanEstimate {
+    let mut out = ScanEstimate::default();
+    for (rows, d) in per_table.iter().zip(read) {
+        out.rows = out.rows.saturating_add(*rows);
+        if d.row_count > 0 {
+            let bytes = (*rows as f64 * d.size_bytes as f64 / d.row_count as f64).round() as u64;
+            out.bytes = out.bytes.saturating_add(bytes);
+        }
+    }
+    out
 }

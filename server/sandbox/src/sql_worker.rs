@@ -370,54 +370,68 @@ const PRODUCT_JOINS: &[&str] = &["CROSS_PRODUCT", "NESTED_LOOP_JOIN", "BLOCKWISE
 const MAX_PRODUCT_ROWS: f64 = 1e8;
 
 /// Layer "DuckDB binder": the bound plan's leaves must all be scans of the attached views (or
-/// constant generators), and product joins must stay small. Returns the rows the plan reads.
-fn cross_check_plan(conn: &duckdb::Connection, sql: &str, tables: &[TableFile]) -> Result<u64, Response> {
+/// constant generators), and product joins must stay small. Returns the rows the plan reads from
+/// each table.
+fn cross_check_plan(conn: &duckdb::Connection, sql: &str, tables: &[TableFile]) -> Result<Vec<u64>, Response> {
     let plan: String = conn
         .query_row(&format!("EXPLAIN (FORMAT json) {sql}"), [], |r| r.get(1))
         .map_err(|e| classify_error(&e.to_string(), tables))?;
     let doc: serde_json::Value = serde_json::from_str(&plan)
         .map_err(|e| failed(ErrorCode::RunnerInternalError, format!("unreadable plan: {e}")))?;
     walk_plan(&doc)?;
-    Ok(scanned_rows(&doc, tables))
+    let mut per_table = vec![0; tables.len().max(1)];
+    scanned_rows(&doc, tables, &mut per_table);
+    per_table.truncate(tables.len());
+    Ok(per_table)
 }
 
-/// The rows a plan reads from the attached tables: each scan of one counts the table's rows
-/// (a filter still reads every row it tests). A scan under a streaming LIMIT with no filter
-/// stops after a few blocks and counts nothing; a scan the plan does not name by its attached
-/// table counts DuckDB's own estimate.
-fn scanned_rows(node: &serde_json::Value, tables: &[TableFile]) -> u64 {
+/// The rows a plan reads from each attached table (by its index in `tables`): each scan of one
+/// counts the table's rows (a filter still reads every row it tests). A streaming LIMIT straight
+/// over an unfiltered scan (through projections only) stops after a few blocks and counts
+/// nothing; over anything else — a grouping, a join, a filter — it still reads all it counts. A
+/// scan the plan does not name by its attached table counts DuckDB's own estimate, as the first
+/// table's.
+fn scanned_rows(node: &serde_json::Value, tables: &[TableFile], per_table: &mut [u64]) {
     match node {
-        serde_json::Value::Array(items) => items.iter().map(|n| scanned_rows(n, tables)).sum(),
+        serde_json::Value::Array(items) => items.iter().for_each(|n| scanned_rows(n, tables, per_table)),
         serde_json::Value::Object(map) => {
             let name = map.get("name").and_then(|n| n.as_str()).unwrap_or_default().trim();
-            let info = &node["extra_info"];
             if name == "SEQ_SCAN" || name == "TABLE_SCAN" {
-                let table = info["Table"].as_str().unwrap_or_default();
+                let table = node["extra_info"]["Table"].as_str().unwrap_or_default();
                 let attached = table
                     .strip_prefix("src")
                     .and_then(|rest| rest.split_once('.'))
                     .and_then(|(i, _)| i.parse::<usize>().ok())
-                    .and_then(|i| tables.get(i));
-                return match attached {
-                    Some(t) => t.rows,
-                    None => estimated_rows(node) as u64,
+                    .filter(|i| *i < tables.len());
+                let (index, rows) = match attached {
+                    Some(i) => (i, tables[i].rows),
+                    None => (0, estimated_rows(node) as u64),
                 };
+                if let Some(slot) = per_table.get_mut(index) {
+                    *slot = slot.saturating_add(rows);
+                }
+                return;
             }
-            if name == "STREAMING_LIMIT" && !has_filter(node) {
-                return 0;
+            let children = node["children"].as_array().map(Vec::as_slice).unwrap_or_default();
+            if name == "STREAMING_LIMIT" && children.iter().all(stops_early) {
+                return;
             }
-            node["children"].as_array().map_or(0, |c| c.iter().map(|n| scanned_rows(n, tables)).sum())
+            children.iter().for_each(|n| scanned_rows(n, tables, per_table));
         }
-        _ => 0,
+        _ => {}
     }
 }
 
-/// Whether any operator under `node` filters rows (a streaming LIMIT over it may read them all).
-fn has_filter(node: &serde_json::Value) -> bool {
+/// Whether a plan under a streaming LIMIT stops reading once the limit is reached: projections
+/// over one unfiltered scan, nothing that must see every row first.
+fn stops_early(node: &serde_json::Value) -> bool {
     let name = node["name"].as_str().unwrap_or_default().trim();
-    name == "FILTER"
-        || node["extra_info"].get("Filters").is_some()
-        || node["children"].as_array().is_some_and(|c| c.iter().any(has_filter))
+    let children = node["children"].as_array().map(Vec::as_slice).unwrap_or_default();
+    match name {
+        "SEQ_SCAN" | "TABLE_SCAN" => node["extra_info"].get("Filters").is_none(),
+        "PROJECTION" => children.len() == 1 && stops_early(&children[0]),
+        _ => false,
+    }
 }
 
 /// A node's estimated output rows: DuckDB's own estimate where it gives one; otherwise the
@@ -511,10 +525,10 @@ struct Session {
     tables: Vec<TableFile>,
     conn: duckdb::Connection,
     /// SQL texts that passed both cross-checks against exactly these tables, with the rows each
-    /// plan reads. The verdict is a function of the text and the (read-only, unchanging) tables
-    /// alone, so a repeated query — a refreshed chart, an agent asking again — skips two of its
-    /// three parses.
-    passed: std::collections::HashMap<String, u64>,
+    /// plan reads from each table. The verdict is a function of the text and the (read-only,
+    /// unchanging) tables alone, so a repeated query — a refreshed chart, an agent asking again —
+    /// skips two of its three parses.
+    passed: std::collections::HashMap<String, Vec<u64>>,
 }
 
 /// Verdicts kept per session (forgotten all at once when full).
@@ -538,7 +552,7 @@ fn run_query(q: &QueryRequest, settings: &Settings, session: &mut Option<Session
     let Some(Session { conn, passed, .. }) = session.as_mut() else {
         return failed(ErrorCode::RunnerInternalError, "no DuckDB session");
     };
-    let checked = passed.get(&q.sql).copied();
+    let checked = passed.get(&q.sql).cloned();
     if checked.is_none()
         && let Err(r) = cross_check_parse(conn, &q.sql, &q.tables)
     {
@@ -556,19 +570,21 @@ fn run_query(q: &QueryRequest, settings: &Settings, session: &mut Option<Session
             interrupt.interrupt();
         }
     });
+    let remembered = checked.is_some();
     let plan = match checked {
         Some(rows) => Ok(rows),
         None => cross_check_plan(conn, &q.sql, &q.tables),
     };
-    if let (Ok(rows), None) = (&plan, checked) {
+    if let (Ok(rows), false) = (&plan, remembered) {
         if passed.len() >= MAX_VERDICTS {
             passed.clear();
         }
-        passed.insert(q.sql.clone(), *rows);
+        passed.insert(q.sql.clone(), rows.clone());
     }
-    let result = plan.and_then(|scan_rows| {
+    let result = plan.and_then(|per_table| {
+        let scan_rows = per_table.iter().fold(0u64, |a, r| a.saturating_add(*r));
         if q.estimate_only || q.ask_above.is_some_and(|limit| scan_rows > limit) {
-            return Err(Response::Estimated { scan_rows });
+            return Err(Response::Estimated { per_table });
         }
         execute(conn, q)
     });

@@ -251,9 +251,9 @@ impl DatasetsService for Datasets {
             .state
             .services
             .curation
-            .materialize(&caller, &source, &req.table_name, None)
+            .materialize(&caller, &source, &req.table_name, None, super::cost(req.run_heavy))
             .await
-            .map_err(to_status)?;
+            .map_err(|e| to_status(super::how_to_run(e)))?;
         Ok(Response::new(pb::MaterializeQueryResponse { dataset: Some(convert::dataset(&dataset)) }))
     }
 
@@ -280,9 +280,9 @@ impl DatasetsService for Datasets {
             .state
             .services
             .curation
-            .save_query(&caller, &req.name, &req.question, &source, None)
+            .save_query(&caller, &req.name, &req.question, &source, None, super::cost(req.run_heavy))
             .await
-            .map_err(to_status)?;
+            .map_err(|e| to_status(super::how_to_run(e)))?;
         Ok(Response::new(pb::SaveQueryResponse { query: Some(convert::saved_query(&saved)) }))
     }
 

@@ -1,10 +1,9 @@
 //! `aware.v1.QueryService`: SQL and query plans in the sandbox, for people and programs.
 
-use super::State;
+use super::{State, cost, how_to_run};
 use crate::convert;
 use crate::status::to_status;
 use aware_core::Error;
-use aware_core::query::Cost;
 use aware_proto::v1 as pb;
 use aware_proto::v1::query_service_server::QueryService;
 use tonic::{Request, Response, Status};
@@ -24,7 +23,7 @@ impl QueryService for Query {
         let answer = (self.state.services.query)
             .execute_sql(&caller, &req.sql, req.limit, None, cost(req.run_heavy))
             .await
-            .map_err(to_status)?;
+            .map_err(|e| to_status(how_to_run(e)))?;
         Ok(Response::new(pb::ExecuteSqlResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
@@ -43,16 +42,11 @@ impl QueryService for Query {
         let answer = (self.state.services.query)
             .execute_plan(&caller, &plan, req.limit, None, cost(req.run_heavy))
             .await
-            .map_err(to_status)?;
+            .map_err(|e| to_status(how_to_run(e)))?;
         Ok(Response::new(pb::ExecuteQueryPlanResponse {
             table: Some(convert::table(&answer.table)),
             run_id: answer.run_id.to_string(),
             compiled_sql: answer.compiled_sql,
         }))
     }
-}
-
-/// A request's `run_heavy`: the caller agrees to the cost in advance.
-fn cost(run_heavy: bool) -> Cost {
-    if run_heavy { Cost::Accepted } else { Cost::Checked }
 }

@@ -33,7 +33,7 @@ pub use external_tools::{ExternalServer, ExternalTools, NoExternalTools, ServerS
 pub use memories::{Memory, MemoryStore};
 pub use run_records::RunStore;
 pub use saved_queries::{SavedQueries, SavedQuery};
-pub use sql::{ScanEstimate, SqlEngine, SqlOutcome};
+pub use sql::{HeavyQuery, ScanEstimate, SqlEngine, SqlOutcome};
 pub use suggestions::QuestionSuggester;
 pub use uploads::{UploadSession, Uploads};
 pub use users::{ApiKey, ApiKeyGrant, User, Users};

@@ -21,27 +21,45 @@ pub struct SqlOutcome {
 pub struct ScanEstimate {
     /// Rows read by every scan of a dataset in the plan (a table read twice counts twice).
     pub rows: u64,
-    /// The stored bytes those rows take, at the datasets' average row size.
+    /// What those rows take in the files they came from, table by table (each table's file size
+    /// per row, times the rows read from it).
     pub bytes: u64,
 }
 
-impl ScanEstimate {
-    /// "about 62 million rows (about 2.1 GB)".
+/// A query that reads more rows than the server runs without asking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeavyQuery {
+    pub estimate: ScanEstimate,
+    /// The server's limit (`sandbox.confirm_scan_rows`).
+    pub limit: u64,
+}
+
+impl HeavyQuery {
+    /// "about 1,400 rows (27.0 KB), more than the 1,000 rows this server runs without asking"
+    /// (the exact count where rounding would meet the limit).
     pub fn in_words(&self) -> String {
-        format!("{} ({})", crate::dataset::about_rows(self.rows), crate::dataset::in_bytes(self.bytes))
+        use crate::dataset::{about_rows, grouped, in_bytes, rounded_estimate};
+        let rows = self.estimate.rows;
+        let rows =
+            if rounded_estimate(rows) <= self.limit { format!("{} rows", grouped(rows)) } else { about_rows(rows) };
+        format!(
+            "{rows} ({}), more than the {} rows this server runs without asking",
+            in_bytes(self.estimate.bytes),
+            grouped(self.limit)
+        )
     }
 
-    /// The refusal of a query this large when the server asks above `limit` rows: nothing ran.
-    pub fn needs_confirmation(&self, limit: u64) -> Error {
+    /// The refusal of running it unasked: `COST_CONFIRMATION_REQUIRED`, the estimate in the
+    /// message and in `metadata`; nothing ran.
+    pub fn refusal(&self) -> Error {
         let mut e = Error::new(
             ErrorCode::CostConfirmationRequired,
-            format!(
-                "this query would read {}, more than the {} rows this server runs without asking; nothing ran — send it again with run_heavy to run it",
-                self.in_words(),
-                crate::dataset::grouped(limit)
-            ),
+            format!("this query would read {}; nothing ran", self.in_words()),
         );
-        e.metadata = vec![("estimated_rows", self.rows.to_string()), ("estimated_bytes", self.bytes.to_string())];
+        e.metadata = vec![
+            ("estimated_rows", self.estimate.rows.to_string()),
+            ("estimated_bytes", self.estimate.bytes.to_string()),
+        ];
         e
     }
 }
@@ -54,7 +72,7 @@ impl ScanEstimate {
 pub trait SqlEngine: Send + Sync {
     /// `tables` are the caller's READY datasets; only those the query names are made visible.
     /// With `ask_above`, a query whose plan reads more rows than that is not run:
-    /// `COST_CONFIRMATION_REQUIRED` ([`ScanEstimate::needs_confirmation`]).
+    /// `COST_CONFIRMATION_REQUIRED` ([`HeavyQuery::refusal`]).
     async fn run(
         &self,
         owner: &UserId,

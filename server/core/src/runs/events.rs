@@ -95,8 +95,8 @@ impl ToolPhase {
     }
 }
 
-/// How strongly a person must confirm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How strongly a person must confirm (ordered: ELEVATED is the stronger).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
     Standard,

@@ -743,9 +743,9 @@ impl Tool for RunSqlQuery {
         Ok(Prepared {
             ask: heavy.map(|_| Tier::Standard),
             blast_radius: None,
-            resource: heavy.map(|_| HEAVY_QUERY.clone()).unwrap_or_default(),
+            resource: heavy.map(|h| heavy_resource(&h, "a query")).unwrap_or_default(),
             description: match heavy {
-                Some(heavy) => format!("{description}? {}.", capitalised(&heavy.in_words())),
+                Some(heavy) => format!("{description}? It reads {}.", heavy.in_words()),
                 None => description,
             },
             pinned: None,
@@ -828,7 +828,8 @@ impl Tool for ExecuteQueryPlan {
         let mut prepared = prepared_for(&dataset, "Query");
         if let Some(heavy) = ctx.services.query.heavy_plan(&ctx.caller, &plan, &dataset).await {
             prepared.ask = Some(Tier::Standard);
-            prepared.description = format!("Query {}? {}.", dataset.name, capitalised(&heavy.in_words()));
+            prepared.resource = heavy_resource(&heavy, &dataset.name);
+            prepared.description = format!("Query {}? It reads {}.", dataset.name, heavy.in_words());
         }
         Ok(prepared)
     }
@@ -843,16 +844,17 @@ impl Tool for ExecuteQueryPlan {
     }
 }
 
-/// What a query call that asks about its cost acts on: a grant for it ("allow for 5 minutes")
-/// lets later large queries run without asking.
-static HEAVY_QUERY: std::sync::LazyLock<ResourceRef> = std::sync::LazyLock::new(|| ResourceRef {
-    kind: "query".to_owned(),
-    id: "large".to_owned(),
-    display_name: "a large query".to_owned(),
-});
+/// What a query that asks about its cost acts on: queries reading up to the next power of ten
+/// of its rows. A grant for it ("allow for 5 minutes") lets later queries of that size run
+/// without asking, never larger ones; an approval after a restart holds only while the query is
+/// still that size.
+fn heavy_resource(heavy: &crate::ports::HeavyQuery, what: &str) -> ResourceRef {
+    let bound = 10u64.checked_pow(heavy.estimate.rows.max(1).ilog10() + 1).unwrap_or(u64::MAX);
+    ResourceRef { kind: "query".to_owned(), id: format!("up-to-{bound}-rows"), display_name: what.to_owned() }
+}
 
 /// A query runs at any cost once a person approved it; otherwise the server's limit applies.
-fn cost_of(ctx: &ToolContext) -> crate::query::Cost {
+pub(super) fn cost_of(ctx: &ToolContext) -> crate::query::Cost {
     if ctx.approved { crate::query::Cost::Accepted } else { crate::query::Cost::Checked }
 }
 

@@ -7,7 +7,7 @@
 use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use super::router::Intent;
 use super::tools::{
-    Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version,
+    Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version, cost_of,
     dataset_ref, dependents_in_words, in_rows, plan_from_json, resolve, string_arg,
 };
 use crate::auth::Capability;
@@ -290,8 +290,9 @@ impl Tool for SaveQueryAsDataset {
             blast_radius: None,
             description: format!(
                 "Save the result of {} as a new dataset `{name}`. It is computed now, in the sandbox, and keeps \
-                 where it came from.",
-                shown(&source)
+                 where it came from.{}",
+                shown(&source),
+                cost_words(ctx, &source).await
             ),
             resource: ResourceRef { kind: "new_dataset".to_owned(), id: name.clone(), display_name: name.clone() },
             pinned: Some(pinned_query(args, &source)),
@@ -300,7 +301,8 @@ impl Tool for SaveQueryAsDataset {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let name = string_arg(args, "table_name")?;
         let source = query_source(ctx, args).await?;
-        let dataset = ctx.services.curation.materialize(&ctx.caller, &source, name, ctx.run_id.as_ref()).await?;
+        let dataset =
+            ctx.services.curation.materialize(&ctx.caller, &source, name, ctx.run_id.as_ref(), cost_of(ctx)).await?;
         Ok(ToolOutput {
             llm_summary: format!(
                 "Saved the result as the dataset `{}`: {}, {} columns, read from {} dataset(s). To undo, delete it.",
@@ -357,14 +359,15 @@ impl Tool for SaveQuery {
             ask: None,
             blast_radius: None,
             description: format!(
-                "Keep {} as the verified answer to “{}”{}: asked again, it is answered with exactly this query.",
+                "Keep {} as the verified answer to “{}”{}: asked again, it is answered with exactly this query.{}",
                 shown(&source),
                 name,
                 if question.is_empty() || question.eq_ignore_ascii_case(&name) {
                     String::new()
                 } else {
                     format!(" (asked as “{question}”)")
-                }
+                },
+                cost_words(ctx, &source).await
             ),
             resource: ResourceRef { kind: "saved_query".to_owned(), id: String::new(), display_name: name },
             pinned: Some(pinned_query(args, &source)),
@@ -374,7 +377,8 @@ impl Tool for SaveQuery {
         let name = string_arg(args, "name")?;
         let question = string_arg(args, "question")?;
         let source = query_source(ctx, args).await?;
-        let query = ctx.services.curation.save_query(&ctx.caller, name, question, &source, ctx.run_id.as_ref()).await?;
+        let (parent, cost) = (ctx.run_id.as_ref(), cost_of(ctx));
+        let query = ctx.services.curation.save_query(&ctx.caller, name, question, &source, parent, cost).await?;
         Ok(ToolOutput {
             llm_summary: format!(
                 "Saved the verified query “{}”; the question “{}” is answered with it from now on.",
@@ -515,4 +519,14 @@ impl Tool for RefreshDataset {
             rich: Some(RichResult::DatasetChanged { change: change.to_owned(), dataset: Box::new(r.dataset) }),
         })
     }
+}
+
+/// For a card that runs a query: what it reads, when that is more than the server runs without
+/// asking (the person's approval is then their yes to that too); "" otherwise.
+async fn cost_words(ctx: &ToolContext, source: &QuerySource) -> String {
+    let heavy = match source {
+        QuerySource::Sql(sql) => ctx.services.query.heavy_sql(&ctx.caller, sql).await,
+        QuerySource::Plan(plan) => ctx.services.query.heavy_plan_named(&ctx.caller, plan).await,
+    };
+    heavy.map_or_else(String::new, |h| format!(" The query reads {}.", h.in_words()))
 }

@@ -487,14 +487,16 @@ class RefreshDatasetResponse(_message.Message):
     def __init__(self, dataset: _Optional[_Union[Dataset, _Mapping]] = ..., changed: _Optional[bool] = ..., previous_row_count: _Optional[int] = ...) -> None: ...
 
 class MaterializeQueryRequest(_message.Message):
-    __slots__ = ("table_name", "sql", "plan")
+    __slots__ = ("table_name", "sql", "plan", "run_heavy")
     TABLE_NAME_FIELD_NUMBER: _ClassVar[int]
     SQL_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    RUN_HEAVY_FIELD_NUMBER: _ClassVar[int]
     table_name: str
     sql: str
     plan: _query_pb2.QueryPlan
-    def __init__(self, table_name: _Optional[str] = ..., sql: _Optional[str] = ..., plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ...) -> None: ...
+    run_heavy: bool
+    def __init__(self, table_name: _Optional[str] = ..., sql: _Optional[str] = ..., plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run_heavy: _Optional[bool] = ...) -> None: ...
 
 class MaterializeQueryResponse(_message.Message):
     __slots__ = ("dataset",)
@@ -513,16 +515,18 @@ class ListSavedQueriesResponse(_message.Message):
     def __init__(self, queries: _Optional[_Iterable[_Union[SavedQuery, _Mapping]]] = ...) -> None: ...
 
 class SaveQueryRequest(_message.Message):
-    __slots__ = ("name", "question", "sql", "plan")
+    __slots__ = ("name", "question", "sql", "plan", "run_heavy")
     NAME_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     SQL_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    RUN_HEAVY_FIELD_NUMBER: _ClassVar[int]
     name: str
     question: str
     sql: str
     plan: _query_pb2.QueryPlan
-    def __init__(self, name: _Optional[str] = ..., question: _Optional[str] = ..., sql: _Optional[str] = ..., plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ...) -> None: ...
+    run_heavy: bool
+    def __init__(self, name: _Optional[str] = ..., question: _Optional[str] = ..., sql: _Optional[str] = ..., plan: _Optional[_Union[_query_pb2.QueryPlan, _Mapping]] = ..., run_heavy: _Optional[bool] = ...) -> None: ...
 
 class SaveQueryResponse(_message.Message):
     __slots__ = ("query",)

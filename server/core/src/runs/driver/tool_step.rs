@@ -196,7 +196,8 @@ impl Driver {
         }
         match tool.prepare(&self.ctx, &call.arguments).await {
             Err(e) => ToolStep::done(Outcome::failed(outcomes::invalid_call(&e), &e)),
-            Ok(prepared) => match prepared.ask.or(risk.confirmation) {
+            // A call that asks although its tool does not always never asks less than its tool.
+            Ok(prepared) => match prepared.ask.max(risk.confirmation) {
                 Some(tier) => ToolStep::Confirm(tool, tier, prepared),
                 None => {
                     let args = prepared.pinned.unwrap_or_else(|| call.arguments.clone());
