@@ -279,16 +279,7 @@ async fn without_elicitation_a_delete_answers_at_once_and_its_outcome_is_fetched
     let run = runs.get_run(pb::GetRunRequest { run_id: c.run_id.clone() }).await.unwrap().into_inner();
     assert_eq!(run.run.unwrap().kind, pb::RunKind::Tool as i32, "an MCP call is a run of kind TOOL");
 
-    let answered = chat
-        .submit_confirmation(pb::SubmitConfirmationRequest {
-            confirmation_id: c.confirmation_id.clone(),
-            approved: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(answered.resolution, pb::ConfirmationResolution::Approved as i32);
+    approve(&server, &c.confirmation_id).await;
     let r = tokio::task::spawn_blocking(move || report(child)).await.unwrap();
     let first = &r["delete"]["first"];
     assert_eq!(first["is_error"], Value::Bool(false), "waiting is not a failure: {r}");
@@ -324,6 +315,17 @@ async fn without_elicitation_a_delete_answers_at_once_and_its_outcome_is_fetched
             .confirmations
             .is_empty()
     );
+}
+
+/// A person approves a waiting confirmation over gRPC.
+async fn approve(server: &TestServer, confirmation_id: &str) {
+    let request = pb::SubmitConfirmationRequest {
+        confirmation_id: confirmation_id.to_owned(),
+        approved: true,
+        ..Default::default()
+    };
+    let answered = server.chat().await.submit_confirmation(request).await.unwrap().into_inner();
+    assert_eq!(answered.resolution, pb::ConfirmationResolution::Approved as i32);
 }
 
 /// A raw HTTP/1.1 request to `/mcp` (the connection closes after the answer), with `extra`
@@ -802,17 +804,7 @@ async fn an_mcp_query_over_the_cost_limit_waits_for_a_person_and_then_answers() 
     assert_eq!(structured["type"], "pending_approval", "{waiting}");
     assert!(structured["description"].as_str().unwrap().contains("It reads about 500 rows"), "{waiting}");
     let run_id = structured["run_id"].as_str().unwrap().to_owned();
-    let mut chat = server.chat().await;
-    let answered = chat
-        .submit_confirmation(pb::SubmitConfirmationRequest {
-            confirmation_id: structured["confirmation_id"].as_str().unwrap().to_owned(),
-            approved: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(answered.resolution, pb::ConfirmationResolution::Approved as i32);
+    approve(&server, structured["confirmation_id"].as_str().unwrap()).await;
     let fetch = format!(
         r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"get_call_result","arguments":{{"run_id":"{run_id}"}}}}}}"#
     );
