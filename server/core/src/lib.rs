@@ -3,7 +3,7 @@
 //!
 //! Map:
 //! - runs of the agent: `runs/` — `engine.rs` (entry points), `admission.rs`, `delivery.rs`
-//!   (resume), `driver/` (the agent loop), `model_view/` (what the model sees), `tools.rs`,
+//!   (resume), `driver/` (the agent loop), `model_view/` (what the model sees), `tools/`,
 //!   `router.rs`, `events.rs`, `model.rs` and `store.rs` (the language-model and run-log ports);
 //! - the policy gate: `policy.rs`;
 //! - ports: `ports/` (one file each) and their contracts: `contract/` (feature `contract`);

@@ -3,7 +3,6 @@
 //! the model and tool ports, and the storage port. The models themselves live elsewhere: the
 //! offline planner in `aware-planner`, the network providers and the scripted model in `aware-llm`.
 
-mod admin_tools;
 mod admission;
 pub mod clarify;
 pub mod client_call;
@@ -13,8 +12,6 @@ pub mod engine;
 pub mod events;
 pub mod fleet;
 pub mod grounding;
-mod knowledge_tools;
-mod memory_tools;
 pub mod model;
 pub mod model_view;
 pub mod router;
@@ -22,7 +19,6 @@ pub mod store;
 pub mod threads;
 pub mod tool_links;
 pub mod tools;
-mod write_tools;
 
 pub use admission::{ActiveRunInfo, OnBusy};
 pub use client_call::ClientToolCall;

@@ -4,15 +4,15 @@
 //! for a person's approval with a plain-English card, and runs exactly what was approved (the
 //! arguments are pinned to the dataset's id and the checked values).
 
-use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
-use super::router::Intent;
-use super::tools::{
+use super::{
     Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version, cost_of,
     dataset_ref, dependents_in_words, in_rows, plan_from_json, resolve, string_arg,
 };
 use crate::auth::Capability;
 use crate::curation::{CurationService, DatasetChange, QuerySource};
 use crate::dataset::{ColumnNote, requested_table_name};
+use crate::runs::events::{ResourceRef, RichResult, Tier, ToolRisk};
+use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -459,7 +459,7 @@ impl Tool for RefreshDataset {
         &REFRESH
     }
     fn input_schema(&self) -> Value {
-        super::tools::dataset_arg_schema()
+        super::dataset_arg_schema()
     }
     async fn prepare(&self, ctx: &ToolContext, args: &Value) -> Result<Prepared> {
         let d = resolve(ctx, args).await?;

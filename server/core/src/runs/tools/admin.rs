@@ -4,12 +4,12 @@
 //! A new key's token reaches the person once, in the rich result; the model is told only that a
 //! key was made and its prefix.
 
-use super::events::{ResourceRef, RichResult, Tier, ToolRisk};
-use super::router::Intent;
-use super::tools::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, string_arg};
+use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, string_arg};
 use crate::admin::UserChange;
 use crate::auth::{Capability, Role};
 use crate::ports::User;
+use crate::runs::events::{ResourceRef, RichResult, Tier, ToolRisk};
+use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};

@@ -4,11 +4,11 @@
 //! once the run's work is done. So a tool result or a dataset cell that talks the model into
 //! "remembering" something still has to get past the person.
 
-use super::events::{ResourceRef, Tier, ToolRisk};
-use super::router::Intent;
-use super::tools::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
+use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
 use crate::auth::Capability;
 use crate::memory::{MAX_MEMORY_CHARS, normalize};
+use crate::runs::events::{ResourceRef, Tier, ToolRisk};
+use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};

@@ -3,11 +3,11 @@
 //! ([`crate::knowledge::for_model`]). The driver records what was retrieved
 //! (`RetrievalCompleted`) and checks the answer's citations against it after the run.
 
-use super::events::{ResourceRef, RichResult};
-use super::router::Intent;
-use super::tools::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
+use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
 use crate::auth::Capability;
 use crate::knowledge::{self, MAX_CHUNKS};
+use crate::runs::events::{ResourceRef, RichResult};
+use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
