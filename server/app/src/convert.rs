@@ -1,10 +1,11 @@
 //! Domain types → `aware.v1` messages (and the few proto enums requests carry → domain). Domain
 //! code never sees prost types; this is the boundary.
 
+use aware_core::auth::Role;
 use aware_core::dataset::{ColumnNote, ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
 use aware_core::files::{EntryKind, ImportReport, Listing};
 use aware_core::knowledge::{CitationCheck, CitationStatus, KnowledgeResults};
-use aware_core::ports::SavedQuery;
+use aware_core::ports::{ApiKey, SavedQuery, User};
 use aware_core::query_plan::{Aggregate, Expr, Filter, FilterOp, Operator, OrderBy, QueryPlan, SelectItem, TimeBucket};
 use aware_core::run::{
     Capsule, DatasetVersion, Feedback, QueryMode, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage,
@@ -801,8 +802,8 @@ fn rich(r: &RichResult) -> pb::tool_result::Rich {
         RichResult::Account { change, user, api_key, token } => {
             pb::tool_result::Rich::AccountChange(pb::AccountChange {
                 change: change.clone(),
-                user: user.as_ref().map(crate::grpc::admin::user),
-                api_key: api_key.as_ref().map(crate::grpc::admin::key),
+                user: user.as_ref().map(self::user),
+                api_key: api_key.as_ref().map(self::api_key),
                 token: token.clone(),
             })
         }
@@ -1122,6 +1123,51 @@ pub(crate) fn pending_confirmation(c: &Confirmation, grantable: bool) -> pb::Pen
 /// Where a tool comes from.
 pub(crate) fn provenance(p: &Provenance) -> pb::ToolProvenance {
     pb::ToolProvenance { source: p.source.as_str().to_owned(), server_id: p.server_id.clone(), scope: p.scope.clone() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts
+
+fn role_out(r: Role) -> pb::UserRole {
+    match r {
+        Role::Viewer => pb::UserRole::Viewer,
+        Role::Analyst => pb::UserRole::Analyst,
+        Role::Admin => pb::UserRole::Admin,
+    }
+}
+
+/// A role a request names; `None` when it names none.
+pub(crate) fn role_in(raw: i32) -> Result<Option<Role>> {
+    match pb::UserRole::try_from(raw) {
+        Ok(pb::UserRole::Unspecified) => Ok(None),
+        Ok(pb::UserRole::Viewer) => Ok(Some(Role::Viewer)),
+        Ok(pb::UserRole::Analyst) => Ok(Some(Role::Analyst)),
+        Ok(pb::UserRole::Admin) => Ok(Some(Role::Admin)),
+        Err(_) => Err(Error::validation("role", "role is USER_ROLE_VIEWER, USER_ROLE_ANALYST or USER_ROLE_ADMIN")),
+    }
+}
+
+/// A user as clients see it (also inside the assistant's account results).
+pub(crate) fn user(u: &User) -> pb::User {
+    pb::User {
+        user_id: u.id.to_string(),
+        name: u.name.clone(),
+        role: role_out(u.role).into(),
+        created_at: Some(timestamp(u.created_at)),
+        deactivated_at: u.deactivated_at.map(timestamp),
+    }
+}
+
+/// A key as clients see it: never the token.
+pub(crate) fn api_key(k: &ApiKey) -> pb::ApiKey {
+    pb::ApiKey {
+        key_id: k.id.to_string(),
+        user_id: k.user.to_string(),
+        prefix: k.prefix.clone(),
+        created_at: Some(timestamp(k.created_at)),
+        expires_at: k.expires_at.map(timestamp),
+        revoked_at: k.revoked_at.map(timestamp),
+    }
 }
 
 #[cfg(test)]

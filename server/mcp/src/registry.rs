@@ -6,86 +6,22 @@
 //! keeps needing it, whatever a later listing (or a restarted server) claims.
 
 use crate::config::{Endpoint, ServerConfig};
+use crate::slot::Slot;
 use crate::tool::{ExternalTool, listed_risk};
 use aware_core::ports::{ExternalServer, ExternalTools, ServerState};
-use aware_core::runs::events::{Tier, ToolRisk};
 use aware_core::runs::tools::Tool;
 use aware_core::{Error, Result};
 use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{NotificationContext, Peer};
+use rmcp::service::NotificationContext;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
 
 const FIRST_RETRY: Duration = Duration::from_secs(1);
 const LAST_RETRY: Duration = Duration::from_secs(30);
-
-/// A server's current state, its tools and the connection to call them on.
-#[derive(Default)]
-struct Now {
-    state: Option<ServerState>,
-    detail: String,
-    peer: Option<Peer<RoleClient>>,
-    tools: Vec<Arc<dyn Tool>>,
-}
-
-/// One registered server.
-pub(crate) struct Slot {
-    pub(crate) config: ServerConfig,
-    now: Mutex<Now>,
-    /// The most cautious risk each tool has been listed with so far, by its name on the server.
-    caution: Mutex<HashMap<String, ToolRisk>>,
-}
-
-/// How much a tier asks of a person (none, STANDARD, ELEVATED), to take the stronger of two.
-fn strength(tier: Option<Tier>) -> u8 {
-    match tier {
-        None => 0,
-        Some(Tier::Standard) => 1,
-        Some(Tier::Elevated) => 2,
-    }
-}
-
-impl Slot {
-    fn now(&self) -> std::sync::MutexGuard<'_, Now> {
-        self.now.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// `listed`, made at least as cautious as every risk `tool` was listed with before: no longer
-    /// read-only once it was not, destructive once it was, and asking a person at least as
-    /// firmly as it ever did.
-    pub(crate) fn at_least_as_cautious(&self, tool: &str, listed: ToolRisk) -> ToolRisk {
-        let mut caution = self.caution.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let risk = match caution.get(tool) {
-            None => listed,
-            Some(before) => ToolRisk {
-                read_only: before.read_only && listed.read_only,
-                destructive: before.destructive || listed.destructive,
-                confirmation: if strength(before.confirmation) >= strength(listed.confirmation) {
-                    before.confirmation
-                } else {
-                    listed.confirmation
-                },
-            },
-        };
-        caution.insert(tool.to_owned(), risk);
-        risk
-    }
-
-    /// The connection, while the server is ready.
-    pub(crate) fn peer(&self) -> Option<Peer<RoleClient>> {
-        let now = self.now();
-        (now.state == Some(ServerState::Ready)).then(|| now.peer.clone()).flatten()
-    }
-
-    fn set(&self, state: ServerState, detail: String, peer: Option<Peer<RoleClient>>, tools: Vec<Arc<dyn Tool>>) {
-        *self.now() = Now { state: Some(state), detail, peer, tools };
-    }
-}
 
 /// Hears a server's notifications: a changed tool list is listed again.
 #[derive(Default)]
@@ -123,10 +59,7 @@ impl McpRegistry {
                 return Err(Error::validation("mcp.servers.id", format!("two servers have the id {}", c.id)));
             }
         }
-        let slots: Vec<Arc<Slot>> = configs
-            .iter()
-            .map(|c| Arc::new(Slot { config: c.clone(), now: Mutex::default(), caution: Mutex::default() }))
-            .collect();
+        let slots: Vec<Arc<Slot>> = configs.iter().map(|c| Arc::new(Slot::new(c.clone()))).collect();
         for slot in &slots {
             tokio::spawn(supervise(slot.clone(), max_output));
         }

@@ -13,7 +13,7 @@
 //! with other arguments through unseen.
 
 use crate::config::ScopeConfig;
-use crate::registry::Slot;
+use crate::slot::Slot;
 use async_trait::async_trait;
 use aware_core::runs::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use aware_core::runs::model_view::markers;

@@ -3,60 +3,16 @@
 //! looked up, so the change holds from the next call.
 
 use super::State;
-use crate::convert;
+use crate::convert::{self, api_key as key, role_in, user};
 use crate::status::to_status;
+use aware_core::Error;
 use aware_core::admin::UserChange;
-use aware_core::auth::Role;
-use aware_core::ports::{ApiKey, User};
-use aware_core::{Error, Result};
 use aware_proto::v1 as pb;
 use aware_proto::v1::admin_service_server::AdminService;
 use tonic::{Request, Response, Status};
 
 pub struct Admin {
     pub state: State,
-}
-
-fn role_out(r: Role) -> pb::UserRole {
-    match r {
-        Role::Viewer => pb::UserRole::Viewer,
-        Role::Analyst => pb::UserRole::Analyst,
-        Role::Admin => pb::UserRole::Admin,
-    }
-}
-
-/// A role a request names; `None` when it names none.
-fn role_in(raw: i32) -> Result<Option<Role>> {
-    match pb::UserRole::try_from(raw) {
-        Ok(pb::UserRole::Unspecified) => Ok(None),
-        Ok(pb::UserRole::Viewer) => Ok(Some(Role::Viewer)),
-        Ok(pb::UserRole::Analyst) => Ok(Some(Role::Analyst)),
-        Ok(pb::UserRole::Admin) => Ok(Some(Role::Admin)),
-        Err(_) => Err(Error::validation("role", "role is USER_ROLE_VIEWER, USER_ROLE_ANALYST or USER_ROLE_ADMIN")),
-    }
-}
-
-/// A user as clients see it (also inside the assistant's account results).
-pub(crate) fn user(u: &User) -> pb::User {
-    pb::User {
-        user_id: u.id.to_string(),
-        name: u.name.clone(),
-        role: role_out(u.role).into(),
-        created_at: Some(convert::timestamp(u.created_at)),
-        deactivated_at: u.deactivated_at.map(convert::timestamp),
-    }
-}
-
-/// A key as clients see it: never the token.
-pub(crate) fn key(k: &ApiKey) -> pb::ApiKey {
-    pb::ApiKey {
-        key_id: k.id.to_string(),
-        user_id: k.user.to_string(),
-        prefix: k.prefix.clone(),
-        created_at: Some(convert::timestamp(k.created_at)),
-        expires_at: k.expires_at.map(convert::timestamp),
-        revoked_at: k.revoked_at.map(convert::timestamp),
-    }
 }
 
 #[tonic::async_trait]
