@@ -405,7 +405,7 @@ const FILLER: &[&str] = &[
 
 /// The words of a question that carry its meaning, sorted.
 fn meaning(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = crate::runs::router::words(text)
+    let mut words: Vec<String> = crate::text::words(text)
         .into_iter()
         .filter(|w| !FILLER.contains(&w.as_str()))
         .map(|w| match w.as_str() {

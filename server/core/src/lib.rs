@@ -10,7 +10,8 @@
 //! - services: `datasets.rs` (+ `dataset.rs`, `staging.rs`, `samples.rs`), `query.rs` (+
 //!   `query_plan.rs`), `search.rs`, `files.rs`, `history.rs`, `categories.rs`, `memory.rs`,
 //!   `audit.rs` (reading the audit log), `admin.rs` (users and keys over the API);
-//! - shared: `ids.rs`, `auth.rs`, `error.rs`, `value.rs`, `run.rs`, `fair.rs` (fair slots).
+//! - shared: `ids.rs`, `auth.rs`, `error.rs`, `value.rs`, `run.rs`, `fair.rs` (fair slots), `text.rs`
+//!   (words).
 //!
 //! This crate must not depend on tonic, prost, sqlx or duckdb (`deny.toml`): the gRPC layer
 //! converts its types at the boundary, and concrete storage/engines live in the adapter crates.
@@ -46,6 +47,7 @@ pub mod runs;
 pub mod samples;
 pub mod search;
 pub mod staging;
+pub mod text;
 pub mod value;
 
 pub use error::{Error, ErrorCode, Result};

@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Lower-case words of a text (letters and digits), as the router reads a message.
+pub use crate::text::words;
+
 /// What a message asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -122,11 +125,6 @@ const QUERY_WORDS: [&str; 29] = [
     "without",
     "by",
 ];
-
-/// Lower-case words of a text (letters and digits).
-pub fn words(s: &str) -> Vec<String> {
-    s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
-}
 
 /// A run id written in the text (`run_…`).
 pub fn run_id_in(text: &str) -> Option<&str> {

@@ -1,11 +1,11 @@
 //! `search_knowledge`: the passages of the user's documents that bear on a question — the only
 //! way document text reaches a model, capped and marked as quoted material
-//! ([`crate::knowledge::for_model`]). The driver records what was retrieved
+//! ([`summary::knowledge`](crate::runs::model_view::summary::knowledge)). The driver records what was retrieved
 //! (`RetrievalCompleted`) and checks the answer's citations against it after the run.
 
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
 use crate::auth::Capability;
-use crate::knowledge::{self, MAX_CHUNKS};
+use crate::knowledge::MAX_CHUNKS;
 use crate::runs::events::{ResourceRef, RichResult};
 use crate::runs::router::Intent;
 use crate::{Error, Result};
@@ -63,6 +63,9 @@ impl Tool for SearchKnowledge {
         let query = args.get("query").and_then(Value::as_str).unwrap_or_default();
         let limit = args.get("limit").and_then(Value::as_u64).map_or(0, |l| l.clamp(1, u64::from(MAX_CHUNKS)) as u32);
         let results = ctx.services.datasets.search().knowledge(&ctx.caller, query, limit).await?;
-        Ok(ToolOutput { llm_summary: knowledge::for_model(&results), rich: Some(RichResult::Knowledge { results }) })
+        Ok(ToolOutput {
+            llm_summary: crate::runs::model_view::summary::knowledge(&results),
+            rich: Some(RichResult::Knowledge { results }),
+        })
     }
 }
