@@ -1,9 +1,11 @@
-//! Runs of the agent: the engine (admission, fan-out, confirmations, cancel, recovery, and the
-//! replicas sharing a store: `fleet.rs`), the per-run driver (the agent loop), the event model,
-//! the model and tool ports, and the storage port. The models themselves live elsewhere: the
+//! Runs of the agent: the engine (admission, fan-out, cancel, recovery, and the replicas sharing a
+//! store: `fleet.rs`), approvals (`approvals.rs`: confirmations, questions back, grants), the
+//! per-run driver (the agent loop), the event model, the model and tool ports, and the storage
+//! port. The models themselves live elsewhere: the
 //! offline planner in `aware-planner`, the network providers and the scripted model in `aware-llm`.
 
 mod admission;
+mod approvals;
 pub mod clarify;
 pub mod client_call;
 pub mod delivery;
