@@ -4,8 +4,8 @@
 //!
 //! Map: `server.rs` (`build_state` wires every adapter once; `run` serves), `grpc/` (one handler
 //! per service: `chat/`, `datasets.rs`, `query.rs`, `runs.rs`, `files.rs`, `threads.rs`,
-//! `memory.rs`, `admin.rs`, `audit.rs`; `mod.rs` the shared state), `convert.rs` (proto ⇄
-//! domain, ids parsed at the boundary), `status.rs` (the one error → status mapping), `auth.rs`,
+//! `memory.rs`, `admin.rs`, `audit.rs`; `mod.rs` the shared state), `convert/` (proto ⇄
+//! domain by concern, ids parsed at the boundary), `status.rs` (the one error → status mapping), `auth.rs`,
 //! `limits.rs`, `guard.rs` (Origin/Host checks), `mcp/` (aware as an MCP server at `/mcp`),
 //! `web.rs`, `metrics.rs`, `telemetry.rs`, `config.rs`.
 
