@@ -215,3 +215,48 @@ mod tests {
         assert_eq!("superuser".parse::<Role>().unwrap_err().field.as_deref(), Some("role"));
     }
 }
+
+/// Where aware runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeploymentMode {
+    /// On the user's machine: file tools may reach approved local folders.
+    #[default]
+    Local,
+    /// As a shared service: no file tools at all.
+    Connected,
+}
+
+impl DeploymentMode {
+    pub const ALL: [Self; 2] = [Self::Local, Self::Connected];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Local => "local",
+            Self::Connected => "connected",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+
+    /// Whether a capability exists in this mode at all. Approved folders are folders of the
+    /// server's host: a shared service has none.
+    pub fn permits(self, capability: Capability) -> bool {
+        match capability {
+            Capability::FileRead | Capability::FileImport => self == Self::Local,
+            Capability::DatasetRead
+            | Capability::Query
+            | Capability::DatasetWrite
+            | Capability::DatasetDelete
+            | Capability::SystemAdmin => true,
+        }
+    }
+}
+
+impl fmt::Display for DeploymentMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

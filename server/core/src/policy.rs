@@ -14,58 +14,13 @@
 //! side effect, and whenever a session grant is used or listed. A demoted owner, a deactivated
 //! one, or a run whose API key was revoked since, gets no more done.
 
-use crate::auth::{Caller, Capability, Role};
+use crate::auth::{Caller, Role};
 use crate::ports::{ExternalServer, ExternalTools, NoExternalTools};
 use crate::runs::router::{CONFIDENT, Intent, Route};
 use crate::runs::tools::{Gate, Tool, ToolId, ToolMeta, ToolRegistry};
-use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::sync::Arc;
 
-/// Where aware runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DeploymentMode {
-    /// On the user's machine: file tools may reach approved local folders.
-    #[default]
-    Local,
-    /// As a shared service: no file tools at all.
-    Connected,
-}
-
-impl DeploymentMode {
-    pub const ALL: [Self; 2] = [Self::Local, Self::Connected];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Local => "local",
-            Self::Connected => "connected",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-
-    /// Whether a capability exists in this mode at all. Approved folders are folders of the
-    /// server's host: a shared service has none.
-    pub fn permits(self, capability: Capability) -> bool {
-        match capability {
-            Capability::FileRead | Capability::FileImport => self == Self::Local,
-            Capability::DatasetRead
-            | Capability::Query
-            | Capability::DatasetWrite
-            | Capability::DatasetDelete
-            | Capability::SystemAdmin => true,
-        }
-    }
-}
-
-impl fmt::Display for DeploymentMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::auth::DeploymentMode;
 
 /// Why a tool call was not run. Its `Display` is the tool result the model reads
 /// (`runs::model_view::outcomes`); [`Refusal::code`] is what clients get (`ToolDenied.code`).
@@ -124,12 +79,6 @@ impl Refusal {
             Self::Withdrawn(_, Withdrawal::Deactivated) => "user_deactivated",
             Self::Withdrawn(_, Withdrawal::KeyRevoked) => "key_revoked",
         }
-    }
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::runs::model_view::outcomes::refused(self))
     }
 }
 

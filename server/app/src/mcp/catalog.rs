@@ -4,7 +4,7 @@
 use aware_core::auth::Caller;
 use aware_core::dataset::{Dataset, DatasetStatus};
 use aware_core::ids::DatasetId;
-use aware_core::runs::engine::Services;
+use aware_core::runs::Services;
 use aware_core::{Error, ErrorCode};
 use rmcp::ErrorData as McpError;
 use serde_json::{Map, Value, json};

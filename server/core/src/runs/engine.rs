@@ -12,18 +12,13 @@ use super::driver::{self, Deps};
 use super::events::{Resolution, RunEvent, RunPhase};
 use super::fleet::{Fleet, Signal};
 use super::model::LanguageModel;
+use super::services::Services;
 use super::store::{ChatRun, Claim, Created, Place, RunLog, Snapshot, ThreadState, TitleIf};
-use super::tools::{SystemInfo, ToolName};
+use super::tools::ToolName;
 use crate::auth::Caller;
-use crate::datasets::DatasetService;
-use crate::files::FileService;
-use crate::history::RunHistory;
 use crate::ids::{MAX_THREAD_NAME, RunId, ThreadId};
-use crate::memory::MemoryService;
 use crate::memory::{Explicit, explicit_request};
 use crate::policy::Policy;
-use crate::ports::AuditLog;
-use crate::query::QueryService;
 use crate::run::{RunKind, RunRecord, RunStatus};
 use crate::{Error, ErrorCode, Result};
 use chrono::Utc;
@@ -123,22 +118,6 @@ pub enum Admission {
     Busy {
         active_run_id: RunId,
     },
-}
-
-/// The domain services tools act through, and facts about this server: built once by the app.
-#[derive(Clone)]
-pub struct Services {
-    pub datasets: DatasetService,
-    pub files: FileService,
-    pub query: QueryService,
-    pub history: RunHistory,
-    pub memory: MemoryService,
-    pub curation: crate::curation::CurationService,
-    pub admin: crate::admin::AdminService,
-    pub audit: Arc<dyn AuditLog>,
-    pub system: SystemInfo,
-    /// Questions to offer about a dataset (the offline planner writes and reads them).
-    pub suggestions: Arc<dyn crate::ports::QuestionSuggester>,
 }
 
 /// Starts the driver task of a run registered in `table` (`live`); `admitted`: the run as just

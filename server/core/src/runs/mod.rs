@@ -17,6 +17,7 @@ pub mod grounding;
 pub mod model;
 pub mod model_view;
 pub mod router;
+pub mod services;
 pub mod store;
 pub mod threads;
 pub mod tool_links;
@@ -26,5 +27,6 @@ pub use admission::{ActiveRunInfo, OnBusy};
 pub use client_call::ClientToolCall;
 pub use delivery::{Delivery, Framed, Subscription};
 pub use engine::{
-    Admission, Answer, DEFAULT_GRANT, EngineConfig, LONGEST_GRANT, NewMessage, RunEngine, RunLogPage, Scope, Services,
+    Admission, Answer, DEFAULT_GRANT, EngineConfig, LONGEST_GRANT, NewMessage, RunEngine, RunLogPage, Scope,
 };
+pub use services::{Services, SystemInfo};

@@ -9,11 +9,12 @@
 
 use super::admission::Live;
 use super::client_call::ClientToolCall;
-use super::engine::{EngineConfig, Services};
+use super::engine::EngineConfig;
 use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolListing, ToolPhase};
 use super::fleet::{Fleet, Signal};
 use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
 use super::router::{Route, route};
+use super::services::Services;
 use super::store::{ChatRun, Lease, RunLog, SpanRecord};
 use super::tools::ToolContext;
 use crate::auth::{Caller, Principal, Source};

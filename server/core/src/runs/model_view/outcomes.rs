@@ -91,6 +91,13 @@ pub fn approved_with_edits(edited: &serde_json::Value, summary: &str) -> String 
     format!("The user approved a narrower call than you asked for, with arguments {edited}. {summary}")
 }
 
+/// A refusal as the model (and a denied call's card) reads it.
+impl std::fmt::Display for crate::policy::Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&refused(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

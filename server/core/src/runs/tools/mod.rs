@@ -26,28 +26,19 @@ pub(crate) use args::{
 };
 pub(crate) use query::{cost_of, plan_from_json};
 
-use super::engine::Services;
 use super::events::{BlastRadius, Provenance, ResourceRef, RichResult, Tier, ToolRisk, ToolSource};
 use super::model::ToolSpec;
 use super::router::Intent;
-use crate::auth::{Caller, Capability, Role};
+use super::services::Services;
+pub use super::services::SystemInfo;
+use crate::auth::{Caller, Capability, DeploymentMode, Role};
 use crate::ids::RunId;
-use crate::policy::DeploymentMode;
 use crate::{Error, Result};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// Facts about this server for `get_system_status`.
-#[derive(Clone, Debug, Default)]
-pub struct SystemInfo {
-    pub version: String,
-    pub mode: DeploymentMode,
-    pub model_provider: String,
-    pub storage: String,
-}
 
 /// What a tool needs to act for the run's user.
 #[derive(Clone)]
