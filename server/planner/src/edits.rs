@@ -3,7 +3,7 @@
 //! manage users and API keys. Each ends at a confirmation card (the tools ask); what cannot be read is
 //! asked about, never guessed.
 
-use crate::offline::{ask, call, named_dataset, not_understood, refused};
+use crate::turns::{ask, call, named_dataset, not_understood, refused};
 use aware_core::dataset::Dataset;
 use aware_core::runs::model::{Message, ModelRequest, ModelTurn};
 use aware_core::runs::router::{Intent, words};

@@ -14,7 +14,10 @@
 //!   requests (list, preview, profile, search, delete, folders, status) to their tools;
 //!   `edits`: the change requests (rename, describe, save a result or a verified query, users
 //!   and keys) read into the write tools' calls; `knowledge`: questions about the user's
-//!   documents, answered by quoting the passages retrieved, with their chunk ids.
+//!   documents, answered by quoting the passages retrieved, with their chunk ids;
+//!   `tools_talk`: requests that name a tool; `turns`: the turns all of them write, each with its
+//!   stance (answered, asked back, not understood, failed, refused), and which dataset a text
+//!   names; `suggest`: the questions offered about a dataset and after an answer.
 //!
 //! Depends only on `aware-core`; it sees the user's data values (to match "Gràcia"), so it runs
 //! in process and nothing it reads is sent anywhere.
@@ -30,5 +33,6 @@ pub mod reading;
 mod suggest;
 pub mod text;
 mod tools_talk;
+mod turns;
 
 pub use offline::OfflinePlanner;

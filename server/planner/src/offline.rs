@@ -9,13 +9,14 @@ use crate::lexicon::Lexicon;
 use crate::meaning::Meanings;
 use crate::reading::{self, Reading, Unread};
 use crate::tools_talk;
+use crate::turns::{ask, call, failed, named_dataset, not_understood, refused, text};
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::categories::Categories;
 use aware_core::dataset::{Dataset, DatasetStatistics, DatasetStatus};
 use aware_core::ids::ToolCallId;
 use aware_core::memory::{Explicit, explicit_request};
-use aware_core::run::{RunOutcome, Usage};
+use aware_core::run::Usage;
 use aware_core::runs::clarify::{ClarificationKind, rules_in};
 use aware_core::runs::events::RichResult;
 use aware_core::runs::model::{
@@ -629,11 +630,6 @@ fn history(request: &ModelRequest<'_>) -> Vec<Turn> {
     turns.split_off(keep)
 }
 
-/// A turn that calls one tool.
-pub(crate) fn call(tool: ToolName, args: Value) -> ModelTurn {
-    ModelTurn { tool_calls: vec![ModelToolCall::new(tool.as_str(), args)], ..ModelTurn::default() }
-}
-
 /// The question back, as an `ask_user` call.
 fn ask_user(c: &reading::Choice) -> ModelTurn {
     let kind = match c.kind {
@@ -677,31 +673,6 @@ fn last_question(request: &ModelRequest<'_>) -> String {
             _ => None,
         })
         .unwrap_or_default()
-}
-
-/// An answer (the planner says so: a run that answers is never taken for a question back).
-pub(crate) fn text(text: String) -> ModelTurn {
-    ModelTurn { text, stance: Some(RunOutcome::Answered), ..ModelTurn::default() }
-}
-
-/// A question back to the person: which dataset, which key, which role …
-pub(crate) fn ask(text: String) -> ModelTurn {
-    ModelTurn { stance: Some(RunOutcome::AskedBack), ..self::text(text) }
-}
-
-/// What the planner could not understand, or cannot answer, in its words.
-pub(crate) fn not_understood(text: String) -> ModelTurn {
-    ModelTurn { stance: Some(RunOutcome::NotUnderstood), ..self::text(text) }
-}
-
-/// What went wrong, when the calls that would have answered failed.
-pub(crate) fn failed(text: String) -> ModelTurn {
-    ModelTurn { stance: Some(RunOutcome::Failed), ..self::text(text) }
-}
-
-/// A request the person's role does not allow.
-pub(crate) fn refused(text: String) -> ModelTurn {
-    ModelTurn { stance: Some(RunOutcome::Denied), ..self::text(text) }
 }
 
 /// What a reading that did not become a plan says: a question back, or what was not understood.
@@ -808,34 +779,6 @@ fn statistics_answer(s: &DatasetStatistics, oddities_first: bool) -> String {
 fn capital(s: &str) -> String {
     let mut c = s.chars();
     c.next().map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
-}
-
-/// The dataset the text names best: the most words of its table name (or file stem) appear in
-/// the text ("the apartments" → `barcelona_apartments`); a full name beats a partial one. Short
-/// words count only when they carry a digit ("sales q1" → `sales_q1`, not `sales_q2`).
-pub(crate) fn named_dataset<'a>(text: &str, datasets: &'a [Dataset]) -> Option<&'a Dataset> {
-    let said: Vec<String> =
-        words(text).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
-    datasets
-        .iter()
-        .filter_map(|d| {
-            let stem = d.name.rsplit_once('.').map_or(d.name.as_str(), |(s, _)| s);
-            [d.table_name.as_str(), stem]
-                .into_iter()
-                .map(|name| {
-                    let parts: Vec<String> =
-                        words(name).into_iter().map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w)).collect();
-                    let telling = |p: &&String| p.len() > 2 || p.chars().any(|c| c.is_ascii_digit());
-                    let hits = parts.iter().filter(telling).filter(|p| said.contains(p)).count();
-                    (hits * 2 + usize::from(hits == parts.len()), hits)
-                })
-                .filter(|(_, hits)| *hits > 0)
-                .map(|(score, _)| score)
-                .max()
-                .map(|score| (score, d))
-        })
-        .max_by_key(|(score, _)| *score)
-        .map(|(_, d)| d)
 }
 
 /// Whether every word of a delete's object is a word of one dataset's name (or says it is a

@@ -4,7 +4,7 @@
 //! message only when that is unambiguous (a JSON object, or the text for the tool's one string
 //! field); otherwise it says what the tool needs instead of guessing.
 
-use crate::offline::{ask, not_understood, text};
+use crate::turns::{ask, not_understood, text};
 use aware_core::runs::events::ToolSource;
 use aware_core::runs::model::{ModelRequest, ModelToolCall, ModelTurn, ToolSpec};
 use aware_core::runs::router::external_tool_in;
