@@ -4,8 +4,9 @@
 //! log (source `mcp`) and the event log apply to it as to a model's call. `ask_aware` runs the
 //! whole agent (`RunEngine::send_message`, as `Chat` does).
 
-use super::calls::{self, Called, result_from_json};
+use super::calls;
 use super::follow::{Part, to_mcp};
+use super::results::{Called, result_from_json};
 use super::{catalog, tasks, tools};
 use crate::grpc::State;
 use aware_core::auth::Caller;

@@ -25,6 +25,7 @@ mod catalog;
 mod follow;
 mod handler;
 mod host_text;
+mod results;
 mod sessions;
 mod tasks;
 mod tools;

@@ -6,8 +6,8 @@
 //! `cancelled`), `tasks/update` answers the approval, `tasks/cancel` cancels the run. Someone
 //! else's task is not found, as their run is.
 
-use super::calls::{Called, POLL_MS, approval_key, approved_by_key, complete, result_from_json, run_of};
 use super::follow::{Follow, Followed, Part, answer_confirmation, approval_request, approved_in, follow, to_mcp};
+use super::results::{Called, POLL_MS, approval_key, approved_by_key, complete, result_from_json, run_of};
 use crate::grpc::State;
 use aware_core::auth::Caller;
 use aware_core::ids::{ConfirmationId, RunId};
