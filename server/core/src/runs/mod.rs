@@ -8,6 +8,7 @@ mod admission;
 mod approvals;
 pub mod clarify;
 pub mod client_call;
+mod config;
 pub mod delivery;
 mod driver;
 pub mod engine;
@@ -20,13 +21,13 @@ pub mod router;
 pub mod services;
 pub mod store;
 pub mod threads;
+mod titles;
 pub mod tool_links;
 pub mod tools;
 
 pub use admission::{ActiveRunInfo, OnBusy};
 pub use client_call::ClientToolCall;
+pub use config::EngineConfig;
 pub use delivery::{Delivery, Framed, Subscription};
-pub use engine::{
-    Admission, Answer, DEFAULT_GRANT, EngineConfig, LONGEST_GRANT, NewMessage, RunEngine, RunLogPage, Scope,
-};
+pub use engine::{Admission, Answer, DEFAULT_GRANT, LONGEST_GRANT, NewMessage, RunEngine, RunLogPage, Scope};
 pub use services::{Services, SystemInfo};

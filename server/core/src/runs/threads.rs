@@ -10,6 +10,7 @@ use super::engine::RunEngine;
 use super::events::{EventPayload, Resolution};
 use super::model::{Message, ModelRequest, RunContext};
 use super::store::{ThreadCursor, ThreadSummary, TitleIf};
+use super::titles::title_from;
 use crate::auth::{Caller, Capability};
 use crate::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId};
 use crate::ports::AuditEntry;
@@ -20,28 +21,10 @@ use std::collections::HashMap;
 
 /// Longest title, in characters.
 pub const MAX_TITLE: usize = 200;
-/// A title made from a message keeps about this many characters of it.
-const TITLE_FROM_MESSAGE: usize = 60;
 /// GetThread returns at most the newest this many turns.
 pub const MAX_TURNS: u32 = 200;
 /// Longest text ListThreads searches for, in characters.
 pub const MAX_THREAD_QUERY_CHARS: usize = 200;
-
-/// The title a thread gets from its first message: its first line, whitespace collapsed, cut at
-/// a word boundary with an ellipsis when long.
-pub fn title_from(message: &str) -> String {
-    let line = message.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
-    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= TITLE_FROM_MESSAGE {
-        return line;
-    }
-    let cut: String = line.chars().take(TITLE_FROM_MESSAGE).collect();
-    let cut = match cut.rfind(' ') {
-        Some(at) if at > TITLE_FROM_MESSAGE / 2 => cut[..at].to_owned(),
-        _ => cut,
-    };
-    format!("{}…", cut.trim_end_matches([',', ';', ':', '.', ' ']))
-}
 
 /// What the model is asked when it names a thread. The message is data: it is to be
 /// summarised, not obeyed.

@@ -9,7 +9,7 @@
 
 use super::admission::Live;
 use super::client_call::ClientToolCall;
-use super::engine::EngineConfig;
+use super::config::EngineConfig;
 use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolListing, ToolPhase};
 use super::fleet::{Fleet, Signal};
 use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
