@@ -164,8 +164,8 @@ impl QueryService {
     /// already found it) compiles to.
     pub async fn heavy_plan(&self, caller: &Caller, plan: &QueryPlan, dataset: &Dataset) -> Option<HeavyQuery> {
         let limit = self.ask_above?;
-        // A plan reads its one dataset once: far below the limit, no plan is asked for.
-        if dataset.row_count.saturating_mul(4) <= limit {
+        // Checked before compiling: a plan reads its one dataset.
+        if far_below(dataset.row_count, limit) {
             return None;
         }
         let compiled = compile(plan, dataset, self.max_rows).ok()?;
@@ -180,15 +180,13 @@ impl QueryService {
     }
 
     async fn heavy(&self, caller: &Caller, sql: &str, tables: &[Dataset], limit: u64) -> Option<HeavyQuery> {
-        // No plan is asked for while the tables it names are far below the limit (a query reads
-        // a table a few times at most; one that reads it more is still refused when it runs).
         let named = self.engine.tables_named(sql).ok()?;
         let stored: u64 = tables
             .iter()
             .filter(|d| named.iter().any(|n| n.eq_ignore_ascii_case(&d.table_name)))
             .map(|d| d.row_count)
             .sum();
-        if stored.saturating_mul(4) <= limit {
+        if far_below(stored, limit) {
             return None;
         }
         let estimate = self.engine.estimate(&caller.principal.user_id, sql, tables).await.ok()?;
@@ -430,6 +428,13 @@ impl QueryService {
             datasets: capsule.datasets,
         })
     }
+}
+
+/// Whether tables holding `rows` in all are so far below the limit that no plan is asked for: a
+/// query reads a table a few times at most, and one that reads it more is still refused when it
+/// runs.
+fn far_below(rows: u64, limit: u64) -> bool {
+    rows.saturating_mul(4) <= limit
 }
 
 /// The SQL a query run executes, over which tables, with which cap.

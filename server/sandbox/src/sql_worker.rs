@@ -379,9 +379,8 @@ fn cross_check_plan(conn: &duckdb::Connection, sql: &str, tables: &[TableFile]) 
     let doc: serde_json::Value = serde_json::from_str(&plan)
         .map_err(|e| failed(ErrorCode::RunnerInternalError, format!("unreadable plan: {e}")))?;
     walk_plan(&doc)?;
-    let mut per_table = vec![0; tables.len().max(1)];
+    let mut per_table = vec![0; tables.len()];
     scanned_rows(&doc, tables, &mut per_table);
-    per_table.truncate(tables.len());
     Ok(per_table)
 }
 
@@ -570,17 +569,19 @@ fn run_query(q: &QueryRequest, settings: &Settings, session: &mut Option<Session
             interrupt.interrupt();
         }
     });
-    let remembered = checked.is_some();
     let plan = match checked {
         Some(rows) => Ok(rows),
-        None => cross_check_plan(conn, &q.sql, &q.tables),
-    };
-    if let (Ok(rows), false) = (&plan, remembered) {
-        if passed.len() >= MAX_VERDICTS {
-            passed.clear();
+        None => {
+            let plan = cross_check_plan(conn, &q.sql, &q.tables);
+            if let Ok(rows) = &plan {
+                if passed.len() >= MAX_VERDICTS {
+                    passed.clear();
+                }
+                passed.insert(q.sql.clone(), rows.clone());
+            }
+            plan
         }
-        passed.insert(q.sql.clone(), rows.clone());
-    }
+    };
     let result = plan.and_then(|per_table| {
         let scan_rows = per_table.iter().fold(0u64, |a, r| a.saturating_add(*r));
         if q.estimate_only || q.ask_above.is_some_and(|limit| scan_rows > limit) {
