@@ -53,6 +53,14 @@ pub enum Cost {
     Accepted,
 }
 
+impl Cost {
+    /// `Accepted` when someone agreed in advance (a person's approval, a request's `run_heavy`),
+    /// else `Checked`.
+    pub fn agreed(yes: bool) -> Self {
+        if yes { Self::Accepted } else { Self::Checked }
+    }
+}
+
 /// The largest result (as JSON) a run keeps whole, for a rerun's row-level diff; a larger one
 /// keeps its hash only.
 pub const KEPT_RESULT_BYTES: usize = 1 << 20;

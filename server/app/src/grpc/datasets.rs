@@ -251,7 +251,7 @@ impl DatasetsService for Datasets {
             .state
             .services
             .curation
-            .materialize(&caller, &source, &req.table_name, None, super::cost(req.run_heavy))
+            .materialize(&caller, &source, &req.table_name, None, aware_core::query::Cost::agreed(req.run_heavy))
             .await
             .map_err(|e| to_status(super::how_to_run(e)))?;
         Ok(Response::new(pb::MaterializeQueryResponse { dataset: Some(convert::dataset(&dataset)) }))
@@ -280,7 +280,14 @@ impl DatasetsService for Datasets {
             .state
             .services
             .curation
-            .save_query(&caller, &req.name, &req.question, &source, None, super::cost(req.run_heavy))
+            .save_query(
+                &caller,
+                &req.name,
+                &req.question,
+                &source,
+                None,
+                aware_core::query::Cost::agreed(req.run_heavy),
+            )
             .await
             .map_err(|e| to_status(super::how_to_run(e)))?;
         Ok(Response::new(pb::SaveQueryResponse { query: Some(convert::saved_query(&saved)) }))

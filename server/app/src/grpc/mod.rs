@@ -48,11 +48,6 @@ impl AppState {
 
 pub type State = Arc<AppState>;
 
-/// A request's `run_heavy`: the caller agrees in advance to what a query reads.
-pub(crate) fn cost(run_heavy: bool) -> aware_core::query::Cost {
-    if run_heavy { aware_core::query::Cost::Accepted } else { aware_core::query::Cost::Checked }
-}
-
 /// A query refused for its cost tells the API's caller how to run it anyway.
 pub(crate) fn how_to_run(mut e: aware_core::Error) -> aware_core::Error {
     if e.code == aware_core::ErrorCode::CostConfirmationRequired {

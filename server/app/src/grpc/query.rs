@@ -1,9 +1,10 @@
 //! `aware.v1.QueryService`: SQL and query plans in the sandbox, for people and programs.
 
-use super::{State, cost, how_to_run};
+use super::{State, how_to_run};
 use crate::convert;
 use crate::status::to_status;
 use aware_core::Error;
+use aware_core::query::Cost;
 use aware_proto::v1 as pb;
 use aware_proto::v1::query_service_server::QueryService;
 use tonic::{Request, Response, Status};
@@ -21,7 +22,7 @@ impl QueryService for Query {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.get_ref();
         let answer = (self.state.services.query)
-            .execute_sql(&caller, &req.sql, req.limit, None, cost(req.run_heavy))
+            .execute_sql(&caller, &req.sql, req.limit, None, Cost::agreed(req.run_heavy))
             .await
             .map_err(|e| to_status(how_to_run(e)))?;
         Ok(Response::new(pb::ExecuteSqlResponse {
@@ -40,7 +41,7 @@ impl QueryService for Query {
         let plan = req.plan.as_ref().ok_or_else(|| to_status(Error::validation("plan", "a plan is required")))?;
         let plan = convert::plan_in(plan).map_err(to_status)?;
         let answer = (self.state.services.query)
-            .execute_plan(&caller, &plan, req.limit, None, cost(req.run_heavy))
+            .execute_plan(&caller, &plan, req.limit, None, Cost::agreed(req.run_heavy))
             .await
             .map_err(|e| to_status(how_to_run(e)))?;
         Ok(Response::new(pb::ExecuteQueryPlanResponse {

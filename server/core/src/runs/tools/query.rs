@@ -174,7 +174,7 @@ fn heavy_resource(heavy: &crate::ports::HeavyQuery, what: &str) -> ResourceRef {
 
 /// A query runs at any cost once a person approved it; otherwise the server's limit applies.
 pub(crate) fn cost_of(ctx: &ToolContext) -> crate::query::Cost {
-    if ctx.approved { crate::query::Cost::Accepted } else { crate::query::Cost::Checked }
+    crate::query::Cost::agreed(ctx.approved)
 }
 
 /// A plan from a model's JSON: filter values are plain JSON scalars.
