@@ -120,7 +120,7 @@ async fn the_offline_planner_answers_the_seed_prompts_with_real_numbers() {
 
     // Post-hooks: every tool call is audited with the assistant as its source.
     let store = aware_e2e::storage::open(&server.data_dir).await;
-    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let trail = store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap();
     let tools: Vec<(&str, &str, &str)> = trail
         .iter()
         .filter(|a| a.action.starts_with("tool."))

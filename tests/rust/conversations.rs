@@ -339,7 +339,7 @@ async fn grants_let_an_import_through_for_a_while_and_edits_only_narrow_it() {
     assert_eq!(by_grant.as_deref(), Some(answered.grant_id.as_str()));
     assert!(calls(&events).iter().any(|(name, _)| name == "import_files"));
     let store = aware_e2e::storage::open(&server.data_dir).await;
-    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let trail = store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap();
     assert!(
         trail.iter().any(|a| a.action == "grant.use" && a.resource_id == answered.grant_id),
         "the grant's use is audited"

@@ -472,7 +472,7 @@ async fn api_keys_scope_every_dataset_to_its_owner_and_roles_apply() {
     client.delete_dataset(req).await.unwrap();
 
     let store = aware_e2e::storage::open(&server.data_dir).await;
-    let users = aware_core::ports::Users::list_users(&store).await.unwrap();
+    let users = aware_domain::ports::Users::list_users(&store).await.unwrap();
     let alice_id = users.iter().find(|u| u.name == "alice").unwrap().id.clone();
     let trail = store.audit_trail(&alice_id).await.unwrap();
     let actions: Vec<(&str, &str, &str)> =
@@ -519,7 +519,7 @@ async fn delete_removes_data_and_catalog_and_a_restart_keeps_the_rest() {
         .collect();
     assert_eq!(after, ["support_tickets", "barcelona_apartments"], "no re-seeding, deletion persisted");
     let store = aware_e2e::storage::open(&data_dir).await;
-    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let trail = store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap();
     let sources: Vec<(&str, &str)> = trail.iter().map(|a| (a.action.as_str(), a.source.as_str())).collect();
     assert_eq!(
         sources,

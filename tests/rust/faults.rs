@@ -250,7 +250,7 @@ async fn kill_9_at_random_points_in_50_runs_loses_nothing_and_repeats_no_side_ef
 
     let left = tables(&server).await;
     let store = aware_e2e::storage::open(&server.data_dir).await;
-    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let trail = store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap();
     for (name, result) in &deletes {
         let audited =
             trail.iter().filter(|a| a.action == "dataset.delete" && a.details["table_name"] == name.as_str()).count();

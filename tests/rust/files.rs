@@ -168,7 +168,7 @@ async fn the_escape_corpus_is_refused_through_files_service() {
     assert!(folder.root.join("data.csv").exists() && folder.root.join("link_out.csv").symlink_metadata().is_ok());
 
     let store = aware_e2e::storage::open(&server.data_dir).await;
-    let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+    let trail = store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap();
     let refused = trail.iter().filter(|a| a.action == "files.import" && a.outcome == "failed").count();
     let imports = cases.iter().filter(|c| c["op"] == "import" && c["root"] == "downloads").count();
     let skipped = usize::from(!folder.has_device);

@@ -436,7 +436,7 @@ async fn gc_deletes_what_retention_lets_go_and_never_what_an_unfinished_run_need
     let trace = server.runs().await.get_run_trace(pb::GetRunTraceRequest { run_id: done.clone() }).await.unwrap();
     assert!(trace.into_inner().spans.is_empty(), "and its spans");
     let store = aware_e2e::storage::open(&server.data_dir).await;
-    assert!(store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap().is_empty(), "the audit log too");
+    assert!(store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap().is_empty(), "the audit log too");
     assert_eq!(stored(&server, &waiting).await, pending, "the waiting run's log is untouched");
     let client = server.client(None).await;
     let rest = aware_e2e::events::follow(&client, &waiting, |_| true).await;

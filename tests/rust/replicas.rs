@@ -83,7 +83,7 @@ impl Pair {
     /// How many times the audit log records the deletion of `dataset_id`.
     async fn deletions_audited(&self, dataset_id: &str) -> usize {
         let store = aware_store::Store::connect(&self.url).await.unwrap();
-        let trail = store.audit_trail(&aware_core::ids::UserId::local()).await.unwrap();
+        let trail = store.audit_trail(&aware_domain::ids::UserId::local()).await.unwrap();
         trail.iter().filter(|r| r.action == "dataset.delete" && r.resource_id == dataset_id).count()
     }
 }
@@ -211,18 +211,18 @@ async fn random_disconnects_and_resumes_across_replicas_lose_and_repeat_nothing(
 /// catalog, PROCESSING is another replica's work in progress, not a leftover of its own stop.
 #[tokio::test]
 async fn a_replica_that_starts_leaves_another_replicas_ingest_alone() {
-    use aware_core::ports::{Catalog, NewDataset};
+    use aware_domain::ports::{Catalog, NewDataset};
     let script = script(json!({"replies": [hello_reply()]}));
     let pair = Pair::start(&script, &["--no-samples"], &[]);
     let store = aware_store::Store::connect(&pair.url).await.unwrap();
     // As a replica records an ingest it has just begun.
     let ingesting = store
         .insert_processing(NewDataset {
-            id: aware_core::ids::DatasetId::generate(),
-            owner: aware_core::ids::UserId::local(),
+            id: aware_domain::ids::DatasetId::generate(),
+            owner: aware_domain::ids::UserId::local(),
             name: "arriving".into(),
             base_table_name: "arriving".into(),
-            format: aware_core::dataset::DatasetFormat::Csv,
+            format: aware_domain::dataset::DatasetFormat::Csv,
             size_bytes: 10,
             version_hash: "0".repeat(64),
             lineage: None,

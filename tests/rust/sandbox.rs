@@ -640,9 +640,9 @@ async fn a_query_that_reads_more_than_the_limit_is_estimated_not_run() {
     // The verdict remembered from the first time still carries the estimate.
     assert_eq!(not_run(pool.execute("usr_test", query(total, Some(999))).await.unwrap()), 1000);
     let sum = ran(pool.execute("usr_test", query(total, Some(1000))).await.unwrap());
-    assert_eq!(sum.rows[0][0], aware_core::value::Value::Decimal("499500".into()), "at the limit it runs");
+    assert_eq!(sum.rows[0][0], aware_domain::value::Value::Decimal("499500".into()), "at the limit it runs");
     let sum = ran(pool.execute("usr_test", query(total, None)).await.unwrap());
-    assert_eq!(sum.rows[0][0], aware_core::value::Value::Decimal("499500".into()), "no limit: it runs");
+    assert_eq!(sum.rows[0][0], aware_domain::value::Value::Decimal("499500".into()), "no limit: it runs");
 
     let filtered = "SELECT x FROM numbers WHERE x = 5";
     assert_eq!(not_run(pool.execute("usr_test", query(filtered, Some(999))).await.unwrap()), 1000);
@@ -725,7 +725,7 @@ async fn os_limits_hold_even_when_the_validator_is_bypassed() {
         estimate_only: false,
     };
     let result = ran(pool.execute("usr_test", request.clone()).await.unwrap());
-    assert_eq!(result.rows[0][0], aware_core::value::Value::Decimal("499500".into()));
+    assert_eq!(result.rows[0][0], aware_domain::value::Value::Decimal("499500".into()));
     let other = QueryRequest { user_dir: dir.path().join("usr_other"), ..request };
     std::fs::create_dir_all(&other.user_dir).unwrap();
     let stats = pool.stats();
@@ -761,13 +761,13 @@ async fn a_remembered_verdict_holds_only_for_the_tables_it_was_reached_with() {
     };
     for _ in 0..2 {
         let answer = ran(pool.execute("usr_test", request(&small)).await.unwrap());
-        assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000), "asked twice, answered twice");
+        assert_eq!(answer.rows[0][0], aware_domain::value::Value::Int(1_000_000), "asked twice, answered twice");
     }
     let err = pool.execute("usr_test", request(&big)).await.unwrap_err();
     assert_eq!(err.code, aware_core::ErrorCode::RunnerResourceExceeded, "{}", err.message);
     assert!(err.message.contains("join condition"), "{}", err.message);
     let answer = ran(pool.execute("usr_test", request(&small)).await.unwrap());
-    assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(1_000_000));
+    assert_eq!(answer.rows[0][0], aware_domain::value::Value::Int(1_000_000));
 }
 
 /// A refreshed dataset is the same file with new content moved into place: the worker that kept
@@ -790,11 +790,11 @@ async fn a_session_sees_a_refreshed_file_by_its_new_version() {
         estimate_only: false,
     };
     let answer = ran(pool.execute("usr_test", count("v1")).await.unwrap());
-    assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(100));
+    assert_eq!(answer.rows[0][0], aware_domain::value::Value::Int(100));
     let fresh = numbers_file(&user_dir, "ds_1.tmp.duckdb", 250);
     std::fs::rename(&fresh, &path).unwrap();
     let answer = ran(pool.execute("usr_test", count("v2")).await.unwrap());
-    assert_eq!(answer.rows[0][0], aware_core::value::Value::Int(250), "the new content, not the attached old file");
+    assert_eq!(answer.rows[0][0], aware_domain::value::Value::Int(250), "the new content, not the attached old file");
 }
 
 #[test]

@@ -7,9 +7,9 @@
 //! anyone who reaches the port would otherwise be the local admin.
 
 use aware_core::admin::{key_prefix, new_token, new_user_name, token_sha256};
-use aware_core::auth::{Caller, Principal, Role, Source};
-use aware_core::ports::Users;
 use aware_core::{Error, Result};
+use aware_domain::auth::{Caller, Principal, Role, Source};
+use aware_domain::ports::Users;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::path::Path;
@@ -172,7 +172,7 @@ pub async fn add_user(
     name: &str,
     role: Role,
     expires_at: Option<DateTime<Utc>>,
-) -> Result<(aware_core::ports::User, String)> {
+) -> Result<(aware_domain::ports::User, String)> {
     let user = users.create_user(new_user_name(users, name).await?, role).await?;
     let token = new_token();
     users.add_api_key(&user.id, &token_sha256(&token), &key_prefix(&token), expires_at).await?;

@@ -7,7 +7,7 @@
 
 use crate::config::Limits;
 use aware_core::Error;
-use aware_core::fair::{Open, OpenPerUser};
+use aware_domain::fair::{Open, OpenPerUser};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use std::num::NonZeroU32;

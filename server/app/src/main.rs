@@ -3,7 +3,7 @@
 //! retention; `worker` is the entry point of sandboxed worker processes.
 
 use anyhow::Context;
-use aware_core::auth::Role;
+use aware_domain::auth::Role;
 use aware_server::config::{AuthMode, Config, DeploymentMode, FilesRoot, LogFormat, Overrides};
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
@@ -231,7 +231,7 @@ async fn dispatch(command: Command) -> anyhow::Result<()> {
         Command::Users { command: UsersCommand::List { common } } => {
             let config = load(&common, Overrides::default())?;
             let store = aware_server::server::open_store(&config).await?;
-            let users = aware_core::ports::Users::list_users(&store).await?;
+            let users = aware_domain::ports::Users::list_users(&store).await?;
             for u in users {
                 println!(
                     "{}\t{}\t{}\t{}",

@@ -6,13 +6,14 @@
 //! `tests/` check the same over the wire, and kill -9 recovery with the real binary.
 
 use aware_core::ErrorCode;
-use aware_core::auth::{Caller, Principal, Role, Source};
-use aware_core::dataset::DatasetStatus;
-use aware_core::ids::{ConfirmationId, RunId, UserId};
-use aware_core::run::RunStatus;
-use aware_core::runs::events::{EventPayload, Resolution, RunEvent, ToolPhase};
 use aware_core::runs::model_view::outcomes;
 use aware_core::runs::{Admission, Answer, ClientToolCall, Delivery, NewMessage, OnBusy, RunEngine};
+use aware_domain::auth::{Caller, Principal, Role, Source};
+use aware_domain::dataset::DatasetStatus;
+use aware_domain::events::{EventPayload, Resolution, RunEvent};
+use aware_domain::ids::{ConfirmationId, RunId, UserId};
+use aware_domain::run::RunStatus;
+use aware_domain::run::ToolPhase;
 use aware_server::config::{Config, ModelKind};
 use aware_server::grpc::State;
 use serde_json::{Value, json};
@@ -307,7 +308,7 @@ async fn a_clients_own_tool_call_is_gated_confirmed_and_listed_as_pending_until_
     assert_eq!(tool_results(&read), vec![("list_datasets".to_owned(), false, answer.clone())]);
     assert!(answer.contains("3 dataset"), "{answer}");
     let (run, _) = state.services.history.get(&me(), &listed).await.expect("stored");
-    assert_eq!(run.kind, aware_core::run::RunKind::Tool);
+    assert_eq!(run.kind, aware_domain::run::RunKind::Tool);
 
     // A viewer's delete is refused by the gate before anything is resolved.
     let viewer = Caller { principal: Principal { role: Role::Viewer, ..Principal::local() }, source: Source::Api };

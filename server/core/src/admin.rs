@@ -4,11 +4,11 @@
 //! in through a slip. A deactivated user's keys are refused on their next call; nothing of theirs
 //! is deleted.
 
-use crate::auth::{Caller, Capability, Role};
-use crate::ids::{ApiKeyId, UserId};
-use crate::policy::Standing;
-use crate::ports::{ApiKey, AuditEntry, AuditLog, User, Users, record_or_log};
 use crate::{Error, ErrorCode, Result};
+use aware_domain::auth::Standing;
+use aware_domain::auth::{Caller, Capability, Role};
+use aware_domain::ids::{ApiKeyId, UserId};
+use aware_domain::ports::{ApiKey, AuditEntry, AuditLog, User, Users, record_or_log};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;

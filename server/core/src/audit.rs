@@ -1,11 +1,11 @@
 //! Reading the audit log: an admin reads every entry, anyone else their own — the filter a
 //! request asks for is checked against that before the log is read.
 
-use crate::auth::{Caller, Capability, Source};
 use crate::history::page_size_in;
-use crate::ids::UserId;
-use crate::ports::{AuditFilter, AuditLog, StoredAuditEntry};
 use crate::{Error, ErrorCode, Result};
+use aware_domain::auth::{Caller, Capability, Source};
+use aware_domain::ids::UserId;
+use aware_domain::ports::{AuditFilter, AuditLog, StoredAuditEntry};
 use chrono::{DateTime, Utc};
 
 /// What a reading asks for, as it came in.

@@ -4,39 +4,17 @@
 //! never reach a language model's prompt.
 
 use crate::Result;
-use crate::dataset::{Dataset, DatasetStatistics, DatasetStatus};
-use crate::ids::DatasetId;
-use crate::ports::DatasetEngine;
 use async_trait::async_trait;
+use aware_domain::dataset::{Dataset, DatasetStatistics, DatasetStatus};
+use aware_domain::ids::DatasetId;
+use aware_domain::ports::DatasetEngine;
+use aware_domain::ports::categories::{Categories, ColumnsOf, MAX_CATEGORIES};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-/// A text column with few distinct values, and those values.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CategoricalColumn {
-    pub column: String,
-    pub values: Vec<String>,
-}
-
-/// Most distinct values a column may have to count as categorical.
-pub const MAX_CATEGORIES: u32 = 200;
-
-/// Where the planner gets a dataset's categorical values.
-#[async_trait]
-pub trait Categories: Send + Sync {
-    /// The dataset's categorical columns (none for a dataset that is not READY).
-    async fn categories(&self, dataset: &Dataset) -> Result<ColumnsOf>;
-    /// The dataset's profile — each column's range and missing values — (none for a dataset
-    /// that is not READY): a question's "in March" takes the data's year from it.
-    async fn profile(&self, dataset: &Dataset) -> Result<Option<Arc<DatasetStatistics>>>;
-}
 
 /// Entries kept before the cache starts over (each is small: at most a few hundred short values
 /// per column).
 const CACHE_ENTRIES: usize = 512;
-
-/// A dataset's categorical columns, shared.
-pub type ColumnsOf = Arc<Vec<CategoricalColumn>>;
 
 /// [`Categories`] read through the dataset engine and remembered per dataset version.
 pub struct CategoryCache {

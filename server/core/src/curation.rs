@@ -5,17 +5,17 @@
 //! again. The API and the assistant's tools call the same functions; every change is audited with
 //! the caller's source.
 
-use crate::auth::{Caller, Capability};
-use crate::dataset::{ColumnNote, Dataset, DatasetFormat, Lineage, clean_description, requested_table_name};
 use crate::datasets::DatasetService;
-use crate::error::{Error, ErrorCode, Result};
-use crate::ids::{DatasetId, RunId, SavedQueryId};
-use crate::ports::{
+use crate::query::{Cost, QueryAnswer, QueryService};
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::dataset::{ColumnNote, Dataset, DatasetFormat, Lineage, clean_description, requested_table_name};
+use aware_domain::error::{Error, ErrorCode, Result};
+use aware_domain::ids::{DatasetId, RunId, SavedQueryId};
+use aware_domain::ports::{
     AuditEntry, AuditLog, Catalog, DatasetEngine, DatasetUpdate, NewDataset, SavedQueries, SavedQuery, SqlEngine,
     record_or_log,
 };
-use crate::query::{Cost, QueryAnswer, QueryService};
-use crate::query_plan::QueryPlan;
+use aware_domain::query_plan::QueryPlan;
 use chrono::Utc;
 use std::sync::Arc;
 
@@ -405,7 +405,7 @@ const FILLER: &[&str] = &[
 
 /// The words of a question that carry its meaning, sorted.
 fn meaning(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = crate::text::words(text)
+    let mut words: Vec<String> = aware_domain::text::words(text)
         .into_iter()
         .filter(|w| !FILLER.contains(&w.as_str()))
         .map(|w| match w.as_str() {

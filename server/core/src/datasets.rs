@@ -1,20 +1,22 @@
 //! The dataset service: upload (streamed or chunked), ingestion, reads and deletion, with the
 //! ownership, role and audit rules every entry point shares.
 
-use crate::auth::{Caller, Capability};
-use crate::dataset::{
+use crate::kept_catalogs::KeptCatalogs;
+use crate::search::SearchService;
+use crate::staging::{FinishedUpload, Staging, too_large};
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::dataset::{
     Dataset, DatasetFormat, DatasetStatistics, DatasetStatus, ImportOrigin, IngestOutcome, base_table_name,
     clean_filename,
 };
-use crate::error::{Error, ErrorCode, Result};
-use crate::fair::{FairConfig, FairSlots, Open, OpenPerUser, Ticket};
-use crate::ids::{DatasetId, UploadId, UserId};
-use crate::kept_catalogs::KeptCatalogs;
-use crate::knowledge;
-use crate::ports::{AuditEntry, AuditLog, Catalog, DatasetEngine, NewContent, NewDataset, UploadSession, Uploads};
-use crate::search::SearchService;
-use crate::staging::{FinishedUpload, Staging, too_large};
-use crate::value::Table;
+use aware_domain::error::{Error, ErrorCode, Result};
+use aware_domain::fair::{FairConfig, FairSlots, Open, OpenPerUser, Ticket};
+use aware_domain::ids::{DatasetId, UploadId, UserId};
+use aware_domain::knowledge;
+use aware_domain::ports::{
+    AuditEntry, AuditLog, Catalog, DatasetEngine, NewContent, NewDataset, UploadSession, Uploads,
+};
+use aware_domain::value::Table;
 use bytes::Bytes;
 use chrono::Utc;
 use futures::{Stream, StreamExt};
@@ -448,7 +450,7 @@ impl DatasetService {
         Ok(Refreshed { before, dataset, changed: true })
     }
     /// Stores a staged file as the dataset's content: a table file through the engine's reader,
-    /// a document as its passages ([`crate::knowledge`]).
+    /// a document as its passages ([`aware_domain::knowledge`]).
     async fn read_in(&self, dataset: &Dataset, source: &Path, format: DatasetFormat) -> Result<IngestOutcome> {
         if !format.is_document() {
             return self.engine.ingest(dataset, source, format).await;
@@ -745,7 +747,7 @@ impl DatasetService {
                 "error": dataset.error,
             }),
         );
-        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 }
 

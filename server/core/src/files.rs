@@ -4,106 +4,24 @@
 //! the file jail, which runs in a confined worker process — and imports are copies that then take
 //! the normal dataset pipeline (so they are audited with their source like any upload).
 
-use crate::auth::{Caller, Capability};
-use crate::dataset::{Dataset, DatasetFormat, ImportOrigin};
 use crate::datasets::{DatasetService, Refreshed, UploadMeta};
-use crate::error::{Error, ErrorCode, Result};
-use crate::fair::FairSlots;
-use crate::ids::{DatasetId, UserId};
-use crate::ports::{AuditEntry, AuditLog};
-use crate::run::RunError;
-use async_trait::async_trait;
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::dataset::{Dataset, DatasetFormat, ImportOrigin};
+use aware_domain::error::{Error, ErrorCode, Result};
+use aware_domain::fair::FairSlots;
+use aware_domain::files::{
+    DirEntry, EntryKind, FileRoot, ImportReport, ImportedFile, Listing, MAX_ENTRIES, MAX_IMPORT_BYTES,
+    MAX_IMPORT_FILES, MAX_PATTERN_CHARS,
+};
+use aware_domain::ids::DatasetId;
+use aware_domain::ports::files::FileAccess;
+use aware_domain::ports::{AuditEntry, AuditLog};
+use aware_domain::run::RunError;
 use bytes::Bytes;
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::DateTime;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
-
-/// Most entries a listing returns.
-pub const MAX_ENTRIES: usize = 1_000;
-/// Most files one import takes.
-pub const MAX_IMPORT_FILES: usize = 20;
-/// Largest file an import copies.
-pub const MAX_IMPORT_BYTES: u64 = 500 << 20;
-/// Longest listing pattern, in characters. Matching takes at most pattern × name steps, so the
-/// bound keeps every match short.
-pub const MAX_PATTERN_CHARS: usize = 100;
-
-/// An approved folder.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileRoot {
-    pub name: String,
-    pub path: PathBuf,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EntryKind {
-    File,
-    Directory,
-    Other,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DirEntry {
-    pub name: String,
-    pub path: String,
-    pub kind: EntryKind,
-    pub size_bytes: u64,
-    pub modified: DateTime<Utc>,
-    /// What it would import as, when it can be imported.
-    pub format: Option<DatasetFormat>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Listing {
-    pub root: String,
-    pub path: String,
-    pub entries: Vec<DirEntry>,
-    pub truncated: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ImportedFile {
-    pub path: String,
-    pub dataset: Option<Dataset>,
-    pub error: Option<RunError>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ImportReport {
-    pub root: String,
-    pub files: Vec<ImportedFile>,
-}
-
-/// One raw entry from the jail.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RawEntry {
-    pub name: String,
-    pub path: String,
-    pub kind: EntryKind,
-    pub size_bytes: u64,
-    pub modified_unix: i64,
-}
-
-/// The file jail. Refusals are `PATH_REFUSED`; missing paths `NOT_FOUND`; a file where a folder
-/// was expected (or a bad pattern) `VALIDATION_ERROR`; an oversized file `RESOURCE_EXHAUSTED`.
-#[async_trait]
-pub trait FileAccess: Send + Sync {
-    /// Lists a folder beneath `root` for `user` (whose other work sets the worker's priority).
-    async fn list(
-        &self,
-        user: &UserId,
-        root: &Path,
-        path: &str,
-        pattern: &str,
-        max_entries: usize,
-    ) -> Result<(Vec<RawEntry>, bool)>;
-    /// Copies one file beneath `root` into `dest` (a new file) for `user`; returns the bytes
-    /// copied.
-    async fn copy(&self, user: &UserId, root: &Path, path: &str, dest: &Path, max_bytes: u64) -> Result<u64>;
-}
 
 /// The file service. Cheap to clone. `enabled` is false in connected mode. Approved folders are
 /// the server's host folders: only admins may list or import them (`Capability::FileRead` and
@@ -241,7 +159,7 @@ impl FileService {
         let entry = AuditEntry::by(caller, "files.import", "file", format!("{}:{path}", root.name))
             .outcome(result)
             .details(details);
-        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 
     async fn import_one(&self, caller: &Caller, root: &FileRoot, path: &str) -> Result<Dataset> {
@@ -340,7 +258,7 @@ impl FileService {
         };
         let entry =
             AuditEntry::by(caller, "dataset.refresh", "dataset", id.to_string()).outcome(result).details(details);
-        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.audit.as_ref(), entry).await;
         outcome.map(|(refreshed, _)| refreshed)
     }
 }

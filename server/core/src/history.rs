@@ -1,10 +1,11 @@
 //! Reading runs after the fact (RunsService): capsules and paging, scoped to the caller.
 
-use crate::auth::{Caller, Capability};
-use crate::error::{Error, Result};
-use crate::ids::{RunId, ThreadId, UserId};
-use crate::ports::{AuditEntry, AuditLog, Catalog, RunStore};
-use crate::run::{Capsule, DatasetVersion, Feedback, MAX_FEEDBACK_REASON, Rating, RunOutcome, RunRecord, Usage};
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::dataset::DatasetVersion;
+use aware_domain::error::{Error, Result};
+use aware_domain::ids::{RunId, ThreadId, UserId};
+use aware_domain::ports::{AuditEntry, AuditLog, Catalog, RunStore};
+use aware_domain::run::{Capsule, Feedback, MAX_FEEDBACK_REASON, Rating, RunOutcome, RunRecord, Usage};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
@@ -127,7 +128,7 @@ impl RunHistory {
         metrics::counter!("aware_feedback_total", "rating" => rating.as_str()).increment(1);
         let entry = AuditEntry::by(caller, "run.feedback", "run", id.to_string())
             .details(serde_json::json!({"rating": rating.as_str(), "reason": feedback.reason}));
-        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.audit.as_ref(), entry).await;
         Ok(feedback)
     }
 

@@ -6,9 +6,9 @@
 //! last change committed before it started.
 
 use crate::Result;
-use crate::dataset::Dataset;
-use crate::ids::UserId;
-use crate::ports::Catalog;
+use aware_domain::dataset::Dataset;
+use aware_domain::ids::UserId;
+use aware_domain::ports::Catalog;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -62,10 +62,10 @@ impl KeptCatalogs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{DatasetStatus, IngestOutcome};
-    use crate::ids::DatasetId;
-    use crate::ports::{DatasetUpdate, NewContent, NewDataset};
     use async_trait::async_trait;
+    use aware_domain::dataset::{DatasetStatus, IngestOutcome};
+    use aware_domain::ids::DatasetId;
+    use aware_domain::ports::{DatasetUpdate, NewContent, NewDataset};
     use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
     /// The two reads the kept catalogs make; a change is a new list and a moved version.
@@ -90,7 +90,7 @@ mod tests {
             owner: UserId::local(),
             name: name.to_owned(),
             table_name: name.to_owned(),
-            format: crate::dataset::DatasetFormat::Csv,
+            format: aware_domain::dataset::DatasetFormat::Csv,
             status: DatasetStatus::Ready,
             row_count: 1,
             columns: Vec::new(),

@@ -6,10 +6,10 @@
 //! only texts read here are the user's own message and the arguments a person approved.
 //! Memories go into a run's instructions as quoted facts, bounded, the most relevant first.
 
-use crate::auth::{Caller, Capability};
-use crate::error::{Error, Result};
-use crate::ids::{MemoryId, RunId, UserId};
-use crate::ports::{AuditEntry, AuditLog, Memory, MemoryStore};
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::error::{Error, Result};
+use aware_domain::ids::{MemoryId, RunId, UserId};
+use aware_domain::ports::{AuditEntry, AuditLog, Memory, MemoryStore};
 use chrono::Utc;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -229,7 +229,7 @@ impl MemoryService {
             "chars": memory.text.chars().count(),
             "source_run_id": memory.source_run.as_ref().map(RunId::as_str),
         }));
-        crate::ports::record_or_log(self.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.audit.as_ref(), entry).await;
     }
 }
 

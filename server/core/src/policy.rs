@@ -14,13 +14,13 @@
 //! side effect, and whenever a session grant is used or listed. A demoted owner, a deactivated
 //! one, or a run whose API key was revoked since, gets no more done.
 
-use crate::auth::{Caller, Role};
-use crate::ports::{ExternalServer, ExternalTools, NoExternalTools};
 use crate::runs::router::{CONFIDENT, Intent, Route};
+use crate::runs::tools::{ExternalServer, ExternalTools, NoExternalTools};
 use crate::runs::tools::{Gate, Tool, ToolId, ToolMeta, ToolRegistry};
+use aware_domain::auth::{Caller, Role, Standing};
 use std::sync::Arc;
 
-pub use crate::auth::DeploymentMode;
+pub use aware_domain::auth::DeploymentMode;
 
 /// Why a tool call was not run. Its `Display` is the tool result the model reads
 /// (`runs::model_view::outcomes`); [`Refusal::code`] is what clients get (`ToolDenied.code`).
@@ -52,17 +52,6 @@ pub enum Withdrawal {
     Deactivated,
     /// The API key the run was started with is revoked (or expired).
     KeyRevoked,
-}
-
-/// A run's owner as the store has them now (not as an authentication cache remembers them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standing {
-    /// Active with this role, and the key the run was started with (if any) still good.
-    Active(Role),
-    /// Deactivated, or no longer there.
-    Inactive,
-    /// Active, but the run's key is revoked or expired.
-    KeyWithdrawn,
 }
 
 impl Refusal {
@@ -250,10 +239,10 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::{Principal, Role, Source};
-    use crate::ids::UserId;
     use crate::runs::router::{Intent, route};
     use crate::runs::tools::ToolName;
+    use aware_domain::auth::{Principal, Role, Source};
+    use aware_domain::ids::UserId;
 
     fn caller(role: Role) -> Caller {
         let principal = Principal { user_id: UserId::local(), name: String::new(), role, key: None };

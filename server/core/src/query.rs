@@ -2,16 +2,15 @@
 //! recorded as a run capsule. Used by `QueryService` (other backend services) and, with the same
 //! code path, by the assistant's query tools.
 
-use crate::auth::{Caller, Capability};
-use crate::dataset::{Dataset, DatasetStatus};
-use crate::error::{Error, Result};
-use crate::ids::RunId;
-use crate::ports::{Catalog, HeavyQuery, RunStore, SavedQuery, SqlEngine, SqlOutcome};
-use crate::query_plan::{QueryPlan, compile};
-use crate::run::{
-    Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse,
-};
-use crate::value::{Table, Value};
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::dataset::DatasetVersion;
+use aware_domain::dataset::{Dataset, DatasetStatus};
+use aware_domain::error::{Error, Result};
+use aware_domain::ids::RunId;
+use aware_domain::ports::{Catalog, HeavyQuery, RunStore, SavedQuery, SqlEngine, SqlOutcome};
+use aware_domain::query_plan::{QueryPlan, compile};
+use aware_domain::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage, VerifiedQueryUse};
+use aware_domain::value::{Table, Value};
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -105,7 +104,7 @@ pub struct Rerun {
     pub changed_datasets: Vec<DatasetVersion>,
     /// Why it could not run now (a dataset it read was deleted, or the query failed); the
     /// result and the diff are then empty.
-    pub error: Option<crate::run::RunError>,
+    pub error: Option<aware_domain::run::RunError>,
 }
 
 /// `now` against `before` as multisets of rows: (added, removed, unchanged), in their order.
@@ -338,7 +337,7 @@ impl QueryService {
                 unchanged: 0,
                 rows_kept: false,
                 changed_datasets: changed_datasets.clone(),
-                error: Some(crate::run::RunError {
+                error: Some(aware_domain::run::RunError {
                     code: error.code,
                     message: error.message.clone(),
                     retryable: error.retryable(),

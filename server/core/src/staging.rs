@@ -1,7 +1,7 @@
 //! The upload staging folder: bytes being received, before ingestion. Every staged file is owned
 //! by a guard that deletes it when dropped, so an interrupted or failed upload leaves nothing.
 
-use crate::error::{Error, Result};
+use aware_domain::error::{Error, Result};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -3,8 +3,8 @@
 
 use crate::transcript::{Turn, turns};
 use crate::{Decode, Failure, Output, ProviderConfig, json, parse_arguments};
-use aware_core::run::Usage;
-use aware_core::runs::model::{ModelRequest, ModelToolCall, ModelTurn};
+use aware_domain::ports::model::{ModelRequest, ModelToolCall, ModelTurn};
+use aware_domain::run::Usage;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 

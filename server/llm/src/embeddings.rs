@@ -3,8 +3,8 @@
 //! here, so every store can use dot products as cosine similarity whatever the server returns.
 
 use async_trait::async_trait;
-use aware_core::search::Embedder;
-use aware_core::{Error, ErrorCode, Result};
+use aware_domain::ports::search_index::Embedder;
+use aware_domain::{Error, ErrorCode, Result};
 use serde_json::{Value, json};
 use std::time::Duration;
 

@@ -14,8 +14,8 @@ pub mod sse;
 pub mod transcript;
 
 use async_trait::async_trait;
-use aware_core::runs::model::{LanguageModel, ModelRequest, ModelTurn};
-use aware_core::{Error, ErrorCode, Result};
+use aware_domain::ports::model::{LanguageModel, ModelRequest, ModelTurn};
+use aware_domain::{Error, ErrorCode, Result};
 use sse::{SseDecoder, SseEvent};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;

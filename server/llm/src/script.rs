@@ -2,9 +2,9 @@
 //! text, one turn per model call of the run (`agent.model = "script"`, `agent.script = FILE`).
 
 use async_trait::async_trait;
-use aware_core::run::Usage;
-use aware_core::runs::model::{LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn};
-use aware_core::{Error, Result};
+use aware_domain::ports::model::{LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn};
+use aware_domain::run::Usage;
+use aware_domain::{Error, Result};
 use serde::Deserialize;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;

@@ -3,7 +3,7 @@
 //! result get a synthetic error result; results without their call are dropped; provider ids are
 //! kept where they are unique (so a follow-up references exactly what the provider issued).
 
-use aware_core::runs::model::Message;
+use aware_domain::ports::model::Message;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -86,8 +86,8 @@ pub fn turns(messages: &[Message]) -> Vec<Turn> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use aware_core::ids::ToolCallId;
-    use aware_core::runs::model::ToolCallRequest;
+    use aware_domain::ids::ToolCallId;
+    use aware_domain::ports::model::ToolCallRequest;
     use serde_json::json;
 
     fn call(provider: Option<&str>, name: &str) -> ToolCallRequest {

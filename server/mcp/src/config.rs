@@ -17,9 +17,9 @@
 //!                                    # open-world tools are asked about anyway)
 //! ```
 
-use aware_core::auth::Role;
 use aware_core::policy::DeploymentMode;
 use aware_core::{Error, Result};
+use aware_domain::auth::Role;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -8,8 +8,8 @@
 use crate::config::{Endpoint, ServerConfig};
 use crate::slot::Slot;
 use crate::tool::{ExternalTool, listed_risk};
-use aware_core::ports::{ExternalServer, ExternalTools, ServerState};
 use aware_core::runs::tools::Tool;
+use aware_core::runs::tools::{ExternalServer, ExternalTools, ServerState};
 use aware_core::{Error, Result};
 use rmcp::model::{ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::NotificationContext;

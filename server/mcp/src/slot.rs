@@ -3,9 +3,9 @@
 //! listed with. The registry supervises slots; each external tool calls through its own.
 
 use crate::config::ServerConfig;
-use aware_core::ports::ServerState;
-use aware_core::runs::events::ToolRisk;
+use aware_core::runs::tools::ServerState;
 use aware_core::runs::tools::Tool;
+use aware_domain::events::ToolRisk;
 use rmcp::RoleClient;
 use rmcp::service::Peer;
 use std::collections::HashMap;

@@ -15,10 +15,10 @@
 use crate::config::ScopeConfig;
 use crate::slot::Slot;
 use async_trait::async_trait;
-use aware_core::runs::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use aware_core::runs::model_view::markers;
 use aware_core::runs::tools::{Gate, Prepared, ScopeGrant, Tool, ToolContext, ToolId, ToolMeta, ToolOutput};
 use aware_core::{Error, ErrorCode, Result};
+use aware_domain::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
 use std::borrow::Cow;

@@ -2,10 +2,10 @@
 
 use crate::lock;
 use async_trait::async_trait;
-use aware_core::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_candidate};
-use aware_core::ids::{DatasetId, UserId};
-use aware_core::ports::{Catalog, DatasetUpdate, NewContent, NewDataset};
-use aware_core::{Error, ErrorCode, Result};
+use aware_domain::dataset::{Dataset, DatasetStatus, IngestOutcome, table_name_candidate};
+use aware_domain::ids::{DatasetId, UserId};
+use aware_domain::ports::{Catalog, DatasetUpdate, NewContent, NewDataset};
+use aware_domain::{Error, ErrorCode, Result};
 use chrono::Utc;
 use std::collections::HashMap;
 use std::sync::Mutex;

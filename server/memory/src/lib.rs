@@ -1,5 +1,5 @@
 //! In-memory adapters of aware-core's storage ports. They hold what the SQLite adapter holds, in
-//! maps behind one lock each, and keep the same contracts (`aware_core::contract`, checked by this
+//! maps behind one lock each, and keep the same contracts (`aware_domain::contract`, checked by this
 //! crate's tests): the second implementation that keeps a contract honest, and a store for tests
 //! that need no disk. Nothing here survives the process, so the server never uses them.
 //!

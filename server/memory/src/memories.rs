@@ -2,9 +2,9 @@
 
 use crate::lock;
 use async_trait::async_trait;
-use aware_core::Result;
-use aware_core::ids::{MemoryId, UserId};
-use aware_core::ports::{Memory, MemoryStore};
+use aware_domain::Result;
+use aware_domain::ids::{MemoryId, UserId};
+use aware_domain::ports::{Memory, MemoryStore};
 use chrono::{DateTime, Utc};
 use std::sync::Mutex;
 

@@ -2,16 +2,17 @@
 
 use crate::runs::{MemoryRuns, StoredRun, StoredThread, active};
 use async_trait::async_trait;
-use aware_core::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
-use aware_core::run::{RunError, RunKind, RunStatus, Usage};
-use aware_core::runs::events::{Resolution, RunEvent};
-use aware_core::runs::grounding::Grounding;
-use aware_core::runs::model::Message;
-use aware_core::runs::store::{
+use aware_domain::events::{Resolution, RunEvent};
+use aware_domain::grounding::Grounding;
+use aware_domain::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
+use aware_domain::ports::model::Message;
+use aware_domain::ports::run_log::{
     ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
-    ThreadCursor, ThreadState, ThreadSummary, TitleIf, ToolCallRow,
+    ThreadCursor, ThreadState, ThreadSummary, TitleIf,
 };
-use aware_core::{Error, Result};
+use aware_domain::run::ToolCallRow;
+use aware_domain::run::{RunError, RunKind, RunStatus, Usage};
+use aware_domain::{Error, Result};
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 

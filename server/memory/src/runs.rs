@@ -3,16 +3,15 @@
 
 use crate::lock;
 use async_trait::async_trait;
-use aware_core::ids::{ConfirmationId, RunId, ThreadId, UserId};
-use aware_core::ports::RunStore;
-use aware_core::run::{Capsule, Feedback, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage};
-use aware_core::runs::events::RunEvent;
-use aware_core::runs::grounding::Grounding;
-use aware_core::runs::model::Message;
-use aware_core::runs::store::{
-    ChatRun, Confirmation, Lease, SessionGrant, Snapshot, SpanRecord, ThreadSummary, ToolCallRow,
-};
-use aware_core::{Error, Result};
+use aware_domain::events::RunEvent;
+use aware_domain::grounding::Grounding;
+use aware_domain::ids::{ConfirmationId, RunId, ThreadId, UserId};
+use aware_domain::ports::RunStore;
+use aware_domain::ports::model::Message;
+use aware_domain::ports::run_log::{ChatRun, Confirmation, Lease, SessionGrant, Snapshot, SpanRecord, ThreadSummary};
+use aware_domain::run::ToolCallRow;
+use aware_domain::run::{Capsule, Feedback, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage};
+use aware_domain::{Error, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
@@ -151,7 +150,7 @@ impl RunStore for MemoryRuns {
             return Err(Error::internal(format!("run {} exists already", run.id)));
         }
         // Query runs carry no role; a chat run is created through the run log.
-        let stored = ChatRun { record: run.clone(), role: aware_core::auth::Role::Viewer, key: None, cancel: None };
+        let stored = ChatRun { record: run.clone(), role: aware_domain::auth::Role::Viewer, key: None, cancel: None };
         s.runs.insert(run.id.clone(), StoredRun::new(stored, None));
         Ok(())
     }

@@ -2,9 +2,9 @@
 
 use crate::lock;
 use async_trait::async_trait;
-use aware_core::ids::{SavedQueryId, UserId};
-use aware_core::ports::{SavedQueries, SavedQuery};
-use aware_core::{Error, ErrorCode, Result};
+use aware_domain::ids::{SavedQueryId, UserId};
+use aware_domain::ports::{SavedQueries, SavedQuery};
+use aware_domain::{Error, ErrorCode, Result};
 use chrono::Utc;
 use std::sync::Mutex;
 

@@ -2,9 +2,9 @@
 
 use crate::lock;
 use async_trait::async_trait;
-use aware_core::ids::{UploadId, UserId};
-use aware_core::ports::{UploadSession, Uploads};
-use aware_core::{Error, Result};
+use aware_domain::ids::{UploadId, UserId};
+use aware_domain::ports::{UploadSession, Uploads};
+use aware_domain::{Error, Result};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::sync::Mutex;

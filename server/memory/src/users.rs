@@ -2,11 +2,11 @@
 
 use crate::lock;
 use async_trait::async_trait;
-use aware_core::auth::{Principal, Role};
-use aware_core::ids::ApiKeyId;
-use aware_core::ids::UserId;
-use aware_core::ports::{ApiKey, ApiKeyGrant, User, Users};
-use aware_core::{Error, Result};
+use aware_domain::auth::{Principal, Role};
+use aware_domain::ids::ApiKeyId;
+use aware_domain::ids::UserId;
+use aware_domain::ports::{ApiKey, ApiKeyGrant, User, Users};
+use aware_domain::{Error, Result};
 use chrono::{DateTime, Utc};
 use std::sync::Mutex;
 

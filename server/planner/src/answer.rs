@@ -8,8 +8,9 @@ use crate::reading::{
     Ask, Cond, GroupOrder, Lit, Measure, ROW_LIMIT, Reading, Tally, agg_word, count_alias, or_list, ratio_alias,
     value_alias,
 };
-use aware_core::query_plan::FilterOp;
-use aware_core::value::{Table, Value};
+use crate::text::singular;
+use aware_domain::query_plan::FilterOp;
+use aware_domain::value::{Table, Value};
 
 /// Names of places: a value of these columns reads "in Gràcia".
 const PLACE_WORDS: &[&str] = &[
@@ -30,18 +31,6 @@ const PLACE_WORDS: &[&str] = &[
     "office",
     "town",
 ];
-
-pub(crate) fn singular(entity: &str) -> String {
-    if let Some(base) = entity.strip_suffix("ies") {
-        format!("{base}y")
-    } else if entity.ends_with("ss") {
-        entity.to_owned()
-    } else if let Some(base) = entity.strip_suffix("ches").or_else(|| entity.strip_suffix("shes")) {
-        format!("{base}{}", &entity[base.len()..base.len() + 2])
-    } else {
-        entity.strip_suffix('s').unwrap_or(entity).to_owned()
-    }
-}
 
 fn capitalised(s: &str) -> String {
     let mut c = s.chars();
@@ -338,7 +327,7 @@ fn grouped_answer(
     r: &Reading,
     tally: &Tally,
     g: usize,
-    bucket: Option<aware_core::query_plan::TimeBucket>,
+    bucket: Option<aware_domain::query_plan::TimeBucket>,
     table: &Table,
     filters: &str,
 ) -> String {

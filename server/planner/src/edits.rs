@@ -4,10 +4,10 @@
 //! asked about, never guessed.
 
 use crate::turns::{ask, call, named_dataset, not_understood, refused};
-use aware_core::dataset::Dataset;
-use aware_core::runs::model::{Message, ModelRequest, ModelTurn};
 use aware_core::runs::router::{Intent, words};
 use aware_core::runs::tools::ToolName;
+use aware_domain::dataset::Dataset;
+use aware_domain::ports::model::{Message, ModelRequest, ModelTurn};
 use serde_json::{Value, json};
 
 /// The call for a change request, or `None` when the request is not one this module reads.
@@ -152,7 +152,7 @@ fn unit_in(description: &str) -> &'static str {
 /// arguments as `save_query`/`save_query_as_dataset` take them (`plan`, `sql` or
 /// `verified_query`).
 fn last_query(messages: &[Message]) -> Option<(String, Value)> {
-    let failed: Vec<&aware_core::ids::ToolCallId> = messages
+    let failed: Vec<&aware_domain::ids::ToolCallId> = messages
         .iter()
         .filter_map(|m| match m {
             Message::Tool { tool_call_id, is_error: true, .. } => Some(tool_call_id),

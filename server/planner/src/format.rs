@@ -2,7 +2,7 @@
 //! unit the column's name gives (`price_eur` → €, `sqm` → m²).
 
 use crate::lexicon::{Class, ColumnInfo, Unit};
-use aware_core::value::Value;
+use aware_domain::value::Value;
 use chrono::{DateTime, NaiveDate};
 
 /// `x` with `decimals` digits after the point (trailing zeros dropped) and `,` between thousands.
@@ -110,7 +110,7 @@ pub fn cell(v: &Value, bucket: Option<&str>) -> String {
         Value::Double(d) => grouped(*d, decimals_for(*d)),
         Value::Decimal(s) => s.parse::<f64>().map_or_else(|_| s.clone(), |x| grouped(x, decimals_for(x))),
         Value::String(s) | Value::Text(s) => s.clone(),
-        Value::Date(days) => aware_core::value::day(*days).map_or_else(|| days.to_string(), |d| date(d, bucket)),
+        Value::Date(days) => aware_domain::value::day(*days).map_or_else(|| days.to_string(), |d| date(d, bucket)),
         Value::Timestamp(us) => {
             DateTime::from_timestamp_micros(*us).map_or_else(|| us.to_string(), |t| date(t.date_naive(), bucket))
         }

@@ -3,8 +3,8 @@
 //! documents hold no evidence. The planner never paraphrases a document, so it cannot misstate one.
 
 use crate::text::stem;
-use aware_core::knowledge::{KnowledgeChunk, KnowledgeResults};
 use aware_core::runs::router::{DOCUMENT_WORDS, words};
+use aware_domain::knowledge::{KnowledgeChunk, KnowledgeResults};
 
 /// Words of a question that are not its topic.
 const FUNCTION_WORDS: [&str; 44] = [

@@ -9,9 +9,9 @@ mod derived;
 pub use derived::Formula;
 
 use crate::text::{stem, words_of};
-use aware_core::categories::CategoricalColumn;
-use aware_core::dataset::Dataset;
-use aware_core::value::ValueKind;
+use aware_domain::dataset::Dataset;
+use aware_domain::ports::categories::CategoricalColumn;
+use aware_domain::value::ValueKind;
 
 /// What kind of quantity a column holds, which decides the adjectives that refer to it and
 /// how its numbers are written.
@@ -734,7 +734,7 @@ impl Lexicon {
         }
         let mut lex = Self { dataset: dataset.clone(), columns, entries, entity, rules: Vec::new() };
         derived::add(&mut lex);
-        lex.add_rules(&aware_core::runs::clarify::rules_in(&dataset.description));
+        lex.add_rules(&aware_core::runs::tools::ask::rules_in(&dataset.description));
         lex
     }
 
@@ -769,10 +769,10 @@ impl Lexicon {
     }
 
     /// Takes each date column's first and last date from the data's profile.
-    pub fn add_spans(&mut self, statistics: &aware_core::dataset::DatasetStatistics) {
-        use aware_core::value::Value;
+    pub fn add_spans(&mut self, statistics: &aware_domain::dataset::DatasetStatistics) {
+        use aware_domain::value::Value;
         let date = |v: &Value| match v {
-            Value::Date(d) => aware_core::value::day(*d),
+            Value::Date(d) => aware_domain::value::day(*d),
             Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us).map(|t| t.date_naive()),
             Value::String(s) => chrono::NaiveDate::parse_from_str(s.get(..10).unwrap_or_default(), "%Y-%m-%d").ok(),
             _ => None,
@@ -905,9 +905,9 @@ fn taught(memory: &str) -> Option<(String, String)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use aware_core::dataset::{DatasetFormat, DatasetStatus};
-    use aware_core::ids::{DatasetId, UserId};
-    use aware_core::value::Column;
+    use aware_domain::dataset::{DatasetFormat, DatasetStatus};
+    use aware_domain::ids::{DatasetId, UserId};
+    use aware_domain::value::Column;
 
     pub(crate) fn dataset(table: &str, columns: &[(&str, &str)]) -> Dataset {
         Dataset {
@@ -950,27 +950,6 @@ pub(crate) mod tests {
             !lex.entries.iter().any(|e| e.words == [(stem("tips"), Form::Stem)]),
             "a memory about no column adds nothing"
         );
-    }
-
-    #[test]
-    fn unique_visitors_of_sessions_are_not_the_sessions_counted() {
-        let d = dataset(
-            "web_sessions",
-            &[("session_id", "VARCHAR"), ("source", "VARCHAR"), ("pages_viewed", "BIGINT"), ("converted", "BOOLEAN")],
-        );
-        let lex = Lexicon::new(&d, &[]);
-        let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 28).unwrap();
-        let read = |q: &str| crate::reading::read(q, &lex, today);
-        assert!(
-            matches!(read("how many unique visitors did the site have?"), Err(crate::reading::Unread::Refuse(t)) if t.contains("no column that tells"))
-        );
-        // The sessions themselves, and a quantity the rows hold, are counted and totalled.
-        assert!(read("how many distinct sessions are there?").is_ok());
-        let pages = read("how many pages were viewed?").unwrap();
-        assert!(matches!(
-            pages.ask,
-            crate::reading::Ask::Tally(crate::reading::Tally::Aggregate(aware_core::query_plan::Aggregate::Sum, _))
-        ));
     }
 
     #[test]

@@ -8,8 +8,8 @@
 
 use crate::lexicon::{Entry, Lexicon, Meaning, Source};
 use crate::reading::{self, Unread};
-use aware_core::ids::DatasetId;
-use aware_core::search::Embedder;
+use aware_domain::ids::DatasetId;
+use aware_domain::ports::search_index::Embedder;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

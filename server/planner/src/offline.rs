@@ -12,20 +12,21 @@ use crate::tools_talk;
 use crate::turns::{ask, call, failed, named_dataset, not_understood, refused, text};
 use async_trait::async_trait;
 use aware_core::Result;
-use aware_core::categories::Categories;
-use aware_core::dataset::{Dataset, DatasetStatistics, DatasetStatus};
-use aware_core::ids::ToolCallId;
 use aware_core::memory::{Explicit, explicit_request};
-use aware_core::run::Usage;
-use aware_core::runs::clarify::{ClarificationKind, rules_in};
-use aware_core::runs::events::RichResult;
-use aware_core::runs::model::{
-    LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, phrase_deltas,
-};
 use aware_core::runs::model_view::{outcomes, summary};
 use aware_core::runs::router::{Intent, Object, destructive_request, route, run_id_in, words};
 use aware_core::runs::tools::ToolName;
-use aware_core::value::ValueKind;
+use aware_core::runs::tools::ask::rules_in;
+use aware_domain::dataset::{Dataset, DatasetStatistics, DatasetStatus};
+use aware_domain::events::ClarificationKind;
+use aware_domain::events::RichResult;
+use aware_domain::ids::ToolCallId;
+use aware_domain::ports::categories::Categories;
+use aware_domain::ports::model::{
+    LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, phrase_deltas,
+};
+use aware_domain::run::Usage;
+use aware_domain::value::ValueKind;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;

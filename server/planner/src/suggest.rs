@@ -7,9 +7,9 @@ use crate::lexicon::{Class, Lexicon};
 use crate::offline::OfflinePlanner;
 use crate::reading::Reading;
 use async_trait::async_trait;
-use aware_core::dataset::{Dataset, DatasetStatus};
-use aware_core::ports::QuestionSuggester;
-use aware_core::runs::model::RunContext;
+use aware_domain::dataset::{Dataset, DatasetStatus};
+use aware_domain::ports::QuestionSuggester;
+use aware_domain::ports::model::RunContext;
 use std::sync::Arc;
 
 /// How many questions a dataset offers at most.

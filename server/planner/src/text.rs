@@ -419,6 +419,20 @@ fn split(question: &str) -> Vec<Token> {
     tokens
 }
 
+/// A plural noun in the singular: "cities" → "city", "branches" → "branch", "orders" → "order"; a
+/// word ending in "ss" stays as it is.
+pub(crate) fn singular(entity: &str) -> String {
+    if let Some(base) = entity.strip_suffix("ies") {
+        format!("{base}y")
+    } else if entity.ends_with("ss") {
+        entity.to_owned()
+    } else if let Some(base) = entity.strip_suffix("ches").or_else(|| entity.strip_suffix("shes")) {
+        format!("{base}{}", &entity[base.len()..base.len() + 2])
+    } else {
+        entity.strip_suffix('s').unwrap_or(entity).to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,9 @@
 //! field); otherwise it says what the tool needs instead of guessing.
 
 use crate::turns::{ask, not_understood, text};
-use aware_core::runs::events::ToolSource;
-use aware_core::runs::model::{ModelRequest, ModelToolCall, ModelTurn, ToolSpec};
 use aware_core::runs::router::external_tool_in;
+use aware_domain::events::ToolSource;
+use aware_domain::ports::model::{ModelRequest, ModelToolCall, ModelTurn, ToolSpec};
 use serde_json::{Map, Value, json};
 
 /// Whether a message asks what the assistant can do.
@@ -97,7 +97,7 @@ pub(crate) fn call_named(request: &ModelRequest<'_>, question: &str) -> Option<M
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aware_core::runs::events::Provenance;
+    use aware_domain::events::Provenance;
 
     fn echo() -> ToolSpec {
         ToolSpec {

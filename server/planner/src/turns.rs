@@ -2,11 +2,11 @@
 //! answer, a question back, not understood, failed, refused, or one tool call; and which dataset
 //! a text names. Shared by the planner's readers (`offline.rs`, `edits.rs`, `tools_talk.rs`).
 
-use aware_core::dataset::Dataset;
-use aware_core::run::RunOutcome;
-use aware_core::runs::model::{ModelToolCall, ModelTurn};
 use aware_core::runs::router::words;
 use aware_core::runs::tools::ToolName;
+use aware_domain::dataset::Dataset;
+use aware_domain::ports::model::{ModelToolCall, ModelTurn};
+use aware_domain::run::RunOutcome;
 use serde_json::Value;
 
 /// A turn that calls one tool.

@@ -3,10 +3,10 @@
 //! sample files): the questions a new user asks get the plan that answers them, or an honest
 //! question back — never a plan that drops part of the question.
 
-use aware_core::categories::CategoricalColumn;
-use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus};
-use aware_core::ids::{DatasetId, UserId};
-use aware_core::value::Column;
+use aware_domain::dataset::{Dataset, DatasetFormat, DatasetStatus};
+use aware_domain::ids::{DatasetId, UserId};
+use aware_domain::ports::categories::CategoricalColumn;
+use aware_domain::value::Column;
 use aware_planner::lexicon::Lexicon;
 use aware_planner::reading::{Unread, plan_json, read};
 use chrono::NaiveDate;
@@ -259,8 +259,8 @@ fn what_cannot_be_read_is_said_and_never_answered() {
 }
 
 /// A result table as the sandbox returns it.
-fn table(columns: &[(&str, &str)], rows: Vec<Vec<aware_core::value::Value>>) -> aware_core::value::Table {
-    aware_core::value::Table {
+fn table(columns: &[(&str, &str)], rows: Vec<Vec<aware_domain::value::Value>>) -> aware_domain::value::Table {
+    aware_domain::value::Table {
         columns: columns.iter().map(|(n, t)| Column::new(*n, *t)).collect(),
         rows,
         truncated: false,
@@ -269,7 +269,7 @@ fn table(columns: &[(&str, &str)], rows: Vec<Vec<aware_core::value::Value>>) -> 
 }
 
 /// The answer to `q` over `result`.
-fn answer(q: &str, result: &aware_core::value::Table) -> String {
+fn answer(q: &str, result: &aware_domain::value::Table) -> String {
     let lexes = lexicons();
     let lex = lexes
         .iter()
@@ -284,7 +284,7 @@ fn answer(q: &str, result: &aware_core::value::Table) -> String {
 
 #[test]
 fn answers_lead_with_the_insight_in_numbers_people_read() {
-    use aware_core::value::Value::{Double, Int, String as Text};
+    use aware_domain::value::Value::{Double, Int, String as Text};
     let t = table(&[("customers", "BIGINT")], vec![vec![Int(147)]]);
     assert_eq!(answer("how many customers churned?", &t), "There are 147 customers that churned.");
 

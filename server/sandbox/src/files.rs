@@ -16,9 +16,10 @@ use crate::priority::WorkerPriority;
 use crate::spare::{Outcome, Workers};
 use crate::supervisor::WorkerKind;
 use async_trait::async_trait;
-use aware_core::files::{EntryKind, FileAccess, RawEntry};
-use aware_core::ids::UserId;
-use aware_core::{Error, ErrorCode, Result};
+use aware_domain::files::EntryKind;
+use aware_domain::ids::UserId;
+use aware_domain::ports::files::{FileAccess, RawEntry};
+use aware_domain::{Error, ErrorCode, Result};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags, Stat};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -270,7 +271,7 @@ pub fn open_root(root: &Path, expected: Option<RootId>) -> Answer<OwnedFd> {
 }
 
 /// Longest pattern [`glob_match`] takes, in characters.
-pub const MAX_PATTERN_CHARS: usize = aware_core::files::MAX_PATTERN_CHARS;
+pub const MAX_PATTERN_CHARS: usize = aware_domain::files::MAX_PATTERN_CHARS;
 
 /// A glob (`*` any run of characters, `?` one character), case-insensitive, over one name. No
 /// backtracking beyond the last `*`: a mismatch after a star only moves where that star's run

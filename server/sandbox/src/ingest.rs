@@ -7,7 +7,7 @@
 //! size and address space), an empty environment, and a deadline after which the parent kills it.
 //! Anything unexpected (a crash, a signal, garbage on stdout) fails that one upload.
 
-use aware_core::dataset::DatasetFormat;
+use aware_domain::dataset::DatasetFormat;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

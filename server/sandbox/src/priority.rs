@@ -13,7 +13,7 @@
 //! never serves one that runs alone (see `pool.rs`). Killing those too made every concurrent
 //! query of one user start a new DuckDB process: 12 → 56 ms of CPU per run in the peer bench.
 
-use aware_core::fair::{Open, OpenPerUser};
+use aware_domain::fair::{Open, OpenPerUser};
 use rustix::process::{Pid, getpriority_process, setpriority_process};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -2,8 +2,8 @@
 //! (a 4-byte big-endian length, then the document) over the worker's stdin and stdout. One request,
 //! one response, strictly alternating. Everything about the protocol lives in this module.
 
-use aware_core::ErrorCode;
-use aware_core::value::Value;
+use aware_domain::ErrorCode;
+use aware_domain::value::Value;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::path::PathBuf;

@@ -11,7 +11,7 @@
 
 use crate::priority::WorkerPriority;
 use crate::supervisor::{self, WorkerKind};
-use aware_core::{Error, Result};
+use aware_domain::{Error, Result};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::path::PathBuf;

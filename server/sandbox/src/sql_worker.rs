@@ -33,8 +33,8 @@ use crate::protocol::{Probe, QueryRequest, Request, Response, ResultTable, Table
 use crate::sql::{ident, literal};
 use crate::validator::FUNCTIONS;
 use crate::values::to_value;
-use aware_core::ErrorCode;
-use aware_core::value::Value;
+use aware_domain::ErrorCode;
+use aware_domain::value::Value;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};

@@ -499,7 +499,7 @@ fn hygiene(sql: &str, policy: &Policy) -> Result<(), Rejection> {
                 format!("the query contains a control character (U+{:04X}); use plain spaces and newlines", c as u32),
             );
         }
-        if aware_core::dataset::is_format_char(c) || matches!(c, '\u{2028}' | '\u{2029}') {
+        if aware_domain::dataset::is_format_char(c) || matches!(c, '\u{2028}' | '\u{2029}') {
             return reject(
                 Rule::InvisibleCharacter,
                 format!("the query contains an invisible formatting character (U+{:04X})", c as u32),

@@ -1,6 +1,6 @@
 //! DuckDB values → aware's typed cells.
 
-use aware_core::value::Value;
+use aware_domain::value::Value;
 use duckdb::types::Value as Db;
 
 pub(crate) fn to_value(v: Db) -> Value {

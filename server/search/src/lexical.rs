@@ -2,8 +2,9 @@
 //! and stop words. Queries are never parsed as tantivy syntax: the words are run through the same
 //! analyzer and OR-ed, so `:`, quotes, brackets or `AND` in a query are just text.
 
-use aware_core::search::{LexicalMatch, SNIPPET_CHARS, StoredHit, TextDoc, escape_html, lead};
-use aware_core::{Error, Result};
+use aware_domain::ports::search_index::{LexicalMatch, StoredHit, TextDoc};
+use aware_domain::search::{SNIPPET_CHARS, escape_html, lead};
+use aware_domain::{Error, Result};
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! downloaded at run time).
 //!
 //! The rules — which columns are text, when to index, how rankings are fused — live in
-//! `aware_core::search`; this crate only stores and computes. It must not depend on tonic, sqlx
+//! `aware_domain::search`; this crate only stores and computes. It must not depend on tonic, sqlx
 //! or duckdb.
 
 pub mod bert;

@@ -8,8 +8,8 @@
 use crate::bert::{Bert, Config};
 use crate::wordpiece::WordPiece;
 use async_trait::async_trait;
-use aware_core::search::Embedder;
-use aware_core::{Error, Result};
+use aware_domain::ports::search_index::Embedder;
+use aware_domain::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::OnceCell;

@@ -1,7 +1,7 @@
 //! [`DiskStore`]: the search indexes of every dataset under one folder, one folder a dataset:
 //!
 //! ```text
-//! <root>/<dataset id>/meta.json     what was indexed (aware_core::search::IndexMeta)
+//! <root>/<dataset id>/meta.json     what was indexed (aware_domain::ports::search_index::IndexMeta)
 //! <root>/<dataset id>/lexical/      the tantivy index
 //! <root>/<dataset id>/vectors.part  vectors being written (a cut-off build leaves only this)
 //! <root>/<dataset id>/vectors.bin   all vectors, once sealed
@@ -14,9 +14,9 @@
 use crate::lexical::{self, Lexical};
 use crate::vectors::{self, Vectors};
 use async_trait::async_trait;
-use aware_core::ids::DatasetId;
-use aware_core::search::{IndexMeta, LexicalMatch, SearchStore, StoredHit, TextDoc, VectorMeta};
-use aware_core::{Error, Result};
+use aware_domain::ids::DatasetId;
+use aware_domain::ports::search_index::{IndexMeta, LexicalMatch, SearchStore, StoredHit, TextDoc, VectorMeta};
+use aware_domain::{Error, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

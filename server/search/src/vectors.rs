@@ -5,7 +5,7 @@
 //! File format (`vectors.bin`, little-endian): `AWV1`, the dimension as u32, then one record per
 //! row: the row id as u64 and `dims` f32 values.
 
-use aware_core::{Error, Result};
+use aware_domain::{Error, Result};
 use hnsw_rs::prelude::{Distance, Hnsw};
 use std::io::Write;
 use std::path::Path;

@@ -1,8 +1,8 @@
 //! The audit log port on SQLite: append only, read newest first.
 
 use super::*;
-use aware_core::auth::Source;
-use aware_core::ports::{AuditFilter, StoredAuditEntry};
+use aware_domain::auth::Source;
+use aware_domain::ports::{AuditFilter, StoredAuditEntry};
 
 #[async_trait]
 impl AuditLog for Store {

@@ -72,7 +72,7 @@ impl Catalog for Store {
         let lineage = new.lineage.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
         let origin = new.origin.as_ref().map(serde_json::to_string).transpose().map_err(Error::internal)?;
         for n in 1..=1000 {
-            let table_name = aware_core::dataset::table_name_candidate(&new.base_table_name, n);
+            let table_name = aware_domain::dataset::table_name_candidate(&new.base_table_name, n);
             let inserted = self
                 .db
                 .query(

@@ -1,4 +1,4 @@
-//! The store's side of replicas (`aware_core::runs::fleet`). On PostgreSQL, replicas talk on one
+//! The store's side of replicas (`aware_domain::ports::fleet`). On PostgreSQL, replicas talk on one
 //! notification channel: a group commit that appends events also announces, in the same
 //! transaction, how far each run's log now reaches (so the notice is delivered after the commit,
 //! never before), and a cancel or an answer given through one replica wakes the replica driving
@@ -7,10 +7,10 @@
 
 use super::db::Db;
 use async_trait::async_trait;
-use aware_core::Result;
-use aware_core::ids::RunId;
-use aware_core::runs::events::Resolution;
-use aware_core::runs::fleet::{Fleet, OneProcess, Signal};
+use aware_domain::Result;
+use aware_domain::events::Resolution;
+use aware_domain::ids::RunId;
+use aware_domain::ports::fleet::{Fleet, OneProcess, Signal};
 use sqlx::postgres::{PgListener, PgPool};
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -10,9 +10,9 @@
 
 use super::db::{Db, Query};
 use super::{db, micros};
-use aware_core::Result;
-use aware_core::runs::events::RunEvent;
-use aware_core::runs::store::QueuedAppend;
+use aware_domain::Result;
+use aware_domain::events::RunEvent;
+use aware_domain::ports::run_log::QueuedAppend;
 use std::collections::HashMap;
 use tokio::sync::{mpsc, oneshot};
 
@@ -34,7 +34,7 @@ impl EventRow {
             run_id: event.run_id.as_str().to_owned(),
             seq: event.seq as i64,
             created_at: micros(event.time),
-            payload: serde_json::to_vec(event).map_err(aware_core::Error::internal)?,
+            payload: serde_json::to_vec(event).map_err(aware_domain::Error::internal)?,
         })
     }
 }
@@ -149,7 +149,7 @@ impl RunWriter {
     pub(crate) fn queue(&self, write: Write) -> QueuedAppend {
         let (done, committed) = oneshot::channel();
         let queued = self.queue.send(Pending { write, done });
-        let stopped = || aware_core::Error::internal("the run log writer has stopped");
+        let stopped = || aware_domain::Error::internal("the run log writer has stopped");
         Box::pin(async move {
             queued.map_err(|_| stopped())?;
             committed.await.map_err(|_| stopped())?
@@ -165,11 +165,11 @@ struct Gaps(HashMap<String, i64>);
 
 impl Gaps {
     /// Why `write` may not be written now, if it appends past a run's missing event.
-    fn refusal(&self, write: &Write) -> Option<aware_core::Error> {
+    fn refusal(&self, write: &Write) -> Option<aware_domain::Error> {
         let row = write.event()?;
         let missing = *self.0.get(&row.run_id)?;
         (row.seq > missing).then(|| {
-            aware_core::Error::internal(format!(
+            aware_domain::Error::internal(format!(
                 "event {} of run {} follows event {missing}, which could not be stored",
                 row.seq, row.run_id
             ))
@@ -487,12 +487,12 @@ impl<'a> Statements<'a> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use crate::Store;
-    use aware_core::auth::{Principal, Role};
-    use aware_core::ids::{RunId, ThreadId, UserId};
-    use aware_core::ports::Users;
-    use aware_core::run::{RunKind, RunRecord, RunStatus};
-    use aware_core::runs::events::{EventPayload, RunEvent};
-    use aware_core::runs::store::{ChatRun, Place, RunLog};
+    use aware_domain::auth::{Principal, Role};
+    use aware_domain::events::{EventPayload, RunEvent};
+    use aware_domain::ids::{RunId, ThreadId, UserId};
+    use aware_domain::ports::Users;
+    use aware_domain::ports::run_log::{ChatRun, Place, RunLog};
+    use aware_domain::run::{RunKind, RunRecord, RunStatus};
 
     enum Engine {
         Sqlite,
@@ -597,11 +597,12 @@ mod tests {
     }
 
     async fn many_runs_writing(store: Store) {
-        use aware_core::ids::ToolCallId;
-        use aware_core::run::Usage;
-        use aware_core::runs::events::ToolPhase;
-        use aware_core::runs::model::Message;
-        use aware_core::runs::store::{SpanRecord, ToolCallRow};
+        use aware_domain::ids::ToolCallId;
+        use aware_domain::ports::model::Message;
+        use aware_domain::ports::run_log::SpanRecord;
+        use aware_domain::run::ToolCallRow;
+        use aware_domain::run::ToolPhase;
+        use aware_domain::run::Usage;
         let mut runs = Vec::new();
         for i in 0..24 {
             let record = RunRecord::new(UserId::local(), RunKind::Chat, format!("q{i}"), RunStatus::Running);
@@ -659,7 +660,7 @@ mod tests {
                         error: None,
                         usage,
                         final_text: answer.clone(),
-                        outcome: Some(aware_core::run::RunOutcome::Answered),
+                        outcome: Some(aware_domain::run::RunOutcome::Answered),
                         follow_ups: Vec::new(),
                     },
                     ..delta(&run, 2, "")

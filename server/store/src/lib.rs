@@ -2,7 +2,7 @@
 //! PostgreSQL (`storage.url`), with embedded migrations for each
 //! (`migrations/sqlite/`, `migrations/postgres/`). Only this crate knows SQL for the metadata
 //! store. Each port is written once for both engines (`db.rs`: the SQL they share, placeholders
-//! renumbered for PostgreSQL) and passes the same contracts (`aware_core::contract`, run by
+//! renumbered for PostgreSQL) and passes the same contracts (`aware_domain::contract`, run by
 //! `tests/contract.rs` on both).
 //!
 //! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs,
@@ -15,17 +15,17 @@
 //! while a server is running on the same data dir.
 
 use async_trait::async_trait;
-use aware_core::auth::{Principal, Role};
-use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
-use aware_core::ids::{ApiKeyId, DatasetId, UploadId, UserId};
-use aware_core::ids::{RunId, ThreadId};
-use aware_core::ports::{
+use aware_domain::auth::{Principal, Role};
+use aware_domain::dataset::{Dataset, DatasetFormat, DatasetStatus, IngestOutcome};
+use aware_domain::ids::{ApiKeyId, DatasetId, UploadId, UserId};
+use aware_domain::ids::{RunId, ThreadId};
+use aware_domain::ports::{
     ApiKey, ApiKeyGrant, AuditEntry, AuditLog, Catalog, DatasetUpdate, NewContent, NewDataset, RunStore, UploadSession,
     Uploads, User, Users,
 };
-use aware_core::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
-use aware_core::value::Column;
-use aware_core::{Error, ErrorCode, Result};
+use aware_domain::run::{Capsule, QueryMode, RunError, RunKind, RunRecord, RunStatus, Usage};
+use aware_domain::value::Column;
+use aware_domain::{Error, ErrorCode, Result};
 use chrono::{DateTime, Utc};
 use db::{Db, Row};
 use sqlx::postgres::PgPoolOptions;
@@ -337,7 +337,7 @@ fn from_json<T: for<'de> serde::Deserialize<'de>>(column: &str, raw: Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aware_core::auth::Source;
+    use aware_domain::auth::Source;
 
     async fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
@@ -380,7 +380,7 @@ mod tests {
             store.record(entry).await.unwrap();
         }
         let read = |action: &str| {
-            let filter = aware_core::ports::AuditFilter { action: Some(action.to_owned()), ..Default::default() };
+            let filter = aware_domain::ports::AuditFilter { action: Some(action.to_owned()), ..Default::default() };
             let store = &store;
             async move {
                 let found = store.entries(&filter, None, 10).await.unwrap();
@@ -392,7 +392,7 @@ mod tests {
         let newest = store.entries(&Default::default(), None, 2).await.unwrap();
         let older = store.entries(&Default::default(), Some(newest[1].id), 10).await.unwrap();
         assert_eq!(older.len(), 3, "below the page's last id: the rest");
-        let web = aware_core::ports::AuditFilter { source: Some(Source::Web), ..Default::default() };
+        let web = aware_domain::ports::AuditFilter { source: Some(Source::Web), ..Default::default() };
         assert_eq!(store.entries(&web, None, 10).await.unwrap().len(), 1);
     }
 

@@ -1,8 +1,8 @@
 //! The memory port on SQLite: each user's remembered facts.
 
 use super::*;
-use aware_core::ids::MemoryId;
-use aware_core::ports::{Memory, MemoryStore};
+use aware_domain::ids::MemoryId;
+use aware_domain::ports::{Memory, MemoryStore};
 
 fn memory_row(r: &Row) -> Result<Memory> {
     let corrupt = |what: &str| -> Error { StoreError::Corrupt(what.to_owned()).into() };

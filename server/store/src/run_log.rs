@@ -6,21 +6,23 @@ use super::group_commit::{self, EventRow, SpanWrite, ToolCallWrite, Write};
 use super::run_records::run_from_row;
 use super::{Placing, Store, StoreError, db, from_json, from_micros, json, micros};
 use async_trait::async_trait;
-use aware_core::Result;
-use aware_core::auth::Role;
-use aware_core::ids::{ApiKeyId, ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
-use aware_core::run::{RunError, RunOutcome, RunStatus, Usage};
-use aware_core::runs::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
-use aware_core::runs::grounding::Grounding;
-use aware_core::runs::model::Message;
-use aware_core::runs::store::{
+use aware_domain::Result;
+use aware_domain::auth::Role;
+use aware_domain::events::{Resolution, ResourceRef, RunEvent, Tier};
+use aware_domain::grounding::Grounding;
+use aware_domain::ids::{ApiKeyId, ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
+use aware_domain::ports::model::Message;
+use aware_domain::ports::run_log::{
     ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
-    ThreadCursor, ThreadState, ThreadSummary, TitleIf, ToolCallRow,
+    ThreadCursor, ThreadState, ThreadSummary, TitleIf,
 };
+use aware_domain::run::ToolCallRow;
+use aware_domain::run::ToolPhase;
+use aware_domain::run::{RunError, RunOutcome, RunStatus, Usage};
 use chrono::{DateTime, Utc};
 use std::str::FromStr;
 
-fn corrupt(what: &str) -> aware_core::Error {
+fn corrupt(what: &str) -> aware_domain::Error {
     StoreError::Corrupt(what.to_owned()).into()
 }
 

@@ -2,7 +2,7 @@
 //! usage.
 
 use super::*;
-use aware_core::run::{Feedback, Rating, RunOutcome};
+use aware_domain::run::{Feedback, Rating, RunOutcome};
 
 /// `SELECT <every run column> FROM runs <rest>`.
 macro_rules! select_runs {
@@ -205,7 +205,7 @@ impl RunStore for Store {
                 capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
             }
             capsule.error = run.error.clone();
-            capsule.tool_calls = aware_core::runs::store::RunLog::tool_calls(self, id).await?;
+            capsule.tool_calls = aware_domain::ports::run_log::RunLog::tool_calls(self, id).await?;
             let grounding: Option<String> = self
                 .db
                 .query("SELECT grounding_json FROM runs WHERE id = ?")

@@ -1,8 +1,8 @@
 //! The saved-queries port on SQLite: verified queries, names unique per owner (case-insensitive).
 
 use super::*;
-use aware_core::ids::SavedQueryId;
-use aware_core::ports::{SavedQueries, SavedQuery};
+use aware_domain::ids::SavedQueryId;
+use aware_domain::ports::{SavedQueries, SavedQuery};
 
 fn saved_query_row(r: &Row) -> Result<SavedQuery> {
     let corrupt = |what: &str| -> Error { StoreError::Corrupt(what.to_owned()).into() };

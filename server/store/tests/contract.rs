@@ -1,10 +1,10 @@
-//! The store passes the port contracts (`aware_core::contract`) on both engines: SQLite in a
+//! The store passes the port contracts (`aware_domain::contract`) on both engines: SQLite in a
 //! temporary data dir, and PostgreSQL in a cluster of its own (`aware-pgtest`), a fresh database
 //! per test.
 
-use aware_core::auth::{Principal, Role};
-use aware_core::ids::UserId;
-use aware_core::ports::Users;
+use aware_domain::auth::{Principal, Role};
+use aware_domain::ids::UserId;
+use aware_domain::ports::Users;
 use aware_pgtest::{Durability, PgCluster};
 use aware_store::Store;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -67,35 +67,35 @@ macro_rules! on_both_engines {
             async fn the_run_log_keeps_its_contract() {
                 let (_home, store) = store($engine).await;
                 assert_eq!(store.engine(), $engine);
-                aware_core::contract::run_log(&store).await;
+                aware_domain::contract::run_log(&store).await;
             }
 
             #[tokio::test]
             async fn the_catalog_and_uploads_keep_their_contracts() {
                 let (_home, store) = store($engine).await;
-                aware_core::contract::catalog(&store).await;
-                aware_core::contract::catalog_versions(&store).await;
-                aware_core::contract::uploads(&store).await;
+                aware_domain::contract::catalog(&store).await;
+                aware_domain::contract::catalog_versions(&store).await;
+                aware_domain::contract::uploads(&store).await;
             }
 
             #[tokio::test]
             async fn the_run_records_keep_their_contract() {
                 let (_home, store) = store($engine).await;
-                aware_core::contract::run_records(&store).await;
+                aware_domain::contract::run_records(&store).await;
             }
 
             #[tokio::test]
             async fn the_users_keep_their_contract() {
                 let (_home, store) = empty($engine).await;
-                aware_core::contract::users(&store).await;
+                aware_domain::contract::users(&store).await;
             }
 
             #[tokio::test]
             async fn conversations_memories_and_saved_queries_keep_their_contracts() {
                 let (_home, store) = store($engine).await;
-                aware_core::contract::conversations(&store).await;
-                aware_core::contract::memories(&store).await;
-                aware_core::contract::saved_queries(&store).await;
+                aware_domain::contract::conversations(&store).await;
+                aware_domain::contract::memories(&store).await;
+                aware_domain::contract::saved_queries(&store).await;
             }
         }
     )*};

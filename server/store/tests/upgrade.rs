@@ -2,8 +2,8 @@
 //! constraint in place) with foreign keys off, so the rows that hang off a run by `ON DELETE
 //! CASCADE` — its events, its confirmations — survive, and every foreign key still holds.
 
-use aware_core::ids::RunId;
-use aware_core::runs::store::RunLog;
+use aware_domain::ids::RunId;
+use aware_domain::ports::run_log::RunLog;
 use aware_store::Store;
 use sqlx::Row;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};

@@ -173,7 +173,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
                 _ => String::new(),
             },
             chart: match r {
-                Some(RichResult::Table { table, .. }) => aware_core::chart::chart_for(table).map(|c| chart(&c)),
+                Some(RichResult::Table { table, .. }) => aware_domain::chart::chart_for(table).map(|c| chart(&c)),
                 _ => None,
             },
             rich: r.as_ref().map(rich),
@@ -233,7 +233,7 @@ pub fn event(e: &RunEvent) -> pb::ServerEvent {
             edited_arguments_json: edited_arguments_json.clone(),
         }),
         EventPayload::ClarificationRequired { clarification_id, tool_call_id, question: q, expires_at } => {
-            use aware_core::runs::clarify::ClarificationKind;
+            use aware_domain::events::ClarificationKind;
             P::ClarificationRequired(pb::ClarificationRequired {
                 clarification_id: clarification_id.to_string(),
                 tool_call_id: tool_call_id.to_string(),

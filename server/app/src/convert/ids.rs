@@ -19,19 +19,19 @@ pub(super) fn micros_timestamp(us: i64) -> prost_types::Timestamp {
 }
 
 /// The run a request names on the Chat service: a malformed id names no run of the caller's.
-pub fn run_id_in(raw: &str) -> Result<aware_core::ids::RunId, aware_core::Error> {
-    aware_core::ids::RunId::parse(raw).ok_or_else(|| {
-        let said = aware_core::ids::bad_id(raw, "run", aware_core::ids::RunId::PREFIX);
+pub fn run_id_in(raw: &str) -> Result<aware_domain::ids::RunId, aware_core::Error> {
+    aware_domain::ids::RunId::parse(raw).ok_or_else(|| {
+        let said = aware_domain::ids::bad_id(raw, "run", aware_domain::ids::RunId::PREFIX);
         aware_core::Error::new(aware_core::ErrorCode::UnknownRun, said)
     })
 }
 
 /// The dataset a request names.
-pub fn dataset_id_in(raw: &str) -> Result<aware_core::ids::DatasetId, aware_core::Error> {
-    aware_core::ids::DatasetId::parse_field(raw, "dataset_id")
+pub fn dataset_id_in(raw: &str) -> Result<aware_domain::ids::DatasetId, aware_core::Error> {
+    aware_domain::ids::DatasetId::parse_field(raw, "dataset_id")
 }
 
 /// The confirmation a person answers.
-pub fn confirmation_id_in(raw: &str) -> Result<aware_core::ids::ConfirmationId, aware_core::Error> {
-    aware_core::ids::ConfirmationId::parse_field(raw, "confirmation_id")
+pub fn confirmation_id_in(raw: &str) -> Result<aware_domain::ids::ConfirmationId, aware_core::Error> {
+    aware_domain::ids::ConfirmationId::parse_field(raw, "confirmation_id")
 }

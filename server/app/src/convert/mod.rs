@@ -3,23 +3,27 @@
 //! ids a request names), `datasets.rs`, `query.rs`, `runs.rs`, `events.rs`, `admin.rs`; every
 //! function is reached as `convert::…`.
 
-use aware_core::auth::Role;
-use aware_core::dataset::{ColumnNote, ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
-use aware_core::files::{EntryKind, ImportReport, Listing};
-use aware_core::knowledge::{CitationCheck, CitationStatus, KnowledgeResults};
-use aware_core::ports::{ApiKey, SavedQuery, User};
-use aware_core::query_plan::{Aggregate, Expr, Filter, FilterOp, Operator, OrderBy, QueryPlan, SelectItem, TimeBucket};
-use aware_core::run::{
-    Capsule, DatasetVersion, Feedback, QueryMode, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage,
-};
-use aware_core::runs::events::{
-    EventPayload, Provenance, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolPhase, ToolRisk,
-};
-use aware_core::runs::store::{Confirmation, SessionGrant, SpanRecord};
 use aware_core::runs::{Answer, DEFAULT_GRANT, LONGEST_GRANT, Scope};
-use aware_core::search::{IndexState, IndexStatus, SearchHit, SearchResults};
-use aware_core::value::{Column, Table, Value, ValueKind};
 use aware_core::{Error, Result};
+use aware_domain::auth::Role;
+use aware_domain::dataset::DatasetVersion;
+use aware_domain::dataset::{ColumnNote, ColumnStatistics, Dataset, DatasetFormat, DatasetStatistics, DatasetStatus};
+use aware_domain::events::{
+    EventPayload, Provenance, Resolution, ResourceRef, RichResult, RunEvent, RunPhase, Tier, ToolRisk,
+};
+use aware_domain::files::{EntryKind, ImportReport, Listing};
+use aware_domain::knowledge::{CitationCheck, CitationStatus, KnowledgeResults};
+use aware_domain::ports::run_log::{Confirmation, SessionGrant, SpanRecord};
+use aware_domain::ports::{ApiKey, SavedQuery, User};
+use aware_domain::query_plan::{
+    Aggregate, Expr, Filter, FilterOp, Operator, OrderBy, QueryPlan, SelectItem, TimeBucket,
+};
+use aware_domain::run::ToolPhase;
+use aware_domain::run::{
+    Capsule, Feedback, QueryMode, Rating, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage,
+};
+use aware_domain::search::{IndexState, IndexStatus, SearchHit, SearchResults};
+use aware_domain::value::{Column, Table, Value, ValueKind};
 use aware_proto::v1 as pb;
 use chrono::{DateTime, Utc};
 

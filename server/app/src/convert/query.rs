@@ -149,8 +149,8 @@ pub fn plan_in(p: &pb::QueryPlan) -> Result<QueryPlan> {
     })
 }
 
-pub(super) fn chart(c: &aware_core::chart::Chart) -> pb::Chart {
-    use aware_core::chart::ChartKind;
+pub(super) fn chart(c: &aware_domain::chart::Chart) -> pb::Chart {
+    use aware_domain::chart::ChartKind;
     pb::Chart {
         kind: match c.kind {
             ChartKind::Bar => pb::ChartKind::Bar,
@@ -183,7 +183,7 @@ pub fn rerun(r: &aware_core::query::Rerun) -> pb::QueryRerun {
 }
 
 /// The numbers of an answer and their sources.
-pub fn grounded_numbers(numbers: &[aware_core::runs::grounding::NumberClaim]) -> Vec<pb::GroundedNumber> {
+pub fn grounded_numbers(numbers: &[aware_domain::grounding::NumberClaim]) -> Vec<pb::GroundedNumber> {
     numbers
         .iter()
         .map(|n| pb::GroundedNumber {

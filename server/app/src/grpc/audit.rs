@@ -4,7 +4,7 @@ use super::State;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::audit::{AuditQuery, list_entries};
-use aware_core::ports::StoredAuditEntry;
+use aware_domain::ports::StoredAuditEntry;
 use aware_proto::v1 as pb;
 use aware_proto::v1::audit_service_server::AuditService;
 use tonic::{Request, Response, Status};

@@ -3,8 +3,8 @@
 use super::State;
 use crate::convert;
 use crate::status::to_status;
-use aware_core::ids::MemoryId;
-use aware_core::ports::Memory;
+use aware_domain::ids::MemoryId;
+use aware_domain::ports::Memory;
 use aware_proto::v1 as pb;
 use aware_proto::v1::memory_service_server::MemoryService;
 use tonic::{Request, Response, Status};

@@ -13,8 +13,8 @@ pub mod threads;
 
 use crate::auth::Authenticator;
 use crate::config::Config;
-use aware_core::auth::Caller;
 use aware_core::runs::{RunEngine, Services};
+use aware_domain::auth::Caller;
 use std::sync::Arc;
 use tonic::Status;
 use tonic::metadata::MetadataMap;

@@ -4,9 +4,9 @@
 use super::State;
 use crate::convert;
 use crate::status::to_status;
-use aware_core::runs::events::Resolution;
-use aware_core::runs::store::ThreadSummary;
 use aware_core::runs::threads::Turn;
+use aware_domain::events::Resolution;
+use aware_domain::ports::run_log::ThreadSummary;
 use aware_proto::v1 as pb;
 use aware_proto::v1::threads_service_server::ThreadsService;
 use tonic::{Request, Response, Status};

@@ -19,8 +19,8 @@
 use super::follow::{Follow, Followed, Part, Waiting, approval_request, follow};
 use super::results::{Called, approval_key, complete, result_from_json, run_of};
 use crate::grpc::State;
-use aware_core::auth::Caller;
-use aware_core::ids::RunId;
+use aware_domain::auth::Caller;
+use aware_domain::ids::RunId;
 use rmcp::model::{CallToolResponse, ClientCapabilities, CreateTaskResult, InputRequiredResult, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};

@@ -1,11 +1,11 @@
 //! Datasets as MCP resources (`aware://datasets/{id}`: schema and statistics as JSON) and the
 //! seed questions as MCP prompts.
 
-use aware_core::auth::Caller;
-use aware_core::dataset::{Dataset, DatasetStatus};
-use aware_core::ids::DatasetId;
 use aware_core::runs::Services;
 use aware_core::{Error, ErrorCode};
+use aware_domain::auth::Caller;
+use aware_domain::dataset::{Dataset, DatasetStatus};
+use aware_domain::ids::DatasetId;
 use rmcp::ErrorData as McpError;
 use serde_json::{Map, Value, json};
 

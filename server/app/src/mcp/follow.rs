@@ -8,11 +8,11 @@
 //! run.
 
 use crate::grpc::State;
-use aware_core::auth::Caller;
-use aware_core::ids::{ConfirmationId, RunId};
-use aware_core::run::{RunError, RunStatus};
 use aware_core::runs::Delivery;
-use aware_core::runs::events::{EventPayload, Resolution, RichResult, Tier};
+use aware_domain::auth::Caller;
+use aware_domain::events::{EventPayload, Resolution, RichResult, Tier};
+use aware_domain::ids::{ConfirmationId, RunId};
+use aware_domain::run::{RunError, RunStatus};
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ProgressNotificationParam, ProgressToken};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
@@ -315,7 +315,7 @@ fn clarify(
     caller: Caller,
     ctx: RequestContext<RoleServer>,
     id: ConfirmationId,
-    question: &aware_core::runs::clarify::Clarification,
+    question: &aware_domain::events::Clarification,
 ) {
     let values: Vec<&str> = question.options.iter().map(|o| o.value.as_str()).collect();
     let labels: Vec<&str> = question.options.iter().map(|o| o.label.as_str()).collect();

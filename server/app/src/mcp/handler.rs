@@ -9,9 +9,9 @@ use super::follow::{Part, to_mcp};
 use super::results::{Called, result_from_json};
 use super::{catalog, tasks, tools};
 use crate::grpc::State;
-use aware_core::auth::Caller;
-use aware_core::ids::UserId;
 use aware_core::runs::{Admission, ClientToolCall, NewMessage, OnBusy};
+use aware_domain::auth::Caller;
+use aware_domain::ids::UserId;
 #[allow(deprecated)]
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, Extensions, GetPromptRequestParams, GetPromptResponse,

@@ -3,10 +3,10 @@
 //! and nobody shows it aware's table, so it gets the rows themselves: a bounded Markdown table
 //! with the row count and what was cut, beside the same result as `structuredContent`.
 
-use aware_core::dataset::{Dataset, DatasetStatistics};
-use aware_core::runs::events::RichResult;
 use aware_core::runs::model_view::summary::counted;
-use aware_core::value::{Table, Value, day};
+use aware_domain::dataset::{Dataset, DatasetStatistics};
+use aware_domain::events::RichResult;
+use aware_domain::value::{Table, Value, day};
 use std::fmt::Write as _;
 
 /// Rows a table shows in text (the rest are counted, and are in `structuredContent`).
@@ -197,7 +197,7 @@ fn json_block(rich: &RichResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aware_core::value::Column;
+    use aware_domain::value::Column;
 
     fn table(n: usize) -> Table {
         Table {

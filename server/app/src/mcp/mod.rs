@@ -31,7 +31,7 @@ mod tasks;
 mod tools;
 
 use crate::grpc::State;
-use aware_core::auth::Source;
+use aware_domain::auth::Source;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};

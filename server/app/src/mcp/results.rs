@@ -5,10 +5,10 @@
 use super::follow::{CallResult, Followed, to_mcp};
 use super::host_text;
 use crate::grpc::State;
-use aware_core::auth::Caller;
-use aware_core::ids::{ConfirmationId, RunId};
-use aware_core::run::{RunKind, RunRecord, RunStatus};
-use aware_core::runs::events::Resolution;
+use aware_domain::auth::Caller;
+use aware_domain::events::Resolution;
+use aware_domain::ids::{ConfirmationId, RunId};
+use aware_domain::run::{RunKind, RunRecord, RunStatus};
 use rmcp::ErrorData as McpError;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -105,9 +105,9 @@ fn tool_result(r: &CallResult, run_id: &RunId) -> Result<rmcp::model::CallToolRe
 
 /// The chart a result's table calls for (the one aware's clients draw), as a Vega-Lite v5 spec
 /// with its rows inline: a host that renders Vega-Lite shows it.
-fn chart_of(r: &CallResult) -> Option<aware_core::chart::Chart> {
-    if let aware_core::runs::events::RichResult::Table { table, .. } = r.rich.as_ref()? {
-        aware_core::chart::chart_for(table)
+fn chart_of(r: &CallResult) -> Option<aware_domain::chart::Chart> {
+    if let aware_domain::events::RichResult::Table { table, .. } = r.rich.as_ref()? {
+        aware_domain::chart::chart_for(table)
     } else {
         None
     }

@@ -14,8 +14,8 @@
 //! `initialize`s never pass a cap. A place not used (the request opened no session) is given
 //! back when it is dropped; a session's place when the session closes, however it closes.
 
-use aware_core::auth::Principal;
-use aware_core::ids::{ApiKeyId, UserId};
+use aware_domain::auth::Principal;
+use aware_domain::ids::{ApiKeyId, UserId};
 use futures::Stream;
 use rmcp::RoleServer;
 use rmcp::model::{

@@ -9,9 +9,9 @@
 use super::follow::{Follow, Followed, Part, answer_confirmation, approval_request, approved_in, follow, to_mcp};
 use super::results::{Called, POLL_MS, approval_key, approved_by_key, complete, result_from_json, run_of};
 use crate::grpc::State;
-use aware_core::auth::Caller;
-use aware_core::ids::{ConfirmationId, RunId};
-use aware_core::run::{RunRecord, RunStatus};
+use aware_domain::auth::Caller;
+use aware_domain::ids::{ConfirmationId, RunId};
+use aware_domain::run::{RunRecord, RunStatus};
 use rmcp::model::{ElicitResult, GetTaskResult, InputResponses, Task};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};

@@ -4,10 +4,10 @@
 //! `max_active_runs_per_user` unfinished runs per user — are kept by the store, so they hold
 //! across replicas (`engine.rs` applies them).
 
-use super::events::{Resolution, RunEvent, RunPhase};
-use super::fleet::Signal;
-use super::store::ChatRun;
-use crate::ids::{RunId, ThreadId};
+use aware_domain::events::{Resolution, RunEvent, RunPhase};
+use aware_domain::ids::{RunId, ThreadId};
+use aware_domain::ports::fleet::Signal;
+use aware_domain::ports::run_log::ChatRun;
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

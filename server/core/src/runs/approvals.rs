@@ -3,16 +3,16 @@
 //! against who the person is now and what the call was prepared to do — and the session grants
 //! ("allow for 5 minutes") that answer later STANDARD calls of the same class.
 
-use super::clarify::{chosen, is_clarification};
 use super::engine::{Answer, RunEngine, Scope};
-use super::events::{EventPayload, Resolution, Tier};
-use super::store::{Confirmation, SessionGrant};
 use super::tools::ToolContext;
-use crate::auth::{Caller, Source};
-use crate::ids::{ConfirmationId, GrantId, RunId};
+use super::tools::ask::{chosen, is_clarification};
 use crate::policy::{Policy, Refusal};
-use crate::ports::AuditEntry;
 use crate::{Error, ErrorCode, Result};
+use aware_domain::auth::{Caller, Source};
+use aware_domain::events::{EventPayload, Resolution, Tier};
+use aware_domain::ids::{ConfirmationId, GrantId, RunId};
+use aware_domain::ports::AuditEntry;
+use aware_domain::ports::run_log::{Confirmation, SessionGrant};
 use chrono::Utc;
 use std::time::Duration;
 
@@ -53,7 +53,7 @@ impl RunEngine {
             Some(choice) => Answer {
                 approved: true,
                 scope: Scope::Once,
-                edited_args: Some(super::clarify::answer(choice, remember)),
+                edited_args: Some(super::tools::ask::answer(choice, remember)),
             },
             None => Answer::once(false),
         };
@@ -252,7 +252,7 @@ impl RunEngine {
             "confirmation_id": grant.confirmation_id.as_str(),
             "expires_at": grant.expires_at.to_rfc3339(),
         }));
-        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
     /// The caller's session grants in force, soonest to expire first. A grant whose tool the

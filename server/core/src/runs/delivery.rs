@@ -9,11 +9,11 @@
 //! each append announced for the run, or a second without one, reads the log after the last
 //! event delivered — so a lost signal delays an event, never loses or repeats one.
 
-use super::events::RunEvent;
-use super::fleet::Signal;
-use super::store::RunLog;
-use crate::ids::RunId;
 use crate::{Error, ErrorCode, Result};
+use aware_domain::events::RunEvent;
+use aware_domain::ids::RunId;
+use aware_domain::ports::fleet::Signal;
+use aware_domain::ports::run_log::RunLog;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;

@@ -10,18 +10,18 @@ use super::client_call::ClientToolCall;
 use super::config::EngineConfig;
 use super::delivery::{Subscription, Tail};
 use super::driver::{self, Deps};
-use super::events::{Resolution, RunEvent, RunPhase};
-use super::fleet::{Fleet, Signal};
-use super::model::LanguageModel;
 use super::services::Services;
-use super::store::{ChatRun, Claim, Created, Place, RunLog, Snapshot, ThreadState, TitleIf};
 use super::tools::ToolName;
-use crate::auth::Caller;
-use crate::ids::{MAX_THREAD_NAME, RunId, ThreadId};
 use crate::memory::{Explicit, explicit_request};
 use crate::policy::Policy;
-use crate::run::{RunKind, RunRecord, RunStatus};
 use crate::{Error, ErrorCode, Result};
+use aware_domain::auth::Caller;
+use aware_domain::events::{Resolution, RunEvent, RunPhase};
+use aware_domain::ids::{MAX_THREAD_NAME, RunId, ThreadId};
+use aware_domain::ports::fleet::{Fleet, Signal};
+use aware_domain::ports::model::LanguageModel;
+use aware_domain::ports::run_log::{ChatRun, Claim, Created, Place, RunLog, Snapshot, ThreadState, TitleIf};
+use aware_domain::run::{RunKind, RunRecord, RunStatus};
 use chrono::Utc;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -643,7 +643,11 @@ impl RunEngine {
     }
 
     /// The spans of a run.
-    pub async fn trace(&self, caller: &Caller, run_id: &RunId) -> Result<Vec<super::store::SpanRecord>> {
+    pub async fn trace(
+        &self,
+        caller: &Caller,
+        run_id: &RunId,
+    ) -> Result<Vec<aware_domain::ports::run_log::SpanRecord>> {
         let run = self.owned_run(caller, run_id).await?;
         self.deps.log.spans(&run.record.id).await
     }

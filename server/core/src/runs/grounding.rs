@@ -6,56 +6,10 @@
 //! dropped in words ("fell by 5%"). It understands digits only: numbers in words ("three") and
 //! numbers inside identifiers (`q1`, `price_2024`), code spans, list markers and ordinals ("3rd")
 //! are not claims it checks. An answer with ungrounded numbers is flagged, never failed.
-
-use super::events::RichResult;
-use crate::value::{Table, Value};
-use serde::{Deserialize, Serialize};
+use aware_domain::events::RichResult;
+use aware_domain::grounding::{Grounding, NumberClaim, NumberSource};
+use aware_domain::value::{Table, Value};
 use serde_json::Value as Json;
-
-/// Where a number in an answer came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NumberSource {
-    /// The seq of the `ToolResult` event in the run's log; 0 for the question.
-    pub seq: u64,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tool_call_id: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub tool_name: String,
-    /// Where in it, for people: "row 3, avg_price", "sum of amount", "the summary you were
-    /// given", "the question".
-    pub location: String,
-    /// The source's value as it is stored (a cell's full precision).
-    pub value: String,
-}
-
-/// One number of an answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NumberClaim {
-    /// As written, e.g. `1,234.5`, `35%`, `2.1M`.
-    pub text: String,
-    /// What it says, scale and percent applied (`35%` → 35, `2.1M` → 2,100,000).
-    pub value: f64,
-    /// Its place in the answer, in characters (Unicode scalar values), end exclusive.
-    pub start: u32,
-    pub end: u32,
-    /// `None`: ungrounded — no tool result of the run holds it.
-    pub source: Option<NumberSource>,
-}
-
-/// The numbers of a run's answer and their sources.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Grounding {
-    pub numbers: Vec<NumberClaim>,
-    /// When the run retrieved passages of documents: the check of the answer's citations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub citations: Option<crate::knowledge::CitationCheck>,
-}
-
-impl Grounding {
-    pub fn ungrounded(&self) -> usize {
-        self.numbers.iter().filter(|n| n.source.is_none()).count()
-    }
-}
 
 /// A tool result of the run, as the log holds it.
 pub struct Evidence<'a> {
@@ -343,7 +297,7 @@ fn json_candidates(json: &Json, path: &str, push: &mut dyn FnMut(u8, f64, String
 
 fn date_of(v: &Value) -> Option<chrono::NaiveDate> {
     match v {
-        Value::Date(days) => crate::value::day(*days),
+        Value::Date(days) => aware_domain::value::day(*days),
         Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us).map(|t| t.date_naive()),
         Value::Null
         | Value::Bool(_)
@@ -538,7 +492,7 @@ fn code_spans(chars: &[char]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::{Column, ValueKind};
+    use aware_domain::value::{Column, ValueKind};
 
     fn day() -> chrono::NaiveDate {
         chrono::NaiveDate::from_ymd_opt(2026, 11, 24).unwrap()

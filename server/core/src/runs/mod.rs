@@ -1,25 +1,21 @@
 //! Runs of the agent: the engine (admission, fan-out, cancel, recovery, and the replicas sharing a
-//! store: `fleet.rs`), approvals (`approvals.rs`: confirmations, questions back, grants), the
-//! per-run driver (the agent loop), the event model, the model and tool ports, and the storage
-//! port. The models themselves live elsewhere: the
-//! offline planner in `aware-planner`, the network providers and the scripted model in `aware-llm`.
+//! store), approvals (`approvals.rs`: confirmations, questions back, grants), the per-run driver
+//! (the agent loop), what the model sees (`model_view/`) and the tools it calls (`tools/`). The
+//! events, the run log and the language-model port are data and ports of `aware-domain`; the
+//! models themselves live elsewhere: the offline planner in `aware-planner`, the network providers
+//! and the scripted model in `aware-llm`.
 
 mod admission;
 mod approvals;
-pub mod clarify;
 pub mod client_call;
 mod config;
 pub mod delivery;
 mod driver;
 pub mod engine;
-pub mod events;
-pub mod fleet;
 pub mod grounding;
-pub mod model;
 pub mod model_view;
 pub mod router;
 pub mod services;
-pub mod store;
 pub mod threads;
 mod titles;
 pub mod tool_links;

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Lower-case words of a text (letters and digits), as the router reads a message.
-pub use crate::text::words;
+pub use aware_domain::text::words;
 
 /// What a message asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

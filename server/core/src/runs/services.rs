@@ -2,14 +2,14 @@
 //! app and handed to every run.
 
 use crate::admin::AdminService;
-use crate::auth::DeploymentMode;
 use crate::curation::CurationService;
 use crate::datasets::DatasetService;
 use crate::files::FileService;
 use crate::history::RunHistory;
 use crate::memory::MemoryService;
-use crate::ports::{AuditLog, QuestionSuggester};
 use crate::query::QueryService;
+use aware_domain::auth::DeploymentMode;
+use aware_domain::ports::{AuditLog, QuestionSuggester};
 use std::sync::Arc;
 
 /// Facts about this server for `get_system_status`.

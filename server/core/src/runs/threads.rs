@@ -7,15 +7,15 @@
 //! (unless someone renamed it first).
 
 use super::engine::RunEngine;
-use super::events::{EventPayload, Resolution};
-use super::model::{Message, ModelRequest, RunContext};
-use super::store::{ThreadCursor, ThreadSummary, TitleIf};
 use super::titles::title_from;
-use crate::auth::{Caller, Capability};
-use crate::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId};
-use crate::ports::AuditEntry;
-use crate::run::{RunKind, RunRecord};
 use crate::{Error, ErrorCode, Result};
+use aware_domain::auth::{Caller, Capability};
+use aware_domain::events::{EventPayload, Resolution};
+use aware_domain::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId};
+use aware_domain::ports::AuditEntry;
+use aware_domain::ports::model::{Message, ModelRequest, RunContext};
+use aware_domain::ports::run_log::{ThreadCursor, ThreadSummary, TitleIf};
+use aware_domain::run::{RunKind, RunRecord};
 use chrono::DateTime;
 use std::collections::HashMap;
 
@@ -92,9 +92,9 @@ pub struct Turn {
     /// The facts this turn saved to memory.
     pub memories_saved: Vec<String>,
     /// The numbers of its answer and where each came from.
-    pub grounding: Vec<super::grounding::NumberClaim>,
+    pub grounding: Vec<aware_domain::grounding::NumberClaim>,
     /// When it retrieved passages of documents: whether its answer cites them.
-    pub citations: Option<crate::knowledge::CitationCheck>,
+    pub citations: Option<aware_domain::knowledge::CitationCheck>,
 }
 
 fn cursor_token(t: &ThreadSummary) -> String {
@@ -282,12 +282,12 @@ impl RunEngine {
 
     async fn audit(&self, caller: &Caller, action: &str, thread: &ThreadId, details: serde_json::Value) {
         let entry = AuditEntry::by(caller, action, "thread", thread.name()).details(details);
-        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 }
 
 /// A run as a turn: its results and confirmations read from its log.
-fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
+fn turn(run: RunRecord, events: Vec<aware_domain::events::RunEvent>) -> Turn {
     let mut results = Vec::new();
     let mut confirmations: Vec<TurnConfirmation> = Vec::new();
     let mut memories_saved = Vec::new();
@@ -355,7 +355,7 @@ fn turn(run: RunRecord, events: Vec<super::events::RunEvent>) -> Turn {
                 if let Some(c) = confirmations.iter_mut().find(|c| c.confirmation_id == clarification_id) {
                     c.resolution = resolution;
                     if !choice.is_empty() {
-                        c.edited_arguments_json = super::clarify::answer(&choice, remembered).to_string();
+                        c.edited_arguments_json = super::tools::ask::answer(&choice, remembered).to_string();
                     }
                 }
             }

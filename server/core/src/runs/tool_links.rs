@@ -7,7 +7,7 @@
 
 use crate::Result;
 use crate::runs::tools::Tool;
-use crate::search::Embedder;
+use aware_domain::ports::search_index::Embedder;
 use std::sync::Arc;
 
 /// The embedding model [`LINK`] was measured with: with another one (a remote embedder), no

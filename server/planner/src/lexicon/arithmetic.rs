@@ -7,8 +7,8 @@
 use super::derived::Formula;
 use super::{Class, ColumnInfo, Entry, Lexicon, Meaning, Source};
 use crate::text::tokenize;
-use aware_core::query_plan::Operator;
-use aware_core::value::ValueKind;
+use aware_domain::query_plan::Operator;
+use aware_domain::value::ValueKind;
 
 /// Adds to `lex` the measures `question` computes from its columns.
 pub(super) fn add(lex: &mut Lexicon, question: &str) {

@@ -5,8 +5,8 @@
 
 use super::{Class, ColumnInfo, Entry, Lexicon, Meaning, Source, Unit};
 use crate::text::words_of;
-use aware_core::query_plan::{Expr, Operator};
-use aware_core::value::ValueKind;
+use aware_domain::query_plan::{Expr, Operator};
+use aware_domain::value::ValueKind;
 
 /// A computed value over a dataset's columns (by index).
 #[derive(Clone, Debug, PartialEq)]
@@ -59,8 +59,8 @@ impl Formula {
             Self::Op(op, a, b) => Expr::op(*op, a.expr(columns), b.expr(columns)),
             Self::Totals(a, b) => Expr::op(
                 Operator::Div,
-                Expr::aggregate(aware_core::query_plan::Aggregate::Sum, Some(a.expr(columns))),
-                Expr::aggregate(aware_core::query_plan::Aggregate::Sum, Some(b.expr(columns))),
+                Expr::aggregate(aware_domain::query_plan::Aggregate::Sum, Some(a.expr(columns))),
+                Expr::aggregate(aware_domain::query_plan::Aggregate::Sum, Some(b.expr(columns))),
             ),
         }
     }

@@ -6,8 +6,8 @@ use super::words::*;
 use super::{Choice, Cond, Lit, Reader, Unread, shape};
 use crate::lexicon::{Class, Meaning};
 use crate::text::stem;
-use aware_core::query_plan::FilterOp;
-use aware_core::runs::clarify::ClarificationKind;
+use aware_domain::events::ClarificationKind;
+use aware_domain::query_plan::FilterOp;
 use chrono::{Datelike, Duration, NaiveDate};
 
 impl Reader<'_> {
@@ -369,7 +369,7 @@ impl Reader<'_> {
             if let Some(sp) = self.span_covering(i - 1).cloned()
                 && sp.end == i
                 && let Meaning::Column(c) = sp.meaning
-                && lex.columns[c].kind == aware_core::value::ValueKind::Int
+                && lex.columns[c].kind == aware_domain::value::ValueKind::Int
                 && matches!(lex.columns[c].class, Class::Count | Class::Number)
                 && !self.used[sp.start]
             {
@@ -627,8 +627,8 @@ impl Reader<'_> {
 
     /// A trend's periods: the one named, with the one it is compared to (named after it, else the
     /// one just before), as one range grouped by the period's unit.
-    pub(super) fn trend_periods(&mut self, cond: Cond) -> (Cond, aware_core::query_plan::TimeBucket) {
-        use aware_core::query_plan::TimeBucket;
+    pub(super) fn trend_periods(&mut self, cond: Cond) -> (Cond, aware_domain::query_plan::TimeBucket) {
+        use aware_domain::query_plan::TimeBucket;
         let (Some(Lit::Date(from)), Some(Lit::Date(to))) = (cond.values.first().cloned(), cond.values.get(1).cloned())
         else {
             return (cond, TimeBucket::Month);

@@ -6,7 +6,7 @@
 use super::shape::{Rank, additive};
 use super::words::FUNCTION_WORDS;
 use super::{Ask, Cond, GroupOrder, Measure, Reader, Reading, Tally, Unread, agg_word, groupable};
-use aware_core::query_plan::{Aggregate, TimeBucket};
+use aware_domain::query_plan::{Aggregate, TimeBucket};
 
 /// What the follow-up itself said, as the reader found it.
 pub(super) struct Said {

@@ -2,7 +2,7 @@
 
 use super::{Ask, Measure, Tally};
 use crate::lexicon::{Class, Lexicon, Meaning, plural};
-use aware_core::query_plan::Aggregate;
+use aware_domain::query_plan::Aggregate;
 
 pub fn agg_word(agg: Aggregate) -> &'static str {
     match agg {
@@ -68,7 +68,7 @@ pub(super) fn describe_ask(lex: &Lexicon, ask: &Ask) -> String {
         Ask::Tally(Tally::Distinct(c)) => format!("how many different {} there are", plural(&lex.columns[*c].label)),
         Ask::Tally(Tally::Aggregate(a, m)) => format!("the {} {}", agg_word(*a), lex.columns[m.column].label),
         Ask::Tally(Tally::PerRow(m)) => {
-            format!("the {} per {}", lex.columns[m.column].label, crate::answer::singular(&lex.entity))
+            format!("the {} per {}", lex.columns[m.column].label, crate::text::singular(&lex.entity))
         }
         Ask::Tally(Tally::Share(_)) => "a share".to_owned(),
         Ask::Rows(_) => format!("a list of {}", lex.entity),

@@ -15,13 +15,16 @@ mod plan;
 mod shape;
 mod words;
 
+#[cfg(test)]
+mod tests;
+
 pub use messages::{agg_word, or_list};
 pub use plan::{alias_for, count_alias, plan_json, ratio_alias, value_alias};
 
 use crate::lexicon::{Class, Form, Lexicon, Meaning, Source, plural_stem};
 use crate::text::{Token, stem, tokenize};
-use aware_core::query_plan::{Aggregate, FilterOp, TimeBucket};
-use aware_core::runs::clarify::ClarificationKind;
+use aware_domain::events::ClarificationKind;
+use aware_domain::query_plan::{Aggregate, FilterOp, TimeBucket};
 use chrono::NaiveDate;
 use messages::{describe_ask, describe_meaning, example_columns, not_understood, numeric_columns};
 use shape::Rank;
@@ -868,7 +871,7 @@ impl<'a> Reader<'a> {
                 && !self.used[i]
                 && matches!(self.span_at(i + 1).map(|s| &s.meaning), Some(Meaning::Column(c))
                     if lex.columns[*c].is_numeric()
-                        && lex.columns[*c].kind == aware_core::value::ValueKind::Int
+                        && lex.columns[*c].kind == aware_domain::value::ValueKind::Int
                         && lex.columns[*c].class != Class::Id
                         && shape::additive(lex, *c))
         });
@@ -907,7 +910,7 @@ impl<'a> Reader<'a> {
                 && let Some(sp) = self.span_at(self.next_content(i + 1))
                 && sp.meaning == Meaning::Entity
                 && is_people(self.word(sp.start))
-                && !is_people(&crate::answer::singular(&lex.entity))
+                && !is_people(&crate::text::singular(&lex.entity))
                 // (`student_id` tells students apart.)
                 && !lex.columns.iter().any(|c| {
                     c.class == Class::Id
@@ -920,7 +923,7 @@ impl<'a> Reader<'a> {
                     lex.dataset.table_name,
                     said.join(" "),
                     said.join(" "),
-                    crate::answer::singular(&lex.entity)
+                    crate::text::singular(&lex.entity)
                 )));
             }
             self.take_word(w);
@@ -1047,7 +1050,7 @@ impl<'a> Reader<'a> {
             // "net consumption (consumption minus solar)".
             if matches!(
                 &lex.columns[m.column].formula,
-                Some(crate::lexicon::Formula::Op(aware_core::query_plan::Operator::Sub, ..))
+                Some(crate::lexicon::Formula::Op(aware_domain::query_plan::Operator::Sub, ..))
             ) {
                 self.take_word("net");
                 // "net grid consumption": what was drawn from the grid.
@@ -1539,7 +1542,7 @@ pub(crate) fn name_of(lex: &Lexicon, key: usize) -> Option<usize> {
     let names: Vec<usize> = (0..lex.columns.len())
         .filter(|&c| {
             let ws = crate::text::words_of(&lex.columns[c].name);
-            lex.columns[c].kind == aware_core::value::ValueKind::String
+            lex.columns[c].kind == aware_domain::value::ValueKind::String
                 && ws.last().is_some_and(|w| w == "name")
                 && ws[..ws.len() - 1].iter().all(|w| thing.contains(w))
         })

@@ -6,7 +6,7 @@
 
 use super::words::month_number;
 use super::{Reader, Unread};
-use aware_core::query_plan::FilterOp;
+use aware_domain::query_plan::FilterOp;
 use chrono::{Datelike, NaiveDate};
 
 /// A period read from the question: tokens `start..end`, the dates `[from, to)`, how to say it.

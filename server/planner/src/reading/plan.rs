@@ -2,7 +2,7 @@
 
 use super::{Ask, Cond, GroupOrder, Lit, Measure, Reading, Tally};
 use crate::lexicon::Lexicon;
-use aware_core::query_plan::{Aggregate, Expr, FilterOp, Operator};
+use aware_domain::query_plan::{Aggregate, Expr, FilterOp, Operator};
 use serde_json::{Value, json};
 
 /// The reading as a QueryPlan (the arguments of `execute_query_plan`).
@@ -142,7 +142,7 @@ pub fn value_alias(lex: &Lexicon, tally: &Tally) -> String {
         Tally::Distinct(c) => clean_alias(&format!("distinct_{}", lex.columns[*c].name)),
         Tally::Aggregate(agg, m) => alias_for(lex, *agg, m),
         Tally::PerRow(m) => {
-            clean_alias(&format!("{}_per_{}", lex.columns[m.column].name, crate::answer::singular(&lex.entity)))
+            clean_alias(&format!("{}_per_{}", lex.columns[m.column].name, crate::text::singular(&lex.entity)))
         }
         Tally::Share(_) => "share".to_owned(),
     }

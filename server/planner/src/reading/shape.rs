@@ -4,7 +4,7 @@ use super::messages::{measure_name, or_list};
 use super::words::*;
 use super::{Measure, Reader, Unread, groupable};
 use crate::lexicon::{Class, Lexicon, Meaning};
-use aware_core::query_plan::{Aggregate, TimeBucket};
+use aware_domain::query_plan::{Aggregate, TimeBucket};
 
 /// What the ranking words point at.
 #[derive(Clone, Debug, PartialEq)]
@@ -525,7 +525,7 @@ impl Reader<'_> {
                         || lex.columns[c].is_date()
                         || lex.columns[c].class == Class::Id
                         || (w != "per"
-                            && lex.columns[c].kind == aware_core::value::ValueKind::Int
+                            && lex.columns[c].kind == aware_domain::value::ValueKind::Int
                             && lex.columns[c].formula.is_none()) =>
                 {
                     self.mark(i, i + cue_len);
@@ -559,7 +559,7 @@ pub(super) fn additive(lex: &Lexicon, c: usize) -> bool {
     match &col.formula {
         // A difference or sum of amounts is an amount ("consumption minus solar").
         Some(crate::lexicon::Formula::Op(
-            aware_core::query_plan::Operator::Add | aware_core::query_plan::Operator::Sub,
+            aware_domain::query_plan::Operator::Add | aware_domain::query_plan::Operator::Sub,
             a,
             b,
         )) => {
@@ -628,7 +628,7 @@ fn sold_verb(word: &str) -> bool {
 pub(super) fn sale_values(lex: &Lexicon) -> Vec<usize> {
     let money: Vec<usize> = lex.of_class(Class::Money).into_iter().filter(|&c| additive(lex, c)).collect();
     // "the biggest claims": the amount of a claim (`ClaimAmount`, not `ApprovedAmount`).
-    let thing = crate::text::stem(&crate::answer::singular(&lex.entity));
+    let thing = crate::text::stem(&crate::text::singular(&lex.entity));
     let named: Vec<usize> = money
         .iter()
         .copied()

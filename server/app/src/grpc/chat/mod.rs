@@ -14,11 +14,11 @@ use super::State;
 use crate::config::AuthMode;
 use crate::convert;
 use crate::status::to_status;
-use aware_core::ids::ThreadId;
-use aware_core::runs::store::{Snapshot, SnapshotDataset};
 use aware_core::runs::tools::Gate;
 use aware_core::runs::{Admission, NewMessage, OnBusy};
 use aware_core::{Error, ErrorCode};
+use aware_domain::ids::ThreadId;
+use aware_domain::ports::run_log::{Snapshot, SnapshotDataset};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_server::ChatService;
 use envelopes::{forward, goodbye, heartbeat, resume_rejected, stopped, stream_run_response, subscribe};
@@ -236,7 +236,7 @@ impl ChatService for Chat {
     ) -> Result<Response<pb::RevokeGrantResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let raw = request.into_inner().grant_id;
-        let id = aware_core::ids::GrantId::parse_field(&raw, "grant_id").map_err(to_status)?;
+        let id = aware_domain::ids::GrantId::parse_field(&raw, "grant_id").map_err(to_status)?;
         self.state.runs.revoke_grant(&caller, &id).await.map_err(to_status)?;
         Ok(Response::new(pb::RevokeGrantResponse {}))
     }

@@ -7,10 +7,10 @@ use super::envelopes::{
 use super::{PROTOCOL_VERSION, message_in, snapshot_in};
 use crate::convert;
 use crate::grpc::State;
-use aware_core::auth::Caller;
-use aware_core::ids::RunId;
 use aware_core::runs::{Admission, Subscription};
 use aware_core::{Error, ErrorCode};
+use aware_domain::auth::Caller;
+use aware_domain::ids::RunId;
 use aware_proto::v1 as pb;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -148,7 +148,7 @@ impl Session {
         }
     }
 
-    async fn cancel(&self, run_id: &str) -> aware_core::Result<aware_core::run::RunStatus> {
+    async fn cancel(&self, run_id: &str) -> aware_core::Result<aware_domain::run::RunStatus> {
         self.state.runs.cancel(&self.caller, &convert::run_id_in(run_id)?).await
     }
 

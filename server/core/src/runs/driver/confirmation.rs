@@ -7,15 +7,17 @@
 
 use super::tool_step::{Outcome, ToolStep};
 use super::{Approval, Driver, Stop};
-use crate::ids::ConfirmationId;
-use crate::ports::AuditEntry;
-use crate::run::RunStatus;
-use crate::runs::clarify::{Clarification, chosen, is_clarification};
-use crate::runs::events::{EventPayload, Resolution, RunPhase, Tier, ToolPhase};
-use crate::runs::model::ToolCallRequest;
 use crate::runs::model_view::outcomes;
-use crate::runs::store::{Confirmation, SessionGrant};
+use crate::runs::tools::ask::{chosen, is_clarification};
 use crate::runs::tools::{BOUND_VERSION, Prepared, Tool, grant_class_for};
+use aware_domain::events::Clarification;
+use aware_domain::events::{EventPayload, Resolution, RunPhase, Tier};
+use aware_domain::ids::ConfirmationId;
+use aware_domain::ports::AuditEntry;
+use aware_domain::ports::model::ToolCallRequest;
+use aware_domain::ports::run_log::{Confirmation, SessionGrant};
+use aware_domain::run::RunStatus;
+use aware_domain::run::ToolPhase;
 use chrono::Utc;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -138,7 +140,7 @@ impl Driver {
                 "resource_class": grant.resource_class,
             }),
         };
-        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
     /// Emits the confirmation (once) and waits for a person, the expiry or a cancel. Returns the

@@ -5,12 +5,14 @@ use super::tool_step::Outcome;
 use super::{Driver, Stop};
 use crate::ErrorCode;
 use crate::Result;
-use crate::knowledge;
-use crate::run::{RunError, RunOutcome, RunStatus};
-use crate::runs::events::{EventPayload, Resolution, RunEvent, ToolPhase};
-use crate::runs::grounding::{self, Evidence, Grounding};
-use crate::runs::model::Message;
+use crate::runs::grounding::{self, Evidence};
 use crate::runs::model_view::outcomes::{CANCELLED, NOT_RUN};
+use aware_domain::events::{EventPayload, Resolution, RunEvent};
+use aware_domain::grounding::Grounding;
+use aware_domain::knowledge;
+use aware_domain::ports::model::Message;
+use aware_domain::run::ToolPhase;
+use aware_domain::run::{RunError, RunOutcome, RunStatus};
 
 impl Driver {
     /// Ends the run: every open tool call gets a result, then the one `RunCompleted`.

@@ -10,18 +10,19 @@
 use super::admission::Live;
 use super::client_call::ClientToolCall;
 use super::config::EngineConfig;
-use super::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolListing, ToolPhase};
-use super::fleet::{Fleet, Signal};
-use super::model::{LanguageModel, Message, RunContext, ToolCallRequest};
 use super::router::{Route, route};
 use super::services::Services;
-use super::store::{ChatRun, Lease, RunLog, SpanRecord};
 use super::tools::ToolContext;
-use crate::auth::{Caller, Principal, Source};
-use crate::ids::{RunId, ThreadId, ToolCallId};
 use crate::policy::Policy;
-use crate::run::{RunKind, RunStatus, Usage};
 use crate::{Error, Result};
+use aware_domain::auth::{Caller, Principal, Source};
+use aware_domain::events::{EventPayload, Resolution, RichResult, RunEvent, RunPhase, ToolListing};
+use aware_domain::ids::{RunId, ThreadId, ToolCallId};
+use aware_domain::ports::fleet::{Fleet, Signal};
+use aware_domain::ports::model::{LanguageModel, Message, RunContext, ToolCallRequest};
+use aware_domain::ports::run_log::{ChatRun, Lease, RunLog, SpanRecord};
+use aware_domain::run::ToolPhase;
+use aware_domain::run::{RunKind, RunStatus, Usage};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -38,7 +39,7 @@ mod tool_step;
 /// How a person approved a call: with narrowed arguments, or through a session grant.
 struct Approval {
     edited: Option<serde_json::Value>,
-    grant: Option<crate::ids::GrantId>,
+    grant: Option<aware_domain::ids::GrantId>,
 }
 
 /// Why the loop stopped early.
@@ -107,7 +108,7 @@ struct Driver {
     /// The publisher of text deltas queued without waiting (started by the first).
     text_stream: Option<text_stream::TextStream>,
     /// What the last model turn said its text is (an answer, a question back, …), if it said.
-    stance: Option<crate::run::RunOutcome>,
+    stance: Option<aware_domain::run::RunOutcome>,
     /// The questions the last model turn offers next.
     follow_ups: Vec<String>,
     /// How the run's last question to a person was resolved, and whether it was a question back

@@ -8,12 +8,13 @@
 
 use super::Driver;
 use crate::Result;
-use crate::ids::MemoryId;
 use crate::memory::{Explicit, explicit_request};
-use crate::run::RunStatus;
-use crate::runs::events::{EventPayload, ToolPhase};
-use crate::runs::model::Message;
 use crate::runs::tools::ToolName;
+use aware_domain::events::EventPayload;
+use aware_domain::ids::MemoryId;
+use aware_domain::ports::model::Message;
+use aware_domain::run::RunStatus;
+use aware_domain::run::ToolPhase;
 
 impl Driver {
     pub(super) async fn post_hooks(&mut self, status: RunStatus) -> Result<()> {

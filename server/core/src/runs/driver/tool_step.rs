@@ -9,14 +9,15 @@
 use super::{Driver, Stop};
 use crate::Result;
 use crate::policy::{Policy, Refusal};
-use crate::ports::AuditEntry;
-use crate::run::RunError;
-use crate::runs::events::{EventPayload, Provenance, RichResult, Tier, ToolPhase, ToolRisk};
-use crate::runs::model::{Message, ToolCallRequest};
 use crate::runs::model_view::outcomes;
-use crate::runs::store::ToolCallRow;
 use crate::runs::tools::{Prepared, Tool, ToolContext};
 use crate::{Error, ErrorCode};
+use aware_domain::events::{EventPayload, Provenance, RichResult, Tier, ToolRisk};
+use aware_domain::ports::AuditEntry;
+use aware_domain::ports::model::{Message, ToolCallRequest};
+use aware_domain::run::RunError;
+use aware_domain::run::ToolCallRow;
+use aware_domain::run::ToolPhase;
 use chrono::Utc;
 use std::sync::Arc;
 
@@ -217,7 +218,7 @@ impl Driver {
         let intent = self.row(call, ToolPhase::Running);
         self.deps.log.record_tool_intent(&intent).await?;
         self.recorded.insert(call.id.clone());
-        self.set_phase(crate::runs::events::RunPhase::ExecutingTool, None);
+        self.set_phase(aware_domain::events::RunPhase::ExecutingTool, None);
         self.emit(EventPayload::ToolStatus {
             tool_call_id: call.id.clone(),
             phase: ToolPhase::Running,
@@ -309,7 +310,7 @@ impl Driver {
                 details
             },
         };
-        crate::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
+        aware_domain::ports::record_or_log(self.deps.services.audit.as_ref(), entry).await;
     }
 
     /// Records a tool's final result everywhere: the row, the events, the transcript.
@@ -317,7 +318,7 @@ impl Driver {
         let Outcome { phase, mut summary, error, rich, duration_ms, .. } = outcome;
         // (A question back's answer is its result's own text.)
         if let Some(edited) = self.approvals.get(&call.id).and_then(|a| a.edited.as_ref())
-            && !crate::runs::clarify::is_clarification(&call.name)
+            && !crate::runs::tools::ask::is_clarification(&call.name)
         {
             // The model learns the person narrowed its call, and to what.
             summary = outcomes::approved_with_edits(edited, &summary);

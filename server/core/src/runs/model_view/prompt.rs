@@ -8,7 +8,7 @@
 //! model is told about, not an instruction it is given (and a destructive tool still waits for a
 //! person's approval).
 
-use crate::runs::model::RunContext;
+use aware_domain::ports::model::RunContext;
 
 /// What the model is told when it routes (`agent.router = "llm"`): the taxonomy and the one JSON
 /// object it must answer with.
@@ -164,9 +164,9 @@ pub fn system_prompt(context: &RunContext) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{Dataset, DatasetFormat, DatasetStatus};
-    use crate::ids::{DatasetId, UserId};
-    use crate::value::Column;
+    use aware_domain::dataset::{Dataset, DatasetFormat, DatasetStatus};
+    use aware_domain::ids::{DatasetId, UserId};
+    use aware_domain::value::Column;
 
     fn dataset(name: &str, column: &str) -> Dataset {
         Dataset {
@@ -213,8 +213,8 @@ mod tests {
             datasets: datasets.into(),
             file_roots: vec!["downloads".into()],
             memories: vec![format!("fiscal year {hostile}")],
-            verified_queries: vec![crate::ports::SavedQuery {
-                id: crate::ids::SavedQueryId::generate(),
+            verified_queries: vec![aware_domain::ports::SavedQuery {
+                id: aware_domain::ids::SavedQueryId::generate(),
                 owner: UserId::local(),
                 name: format!("name {hostile}"),
                 question: format!("question {hostile}"),

@@ -1,9 +1,9 @@
 //! The model's track of two-track results: counts, column names and types, numeric ranges and
 //! missing values — never a text cell of the user's data (which may carry injected instructions).
 
-use crate::dataset::{Dataset, DatasetStatistics, DatasetStatus};
-use crate::knowledge::KnowledgeResults;
-use crate::value::{Table, Value, ValueKind};
+use aware_domain::dataset::{Dataset, DatasetStatistics, DatasetStatus};
+use aware_domain::knowledge::KnowledgeResults;
+use aware_domain::value::{Table, Value, ValueKind};
 
 fn number(v: &Value) -> Option<f64> {
     match v {
@@ -82,8 +82,8 @@ pub fn query_result(table: &Table) -> String {
 }
 
 /// A folder listing for the model: counts by kind and format, never file contents.
-pub fn listing(l: &crate::files::Listing) -> String {
-    use crate::files::EntryKind;
+pub fn listing(l: &aware_domain::files::Listing) -> String {
+    use aware_domain::files::EntryKind;
     let count = |k: EntryKind| l.entries.iter().filter(|e| e.kind == k).count();
     let mut formats: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for e in &l.entries {
@@ -110,7 +110,7 @@ pub fn listing(l: &crate::files::Listing) -> String {
 }
 
 /// An import's outcome for the model: which datasets it made, which files failed and why.
-pub fn import_report(r: &crate::files::ImportReport) -> String {
+pub fn import_report(r: &aware_domain::files::ImportReport) -> String {
     let made: Vec<String> = r
         .files
         .iter()
@@ -193,7 +193,7 @@ fn dataset_line(d: &Dataset) -> String {
 }
 
 /// What a search found, by dataset, then `shown` (how the hits reach the user).
-pub fn search(r: &crate::search::SearchResults, shown: &str) -> String {
+pub fn search(r: &aware_domain::search::SearchResults, shown: &str) -> String {
     if r.hits.is_empty() {
         let mut s = format!("No rows matched the search in {} dataset(s).", r.datasets_searched);
         if !r.note.is_empty() {
@@ -285,7 +285,7 @@ pub fn knowledge(r: &KnowledgeResults) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Column;
+    use aware_domain::value::Column;
 
     #[test]
     fn summaries_carry_ranges_but_never_text_cells() {
@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn the_model_gets_capped_quoted_passages_that_cannot_close_their_quotation() {
-        use crate::knowledge::{KnowledgeChunk, chunk_id};
+        use aware_domain::knowledge::{KnowledgeChunk, chunk_id};
         let chunk = |n: u64, text: &str| KnowledgeChunk {
             chunk_id: chunk_id("handbook", n),
             dataset_id: "ds".into(),

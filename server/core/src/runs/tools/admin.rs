@@ -6,12 +6,12 @@
 
 use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, string_arg};
 use crate::admin::UserChange;
-use crate::auth::{Capability, Role};
-use crate::ports::User;
-use crate::runs::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::{Capability, Role};
+use aware_domain::events::{ResourceRef, RichResult, Tier, ToolRisk};
+use aware_domain::ports::User;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 
@@ -40,7 +40,12 @@ fn user_schema(extra: Value) -> Value {
     json!({"type": "object", "properties": properties, "required": ["user"], "additionalProperties": false})
 }
 
-fn account(change: &str, user: Option<User>, api_key: Option<crate::ports::ApiKey>, token: String) -> RichResult {
+fn account(
+    change: &str,
+    user: Option<User>,
+    api_key: Option<aware_domain::ports::ApiKey>,
+    token: String,
+) -> RichResult {
     RichResult::Account { change: change.to_owned(), user, api_key, token }
 }
 

@@ -2,9 +2,9 @@
 //! version, what depends on it), and a few words for cards.
 
 use super::{Prepared, ToolContext};
-use crate::dataset::Dataset;
-use crate::runs::events::{BlastRadius, ResourceRef};
 use crate::{Error, Result};
+use aware_domain::dataset::Dataset;
+use aware_domain::events::{BlastRadius, ResourceRef};
 use serde_json::{Value, json};
 
 /// The dataset an argument names: its id, table name or file name (case-insensitive).
@@ -76,7 +76,7 @@ pub(crate) fn dependents_in_words(b: &BlastRadius) -> String {
     if parts.is_empty() { String::new() } else { format!(" {}.", capitalised(&parts.join("; "))) }
 }
 
-pub(crate) use crate::dataset::{in_bytes, in_rows};
+pub(crate) use aware_domain::dataset::{in_bytes, in_rows};
 
 fn capitalised(s: &str) -> String {
     let mut chars = s.chars();

@@ -8,13 +8,13 @@ use super::{
     Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, blast_radius, bound_version, cost_of,
     dataset_ref, dependents_in_words, in_rows, plan_from_json, resolve, string_arg,
 };
-use crate::auth::Capability;
 use crate::curation::{CurationService, DatasetChange, QuerySource};
-use crate::dataset::{ColumnNote, requested_table_name};
-use crate::runs::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::dataset::{ColumnNote, requested_table_name};
+use aware_domain::events::{ResourceRef, RichResult, Tier, ToolRisk};
 use serde_json::{Value, json};
 use std::borrow::Cow;
 
@@ -487,8 +487,9 @@ impl Tool for RefreshDataset {
         let r = ctx.services.files.refresh(&ctx.caller, &d.id, bound_version(args)).await?;
         let (before, after) = (&r.before, &r.dataset);
         let llm_summary = if r.changed {
-            let names =
-                |d: &crate::dataset::Dataset| -> Vec<String> { d.columns.iter().map(|c| c.name.clone()).collect() };
+            let names = |d: &aware_domain::dataset::Dataset| -> Vec<String> {
+                d.columns.iter().map(|c| c.name.clone()).collect()
+            };
             let (old, new) = (names(before), names(after));
             let added: Vec<&str> = new.iter().filter(|c| !old.contains(c)).map(String::as_str).collect();
             let removed: Vec<&str> = old.iter().filter(|c| !new.contains(c)).map(String::as_str).collect();

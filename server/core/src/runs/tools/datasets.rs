@@ -5,15 +5,15 @@ use super::args::{
     prepared_for, resolve, string_arg,
 };
 use super::{DATASET_CONTEXT, Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::auth::Capability;
-use crate::dataset::DatasetStatus;
-use crate::runs::events::{ResourceRef, RichResult};
-use crate::runs::events::{Tier, ToolRisk};
 use crate::runs::model_view::summary;
 use crate::runs::router::Intent;
-use crate::search::SearchMode;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::dataset::DatasetStatus;
+use aware_domain::events::{ResourceRef, RichResult};
+use aware_domain::events::{Tier, ToolRisk};
+use aware_domain::search::SearchMode;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 

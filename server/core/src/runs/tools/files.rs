@@ -2,13 +2,13 @@
 
 use super::args::string_arg;
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::auth::Capability;
-use crate::runs::events::{ResourceRef, RichResult};
-use crate::runs::events::{Tier, ToolRisk};
 use crate::runs::model_view::summary;
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::events::{ResourceRef, RichResult};
+use aware_domain::events::{Tier, ToolRisk};
 use serde_json::{Value, json};
 use std::borrow::Cow;
 

@@ -4,12 +4,12 @@
 //! (`RetrievalCompleted`) and checks the answer's citations against it after the run.
 
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::auth::Capability;
-use crate::knowledge::MAX_CHUNKS;
-use crate::runs::events::{ResourceRef, RichResult};
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::events::{ResourceRef, RichResult};
+use aware_domain::knowledge::MAX_CHUNKS;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 

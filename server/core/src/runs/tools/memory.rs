@@ -5,12 +5,12 @@
 //! "remembering" something still has to get past the person.
 
 use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::auth::Capability;
 use crate::memory::{MAX_MEMORY_CHARS, normalize};
-use crate::runs::events::{ResourceRef, Tier, ToolRisk};
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::events::{ResourceRef, Tier, ToolRisk};
 use serde_json::{Value, json};
 use std::borrow::Cow;
 

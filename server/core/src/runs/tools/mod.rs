@@ -7,13 +7,16 @@
 //! `query.rs` (SQL and plans, and their cost), `files.rs` (approved folders), `curation.rs`
 //! (rename, describe, save a result or a verified query, refresh), `memory.rs`, `knowledge.rs`,
 //! `admin.rs` (users and keys), `system.rs` (the server's and a run's status); what they share in
-//! `args.rs`. The question back (`ask_user`) lives with its flow in `runs/clarify.rs`. A new tool
+//! `args.rs`; `ask.rs` the question back (`ask_user`) with its flow. The port through which external
+//! MCP servers' tools join the registry is `external.rs` (`aware-mcp` implements it). A new tool
 //! goes in its family's file and one line of [`ToolRegistry::standard`].
 
 mod admin;
 mod args;
+pub mod ask;
 mod curation;
 mod datasets;
+mod external;
 mod files;
 mod knowledge;
 mod memory;
@@ -26,15 +29,16 @@ pub(crate) use args::{
 };
 pub(crate) use query::{cost_of, plan_from_json};
 
-use super::events::{BlastRadius, Provenance, ResourceRef, RichResult, Tier, ToolRisk, ToolSource};
-use super::model::ToolSpec;
 use super::router::Intent;
 use super::services::Services;
 pub use super::services::SystemInfo;
-use crate::auth::{Caller, Capability, DeploymentMode, Role};
-use crate::ids::RunId;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::{Caller, Capability, DeploymentMode, Role};
+use aware_domain::events::{BlastRadius, Provenance, ResourceRef, RichResult, Tier, ToolRisk, ToolSource};
+use aware_domain::ids::RunId;
+use aware_domain::ports::model::ToolSpec;
+pub use external::{ExternalServer, ExternalTools, NoExternalTools, ServerState};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -369,7 +373,7 @@ impl ToolRegistry {
             Arc::new(SetActive::REACTIVATE),
             Arc::new(CreateApiKey),
             Arc::new(RevokeApiKey),
-            Arc::new(super::clarify::AskUser),
+            Arc::new(ask::AskUser),
             Arc::new(knowledge::SearchKnowledge),
         ];
         Self { tools: tools.into_iter().map(|t| (t.meta().name.as_str().to_owned(), t)).collect() }

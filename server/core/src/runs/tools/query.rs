@@ -3,14 +3,14 @@
 
 use super::args::{limit_arg, prepared_for, resolve, string_arg};
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::auth::Capability;
-use crate::query_plan::QueryPlan;
-use crate::runs::events::Tier;
-use crate::runs::events::{ResourceRef, RichResult};
 use crate::runs::model_view::summary;
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::events::Tier;
+use aware_domain::events::{ResourceRef, RichResult};
+use aware_domain::query_plan::QueryPlan;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 
@@ -167,7 +167,7 @@ impl Tool for ExecuteQueryPlan {
 /// of its rows. A grant for it ("allow for 5 minutes") lets later queries of that size run
 /// without asking, never larger ones; an approval after a restart holds only while the query is
 /// still that size.
-fn heavy_resource(heavy: &crate::ports::HeavyQuery, what: &str) -> ResourceRef {
+fn heavy_resource(heavy: &aware_domain::ports::HeavyQuery, what: &str) -> ResourceRef {
     let bound = 10u64.checked_pow(heavy.estimate.rows.max(1).ilog10() + 1).unwrap_or(u64::MAX);
     ResourceRef { kind: "query".to_owned(), id: format!("up-to-{bound}-rows"), display_name: what.to_owned() }
 }
@@ -179,8 +179,8 @@ pub(crate) fn cost_of(ctx: &ToolContext) -> crate::query::Cost {
 
 /// A plan from a model's JSON: filter values are plain JSON scalars.
 pub(crate) fn plan_from_json(args: &Value) -> Result<QueryPlan> {
-    fn scalar(v: &Value, field: &str) -> Result<crate::value::Value> {
-        use crate::value::Value as V;
+    fn scalar(v: &Value, field: &str) -> Result<aware_domain::value::Value> {
+        use aware_domain::value::Value as V;
         Ok(match v {
             Value::Null => V::Null,
             Value::Bool(b) => V::Bool(*b),

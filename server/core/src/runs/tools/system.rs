@@ -1,14 +1,14 @@
 //! The tools that report on aware itself: the system's status and a run's.
 
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::auth::Capability;
 use crate::history::parse_run_id;
-use crate::runs::events::SystemStatus;
-use crate::runs::events::{ResourceRef, RichResult};
 use crate::runs::router::Intent;
 use crate::search::SearchService;
 use crate::{Error, Result};
 use async_trait::async_trait;
+use aware_domain::auth::Capability;
+use aware_domain::events::SystemStatus;
+use aware_domain::events::{ResourceRef, RichResult};
 use serde_json::{Value, json};
 use std::borrow::Cow;
 

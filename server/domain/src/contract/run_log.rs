@@ -4,13 +4,13 @@
 
 use super::{ana, bo};
 use crate::auth::Role;
+use crate::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
 use crate::ids::{ApiKeyId, ConfirmationId, RunId, ThreadId, ToolCallId, UserId};
+use crate::ports::model::Message;
+use crate::ports::run_log::{ChatRun, Claim, Confirmation, Created, Lease, Place, RunLog, Snapshot, SpanRecord};
+use crate::run::ToolCallRow;
+use crate::run::ToolPhase;
 use crate::run::{RunKind, RunOutcome, RunRecord, RunStatus, Usage};
-use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
-use crate::runs::model::Message;
-use crate::runs::store::{
-    ChatRun, Claim, Confirmation, Created, Lease, Place, RunLog, Snapshot, SpanRecord, ToolCallRow,
-};
 use chrono::{Duration, Utc};
 
 /// Runs every check of the contract on `log`, a fresh (empty) adapter whose users `ana` and

@@ -1,8 +1,8 @@
 //! The `LanguageModel` port and the transcript it is given.
 
-use super::events::RichResult;
 use crate::Result;
 use crate::dataset::Dataset;
+use crate::events::RichResult;
 use crate::ids::ToolCallId;
 use crate::run::Usage;
 use async_trait::async_trait;
@@ -54,7 +54,7 @@ pub struct ToolSpec {
     pub input_schema: serde_json::Value,
     /// Where the tool comes from (an external server's tools are named `server.tool`).
     #[serde(skip)]
-    pub provenance: super::events::Provenance,
+    pub provenance: crate::events::Provenance,
 }
 
 /// What the agent knows about where the user is and what they have ("eyes").

@@ -5,13 +5,13 @@
 use super::{ana, bo};
 use crate::ErrorCode;
 use crate::auth::Role;
+use crate::dataset::DatasetVersion;
 use crate::ids::{DatasetId, RunId, ThreadId, ToolCallId};
 use crate::ports::RunStore;
-use crate::run::{
-    Capsule, DatasetVersion, QueryMode, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage, VerifiedQueryUse,
-};
-use crate::runs::events::ToolPhase;
-use crate::runs::store::{ChatRun, Place, RunLog, ToolCallRow};
+use crate::ports::run_log::{ChatRun, Place, RunLog};
+use crate::run::ToolCallRow;
+use crate::run::ToolPhase;
+use crate::run::{Capsule, QueryMode, RunError, RunKind, RunOutcome, RunRecord, RunStatus, Usage, VerifiedQueryUse};
 
 fn version(table: &str) -> DatasetVersion {
     DatasetVersion { dataset_id: DatasetId::generate(), table_name: table.into(), version_hash: "cd".repeat(32) }

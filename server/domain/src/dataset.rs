@@ -229,7 +229,7 @@ pub struct ColumnNote {
 /// the SQL that computed it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lineage {
-    pub sources: Vec<crate::run::DatasetVersion>,
+    pub sources: Vec<crate::dataset::DatasetVersion>,
     pub sql: String,
     /// The query run that computed it.
     pub run_id: String,
@@ -534,6 +534,14 @@ pub fn about_rows(n: u64) -> String {
         _ => (r as f64 / 1e9, "billion"),
     };
     if value < 10.0 { format!("about {value:.1} {unit} rows") } else { format!("about {value:.0} {unit} rows") }
+}
+
+/// A dataset a run read, at the version it read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetVersion {
+    pub dataset_id: DatasetId,
+    pub table_name: String,
+    pub version_hash: String,
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! (`delivery.rs`); the feed only says when to look, so a lost signal delays an event and never
 //! loses it. [`OneProcess`] is the feed of a store only one server uses (SQLite, memory).
 
-use super::events::Resolution;
 use crate::Result;
+use crate::events::Resolution;
 use crate::ids::RunId;
 use async_trait::async_trait;
 use tokio::sync::broadcast;

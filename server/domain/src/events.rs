@@ -3,7 +3,7 @@
 use crate::dataset::{Dataset, DatasetStatistics};
 use crate::files::{ImportReport, Listing};
 use crate::ids::{ConfirmationId, GrantId, MemoryId, RunId, ThreadId, ToolCallId};
-use crate::run::{Capsule, RunError, RunRecord, RunStatus, Usage};
+use crate::run::{Capsule, RunError, RunRecord, RunStatus, ToolPhase, Usage};
 use crate::search::SearchResults;
 use crate::value::Table;
 use chrono::{DateTime, Utc};
@@ -48,50 +48,6 @@ impl RunEvent {
             return None;
         };
         outcome.or_else(|| crate::run::RunOutcome::of_status(*status))
-    }
-}
-
-/// Where a tool call is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolPhase {
-    Queued,
-    AwaitingConfirmation,
-    Running,
-    Succeeded,
-    Failed,
-    Denied,
-    Expired,
-    Cancelled,
-}
-
-impl ToolPhase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::AwaitingConfirmation => "awaiting_confirmation",
-            Self::Running => "running",
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-            Self::Denied => "denied",
-            Self::Expired => "expired",
-            Self::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            Self::Queued,
-            Self::AwaitingConfirmation,
-            Self::Running,
-            Self::Succeeded,
-            Self::Failed,
-            Self::Denied,
-            Self::Expired,
-            Self::Cancelled,
-        ]
-        .into_iter()
-        .find(|p| p.as_str() == s)
     }
 }
 
@@ -392,7 +348,7 @@ pub enum EventPayload {
         clarification_id: ConfirmationId,
         tool_call_id: ToolCallId,
         #[serde(flatten)]
-        question: super::clarify::Clarification,
+        question: Clarification,
         expires_at: DateTime<Utc>,
     },
     ClarificationResolved {
@@ -436,7 +392,7 @@ pub enum EventPayload {
     /// one, a summary the model was given, the question), or none: just before `RunCompleted`
     /// of a chat run that answered.
     Grounding {
-        numbers: Vec<super::grounding::NumberClaim>,
+        numbers: Vec<crate::grounding::NumberClaim>,
         /// When the run retrieved passages of documents: whether the answer cites them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         citations: Option<crate::knowledge::CitationCheck>,
@@ -485,4 +441,55 @@ impl RunPhase {
             Self::AwaitingConfirmation => "awaiting_confirmation",
         }
     }
+}
+
+/// What the question is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClarificationKind {
+    /// The words could mean several columns.
+    Column,
+    /// A value found in several columns.
+    Value,
+    /// A time phrase, and several date columns it could apply to.
+    TimeRange,
+}
+
+impl ClarificationKind {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "column" => Some(Self::Column),
+            "value" => Some(Self::Value),
+            "time_range" => Some(Self::TimeRange),
+            _ => None,
+        }
+    }
+}
+
+/// One answer, with what the data says about it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClarificationOption {
+    /// The column name a choice sends back.
+    pub value: String,
+    pub label: String,
+    pub sql_type: String,
+    pub null_share: f64,
+    #[serde(default)]
+    pub min: String,
+    #[serde(default)]
+    pub max: String,
+    /// For a VALUE question: rows whose cell in this column is the value.
+    #[serde(default)]
+    pub count: u64,
+}
+
+/// A question back, as a person sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Clarification {
+    pub kind: ClarificationKind,
+    pub question: String,
+    /// The words of the request that were ambiguous.
+    pub phrase: String,
+    pub dataset: ResourceRef,
+    pub options: Vec<ClarificationOption>,
 }

@@ -181,6 +181,17 @@ pub struct Caller {
     pub source: Source,
 }
 
+/// A run's owner as the store has them now (not as an authentication cache remembers them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// Active with this role, and the key the run was started with (if any) still good.
+    Active(Role),
+    /// Deactivated, or no longer there.
+    Inactive,
+    /// Active, but the run's key is revoked or expired.
+    KeyWithdrawn,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,12 +5,12 @@
 use super::{ana, bo};
 use crate::ErrorCode;
 use crate::auth::Role;
+use crate::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
 use crate::ids::{ConfirmationId, GrantId, MemoryId, RunId, SavedQueryId, ThreadId, ToolCallId};
+use crate::ports::model::Message;
+use crate::ports::run_log::{ChatRun, Confirmation, Place, RunLog, SessionGrant, TitleIf};
 use crate::ports::{Memory, MemoryStore, RunStore, SavedQueries, SavedQuery};
 use crate::run::{Feedback, Rating, RunKind, RunOutcome, RunRecord, RunStatus, Usage};
-use crate::runs::events::{EventPayload, Resolution, ResourceRef, RunEvent, Tier};
-use crate::runs::model::Message;
-use crate::runs::store::{ChatRun, Confirmation, Place, RunLog, SessionGrant, TitleIf};
 use chrono::{Duration, Utc};
 
 /// Runs every check on `store`, a fresh adapter whose users `ana` and `bo` exist.
@@ -80,7 +80,7 @@ async fn threads_are_listed_renamed_forked_and_deleted<S: RunLog + RunStore>(sto
     assert_eq!(not_understood.expect("listed").len(), 1, "only the run that came to it");
     assert!(log.threads(&bo(), None, None, 10).await.expect("listed").is_empty(), "ana's threads are ana's");
     let cursor =
-        crate::runs::store::ThreadCursor { last_activity_at: listed[0].last_activity_at, thread: newer.clone() };
+        crate::ports::run_log::ThreadCursor { last_activity_at: listed[0].last_activity_at, thread: newer.clone() };
     let rest = log.threads(&ana(), None, Some(&cursor), 10).await.expect("next page");
     assert_eq!(rest.iter().map(|t| &t.id).collect::<Vec<_>>(), [&older]);
     // A search finds a thread by its title or by any of its questions, letter case aside, and

@@ -1,10 +1,11 @@
 //! The dataset engine port: where dataset content is stored, ingested and read (DuckDB in
 //! `aware-sandbox`).
 
-use crate::categories::CategoricalColumn;
 use crate::dataset::{Dataset, DatasetFormat, DatasetStatistics, IngestOutcome};
 use crate::error::Result;
-use crate::search::{TextColumnProfile, TextDoc};
+use crate::ports::categories::CategoricalColumn;
+use crate::ports::search_index::TextDoc;
+use crate::search::TextColumnProfile;
 use crate::value::Table;
 use async_trait::async_trait;
 use std::path::Path;

@@ -1,13 +1,13 @@
 //! The storage port of the run engine: threads, snapshots, the event log, transcripts, tool-call
 //! intents and results, confirmations and spans. `aware-store` implements it.
 
-use super::events::{Resolution, ResourceRef, RunEvent, Tier, ToolPhase};
-use super::grounding::Grounding;
-use super::model::Message;
 use crate::Result;
 use crate::auth::Role;
+use crate::events::{Resolution, ResourceRef, RunEvent, Tier};
+use crate::grounding::Grounding;
 use crate::ids::{ApiKeyId, ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
-use crate::run::{RunError, RunRecord, RunStatus, Usage};
+use crate::ports::model::Message;
+use crate::run::{RunError, RunRecord, RunStatus, ToolCallRow, Usage};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -74,21 +74,6 @@ impl Snapshot {
         }
         Ok(())
     }
-}
-
-/// A tool call row: the intent is written before any side effect, the result after it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolCallRow {
-    pub id: ToolCallId,
-    pub run_id: RunId,
-    pub iteration: u32,
-    pub tool_name: String,
-    pub arguments_json: String,
-    pub phase: ToolPhase,
-    /// Set once a result is recorded.
-    pub llm_summary: Option<String>,
-    pub result_json: Option<String>,
-    pub duration_ms: Option<u64>,
 }
 
 /// A server-issued confirmation.

@@ -6,70 +6,19 @@
 //! choice resumes the same run. A choice can be kept as a rule in the dataset's description
 //! (`“price” means price_eur.`), which the planner and models read from then on.
 
-use super::events::{ResourceRef, Tier, ToolRisk};
-use super::tools::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, dataset_ref, resolve};
-use crate::auth::Capability;
+use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, dataset_ref, resolve};
 use crate::curation::DatasetChange;
-use crate::dataset::{ColumnStatistics, Dataset};
-use crate::query_plan::{Aggregate, Filter, FilterOp, QueryPlan, SelectItem};
 use crate::runs::router::Intent;
-use crate::value::{Value as Cell, ValueKind};
 use crate::{Error, Result};
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
+use aware_domain::auth::Capability;
+use aware_domain::dataset::{ColumnStatistics, Dataset};
+use aware_domain::events::{Clarification, ClarificationKind, ClarificationOption};
+use aware_domain::events::{ResourceRef, Tier, ToolRisk};
+use aware_domain::query_plan::{Aggregate, Filter, FilterOp, QueryPlan, SelectItem};
+use aware_domain::value::{Value as Cell, ValueKind};
 use serde_json::{Value, json};
 use std::borrow::Cow;
-
-/// What the question is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClarificationKind {
-    /// The words could mean several columns.
-    Column,
-    /// A value found in several columns.
-    Value,
-    /// A time phrase, and several date columns it could apply to.
-    TimeRange,
-}
-
-impl ClarificationKind {
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "column" => Some(Self::Column),
-            "value" => Some(Self::Value),
-            "time_range" => Some(Self::TimeRange),
-            _ => None,
-        }
-    }
-}
-
-/// One answer, with what the data says about it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ClarificationOption {
-    /// The column name a choice sends back.
-    pub value: String,
-    pub label: String,
-    pub sql_type: String,
-    pub null_share: f64,
-    #[serde(default)]
-    pub min: String,
-    #[serde(default)]
-    pub max: String,
-    /// For a VALUE question: rows whose cell in this column is the value.
-    #[serde(default)]
-    pub count: u64,
-}
-
-/// A question back, as a person sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Clarification {
-    pub kind: ClarificationKind,
-    pub question: String,
-    /// The words of the request that were ambiguous.
-    pub phrase: String,
-    pub dataset: ResourceRef,
-    pub options: Vec<ClarificationOption>,
-}
 
 /// Whether a tool call is a question back (stored as a confirmation of `ask_user`) rather than
 /// an action to approve.
@@ -213,7 +162,7 @@ impl Tool for AskUser {
 /// The choice as a sentence of the dataset's description (replacing an older rule for the same
 /// words).
 async fn keep_rule(ctx: &ToolContext, c: &Clarification, choice: &str) -> Result<()> {
-    let id = crate::ids::DatasetId::parse(&c.dataset.id)
+    let id = aware_domain::ids::DatasetId::parse(&c.dataset.id)
         .ok_or_else(|| Error::validation("dataset", "the question's dataset id is not valid"))?;
     let dataset = ctx.services.datasets.get(&ctx.caller, &id).await?;
     let phrase = c.phrase.trim().to_lowercase();
@@ -266,7 +215,7 @@ async fn ask(ctx: &ToolContext, dataset: &Dataset, args: &Value) -> Result<Clari
         if kind == ClarificationKind::TimeRange && !matches!(column.kind, ValueKind::Date | ValueKind::Timestamp) {
             return Err(Error::validation("options", format!("{} is not a date column", column.name)));
         }
-        if !columns.iter().any(|c: &&crate::value::Column| c.name == column.name) {
+        if !columns.iter().any(|c: &&aware_domain::value::Column| c.name == column.name) {
             columns.push(column);
         }
     }
@@ -347,7 +296,7 @@ fn text_of(v: &Cell) -> String {
             if r.fract() == 0.0 { format!("{r:.0}") } else { r.to_string() }
         }
         Cell::Decimal(s) | Cell::String(s) | Cell::Text(s) => s.clone(),
-        Cell::Date(days) => crate::value::day(*days).map(|d| d.to_string()).unwrap_or_default(),
+        Cell::Date(days) => aware_domain::value::day(*days).map(|d| d.to_string()).unwrap_or_default(),
         Cell::Timestamp(us) => {
             chrono::DateTime::from_timestamp_micros(*us).map(|t| t.naive_utc().to_string()).unwrap_or_default()
         }

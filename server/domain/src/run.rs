@@ -1,7 +1,8 @@
 //! Runs and run capsules: what was asked, over which data versions, what ran, what came out.
 
+use crate::dataset::DatasetVersion;
 use crate::error::{Error, ErrorCode};
-use crate::ids::{DatasetId, RunId, ThreadId, UserId};
+use crate::ids::{RunId, ThreadId, ToolCallId, UserId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -189,14 +190,6 @@ impl From<&Error> for RunError {
     }
 }
 
-/// A dataset a run read, at the version it read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DatasetVersion {
-    pub dataset_id: DatasetId,
-    pub table_name: String,
-    pub version_hash: String,
-}
-
 /// What a run asked and produced, beyond its status.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Capsule {
@@ -210,21 +203,21 @@ pub struct Capsule {
     /// The verified (saved) query the SQL came from, when it did.
     #[serde(default)]
     pub verified_query: Option<VerifiedQueryUse>,
-    /// A query's result hash ([`crate::query::result_hash`]), which a rerun compares.
+    /// A query's result hash (`aware_core::query::result_hash`), which a rerun compares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_sha256: Option<String>,
     /// A query's result as it was returned, kept when small enough (at most
-    /// [`crate::query::KEPT_RESULT_BYTES`] as JSON) for a rerun's row-level diff.
+    /// `aware_core::query::KEPT_RESULT_BYTES` as JSON) for a rerun's row-level diff.
     #[serde(skip)]
     pub result: Option<crate::value::Table>,
     /// The tool calls of a chat run, in order.
     #[serde(skip)]
-    pub tool_calls: Vec<crate::runs::store::ToolCallRow>,
+    pub tool_calls: Vec<ToolCallRow>,
     /// A finished chat run's answer: each number and the tool-result cell it came from.
     #[serde(skip)]
-    pub grounding: Option<crate::runs::grounding::Grounding>,
+    pub grounding: Option<crate::grounding::Grounding>,
     /// Of `datasets`, those that are another version now (the current hash; empty: deleted):
-    /// the answer is stale. Filled when the run is read ([`crate::history::RunHistory::get`]).
+    /// the answer is stale. Filled when the run is read (`aware_core::history::RunHistory::get`).
     #[serde(skip)]
     pub changed_datasets: Vec<DatasetVersion>,
 }
@@ -326,4 +319,63 @@ impl RunRecord {
             feedback: None,
         }
     }
+}
+
+/// Where a tool call is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolPhase {
+    Queued,
+    AwaitingConfirmation,
+    Running,
+    Succeeded,
+    Failed,
+    Denied,
+    Expired,
+    Cancelled,
+}
+
+impl ToolPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::AwaitingConfirmation => "awaiting_confirmation",
+            Self::Running => "running",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Denied => "denied",
+            Self::Expired => "expired",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::Queued,
+            Self::AwaitingConfirmation,
+            Self::Running,
+            Self::Succeeded,
+            Self::Failed,
+            Self::Denied,
+            Self::Expired,
+            Self::Cancelled,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
+    }
+}
+
+/// A tool call row: the intent is written before any side effect, the result after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCallRow {
+    pub id: ToolCallId,
+    pub run_id: RunId,
+    pub iteration: u32,
+    pub tool_name: String,
+    pub arguments_json: String,
+    pub phase: ToolPhase,
+    /// Set once a result is recorded.
+    pub llm_summary: Option<String>,
+    pub result_json: Option<String>,
+    pub duration_ms: Option<u64>,
 }
