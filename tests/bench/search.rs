@@ -49,7 +49,11 @@ async fn wait_ready(client: &mut DatasetsServiceClient<Channel>, id: &str) -> an
         match state {
             pb::SearchIndexState::Ready => return Ok((words_at.unwrap_or_default(), started.elapsed())),
             pb::SearchIndexState::Failed => anyhow::bail!("indexing failed: {:?}", d.search_index),
-            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            pb::SearchIndexState::Unspecified
+            | pb::SearchIndexState::Indexing
+            | pb::SearchIndexState::NoText
+            | pb::SearchIndexState::Embedding
+            | pb::SearchIndexState::Lexical => tokio::time::sleep(Duration::from_millis(50)).await,
         }
     }
 }

@@ -23,24 +23,15 @@ pub fn calls(events: &[pb::ServerEvent]) -> Vec<(String, serde_json::Value)> {
 }
 
 pub fn results(events: &[pb::ServerEvent]) -> Vec<pb::ToolResult> {
-    pick(events, |p| match p {
-        P::ToolResult(r) => Some(r.clone()),
-        _ => None,
-    })
+    pick(events, |p| if let P::ToolResult(r) = p { Some(r.clone()) } else { None })
 }
 
 pub fn denials(events: &[pb::ServerEvent]) -> Vec<pb::ToolDenied> {
-    pick(events, |p| match p {
-        P::ToolDenied(d) => Some(d.clone()),
-        _ => None,
-    })
+    pick(events, |p| if let P::ToolDenied(d) = p { Some(d.clone()) } else { None })
 }
 
 pub fn resolutions(events: &[pb::ServerEvent]) -> Vec<pb::ConfirmationResolution> {
-    pick(events, |p| match p {
-        P::ConfirmationResolved(r) => Some(r.resolution()),
-        _ => None,
-    })
+    pick(events, |p| if let P::ConfirmationResolved(r) = p { Some(r.resolution()) } else { None })
 }
 
 /// A run's whole stored log (`ListRunEvents`).

@@ -345,7 +345,7 @@ fn texts_of(content: &Value) -> Vec<String> {
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
             .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_owned))
             .collect(),
-        _ => Vec::new(),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => Vec::new(),
     }
 }
 
@@ -475,7 +475,7 @@ impl Recorded {
                         id,
                     });
                 }
-                _ => {}
+                Kind::Anthropic | Kind::OpenAi => {}
             }
         }
         out
@@ -835,7 +835,7 @@ impl Reply {
                 headers.push((name.to_owned(), value.to_owned()));
                 Reply::Status { code, headers, body }
             }
-            other => other,
+            other @ (Reply::Sse(_) | Reply::SseThenStall(_) | Reply::Drip { .. } | Reply::Close | Reply::Hang) => other,
         }
     }
 }

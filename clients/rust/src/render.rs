@@ -468,11 +468,18 @@ pub(crate) fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
                     let kind = match e.kind() {
                         pb::EntryKind::File => "file",
                         pb::EntryKind::Directory => "folder",
-                        _ => "other",
+                        pb::EntryKind::Unspecified | pb::EntryKind::Other => "other",
                     };
                     let format = match e.importable_format() {
                         pb::DatasetFormat::Unspecified => String::new(),
-                        f => enum_word(f.as_str_name(), "DATASET_FORMAT_"),
+                        f @ (pb::DatasetFormat::Csv
+                        | pb::DatasetFormat::Tsv
+                        | pb::DatasetFormat::Parquet
+                        | pb::DatasetFormat::Json
+                        | pb::DatasetFormat::Ndjson
+                        | pb::DatasetFormat::Derived
+                        | pb::DatasetFormat::Markdown
+                        | pb::DatasetFormat::Text) => enum_word(f.as_str_name(), "DATASET_FORMAT_"),
                     };
                     vec![e.path.clone(), kind.to_owned(), bytes_text(e.size_bytes), format]
                 })
@@ -542,7 +549,12 @@ pub(crate) fn rich_text(r: &pb::tool_result::Rich) -> Option<String> {
             bytes_text(st.dataset_bytes),
             st.active_runs
         )),
-        _ => None,
+        Rich::QueryPlan(_)
+        | Rich::Run(_)
+        | Rich::External(_)
+        | Rich::DatasetChange(_)
+        | Rich::SavedQueryChange(_)
+        | Rich::AccountChange(_) => None,
     }
 }
 
@@ -629,7 +641,15 @@ pub(crate) fn chart_text(chart: &pb::Chart, t: &pb::Table) -> Option<String> {
             Kind::IntValue(n) => Some(*n as f64),
             Kind::DoubleValue(x) if x.is_finite() => Some(*x),
             Kind::DecimalValue(s) => s.parse().ok(),
-            _ => None,
+            Kind::NullValue(_)
+            | Kind::BoolValue(_)
+            | Kind::DoubleValue(_)
+            | Kind::StringValue(_)
+            | Kind::DateValue(_)
+            | Kind::TimestampValue(_)
+            | Kind::TimeValue(_)
+            | Kind::BytesValue(_)
+            | Kind::TextValue(_) => None,
         }
     };
     let x = col(&chart.x)?;

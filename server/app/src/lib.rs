@@ -9,9 +9,6 @@
 //! `limits.rs`, `guard.rs` (Origin/Host checks), `mcp/` (aware as an MCP server at `/mcp`),
 //! `web.rs`, `metrics.rs`, `telemetry.rs`, `config.rs`.
 
-// No `_` arm over our own enums (see aware-core).
-#![warn(clippy::wildcard_enum_match_arm)]
-
 pub mod auth;
 pub mod config;
 pub mod convert;

@@ -216,7 +216,7 @@ impl Decode for Stream {
                     name,
                     arguments: parse_arguments(&input),
                 }),
-                _ => None,
+                Block::Text | Block::Other => None,
             })
             .collect();
         let usage = Usage { model_calls: 1, ..self.usage };

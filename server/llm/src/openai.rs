@@ -26,7 +26,7 @@ pub(crate) fn body(request: &ModelRequest<'_>, config: &ProviderConfig) -> Value
                             // Arguments that were not JSON go back as the text the model sent.
                             let arguments = match c.arguments {
                                 Value::String(raw) => raw,
-                                other => other.to_string(),
+                                other @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)) => other.to_string(),
                             };
                             json!({"id": c.wire_id, "type": "function", "function": {"name": c.name, "arguments": arguments}})
                         })

@@ -82,7 +82,7 @@ impl LanguageModel for Script {
             .rev()
             .find_map(|m| match m {
                 Message::User { text } => Some(text.to_lowercase()),
-                _ => None,
+                Message::Assistant { .. } | Message::Tool { .. } => None,
             })
             .unwrap_or_default();
         let Some(reply) = self.replies.iter().find(|r| user_text.contains(&r.when)) else {

@@ -99,7 +99,12 @@ fn leaves(path: String, value: &Value, out: &mut Vec<(String, String)>) {
                 leaves(format!("{path}[{i}]"), v, out);
             }
         }
-        leaf => out.push((path, leaf.to_string())),
+        leaf @ (Value::Null
+        | Value::Bool(_)
+        | Value::Number(_)
+        | Value::String(_)
+        | Value::Array(_)
+        | Value::Object(_)) => out.push((path, leaf.to_string())),
     }
 }
 

@@ -210,7 +210,7 @@ pub fn write(lex: &Lexicon, r: &Reading, table: &Table) -> String {
         Ask::Tally(Tally::Aggregate(_, m) | Tally::PerRow(m)) | Ask::Rows(Some((m, _))) => {
             used.extend([Some(m.column), m.per].into_iter().flatten())
         }
-        _ => {}
+        Ask::Tally(_) | Ask::Rows(_) => {}
     }
     used.sort_unstable();
     used.dedup();
@@ -409,7 +409,9 @@ fn grouped_answer(
             Tally::Count => {
                 format!("{top} has the {} {entity}{filters}: {}", if desc { "most" } else { "fewest" }, show(tv))
             }
-            _ => format!("{top} has the {} {what}{filters}: {}", if desc { "highest" } else { "lowest" }, show(tv)),
+            Tally::Distinct(_) | Tally::Aggregate(..) | Tally::PerRow(_) | Tally::Share(_) => {
+                format!("{top} has the {} {what}{filters}: {}", if desc { "highest" } else { "lowest" }, show(tv))
+            }
         };
         let tie: Vec<&str> = valued.iter().skip(1).filter(|(_, v)| *v == Some(tv)).map(|(k, _)| k.as_str()).collect();
         let rest = if !tie.is_empty() {

@@ -90,7 +90,21 @@ pub(crate) fn plan(request: &ModelRequest<'_>, question: &str, intent: Intent) -
                 None => Some(not_understood(format!("No dataset of yours has a column or a name like {subject}."))),
             }
         }
-        _ => None,
+        Intent::ChatOnly
+        | Intent::DatasetLookup
+        | Intent::Preview
+        | Intent::Query
+        | Intent::Statistics
+        | Intent::Search
+        | Intent::DatasetAdmin
+        | Intent::FileBrowse
+        | Intent::FileImport
+        | Intent::SystemStatus
+        | Intent::RunLookup
+        | Intent::ExternalTool
+        | Intent::Memory
+        | Intent::DatasetEdit
+        | Intent::Knowledge => None,
     }
 }
 
@@ -156,7 +170,7 @@ fn last_query(messages: &[Message]) -> Option<(String, Value)> {
         .iter()
         .filter_map(|m| match m {
             Message::Tool { tool_call_id, is_error: true, .. } => Some(tool_call_id),
-            _ => None,
+            Message::User { .. } | Message::Assistant { .. } | Message::Tool { .. } => None,
         })
         .collect();
     let mut asked = String::new();

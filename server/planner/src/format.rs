@@ -96,7 +96,14 @@ pub fn number(v: &Value) -> Option<f64> {
         Value::Int(i) => Some(*i as f64),
         Value::Double(d) => Some(*d),
         Value::Decimal(s) => s.parse().ok(),
-        _ => None,
+        Value::Null
+        | Value::Bool(_)
+        | Value::String(_)
+        | Value::Date(_)
+        | Value::Timestamp(_)
+        | Value::Time(_)
+        | Value::Bytes(_)
+        | Value::Text(_) => None,
     }
 }
 
@@ -134,7 +141,18 @@ fn date(d: NaiveDate, bucket: Option<&str>) -> String {
 pub fn literal(x: f64, column: &ColumnInfo) -> String {
     match column.class {
         Class::Count | Class::Number if column.unit.is_none() => grouped(x, 2),
-        _ => quantity(x, column, None),
+        Class::Money
+        | Class::Size
+        | Class::Duration
+        | Class::Age
+        | Class::Rating
+        | Class::Count
+        | Class::Number
+        | Class::Date
+        | Class::Flag
+        | Class::Category
+        | Class::Id
+        | Class::Text => quantity(x, column, None),
     }
 }
 

@@ -321,7 +321,7 @@ fn class_of(words: &[String], kind: ValueKind, categorical: bool) -> Class {
         ValueKind::Bool => Class::Flag,
         ValueKind::Date | ValueKind::Timestamp => Class::Date,
         _ if last_is_id => Class::Id,
-        k if k.is_numeric() => {
+        ValueKind::Int | ValueKind::Double | ValueKind::Decimal => {
             if has(&[
                 "price", "cost", "amount", "charge", "charges", "fee", "fees", "revenue", "income", "salary", "spend",
                 "sales", "payment", "paid", "eur", "usd", "gbp", "euro", "dollars", "wage", "budget", "rent",
@@ -347,7 +347,7 @@ fn class_of(words: &[String], kind: ValueKind, categorical: bool) -> Class {
             }
         }
         ValueKind::String if categorical => Class::Category,
-        _ => Class::Text,
+        ValueKind::String | ValueKind::Time | ValueKind::Interval | ValueKind::Bytes | ValueKind::Nested => Class::Text,
     }
 }
 
@@ -775,7 +775,14 @@ impl Lexicon {
             Value::Date(d) => aware_domain::value::day(*d),
             Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us).map(|t| t.date_naive()),
             Value::String(s) => chrono::NaiveDate::parse_from_str(s.get(..10).unwrap_or_default(), "%Y-%m-%d").ok(),
-            _ => None,
+            Value::Null
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Double(_)
+            | Value::Decimal(_)
+            | Value::Time(_)
+            | Value::Bytes(_)
+            | Value::Text(_) => None,
         };
         for c in self.columns.iter_mut().filter(|c| c.is_date()) {
             if let Some(s) = statistics.columns.iter().find(|s| s.name == c.name)
@@ -788,7 +795,14 @@ impl Lexicon {
             Value::Int(n) => Some(*n as f64),
             Value::Double(x) => Some(*x),
             Value::Decimal(s) => s.parse().ok(),
-            _ => None,
+            Value::Null
+            | Value::Bool(_)
+            | Value::String(_)
+            | Value::Date(_)
+            | Value::Timestamp(_)
+            | Value::Time(_)
+            | Value::Bytes(_)
+            | Value::Text(_) => None,
         };
         for c in self.columns.iter_mut().filter(|c| c.is_numeric() && c.formula.is_none()) {
             if let Some(s) = statistics.columns.iter().find(|s| s.name == c.name)

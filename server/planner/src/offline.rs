@@ -460,7 +460,7 @@ impl OfflinePlanner {
             .iter()
             .filter_map(|m| match m {
                 Message::Assistant { tool_calls, .. } => Some(tool_calls),
-                _ => None,
+                Message::User { .. } | Message::Tool { .. } => None,
             })
             .flatten()
             .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
@@ -657,7 +657,7 @@ fn run_rules(run_tail: &[&Message]) -> Vec<(String, String)> {
             {
                 Some(rules_in(content))
             }
-            _ => None,
+            Message::User { .. } | Message::Assistant { .. } | Message::Tool { .. } => None,
         })
         .flatten()
         .collect()
@@ -671,7 +671,7 @@ fn last_question(request: &ModelRequest<'_>) -> String {
         .rev()
         .find_map(|m| match m {
             Message::User { text } => Some(text.clone()),
-            _ => None,
+            Message::Assistant { .. } | Message::Tool { .. } => None,
         })
         .unwrap_or_default()
 }
@@ -903,7 +903,7 @@ fn files(
                     .rev()
                     .find(|c| c.name == ToolName::ListDirectory.as_str())
                     .map(|c| c.arguments.clone()),
-                _ => None,
+                Message::User { .. } | Message::Tool { .. } => None,
             });
             let args = match (named, last_listing) {
                 (None, Some(listed)) => json!({
@@ -921,7 +921,22 @@ fn files(
             };
             Some(ModelTurn { text: "I will import them once you approve.".into(), ..call(ToolName::ImportFiles, args) })
         }
-        _ => None,
+        Intent::ChatOnly
+        | Intent::DatasetLookup
+        | Intent::Preview
+        | Intent::Query
+        | Intent::Statistics
+        | Intent::Search
+        | Intent::DatasetAdmin
+        | Intent::FileBrowse
+        | Intent::FileImport
+        | Intent::SystemStatus
+        | Intent::RunLookup
+        | Intent::ExternalTool
+        | Intent::Memory
+        | Intent::DatasetEdit
+        | Intent::AccountAdmin
+        | Intent::Knowledge => None,
     }
 }
 

@@ -314,7 +314,12 @@ pub fn list(root_fd: &OwnedFd, path: &str, pattern: &str, max_entries: usize) ->
     let not_a_folder = |message| FilesResponse::Invalid { message };
     let st = inspect(root_fd, &comps).map_err(|e| match e {
         FilesResponse::NotFound { message } if message.contains("not a folder") => not_a_folder(message),
-        other => other,
+        other @ (FilesResponse::Listing { .. }
+        | FilesResponse::Copied { .. }
+        | FilesResponse::Refused { .. }
+        | FilesResponse::NotFound { .. }
+        | FilesResponse::Invalid { .. }
+        | FilesResponse::TooBig { .. }) => other,
     })?;
     if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
         return Err(not_a_folder(format!("{path:?} is not a folder")));
@@ -345,7 +350,12 @@ pub fn list(root_fd: &OwnedFd, path: &str, pattern: &str, max_entries: usize) ->
         let kind = match FileType::from_raw_mode(st.st_mode) {
             FileType::RegularFile => EntryKind::File,
             FileType::Directory => EntryKind::Directory,
-            _ => EntryKind::Other,
+            FileType::Symlink
+            | FileType::Fifo
+            | FileType::Socket
+            | FileType::CharacterDevice
+            | FileType::BlockDevice
+            | FileType::Unknown => EntryKind::Other,
         };
         entries.push(RawEntry {
             name: name.to_owned(),
@@ -365,7 +375,14 @@ pub fn copy(root_fd: &OwnedFd, path: &str, dest: &Path, max_bytes: u64) -> Answe
     match FileType::from_raw_mode(st.st_mode) {
         FileType::RegularFile => {}
         FileType::Directory => return refused(format!("{path:?} is a folder, not a file")),
-        other => return refused(format!("{path:?} is not a regular file ({other:?}); only plain files are imported")),
+        other @ (FileType::Symlink
+        | FileType::Fifo
+        | FileType::Socket
+        | FileType::CharacterDevice
+        | FileType::BlockDevice
+        | FileType::Unknown) => {
+            return refused(format!("{path:?} is not a regular file ({other:?}); only plain files are imported"));
+        }
     }
     if st.st_nlink != 1 {
         return refused(format!("{path:?} has other hard links; such files are never read"));
@@ -528,7 +545,11 @@ impl FileAccess for FileJail {
         };
         match self.run(user, &request).await? {
             FilesResponse::Listing { entries, truncated } => Ok((entries, truncated)),
-            other => Err(answer_error(other)),
+            other @ (FilesResponse::Copied { .. }
+            | FilesResponse::Refused { .. }
+            | FilesResponse::NotFound { .. }
+            | FilesResponse::Invalid { .. }
+            | FilesResponse::TooBig { .. }) => Err(answer_error(other)),
         }
     }
 
@@ -542,7 +563,11 @@ impl FileAccess for FileJail {
         };
         match self.run(user, &request).await? {
             FilesResponse::Copied { bytes } => Ok(bytes),
-            other => Err(answer_error(other)),
+            other @ (FilesResponse::Listing { .. }
+            | FilesResponse::Refused { .. }
+            | FilesResponse::NotFound { .. }
+            | FilesResponse::Invalid { .. }
+            | FilesResponse::TooBig { .. }) => Err(answer_error(other)),
         }
     }
 }

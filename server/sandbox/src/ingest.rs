@@ -170,7 +170,12 @@ fn delimited(req: &IngestRequest) -> Option<char> {
     match req.format {
         DatasetFormat::Csv => header_delimiter(&req.source),
         DatasetFormat::Tsv => Some('\t'),
-        _ => None,
+        DatasetFormat::Parquet
+        | DatasetFormat::Json
+        | DatasetFormat::Ndjson
+        | DatasetFormat::Derived
+        | DatasetFormat::Markdown
+        | DatasetFormat::Text => None,
     }
 }
 

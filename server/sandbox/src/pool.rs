@@ -305,6 +305,9 @@ impl SqlPool {
             }
             Ok(Ok(Response::Failed { code, message })) => {
                 // A breached limit may leave the worker in a bad state: retire it.
+                // Only the runner's own failures retire it: a refusal of any other kind (and any
+                // code added later) leaves a healthy worker.
+                #[allow(clippy::wildcard_enum_match_arm)]
                 match code {
                     ErrorCode::RunnerTimeout => retired("timeout"),
                     ErrorCode::RunnerResourceExceeded => retired("limit"),

@@ -293,7 +293,10 @@ fn collect_ctes(v: &serde_json::Value, out: &mut Vec<String>) {
             map.values().for_each(|c| collect_ctes(c, out));
         }
         serde_json::Value::Array(items) => items.iter().for_each(|c| collect_ctes(c, out)),
-        _ => {}
+        serde_json::Value::Null
+        | serde_json::Value::Bool(_)
+        | serde_json::Value::Number(_)
+        | serde_json::Value::String(_) => {}
     }
 }
 
@@ -343,7 +346,10 @@ fn walk_parse_tree(v: &serde_json::Value, tables: &[String], ctes: &[String]) ->
             Ok(())
         }
         serde_json::Value::Array(items) => items.iter().try_for_each(|c| walk_parse_tree(c, tables, ctes)),
-        _ => Ok(()),
+        serde_json::Value::Null
+        | serde_json::Value::Bool(_)
+        | serde_json::Value::Number(_)
+        | serde_json::Value::String(_) => Ok(()),
     }
 }
 
@@ -417,7 +423,10 @@ fn scanned_rows(node: &serde_json::Value, tables: &[TableFile], per_table: &mut 
             }
             children.iter().for_each(|n| scanned_rows(n, tables, per_table));
         }
-        _ => {}
+        serde_json::Value::Null
+        | serde_json::Value::Bool(_)
+        | serde_json::Value::Number(_)
+        | serde_json::Value::String(_) => {}
     }
 }
 
@@ -476,7 +485,10 @@ fn walk_plan(v: &serde_json::Value) -> Result<(), Response> {
             }
             children.iter().try_for_each(walk_plan)
         }
-        _ => Ok(()),
+        serde_json::Value::Null
+        | serde_json::Value::Bool(_)
+        | serde_json::Value::Number(_)
+        | serde_json::Value::String(_) => Ok(()),
     }
 }
 
@@ -656,11 +668,19 @@ fn approx_size(v: &Value) -> u64 {
     match v {
         Value::String(s) | Value::Decimal(s) | Value::Text(s) => s.len() as u64 + 8,
         Value::Bytes(b) => b.len() as u64 + 8,
-        _ => 9,
+        Value::Null
+        | Value::Bool(_)
+        | Value::Int(_)
+        | Value::Double(_)
+        | Value::Date(_)
+        | Value::Timestamp(_)
+        | Value::Time(_) => 9,
     }
 }
 
 /// DuckDB's SQL name for a result column type.
+// DuckDB's type ids are `#[non_exhaustive]`: any other is named as DuckDB names it.
+#[allow(clippy::wildcard_enum_match_arm)]
 pub fn type_name(t: &duckdb::core::LogicalTypeHandle) -> String {
     use duckdb::core::LogicalTypeId as Id;
     match t.id() {

@@ -1,5 +1,9 @@
 //! DuckDB values → aware's typed cells.
 
+// DuckDB's `Value` is `#[non_exhaustive]`: a kind it adds cannot be listed before it exists, so
+// the `_` arms here say how an unknown kind is carried (as its text) or that it is not a number.
+#![allow(clippy::wildcard_enum_match_arm)]
+
 use aware_domain::value::Value;
 use duckdb::types::Value as Db;
 

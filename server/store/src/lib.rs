@@ -110,7 +110,7 @@ impl From<StoreError> for Error {
                     _ => Error::internal(e),
                 }
             }
-            _ => Error::internal(e),
+            StoreError::Database(_) | StoreError::Migration(_) | StoreError::Corrupt(_) => Error::internal(e),
         }
     }
 }

@@ -108,7 +108,7 @@ pub(super) fn add(lex: &mut Lexicon, question: &str) {
                 Operator::Sub => "minus",
                 Operator::Add => "plus",
                 Operator::Mul => "times",
-                _ => "divided by",
+                Operator::Div | Operator::DaysBetween => "divided by",
             };
             found.push((s1, e2, Formula::op(op, Formula::Column(a), Formula::Column(b)), name.into()));
         }
@@ -132,7 +132,7 @@ pub(super) fn add(lex: &mut Lexicon, question: &str) {
     for (start, end, formula, said) in found {
         let (a, b) = match &formula {
             Formula::Op(_, x, y) | Formula::Totals(x, y) => (x.first_column(), y.first_column()),
-            _ => continue,
+            Formula::Column(_) | Formula::Number(_) => continue,
         };
         let (Some(a), Some(b)) = (a, b) else { continue };
         let first = &lex.columns[a];

@@ -77,9 +77,13 @@ impl Formula {
                     Self::Op(Operator::Div, pct, _) => {
                         format!("{} less {} percent", a.describe(columns), pct.describe(columns))
                     }
-                    _ => format!("{} × ({})", a.describe(columns), b.describe(columns)),
+                    Self::Column(_) | Self::Number(_) | Self::Op(..) | Self::Totals(..) => {
+                        format!("{} × ({})", a.describe(columns), b.describe(columns))
+                    }
                 },
-                _ => format!("{} × {}", a.describe(columns), b.describe(columns)),
+                Self::Column(_) | Self::Number(_) | Self::Op(..) | Self::Totals(..) => {
+                    format!("{} × {}", a.describe(columns), b.describe(columns))
+                }
             },
             Self::Op(Operator::DaysBetween, a, b) => {
                 format!("the days from {} to {}", a.describe(columns), b.describe(columns))

@@ -299,7 +299,12 @@ impl Reader<'_> {
                     FilterOp::Le => FilterOp::Gt,
                     FilterOp::Eq => FilterOp::Ne,
                     FilterOp::Ne => FilterOp::Eq,
-                    _ => {
+                    FilterOp::In
+                    | FilterOp::NotIn
+                    | FilterOp::Contains
+                    | FilterOp::IsNull
+                    | FilterOp::IsNotNull
+                    | FilterOp::Between => {
                         return Err(Unread::Refuse(
                             "I can leave out rows above or below a number, but not rows between two.".to_owned(),
                         ));
@@ -428,7 +433,11 @@ impl Reader<'_> {
                                 last_end = next.end;
                                 m += 1;
                             }
-                            _ => break,
+                            Meaning::Dataset
+                            | Meaning::Entity
+                            | Meaning::Column(_)
+                            | Meaning::Value(..)
+                            | Meaning::Flag(..) => break,
                         }
                     }
                     k = m;
@@ -462,7 +471,7 @@ impl Reader<'_> {
                         period: None,
                     });
                 }
-                _ => {}
+                Meaning::Dataset | Meaning::Entity | Meaning::Column(_) => {}
             }
             k += 1;
         }
@@ -670,7 +679,9 @@ impl Reader<'_> {
         let last = hi - Duration::days(1);
         let label = match bucket {
             TimeBucket::Year => format!("from {} to {}", lo.year(), last.year()),
-            _ => format!("from {} to {}", lo.format("%B %Y"), last.format("%B %Y")),
+            TimeBucket::Quarter | TimeBucket::Month | TimeBucket::Week | TimeBucket::Day => {
+                format!("from {} to {}", lo.format("%B %Y"), last.format("%B %Y"))
+            }
         };
         let cond =
             Cond { values: vec![Lit::Date(lo), Lit::Date(hi)], op: FilterOp::Between, period: Some(label), ..cond };
@@ -869,7 +880,7 @@ impl Reader<'_> {
             let counts_something = self.span_at(i + 1).is_some_and(|sp| match sp.meaning {
                 Meaning::Column(c) => lex.columns[c].is_numeric(),
                 Meaning::Entity => true,
-                _ => false,
+                Meaning::Dataset | Meaning::Value(..) | Meaning::Flag(..) => false,
             }) || time_unit(self.word(i + 1)).is_some()
                 || lex.columns.iter().any(|c| unit_word(c).is_some_and(|u| stem(u) == stem(self.word(i + 1))));
             if let Some(y) = self.tokens[i].number.filter(|y| y.fract() == 0.0 && (1900.0..=2100.0).contains(y))
@@ -947,7 +958,16 @@ impl Reader<'_> {
             let outside = match op {
                 FilterOp::Between => to <= first || from > last,
                 FilterOp::Lt => from <= first,
-                _ => from > last,
+                FilterOp::Eq
+                | FilterOp::Ne
+                | FilterOp::Le
+                | FilterOp::Gt
+                | FilterOp::Ge
+                | FilterOp::In
+                | FilterOp::NotIn
+                | FilterOp::Contains
+                | FilterOp::IsNull
+                | FilterOp::IsNotNull => from > last,
             };
             if outside {
                 // In the person's own words: the data's dates are not a result they were shown.
@@ -965,11 +985,29 @@ impl Reader<'_> {
         let values = match op {
             FilterOp::Between => vec![Lit::Date(from), Lit::Date(to)],
             FilterOp::Lt | FilterOp::Ge => vec![Lit::Date(from)],
-            _ => vec![Lit::Date(to)],
+            FilterOp::Eq
+            | FilterOp::Ne
+            | FilterOp::Le
+            | FilterOp::Gt
+            | FilterOp::In
+            | FilterOp::NotIn
+            | FilterOp::Contains
+            | FilterOp::IsNull
+            | FilterOp::IsNotNull => vec![Lit::Date(to)],
         };
         let op = match op {
             FilterOp::Gt => FilterOp::Ge,
-            other => other,
+            other @ (FilterOp::Eq
+            | FilterOp::Ne
+            | FilterOp::Lt
+            | FilterOp::Le
+            | FilterOp::Ge
+            | FilterOp::In
+            | FilterOp::NotIn
+            | FilterOp::Contains
+            | FilterOp::IsNull
+            | FilterOp::IsNotNull
+            | FilterOp::Between) => other,
         };
         Ok(Some(Cond { column, op, values, period: Some(label) }))
     }

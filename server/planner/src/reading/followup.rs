@@ -75,7 +75,7 @@ impl Reader<'_> {
         // The measure the last answer was about.
         let prev_measure = match &prev.ask {
             Ask::Tally(Tally::Aggregate(_, m) | Tally::PerRow(m)) | Ask::Rows(Some((m, _))) => Some(*m),
-            _ => None,
+            Ask::Tally(_) | Ask::Rows(_) => None,
         };
         let mut group = said.group;
         let mut named = said.named_columns;
@@ -126,7 +126,7 @@ impl Reader<'_> {
             match &prev.ask {
                 Ask::Tally(Tally::Aggregate(agg, _)) => Ask::Tally(Tally::Aggregate(*agg, m)),
                 Ask::Rows(Some((_, desc))) => Ask::Rows(Some((m, *desc))),
-                _ => Ask::Tally(Tally::Aggregate(
+                Ask::Tally(_) | Ask::Rows(_) => Ask::Tally(Tally::Aggregate(
                     if additive(lex, m.column) { Aggregate::Sum } else { Aggregate::Avg },
                     m,
                 )),

@@ -275,7 +275,7 @@ pub fn column_spans(lex: &Lexicon, words: &[String]) -> Vec<(usize, usize, usize
         .into_iter()
         .filter_map(|s| match s.meaning {
             Meaning::Column(c) => Some((s.start, s.end, c)),
-            _ => None,
+            Meaning::Dataset | Meaning::Entity | Meaning::Value(..) | Meaning::Flag(..) => None,
         })
         .collect()
 }
@@ -397,7 +397,7 @@ fn match_spans(lex: &Lexicon, words: &[String]) -> Vec<Span> {
                                 .find(|(len, k)| *len == n && k != c && lex.columns[*k].is_numeric())
                                 .map(|(_, k)| *k),
                         ),
-                        _ => (None, None),
+                        Meaning::Dataset | Meaning::Entity | Meaning::Column(_) | Meaning::Flag(..) => (None, None),
                     };
                     spans.push(Span {
                         start: i,
@@ -582,7 +582,11 @@ impl<'a> Reader<'a> {
                     Meaning::Value(_, ref v) if non_dataset.iter().all(|s| matches!(s.meaning, Meaning::Value(..))) => {
                         Some(v.clone())
                     }
-                    _ => None,
+                    Meaning::Dataset
+                    | Meaning::Entity
+                    | Meaning::Column(_)
+                    | Meaning::Value(..)
+                    | Meaning::Flag(..) => None,
                 };
                 let mut distinct = columns.clone();
                 distinct.sort_unstable();
@@ -681,7 +685,7 @@ impl<'a> Reader<'a> {
     fn column_span(&self, i: usize) -> Option<usize> {
         match self.span_covering(i)?.meaning {
             Meaning::Column(c) => Some(c),
-            _ => None,
+            Meaning::Dataset | Meaning::Entity | Meaning::Value(..) | Meaning::Flag(..) => None,
         }
     }
 
@@ -1587,7 +1591,7 @@ fn split_share(filters: &[Cond], r: &Reader<'_>) -> (Vec<Cond>, Vec<Cond>) {
             .iter()
             .find(|s| match &s.meaning {
                 Meaning::Value(col, _) | Meaning::Flag(col, _) | Meaning::Column(col) => *col == c.column,
-                _ => false,
+                Meaning::Dataset | Meaning::Entity => false,
             })
             .map_or(usize::MAX, |s| s.start)
     };

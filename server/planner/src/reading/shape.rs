@@ -321,7 +321,11 @@ impl Reader<'_> {
                         // A measure named in the question settles it.
                         let named = self.spans.iter().find_map(|s| match s.meaning {
                             Meaning::Column(c) if many.contains(&c) => Some(c),
-                            _ => None,
+                            Meaning::Dataset
+                            | Meaning::Entity
+                            | Meaning::Column(_)
+                            | Meaning::Value(..)
+                            | Meaning::Flag(..) => None,
                         });
                         match named {
                             Some(c) => c,
@@ -426,7 +430,7 @@ impl Reader<'_> {
                 && self.span_at(i + 2).is_some_and(|sp| match sp.meaning {
                     Meaning::Column(c) => groupable(lex, c) || lex.columns[c].class == Class::Id,
                     Meaning::Entity | Meaning::Dataset => true,
-                    _ => false,
+                    Meaning::Value(..) | Meaning::Flag(..) => false,
                 })
             {
                 self.mark(i, i + 2);
@@ -565,7 +569,9 @@ pub(super) fn additive(lex: &Lexicon, c: usize) -> bool {
         )) => {
             return [a, b].iter().all(|f| match &***f {
                 crate::lexicon::Formula::Column(x) => additive(lex, *x),
-                _ => false,
+                crate::lexicon::Formula::Number(_)
+                | crate::lexicon::Formula::Op(..)
+                | crate::lexicon::Formula::Totals(..) => false,
             });
         }
         Some(_) => return col.class == Class::Money,
