@@ -4,7 +4,11 @@
 //! profile, search, delete, folders, status) map to their tools. After the tools ran, the answer
 //! is written from what the person was shown.
 
-use crate::answer;
+mod reply;
+mod requests;
+
+use requests::{files, only_names_a_dataset, search_query, target};
+
 use crate::lexicon::Lexicon;
 use crate::meaning::Meanings;
 use crate::reading::{self, Reading, Unread};
@@ -13,20 +17,16 @@ use crate::turns::{ask, call, failed, named_dataset, not_understood, refused, te
 use async_trait::async_trait;
 use aware_core::Result;
 use aware_core::memory::{Explicit, explicit_request};
-use aware_core::runs::model_view::{outcomes, summary};
 use aware_core::runs::router::{Intent, Object, destructive_request, route, run_id_in, words};
 use aware_core::runs::tools::ToolName;
 use aware_core::runs::tools::ask::rules_in;
-use aware_domain::dataset::{Dataset, DatasetStatistics, DatasetStatus};
+use aware_domain::dataset::{Dataset, DatasetStatus};
 use aware_domain::events::ClarificationKind;
-use aware_domain::events::RichResult;
-use aware_domain::ids::ToolCallId;
 use aware_domain::ports::categories::Categories;
 use aware_domain::ports::model::{
     LanguageModel, Message, ModelRequest, ModelToolCall, ModelTurn, RunContext, phrase_deltas,
 };
 use aware_domain::run::Usage;
-use aware_domain::value::ValueKind;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
@@ -448,151 +448,11 @@ impl OfflinePlanner {
         }
         not_understood(HELP.to_owned())
     }
-
-    /// The answer after the run's tools: each result, newest last, in words.
-    /// The answer to what this run's tools returned, and the questions to offer next (after a
-    /// plan's table: each read as a follow-up into a plan of its own).
-    async fn answer(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> (String, Vec<String>) {
-        let question = last_question(request);
-        let mut follow_ups = Vec::new();
-        let calls: Vec<(ToolCallId, String, Value)> = request
-            .messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Assistant { tool_calls, .. } => Some(tool_calls),
-                Message::User { .. } | Message::Tool { .. } => None,
-            })
-            .flatten()
-            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
-            .collect();
-        let mut parts = Vec::new();
-        for m in run_tail.iter().rev() {
-            let Message::Tool { tool_call_id, name, content, is_error } = m else { continue };
-            let shown = request.shown.iter().find(|(id, _)| id == tool_call_id).map(|(_, r)| r);
-            let args = calls.iter().find(|(id, _, _)| id == tool_call_id).map(|(_, _, a)| a);
-            let part = match (ToolName::parse(name), is_error, shown) {
-                // The question back itself: the result after it is the answer.
-                (Some(ToolName::AskUser), false, _) => continue,
-                (Some(ToolName::AskUser), true, _) => {
-                    "Without knowing which one you meant I did not compute anything. Ask again and name it (the column's \
-                     name, as the options showed it)."
-                        .to_owned()
-                }
-                (Some(ToolName::ExecuteQueryPlan | ToolName::RunSqlQuery), true, _) if content == outcomes::DENIED => {
-                    "Understood — I did not run that query, so I have no answer to it; ask again and approve it when you \
-                     want it run."
-                        .to_owned()
-                }
-                (Some(ToolName::ExecuteQueryPlan | ToolName::RunSqlQuery), true, _) if content == outcomes::EXPIRED => {
-                    "Nobody approved that query in time, so I did not run it and have no answer to it; ask again to \
-                     see the question once more."
-                        .to_owned()
-                }
-                (_, true, _) if content == outcomes::DENIED => {
-                    "Understood — I did not do it; nothing was changed.".to_owned()
-                }
-                (_, true, _) if content == outcomes::EXPIRED => {
-                    "The confirmation expired before anyone approved it, so I did not do it; nothing was changed."
-                        .to_owned()
-                }
-                (_, true, _) => format!("That did not work: {content}"),
-                (Some(ToolName::ExecuteQueryPlan), false, Some(RichResult::Table { table, .. })) => {
-                    match self.data_question(&question, request.context, &run_rules(run_tail), &history(request))
-                        .await
-                    {
-                        // The same reading that made the plan (the catalog may have changed since).
-                        Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
-                            follow_ups = self.follow_ups(&lex, &r, table.rows.len()).await;
-                            answer::write(&lex, &r, table)
-                        }
-                        _ => format!(
-                            "Here is the result: {} row{}.",
-                            table.rows.len(),
-                            if table.rows.len() == 1 { "" } else { "s" }
-                        ),
-                    }
-                }
-                // A verified query's result, in a sentence for the person (its summary is the model's).
-                (Some(ToolName::RunSqlQuery), false, Some(RichResult::Table { table, .. }))
-                    if args.and_then(|a| a.get("verified_query")).is_some() =>
-                {
-                    let id = args.and_then(|a| a.get("verified_query")).and_then(Value::as_str).unwrap_or_default();
-                    let name = request
-                        .context
-                        .verified_queries
-                        .iter()
-                        .find(|q| q.id.as_str() == id)
-                        .map_or_else(|| "your verified query".to_owned(), |q| format!("your verified query “{}”", q.name));
-                    match table.rows.as_slice() {
-                        [row] if row.len() <= 4 => {
-                            let said: Vec<String> = table
-                                .columns
-                                .iter()
-                                .zip(row)
-                                .map(|(c, v)| format!("{} is {}", c.name, crate::format::cell(v, None)))
-                                .collect();
-                            format!("From {name}: {}.", said.join(", "))
-                        }
-                        rows => format!(
-                            "From {name}: {} row{}, in the table.",
-                            crate::format::count(rows.len() as f64),
-                            if rows.len() == 1 { "" } else { "s" }
-                        ),
-                    }
-                }
-                (Some(ToolName::ListDatasets), false, Some(RichResult::DatasetList { datasets })) => {
-                    summary::datasets(datasets, "You have")
-                }
-                (Some(ToolName::PreviewRows), false, Some(RichResult::Table { table, .. })) => {
-                    let dataset = args.and_then(|a| a.get("dataset")).and_then(Value::as_str).unwrap_or_default();
-                    let total = request
-                        .context
-                        .datasets
-                        .iter()
-                        .find(|d| d.table_name == dataset)
-                        .map(|d| format!(" of {}", crate::format::count(d.row_count as f64)))
-                        .unwrap_or_default();
-                    format!(
-                        "Here are the first {} rows{total} of {dataset}, with {} columns.",
-                        table.rows.len(),
-                        table.columns.len()
-                    )
-                }
-                (Some(ToolName::GetDatasetStatistics), false, Some(RichResult::Statistics { statistics })) => {
-                    statistics_answer(statistics, wants_oddities(&question))
-                }
-                (Some(ToolName::GetDatasetDetail), false, Some(RichResult::DatasetDetail { dataset, .. })) => {
-                    let columns: Vec<String> =
-                        dataset.columns.iter().map(|c| format!("{} ({})", c.name, c.sql_type.to_lowercase())).collect();
-                    format!(
-                        "{} has {} rows and {} columns: {}.",
-                        dataset.table_name,
-                        crate::format::count(dataset.row_count as f64),
-                        dataset.columns.len(),
-                        columns.join(", ")
-                    )
-                }
-                (Some(ToolName::SearchKnowledge), false, Some(RichResult::Knowledge { results })) => {
-                    crate::knowledge::answer(results)
-                }
-                (Some(ToolName::SearchDatasets), false, Some(RichResult::SearchHits { results })) => {
-                    summary::search(results, "They are shown with the matching words highlighted.")
-                }
-                (Some(ToolName::ForgetMemory), false, _) => {
-                    let fact = args.and_then(|a| a.get("fact")).and_then(Value::as_str).unwrap_or_default();
-                    format!("Done: I no longer remember that {fact}.")
-                }
-                _ => content.clone(),
-            };
-            parts.push(part);
-        }
-        (parts.join("\n\n"), follow_ups)
-    }
 }
 
 /// An earlier turn of the thread, as the planner reads it back.
 #[derive(Clone, Debug)]
-struct Turn {
+pub(super) struct Turn {
     question: String,
     /// The dataset its plan ran over (`None`: it ran none).
     dataset: Option<String>,
@@ -601,7 +461,7 @@ struct Turn {
 }
 
 /// The thread's turns before this run's question, oldest first (at most the last eight).
-fn history(request: &ModelRequest<'_>) -> Vec<Turn> {
+pub(super) fn history(request: &ModelRequest<'_>) -> Vec<Turn> {
     let mut turns: Vec<Turn> = Vec::new();
     for m in request.messages {
         match m {
@@ -648,7 +508,7 @@ fn ask_user(c: &reading::Choice) -> ModelTurn {
 }
 
 /// What the person chose in this run's questions back (each result says “phrase” means column).
-fn run_rules(run_tail: &[&Message]) -> Vec<(String, String)> {
+pub(super) fn run_rules(run_tail: &[&Message]) -> Vec<(String, String)> {
     run_tail
         .iter()
         .filter_map(|m| match m {
@@ -664,7 +524,7 @@ fn run_rules(run_tail: &[&Message]) -> Vec<(String, String)> {
 }
 
 /// The run's question: the last message the person sent.
-fn last_question(request: &ModelRequest<'_>) -> String {
+pub(super) fn last_question(request: &ModelRequest<'_>) -> String {
     request
         .messages
         .iter()
@@ -683,260 +543,6 @@ fn unread(u: Unread) -> ModelTurn {
         Unread::Choose(c) => ask(c.in_words()),
         Unread::Refuse(q) => not_understood(q),
         Unread::NotData => not_understood(HELP.to_owned()),
-    }
-}
-
-/// "is there anything odd in …", "data quality": a profile read for what looks wrong.
-fn wants_oddities(question: &str) -> bool {
-    words(question).iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "odd"
-                | "unusual"
-                | "strange"
-                | "weird"
-                | "wrong"
-                | "quality"
-                | "anomaly"
-                | "anomalies"
-                | "outlier"
-                | "outliers"
-                | "suspicious"
-                | "missing"
-                | "issues"
-                | "problems"
-        )
-    })
-}
-
-/// A profile in words: size, then what is missing or constant, then the numeric ranges.
-fn statistics_answer(s: &DatasetStatistics, oddities_first: bool) -> String {
-    use crate::format::{count, grouped};
-    let rows = s.row_count as f64;
-    let mut findings = Vec::new();
-    for c in &s.columns {
-        if c.null_count > 0 {
-            findings.push(format!(
-                "{} is missing in {} of {} rows ({:.1}%)",
-                c.name,
-                count(c.null_count as f64),
-                count(rows),
-                c.null_count as f64 * 100.0 / rows.max(1.0)
-            ));
-        }
-        if s.row_count > 1 && c.distinct_count == 1 {
-            findings.push(format!("{} has the same value in every row", c.name));
-        }
-        if c.kind.is_numeric()
-            && let (Some(mean), Some(sd)) = (c.mean, c.stddev)
-            && let (Some(min), Some(max)) = (crate::format::number(&c.min), crate::format::number(&c.max))
-            && sd > 0.0
-        {
-            let far = ((max - mean) / sd).max((mean - min) / sd);
-            if far > 4.0 {
-                findings.push(format!(
-                    "{} ranges from {} to {}, more than 4 standard deviations from its mean of {}",
-                    c.name,
-                    grouped(min, 2),
-                    grouped(max, 2),
-                    grouped(mean, 2)
-                ));
-            }
-        }
-        if c.kind == ValueKind::String && c.min_length == Some(0) {
-            findings.push(format!("{} has empty texts", c.name));
-        }
-    }
-    let head = format!("{} has {} rows and {} columns.", s.table_name, count(rows), s.columns.len());
-    let numeric: Vec<String> = s
-        .columns
-        .iter()
-        .filter(|c| c.kind.is_numeric())
-        .filter_map(|c| {
-            let (min, max) = (crate::format::number(&c.min)?, crate::format::number(&c.max)?);
-            Some(format!(
-                "{} {}–{}{}",
-                c.name,
-                grouped(min, 2),
-                grouped(max, 2),
-                c.mean.map(|m| format!(" (mean {})", grouped(m, 2))).unwrap_or_default()
-            ))
-        })
-        .take(8)
-        .collect();
-    let ranges = if numeric.is_empty() { String::new() } else { format!(" Ranges: {}.", numeric.join("; ")) };
-    match (findings.is_empty(), oddities_first) {
-        (true, true) => format!(
-            "{head} Nothing stands out: no missing values, no constant columns and no extreme outliers.{ranges}"
-        ),
-        (false, true) => format!("{head} What stands out: {}.{ranges}", findings.join("; ")),
-        (true, false) => format!("{head} No values are missing.{ranges} The full profile is in the table."),
-        (false, false) => {
-            format!("{head} {}.{ranges} The full profile is in the table.", capital(&findings.join("; ")))
-        }
-    }
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next().map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
-}
-
-/// Whether every word of a delete's object is a word of one dataset's name (or says it is a
-/// dataset): "churn", "the customer churn dataset", `sales_2024.csv` — not "the fraud-suspected
-/// claims", whose "fraud" and "suspected" pick rows out of `insurance_claims`.
-fn only_names_a_dataset(object: &str, datasets: &[Dataset]) -> bool {
-    const SAYS_DATASET: [&str; 14] = [
-        "dataset",
-        "datasets",
-        "table",
-        "tables",
-        "file",
-        "files",
-        "data",
-        "csv",
-        "parquet",
-        "json",
-        "upload",
-        "uploads",
-        "sheet",
-        "spreadsheet",
-    ];
-    let said: Vec<String> = words(object)
-        .into_iter()
-        .filter(|w| !SAYS_DATASET.contains(&w.as_str()))
-        .map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w))
-        .collect();
-    !said.is_empty()
-        && datasets.iter().any(|d| {
-            let stem = d.name.rsplit_once('.').map_or(d.name.as_str(), |(s, _)| s);
-            let name: Vec<String> = words(&d.table_name)
-                .into_iter()
-                .chain(words(stem))
-                .map(|w| w.strip_suffix('s').map(str::to_owned).unwrap_or(w))
-                .collect();
-            // Every word of the name said ("churn", "customer churn"): a part of it ("visits"
-            // of `clinic_visits`) may be the rows, not the dataset.
-            let telling: Vec<&String> = name.iter().filter(|w| w.len() > 2).collect();
-            said.iter().all(|w| name.contains(w)) && telling.iter().all(|w| said.contains(w))
-        })
-}
-
-/// The dataset a request is about: named in the text, else the active one, else the only one.
-fn target<'a>(text: &str, context: &'a RunContext) -> Option<&'a Dataset> {
-    named_dataset(text, &context.datasets)
-        .or_else(|| context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id))
-        .or_else(|| (context.datasets.len() == 1).then(|| &context.datasets[0]))
-}
-
-/// What to search for in "search for login problems", "find tickets about refunds" or "search
-/// the support tickets for refunds": the words after the request's own.
-fn search_query(text: &str) -> String {
-    const LEAD: [&str; 24] = [
-        "please",
-        "can",
-        "could",
-        "you",
-        "search",
-        "for",
-        "find",
-        "look",
-        "me",
-        "all",
-        "any",
-        "the",
-        "tickets",
-        "rows",
-        "records",
-        "entries",
-        "messages",
-        "about",
-        "mentioning",
-        "mention",
-        "mentions",
-        "regarding",
-        "related",
-        "to",
-    ];
-    let trimmed = text.trim().trim_end_matches(['?', '.', '!']);
-    let lower = trimmed.to_lowercase();
-    // "search <somewhere> for <what>": the what.
-    let tail = match lower.find(" for ") {
-        Some(i) if lower.starts_with("search") || lower.starts_with("look") => &trimmed[i + 5..],
-        _ => trimmed,
-    };
-    let mut words: Vec<&str> = tail.split_whitespace().collect();
-    while words.first().is_some_and(|w| LEAD.contains(&w.to_lowercase().as_str())) {
-        words.remove(0);
-    }
-    words.join(" ")
-}
-
-/// Folders: "what CSV files are in my downloads?" lists the named approved folder (filtered by
-/// a format word); "import those" imports what the thread's last listing showed.
-fn files(
-    request: &ModelRequest<'_>,
-    text: &str,
-    intent: Intent,
-    allowed: &dyn Fn(ToolName) -> bool,
-) -> Option<ModelTurn> {
-    let roots = &request.context.file_roots;
-    let said = words(text);
-    let named = roots.iter().find(|r| said.iter().any(|w| w == *r || w.strip_suffix('s') == Some(r.as_str())));
-    let pattern = ["csv", "tsv", "parquet", "json", "ndjson", "jsonl"]
-        .iter()
-        .find(|f| said.iter().any(|w| w == *f))
-        .map(|f| format!("*.{f}"))
-        .unwrap_or_default();
-    match intent {
-        Intent::FileBrowse if allowed(ToolName::ListDirectory) => {
-            let Some(root) = named.or_else(|| roots.iter().find(|r| *r != "staging")).or(roots.first()) else {
-                return Some(not_understood("No folders are approved for me to look in.".into()));
-            };
-            Some(call(ToolName::ListDirectory, json!({"root": root, "path": "", "pattern": pattern})))
-        }
-        Intent::FileImport if allowed(ToolName::ImportFiles) => {
-            // "those": the arguments of the thread's last listing.
-            let last_listing = request.messages.iter().rev().find_map(|m| match m {
-                Message::Assistant { tool_calls, .. } => tool_calls
-                    .iter()
-                    .rev()
-                    .find(|c| c.name == ToolName::ListDirectory.as_str())
-                    .map(|c| c.arguments.clone()),
-                Message::User { .. } | Message::Tool { .. } => None,
-            });
-            let args = match (named, last_listing) {
-                (None, Some(listed)) => json!({
-                    "root": listed.get("root").cloned().unwrap_or_default(),
-                    "path": listed.get("path").cloned().unwrap_or_default(),
-                    "pattern": listed.get("pattern").cloned().unwrap_or_default(),
-                }),
-                (Some(root), _) => json!({"root": root, "path": "", "pattern": pattern}),
-                (None, None) => {
-                    return Some(ask(format!(
-                        "Which folder should I import from? Approved folders: {}.",
-                        roots.join(", ")
-                    )));
-                }
-            };
-            Some(ModelTurn { text: "I will import them once you approve.".into(), ..call(ToolName::ImportFiles, args) })
-        }
-        Intent::ChatOnly
-        | Intent::DatasetLookup
-        | Intent::Preview
-        | Intent::Query
-        | Intent::Statistics
-        | Intent::Search
-        | Intent::DatasetAdmin
-        | Intent::FileBrowse
-        | Intent::FileImport
-        | Intent::SystemStatus
-        | Intent::RunLookup
-        | Intent::ExternalTool
-        | Intent::Memory
-        | Intent::DatasetEdit
-        | Intent::AccountAdmin
-        | Intent::Knowledge => None,
     }
 }
 
