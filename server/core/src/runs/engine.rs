@@ -1,16 +1,18 @@
 //! The run engine, the one entry point of runs: admits messages (`admission.rs` keeps the table
-//! of live runs and threads), starts a driver task per run (`driver/`), hands out subscriptions
-//! (`delivery.rs`), cancels, and recovers unfinished runs at startup. A person's answers to
-//! confirmations and questions back, and session grants, are `approvals.rs`; threads are
-//! `threads.rs`.
+//! of live runs and threads), starts a driver task per run (`spawn.rs`, the loop in `driver/`),
+//! hands out subscriptions (`delivery.rs`), cancels, and recovers unfinished runs at startup. The
+//! replica's heartbeat, takeover and wake-ups are `fleet.rs`; a person's answers to confirmations
+//! and questions back, and session grants, are `approvals.rs`; threads are `threads.rs`.
 //! Transport-agnostic: the gRPC layer calls these methods for `Chat` and its unary companions.
 
-use super::admission::{ActiveRunInfo, Live, OnBusy, RunTable};
+use super::admission::{ActiveRunInfo, OnBusy, RunTable};
 use super::client_call::ClientToolCall;
 use super::config::EngineConfig;
 use super::delivery::{Subscription, Tail};
-use super::driver::{self, Deps};
+use super::driver::Deps;
+use super::fleet::{keep_alive, take_over};
 use super::services::Services;
+use super::spawn::{start, start_promoted, start_stored};
 use super::tools::ToolName;
 use crate::memory::{Explicit, explicit_request};
 use crate::policy::Policy;
@@ -18,12 +20,11 @@ use crate::{Error, ErrorCode, Result};
 use aware_domain::auth::Caller;
 use aware_domain::events::{Resolution, RunEvent, RunPhase};
 use aware_domain::ids::{MAX_THREAD_NAME, RunId, ThreadId};
-use aware_domain::ports::fleet::{Fleet, Signal};
+use aware_domain::ports::fleet::Fleet;
 use aware_domain::ports::model::LanguageModel;
 use aware_domain::ports::run_log::{ChatRun, Claim, Created, Place, RunLog, Snapshot, ThreadState, TitleIf};
 use aware_domain::run::{RunKind, RunRecord, RunStatus};
-use chrono::Utc;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
 
@@ -81,201 +82,6 @@ pub enum Admission {
     Busy {
         active_run_id: RunId,
     },
-}
-
-/// Starts the driver task of a run registered in `table` (`live`); `admitted`: the run as just
-/// admitted, never driven before (not a recovery), so the driver neither reads it back nor
-/// restores anything. When the run ends, it leaves the table and its thread's next
-/// run is started (here) before its last event is published, so a client that sees
-/// `RunCompleted` can send the next message.
-fn spawn_driver(deps: Arc<Deps>, table: Arc<RunTable>, live: Arc<Live>, run_id: RunId, admitted: Option<ChatRun>) {
-    // A run is its own trace (it outlives the RPC that started it and continues after a restart);
-    // its span links to what started it — an RPC, or the run before it on the thread — by id
-    // only, so that span still closes when its own work ends.
-    let span = tracing::info_span!(
-        parent: None,
-        "run",
-        run_id = %run_id,
-        user = tracing::field::Empty,
-        thread = tracing::field::Empty,
-    );
-    span.follows_from(tracing::Span::current());
-    let handle = live.clone();
-    let task = tokio::spawn(async move {
-        let last = driver::drive(deps.clone(), run_id.clone(), live.clone(), admitted, span).await;
-        let unfinished = match &last {
-            Some(_) => false,
-            None => {
-                deps.log.chat_run(&run_id).await.map_or(true, |r| r.is_some_and(|r| !r.record.status.is_terminal()))
-            }
-        };
-        table.release(&run_id);
-        table.note_outcome(&run_id, unfinished);
-        // Also when the driver could not finish: the thread's queue must not wait on this replica
-        // (a run the store still holds for it is driven again by the next heartbeat).
-        // On a store of its own, the replica knows which threads may have a queue.
-        if let Some(thread) = &live.thread
-            && (deps.fleet.shared() || table.may_have_queue(thread))
-            && start_promoted(&deps, &table, Some(thread)).await == 0
-        {
-            table.no_queue(thread);
-        }
-        if let Some(last) = last {
-            live.publish(Arc::new(last));
-        }
-    });
-    *handle.task.lock().expect("driver task") = Some(task.abort_handle());
-}
-
-/// Registers a run this replica is to drive and starts its driver (unless it is driven here
-/// already); `fresh`: `run` was just admitted and never driven.
-fn start(deps: &Arc<Deps>, table: &Arc<RunTable>, run: &ChatRun, fresh: bool) {
-    if let Some(live) = table.drive(run, &deps.feed) {
-        spawn_driver(deps.clone(), table.clone(), live, run.record.id.clone(), fresh.then(|| run.clone()));
-    }
-}
-
-/// Starts, here, the next queued run of `thread` (of every thread no run holds, when `None`).
-/// Returns how many were started.
-async fn start_promoted(deps: &Arc<Deps>, table: &Arc<RunTable>, thread: Option<&ThreadId>) -> usize {
-    let promoted = {
-        // The thread's admission lock, or every thread's for a sweep of them all.
-        let _admission = match thread {
-            Some(thread) => vec![table.admission.thread(thread).await],
-            None => table.admission.every_thread().await,
-        };
-        deps.log.promote_queued(thread, &deps.lease()).await
-    };
-    match promoted {
-        Ok(ids) => {
-            for id in &ids {
-                // Restored from what is stored: a run queued by a migration may have events.
-                start_stored(deps, table, id, false).await;
-            }
-            ids.len()
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot start the next queued run");
-            0
-        }
-    }
-}
-
-/// Loads a stored run and starts driving it here.
-async fn start_stored(deps: &Arc<Deps>, table: &Arc<RunTable>, id: &RunId, fresh: bool) {
-    match deps.log.chat_run(id).await {
-        Ok(Some(run)) => {
-            // Runs may wait behind it (it was queued itself, or restored).
-            if let Some(thread) = &run.record.thread_id {
-                table.note_queue(thread);
-            }
-            start(deps, table, &run, fresh);
-        }
-        Ok(None) => {}
-        Err(e) => tracing::warn!(run = %id, error = %e, "cannot load a run to drive"),
-    }
-}
-
-/// Takes over the runs `which` names; returns how many this replica now drives.
-async fn take_over(deps: &Arc<Deps>, table: &Arc<RunTable>, which: Claim<'_>) -> Result<usize> {
-    let runs = deps.log.claim_runs(&deps.lease(), Utc::now(), which).await?;
-    for run in &runs {
-        if let Some(thread) = &run.record.thread_id {
-            table.note_queue(thread);
-        }
-        // Restored from what is stored (a run that never started has nothing stored yet).
-        start(deps, table, run, false);
-    }
-    Ok(runs.len())
-}
-
-/// One beat of the replica's heartbeat: renews its leases, stops driving runs another replica
-/// took over, drives what it holds and does not drive (a driver that could not finish), takes
-/// over runs whose replica stopped, and starts queued runs that nobody started.
-async fn heartbeat(deps: &Arc<Deps>, table: &Arc<RunTable>) -> Result<()> {
-    let driven = table.driven();
-    let held = deps.log.renew_leases(&deps.lease()).await?;
-    let held_ids: std::collections::HashSet<&RunId> = held.iter().map(|(id, _)| id).collect();
-    for (id, live) in driven {
-        if held_ids.contains(&id) {
-            continue;
-        }
-        // Not renewed: finished (its driver is winding down) or taken over by another replica.
-        let taken = deps.log.chat_run(&id).await?.is_some_and(|r| !r.record.status.is_terminal());
-        if taken {
-            tracing::warn!(run = %id, "another replica took this run over; it is no longer driven here");
-            if let Some(task) = live.task.lock().expect("driver task").take() {
-                task.abort();
-            }
-            table.release(&id);
-        }
-    }
-    for (id, cancel) in &held {
-        match table.live(id) {
-            // A cancel that reached the store through another replica whose wake-up was lost.
-            Some(live) if cancel.is_some() && live.cancel.borrow().is_none() => live.wake(*cancel),
-            Some(_) => {}
-            // Held here and not driven: its driver could not finish (tried again, less and less
-            // often), or it was stored and not yet started (then it is started here once).
-            None if table.may_retry(id, deps.config.lease_ttl / 3) => start_stored(deps, table, id, false).await,
-            None => {}
-        }
-    }
-    take_over(deps, table, Claim::Expired).await?;
-    start_promoted(deps, table, None).await;
-    Ok(())
-}
-
-/// The replica's background work while its engine lives: the heartbeat every third of a lease,
-/// and, when the store is shared, the wake-ups other replicas send.
-fn keep_alive(deps: Arc<Deps>, table: Weak<RunTable>) {
-    let beat = (deps.config.lease_ttl / 3).max(Duration::from_millis(100));
-    if deps.fleet.shared() {
-        hear_wake_ups(deps.clone(), table.clone());
-    }
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(beat);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tick.tick().await;
-        loop {
-            tick.tick().await;
-            let Some(table) = table.upgrade() else { return };
-            if table.stopping.load(std::sync::atomic::Ordering::Relaxed) {
-                return;
-            }
-            if let Err(e) = heartbeat(&deps, &table).await {
-                tracing::warn!(error = %e, "the run heartbeat failed; leases are renewed at the next beat");
-            }
-        }
-    });
-}
-
-/// Acts on other replicas' wake-ups: answers and cancels for runs driven here; a run nobody
-/// drives (a queued run to cancel, the runs of a replica that stopped) is taken over here.
-fn hear_wake_ups(deps: Arc<Deps>, table: Weak<RunTable>) {
-    let mut signals = deps.feed.subscribe();
-    tokio::spawn(async move {
-        loop {
-            let signal = match signals.recv().await {
-                Ok(s) => s,
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return,
-            };
-            let Some(table) = table.upgrade() else { return };
-            if let Signal::Wake { run, cancel } = signal {
-                match table.live(&run) {
-                    Some(live) => live.wake(cancel),
-                    // A queued run to cancel that nobody drives, or a run whose replica gave it up:
-                    // taken over here if its lease is not in force (a run driven elsewhere is not).
-                    None => {
-                        if let Err(e) = take_over(&deps, &table, Claim::Run(&run)).await {
-                            tracing::warn!(run = %run, error = %e, "cannot take a run over");
-                        }
-                    }
-                }
-            }
-        }
-    });
 }
 
 /// The run engine. Cheap to clone.
