@@ -3,10 +3,10 @@
 //! and reads only the plan's table.
 #![no_main]
 
-use aware_core::dataset::{Dataset, DatasetFormat, DatasetStatus};
-use aware_core::ids::{DatasetId, UserId};
-use aware_core::query_plan::{QueryPlan, compile};
-use aware_core::value::Column;
+use aware_domain::dataset::{Dataset, DatasetFormat, DatasetStatus};
+use aware_domain::ids::{DatasetId, UserId};
+use aware_domain::query_plan::{QueryPlan, compile};
+use aware_domain::value::Column;
 use aware_sandbox::validator::{Policy, validate};
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashSet;

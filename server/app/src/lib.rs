@@ -7,7 +7,7 @@
 //! `memory.rs`, `admin.rs`, `audit.rs`; `mod.rs` the shared state), `convert/` (proto ⇄
 //! domain by concern, ids parsed at the boundary), `status.rs` (the one error → status mapping), `auth.rs`,
 //! `limits.rs`, `guard.rs` (Origin/Host checks), `mcp/` (aware as an MCP server at `/mcp`),
-//! `web.rs`, `metrics.rs`, `telemetry.rs`, `config.rs`.
+//! `web.rs`, `metrics.rs`, `telemetry.rs`, `config/` (one file per section).
 
 pub mod auth;
 pub mod config;

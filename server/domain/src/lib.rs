@@ -6,9 +6,9 @@
 //! Map:
 //! - identifiers and values: `ids.rs`, `value.rs`, `text.rs` (words), `error.rs` (the error
 //!   taxonomy), `auth.rs` (callers, roles, capabilities, deployment modes);
-//! - data: `dataset.rs` (datasets, their versions and statistics), `query_plan.rs` (a structured
-//!   question and its compilation to SQL), `chart.rs`, `files.rs` (listings and import reports),
-//!   `search.rs` (search results and index states), `knowledge.rs` (documents as passages, and
+//! - data: `dataset.rs` (datasets, their versions and statistics), `query_plan/` (a structured
+//!   question; `compile.rs` its checks and compilation to SQL), `chart.rs`, `files.rs` (listings
+//!   and import reports), `search.rs` (search results and index states), `knowledge.rs` (documents as passages, and
 //!   citation checks);
 //! - runs as data: `run.rs` (a run's record and capsule), `events.rs` (the event log's events),
 //!   `grounding.rs` (the numbers an answer claims, checked), `clarification.rs` (a question back);

@@ -1,8 +1,10 @@
 //! The model's track of two-track results: counts, column names and types, numeric ranges and
 //! missing values — never a text cell of the user's data (which may carry injected instructions).
 
-use aware_domain::dataset::{Dataset, DatasetStatistics, DatasetStatus};
+use aware_domain::dataset::{Dataset, DatasetStatistics, DatasetStatus, in_rows};
+use aware_domain::events::SystemStatus;
 use aware_domain::knowledge::KnowledgeResults;
+use aware_domain::run::{Capsule, RunRecord};
 use aware_domain::value::{Table, Value, ValueKind};
 
 fn number(v: &Value) -> Option<f64> {
@@ -280,6 +282,72 @@ pub fn knowledge(r: &KnowledgeResults) -> String {
         s.push_str(&super::markers::passage(&c.chunk_id, &c.title, &c.heading, &quoted));
     }
     s
+}
+
+/// A dataset's details: its table, format, state, size and columns (the first 30 named).
+pub fn dataset_detail(dataset: &Dataset) -> String {
+    let columns: Vec<String> = dataset.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
+    format!(
+        "{}: table `{}`, {}, {}, {}, {} bytes. Columns: {}{}.",
+        dataset.name,
+        dataset.table_name,
+        dataset.format.as_str(),
+        dataset.status.as_str(),
+        in_rows(dataset.row_count),
+        dataset.size_bytes,
+        columns.join(", "),
+        if dataset.columns.len() > 30 { format!(" and {} more", dataset.columns.len() - 30) } else { String::new() }
+    )
+}
+
+/// Rows of a dataset shown to the person: how many, of what, and the shape of the table.
+pub fn preview(dataset: &Dataset, table: &Table) -> String {
+    format!(
+        "Displayed {} row(s) of {} (table `{}`, {} rows in all) to the user. {}",
+        table.rows.len(),
+        dataset.name,
+        dataset.table_name,
+        dataset.row_count,
+        describe_table(table)
+    )
+}
+
+/// A query's answer; `verified`: the name of the verified query it ran, when it did.
+pub fn query_answer(table: &Table, verified: Option<&str>) -> String {
+    match verified {
+        Some(name) => format!("Ran the verified query “{name}”. {}", query_result(table)),
+        None => query_result(table),
+    }
+}
+
+/// A run as `get_run_status` reads it: its kind, status, tool calls, datasets and tokens.
+pub fn run(run: &RunRecord, capsule: &Capsule) -> String {
+    format!(
+        "Run {} ({}) is {}: {} tool call(s), {} dataset(s) read, {} input and {} output tokens{}.",
+        run.id,
+        run.kind.as_str(),
+        run.status.as_str(),
+        capsule.tool_calls.len(),
+        capsule.datasets.len(),
+        run.usage.input_tokens,
+        run.usage.output_tokens,
+        run.error.as_ref().map(|e| format!(", error {}: {}", e.code.as_str(), e.message)).unwrap_or_default()
+    )
+}
+
+/// The server as `get_system_status` reads it.
+pub fn system_status(status: &SystemStatus) -> String {
+    format!(
+        "aware {} is running in {} mode with the {} model and {} storage. The user has {} dataset(s), {} bytes in all. \
+         Search: {}.",
+        status.version,
+        status.mode,
+        status.model_provider,
+        status.storage,
+        status.dataset_count,
+        status.dataset_bytes,
+        status.search
+    )
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput, string_arg};
 use crate::admin::UserChange;
+use crate::runs::model_view::changes;
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
@@ -97,12 +98,7 @@ impl Tool for CreateUser {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let user = ctx.services.admin.create_user(&ctx.caller, string_arg(args, "name")?, role_arg(args)?).await?;
         Ok(ToolOutput {
-            llm_summary: format!(
-                "Created the user “{}” ({}) with the role {}. They have no API key yet.",
-                user.name,
-                user.id,
-                user.role.as_str()
-            ),
+            llm_summary: changes::user_created(&user),
             rich: Some(account("user_created", Some(user), None, String::new())),
         })
     }
@@ -152,12 +148,7 @@ impl Tool for ChangeUserRole {
         let change = UserChange { role: Some(role_arg(args)?), active: None };
         let updated = ctx.services.admin.update_user(&ctx.caller, user.id.as_str(), change).await?;
         Ok(ToolOutput {
-            llm_summary: format!(
-                "“{}” is now {} (was {}). To undo, change it back.",
-                updated.name,
-                updated.role.as_str(),
-                user.role.as_str()
-            ),
+            llm_summary: changes::role_changed(&user, &updated),
             rich: Some(account("role_changed", Some(updated), None, String::new())),
         })
     }
@@ -230,13 +221,9 @@ impl Tool for SetActive {
         let user = user_arg(ctx, args).await?;
         let change = UserChange { role: None, active: Some(self.active) };
         let updated = ctx.services.admin.update_user(&ctx.caller, user.id.as_str(), change).await?;
-        let (change, said) = if self.active {
-            ("reactivated", "reactivated; their keys work again")
-        } else {
-            ("deactivated", "deactivated; their keys are refused from now on (reactivate them to undo)")
-        };
+        let change = if self.active { "reactivated" } else { "deactivated" };
         Ok(ToolOutput {
-            llm_summary: format!("“{}” is {said}.", updated.name),
+            llm_summary: changes::activity_changed(&updated, self.active),
             rich: Some(account(change, Some(updated), None, String::new())),
         })
     }
@@ -301,12 +288,7 @@ impl Tool for CreateApiKey {
             expiry_arg(args)?.map(|d| chrono::Utc::now() + chrono::Duration::days(i64::try_from(d).unwrap_or(3650)));
         let (key, token) = ctx.services.admin.create_api_key(&ctx.caller, user.id.as_str(), expires).await?;
         Ok(ToolOutput {
-            // The model learns that a key exists and how people tell it apart, never the token.
-            llm_summary: format!(
-                "Created the API key {} (starts {}) for “{}”. Its token was shown to the user once; you do not have \
-                 it. To undo, revoke it.",
-                key.id, key.prefix, user.name
-            ),
+            llm_summary: changes::key_created(&key, &user),
             rich: Some(account("key_created", Some(user), Some(key), token)),
         })
     }
@@ -361,7 +343,7 @@ impl Tool for RevokeApiKey {
         let key = ctx.services.admin.find_key(&ctx.caller, string_arg(args, "key")?).await?;
         let revoked = ctx.services.admin.revoke_api_key(&ctx.caller, key.id.as_str()).await?;
         Ok(ToolOutput {
-            llm_summary: format!("Revoked the API key {} (starts {}).", revoked.id, revoked.prefix),
+            llm_summary: changes::key_revoked(&revoked),
             rich: Some(account("key_revoked", None, Some(revoked), String::new())),
         })
     }

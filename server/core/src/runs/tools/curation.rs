@@ -9,6 +9,7 @@ use super::{
     dataset_ref, dependents_in_words, in_rows, plan_from_json, resolve, string_arg,
 };
 use crate::curation::{CurationService, DatasetChange, QuerySource};
+use crate::runs::model_view::changes;
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
@@ -81,10 +82,7 @@ impl Tool for RenameDataset {
         crate::datasets::still_as_approved(&d, bound_version(args))?;
         let dataset = ctx.services.curation.update(&ctx.caller, &d.id, &rename_change(args)?).await?;
         Ok(ToolOutput {
-            llm_summary: format!(
-                "Renamed the dataset: table `{}` is now `{}` (shown as “{}”). To undo, rename it back to `{}`.",
-                d.table_name, dataset.table_name, dataset.name, d.table_name
-            ),
+            llm_summary: changes::renamed(&d, &dataset),
             rich: Some(RichResult::DatasetChanged { change: "renamed".to_owned(), dataset: Box::new(dataset) }),
         })
     }
@@ -195,12 +193,7 @@ impl Tool for DescribeDataset {
         let d = resolve(ctx, args).await?;
         let dataset = ctx.services.curation.update(&ctx.caller, &d.id, &describe_change(args)?).await?;
         Ok(ToolOutput {
-            llm_summary: format!(
-                "Saved the description of `{}`: {} described column(s){}.",
-                dataset.table_name,
-                dataset.column_notes.len(),
-                if dataset.description.is_empty() { "" } else { " and a description of the dataset" }
-            ),
+            llm_summary: changes::described(&dataset),
             rich: Some(RichResult::DatasetChanged { change: "described".to_owned(), dataset: Box::new(dataset) }),
         })
     }
@@ -304,13 +297,7 @@ impl Tool for SaveQueryAsDataset {
         let dataset =
             ctx.services.curation.materialize(&ctx.caller, &source, name, ctx.run_id.as_ref(), cost_of(ctx)).await?;
         Ok(ToolOutput {
-            llm_summary: format!(
-                "Saved the result as the dataset `{}`: {}, {} columns, read from {} dataset(s). To undo, delete it.",
-                dataset.table_name,
-                in_rows(dataset.row_count),
-                dataset.columns.len(),
-                dataset.lineage.as_ref().map_or(0, |l| l.sources.len())
-            ),
+            llm_summary: changes::saved_as_dataset(&dataset),
             rich: Some(RichResult::DatasetChanged { change: "saved".to_owned(), dataset: Box::new(dataset) }),
         })
     }
@@ -380,10 +367,7 @@ impl Tool for SaveQuery {
         let (parent, cost) = (ctx.run_id.as_ref(), cost_of(ctx));
         let query = ctx.services.curation.save_query(&ctx.caller, name, question, &source, parent, cost).await?;
         Ok(ToolOutput {
-            llm_summary: format!(
-                "Saved the verified query “{}”; the question “{}” is answered with it from now on.",
-                query.name, query.question
-            ),
+            llm_summary: changes::query_saved(&query),
             rich: Some(RichResult::SavedQuery { change: "saved".to_owned(), query }),
         })
     }
@@ -431,7 +415,7 @@ impl Tool for DeleteSavedQuery {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let query = ctx.services.curation.delete_saved_query(&ctx.caller, string_arg(args, "query")?).await?;
         Ok(ToolOutput {
-            llm_summary: format!("Deleted the verified query “{}”.", query.name),
+            llm_summary: changes::query_deleted(&query),
             rich: Some(RichResult::SavedQuery { change: "deleted".to_owned(), query }),
         })
     }
@@ -485,35 +469,7 @@ impl Tool for RefreshDataset {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
         let r = ctx.services.files.refresh(&ctx.caller, &d.id, bound_version(args)).await?;
-        let (before, after) = (&r.before, &r.dataset);
-        let llm_summary = if r.changed {
-            let names = |d: &aware_domain::dataset::Dataset| -> Vec<String> {
-                d.columns.iter().map(|c| c.name.clone()).collect()
-            };
-            let (old, new) = (names(before), names(after));
-            let added: Vec<&str> = new.iter().filter(|c| !old.contains(c)).map(String::as_str).collect();
-            let removed: Vec<&str> = old.iter().filter(|c| !new.contains(c)).map(String::as_str).collect();
-            let mut columns = Vec::new();
-            if !added.is_empty() {
-                columns.push(format!("new columns: {}", added.join(", ")));
-            }
-            if !removed.is_empty() {
-                columns.push(format!("columns gone: {}", removed.join(", ")));
-            }
-            format!(
-                "Refreshed `{}` from its file: {} before, {} now; {}.",
-                after.table_name,
-                in_rows(before.row_count),
-                after.row_count,
-                if columns.is_empty() { "the same columns".to_owned() } else { columns.join("; ") }
-            )
-        } else {
-            format!(
-                "`{}` is unchanged: its file holds exactly the content imported before ({}).",
-                after.table_name,
-                in_rows(after.row_count)
-            )
-        };
+        let llm_summary = changes::refreshed(&r);
         let change = if r.changed { "refreshed" } else { "unchanged" };
         Ok(ToolOutput {
             llm_summary,

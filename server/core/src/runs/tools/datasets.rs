@@ -5,7 +5,7 @@ use super::args::{
     prepared_for, resolve, string_arg,
 };
 use super::{DATASET_CONTEXT, Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::runs::model_view::summary;
+use crate::runs::model_view::{changes, summary};
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
@@ -101,23 +101,7 @@ impl Tool for GetDatasetDetail {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
         let (dataset, sample) = ctx.services.datasets.get_with_sample(&ctx.caller, &d.id, 5).await?;
-        let columns: Vec<String> =
-            dataset.columns.iter().take(30).map(|c| format!("{} {}", c.name, c.sql_type)).collect();
-        let llm_summary = format!(
-            "{}: table `{}`, {}, {}, {}, {} bytes. Columns: {}{}.",
-            dataset.name,
-            dataset.table_name,
-            dataset.format.as_str(),
-            dataset.status.as_str(),
-            in_rows(dataset.row_count),
-            dataset.size_bytes,
-            columns.join(", "),
-            if dataset.columns.len() > 30 {
-                format!(" and {} more", dataset.columns.len() - 30)
-            } else {
-                String::new()
-            }
-        );
+        let llm_summary = summary::dataset_detail(&dataset);
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::DatasetDetail { dataset: Box::new(dataset), sample }) })
     }
 }
@@ -159,14 +143,7 @@ impl Tool for PreviewRows {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let d = resolve(ctx, args).await?;
         let table = ctx.services.datasets.preview(&ctx.caller, &d.id, limit_arg(args, 50)?.unwrap_or(10)).await?;
-        let llm_summary = format!(
-            "Displayed {} row(s) of {} (table `{}`, {} rows in all) to the user. {}",
-            table.rows.len(),
-            d.name,
-            d.table_name,
-            d.row_count,
-            summary::describe_table(&table)
-        );
+        let llm_summary = summary::preview(&d, &table);
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::Table { table, executed_sql: String::new() }) })
     }
 }
@@ -312,7 +289,7 @@ impl Tool for DeleteDataset {
         let d = resolve(ctx, args).await?;
         let deleted = ctx.services.datasets.delete(&ctx.caller, &d.id, bound_version(args)).await?;
         Ok(ToolOutput {
-            llm_summary: format!("Deleted the dataset {} (table `{}`).", deleted.name, deleted.table_name),
+            llm_summary: changes::dataset_deleted(&deleted),
             rich: Some(RichResult::DeletedDataset { dataset: Box::new(deleted) }),
         })
     }

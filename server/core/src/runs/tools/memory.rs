@@ -6,6 +6,7 @@
 
 use super::{Gate, Prepared, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
 use crate::memory::{MAX_MEMORY_CHARS, normalize};
+use crate::runs::model_view::changes;
 use crate::runs::router::Intent;
 use crate::{Error, Result};
 use async_trait::async_trait;
@@ -93,10 +94,7 @@ impl Tool for Remember {
     }
     async fn execute(&self, _ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let fact = fact_arg(args)?;
-        Ok(ToolOutput {
-            llm_summary: format!("The user approved: “{fact}” is remembered once this answer is done."),
-            rich: None,
-        })
+        Ok(ToolOutput { llm_summary: changes::remembered(&fact), rich: None })
     }
 }
 
@@ -152,9 +150,6 @@ impl Tool for ForgetMemory {
     }
     async fn execute(&self, _ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let fact = fact_arg(args)?;
-        Ok(ToolOutput {
-            llm_summary: format!("The user approved: “{fact}” is forgotten once this answer is done."),
-            rich: None,
-        })
+        Ok(ToolOutput { llm_summary: changes::forgotten(&fact), rich: None })
     }
 }

@@ -83,10 +83,7 @@ impl Tool for RunSqlQuery {
             let answer = ctx.services.query.execute_verified(&ctx.caller, &saved, limit, parent, cost).await?;
             (answer, Some(saved.name))
         };
-        let mut llm_summary = summary::query_result(&answer.table);
-        if let Some(name) = used {
-            llm_summary = format!("Ran the verified query “{name}”. {llm_summary}");
-        }
+        let llm_summary = summary::query_answer(&answer.table, used.as_deref());
         Ok(ToolOutput {
             llm_summary,
             rich: Some(RichResult::Table { table: answer.table, executed_sql: answer.executed_sql }),

@@ -2,6 +2,7 @@
 
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
 use crate::history::parse_run_id;
+use crate::runs::model_view::summary;
 use crate::runs::router::Intent;
 use crate::search::SearchService;
 use crate::{Error, Result};
@@ -54,17 +55,7 @@ impl Tool for GetRunStatus {
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let id = args.get("run_id").and_then(Value::as_str).unwrap_or_default();
         let (run, capsule) = ctx.services.history.get(&ctx.caller, &parse_run_id(id)?).await?;
-        let llm_summary = format!(
-            "Run {} ({}) is {}: {} tool call(s), {} dataset(s) read, {} input and {} output tokens{}.",
-            run.id,
-            run.kind.as_str(),
-            run.status.as_str(),
-            capsule.tool_calls.len(),
-            capsule.datasets.len(),
-            run.usage.input_tokens,
-            run.usage.output_tokens,
-            run.error.as_ref().map(|e| format!(", error {}: {}", e.code.as_str(), e.message)).unwrap_or_default()
-        );
+        let llm_summary = summary::run(&run, &capsule);
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::Run { run: Box::new(run), capsule: Box::new(capsule) }) })
     }
 }
@@ -111,16 +102,7 @@ impl Tool for GetSystemStatus {
             dataset_bytes: datasets.iter().map(|d| d.size_bytes).sum(),
             search: search_status(ctx.services.datasets.search()),
         };
-        let llm_summary = format!(
-            "aware {} is running in {} mode with the {} model and {} storage. The user has {} dataset(s), {} bytes in all. Search: {}.",
-            status.version,
-            status.mode,
-            status.model_provider,
-            status.storage,
-            status.dataset_count,
-            status.dataset_bytes,
-            status.search
-        );
+        let llm_summary = summary::system_status(&status);
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::SystemStatus { status }) })
     }
 }
