@@ -258,7 +258,7 @@ async fn readyz(Extract(admin): Extract<Admin>) -> (StatusCode, &'static str) {
     if !admin.ready.load(Ordering::Relaxed) {
         return (StatusCode::SERVICE_UNAVAILABLE, "draining\n");
     }
-    match tokio::time::timeout(std::time::Duration::from_secs(2), admin.state.store.ping()).await {
+    match tokio::time::timeout(std::time::Duration::from_secs(2), admin.state.health.ping()).await {
         Ok(Ok(())) => (StatusCode::OK, "ready\n"),
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "readiness: the database does not answer");

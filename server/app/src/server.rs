@@ -295,7 +295,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         runs,
         limits: crate::limits::UserLimits::new(&config.limits, config.auth == crate::config::AuthMode::ApiKey),
         shutdown: tokio::sync::watch::Sender::new(false),
-        store,
+        health: store,
     }))
 }
 

@@ -83,6 +83,13 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+#[async_trait]
+impl aware_domain::ports::Health for Store {
+    async fn ping(&self) -> Result<()> {
+        Ok(self.db.ping().await.map_err(StoreError::from)?)
+    }
+}
+
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
         // A full disk and a database that cannot be written are the user's to hear about, not
@@ -289,11 +296,6 @@ impl Store {
     /// `postgres` or `sqlite`.
     pub fn engine(&self) -> &'static str {
         if self.db.is_postgres() { "postgres" } else { "sqlite" }
-    }
-
-    /// Whether the database answers a query now (`/readyz`).
-    pub async fn ping(&self) -> Result<(), StoreError> {
-        Ok(self.db.ping().await?)
     }
 
     /// The audit trail of one user, oldest first.

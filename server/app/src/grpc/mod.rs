@@ -32,9 +32,8 @@ pub struct AppState {
     pub limits: Arc<crate::limits::UserLimits>,
     /// Set once the server starts shutting down: open streams say so and end.
     pub shutdown: tokio::sync::watch::Sender<bool>,
-    /// The metadata store itself, which the services reach through their ports: `/readyz` asks
-    /// whether its database answers.
-    pub store: Arc<aware_store::Store>,
+    /// Whether the metadata store answers now (`/readyz`).
+    pub health: Arc<dyn aware_domain::ports::Health>,
 }
 
 impl AppState {

@@ -8,7 +8,7 @@
 //! [`Uploads`] (`uploads.rs`), [`RunStore`] — the run records (`run_records.rs`), [`RunLog`] —
 //! chat runs, their events, confirmations, threads and leases (`run_log.rs`), [`MemoryStore`] —
 //! what users asked aware to remember (`memories.rs`), [`SavedQueries`] — verified questions and
-//! their SQL (`saved_queries.rs`). Engines: [`DatasetEngine`] (`dataset_engine.rs`),
+//! their SQL (`saved_queries.rs`), [`Health`] — whether the store answers now (`health.rs`). Engines: [`DatasetEngine`] (`dataset_engine.rs`),
 //! [`SqlEngine`] (`sql.rs`), [`FileAccess`] — the file jail (`files.rs`), [`SearchStore`] and
 //! [`Embedder`] (`search_index.rs`), [`Categories`] — a dataset's categorical values
 //! (`categories.rs`). The run engine's: [`LanguageModel`] (`model.rs`), [`Fleet`] — the servers
@@ -21,6 +21,7 @@ pub mod categories;
 mod dataset_engine;
 pub mod files;
 pub mod fleet;
+mod health;
 mod memories;
 pub mod model;
 pub mod run_log;
@@ -38,6 +39,7 @@ pub use categories::{CategoricalColumn, Categories, ColumnsOf};
 pub use dataset_engine::DatasetEngine;
 pub use files::FileAccess;
 pub use fleet::Fleet;
+pub use health::Health;
 pub use memories::{Memory, MemoryStore};
 pub use model::LanguageModel;
 pub use run_log::RunLog;
