@@ -59,9 +59,7 @@ macro_rules! select_datasets {
 
 impl Store {
     async fn dataset_by_id(&self, id: &DatasetId) -> Result<Option<Dataset>> {
-        let row =
-            self.db.query(select_datasets!("WHERE id = ?")).bind(id.as_str()).fetch_optional().await.map_err(db)?;
-        row.as_ref().map(dataset_from_row).transpose()
+        self.db.query(select_datasets!("WHERE id = ?")).bind(id.as_str()).fetch_optional_map(dataset_from_row).await
     }
 }
 
@@ -111,15 +109,12 @@ impl Catalog for Store {
     }
 
     async fn get(&self, owner: &UserId, id: &DatasetId) -> Result<Option<Dataset>> {
-        let row = self
-            .db
+        self.db
             .query(select_datasets!("WHERE id = ? AND owner_id = ?"))
             .bind(id.as_str())
             .bind(owner.as_str())
-            .fetch_optional()
+            .fetch_optional_map(dataset_from_row)
             .await
-            .map_err(db)?;
-        row.as_ref().map(dataset_from_row).transpose()
     }
 
     async fn list(&self, owner: &UserId, status: Option<DatasetStatus>) -> Result<Vec<Dataset>> {

@@ -152,6 +152,15 @@ impl OnPool<'_> {
         })
     }
 
+    /// The row, if there is one, read by `read` (one of the ports' `…_from_row`); a database
+    /// error becomes the store's error, as `.map_err(db)` makes it everywhere else.
+    pub(crate) async fn fetch_optional_map<T>(
+        self,
+        read: impl FnOnce(&Row) -> aware_domain::Result<T>,
+    ) -> aware_domain::Result<Option<T>> {
+        self.fetch_optional().await.map_err(crate::db)?.as_ref().map(read).transpose()
+    }
+
     pub(crate) async fn fetch_one(self) -> Result<Row, sqlx::Error> {
         self.fetch_optional().await?.ok_or(sqlx::Error::RowNotFound)
     }

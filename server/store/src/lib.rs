@@ -6,8 +6,9 @@
 //! `tests/contract.rs` on both).
 //!
 //! One file per port: `catalog.rs`, `users.rs`, `audit.rs`, `uploads.rs`, `run_records.rs` (runs,
-//! capsules, feedback), `memories.rs`, `saved_queries.rs` (verified queries), `run_log.rs` (the run engine's log: threads, snapshots,
-//! events, transcripts, tool calls, confirmations, session grants, spans) with `group_commit.rs` (a run's writes that arrive together
+//! capsules, feedback), `memories.rs`, `saved_queries.rs` (verified queries), `run_log/` (the run engine's log, a file per concern:
+//! `runs.rs`, `leases.rs`, `events.rs` with transcripts, `tool_calls.rs` with spans,
+//! `confirmations.rs` with session grants, `threads.rs`, `snapshots.rs`) with `group_commit.rs` (a run's writes that arrive together
 //! share one commit); `gc.rs` (what `aware-server gc` removes); `db.rs` (one query, either
 //! engine); this file: opening the database, the shared helpers and errors.
 //!

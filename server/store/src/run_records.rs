@@ -167,17 +167,13 @@ impl RunStore for Store {
             return Ok(None);
         };
         let run = run_from_row(&row)?;
-        let mut capsule = match self
+        let mut capsule = self
             .db
             .query(select_capsules!("WHERE c.run_id = ?"))
             .bind(id.as_str())
-            .fetch_optional()
-            .await
-            .map_err(db)?
-        {
-            None => Capsule::default(),
-            Some(c) => capsule_from_row(&c)?,
-        };
+            .fetch_optional_map(capsule_from_row)
+            .await?
+            .unwrap_or_default();
         if run.kind.is_driven() {
             // A chat run's capsule gathers the queries its tools ran: every dataset version they
             // read, and the last query's mode, plan, SQL, summary; exec time adds up.

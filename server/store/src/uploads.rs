@@ -37,18 +37,15 @@ impl Uploads for Store {
     }
 
     async fn session(&self, owner: &UserId, id: &UploadId) -> Result<Option<UploadSession>> {
-        let row = self
-            .db
+        self.db
             .query(
                 "SELECT id, owner_id, filename, format, expected_bytes, received_bytes, created_at
              FROM uploads WHERE id = ? AND owner_id = ?",
             )
             .bind(id.as_str())
             .bind(owner.as_str())
-            .fetch_optional()
+            .fetch_optional_map(upload_from_row)
             .await
-            .map_err(db)?;
-        row.as_ref().map(upload_from_row).transpose()
     }
 
     async fn set_received(&self, id: &UploadId, received_bytes: u64) -> Result<()> {

@@ -110,14 +110,11 @@ impl Users for Store {
     }
 
     async fn user(&self, id: &UserId) -> Result<Option<User>> {
-        let row = self
-            .db
+        self.db
             .query("SELECT id, name, role, created_at, deactivated_at FROM users WHERE id = ?")
             .bind(id.as_str())
-            .fetch_optional()
+            .fetch_optional_map(user_from_row)
             .await
-            .map_err(db)?;
-        row.as_ref().map(user_from_row).transpose()
     }
 
     async fn set_role(&self, id: &UserId, role: Role) -> Result<bool> {
@@ -159,17 +156,14 @@ impl Users for Store {
     }
 
     async fn revoke_api_key(&self, id: &ApiKeyId, at: DateTime<Utc>) -> Result<Option<ApiKey>> {
-        let row = self
-            .db
+        self.db
             .query(
                 "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?
              RETURNING id, user_id, prefix, created_at, expires_at, revoked_at",
             )
             .bind(micros(at))
             .bind(id.as_str())
-            .fetch_optional()
+            .fetch_optional_map(key_from_row)
             .await
-            .map_err(db)?;
-        row.as_ref().map(key_from_row).transpose()
     }
 }
