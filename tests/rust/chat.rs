@@ -1012,6 +1012,23 @@ async fn bad_resumes_are_rejected_in_band_and_the_stream_keeps_serving() {
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     assert!(err.message().contains("\"cf nope\" is not a confirmation id (one looks like cf_…)"), "{err:?}");
     assert!(submit(&server, "", true).await.unwrap_err().message().contains("a confirmation id is required"));
+    // A run id that cannot be one: the stream answers it in-band as an unknown run, saying what
+    // is wrong with it; unary RPCs answer VALIDATION_ERROR naming `run_id`, as for every id.
+    chat.resume("r4", "run nope", 0).await;
+    let answer = chat.answer("r4").await;
+    let (r, code) = rejected(&answer);
+    assert_eq!(code, pb::ErrorCode::UnknownRun);
+    assert!(r.message.contains("\"run nope\" is not a run id (one looks like run_…)"), "{r:?}");
+    let mut runs = server.runs().await;
+    let err = runs.get_run(pb::GetRunRequest { run_id: "run nope".into() }).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "VALIDATION_ERROR"), "{err:?}");
+    assert!(err.message().contains("\"run nope\" is not a run id"), "{err:?}");
+    let req = pb::ListRunEventsRequest { run_id: String::new(), after_seq: 0, limit: 0 };
+    let err = runs.list_run_events(req).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "VALIDATION_ERROR"), "{err:?}");
+    assert!(err.message().contains("a run id is required"), "{err:?}");
+    let err = runs.get_run_trace(pb::GetRunTraceRequest { run_id: "run nope".into() }).await.unwrap_err();
+    assert_eq!(reason(&err), "VALIDATION_ERROR", "{err:?}");
     assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Succeeded, "cancelling a finished run is a no-op");
     chat.resume("r4", &run_id, last).await;
     let tail = chat.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;

@@ -53,11 +53,6 @@ pub fn page_size_in(page_size: u32) -> Result<u32> {
     }
 }
 
-/// A run id from a request field or a tool's argument (INVALID `run_id` when it is not one).
-pub fn parse_run_id(raw: &str) -> Result<RunId> {
-    RunId::parse_field(raw, "run_id")
-}
-
 impl RunHistory {
     pub fn new(runs: Arc<dyn RunStore>, audit: Arc<dyn AuditLog>, catalog: Arc<dyn Catalog>) -> Self {
         Self { runs, audit, catalog }

@@ -105,6 +105,16 @@ id_type!(
     "run_",
     "run"
 );
+
+impl RunId {
+    /// The run a Chat stream message names (a resume, a cancel): one parser with every id
+    /// (`parse_field`), answered in-band like a run that does not exist — UNKNOWN_RUN, one of the
+    /// stream's rejection codes — with what is wrong with it. Unary RPCs take run ids like any id:
+    /// VALIDATION_ERROR naming `run_id`.
+    pub fn in_stream(raw: &str) -> crate::Result<Self> {
+        Self::parse_field(raw, "run_id").map_err(|e| crate::Error::new(crate::ErrorCode::UnknownRun, e.message))
+    }
+}
 id_type!(
     /// A confirmation a person must answer.
     ConfirmationId,

@@ -18,14 +18,6 @@ pub(super) fn micros_timestamp(us: i64) -> prost_types::Timestamp {
     prost_types::Timestamp { seconds: us.div_euclid(1_000_000), nanos: (us.rem_euclid(1_000_000) * 1000) as i32 }
 }
 
-/// The run a request names on the Chat service: a malformed id names no run of the caller's.
-pub fn run_id_in(raw: &str) -> Result<aware_domain::ids::RunId, aware_core::Error> {
-    aware_domain::ids::RunId::parse(raw).ok_or_else(|| {
-        let said = aware_domain::ids::bad_id(raw, "run", aware_domain::ids::RunId::PREFIX);
-        aware_core::Error::new(aware_core::ErrorCode::UnknownRun, said)
-    })
-}
-
 /// The dataset a request names.
 pub fn dataset_id_in(raw: &str) -> Result<aware_domain::ids::DatasetId, aware_core::Error> {
     aware_domain::ids::DatasetId::parse_field(raw, "dataset_id")

@@ -5,7 +5,7 @@ use super::State;
 use crate::convert;
 use crate::status::to_status;
 use aware_core::Error;
-use aware_core::history::parse_run_id;
+use aware_domain::ids::RunId;
 use aware_proto::v1 as pb;
 use aware_proto::v1::runs_service_server::RunsService;
 use tonic::{Request, Response, Status};
@@ -22,7 +22,7 @@ impl RunsService for Runs {
             .state
             .services
             .history
-            .get(&caller, &parse_run_id(&request.get_ref().run_id).map_err(to_status)?)
+            .get(&caller, &RunId::parse_field(&request.get_ref().run_id, "run_id").map_err(to_status)?)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::GetRunResponse { run: Some(convert::run(&run, &capsule)) }))
@@ -64,7 +64,7 @@ impl RunsService for Runs {
             n @ 1..=10_000 => n,
             _ => return Err(to_status(Error::validation("limit", "limit must be 0 to 10000"))),
         };
-        let run_id = convert::run_id_in(&req.run_id).map_err(to_status)?;
+        let run_id = RunId::parse_field(&req.run_id, "run_id").map_err(to_status)?;
         let page = self.state.runs.events(&caller, &run_id, req.after_seq, limit).await.map_err(to_status)?;
         Ok(Response::new(pb::ListRunEventsResponse {
             events: page.events.iter().map(convert::event).collect(),
@@ -78,7 +78,7 @@ impl RunsService for Runs {
         request: Request<pb::RerunQueryRequest>,
     ) -> Result<Response<pb::RerunQueryResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let id = parse_run_id(&request.get_ref().run_id).map_err(to_status)?;
+        let id = RunId::parse_field(&request.get_ref().run_id, "run_id").map_err(to_status)?;
         let reruns = self.state.services.query.rerun(&caller, &id).await.map_err(to_status)?;
         Ok(Response::new(pb::RerunQueryResponse { queries: reruns.iter().map(convert::rerun).collect() }))
     }
@@ -88,7 +88,7 @@ impl RunsService for Runs {
         request: Request<pb::GetRunTraceRequest>,
     ) -> Result<Response<pb::GetRunTraceResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let run_id = convert::run_id_in(&request.into_inner().run_id).map_err(to_status)?;
+        let run_id = RunId::parse_field(&request.into_inner().run_id, "run_id").map_err(to_status)?;
         let spans = self.state.runs.trace(&caller, &run_id).await.map_err(to_status)?;
         Ok(Response::new(pb::GetRunTraceResponse { spans: spans.iter().map(convert::span).collect() }))
     }
@@ -108,7 +108,7 @@ impl RunsService for Runs {
     ) -> Result<Response<pb::SubmitFeedbackResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
-        let run_id = parse_run_id(&req.run_id).map_err(to_status)?;
+        let run_id = RunId::parse_field(&req.run_id, "run_id").map_err(to_status)?;
         let rating = convert::rating_in(req.rating, "rating")
             .and_then(|r| r.ok_or_else(|| Error::validation("rating", "rating is UP or DOWN")))
             .map_err(to_status)?;

@@ -6,6 +6,7 @@ use crate::convert;
 use crate::status::to_status;
 use aware_core::runs::threads::Turn;
 use aware_domain::events::Resolution;
+use aware_domain::ids::RunId;
 use aware_domain::ports::run_log::ThreadSummary;
 use aware_proto::v1 as pb;
 use aware_proto::v1::threads_service_server::ThreadsService;
@@ -133,7 +134,7 @@ impl ThreadsService for Threads {
         request: Request<pb::ForkThreadRequest>,
     ) -> Result<Response<pb::ForkThreadResponse>, Status> {
         let caller = self.state.caller(request.metadata()).await?;
-        let run_id = convert::run_id_in(&request.into_inner().run_id).map_err(to_status)?;
+        let run_id = RunId::parse_field(&request.into_inner().run_id, "run_id").map_err(to_status)?;
         let (fork, user_text) = self.state.runs.fork_thread(&caller, &run_id).await.map_err(to_status)?;
         Ok(Response::new(pb::ForkThreadResponse { thread: Some(thread(&fork)), user_text }))
     }

@@ -65,7 +65,7 @@ pub(super) async fn subscribe(
     run_id: &str,
     after_seq: u64,
 ) -> Result<Subscription, Error> {
-    state.runs.subscribe(caller, &convert::run_id_in(run_id)?, after_seq).await
+    state.runs.subscribe(caller, &RunId::in_stream(run_id)?, after_seq).await
 }
 
 pub(super) async fn resume_rejected(
@@ -75,7 +75,7 @@ pub(super) async fn resume_rejected(
     run_id: &str,
     e: &Error,
 ) -> pb::ServerEvent {
-    let last_seq = match (e.code, convert::run_id_in(run_id)) {
+    let last_seq = match (e.code, RunId::in_stream(run_id)) {
         (ErrorCode::CursorAhead, Ok(id)) => state.runs.last_seq(caller, &id).await.unwrap_or(0),
         _ => 0,
     };

@@ -17,7 +17,7 @@ use crate::status::to_status;
 use aware_core::runs::tools::Gate;
 use aware_core::runs::{Admission, NewMessage, OnBusy};
 use aware_core::{Error, ErrorCode};
-use aware_domain::ids::ThreadId;
+use aware_domain::ids::{RunId, ThreadId};
 use aware_domain::ports::run_log::{Snapshot, SnapshotDataset};
 use aware_proto::v1 as pb;
 use aware_proto::v1::chat_service_server::ChatService;
@@ -249,7 +249,7 @@ impl ChatService for Chat {
         let status = self
             .state
             .runs
-            .cancel(&caller, &convert::run_id_in(&request.into_inner().run_id).map_err(to_status)?)
+            .cancel(&caller, &RunId::parse_field(&request.into_inner().run_id, "run_id").map_err(to_status)?)
             .await
             .map_err(to_status)?;
         Ok(Response::new(pb::CancelRunResponse { status: convert::run_status(status).into() }))

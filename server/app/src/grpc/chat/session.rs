@@ -149,7 +149,7 @@ impl Session {
     }
 
     async fn cancel(&self, run_id: &str) -> aware_core::Result<aware_domain::run::RunStatus> {
-        self.state.runs.cancel(&self.caller, &convert::run_id_in(run_id)?).await
+        self.state.runs.cancel(&self.caller, &RunId::in_stream(run_id)?).await
     }
 
     fn watched_runs(&self) -> Vec<RunId> {

@@ -1,7 +1,6 @@
 //! The tools that report on aware itself: the system's status and a run's.
 
 use super::{Gate, Prepared, READ_ONLY, Tool, ToolContext, ToolId, ToolMeta, ToolName, ToolOutput};
-use crate::history::parse_run_id;
 use crate::runs::model_view::summary;
 use crate::runs::router::Intent;
 use crate::search::SearchService;
@@ -10,6 +9,7 @@ use async_trait::async_trait;
 use aware_domain::auth::Capability;
 use aware_domain::events::SystemStatus;
 use aware_domain::events::{ResourceRef, RichResult};
+use aware_domain::ids::RunId;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 
@@ -54,7 +54,7 @@ impl Tool for GetRunStatus {
     }
     async fn execute(&self, ctx: &ToolContext, args: &Value) -> Result<ToolOutput> {
         let id = args.get("run_id").and_then(Value::as_str).unwrap_or_default();
-        let (run, capsule) = ctx.services.history.get(&ctx.caller, &parse_run_id(id)?).await?;
+        let (run, capsule) = ctx.services.history.get(&ctx.caller, &RunId::parse_field(id, "run_id")?).await?;
         let llm_summary = summary::run(&run, &capsule);
         Ok(ToolOutput { llm_summary, rich: Some(RichResult::Run { run: Box::new(run), capsule: Box::new(capsule) }) })
     }
