@@ -110,77 +110,18 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         Some(_) => !config.data_dir.join("datasets").exists(),
     };
     let store = Arc::new(open_store(config).await?);
-    let local_token = if config.local_token_required() {
-        let token = crate::auth::local_token(&config.data_dir)
-            .with_context(|| format!("cannot read or create the local token in {}", config.data_dir.display()))?;
-        tracing::info!(
-            file = %config.data_dir.join(crate::auth::LOCAL_TOKEN_FILE).display(),
-            "local mode asks for a credential: send `authorization: Bearer <the token in this file>`"
-        );
-        Some(token)
-    } else {
-        None
-    };
+    let local_token = local_token(config)?;
     store.ensure_user(&Principal::local()).await?;
     let worker_exe = match &config.worker_exe {
         Some(p) => p.clone(),
         None => std::env::current_exe().context("cannot find the server executable for worker processes")?,
     };
-    let datasets_dir = config.data_dir.join("datasets");
     let sandbox = &config.sandbox;
-    // Per-user shares apply when there are users to share between (API keys); local mode's one
-    // user may use every slot of every pool.
-    let share = |per_user: usize, slots: usize| if config.multi_user() { per_user.min(slots) } else { slots };
     let queued = config.limits.max_queued_per_user as usize;
     // One count of every user's running workers, across the three pools, sets their priority.
     let priority = WorkerPriority::new(Duration::from_millis(config.limits.interactive_cpu_ms));
-    let pool = SqlPool::start(PoolConfig {
-        worker_exe: worker_exe.clone(),
-        size: sandbox.workers,
-        per_user: share(sandbox.max_queries_per_user, sandbox.workers),
-        queued_per_user: queued,
-        max_wait: Duration::from_millis(sandbox.queue_wait_ms),
-        warm: sandbox.warm_workers,
-        memory_mb: sandbox.memory_mb,
-        threads: sandbox.threads,
-        kill_grace: Duration::from_millis(1500),
-        max_queries_per_worker: 500,
-        test_hooks: false,
-        priority: priority.clone(),
-    });
-    let sql = SandboxSql::new(
-        pool,
-        datasets_dir.clone(),
-        SqlLimits {
-            timeout: Duration::from_millis(sandbox.timeout_ms),
-            max_bytes: sandbox.max_result_mb * 1024 * 1024,
-        },
-    );
-    let engine: Arc<dyn DatasetEngine> = Arc::new(DuckDbEngine::new(EngineConfig {
-        datasets_dir,
-        worker_exe: worker_exe.clone(),
-        ingest_memory_mb: config.ingest.memory_mb,
-        ingest_threads: config.ingest.threads,
-        ingest_timeout: Duration::from_secs(config.ingest.timeout_secs),
-        max_dataset_bytes: config.max_upload_bytes().saturating_mul(4).max(1 << 30),
-        read_memory_mb: 512,
-        priority: priority.clone(),
-    }));
+    let (sql, engine) = duckdb_engines(config, &worker_exe, &priority);
     let search = search_service(config, engine.clone(), store.clone())?;
-    let limits = DatasetLimits {
-        max_upload_bytes: config.max_upload_bytes(),
-        // Leave room for the other fields of AppendUploadRequest under the message limit.
-        max_chunk_bytes: u32::try_from(config.max_message_bytes() - 64 * 1024).unwrap_or(u32::MAX),
-        max_open_uploads_per_user: config.limits.max_open_uploads_per_user,
-        upload_ttl: Duration::from_secs(config.limits.upload_ttl_secs),
-        max_concurrent_ingests: config.ingest.concurrency,
-        max_ingests_per_user: share(config.ingest.max_per_user, config.ingest.concurrency),
-        max_queued_ingests_per_user: queued,
-        ingest_wait: Duration::from_secs(config.ingest.queue_wait_secs),
-        max_upload_streams_per_user: config.limits.max_upload_streams_per_user as usize,
-        upload_idle: Duration::from_secs(config.limits.upload_idle_secs),
-    };
-    let sql: Arc<dyn SqlEngine> = Arc::new(sql);
     let query = QueryService::new(store.clone(), sql.clone(), store.clone(), sandbox.max_rows)
         .asking_above(sandbox.confirm_scan_rows);
     let datasets = DatasetService::new(
@@ -189,7 +130,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         store.clone(),
         store.clone(),
         Staging::new(config.data_dir.join("staging")),
-        limits,
+        dataset_limits(config),
         search.clone(),
     );
     datasets.recover(ingest_window(config)).await.map_err(|e| anyhow::anyhow!("recovery after restart failed: {e}"))?;
@@ -198,7 +139,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         name: "files",
         what: "file operations",
         slots: config.files.workers,
-        per_user: share(config.files.max_per_user, config.files.workers),
+        per_user: share(config, config.files.max_per_user, config.files.workers),
         queued_per_user: queued,
         max_wait: Duration::from_millis(config.files.queue_wait_ms),
     });
@@ -206,23 +147,8 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
     if new_data_dir && config.seed_samples {
         seed_samples(&datasets).await;
     }
-    // The offline planner answers when no model is configured, and always writes the questions
-    // a dataset suggests. Linking a question's words by meaning reads the dataset's column
-    // names: only with the in-process model, so nothing the planner reads leaves the process.
-    let planner = OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())));
-    let planner = Arc::new(match search.embedder().filter(|_| config.search.embeddings == EmbeddingsKind::Local) {
-        Some(embedder) => planner.with_meanings(Meanings::new(embedder)),
-        None => planner,
-    });
-    let model: Arc<dyn LanguageModel> = match (&config.agent.model, &config.agent.script) {
-        (ModelKind::Script, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the model script {}", path.display()))?;
-            Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
-        }
-        (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
-        _ => planner.clone(),
-    };
+    let planner = planner(config, &engine, &search);
+    let model = model(config, &planner)?;
     let history = RunHistory::new(store.clone(), store.clone(), store.clone());
     let memory = MemoryService::new(store.clone(), store.clone());
     let auth = Authenticator::new(config.auth, store.clone() as Arc<dyn Users>, local_token.as_deref());
@@ -240,7 +166,6 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         query.clone(),
         store.clone(),
     );
-    let agent = &config.agent;
     let services = Services {
         datasets,
         files,
@@ -254,11 +179,7 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             mode: config.mode,
             model_provider: model.name().to_owned(),
-            storage: match store.engine() {
-                "postgres" => "PostgreSQL",
-                _ => "SQLite",
-            }
-            .to_owned(),
+            storage: if store.engine() == "postgres" { "PostgreSQL" } else { "SQLite" }.to_owned(),
         },
         suggestions: planner,
     };
@@ -268,20 +189,9 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         store.clone(),
         store.fleet(),
         model,
-        Policy::new(ToolRegistry::standard(), config.mode, agent.max_tool_calls).with_external(external),
+        Policy::new(ToolRegistry::standard(), config.mode, config.agent.max_tool_calls).with_external(external),
         services.clone(),
-        RunsConfig {
-            max_iterations: agent.max_iterations,
-            max_tool_calls: agent.max_tool_calls,
-            tool_timeout: Duration::from_millis(agent.tool_timeout_ms),
-            confirmation_ttl: Duration::from_secs(agent.confirmation_ttl_secs),
-            max_active_runs_per_user: agent.max_active_runs_per_user,
-            tool_delay: Duration::from_millis(agent.tool_delay_ms),
-            debug_routing: agent.debug_routing,
-            llm_router: agent.router == RouterKind::Llm,
-            lease_ttl: Duration::from_millis(config.storage.lease_ms),
-            ..RunsConfig::default()
-        },
+        engine_config(config),
     );
     let recovered = runs.recover().await.map_err(|e| anyhow::anyhow!("run recovery after restart failed: {e}"))?;
     if recovered > 0 {
@@ -297,6 +207,130 @@ pub async fn build_state(config: &Config) -> anyhow::Result<State> {
         shutdown: tokio::sync::watch::Sender::new(false),
         health: store,
     }))
+}
+
+/// Local mode's credential when the configuration asks for one: read from (or first written to)
+/// the data dir, and where it is said in the log.
+fn local_token(config: &Config) -> anyhow::Result<Option<String>> {
+    if !config.local_token_required() {
+        return Ok(None);
+    }
+    let token = crate::auth::local_token(&config.data_dir)
+        .with_context(|| format!("cannot read or create the local token in {}", config.data_dir.display()))?;
+    tracing::info!(
+        file = %config.data_dir.join(crate::auth::LOCAL_TOKEN_FILE).display(),
+        "local mode asks for a credential: send `authorization: Bearer <the token in this file>`"
+    );
+    Ok(Some(token))
+}
+
+/// A user's share of a pool of `slots`: per-user shares apply when there are users to share
+/// between (API keys); local mode's one user may use every slot of every pool.
+fn share(config: &Config, per_user: usize, slots: usize) -> usize {
+    if config.multi_user() { per_user.min(slots) } else { slots }
+}
+
+/// DuckDB in its workers: the SQL sandbox's pool of sessions, and the dataset engine (ingestion,
+/// previews, statistics).
+fn duckdb_engines(
+    config: &Config,
+    worker_exe: &std::path::Path,
+    priority: &WorkerPriority,
+) -> (Arc<dyn SqlEngine>, Arc<dyn DatasetEngine>) {
+    let sandbox = &config.sandbox;
+    let datasets_dir = config.data_dir.join("datasets");
+    let pool = SqlPool::start(PoolConfig {
+        worker_exe: worker_exe.to_path_buf(),
+        size: sandbox.workers,
+        per_user: share(config, sandbox.max_queries_per_user, sandbox.workers),
+        queued_per_user: config.limits.max_queued_per_user as usize,
+        max_wait: Duration::from_millis(sandbox.queue_wait_ms),
+        warm: sandbox.warm_workers,
+        memory_mb: sandbox.memory_mb,
+        threads: sandbox.threads,
+        kill_grace: Duration::from_millis(1500),
+        max_queries_per_worker: 500,
+        test_hooks: false,
+        priority: priority.clone(),
+    });
+    let sql = SandboxSql::new(
+        pool,
+        datasets_dir.clone(),
+        SqlLimits {
+            timeout: Duration::from_millis(sandbox.timeout_ms),
+            max_bytes: sandbox.max_result_mb * 1024 * 1024,
+        },
+    );
+    let engine = DuckDbEngine::new(EngineConfig {
+        datasets_dir,
+        worker_exe: worker_exe.to_path_buf(),
+        ingest_memory_mb: config.ingest.memory_mb,
+        ingest_threads: config.ingest.threads,
+        ingest_timeout: Duration::from_secs(config.ingest.timeout_secs),
+        max_dataset_bytes: config.max_upload_bytes().saturating_mul(4).max(1 << 30),
+        read_memory_mb: 512,
+        priority: priority.clone(),
+    });
+    (Arc::new(sql), Arc::new(engine))
+}
+
+/// The limits of uploads and ingestion, per user and in all.
+fn dataset_limits(config: &Config) -> DatasetLimits {
+    let queued = config.limits.max_queued_per_user as usize;
+    DatasetLimits {
+        max_upload_bytes: config.max_upload_bytes(),
+        // Leave room for the other fields of AppendUploadRequest under the message limit.
+        max_chunk_bytes: u32::try_from(config.max_message_bytes() - 64 * 1024).unwrap_or(u32::MAX),
+        max_open_uploads_per_user: config.limits.max_open_uploads_per_user,
+        upload_ttl: Duration::from_secs(config.limits.upload_ttl_secs),
+        max_concurrent_ingests: config.ingest.concurrency,
+        max_ingests_per_user: share(config, config.ingest.max_per_user, config.ingest.concurrency),
+        max_queued_ingests_per_user: queued,
+        ingest_wait: Duration::from_secs(config.ingest.queue_wait_secs),
+        max_upload_streams_per_user: config.limits.max_upload_streams_per_user as usize,
+        upload_idle: Duration::from_secs(config.limits.upload_idle_secs),
+    }
+}
+
+/// The offline planner answers when no model is configured, and always writes the questions a
+/// dataset suggests. Linking a question's words by meaning reads the dataset's column names: only
+/// with the in-process model, so nothing the planner reads leaves the process.
+fn planner(config: &Config, engine: &Arc<dyn DatasetEngine>, search: &SearchService) -> Arc<OfflinePlanner> {
+    let planner = OfflinePlanner::new(Arc::new(CategoryCache::new(engine.clone())));
+    Arc::new(match search.embedder().filter(|_| config.search.embeddings == EmbeddingsKind::Local) {
+        Some(embedder) => planner.with_meanings(Meanings::new(embedder)),
+        None => planner,
+    })
+}
+
+/// The model runs talk to: a script (tests and demos), a provider, or the offline planner.
+fn model(config: &Config, planner: &Arc<OfflinePlanner>) -> anyhow::Result<Arc<dyn LanguageModel>> {
+    Ok(match (&config.agent.model, &config.agent.script) {
+        (ModelKind::Script, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the model script {}", path.display()))?;
+            Arc::new(Script::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
+        }
+        (ModelKind::Anthropic | ModelKind::Openai, _) => Arc::new(provider(config)?),
+        (ModelKind::Script | ModelKind::Offline, _) => planner.clone(),
+    })
+}
+
+/// The run engine's limits, from the `[agent]` section and the store's lease.
+fn engine_config(config: &Config) -> RunsConfig {
+    let agent = &config.agent;
+    RunsConfig {
+        max_iterations: agent.max_iterations,
+        max_tool_calls: agent.max_tool_calls,
+        tool_timeout: Duration::from_millis(agent.tool_timeout_ms),
+        confirmation_ttl: Duration::from_secs(agent.confirmation_ttl_secs),
+        max_active_runs_per_user: agent.max_active_runs_per_user,
+        tool_delay: Duration::from_millis(agent.tool_delay_ms),
+        debug_routing: agent.debug_routing,
+        llm_router: agent.router == RouterKind::Llm,
+        lease_ttl: Duration::from_millis(config.storage.lease_ms),
+        ..RunsConfig::default()
+    }
 }
 
 /// On a shared store (PostgreSQL), how long another replica's ingest may be in progress: its
@@ -430,6 +464,49 @@ pub struct Listening {
     pub admin: Option<SocketAddr>,
 }
 
+/// The background sweep: expired browser uploads discarded and, on a shared store, ingests whose
+/// replica stopped marked interrupted.
+fn spawn_sweeper(state: &State, config: &Config) -> tokio::task::JoinHandle<()> {
+    let datasets = state.services.datasets.clone();
+    let ingesting_elsewhere = ingest_window(config);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(UPLOAD_SWEEP_INTERVAL);
+        loop {
+            tick.tick().await;
+            match datasets.sweep_expired_uploads().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(removed = n, "discarded expired browser uploads"),
+                Err(e) => tracing::warn!(error = %e, "upload sweep failed"),
+            }
+            // On a shared store, an ingest whose replica stopped is found here, once it has
+            // been processing longer than any ingest lasts.
+            if ingesting_elsewhere.is_some() {
+                match datasets.mark_interrupted(ingesting_elsewhere).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(datasets = n, "marked ingests whose replica stopped as interrupted"),
+                    Err(e) => tracing::warn!(error = %e, "the sweep of interrupted ingests failed"),
+                }
+            }
+        }
+    })
+}
+
+/// gRPC health: every service serving.
+async fn health_service() -> tonic_health::pb::health_server::HealthServer<impl tonic_health::pb::health_server::Health>
+{
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<DatasetsServiceServer<Datasets>>().await;
+    health.set_serving::<ChatServiceServer<Chat>>().await;
+    health.set_serving::<RunsServiceServer<runs::Runs>>().await;
+    health.set_serving::<QueryServiceServer<query::Query>>().await;
+    health.set_serving::<FilesServiceServer<files::Files>>().await;
+    health.set_serving::<ThreadsServiceServer<threads::Threads>>().await;
+    health.set_serving::<MemoryServiceServer<memory::Memories>>().await;
+    health.set_serving::<AuditServiceServer<audit::Audit>>().await;
+    health.set_serving::<AdminServiceServer<admin::Admin>>().await;
+    health_service
+}
+
 /// Serves until `shutdown` resolves. `on_ready` is called with the bound addresses once
 /// everything is set up and requests are about to be accepted.
 pub async fn run(
@@ -449,30 +526,7 @@ pub async fn run(
         None => None,
     };
 
-    let sweeper = {
-        let datasets = state.services.datasets.clone();
-        let ingesting_elsewhere = ingest_window(&config);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(UPLOAD_SWEEP_INTERVAL);
-            loop {
-                tick.tick().await;
-                match datasets.sweep_expired_uploads().await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(removed = n, "discarded expired browser uploads"),
-                    Err(e) => tracing::warn!(error = %e, "upload sweep failed"),
-                }
-                // On a shared store, an ingest whose replica stopped is found here, once it has
-                // been processing longer than any ingest lasts.
-                if ingesting_elsewhere.is_some() {
-                    match datasets.mark_interrupted(ingesting_elsewhere).await {
-                        Ok(0) => {}
-                        Ok(n) => tracing::info!(datasets = n, "marked ingests whose replica stopped as interrupted"),
-                        Err(e) => tracing::warn!(error = %e, "the sweep of interrupted ingests failed"),
-                    }
-                }
-            }
-        })
-    };
+    let sweeper = spawn_sweeper(&state, &config);
 
     let max = config.max_message_bytes();
     let datasets = DatasetsServiceServer::new(Datasets { state: state.clone() }).max_decoding_message_size(max);
@@ -485,16 +539,7 @@ pub async fn run(
     let audit = AuditServiceServer::new(audit::Audit { state: state.clone() }).max_decoding_message_size(max);
     let admin = AdminServiceServer::new(admin::Admin { state: state.clone() }).max_decoding_message_size(max);
 
-    let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<DatasetsServiceServer<Datasets>>().await;
-    health.set_serving::<ChatServiceServer<Chat>>().await;
-    health.set_serving::<RunsServiceServer<runs::Runs>>().await;
-    health.set_serving::<QueryServiceServer<query::Query>>().await;
-    health.set_serving::<FilesServiceServer<files::Files>>().await;
-    health.set_serving::<ThreadsServiceServer<threads::Threads>>().await;
-    health.set_serving::<MemoryServiceServer<memory::Memories>>().await;
-    health.set_serving::<AuditServiceServer<audit::Audit>>().await;
-    health.set_serving::<AdminServiceServer<admin::Admin>>().await;
+    let health_service = health_service().await;
 
     let reflection = |b: tonic_reflection::server::Builder<'static>| {
         b.register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
