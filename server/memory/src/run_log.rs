@@ -7,8 +7,9 @@ use aware_domain::grounding::Grounding;
 use aware_domain::ids::{ConfirmationId, GrantId, RunId, ThreadId, ToolCallId, UserId};
 use aware_domain::ports::model::Message;
 use aware_domain::ports::run_log::{
-    ChatRun, Claim, Confirmation, Created, Lease, Place, QueuedAppend, RunLog, SessionGrant, Snapshot, SpanRecord,
-    ThreadCursor, ThreadState, ThreadSummary, TitleIf,
+    ChatRun, ChatRuns, Claim, Confirmation, Confirmations, Created, Lease, Place, QueuedAppend, RunEvents, RunLeases,
+    SessionGrant, Snapshot, Snapshots, SpanRecord, ThreadCursor, ThreadState, ThreadSummary, Threads, TitleIf,
+    ToolCalls,
 };
 use aware_domain::run::ToolCallRow;
 use aware_domain::run::{RunError, RunKind, RunStatus, Usage};
@@ -17,31 +18,7 @@ use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 
 #[async_trait]
-impl RunLog for MemoryRuns {
-    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
-        let mut s = self.state();
-        let stored = s.threads.entry(thread.clone()).or_insert_with(|| StoredThread {
-            owner: owner.clone(),
-            title: None,
-            created_at: Utc::now(),
-            forked_from: None,
-        });
-        Ok(&stored.owner == owner)
-    }
-
-    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
-        let mut s = self.state();
-        let stored = s.snapshots.entry(thread.clone()).or_insert_with(|| snapshot.clone());
-        if snapshot.ui_state_version >= stored.ui_state_version {
-            *stored = snapshot.clone();
-        }
-        Ok(stored.ui_state_version)
-    }
-
-    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
-        Ok(self.state().snapshots.get(thread).cloned())
-    }
-
+impl ChatRuns for MemoryRuns {
     async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>, max_unfinished: u32) -> Result<Created> {
         let mut s = self.state();
         let r = &run.record;
@@ -89,99 +66,6 @@ impl RunLog for MemoryRuns {
             }),
             unfinished_of_owner: u32::try_from(unfinished).unwrap_or(u32::MAX),
         })
-    }
-
-    async fn queued_runs(&self) -> Result<u32> {
-        let s = self.state();
-        let n = s
-            .runs
-            .values()
-            .filter(|x| {
-                x.run.record.kind.is_driven() && x.run.record.status == RunStatus::Queued && x.run.cancel.is_none()
-            })
-            .count();
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
-    }
-
-    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
-        let mut s = self.state();
-        // The first in line of each thread no run holds.
-        let mut first: BTreeMap<ThreadId, (i64, RunId)> = BTreeMap::new();
-        for x in s.runs.values() {
-            let r = &x.run.record;
-            let Some(t) = &r.thread_id else { continue };
-            if !r.kind.is_driven() || r.status != RunStatus::Queued || x.run.cancel.is_some() {
-                continue;
-            }
-            if thread.is_some_and(|want| want != t) {
-                continue;
-            }
-            let candidate = (x.queue_rank, r.id.clone());
-            match first.get(t) {
-                Some(best) if *best <= candidate => {}
-                _ => {
-                    first.insert(t.clone(), candidate);
-                }
-            }
-        }
-        let mut promoted = Vec::new();
-        for (t, (_, id)) in first {
-            if s.holder(Some(&t)).is_some() {
-                continue;
-            }
-            if let Some(x) = s.runs.get_mut(&id) {
-                x.run.record.status = RunStatus::Running;
-                x.lease = Some(lease.clone());
-                promoted.push(id);
-            }
-        }
-        Ok(promoted)
-    }
-
-    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>> {
-        let mut s = self.state();
-        let mut claimed = Vec::new();
-        for (id, x) in &mut s.runs {
-            let needs_driver = x.holds_thread()
-                || (x.run.record.kind.is_driven()
-                    && x.run.record.status == RunStatus::Queued
-                    && x.run.cancel.is_some());
-            let free = x.lease.as_ref().is_none_or(|l| l.until < now);
-            let wanted = match which {
-                Claim::Expired => free,
-                Claim::Every => true,
-                Claim::Run(want) => free && want == id,
-            };
-            if needs_driver && wanted {
-                x.lease = Some(lease.clone());
-                claimed.push(x.run.clone());
-            }
-        }
-        Ok(claimed)
-    }
-
-    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>> {
-        let mut s = self.state();
-        let mut held = Vec::new();
-        for (id, x) in &mut s.runs {
-            if let Some(l) = x.lease.as_mut().filter(|l| l.replica == lease.replica)
-                && x.run.record.kind.is_driven()
-                && active(x.run.record.status)
-            {
-                l.until = lease.until;
-                held.push((id.clone(), x.run.cancel));
-            }
-        }
-        Ok(held)
-    }
-
-    async fn release_leases(&self, replica: &str) -> Result<()> {
-        for x in self.state().runs.values_mut() {
-            if x.lease.as_ref().is_some_and(|l| l.replica == replica) {
-                x.lease = None;
-            }
-        }
-        Ok(())
     }
 
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
@@ -288,7 +172,106 @@ impl RunLog for MemoryRuns {
             .flat_map(|id| s.messages.get(id).into_iter().flat_map(|m| m.values().cloned()))
             .collect())
     }
+}
 
+#[async_trait]
+impl RunLeases for MemoryRuns {
+    async fn queued_runs(&self) -> Result<u32> {
+        let s = self.state();
+        let n = s
+            .runs
+            .values()
+            .filter(|x| {
+                x.run.record.kind.is_driven() && x.run.record.status == RunStatus::Queued && x.run.cancel.is_none()
+            })
+            .count();
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
+        let mut s = self.state();
+        // The first in line of each thread no run holds.
+        let mut first: BTreeMap<ThreadId, (i64, RunId)> = BTreeMap::new();
+        for x in s.runs.values() {
+            let r = &x.run.record;
+            let Some(t) = &r.thread_id else { continue };
+            if !r.kind.is_driven() || r.status != RunStatus::Queued || x.run.cancel.is_some() {
+                continue;
+            }
+            if thread.is_some_and(|want| want != t) {
+                continue;
+            }
+            let candidate = (x.queue_rank, r.id.clone());
+            match first.get(t) {
+                Some(best) if *best <= candidate => {}
+                _ => {
+                    first.insert(t.clone(), candidate);
+                }
+            }
+        }
+        let mut promoted = Vec::new();
+        for (t, (_, id)) in first {
+            if s.holder(Some(&t)).is_some() {
+                continue;
+            }
+            if let Some(x) = s.runs.get_mut(&id) {
+                x.run.record.status = RunStatus::Running;
+                x.lease = Some(lease.clone());
+                promoted.push(id);
+            }
+        }
+        Ok(promoted)
+    }
+
+    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>> {
+        let mut s = self.state();
+        let mut claimed = Vec::new();
+        for (id, x) in &mut s.runs {
+            let needs_driver = x.holds_thread()
+                || (x.run.record.kind.is_driven()
+                    && x.run.record.status == RunStatus::Queued
+                    && x.run.cancel.is_some());
+            let free = x.lease.as_ref().is_none_or(|l| l.until < now);
+            let wanted = match which {
+                Claim::Expired => free,
+                Claim::Every => true,
+                Claim::Run(want) => free && want == id,
+            };
+            if needs_driver && wanted {
+                x.lease = Some(lease.clone());
+                claimed.push(x.run.clone());
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>> {
+        let mut s = self.state();
+        let mut held = Vec::new();
+        for (id, x) in &mut s.runs {
+            if let Some(l) = x.lease.as_mut().filter(|l| l.replica == lease.replica)
+                && x.run.record.kind.is_driven()
+                && active(x.run.record.status)
+            {
+                l.until = lease.until;
+                held.push((id.clone(), x.run.cancel));
+            }
+        }
+        Ok(held)
+    }
+
+    async fn release_leases(&self, replica: &str) -> Result<()> {
+        for x in self.state().runs.values_mut() {
+            if x.lease.as_ref().is_some_and(|l| l.replica == replica) {
+                x.lease = None;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl RunEvents for MemoryRuns {
     async fn append_event(&self, event: &RunEvent) -> Result<()> {
         self.state().append(event)
     }
@@ -322,7 +305,10 @@ impl RunLog for MemoryRuns {
     async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
         Ok(self.state().messages.get(run).map(|m| m.values().cloned().collect()).unwrap_or_default())
     }
+}
 
+#[async_trait]
+impl ToolCalls for MemoryRuns {
     async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {
         let mut s = self.state();
         let rows = s.tool_calls.entry(row.run_id.clone()).or_default();
@@ -352,6 +338,22 @@ impl RunLog for MemoryRuns {
         Ok(self.state().tool_calls.get(run).cloned().unwrap_or_default())
     }
 
+    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
+        let mut s = self.state();
+        let spans = s.spans.entry(run.clone()).or_default();
+        spans.retain(|x| x.span_id != span.span_id);
+        spans.push(span.clone());
+        spans.sort_by(|a, b| (a.start, &a.span_id).cmp(&(b.start, &b.span_id)));
+        Ok(())
+    }
+
+    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
+        Ok(self.state().spans.get(run).cloned().unwrap_or_default())
+    }
+}
+
+#[async_trait]
+impl Confirmations for MemoryRuns {
     async fn create_confirmation(&self, confirmation: &Confirmation) -> Result<()> {
         let mut s = self.state();
         if s.confirmations.values().any(|c| c.id == confirmation.id || c.tool_call_id == confirmation.tool_call_id) {
@@ -448,6 +450,20 @@ impl RunLog for MemoryRuns {
             }
             Some(_) | None => Ok(false),
         }
+    }
+}
+
+#[async_trait]
+impl Threads for MemoryRuns {
+    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
+        let mut s = self.state();
+        let stored = s.threads.entry(thread.clone()).or_insert_with(|| StoredThread {
+            owner: owner.clone(),
+            title: None,
+            created_at: Utc::now(),
+            forked_from: None,
+        });
+        Ok(&stored.owner == owner)
     }
 
     async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>> {
@@ -576,17 +592,20 @@ impl RunLog for MemoryRuns {
         }
         Ok(())
     }
+}
 
-    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
+#[async_trait]
+impl Snapshots for MemoryRuns {
+    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
         let mut s = self.state();
-        let spans = s.spans.entry(run.clone()).or_default();
-        spans.retain(|x| x.span_id != span.span_id);
-        spans.push(span.clone());
-        spans.sort_by(|a, b| (a.start, &a.span_id).cmp(&(b.start, &b.span_id)));
-        Ok(())
+        let stored = s.snapshots.entry(thread.clone()).or_insert_with(|| snapshot.clone());
+        if snapshot.ui_state_version >= stored.ui_state_version {
+            *stored = snapshot.clone();
+        }
+        Ok(stored.ui_state_version)
     }
 
-    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
-        Ok(self.state().spans.get(run).cloned().unwrap_or_default())
+    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
+        Ok(self.state().snapshots.get(thread).cloned())
     }
 }

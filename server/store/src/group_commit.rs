@@ -491,7 +491,7 @@ mod tests {
     use aware_domain::events::{EventPayload, RunEvent};
     use aware_domain::ids::{RunId, ThreadId, UserId};
     use aware_domain::ports::Users;
-    use aware_domain::ports::run_log::{ChatRun, Place, RunLog};
+    use aware_domain::ports::run_log::{ChatRun, ChatRuns, Place, RunEvents, ToolCalls};
     use aware_domain::run::{RunKind, RunRecord, RunStatus};
 
     enum Engine {

@@ -201,7 +201,7 @@ impl RunStore for Store {
                 capsule.exec_time_ms = Some(capsule.exec_time_ms.unwrap_or(0) + child.exec_time_ms.unwrap_or(0));
             }
             capsule.error = run.error.clone();
-            capsule.tool_calls = aware_domain::ports::run_log::RunLog::tool_calls(self, id).await?;
+            capsule.tool_calls = aware_domain::ports::run_log::ToolCalls::tool_calls(self, id).await?;
             let grounding: Option<String> = self
                 .db
                 .query("SELECT grounding_json FROM runs WHERE id = ?")

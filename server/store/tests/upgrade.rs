@@ -3,7 +3,7 @@
 //! CASCADE` — its events, its confirmations — survive, and every foreign key still holds.
 
 use aware_domain::ids::RunId;
-use aware_domain::ports::run_log::RunLog;
+use aware_domain::ports::run_log::ChatRuns;
 use aware_store::Store;
 use sqlx::Row;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};

@@ -6,9 +6,11 @@
 //!
 //! Storage: [`Catalog`] (`catalog.rs`), [`Users`] (`users.rs`), [`AuditLog`] (`audit.rs`),
 //! [`Uploads`] (`uploads.rs`), [`RunStore`] — the run records (`run_records.rs`), [`RunLog`] —
-//! chat runs, their events, confirmations, threads and leases (`run_log.rs`), [`MemoryStore`] —
-//! what users asked aware to remember (`memories.rs`), [`SavedQueries`] — verified questions and
-//! their SQL (`saved_queries.rs`), [`Health`] — whether the store answers now (`health.rs`). Engines: [`DatasetEngine`] (`dataset_engine.rs`),
+//! the run engine's log, one trait per concern: chat runs, leases, events and transcripts, tool
+//! calls and spans, confirmations and grants, threads, snapshots (`run_log.rs`), [`MemoryStore`]
+//! — what users asked aware to remember (`memories.rs`), [`SavedQueries`] — verified questions
+//! and their SQL (`saved_queries.rs`), [`Health`] — whether the store answers now (`health.rs`).
+//! Engines: [`DatasetEngine`] (`dataset_engine.rs`),
 //! [`SqlEngine`] (`sql.rs`), [`FileAccess`] — the file jail (`files.rs`), [`SearchStore`] and
 //! [`Embedder`] (`search_index.rs`), [`Categories`] — a dataset's categorical values
 //! (`categories.rs`). The run engine's: [`LanguageModel`] (`model.rs`), [`Fleet`] — the servers

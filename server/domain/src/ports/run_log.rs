@@ -220,14 +220,9 @@ pub enum Claim<'a> {
     Run(&'a RunId),
 }
 
+/// A run of the agent in the log: admitted (with its owner's limit), started, progressed, completed or cancelled, and the thread's earlier messages it reads.
 #[async_trait]
-pub trait RunLog: Send + Sync {
-    /// Creates the thread for `owner` if it is new. False if another user owns it.
-    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool>;
-    /// Stores a snapshot unless a newer one is stored; returns the version now stored.
-    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64>;
-    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>>;
-
+pub trait ChatRuns: Send + Sync {
     /// Stores a new run where `place` says (its status says the same: running or queued), unless
     /// its owner already has `max_unfinished` unfinished runs (counted atomically with the
     /// insert, whatever other admissions of the same user happen at the same moment, on any
@@ -235,22 +230,6 @@ pub trait RunLog: Send + Sync {
     async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>, max_unfinished: u32) -> Result<Created>;
     /// What admitting a message of `owner` to `thread` needs to know, in one read.
     async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState>;
-    /// How many runs of all users wait in their threads' queues (no replica drives them).
-    async fn queued_runs(&self) -> Result<u32>;
-    /// Starts, under `lease`, the first queued run (not cancelled) of every thread that no run
-    /// holds — of `thread` only, when given. Returns the runs that now hold their thread.
-    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>>;
-    /// Takes over, under `lease`, the unfinished runs that need a driver — those holding their
-    /// thread, and queued ones with a cancel to carry out — that `which` names and that no
-    /// lease in force at `now` holds (except with [`Claim::Every`]). Oldest first.
-    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>>;
-    /// Extends the replica's leases of unfinished runs to `lease.until`; returns the runs it
-    /// still holds (a run another replica took over is not among them), each with the cancel
-    /// requested for it, if any.
-    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>>;
-    /// Gives up the replica's leases now (a graceful stop, once it drives nothing): another
-    /// replica may take over at once.
-    async fn release_leases(&self, replica: &str) -> Result<()>;
     async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>>;
     async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>>;
     async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()>;
@@ -278,7 +257,32 @@ pub trait RunLog: Send + Sync {
     async fn request_cancel(&self, id: &RunId, why: Resolution) -> Result<()>;
     /// Messages of the thread's finished runs before `before`, oldest first (at most `runs` runs).
     async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>>;
+}
 
+/// Which replica drives which run: the queue of each thread, and leases taken over, renewed and released.
+#[async_trait]
+pub trait RunLeases: Send + Sync {
+    /// How many runs of all users wait in their threads' queues (no replica drives them).
+    async fn queued_runs(&self) -> Result<u32>;
+    /// Starts, under `lease`, the first queued run (not cancelled) of every thread that no run
+    /// holds — of `thread` only, when given. Returns the runs that now hold their thread.
+    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>>;
+    /// Takes over, under `lease`, the unfinished runs that need a driver — those holding their
+    /// thread, and queued ones with a cancel to carry out — that `which` names and that no
+    /// lease in force at `now` holds (except with [`Claim::Every`]). Oldest first.
+    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>>;
+    /// Extends the replica's leases of unfinished runs to `lease.until`; returns the runs it
+    /// still holds (a run another replica took over is not among them), each with the cancel
+    /// requested for it, if any.
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>>;
+    /// Gives up the replica's leases now (a graceful stop, once it drives nothing): another
+    /// replica may take over at once.
+    async fn release_leases(&self, replica: &str) -> Result<()>;
+}
+
+/// The event log of a run (appended in order, never with a gap) and its transcript for the model.
+#[async_trait]
+pub trait RunEvents: Send + Sync {
     async fn append_event(&self, event: &RunEvent) -> Result<()>;
     /// Queues `event` for appending and returns at once: the returned future resolves when it
     /// is committed, or with why it could not be. Queued appends commit in the order they were
@@ -287,14 +291,23 @@ pub trait RunLog: Send + Sync {
     fn queue_event(&self, event: &RunEvent) -> QueuedAppend;
     async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>>;
     async fn last_seq(&self, run: &RunId) -> Result<u64>;
-
     async fn append_message(&self, run: &RunId, idx: u32, message: &Message) -> Result<()>;
     async fn messages(&self, run: &RunId) -> Result<Vec<Message>>;
+}
 
+/// A run's tool calls — the intent written before any side effect, the result after it — and its trace spans.
+#[async_trait]
+pub trait ToolCalls: Send + Sync {
     async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()>;
     async fn record_tool_result(&self, row: &ToolCallRow) -> Result<()>;
     async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>>;
+    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()>;
+    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>>;
+}
 
+/// A person's approvals: confirmations waiting for an answer, resolved once, and the session grants an approval "for a while" leaves.
+#[async_trait]
+pub trait Confirmations: Send + Sync {
     async fn create_confirmation(&self, confirmation: &Confirmation) -> Result<()>;
     async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>>;
     async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>>;
@@ -310,7 +323,6 @@ pub trait RunLog: Send + Sync {
         by: Option<&UserId>,
         edited_args: Option<&str>,
     ) -> Result<bool>;
-
     async fn create_grant(&self, grant: &SessionGrant) -> Result<()>;
     /// A grant of `owner` for `tool` on `class`, in force at `now` (the latest to expire).
     async fn live_grant(
@@ -324,7 +336,13 @@ pub trait RunLog: Send + Sync {
     async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>>;
     /// Ends a grant of `owner` at `now`; false when there is no such grant in force.
     async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool>;
+}
 
+/// Conversations: threads with their owner, titles, forks, runs, and their removal.
+#[async_trait]
+pub trait Threads: Send + Sync {
+    /// Creates the thread for `owner` if it is new. False if another user owns it.
+    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool>;
     /// A thread, with its owner (to check against the caller).
     async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>>;
     /// The owner's threads that have a chat run, newest activity first, after `after`; with
@@ -349,7 +367,19 @@ pub trait RunLog: Send + Sync {
     /// Copies a finished run into `thread` as run `to`: its record (without client message id,
     /// parent or feedback), transcript, events (naming the new run and thread) and capsule.
     async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()>;
-
-    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()>;
-    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>>;
 }
+
+/// The app's state a thread was last told about (`UpdateState`), newest version kept.
+#[async_trait]
+pub trait Snapshots: Send + Sync {
+    /// Stores a snapshot unless a newer one is stored; returns the version now stored.
+    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64>;
+    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>>;
+}
+
+/// The run engine's log, every concern of it: one store implements them all, and the engine
+/// holds it as one `Arc<dyn RunLog>`. The port contracts (`crate::contract::run_log`,
+/// `conversations`, `run_records`) hold each adapter to all of them.
+pub trait RunLog: ChatRuns + RunLeases + RunEvents + ToolCalls + Confirmations + Threads + Snapshots {}
+
+impl<T: ChatRuns + RunLeases + RunEvents + ToolCalls + Confirmations + Threads + Snapshots + ?Sized> RunLog for T {}

@@ -4,9 +4,11 @@
 use super::corrupt;
 use crate::db::Row;
 use crate::{Store, db, from_micros, micros};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::events::{Resolution, ResourceRef, Tier};
 use aware_domain::ids::{ConfirmationId, GrantId, RunId, ToolCallId, UserId};
+use aware_domain::ports::run_log::Confirmations;
 use aware_domain::ports::run_log::{Confirmation, SessionGrant};
 use chrono::{DateTime, Utc};
 
@@ -60,8 +62,9 @@ macro_rules! select_confirmations {
     };
 }
 
-impl Store {
-    pub(super) async fn create_confirmation(&self, c: &Confirmation) -> Result<()> {
+#[async_trait]
+impl Confirmations for Store {
+    async fn create_confirmation(&self, c: &Confirmation) -> Result<()> {
         self.db
             .query(
                 "INSERT INTO confirmations (id, owner_id, run_id, tool_call_id, tool_name, resource_type, resource_id,
@@ -92,7 +95,7 @@ impl Store {
         Ok(())
     }
 
-    pub(super) async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>> {
+    async fn confirmation(&self, id: &ConfirmationId) -> Result<Option<Confirmation>> {
         self.db
             .query(select_confirmations!("WHERE id = ?"))
             .bind(id.as_str())
@@ -100,7 +103,7 @@ impl Store {
             .await
     }
 
-    pub(super) async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>> {
+    async fn confirmation_for_call(&self, call: &ToolCallId) -> Result<Option<Confirmation>> {
         self.db
             .query(select_confirmations!("WHERE tool_call_id = ?"))
             .bind(call.as_str())
@@ -108,7 +111,7 @@ impl Store {
             .await
     }
 
-    pub(super) async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>> {
+    async fn pending_confirmations(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<Confirmation>> {
         let rows = self
             .db
             .query(select_confirmations!(
@@ -122,7 +125,7 @@ impl Store {
         rows.iter().map(confirmation_row).collect()
     }
 
-    pub(super) async fn resolve_confirmation(
+    async fn resolve_confirmation(
         &self,
         id: &ConfirmationId,
         to: Resolution,
@@ -146,7 +149,7 @@ impl Store {
         Ok(changed == 1)
     }
 
-    pub(super) async fn create_grant(&self, g: &SessionGrant) -> Result<()> {
+    async fn create_grant(&self, g: &SessionGrant) -> Result<()> {
         self.db.query(
             "INSERT INTO session_grants (id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -164,7 +167,7 @@ impl Store {
         Ok(())
     }
 
-    pub(super) async fn live_grant(
+    async fn live_grant(
         &self,
         owner: &UserId,
         tool: &str,
@@ -184,7 +187,7 @@ impl Store {
         .await
     }
 
-    pub(super) async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>> {
+    async fn live_grants(&self, owner: &UserId, now: DateTime<Utc>) -> Result<Vec<SessionGrant>> {
         let rows = self.db.query(
             "SELECT id, owner_id, tool_name, resource_class, confirmation_id, created_at, expires_at FROM session_grants
              WHERE owner_id = ? AND expires_at > ? AND revoked_at IS NULL ORDER BY expires_at, id",
@@ -197,7 +200,7 @@ impl Store {
         rows.iter().map(grant_row).collect()
     }
 
-    pub(super) async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool> {
+    async fn revoke_grant(&self, owner: &UserId, id: &GrantId, now: DateTime<Utc>) -> Result<bool> {
         let changed = self
             .db
             .query(

@@ -4,25 +4,28 @@
 use super::decode_messages;
 use crate::group_commit::{EventRow, Write};
 use crate::{Store, StoreError, db, json};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::events::RunEvent;
 use aware_domain::ids::RunId;
 use aware_domain::ports::model::Message;
 use aware_domain::ports::run_log::QueuedAppend;
+use aware_domain::ports::run_log::RunEvents;
 
-impl Store {
-    pub(super) async fn append_event(&self, event: &RunEvent) -> Result<()> {
+#[async_trait]
+impl RunEvents for Store {
+    async fn append_event(&self, event: &RunEvent) -> Result<()> {
         self.writes.write(Write::Event(EventRow::of(event)?)).await
     }
 
-    pub(super) fn queue_event(&self, event: &RunEvent) -> QueuedAppend {
+    fn queue_event(&self, event: &RunEvent) -> QueuedAppend {
         match EventRow::of(event) {
             Ok(row) => self.writes.queue(Write::Event(row)),
             Err(e) => Box::pin(std::future::ready(Err(e))),
         }
     }
 
-    pub(super) async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
+    async fn events(&self, run: &RunId, after_seq: u64, limit: u32) -> Result<Vec<RunEvent>> {
         let rows = self
             .db
             .query("SELECT payload FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?")
@@ -41,7 +44,7 @@ impl Store {
             .collect()
     }
 
-    pub(super) async fn last_seq(&self, run: &RunId) -> Result<u64> {
+    async fn last_seq(&self, run: &RunId) -> Result<u64> {
         let n: Option<i64> = self
             .db
             .query("SELECT max(seq) FROM run_events WHERE run_id = ?")
@@ -52,12 +55,12 @@ impl Store {
         Ok(n.unwrap_or(0) as u64)
     }
 
-    pub(super) async fn append_message(&self, run: &RunId, idx: u32, message: &Message) -> Result<()> {
+    async fn append_message(&self, run: &RunId, idx: u32, message: &Message) -> Result<()> {
         let run_id = run.as_str().to_owned();
         self.writes.write(Write::Message { run_id, idx: i64::from(idx), json: json(message)? }).await
     }
 
-    pub(super) async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
+    async fn messages(&self, run: &RunId) -> Result<Vec<Message>> {
         let rows = self
             .db
             .query("SELECT message_json FROM run_messages WHERE run_id = ? ORDER BY idx")

@@ -3,9 +3,11 @@
 
 use super::{cancel_of, chat_run_from_row};
 use crate::{Store, db, micros};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::events::Resolution;
 use aware_domain::ids::{RunId, ThreadId};
+use aware_domain::ports::run_log::RunLeases;
 use aware_domain::ports::run_log::{ChatRun, Claim, Lease};
 use chrono::{DateTime, Utc};
 
@@ -14,8 +16,9 @@ fn unique_violation(e: &sqlx::Error) -> bool {
     e.as_database_error().is_some_and(|d| d.is_unique_violation())
 }
 
-impl Store {
-    pub(super) async fn queued_runs(&self) -> Result<u32> {
+#[async_trait]
+impl RunLeases for Store {
+    async fn queued_runs(&self) -> Result<u32> {
         let n: i64 = self
             .db
             .query("SELECT count(*) FROM runs WHERE kind IN ('chat', 'tool') AND status = 'queued' AND cancel_requested = 0")
@@ -25,7 +28,7 @@ impl Store {
         Ok(u32::try_from(n).unwrap_or(u32::MAX))
     }
 
-    pub(super) async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
+    async fn promote_queued(&self, thread: Option<&ThreadId>, lease: &Lease) -> Result<Vec<RunId>> {
         let thread = thread.map(ThreadId::as_str);
         // Nearly always nothing waits: a read says so without taking the write lock.
         let waiting: Option<String> = self
@@ -73,7 +76,7 @@ impl Store {
         }
     }
 
-    pub(super) async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>> {
+    async fn claim_runs(&self, lease: &Lease, now: DateTime<Utc>, which: Claim<'_>) -> Result<Vec<ChatRun>> {
         let (every, id) = match which {
             Claim::Expired => (0_i64, None),
             Claim::Every => (1, None),
@@ -104,7 +107,7 @@ impl Store {
         Ok(runs)
     }
 
-    pub(super) async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>> {
+    async fn renew_leases(&self, lease: &Lease) -> Result<Vec<(RunId, Option<Resolution>)>> {
         let rows = self
             .db
             .query(concat!(
@@ -120,7 +123,7 @@ impl Store {
         Ok(rows.iter().filter_map(|r| Some((RunId::parse(r.get::<String>("id").as_str())?, cancel_of(r)))).collect())
     }
 
-    pub(super) async fn release_leases(&self, replica: &str) -> Result<()> {
+    async fn release_leases(&self, replica: &str) -> Result<()> {
         self.db
             .query(concat!(
                 "UPDATE runs SET lease_owner = NULL, lease_expires_at = 0 WHERE lease_owner = ? AND ",

@@ -5,22 +5,20 @@
 use super::{chat_run_from_row, corrupt, decode_messages};
 use crate::group_commit::{self, EventRow, Write};
 use crate::{Placing, Store, db, json, micros};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::events::{Resolution, RunEvent};
 use aware_domain::grounding::Grounding;
 use aware_domain::ids::{RunId, ThreadId, UserId};
 use aware_domain::ports::model::Message;
+use aware_domain::ports::run_log::ChatRuns;
 use aware_domain::ports::run_log::{ChatRun, Created, Place, ThreadState};
 use aware_domain::run::{RunError, RunOutcome, RunStatus, Usage};
 use chrono::Utc;
 
-impl Store {
-    pub(super) async fn create_chat_run(
-        &self,
-        run: &ChatRun,
-        place: Place<'_>,
-        max_unfinished: u32,
-    ) -> Result<Created> {
+#[async_trait]
+impl ChatRuns for Store {
+    async fn create_chat_run(&self, run: &ChatRun, place: Place<'_>, max_unfinished: u32) -> Result<Created> {
         let r = &run.record;
         let cap = i64::from(max_unfinished);
         let max_unfinished = Some(cap);
@@ -70,7 +68,7 @@ impl Store {
         Err(corrupt("duplicate run id"))
     }
 
-    pub(super) async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState> {
+    async fn thread_state(&self, thread: &ThreadId, owner: &UserId) -> Result<ThreadState> {
         let row = self
             .db
             .query(concat!(
@@ -96,7 +94,7 @@ impl Store {
         })
     }
 
-    pub(super) async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
+    async fn run_by_client_msg(&self, owner: &UserId, client_msg_id: &str) -> Result<Option<RunId>> {
         let id: Option<String> = self
             .db
             .query("SELECT id FROM runs WHERE owner_id = ? AND client_msg_id = ?")
@@ -108,7 +106,7 @@ impl Store {
         Ok(id.as_deref().and_then(RunId::parse))
     }
 
-    pub(super) async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
+    async fn chat_run(&self, id: &RunId) -> Result<Option<ChatRun>> {
         self.db
             .query(select_chat_runs!("WHERE id = ? AND kind IN ('chat', 'tool')"))
             .bind(id.as_str())
@@ -116,7 +114,7 @@ impl Store {
             .await
     }
 
-    pub(super) async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()> {
+    async fn set_run_status(&self, id: &RunId, status: RunStatus) -> Result<()> {
         self.db
             .query(
                 "UPDATE runs SET status = ?, started_at = coalesce(started_at, ?)
@@ -131,7 +129,7 @@ impl Store {
         Ok(())
     }
 
-    pub(super) async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()> {
+    async fn set_run_route(&self, id: &RunId, route_json: &str) -> Result<()> {
         self.db
             .query("UPDATE runs SET route_json = ? WHERE id = ?")
             .bind(route_json)
@@ -142,7 +140,7 @@ impl Store {
         Ok(())
     }
 
-    pub(super) async fn run_route(&self, id: &RunId) -> Result<Option<String>> {
+    async fn run_route(&self, id: &RunId) -> Result<Option<String>> {
         let route: Option<Option<String>> = self
             .db
             .query("SELECT route_json FROM runs WHERE id = ?")
@@ -153,12 +151,12 @@ impl Store {
         Ok(route.flatten())
     }
 
-    pub(super) async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
+    async fn set_run_progress(&self, id: &RunId, iterations: u32, usage: &Usage) -> Result<()> {
         let run_id = id.as_str().to_owned();
         self.writes.write(Write::Progress { run_id, iterations: i64::from(iterations), usage_json: json(usage)? }).await
     }
 
-    pub(super) async fn start_run(&self, first: &RunEvent, ui_state_version: u64) -> Result<()> {
+    async fn start_run(&self, first: &RunEvent, ui_state_version: u64) -> Result<()> {
         self.writes
             .write(Write::Started {
                 first: EventRow::of(first)?,
@@ -168,7 +166,7 @@ impl Store {
             .await
     }
 
-    pub(super) async fn complete_chat_run(
+    async fn complete_chat_run(
         &self,
         last: &RunEvent,
         status: RunStatus,
@@ -193,7 +191,7 @@ impl Store {
         self.writes.write(Write::Completion(Box::new(completion))).await
     }
 
-    pub(super) async fn request_cancel(&self, id: &RunId, why: Resolution) -> Result<()> {
+    async fn request_cancel(&self, id: &RunId, why: Resolution) -> Result<()> {
         self.db
             .query(
                 "UPDATE runs SET cancel_reason = CASE WHEN cancel_requested = 1 THEN cancel_reason ELSE ? END,
@@ -208,7 +206,7 @@ impl Store {
         Ok(())
     }
 
-    pub(super) async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {
+    async fn thread_history(&self, thread: &ThreadId, before: &RunId, runs: u32) -> Result<Vec<Message>> {
         let rows = self
             .db
             .query(

@@ -1,13 +1,16 @@
 //! The client's state snapshot of a thread: stored unless a newer one is, and read back.
 
 use crate::{Store, db, from_json, json, micros};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::ids::ThreadId;
 use aware_domain::ports::run_log::Snapshot;
+use aware_domain::ports::run_log::Snapshots;
 use chrono::Utc;
 
-impl Store {
-    pub(super) async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
+#[async_trait]
+impl Snapshots for Store {
+    async fn save_snapshot(&self, thread: &ThreadId, snapshot: &Snapshot) -> Result<u64> {
         self.db.query(
             "INSERT INTO state_snapshots (thread_id, ui_state_version, snapshot_json, updated_at) VALUES (?, ?, ?, ?)
              ON CONFLICT (thread_id) DO UPDATE SET ui_state_version = excluded.ui_state_version,
@@ -31,7 +34,7 @@ impl Store {
         Ok(v as u64)
     }
 
-    pub(super) async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
+    async fn snapshot(&self, thread: &ThreadId) -> Result<Option<Snapshot>> {
         let raw: Option<String> = self
             .db
             .query("SELECT snapshot_json FROM state_snapshots WHERE thread_id = ?")

@@ -5,8 +5,10 @@
 use super::{chat_run_from_row, corrupt};
 use crate::db::Row;
 use crate::{Store, db, from_micros, micros};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::ids::{RunId, ThreadId, UserId};
+use aware_domain::ports::run_log::Threads;
 use aware_domain::ports::run_log::{ChatRun, ThreadCursor, ThreadSummary, TitleIf};
 use aware_domain::run::{RunOutcome, RunStatus};
 use chrono::Utc;
@@ -58,8 +60,9 @@ macro_rules! select_threads {
     };
 }
 
-impl Store {
-    pub(super) async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
+#[async_trait]
+impl Threads for Store {
+    async fn ensure_thread(&self, owner: &UserId, thread: &ThreadId) -> Result<bool> {
         let now = micros(Utc::now());
         self.db
             .query(
@@ -82,7 +85,7 @@ impl Store {
         Ok(stored.as_deref() == Some(owner.as_str()))
     }
 
-    pub(super) async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>> {
+    async fn thread_summary(&self, thread: &ThreadId) -> Result<Option<ThreadSummary>> {
         self.db
             .query(select_threads!("WHERE t.id = ? GROUP BY t.id"))
             .bind(thread.as_str())
@@ -90,7 +93,7 @@ impl Store {
             .await
     }
 
-    pub(super) async fn threads(
+    async fn threads(
         &self,
         owner: &UserId,
         matching: Option<&str>,
@@ -121,7 +124,7 @@ impl Store {
         rows.iter().map(thread_row).collect()
     }
 
-    pub(super) async fn set_thread_title(&self, thread: &ThreadId, title: &str, when: TitleIf<'_>) -> Result<bool> {
+    async fn set_thread_title(&self, thread: &ThreadId, title: &str, when: TitleIf<'_>) -> Result<bool> {
         let (when, current) = match when {
             TitleIf::Untitled => ("untitled", None),
             TitleIf::Still(current) => ("still", Some(current)),
@@ -144,12 +147,7 @@ impl Store {
         Ok(done > 0)
     }
 
-    pub(super) async fn set_thread_fork(
-        &self,
-        thread: &ThreadId,
-        from_thread: &ThreadId,
-        from_run: &RunId,
-    ) -> Result<()> {
+    async fn set_thread_fork(&self, thread: &ThreadId, from_thread: &ThreadId, from_run: &RunId) -> Result<()> {
         self.db
             .query("UPDATE threads SET forked_from_thread = ?, forked_from_run = ? WHERE id = ?")
             .bind(from_thread.as_str())
@@ -161,7 +159,7 @@ impl Store {
         Ok(())
     }
 
-    pub(super) async fn thread_runs(&self, thread: &ThreadId, limit: u32) -> Result<Vec<ChatRun>> {
+    async fn thread_runs(&self, thread: &ThreadId, limit: u32) -> Result<Vec<ChatRun>> {
         let rows = self
             .db
             .query(select_chat_runs!("WHERE thread_id = ? AND kind = 'chat' ORDER BY id DESC LIMIT ?"))
@@ -175,7 +173,7 @@ impl Store {
         Ok(runs)
     }
 
-    pub(super) async fn delete_thread(&self, thread: &ThreadId) -> Result<u32> {
+    async fn delete_thread(&self, thread: &ThreadId) -> Result<u32> {
         let mut tx = self.db.begin().await.map_err(db)?;
         let runs: i64 = tx
             .query("SELECT count(*) FROM runs WHERE thread_id = ? AND kind = 'chat'")
@@ -198,7 +196,7 @@ impl Store {
         Ok(runs as u32)
     }
 
-    pub(super) async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()> {
+    async fn copy_run(&self, from: &RunId, to: &RunId, thread: &ThreadId) -> Result<()> {
         let postgres = self.db.is_postgres();
         let mut tx = self.db.begin().await.map_err(db)?;
         let copied = tx

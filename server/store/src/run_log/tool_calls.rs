@@ -5,9 +5,11 @@ use super::corrupt;
 use crate::db::Row;
 use crate::group_commit::{SpanWrite, ToolCallWrite, Write};
 use crate::{Store, db, from_json, from_micros, json, micros};
+use async_trait::async_trait;
 use aware_domain::Result;
 use aware_domain::ids::{RunId, ToolCallId};
 use aware_domain::ports::run_log::SpanRecord;
+use aware_domain::ports::run_log::ToolCalls;
 use aware_domain::run::ToolCallRow;
 use aware_domain::run::ToolPhase;
 use chrono::Utc;
@@ -43,16 +45,17 @@ fn tool_call_write(row: &ToolCallRow) -> ToolCallWrite {
     }
 }
 
-impl Store {
-    pub(super) async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {
+#[async_trait]
+impl ToolCalls for Store {
+    async fn record_tool_intent(&self, row: &ToolCallRow) -> Result<()> {
         self.writes.write(Write::ToolIntent(tool_call_write(row))).await
     }
 
-    pub(super) async fn record_tool_result(&self, row: &ToolCallRow) -> Result<()> {
+    async fn record_tool_result(&self, row: &ToolCallRow) -> Result<()> {
         self.writes.write(Write::ToolResult(tool_call_write(row))).await
     }
 
-    pub(super) async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>> {
+    async fn tool_calls(&self, run: &RunId) -> Result<Vec<ToolCallRow>> {
         let rows = self
             .db
             .query(
@@ -66,7 +69,7 @@ impl Store {
         rows.iter().map(tool_row).collect()
     }
 
-    pub(super) async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
+    async fn insert_span(&self, run: &RunId, span: &SpanRecord) -> Result<()> {
         let span = SpanWrite {
             run_id: run.as_str().to_owned(),
             span_id: span.span_id.clone(),
@@ -80,7 +83,7 @@ impl Store {
         self.writes.write(Write::Span(span)).await
     }
 
-    pub(super) async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
+    async fn spans(&self, run: &RunId) -> Result<Vec<SpanRecord>> {
         let rows = self
             .db
             .query(
