@@ -413,15 +413,9 @@ impl SearchService {
         Ok(out)
     }
 
-    /// Ranks the rows of `datasets` for `query`: lexically and (when vectors exist) by meaning,
-    /// fused; every candidate, best first, with its stored text.
-    async fn find(
-        &self,
-        query: &str,
-        datasets: Vec<Dataset>,
-        mode: SearchMode,
-        notes: &mut Vec<String>,
-    ) -> Result<Found> {
+    /// The datasets whose index can be searched now, with their index's status; a note for
+    /// each that cannot (changed since indexed here, still indexing, failed).
+    async fn searchable(&self, datasets: Vec<Dataset>, notes: &mut Vec<String>) -> Vec<(Dataset, IndexStatus)> {
         let mut searchable = Vec::new();
         for d in datasets {
             let mut status = self.status(&d.id);
@@ -446,24 +440,43 @@ impl SearchService {
                 _ => notes.push(format!("{} is still being indexed", d.table_name)),
             }
         }
+        searchable
+    }
+
+    /// A note for each reason a search by meaning covers less than asked: no embedding model, or
+    /// a dataset whose vectors are still being built.
+    fn note_missing_vectors(&self, searchable: &[(Dataset, IndexStatus)], notes: &mut Vec<String>) {
+        match &self.inner.embedder {
+            None => notes.push("no embedding model is configured, so the search matched words only".to_owned()),
+            Some(_) => {
+                for (d, s) in searchable {
+                    if s.state == IndexState::Embedding {
+                        notes.push(format!(
+                            "{}: vectors are still being built ({} of {} rows), so only its words were searched",
+                            d.table_name, s.vector_rows, s.rows
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ranks the rows of `datasets` for `query`: lexically and (when vectors exist) by meaning,
+    /// fused; every candidate, best first, with its stored text.
+    async fn find(
+        &self,
+        query: &str,
+        datasets: Vec<Dataset>,
+        mode: SearchMode,
+        notes: &mut Vec<String>,
+    ) -> Result<Found> {
+        let searchable = self.searchable(datasets, notes).await;
         let with_vectors: Vec<&Dataset> =
             searchable.iter().filter(|(_, s)| s.state == IndexState::Ready).map(|(d, _)| d).collect();
         let use_vectors = mode != SearchMode::Lexical && !with_vectors.is_empty();
         let use_lexical = mode != SearchMode::Vector;
         if mode != SearchMode::Lexical {
-            match &self.inner.embedder {
-                None => notes.push("no embedding model is configured, so the search matched words only".to_owned()),
-                Some(_) => {
-                    for (d, s) in &searchable {
-                        if s.state == IndexState::Embedding {
-                            notes.push(format!(
-                                "{}: vectors are still being built ({} of {} rows), so only its words were searched",
-                                d.table_name, s.vector_rows, s.rows
-                            ));
-                        }
-                    }
-                }
-            }
+            self.note_missing_vectors(&searchable, notes);
         }
         if mode == SearchMode::Vector && !use_vectors {
             return Err(Error::new(
