@@ -257,6 +257,9 @@ pub fn destructive_request(text: &str) -> Option<(Object, String)> {
 }
 
 /// Reads a message into a route, with keyword rules in priority order.
+// Over 120 lines on purpose: one rule per intent, in priority order (the first that matches
+// wins), each with the words and the reason beside it; the order is the logic, and it reads
+// best as one list.
 pub fn route(text: &str) -> Route {
     let said = words(text);
     let has = |w: &[&str]| said.iter().any(|s| w.contains(&s.as_str()));

@@ -379,6 +379,69 @@ fn computed(
     }
 }
 
+/// A select item on a column (no expression): counted, a share of the rows, aggregated, or the
+/// value itself (which, when the plan aggregates, must be grouped). Its SQL and default name.
+fn column_item(
+    item: &SelectItem,
+    agg: Option<Aggregate>,
+    aggregated: bool,
+    groups: &[(String, String)],
+    dataset: &Dataset,
+    field: &str,
+) -> Result<(String, String)> {
+    Ok(match agg {
+        Some(Aggregate::Count) if item.column.trim().is_empty() => ("count(*)".to_owned(), "count".to_owned()),
+        Some(Aggregate::Share) => {
+            if item.condition.is_empty() {
+                return Err(Error::validation(&format!("{field}.condition"), "share needs a condition"));
+            }
+            let conds = item
+                .condition
+                .iter()
+                .enumerate()
+                .map(|(j, f)| condition(f, dataset, &format!("{field}.condition[{j}]")))
+                .collect::<Result<Vec<_>>>()?;
+            (aggregate_sql(Aggregate::Share, &conds.join(" AND ")), "share".to_owned())
+        }
+        Some(agg) => {
+            if item.bucket.is_some() {
+                return Err(Error::validation(
+                    &format!("{field}.bucket"),
+                    "a bucketed date is grouped, not aggregated",
+                ));
+            }
+            let (value, name) = row_value(item, dataset, field)?;
+            let col = find(dataset, &item.column, &format!("{field}.column"))?;
+            if agg.needs_numeric() && !col.kind.is_numeric() {
+                return Err(Error::validation(
+                    &format!("{field}.aggregate"),
+                    format!("{} needs a numeric column; {} is {}", agg.as_str(), col.name, col.sql_type),
+                ));
+            }
+            if matches!(col.kind, ValueKind::Nested | ValueKind::Bytes) && agg != Aggregate::Count {
+                return Err(Error::validation(
+                    &format!("{field}.aggregate"),
+                    format!("{} cannot be applied to {}", agg.as_str(), col.name),
+                ));
+            }
+            let expr = aggregate_sql(agg, &value);
+            (expr, format!("{}_{name}", agg.as_str()))
+        }
+        None => {
+            let (value, name) = row_value(item, dataset, field)?;
+            let col = find(dataset, &item.column, &format!("{field}.column"))?;
+            let grouped = groups.iter().any(|(g, _)| *g == col.name) && item.per.is_none();
+            if aggregated && !grouped {
+                return Err(Error::validation(
+                    &format!("{field}.column"),
+                    format!("{} must be in group_by (or aggregated) because the plan aggregates", col.name),
+                ));
+            }
+            (value, name)
+        }
+    })
+}
+
 /// Compiles `plan` against `dataset` (its schema) into one SELECT. `max_rows` caps the limit.
 pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<String> {
     let aggregated = !plan.group_by.is_empty()
@@ -401,57 +464,7 @@ pub fn compile(plan: &QueryPlan, dataset: &Dataset, max_rows: u32) -> Result<Str
         let field = format!("plan.select[{i}]");
         let (expr, default_alias) = match (&item.expr, item.aggregate) {
             (Some(e), agg) => computed(item, e, agg, aggregated, dataset, &field)?,
-            (None, agg) => match agg {
-                Some(Aggregate::Count) if item.column.trim().is_empty() => ("count(*)".to_owned(), "count".to_owned()),
-                Some(Aggregate::Share) => {
-                    if item.condition.is_empty() {
-                        return Err(Error::validation(&format!("{field}.condition"), "share needs a condition"));
-                    }
-                    let conds = item
-                        .condition
-                        .iter()
-                        .enumerate()
-                        .map(|(j, f)| condition(f, dataset, &format!("{field}.condition[{j}]")))
-                        .collect::<Result<Vec<_>>>()?;
-                    (aggregate_sql(Aggregate::Share, &conds.join(" AND ")), "share".to_owned())
-                }
-                Some(agg) => {
-                    if item.bucket.is_some() {
-                        return Err(Error::validation(
-                            &format!("{field}.bucket"),
-                            "a bucketed date is grouped, not aggregated",
-                        ));
-                    }
-                    let (value, name) = row_value(item, dataset, &field)?;
-                    let col = find(dataset, &item.column, &format!("{field}.column"))?;
-                    if agg.needs_numeric() && !col.kind.is_numeric() {
-                        return Err(Error::validation(
-                            &format!("{field}.aggregate"),
-                            format!("{} needs a numeric column; {} is {}", agg.as_str(), col.name, col.sql_type),
-                        ));
-                    }
-                    if matches!(col.kind, ValueKind::Nested | ValueKind::Bytes) && agg != Aggregate::Count {
-                        return Err(Error::validation(
-                            &format!("{field}.aggregate"),
-                            format!("{} cannot be applied to {}", agg.as_str(), col.name),
-                        ));
-                    }
-                    let expr = aggregate_sql(agg, &value);
-                    (expr, format!("{}_{name}", agg.as_str()))
-                }
-                None => {
-                    let (value, name) = row_value(item, dataset, &field)?;
-                    let col = find(dataset, &item.column, &format!("{field}.column"))?;
-                    let grouped = groups.iter().any(|(g, _)| *g == col.name) && item.per.is_none();
-                    if aggregated && !grouped {
-                        return Err(Error::validation(
-                            &format!("{field}.column"),
-                            format!("{} must be in group_by (or aggregated) because the plan aggregates", col.name),
-                        ));
-                    }
-                    (value, name)
-                }
-            },
+            (None, agg) => column_item(item, agg, aggregated, &groups, dataset, &field)?,
         };
         let alias = match &item.alias {
             Some(a) if !a.trim().is_empty() => {
