@@ -338,6 +338,52 @@ fn grouped_answer(
     let (Some(ki), Some(vi)) = (output(table, &key), output(table, &value_alias(lex, tally))) else {
         return format!("Here is the result by {group_label}.");
     };
+    let groups = group_values(lex, r, table, ki, vi, bucket);
+    if groups.is_empty() {
+        return format!("There are no {entity}{filters}, so there is nothing to group by {group_label}.");
+    }
+    let show = |x: f64| match tally {
+        Tally::Count | Tally::Distinct(_) => count(x),
+        Tally::Aggregate(_, m) | Tally::PerRow(m) => measure_value(lex, m, x),
+        Tally::Share(_) => percent(x),
+    };
+    let what = tally_words(lex, tally);
+    let truncated = if table.truncated { " (the result was cut at the row limit)" } else { "" };
+    let n_groups = groups.len();
+    let words = GroupWords { group_label: &group_label, what: &what, filters, truncated, n_groups };
+    if let Some(trend) = r.trend {
+        return trend_answer(trend, &capitalised(&what), &groups, &show, filters);
+    }
+    let valued: Vec<&(String, Option<f64>)> = groups.iter().filter(|(_, v)| v.is_some()).collect();
+    if let GroupOrder::Value(desc) = r.order
+        && (r.leader || r.limit.is_some())
+    {
+        return leading_answer(lex, r, tally, desc, &valued, &show, &words);
+    }
+    listing_answer(&groups, &valued, &show, &words)
+}
+
+/// How a grouped answer names its parts: the grouping, the number asked, the conditions, a note
+/// when the result was cut, and how many groups there are.
+#[derive(Clone, Copy)]
+struct GroupWords<'a> {
+    group_label: &'a str,
+    what: &'a str,
+    filters: &'a str,
+    truncated: &'a str,
+    n_groups: usize,
+}
+
+/// The groups of `table` in its order, each named by its key (with its name for an id) and with
+/// its value.
+fn group_values(
+    lex: &Lexicon,
+    r: &Reading,
+    table: &Table,
+    ki: usize,
+    vi: usize,
+    bucket: Option<&str>,
+) -> Vec<(String, Option<f64>)> {
     // An id shown with its name: "Lucas Kowalski (ST0078)".
     let li = r.label.and_then(|l| output(table, &lex.columns[l].name));
     let groups: Vec<(String, Option<f64>)> = table
@@ -352,15 +398,14 @@ fn grouped_answer(
             (key, row.get(vi).and_then(number))
         })
         .collect();
-    if groups.is_empty() {
-        return format!("There are no {entity}{filters}, so there is nothing to group by {group_label}.");
-    }
-    let show = |x: f64| match tally {
-        Tally::Count | Tally::Distinct(_) => count(x),
-        Tally::Aggregate(_, m) | Tally::PerRow(m) => measure_value(lex, m, x),
-        Tally::Share(_) => percent(x),
-    };
-    let what = match tally {
+    groups
+}
+
+/// The number a grouped answer gives for each group, in words ("average price", "share of
+/// customers that churned").
+fn tally_words(lex: &Lexicon, tally: &Tally) -> String {
+    let entity = &lex.entity;
+    match tally {
         Tally::Count => entity.clone(),
         Tally::Distinct(c) => format!("different {}", plural(&lex.columns[*c].label)),
         Tally::Aggregate(_, m) if lex.columns[m.column].formula.as_ref().is_some_and(|f| f.is_total()) => {
@@ -372,63 +417,77 @@ fn grouped_answer(
             let said: Vec<String> = pred.iter().map(|c| predicate(lex, c)).collect();
             format!("share of {entity} that {}", said.join(" and "))
         }
+    }
+}
+
+/// The answer led by the top group (or listing the top few), ranked `desc` or not.
+fn leading_answer(
+    lex: &Lexicon,
+    r: &Reading,
+    tally: &Tally,
+    desc: bool,
+    valued: &[&(String, Option<f64>)],
+    show: &dyn Fn(f64) -> String,
+    words: &GroupWords<'_>,
+) -> String {
+    let entity = &lex.entity;
+    let GroupWords { group_label, what, filters, truncated, n_groups } = *words;
+    let Some((top, Some(tv))) = valued.first().map(|g| (*g).clone()) else {
+        return format!("No {group_label} has a value for the {what}.");
     };
-    let truncated = if table.truncated { " (the result was cut at the row limit)" } else { "" };
-    let n_groups = groups.len();
-    if let Some(trend) = r.trend {
-        return trend_answer(trend, &capitalised(&what), &groups, &show, filters);
-    }
-    let valued: Vec<&(String, Option<f64>)> = groups.iter().filter(|(_, v)| v.is_some()).collect();
-    if let GroupOrder::Value(desc) = r.order
-        && (r.leader || r.limit.is_some())
-    {
-        let Some((top, Some(tv))) = valued.first().map(|g| (*g).clone()) else {
-            return format!("No {group_label} has a value for the {what}.");
+    // "top 3 products by units": the three, each with its figure.
+    if let Some(n) = r.limit.filter(|n| *n >= 2 && valued.len() >= 2) {
+        let listed: Vec<String> = valued
+            .iter()
+            .take(n as usize)
+            .map(|(k, v)| format!("{k} ({})", v.map_or_else(|| "none".to_owned(), show)))
+            .collect();
+        let way = match (tally, desc) {
+            (Tally::Count, true) => format!("most {entity}"),
+            (Tally::Count, false) => format!("fewest {entity}"),
+            (_, true) => format!("highest {what}"),
+            (_, false) => format!("lowest {what}"),
         };
-        // "top 3 products by units": the three, each with its figure.
-        if let Some(n) = r.limit.filter(|n| *n >= 2 && valued.len() >= 2) {
-            let listed: Vec<String> = valued
-                .iter()
-                .take(n as usize)
-                .map(|(k, v)| format!("{k} ({})", v.map_or_else(|| "none".to_owned(), show)))
-                .collect();
-            let way = match (tally, desc) {
-                (Tally::Count, true) => format!("most {entity}"),
-                (Tally::Count, false) => format!("fewest {entity}"),
-                (_, true) => format!("highest {what}"),
-                (_, false) => format!("lowest {what}"),
-            };
-            return format!(
-                "The {} {} with the {way}{filters}: {}.{truncated}",
-                listed.len(),
-                plural(&group_label),
-                listed.join(", ")
-            );
+        return format!(
+            "The {} {} with the {way}{filters}: {}.{truncated}",
+            listed.len(),
+            plural(group_label),
+            listed.join(", ")
+        );
+    }
+    let lead = match tally {
+        Tally::Count => {
+            format!("{top} has the {} {entity}{filters}: {}", if desc { "most" } else { "fewest" }, show(tv))
         }
-        let lead = match tally {
-            Tally::Count => {
-                format!("{top} has the {} {entity}{filters}: {}", if desc { "most" } else { "fewest" }, show(tv))
-            }
-            Tally::Distinct(_) | Tally::Aggregate(..) | Tally::PerRow(_) | Tally::Share(_) => {
-                format!("{top} has the {} {what}{filters}: {}", if desc { "highest" } else { "lowest" }, show(tv))
-            }
-        };
-        let tie: Vec<&str> = valued.iter().skip(1).filter(|(_, v)| *v == Some(tv)).map(|(k, _)| k.as_str()).collect();
-        let rest = if !tie.is_empty() {
-            format!(", tied with {}", tie.join(", "))
-        } else if let Some((second, Some(_))) = valued.get(1).map(|g| (*g).clone()) {
-            // The runner-up by name: its figure is in the table.
-            format!(", ahead of {second}")
-        } else {
-            String::new()
-        };
-        let more = match r.limit {
-            Some(n) => format!(" The table shows the top {}.", n.min(n_groups as u32)),
-            None if n_groups > 2 => " The table ranks them all.".to_owned(),
-            None => String::new(),
-        };
-        return format!("{lead}{rest}.{more}{truncated}");
-    }
+        Tally::Distinct(_) | Tally::Aggregate(..) | Tally::PerRow(_) | Tally::Share(_) => {
+            format!("{top} has the {} {what}{filters}: {}", if desc { "highest" } else { "lowest" }, show(tv))
+        }
+    };
+    let tie: Vec<&str> = valued.iter().skip(1).filter(|(_, v)| *v == Some(tv)).map(|(k, _)| k.as_str()).collect();
+    let rest = if !tie.is_empty() {
+        format!(", tied with {}", tie.join(", "))
+    } else if let Some((second, Some(_))) = valued.get(1).map(|g| (*g).clone()) {
+        // The runner-up by name: its figure is in the table.
+        format!(", ahead of {second}")
+    } else {
+        String::new()
+    };
+    let more = match r.limit {
+        Some(n) => format!(" The table shows the top {}.", n.min(n_groups as u32)),
+        None if n_groups > 2 => " The table ranks them all.".to_owned(),
+        None => String::new(),
+    };
+    format!("{lead}{rest}.{more}{truncated}")
+}
+
+/// The answer listing the groups in order, led by the highest and the lowest when they differ.
+fn listing_answer(
+    groups: &[(String, Option<f64>)],
+    valued: &[&(String, Option<f64>)],
+    show: &dyn Fn(f64) -> String,
+    words: &GroupWords<'_>,
+) -> String {
+    let GroupWords { group_label, what, filters, truncated, n_groups } = *words;
     // Every group when there are few ("which wards are there": all of them), else the first six.
     let shown = if n_groups <= 12 { n_groups } else { 6 };
     let listed: Vec<String> = groups
@@ -444,7 +503,7 @@ fn grouped_answer(
         _ => None,
     };
     let Some((high, low)) = extremes else {
-        return format!("{} by {group_label}{filters}: {}{more}.{truncated}", capitalised(&what), listed.join(", "));
+        return format!("{} by {group_label}{filters}: {}{more}.{truncated}", capitalised(what), listed.join(", "));
     };
     // The finding first — the highest and the lowest, every group that ties for either — then
     // the groups in their order.
@@ -461,7 +520,7 @@ fn grouped_answer(
     let all = if n_groups > shown { "In order" } else { "In full" };
     format!(
         "{} by {group_label}{filters}: highest {}, lowest {}. {all}: {}{more}.{truncated}",
-        capitalised(&what),
+        capitalised(what),
         at(high),
         at(low),
         listed.join(", ")

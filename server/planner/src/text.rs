@@ -2,6 +2,8 @@
 //! British and American spellings made one, numbers parsed ("500k", "€1.2m", "3-bedroom"), and
 //! contractions opened ("didn't" → "did not"), so that the question and the data's names meet.
 
+use std::iter::Peekable;
+use std::str::CharIndices;
 use unicode_normalization::UnicodeNormalization;
 
 /// One word or number of a question.
@@ -280,36 +282,7 @@ fn split(question: &str) -> Vec<Token> {
     let mut chars = text.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         if matches!(c, '€' | '$' | '£') {
-            // A currency sign belongs to the number after it (or before it: "400k€").
-            if let Some(last) = tokens.last_mut().filter(|t| t.number.is_some() && t.currency.is_none())
-                && chars.peek().is_none_or(|(_, n)| !n.is_ascii_digit())
-            {
-                last.currency = Some(c);
-                continue;
-            }
-            let mut end = start + c.len_utf8();
-            while let Some(&(i, n)) = chars.peek() {
-                if n.is_alphanumeric()
-                    || ((n == '.' || n == ',') && text[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
-                {
-                    end = i + n.len_utf8();
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            let body = &text[start + c.len_utf8()..end];
-            match parse_number(&body.to_lowercase()) {
-                Some(n) => tokens.push(Token {
-                    text: body.to_lowercase(),
-                    raw: text[start..end].to_owned(),
-                    number: Some(n),
-                    currency: Some(c),
-                    percent: false,
-                }),
-                None if body.is_empty() => {}
-                None => tokens.push(Token::word(fold(body), body)),
-            }
+            currency_sign(&text, start, c, &mut chars, &mut tokens);
             continue;
         }
         if c == '%' {
@@ -362,61 +335,98 @@ fn split(question: &str) -> Vec<Token> {
                 continue;
             }
         }
-        let folded = fold(raw);
-        match folded.as_str() {
-            "percent" | "pct" | "percentage" if tokens.last().is_some_and(|t| t.number.is_some() && !t.percent) => {
-                if let Some(last) = tokens.last_mut() {
-                    last.percent = true;
-                }
-            }
-            "thousand" | "million" | "billion" if tokens.last().is_some_and(|t| t.number.is_some() && !t.percent) => {
-                let scale = match folded.as_str() {
-                    "thousand" => 1e3,
-                    "million" => 1e6,
-                    _ => 1e9,
-                };
-                if let Some(last) = tokens.last_mut() {
-                    last.number = last.number.map(|n| n * scale);
-                    last.raw.push(' ');
-                    last.raw.push_str(raw);
-                }
-            }
-            "euro" | "euros" | "eur" if tokens.last().is_some_and(|t| t.number.is_some() && t.currency.is_none()) => {
-                if let Some(last) = tokens.last_mut() {
-                    last.currency = Some('€');
-                }
-            }
-            "dollar" | "dollars" | "usd"
-                if tokens.last().is_some_and(|t| t.number.is_some() && t.currency.is_none()) =>
-            {
-                if let Some(last) = tokens.last_mut() {
-                    last.currency = Some('$');
-                }
-            }
-            "pound" | "pounds" | "gbp" if tokens.last().is_some_and(|t| t.number.is_some() && t.currency.is_none()) => {
-                if let Some(last) = tokens.last_mut() {
-                    last.currency = Some('£');
-                }
-            }
-            // "AOV": what it stands for.
-            "aov" => {
-                for w in ["average", "order", "value"] {
-                    tokens.push(Token::word(w.to_owned(), raw));
-                }
-            }
-            word => match NUMBER_WORDS.iter().find(|(w, _)| *w == word) {
-                Some((_, n)) => tokens.push(Token {
-                    text: word.to_owned(),
-                    raw: raw.to_owned(),
-                    number: Some(*n),
-                    currency: None,
-                    percent: false,
-                }),
-                None => tokens.push(Token::word(folded.clone(), raw)),
-            },
-        }
+        push_word(&mut tokens, raw);
     }
     tokens
+}
+
+/// Reads the currency sign `c` at `start` of `text`: onto the number before it, else as the
+/// currency of the number after it (read from `chars`).
+fn currency_sign(text: &str, start: usize, c: char, chars: &mut Peekable<CharIndices<'_>>, tokens: &mut Vec<Token>) {
+    // A currency sign belongs to the number after it (or before it: "400k€").
+    if let Some(last) = tokens.last_mut().filter(|t| t.number.is_some() && t.currency.is_none())
+        && chars.peek().is_none_or(|(_, n)| !n.is_ascii_digit())
+    {
+        last.currency = Some(c);
+        return;
+    }
+    let mut end = start + c.len_utf8();
+    while let Some(&(i, n)) = chars.peek() {
+        if n.is_alphanumeric() || ((n == '.' || n == ',') && text[i + 1..].starts_with(|d: char| d.is_ascii_digit())) {
+            end = i + n.len_utf8();
+            chars.next();
+        } else {
+            break;
+        }
+    }
+    let body = &text[start + c.len_utf8()..end];
+    match parse_number(&body.to_lowercase()) {
+        Some(n) => tokens.push(Token {
+            text: body.to_lowercase(),
+            raw: text[start..end].to_owned(),
+            number: Some(n),
+            currency: Some(c),
+            percent: false,
+        }),
+        None if body.is_empty() => {}
+        None => tokens.push(Token::word(fold(body), body)),
+    }
+}
+
+/// Pushes the word `raw` onto `tokens`: a number word as its number, a unit or scale word onto
+/// the number before it, "AOV" as what it stands for.
+fn push_word(tokens: &mut Vec<Token>, raw: &str) {
+    let folded = fold(raw);
+    match folded.as_str() {
+        "percent" | "pct" | "percentage" if tokens.last().is_some_and(|t| t.number.is_some() && !t.percent) => {
+            if let Some(last) = tokens.last_mut() {
+                last.percent = true;
+            }
+        }
+        "thousand" | "million" | "billion" if tokens.last().is_some_and(|t| t.number.is_some() && !t.percent) => {
+            let scale = match folded.as_str() {
+                "thousand" => 1e3,
+                "million" => 1e6,
+                _ => 1e9,
+            };
+            if let Some(last) = tokens.last_mut() {
+                last.number = last.number.map(|n| n * scale);
+                last.raw.push(' ');
+                last.raw.push_str(raw);
+            }
+        }
+        "euro" | "euros" | "eur" if tokens.last().is_some_and(|t| t.number.is_some() && t.currency.is_none()) => {
+            if let Some(last) = tokens.last_mut() {
+                last.currency = Some('€');
+            }
+        }
+        "dollar" | "dollars" | "usd" if tokens.last().is_some_and(|t| t.number.is_some() && t.currency.is_none()) => {
+            if let Some(last) = tokens.last_mut() {
+                last.currency = Some('$');
+            }
+        }
+        "pound" | "pounds" | "gbp" if tokens.last().is_some_and(|t| t.number.is_some() && t.currency.is_none()) => {
+            if let Some(last) = tokens.last_mut() {
+                last.currency = Some('£');
+            }
+        }
+        // "AOV": what it stands for.
+        "aov" => {
+            for w in ["average", "order", "value"] {
+                tokens.push(Token::word(w.to_owned(), raw));
+            }
+        }
+        word => match NUMBER_WORDS.iter().find(|(w, _)| *w == word) {
+            Some((_, n)) => tokens.push(Token {
+                text: word.to_owned(),
+                raw: raw.to_owned(),
+                number: Some(*n),
+                currency: None,
+                percent: false,
+            }),
+            None => tokens.push(Token::word(folded.clone(), raw)),
+        },
+    }
 }
 
 /// A plural noun in the singular: "cities" → "city", "branches" → "branch", "orders" → "order"; a

@@ -258,24 +258,8 @@ impl OfflinePlanner {
         // After tools ran: answer from what they showed.
         let run_tail: Vec<&Message> =
             request.messages.iter().rev().take_while(|m| !matches!(m, Message::User { .. })).collect();
-        // A person answered a question back: the question is read again with their choice.
-        if let Some(Message::Tool { name, is_error: false, .. }) = run_tail.first()
-            && ToolName::parse(name) == Some(ToolName::AskUser)
-        {
-            let question = last_question(request);
-            return match self.data_question(&question, request.context, &run_rules(&run_tail), &history(request)).await
-            {
-                Ok(Some((lex, r))) => call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r)),
-                Err(Unread::Choose(c)) => ask_user(&c),
-                Err(u) => unread(u),
-                Ok(None) => not_understood(HELP.to_owned()),
-            };
-        }
-        if let Some(Message::Tool { .. }) = run_tail.first() {
-            let (said, follow_ups) = self.answer(request, &run_tail).await;
-            // Telling that every call failed is no answer: the run failed.
-            let all_failed = run_tail.iter().all(|m| !matches!(m, Message::Tool { is_error: false, .. }));
-            return if all_failed { failed(said) } else { ModelTurn { follow_ups, ..text(said) } };
+        if let Some(turn) = self.after_tools(request, &run_tail).await {
+            return turn;
         }
         let question = match request.messages.last() {
             Some(Message::User { text }) => text.clone(),
@@ -309,91 +293,75 @@ impl OfflinePlanner {
         {
             return turn;
         }
-        // A delete only of what its object names: "remove outliers and recompute the average"
-        // names no dataset and is read as analysis below.
-        let destroy = destructive_request(&question).filter(|_| intent == Intent::DatasetAdmin);
-        // A short order naming part of a dataset's name ("delete churn" beside `customer_churn`)
-        // is asked about rather than read as analysis.
-        let short_order =
-            |words: &str| words.split_whitespace().count() <= 3 && question.split_whitespace().count() <= 6;
-        if let Some((object, words)) = destroy
-            && allowed(ToolName::DeleteDataset)
-            && (object == Object::Named
-                || only_names_a_dataset(&words, &context.datasets)
-                || (short_order(&words) && named_dataset(&words, &context.datasets).is_some()))
-        {
-            let exact = object == Object::Named || only_names_a_dataset(&words, &context.datasets);
-            return match named_dataset(&words, &context.datasets).filter(|_| exact) {
-                Some(d) => ModelTurn {
-                    text: format!("I will delete {} once you approve.", d.name),
-                    tool_calls: vec![ModelToolCall::new(
-                        ToolName::DeleteDataset.as_str(),
-                        json!({"dataset": d.table_name}),
-                    )],
-                    ..ModelTurn::default()
-                },
-                None => {
-                    let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
-                    ask(format!("Which dataset should I delete? You have: {}.", names.join(", ")))
-                }
-            };
+        if let Some(turn) = delete(request, &question, intent, &allowed) {
+            return turn;
         }
         if let Some(turn) = files(request, &question, intent, &allowed) {
             return turn;
         }
-        if intent == Intent::Knowledge
-            && allowed(ToolName::SearchKnowledge)
-            && context.datasets.iter().any(|d| d.format.is_document())
+        if let Some(turn) = look_up(request, &question, intent, &allowed) {
+            return turn;
+        }
+        if let Some(turn) = self.data_turn(request, &question, intent, &allowed).await {
+            return turn;
+        }
+        if let Some(turn) = about_datasets(context, &question, intent, &allowed, &has) {
+            return turn;
+        }
+        not_understood(HELP.to_owned())
+    }
+
+    /// The turn after tools ran: the question read again with the person's answer to a question
+    /// back, else the answer from what the tools showed; none before any tool ran.
+    async fn after_tools(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> Option<ModelTurn> {
+        // A person answered a question back: the question is read again with their choice.
+        if let Some(Message::Tool { name, is_error: false, .. }) = run_tail.first()
+            && ToolName::parse(name) == Some(ToolName::AskUser)
         {
-            let topic = crate::knowledge::topic(&question);
-            if topic.is_empty() {
-                return ask("What should I look up in your documents?".into());
-            }
-            return call(ToolName::SearchKnowledge, json!({"query": topic}));
+            let question = last_question(request);
+            return Some(
+                match self.data_question(&question, request.context, &run_rules(run_tail), &history(request)).await {
+                    Ok(Some((lex, r))) => call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r)),
+                    Err(Unread::Choose(c)) => ask_user(&c),
+                    Err(u) => unread(u),
+                    Ok(None) => not_understood(HELP.to_owned()),
+                },
+            );
         }
-        if intent == Intent::Search && allowed(ToolName::SearchDatasets) {
-            let query = search_query(&question);
-            if query.is_empty() {
-                return ask("What should I search for?".into());
-            }
-            let mut args = json!({"query": query});
-            if let Some(d) = named_dataset(&question, &context.datasets)
-                .filter(|d| !words(&query).iter().any(|w| d.table_name.contains(w.as_str())))
-            {
-                args["dataset"] = json!(d.table_name);
-            }
-            return call(ToolName::SearchDatasets, args);
+        if let Some(Message::Tool { .. }) = run_tail.first() {
+            let (said, follow_ups) = self.answer(request, run_tail).await;
+            // Telling that every call failed is no answer: the run failed.
+            let all_failed = run_tail.iter().all(|m| !matches!(m, Message::Tool { is_error: false, .. }));
+            return Some(if all_failed { failed(said) } else { ModelTurn { follow_ups, ..text(said) } });
         }
-        if let Some(run_id) = run_id_in(&question).filter(|_| intent == Intent::RunLookup)
-            && allowed(ToolName::GetRunStatus)
-        {
-            return call(ToolName::GetRunStatus, json!({"run_id": run_id}));
-        }
-        if intent == Intent::SystemStatus && allowed(ToolName::GetSystemStatus) {
-            return call(ToolName::GetSystemStatus, json!({}));
-        }
-        // A question the user keeps a verified query for is answered with exactly that query.
-        if let Some(verified) = context.verified_queries.first()
-            && allowed(ToolName::RunSqlQuery)
-        {
-            return call(ToolName::RunSqlQuery, json!({"verified_query": verified.id.as_str()}));
-        }
+        None
+    }
+
+    /// The turn for a question about the data's values, when the request may be one.
+    async fn data_turn(
+        &self,
+        request: &ModelRequest<'_>,
+        question: &str,
+        intent: Intent,
+        allowed: &(dyn Fn(ToolName) -> bool + Sync),
+    ) -> Option<ModelTurn> {
+        let context = request.context;
         // A question about the data's values: a plan, a question back, or what was not understood.
         if matches!(intent, Intent::Query | Intent::ChatOnly | Intent::DatasetLookup | Intent::Preview)
             || intent == Intent::DatasetAdmin
         {
-            match self.data_question(&question, context, &[], &history(request)).await {
+            match self.data_question(question, context, &[], &history(request)).await {
                 Ok(Some((lex, r))) if allowed(ToolName::ExecuteQueryPlan) => {
-                    return call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r));
+                    return Some(call(ToolName::ExecuteQueryPlan, reading::plan_json(&lex, &r)));
                 }
                 Ok(Some(_)) => {
-                    return refused(
+                    return Some(refused(
                         "That needs a query, and queries are not available to you for this request.".into(),
-                    );
+                    ));
                 }
-                Err(Unread::Choose(c)) if allowed(ToolName::AskUser) => return ask_user(&c),
+                Err(Unread::Choose(c)) if allowed(ToolName::AskUser) => return Some(ask_user(&c)),
                 Err(Unread::NotData) | Ok(None) => {}
-                Err(u) => return unread(u),
+                Err(u) => return Some(unread(u)),
             }
             if intent == Intent::Query {
                 // Only what a query can read: a dataset that failed to load, or a document, is
@@ -404,50 +372,150 @@ impl OfflinePlanner {
                     .filter(|d| d.status == DatasetStatus::Ready && !d.format.is_document())
                     .map(|d| d.table_name.as_str())
                     .collect();
-                return if names.is_empty() {
+                return Some(if names.is_empty() {
                     not_understood("You have no datasets yet: upload one and ask again.".to_owned())
                 } else {
                     ask(format!("Which dataset is that about? You have: {}.", names.join(", ")))
-                };
+                });
             }
         }
-        if intent == Intent::Statistics
-            && let Some(d) = target(&question, context)
-            && allowed(ToolName::GetDatasetStatistics)
-        {
-            return call(ToolName::GetDatasetStatistics, json!({"dataset": d.table_name}));
-        }
-        if intent == Intent::DatasetLookup
-            && has(&["columns", "schema", "fields", "structure"])
-            && let Some(d) = target(&question, context)
-            && allowed(ToolName::GetDatasetDetail)
-        {
-            return call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name}));
-        }
-        if intent == Intent::Preview
-            && let Some(d) = named_dataset(&question, &context.datasets).or_else(|| target(&question, context))
-            && allowed(ToolName::PreviewRows)
-        {
-            return call(ToolName::PreviewRows, json!({"dataset": d.table_name, "limit": 10}));
-        }
-        // About what is on screen: the dataset the user has open, else the page they are on.
-        if intent == Intent::DatasetLookup && has(&["looking", "this", "here", "screen", "page"]) {
-            let open = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id);
-            if let Some(d) = open.filter(|_| allowed(ToolName::GetDatasetDetail)) {
-                return call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name}));
-            }
-            if !context.current_route.is_empty() {
-                return ask(format!(
-                    "You are on the page {} and have no dataset open. Open one and ask again, or ask \"what are my files?\".",
-                    context.current_route
-                ));
-            }
-        }
-        if intent == Intent::DatasetLookup && allowed(ToolName::ListDatasets) {
-            return call(ToolName::ListDatasets, json!({}));
-        }
-        not_understood(HELP.to_owned())
+        None
     }
+}
+
+/// The delete a request asks for, of the dataset it names, or a question back about which.
+fn delete(
+    request: &ModelRequest<'_>,
+    question: &str,
+    intent: Intent,
+    allowed: &dyn Fn(ToolName) -> bool,
+) -> Option<ModelTurn> {
+    let context = request.context;
+    // A delete only of what its object names: "remove outliers and recompute the average"
+    // names no dataset and is read as analysis below.
+    let destroy = destructive_request(question).filter(|_| intent == Intent::DatasetAdmin);
+    // A short order naming part of a dataset's name ("delete churn" beside `customer_churn`)
+    // is asked about rather than read as analysis.
+    let short_order = |words: &str| words.split_whitespace().count() <= 3 && question.split_whitespace().count() <= 6;
+    if let Some((object, words)) = destroy
+        && allowed(ToolName::DeleteDataset)
+        && (object == Object::Named
+            || only_names_a_dataset(&words, &context.datasets)
+            || (short_order(&words) && named_dataset(&words, &context.datasets).is_some()))
+    {
+        let exact = object == Object::Named || only_names_a_dataset(&words, &context.datasets);
+        return Some(match named_dataset(&words, &context.datasets).filter(|_| exact) {
+            Some(d) => ModelTurn {
+                text: format!("I will delete {} once you approve.", d.name),
+                tool_calls: vec![ModelToolCall::new(
+                    ToolName::DeleteDataset.as_str(),
+                    json!({"dataset": d.table_name}),
+                )],
+                ..ModelTurn::default()
+            },
+            None => {
+                let names: Vec<&str> = context.datasets.iter().map(|d| d.table_name.as_str()).collect();
+                ask(format!("Which dataset should I delete? You have: {}.", names.join(", ")))
+            }
+        });
+    }
+    None
+}
+
+/// A search of the documents or the data, or a look-up of a run, the system's status or a
+/// verified query, when the request asks for one.
+fn look_up(
+    request: &ModelRequest<'_>,
+    question: &str,
+    intent: Intent,
+    allowed: &dyn Fn(ToolName) -> bool,
+) -> Option<ModelTurn> {
+    let context = request.context;
+    if intent == Intent::Knowledge
+        && allowed(ToolName::SearchKnowledge)
+        && context.datasets.iter().any(|d| d.format.is_document())
+    {
+        let topic = crate::knowledge::topic(question);
+        if topic.is_empty() {
+            return Some(ask("What should I look up in your documents?".into()));
+        }
+        return Some(call(ToolName::SearchKnowledge, json!({"query": topic})));
+    }
+    if intent == Intent::Search && allowed(ToolName::SearchDatasets) {
+        let query = search_query(question);
+        if query.is_empty() {
+            return Some(ask("What should I search for?".into()));
+        }
+        let mut args = json!({"query": query});
+        if let Some(d) = named_dataset(question, &context.datasets)
+            .filter(|d| !words(&query).iter().any(|w| d.table_name.contains(w.as_str())))
+        {
+            args["dataset"] = json!(d.table_name);
+        }
+        return Some(call(ToolName::SearchDatasets, args));
+    }
+    if let Some(run_id) = run_id_in(question).filter(|_| intent == Intent::RunLookup)
+        && allowed(ToolName::GetRunStatus)
+    {
+        return Some(call(ToolName::GetRunStatus, json!({"run_id": run_id})));
+    }
+    if intent == Intent::SystemStatus && allowed(ToolName::GetSystemStatus) {
+        return Some(call(ToolName::GetSystemStatus, json!({})));
+    }
+    // A question the user keeps a verified query for is answered with exactly that query.
+    if let Some(verified) = context.verified_queries.first()
+        && allowed(ToolName::RunSqlQuery)
+    {
+        return Some(call(ToolName::RunSqlQuery, json!({"verified_query": verified.id.as_str()})));
+    }
+    None
+}
+
+/// A dataset's statistics, columns or rows, what is on screen, or the list of datasets, when
+/// the request asks for them.
+fn about_datasets(
+    context: &RunContext,
+    question: &str,
+    intent: Intent,
+    allowed: &dyn Fn(ToolName) -> bool,
+    has: &dyn Fn(&[&str]) -> bool,
+) -> Option<ModelTurn> {
+    if intent == Intent::Statistics
+        && let Some(d) = target(question, context)
+        && allowed(ToolName::GetDatasetStatistics)
+    {
+        return Some(call(ToolName::GetDatasetStatistics, json!({"dataset": d.table_name})));
+    }
+    if intent == Intent::DatasetLookup
+        && has(&["columns", "schema", "fields", "structure"])
+        && let Some(d) = target(question, context)
+        && allowed(ToolName::GetDatasetDetail)
+    {
+        return Some(call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name})));
+    }
+    if intent == Intent::Preview
+        && let Some(d) = named_dataset(question, &context.datasets).or_else(|| target(question, context))
+        && allowed(ToolName::PreviewRows)
+    {
+        return Some(call(ToolName::PreviewRows, json!({"dataset": d.table_name, "limit": 10})));
+    }
+    // About what is on screen: the dataset the user has open, else the page they are on.
+    if intent == Intent::DatasetLookup && has(&["looking", "this", "here", "screen", "page"]) {
+        let open = context.datasets.iter().find(|d| d.id.as_str() == context.active_dataset_id);
+        if let Some(d) = open.filter(|_| allowed(ToolName::GetDatasetDetail)) {
+            return Some(call(ToolName::GetDatasetDetail, json!({"dataset": d.table_name})));
+        }
+        if !context.current_route.is_empty() {
+            return Some(ask(format!(
+                "You are on the page {} and have no dataset open. Open one and ask again, or ask \"what are my files?\".",
+                context.current_route
+            )));
+        }
+    }
+    if intent == Intent::DatasetLookup && allowed(ToolName::ListDatasets) {
+        return Some(call(ToolName::ListDatasets, json!({})));
+    }
+    None
 }
 
 /// An earlier turn of the thread, as the planner reads it back.

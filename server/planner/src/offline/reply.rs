@@ -7,11 +7,11 @@ use crate::reading;
 use aware_core::runs::model_view::{outcomes, summary};
 use aware_core::runs::router::words;
 use aware_core::runs::tools::ToolName;
-use aware_domain::dataset::DatasetStatistics;
+use aware_domain::dataset::{Dataset, DatasetStatistics};
 use aware_domain::events::RichResult;
 use aware_domain::ids::ToolCallId;
 use aware_domain::ports::model::{Message, ModelRequest};
-use aware_domain::value::ValueKind;
+use aware_domain::value::{Table, ValueKind};
 use serde_json::Value;
 
 impl OfflinePlanner {
@@ -21,16 +21,7 @@ impl OfflinePlanner {
     pub(super) async fn answer(&self, request: &ModelRequest<'_>, run_tail: &[&Message]) -> (String, Vec<String>) {
         let question = last_question(request);
         let mut follow_ups = Vec::new();
-        let calls: Vec<(ToolCallId, String, Value)> = request
-            .messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Assistant { tool_calls, .. } => Some(tool_calls),
-                Message::User { .. } | Message::Tool { .. } => None,
-            })
-            .flatten()
-            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
-            .collect();
+        let calls = tool_calls(request);
         let mut parts = Vec::new();
         for m in run_tail.iter().rev() {
             let Message::Tool { tool_call_id, name, content, is_error } = m else { continue };
@@ -63,80 +54,25 @@ impl OfflinePlanner {
                 }
                 (_, true, _) => format!("That did not work: {content}"),
                 (Some(ToolName::ExecuteQueryPlan), false, Some(RichResult::Table { table, .. })) => {
-                    match self.data_question(&question, request.context, &run_rules(run_tail), &history(request))
-                        .await
-                    {
-                        // The same reading that made the plan (the catalog may have changed since).
-                        Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
-                            follow_ups = self.follow_ups(&lex, &r, table.rows.len()).await;
-                            answer::write(&lex, &r, table)
-                        }
-                        _ => format!(
-                            "Here is the result: {} row{}.",
-                            table.rows.len(),
-                            if table.rows.len() == 1 { "" } else { "s" }
-                        ),
-                    }
+                    self.plan_result(request, run_tail, &question, args, table, &mut follow_ups).await
                 }
                 // A verified query's result, in a sentence for the person (its summary is the model's).
                 (Some(ToolName::RunSqlQuery), false, Some(RichResult::Table { table, .. }))
                     if args.and_then(|a| a.get("verified_query")).is_some() =>
                 {
-                    let id = args.and_then(|a| a.get("verified_query")).and_then(Value::as_str).unwrap_or_default();
-                    let name = request
-                        .context
-                        .verified_queries
-                        .iter()
-                        .find(|q| q.id.as_str() == id)
-                        .map_or_else(|| "your verified query".to_owned(), |q| format!("your verified query “{}”", q.name));
-                    match table.rows.as_slice() {
-                        [row] if row.len() <= 4 => {
-                            let said: Vec<String> = table
-                                .columns
-                                .iter()
-                                .zip(row)
-                                .map(|(c, v)| format!("{} is {}", c.name, crate::format::cell(v, None)))
-                                .collect();
-                            format!("From {name}: {}.", said.join(", "))
-                        }
-                        rows => format!(
-                            "From {name}: {} row{}, in the table.",
-                            crate::format::count(rows.len() as f64),
-                            if rows.len() == 1 { "" } else { "s" }
-                        ),
-                    }
+                    verified_result(request, args, table)
                 }
                 (Some(ToolName::ListDatasets), false, Some(RichResult::DatasetList { datasets })) => {
                     summary::datasets(datasets, "You have")
                 }
                 (Some(ToolName::PreviewRows), false, Some(RichResult::Table { table, .. })) => {
-                    let dataset = args.and_then(|a| a.get("dataset")).and_then(Value::as_str).unwrap_or_default();
-                    let total = request
-                        .context
-                        .datasets
-                        .iter()
-                        .find(|d| d.table_name == dataset)
-                        .map(|d| format!(" of {}", crate::format::count(d.row_count as f64)))
-                        .unwrap_or_default();
-                    format!(
-                        "Here are the first {} rows{total} of {dataset}, with {} columns.",
-                        table.rows.len(),
-                        table.columns.len()
-                    )
+                    preview_result(request, args, table)
                 }
                 (Some(ToolName::GetDatasetStatistics), false, Some(RichResult::Statistics { statistics })) => {
                     statistics_answer(statistics, wants_oddities(&question))
                 }
                 (Some(ToolName::GetDatasetDetail), false, Some(RichResult::DatasetDetail { dataset, .. })) => {
-                    let columns: Vec<String> =
-                        dataset.columns.iter().map(|c| format!("{} ({})", c.name, c.sql_type.to_lowercase())).collect();
-                    format!(
-                        "{} has {} rows and {} columns: {}.",
-                        dataset.table_name,
-                        crate::format::count(dataset.row_count as f64),
-                        dataset.columns.len(),
-                        columns.join(", ")
-                    )
+                    detail_result(dataset)
                 }
                 (Some(ToolName::SearchKnowledge), false, Some(RichResult::Knowledge { results })) => {
                     crate::knowledge::answer(results)
@@ -154,6 +90,96 @@ impl OfflinePlanner {
         }
         (parts.join("\n\n"), follow_ups)
     }
+
+    /// The answer from a plan's table, written from the reading that made the plan, with the
+    /// follow-ups to offer; else the table's size.
+    async fn plan_result(
+        &self,
+        request: &ModelRequest<'_>,
+        run_tail: &[&Message],
+        question: &str,
+        args: Option<&Value>,
+        table: &Table,
+        follow_ups: &mut Vec<String>,
+    ) -> String {
+        match self.data_question(question, request.context, &run_rules(run_tail), &history(request)).await {
+            // The same reading that made the plan (the catalog may have changed since).
+            Ok(Some((lex, r))) if args == Some(&reading::plan_json(&lex, &r)) => {
+                *follow_ups = self.follow_ups(&lex, &r, table.rows.len()).await;
+                answer::write(&lex, &r, table)
+            }
+            _ => {
+                format!("Here is the result: {} row{}.", table.rows.len(), if table.rows.len() == 1 { "" } else { "s" })
+            }
+        }
+    }
+}
+
+/// The tool calls the run made: id, tool and arguments.
+fn tool_calls(request: &ModelRequest<'_>) -> Vec<(ToolCallId, String, Value)> {
+    request
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => Some(tool_calls),
+            Message::User { .. } | Message::Tool { .. } => None,
+        })
+        .flatten()
+        .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
+        .collect()
+}
+
+/// A verified query's result, in a sentence for the person.
+fn verified_result(request: &ModelRequest<'_>, args: Option<&Value>, table: &Table) -> String {
+    let id = args.and_then(|a| a.get("verified_query")).and_then(Value::as_str).unwrap_or_default();
+    let name = request
+        .context
+        .verified_queries
+        .iter()
+        .find(|q| q.id.as_str() == id)
+        .map_or_else(|| "your verified query".to_owned(), |q| format!("your verified query “{}”", q.name));
+    match table.rows.as_slice() {
+        [row] if row.len() <= 4 => {
+            let said: Vec<String> = table
+                .columns
+                .iter()
+                .zip(row)
+                .map(|(c, v)| format!("{} is {}", c.name, crate::format::cell(v, None)))
+                .collect();
+            format!("From {name}: {}.", said.join(", "))
+        }
+        rows => format!(
+            "From {name}: {} row{}, in the table.",
+            crate::format::count(rows.len() as f64),
+            if rows.len() == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// What a preview of a dataset's first rows shows.
+fn preview_result(request: &ModelRequest<'_>, args: Option<&Value>, table: &Table) -> String {
+    let dataset = args.and_then(|a| a.get("dataset")).and_then(Value::as_str).unwrap_or_default();
+    let total = request
+        .context
+        .datasets
+        .iter()
+        .find(|d| d.table_name == dataset)
+        .map(|d| format!(" of {}", crate::format::count(d.row_count as f64)))
+        .unwrap_or_default();
+    format!("Here are the first {} rows{total} of {dataset}, with {} columns.", table.rows.len(), table.columns.len())
+}
+
+/// A dataset's size and columns.
+fn detail_result(dataset: &Dataset) -> String {
+    let columns: Vec<String> =
+        dataset.columns.iter().map(|c| format!("{} ({})", c.name, c.sql_type.to_lowercase())).collect();
+    format!(
+        "{} has {} rows and {} columns: {}.",
+        dataset.table_name,
+        crate::format::count(dataset.row_count as f64),
+        dataset.columns.len(),
+        columns.join(", ")
+    )
 }
 
 /// "is there anything odd in …", "data quality": a profile read for what looks wrong.

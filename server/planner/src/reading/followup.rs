@@ -34,6 +34,36 @@ impl Reader<'_> {
         for w in FOLLOWUP_WORDS {
             while self.take_word(w) {}
         }
+        let sort = self.sort_words();
+        let mut group = said.group;
+        let mut named = said.named_columns.clone();
+        // "and channel?": a column on its own is the new grouping.
+        if group.is_none()
+            && said.measure.is_none()
+            && let Some(pos) = named.iter().position(|(_, c)| groupable(lex, *c))
+        {
+            let (at, c) = named.remove(pos);
+            self.mark_span(at);
+            group = Some((c, None));
+        }
+        if said.share {
+            return self.share_of_last(&prev, &said);
+        }
+        let ask = self.follow_up_ask(&prev, &said)?;
+        // A condition on a column the last question constrained replaces it ("what about 2025?").
+        let mut filters: Vec<Cond> =
+            prev.filters.iter().filter(|f| !said.filters.iter().any(|n| n.column == f.column)).cloned().collect();
+        filters.extend(said.filters.iter().cloned());
+        let group = group.or(prev.group);
+        let (order, leader) = self.follow_up_order(&prev, &said, sort);
+        let limit = said.limit.or(prev.limit);
+        let label = group.and_then(|(g, _)| super::name_of(lex, g));
+        Ok(Reading { ask, filters, group, order, limit, leader, links: self.links(), label, trend: prev.trend })
+    }
+
+    /// The way the follow-up asks to sort ("sort by total", "lowest first"; descending when true),
+    /// its words used up.
+    fn sort_words(&mut self) -> Option<bool> {
         // "sort by total", "order it by count", "ranked by value", "lowest first".
         let mut sort: Option<bool> = None;
         for i in 0..self.tokens.len() {
@@ -72,50 +102,49 @@ impl Reader<'_> {
                 sort = Some(desc);
             }
         }
+        sort
+    }
+
+    /// The last count's rows as a share of the rows the follow-up names.
+    fn share_of_last(&self, prev: &Reading, said: &Said) -> Result<Reading, Unread> {
+        // "what share of all California claims is that?": the last count's rows as a share
+        // of the rows this message names (of all rows when it names none).
+        let part: Vec<Cond> = prev
+            .filters
+            .iter()
+            .filter(|f| !said.filters.iter().any(|n| n.column == f.column && n.values == f.values))
+            .cloned()
+            .collect();
+        if part.is_empty() || prev.group.is_some() || prev.ask != Ask::Tally(Tally::Count) {
+            return Err(Unread::Refuse(
+                "I can turn a count into a share of the rows you name, but not this answer: ask the whole \
+                 question."
+                    .to_owned(),
+            ));
+        }
+        Ok(Reading {
+            ask: Ask::Tally(Tally::Share(part)),
+            filters: said.filters.clone(),
+            group: None,
+            order: GroupOrder::Key,
+            limit: None,
+            leader: false,
+            links: self.links(),
+            label: None,
+            trend: None,
+        })
+    }
+
+    /// What the follow-up asks: a count, another aggregate or measure, the rows by the ranking's
+    /// measure, or what the last question asked.
+    fn follow_up_ask(&self, prev: &Reading, said: &Said) -> Result<Ask, Unread> {
+        let lex = self.lex;
         // The measure the last answer was about.
         let prev_measure = match &prev.ask {
             Ask::Tally(Tally::Aggregate(_, m) | Tally::PerRow(m)) | Ask::Rows(Some((m, _))) => Some(*m),
             Ask::Tally(_) | Ask::Rows(_) => None,
         };
-        let mut group = said.group;
-        let mut named = said.named_columns;
-        // "and channel?": a column on its own is the new grouping.
-        if group.is_none()
-            && said.measure.is_none()
-            && let Some(pos) = named.iter().position(|(_, c)| groupable(lex, *c))
-        {
-            let (at, c) = named.remove(pos);
-            self.mark_span(at);
-            group = Some((c, None));
-        }
-        let ask = if said.share {
-            // "what share of all California claims is that?": the last count's rows as a share
-            // of the rows this message names (of all rows when it names none).
-            let part: Vec<Cond> = prev
-                .filters
-                .iter()
-                .filter(|f| !said.filters.iter().any(|n| n.column == f.column && n.values == f.values))
-                .cloned()
-                .collect();
-            if part.is_empty() || prev.group.is_some() || prev.ask != Ask::Tally(Tally::Count) {
-                return Err(Unread::Refuse(
-                    "I can turn a count into a share of the rows you name, but not this answer: ask the whole \
-                     question."
-                        .to_owned(),
-                ));
-            }
-            return Ok(Reading {
-                ask: Ask::Tally(Tally::Share(part)),
-                filters: said.filters,
-                group: None,
-                order: GroupOrder::Key,
-                limit: None,
-                leader: false,
-                links: self.links(),
-                label: None,
-                trend: None,
-            });
-        } else if said.count && said.measure.is_none() {
+        let ask = if said.count && said.measure.is_none() {
             Ask::Tally(Tally::Count)
         } else if let Some(agg) = said.aggregate {
             let Some(m) = said.measure.or(prev_measure) else {
@@ -138,11 +167,11 @@ impl Reader<'_> {
                 _ => prev.ask.clone(),
             }
         };
-        // A condition on a column the last question constrained replaces it ("what about 2025?").
-        let mut filters: Vec<Cond> =
-            prev.filters.iter().filter(|f| !said.filters.iter().any(|n| n.column == f.column)).cloned().collect();
-        filters.extend(said.filters);
-        let group = group.or(prev.group);
+        Ok(ask)
+    }
+
+    /// How the follow-up orders the groups, and whether it asks for the leading one.
+    fn follow_up_order(&mut self, prev: &Reading, said: &Said, sort: Option<bool>) -> (GroupOrder, bool) {
         let mut order = prev.order;
         let mut leader = prev.leader;
         // "which month was the highest?", "which country is lowest?": the groups ranked.
@@ -168,7 +197,6 @@ impl Reader<'_> {
             order = GroupOrder::Value(desc);
             leader = true;
         }
-        let limit = said.limit.or(prev.limit);
         if let Some((_, desc, _)) = &said.rank {
             order = GroupOrder::Value(*desc);
             // "which of those is cheapest?": the leading group.
@@ -188,7 +216,6 @@ impl Reader<'_> {
             order = GroupOrder::Key;
             leader = false;
         }
-        let label = group.and_then(|(g, _)| super::name_of(lex, g));
-        Ok(Reading { ask, filters, group, order, limit, leader, links: self.links(), label, trend: prev.trend })
+        (order, leader)
     }
 }

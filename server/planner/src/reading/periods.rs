@@ -177,6 +177,12 @@ impl Reader<'_> {
         }
         // Months: "March 2024", "in March", "between May and July", "from March to June 2024",
         // "May-July".
+        self.month_period(i)
+    }
+
+    /// A month or a range of months starting at token `i`, if one is written there.
+    fn month_period(&self, i: usize) -> Result<Option<Period>, Unread> {
+        let w = self.word(i);
         let Some(m1) = month_number(w) else { return Ok(None) };
         let before = i.checked_sub(1).map_or("", |p| self.word(p));
         // "may" and "march" are months only after a time word or next to a year or a month.

@@ -10,55 +10,8 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
     let col = |c: usize| lex.columns[c].name.clone();
     // A computed column (revenue, days between two dates) is its expression.
     let formula = |c: usize| lex.columns[c].formula.as_ref().map(|f| f.expr(&lex.columns));
-    let cond_json = |c: &Cond| -> Vec<Value> {
-        let op = serde_json::to_value(c.op).unwrap_or_default();
-        if let Some(e) = formula(c.column) {
-            let mut f = json!({"expr": e, "op": op});
-            match c.values.as_slice() {
-                [v] => f["value"] = v.json(),
-                [] => {}
-                vs => f["values"] = json!(vs.iter().map(Lit::json).collect::<Vec<_>>()),
-            }
-            return vec![f];
-        }
-        match (c.op, c.values.as_slice()) {
-            // A date range is [from, to): two conditions, so a timestamp late on the last day counts.
-            (FilterOp::Between, [Lit::Date(from), Lit::Date(to)]) => vec![
-                json!({"column": col(c.column), "op": "ge", "value": Lit::Date(*from).json()}),
-                json!({"column": col(c.column), "op": "lt", "value": Lit::Date(*to).json()}),
-            ],
-            (FilterOp::In | FilterOp::NotIn | FilterOp::Between, vs) => {
-                vec![json!({"column": col(c.column), "op": op, "values": vs.iter().map(Lit::json).collect::<Vec<_>>()})]
-            }
-            (_, [v, ..]) => vec![json!({"column": col(c.column), "op": op, "value": v.json()})],
-            (_, []) => vec![json!({"column": col(c.column), "op": op})],
-        }
-    };
-    let measure_item = |m: &Measure, agg: Option<Aggregate>, alias: &str| {
-        let computed = m.per.is_some_and(|p| formula(p).is_some()) || formula(m.column).is_some();
-        let mut item = if computed {
-            let of = |c: usize| formula(c).unwrap_or_else(|| Expr::column(&col(c)));
-            let e = match m.per {
-                Some(p) => Expr::op(Operator::Div, of(m.column), of(p)),
-                None => of(m.column),
-            };
-            json!({"expr": e, "alias": alias})
-        } else {
-            let mut item = json!({"column": col(m.column), "alias": alias});
-            if let Some(per) = m.per {
-                item["per"] = json!(col(per));
-            }
-            item
-        };
-        // A total over a total aggregates already.
-        let of_totals = lex.columns[m.column].formula.as_ref().is_some_and(|f| f.is_total());
-        if let Some(a) = agg.filter(|_| !of_totals) {
-            item["aggregate"] = json!(a.as_str());
-        }
-        item
-    };
     let mut plan = json!({"dataset": lex.dataset.table_name});
-    let filters: Vec<Value> = r.filters.iter().flat_map(&cond_json).collect();
+    let filters: Vec<Value> = r.filters.iter().flat_map(|c| cond_json(lex, c)).collect();
     if !filters.is_empty() {
         plan["filters"] = json!(filters);
     }
@@ -73,7 +26,7 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
                     // every column.
                     let alias = ratio_alias(lex, m);
                     let mut select: Vec<Value> = lex.stored().map(|c| json!({"column": lex.columns[c].name})).collect();
-                    select.push(measure_item(m, None, &alias));
+                    select.push(measure_item(lex, m, None, &alias));
                     plan["select"] = json!(select);
                     plan["order_by"] = json!([{"column": alias, "descending": desc}]);
                 } else {
@@ -104,7 +57,7 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
         Tally::Distinct(c) => {
             select.push(json!({"column": col(*c), "aggregate": "count_distinct", "alias": value_alias}));
         }
-        Tally::Aggregate(agg, m) => select.push(measure_item(m, Some(*agg), &value_alias)),
+        Tally::Aggregate(agg, m) => select.push(measure_item(lex, m, Some(*agg), &value_alias)),
         Tally::PerRow(m) => {
             let of = formula(m.column).unwrap_or_else(|| Expr::column(&col(m.column)));
             let e = Expr::op(
@@ -115,7 +68,7 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
             select.push(json!({"expr": e, "alias": value_alias}));
         }
         Tally::Share(pred) => {
-            let condition: Vec<Value> = pred.iter().flat_map(&cond_json).collect();
+            let condition: Vec<Value> = pred.iter().flat_map(|c| cond_json(lex, c)).collect();
             select.push(json!({"aggregate": "share", "condition": condition, "alias": value_alias}));
             select.push(json!({"aggregate": "count", "alias": count_alias(lex)}));
         }
@@ -133,6 +86,62 @@ pub fn plan_json(lex: &Lexicon, r: &Reading) -> Value {
         };
     }
     plan
+}
+
+/// A condition as the plan's filters (a date range as two).
+fn cond_json(lex: &Lexicon, c: &Cond) -> Vec<Value> {
+    let col = |c: usize| lex.columns[c].name.clone();
+    let formula = |c: usize| lex.columns[c].formula.as_ref().map(|f| f.expr(&lex.columns));
+    let op = serde_json::to_value(c.op).unwrap_or_default();
+    if let Some(e) = formula(c.column) {
+        let mut f = json!({"expr": e, "op": op});
+        match c.values.as_slice() {
+            [v] => f["value"] = v.json(),
+            [] => {}
+            vs => f["values"] = json!(vs.iter().map(Lit::json).collect::<Vec<_>>()),
+        }
+        return vec![f];
+    }
+    match (c.op, c.values.as_slice()) {
+        // A date range is [from, to): two conditions, so a timestamp late on the last day counts.
+        (FilterOp::Between, [Lit::Date(from), Lit::Date(to)]) => vec![
+            json!({"column": col(c.column), "op": "ge", "value": Lit::Date(*from).json()}),
+            json!({"column": col(c.column), "op": "lt", "value": Lit::Date(*to).json()}),
+        ],
+        (FilterOp::In | FilterOp::NotIn | FilterOp::Between, vs) => {
+            vec![json!({"column": col(c.column), "op": op, "values": vs.iter().map(Lit::json).collect::<Vec<_>>()})]
+        }
+        (_, [v, ..]) => vec![json!({"column": col(c.column), "op": op, "value": v.json()})],
+        (_, []) => vec![json!({"column": col(c.column), "op": op})],
+    }
+}
+
+/// A measure as an output of the plan, aggregated by `agg` (unless it totals already) and named
+/// `alias`.
+fn measure_item(lex: &Lexicon, m: &Measure, agg: Option<Aggregate>, alias: &str) -> Value {
+    let col = |c: usize| lex.columns[c].name.clone();
+    let formula = |c: usize| lex.columns[c].formula.as_ref().map(|f| f.expr(&lex.columns));
+    let computed = m.per.is_some_and(|p| formula(p).is_some()) || formula(m.column).is_some();
+    let mut item = if computed {
+        let of = |c: usize| formula(c).unwrap_or_else(|| Expr::column(&col(c)));
+        let e = match m.per {
+            Some(p) => Expr::op(Operator::Div, of(m.column), of(p)),
+            None => of(m.column),
+        };
+        json!({"expr": e, "alias": alias})
+    } else {
+        let mut item = json!({"column": col(m.column), "alias": alias});
+        if let Some(per) = m.per {
+            item["per"] = json!(col(per));
+        }
+        item
+    };
+    // A total over a total aggregates already.
+    let of_totals = lex.columns[m.column].formula.as_ref().is_some_and(|f| f.is_total());
+    if let Some(a) = agg.filter(|_| !of_totals) {
+        item["aggregate"] = json!(a.as_str());
+    }
+    item
 }
 
 /// The output column that holds a tally's value.
