@@ -185,6 +185,24 @@ impl Value {
     pub fn is_null(&self) -> bool {
         matches!(self, Self::Null)
     }
+
+    /// The cell as a number, when it holds one: an integer, a double (NaN and infinities
+    /// included: callers that count or compare drop them) or a decimal.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Self::Int(i) => Some(*i as f64),
+            Self::Double(d) => Some(*d),
+            Self::Decimal(s) => s.parse().ok(),
+            Self::Null
+            | Self::Bool(_)
+            | Self::String(_)
+            | Self::Date(_)
+            | Self::Timestamp(_)
+            | Self::Time(_)
+            | Self::Bytes(_)
+            | Self::Text(_) => None,
+        }
+    }
 }
 
 /// The calendar day of a `Date` cell's days since 1970-01-01 (`None` past chrono's range).

@@ -2,7 +2,7 @@
 //! insight first, in one sentence, with numbers formatted and the conditions stated plainly; the
 //! table (and chart) sit underneath in the client.
 
-use crate::format::{cell, count, grouped, literal, number, percent, quantity};
+use crate::format::{cell, count, grouped, literal, percent, quantity};
 use crate::lexicon::{Class, ColumnInfo, Lexicon, plural};
 use crate::reading::{
     Ask, Cond, GroupOrder, Lit, Measure, ROW_LIMIT, Reading, Tally, agg_word, count_alias, or_list, ratio_alias,
@@ -262,7 +262,7 @@ fn join_and<S: AsRef<str>>(items: &[S]) -> String {
 fn scalar_answer(lex: &Lexicon, tally: &Tally, table: &Table, filters: &str) -> String {
     let entity = &lex.entity;
     let first = table.rows.first();
-    let at = |name: &str| first.and_then(|row| output(table, name).and_then(|i| row.get(i))).and_then(number);
+    let at = |name: &str| first.and_then(|row| output(table, name).and_then(|i| row.get(i))).and_then(Value::number);
     let x = at(&value_alias(lex, tally));
     match tally {
         Tally::Count => match x {
@@ -395,7 +395,7 @@ fn group_values(
                 Some(name) => format!("{} ({key})", cell(name, None)),
                 None => key,
             };
-            (key, row.get(vi).and_then(number))
+            (key, row.get(vi).and_then(Value::number))
         })
         .collect();
     groups
@@ -624,7 +624,7 @@ fn rows_answer(lex: &Lexicon, r: &Reading, table: &Table, order: Option<&(Measur
                     _ => format!("Here are the {entity}{filters}, by {label}."),
                 };
             }
-            let values: Vec<f64> = table.rows.iter().filter_map(|row| row.get(vi).and_then(number)).collect();
+            let values: Vec<f64> = table.rows.iter().filter_map(|row| row.get(vi).and_then(Value::number)).collect();
             let way = if *desc { "highest" } else { "lowest" };
             match (n, values.first(), values.last()) {
                 (0, _, _) => format!("There are no {entity}{filters}."),

@@ -90,23 +90,6 @@ pub fn percent(share: f64) -> String {
     format!("{}%", grouped(p, decimals))
 }
 
-/// A number from a cell.
-pub fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Double(d) => Some(*d),
-        Value::Decimal(s) => s.parse().ok(),
-        Value::Null
-        | Value::Bool(_)
-        | Value::String(_)
-        | Value::Date(_)
-        | Value::Timestamp(_)
-        | Value::Time(_)
-        | Value::Bytes(_)
-        | Value::Text(_) => None,
-    }
-}
-
 /// A cell as text for a sentence (a group's name, a date, a value).
 pub fn cell(v: &Value, bucket: Option<&str>) -> String {
     match v {

@@ -275,22 +275,9 @@ impl Lexicon {
                 c.span = Some((a, b));
             }
         }
-        let number = |v: &Value| match v {
-            Value::Int(n) => Some(*n as f64),
-            Value::Double(x) => Some(*x),
-            Value::Decimal(s) => s.parse().ok(),
-            Value::Null
-            | Value::Bool(_)
-            | Value::String(_)
-            | Value::Date(_)
-            | Value::Timestamp(_)
-            | Value::Time(_)
-            | Value::Bytes(_)
-            | Value::Text(_) => None,
-        };
         for c in self.columns.iter_mut().filter(|c| c.is_numeric() && c.formula.is_none()) {
             if let Some(s) = statistics.columns.iter().find(|s| s.name == c.name)
-                && let (Some(a), Some(b)) = (number(&s.min), number(&s.max))
+                && let (Some(a), Some(b)) = (s.min.number(), s.max.number())
             {
                 c.range = Some((a, b));
             }

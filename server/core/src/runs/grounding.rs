@@ -225,21 +225,9 @@ fn table_candidates(table: &Table, push: &mut dyn FnMut(u8, f64, String, String)
     }
 }
 
+/// A cell as a number the model may be told, or an answer matched against: finite only.
 fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Double(d) if d.is_finite() => Some(*d),
-        Value::Decimal(s) => s.parse().ok(),
-        Value::Null
-        | Value::Bool(_)
-        | Value::Double(_)
-        | Value::String(_)
-        | Value::Date(_)
-        | Value::Timestamp(_)
-        | Value::Time(_)
-        | Value::Bytes(_)
-        | Value::Text(_) => None,
-    }
+    v.number().filter(|x| x.is_finite())
 }
 
 fn aggregate_candidates(column: &str, numbers: &[f64], push: &mut dyn FnMut(u8, f64, String, String)) {

@@ -225,7 +225,7 @@ pub(super) fn statistics_answer(s: &DatasetStatistics, oddities_first: bool) -> 
         }
         if c.kind.is_numeric()
             && let (Some(mean), Some(sd)) = (c.mean, c.stddev)
-            && let (Some(min), Some(max)) = (crate::format::number(&c.min), crate::format::number(&c.max))
+            && let (Some(min), Some(max)) = (c.min.number(), c.max.number())
             && sd > 0.0
         {
             let far = ((max - mean) / sd).max((mean - min) / sd);
@@ -249,7 +249,7 @@ pub(super) fn statistics_answer(s: &DatasetStatistics, oddities_first: bool) -> 
         .iter()
         .filter(|c| c.kind.is_numeric())
         .filter_map(|c| {
-            let (min, max) = (crate::format::number(&c.min)?, crate::format::number(&c.max)?);
+            let (min, max) = (c.min.number()?, c.max.number()?);
             Some(format!(
                 "{} {}–{}{}",
                 c.name,

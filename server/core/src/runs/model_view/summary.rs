@@ -7,21 +7,9 @@ use aware_domain::knowledge::KnowledgeResults;
 use aware_domain::run::{Capsule, RunRecord};
 use aware_domain::value::{Table, Value, ValueKind};
 
+/// A cell as a number the model may be told, or an answer matched against: finite only.
 fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Double(d) if d.is_finite() => Some(*d),
-        Value::Decimal(s) => s.parse().ok(),
-        Value::Double(_)
-        | Value::Null
-        | Value::Bool(_)
-        | Value::String(_)
-        | Value::Date(_)
-        | Value::Timestamp(_)
-        | Value::Time(_)
-        | Value::Bytes(_)
-        | Value::Text(_) => None,
-    }
+    v.number().filter(|x| x.is_finite())
 }
 
 /// A number as people write it: integers without decimals, others with at most 2.
