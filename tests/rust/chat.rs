@@ -1029,6 +1029,23 @@ async fn bad_resumes_are_rejected_in_band_and_the_stream_keeps_serving() {
     assert!(err.message().contains("a run id is required"), "{err:?}");
     let err = runs.get_run_trace(pb::GetRunTraceRequest { run_id: "run nope".into() }).await.unwrap_err();
     assert_eq!(reason(&err), "VALIDATION_ERROR", "{err:?}");
+
+    // A message is checked where it enters: empty, too long, or with too long a client id, it is
+    // refused naming the field — in-band on the stream as BAD_REQUEST, over SendMessage as
+    // VALIDATION_ERROR — and no run starts.
+    chat.say("m1", "", "   ", pb::OnBusy::Reject).await;
+    let answer = chat.answer("m1").await;
+    let (r, code) = rejected(&answer);
+    assert_eq!(code, pb::ErrorCode::BadRequest);
+    assert!(r.message.contains("the message is empty"), "{r:?}");
+    let err = send_message(&server, "m2", "", &"x".repeat(16_001), pb::OnBusy::Reject).await.unwrap_err();
+    assert_eq!((err.code(), reason(&err).as_str()), (Code::InvalidArgument, "VALIDATION_ERROR"), "{err:?}");
+    assert!(err.message().contains("at most 16,000 characters"), "{err:?}");
+    let err = send_message(&server, &"c".repeat(129), "", "hello", pb::OnBusy::Reject).await.unwrap_err();
+    assert!(err.message().contains("a client message id is at most 128 characters"), "{err:?}");
+    let req = pb::ListRunsRequest { ..Default::default() };
+    let listed = runs.list_runs(req).await.unwrap().into_inner().runs;
+    assert_eq!(listed.len(), 1, "only the hello run: {listed:?}");
     assert_eq!(cancel_run(&server, &run_id).await, pb::RunStatus::Succeeded, "cancelling a finished run is a no-op");
     chat.resume("r4", &run_id, last).await;
     let tail = chat.until("replay_finished", |e| matches!(payload(e), P::ReplayFinished(_))).await;

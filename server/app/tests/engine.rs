@@ -62,7 +62,7 @@ fn someone_else() -> Caller {
 }
 
 fn message(text: &str, thread: &str, on_busy: OnBusy) -> NewMessage {
-    NewMessage { client_msg_id: String::new(), thread_id: thread.to_owned(), text: text.to_owned(), on_busy }
+    NewMessage::new("", thread, text, on_busy).expect("a valid message")
 }
 
 async fn start(runs: &RunEngine, text: &str, thread: &str, on_busy: OnBusy) -> RunId {

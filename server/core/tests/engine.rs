@@ -50,12 +50,7 @@ async fn engine(store: &Store, model: &Arc<Scripted>) -> RunEngine {
 
 /// Sends `text` to `thread` ("": a new thread) and returns the run it started.
 async fn start(runs: &RunEngine, text: &str, thread: &str) -> RunId {
-    let message = NewMessage {
-        client_msg_id: String::new(),
-        thread_id: thread.to_owned(),
-        text: text.to_owned(),
-        on_busy: OnBusy::Reject,
-    };
+    let message = NewMessage::new("", thread, text, OnBusy::Reject).unwrap();
     match runs.send_message(&me(), message).await.unwrap() {
         Admission::Started { run_id, queued: false, .. } => run_id,
         other => panic!("not started at once: {other:?}"),

@@ -78,12 +78,9 @@ impl AwareMcp {
         arguments: &Value,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let message = NewMessage {
-            client_msg_id: String::new(),
-            thread_id: text_arg(arguments, "thread_id").to_owned(),
-            text: text_arg(arguments, "question").to_owned(),
-            on_busy: OnBusy::Enqueue,
-        };
+        let message =
+            NewMessage::new("", text_arg(arguments, "thread_id"), text_arg(arguments, "question"), OnBusy::Enqueue)
+                .map_err(|e| to_mcp(&e))?;
         let run_id = match self.state.runs.send_message(caller, message).await.map_err(|e| to_mcp(&e))? {
             Admission::Started { run_id, .. } | Admission::Repeated { run_id, .. } => run_id,
             Admission::Busy { active_run_id } => {

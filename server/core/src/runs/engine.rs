@@ -57,12 +57,37 @@ impl Answer {
     }
 }
 
-/// A user message to process.
+/// A person's message, checked where it enters (`NewMessage::new`): its text trimmed and 1 to
+/// 16,000 characters, the client's id for it at most 128. The engine takes only checked messages;
+/// the thread it names is resolved against its owner when it is admitted.
+#[derive(Clone, Debug)]
 pub struct NewMessage {
-    pub client_msg_id: String,
-    pub thread_id: String,
-    pub text: String,
-    pub on_busy: OnBusy,
+    client_msg_id: String,
+    thread_id: String,
+    text: String,
+    on_busy: OnBusy,
+}
+
+impl NewMessage {
+    /// The message, or a validation error naming the field that is wrong.
+    pub fn new(client_msg_id: &str, thread_id: &str, text: &str, on_busy: OnBusy) -> Result<Self> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::validation("message.text", "the message is empty"));
+        }
+        if text.chars().count() > 16_000 {
+            return Err(Error::validation("message.text", "a message is at most 16,000 characters"));
+        }
+        if client_msg_id.len() > 128 {
+            return Err(Error::validation("client_msg_id", "a client message id is at most 128 characters"));
+        }
+        Ok(Self {
+            client_msg_id: client_msg_id.to_owned(),
+            thread_id: thread_id.to_owned(),
+            text: text.to_owned(),
+            on_busy,
+        })
+    }
 }
 
 /// The outcome of admitting a message.
@@ -212,16 +237,7 @@ impl RunEngine {
 
     /// Admits a user message: starts a run, queues it, or reports the thread busy.
     pub async fn send_message(&self, caller: &Caller, message: NewMessage) -> Result<Admission> {
-        let text = message.text.trim();
-        if text.is_empty() {
-            return Err(Error::validation("message.text", "the message is empty"));
-        }
-        if text.chars().count() > 16_000 {
-            return Err(Error::validation("message.text", "a message is at most 16,000 characters"));
-        }
-        if message.client_msg_id.len() > 128 {
-            return Err(Error::validation("client_msg_id", "a client message id is at most 128 characters"));
-        }
+        let text = message.text.as_str();
         // A fact asked for in so many words is stored without a card only when a person typed it
         // into a first-party client; otherwise it is the same proposal a model makes: a
         // `remember` call that waits for the person (a tool run of its own, as a client's call).

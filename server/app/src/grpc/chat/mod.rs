@@ -48,13 +48,8 @@ fn on_busy(raw: i32) -> OnBusy {
     }
 }
 
-fn message_in(client_msg_id: &str, m: pb::UserMessage) -> NewMessage {
-    NewMessage {
-        client_msg_id: client_msg_id.to_owned(),
-        thread_id: m.thread_id,
-        text: m.text,
-        on_busy: on_busy(m.on_busy),
-    }
+fn message_in(client_msg_id: &str, m: pb::UserMessage) -> aware_core::Result<NewMessage> {
+    NewMessage::new(client_msg_id, &m.thread_id, &m.text, on_busy(m.on_busy))
 }
 
 fn snapshot_in(s: pb::StateSnapshot) -> Snapshot {
@@ -102,18 +97,18 @@ impl ChatService for Chat {
         let caller = self.state.caller(request.metadata()).await?;
         let req = request.into_inner();
         let message = req.message.ok_or_else(|| to_status(Error::validation("message", "a message is required")))?;
-        let (run_id, thread_id, queued) =
-            match self.state.runs.send_message(&caller, message_in(&req.client_msg_id, message)).await {
-                Ok(Admission::Started { run_id, thread_id, queued }) => (run_id, thread_id, queued),
-                Ok(Admission::Repeated { run_id, thread_id }) => (run_id, thread_id, false),
-                Ok(Admission::Busy { active_run_id }) => {
-                    return Err(to_status(Error::new(
-                        ErrorCode::RunBusy,
-                        format!("this thread already has an active run ({active_run_id})"),
-                    )));
-                }
-                Err(e) => return Err(to_status(e)),
-            };
+        let message = message_in(&req.client_msg_id, message).map_err(to_status)?;
+        let (run_id, thread_id, queued) = match self.state.runs.send_message(&caller, message).await {
+            Ok(Admission::Started { run_id, thread_id, queued }) => (run_id, thread_id, queued),
+            Ok(Admission::Repeated { run_id, thread_id }) => (run_id, thread_id, false),
+            Ok(Admission::Busy { active_run_id }) => {
+                return Err(to_status(Error::new(
+                    ErrorCode::RunBusy,
+                    format!("this thread already has an active run ({active_run_id})"),
+                )));
+            }
+            Err(e) => return Err(to_status(e)),
+        };
         Ok(Response::new(pb::SendMessageResponse {
             run_id: run_id.to_string(),
             thread_id: thread_id.name().to_owned(),

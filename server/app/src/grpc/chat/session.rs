@@ -98,8 +98,11 @@ impl Session {
                 }
             }
             Some(Kind::Message(m)) => {
-                let message = message_in(&id, m);
-                match self.state.runs.send_message(&self.caller, message).await {
+                let admitted = match message_in(&id, m) {
+                    Ok(message) => self.state.runs.send_message(&self.caller, message).await,
+                    Err(e) => Err(e),
+                };
+                match admitted {
                     Ok(Admission::Started { run_id, thread_id, queued }) => {
                         self.send(accepted(&id, run_id.as_str(), thread_id.name(), queued)).await;
                         match self.state.runs.subscribe(&self.caller, &run_id, 0).await {
