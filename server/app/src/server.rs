@@ -464,6 +464,43 @@ pub struct Listening {
     pub admin: Option<SocketAddr>,
 }
 
+/// The admin port (metrics, health, readiness), when one is configured: served until `stopped`.
+fn spawn_admin(
+    listener: Option<TcpListener>,
+    state: &State,
+    ready: &Arc<std::sync::atomic::AtomicBool>,
+    stopped: tokio::sync::oneshot::Receiver<()>,
+) -> anyhow::Result<Option<std::net::SocketAddr>> {
+    let Some(l) = listener else { return Ok(None) };
+    let admin_addr = l.local_addr()?;
+    let served = crate::metrics::serve_admin(l, state.clone(), ready.clone(), async move {
+        let _ = stopped.await;
+    });
+    tokio::spawn(async move {
+        if let Err(e) = served.await {
+            tracing::error!(error = %e, "the admin port stopped");
+        }
+    });
+    Ok(Some(admin_addr))
+}
+
+/// What a stopping server still does once it no longer serves.
+async fn wind_down(state: &State, grace: Duration) {
+    // A tool in the middle of its side effect gets the rest of the grace period to finish, so its
+    // outcome is recorded rather than "unknown" after the restart. Everything else is durable at
+    // every event and simply continues after the restart.
+    if !state.runs.settle_tools(grace).await {
+        tracing::warn!(
+            "a tool was still running at the end of the grace period; it will be reported as outcome unknown"
+        );
+    }
+    // The runs still unfinished continue at once on another replica (or on this one restarted),
+    // not after their lease.
+    if let Err(e) = state.runs.release_leases().await {
+        tracing::warn!(error = %e, "cannot give up this replica's leases; other replicas wait for them to expire");
+    }
+}
+
 /// The background sweep: expired browser uploads discarded and, on a shared store, ingests whose
 /// replica stopped marked interrupted.
 fn spawn_sweeper(state: &State, config: &Config) -> tokio::task::JoinHandle<()> {
@@ -595,21 +632,7 @@ pub async fn run(
         }
     };
     let grace = Duration::from_secs(config.shutdown_grace_secs);
-    let admin = match admin_listener {
-        Some(l) => {
-            let admin_addr = l.local_addr()?;
-            let served = crate::metrics::serve_admin(l, state.clone(), ready.clone(), async move {
-                let _ = admin_stopped.await;
-            });
-            tokio::spawn(async move {
-                if let Err(e) = served.await {
-                    tracing::error!(error = %e, "the admin port stopped");
-                }
-            });
-            Some(admin_addr)
-        }
-        None => None,
-    };
+    let admin = spawn_admin(admin_listener, &state, &ready, admin_stopped)?;
     ready.store(true, std::sync::atomic::Ordering::Relaxed);
     on_ready(Listening { api: addr, admin });
     let served = tokio::select! {
@@ -622,19 +645,7 @@ pub async fn run(
         }
     };
     sweeper.abort();
-    // A tool in the middle of its side effect gets the rest of the grace period to finish, so its
-    // outcome is recorded rather than "unknown" after the restart. Everything else is durable at
-    // every event and simply continues after the restart.
-    if !state.runs.settle_tools(grace).await {
-        tracing::warn!(
-            "a tool was still running at the end of the grace period; it will be reported as outcome unknown"
-        );
-    }
-    // The runs still unfinished continue at once on another replica (or on this one restarted),
-    // not after their lease.
-    if let Err(e) = state.runs.release_leases().await {
-        tracing::warn!(error = %e, "cannot give up this replica's leases; other replicas wait for them to expire");
-    }
+    wind_down(&state, grace).await;
     let _ = stop_admin.send(());
     served.context("server failed")
 }

@@ -8,7 +8,7 @@
 //! run.
 
 use crate::grpc::State;
-use aware_core::runs::Delivery;
+use aware_core::runs::{Delivery, Framed};
 use aware_domain::auth::Caller;
 use aware_domain::events::{EventPayload, Resolution, RichResult, Tier};
 use aware_domain::ids::{ConfirmationId, RunId};
@@ -93,6 +93,30 @@ pub(super) fn to_mcp(e: &aware_core::Error) -> McpError {
     }
 }
 
+/// The run's next delivery, unless the request is cancelled first: then the request fails, and
+/// the run is cancelled too when this request started it.
+async fn next_delivery(
+    framed: &mut Framed,
+    state: &State,
+    caller: &Caller,
+    run_id: &RunId,
+    ctx: &RequestContext<RoleServer>,
+    started_it: bool,
+) -> Result<Delivery, McpError> {
+    let delivery = tokio::select! {
+        biased;
+        () = ctx.ct.cancelled() => {
+            if started_it {
+                let _ = state.runs.cancel(caller, run_id).await;
+                return Err(McpError::internal_error("the request was cancelled; so is its run", None));
+            }
+            return Err(McpError::internal_error("the request was cancelled (the run goes on)", None));
+        }
+        d = framed.next() => d.map_err(internal)?,
+    };
+    delivery.ok_or_else(|| internal("the run's log ended before the run did"))
+}
+
 /// Follows `run_id` from its first event as far as `how` says.
 pub(super) async fn follow(
     state: &State,
@@ -117,21 +141,7 @@ pub(super) async fn follow(
         waiting,
     };
     loop {
-        let delivery = tokio::select! {
-            biased;
-            () = ctx.ct.cancelled() => {
-                if part.started_it {
-                    let _ = state.runs.cancel(caller, run_id).await;
-                    return Err(McpError::internal_error("the request was cancelled; so is its run", None));
-                }
-                return Err(McpError::internal_error("the request was cancelled (the run goes on)", None));
-            }
-            d = framed.next() => d.map_err(internal)?,
-        };
-        let Some(delivery) = delivery else {
-            return Err(internal("the run's log ended before the run did"));
-        };
-        let event = match delivery {
+        let event = match next_delivery(&mut framed, state, caller, run_id, ctx, part.started_it).await? {
             Delivery::Event(e) => e,
             Delivery::ReplayStarted { .. } => continue,
             Delivery::ReplayFinished { live: still_running, .. } => {

@@ -19,6 +19,8 @@ fn version(table: &str) -> DatasetVersion {
 
 /// Runs every check of the contract on `store`, a fresh adapter of both ports whose users `ana`
 /// and `bo` exist.
+// A little over 120 lines on purpose: one story of a run's records, each step building on the
+// last (written, rated, listed, read back with its tool calls), told in order.
 pub async fn run_records<S: RunStore + RunLog>(store: &S) {
     let me = ana();
     let thread = ThreadId::generate_for(&me);

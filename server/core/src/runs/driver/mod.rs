@@ -396,12 +396,12 @@ impl Driver {
         self.store_span(&self.span_record(kind, name, start, attributes)).await;
     }
 
-    async fn run_loop(&mut self) -> std::result::Result<(), Stop> {
-        let snapshot = self.deps.log.snapshot(&self.thread_id).await?.unwrap_or_default();
+    /// A run's first step: a new run sends `RunStarted` (stored with its start in one commit) and
+    /// routes; a run driven again after a restart is marked running with the route it had.
+    async fn start_or_resume(&mut self, version: u64) -> std::result::Result<(), Stop> {
         if self.last_seq == 0 {
             // RunStarted goes out first, stored with the run's start in one commit; the catalog
             // for the prompt is read after it.
-            let version = snapshot.ui_state_version;
             self.run.record.ui_state_version = version;
             let started = self.next_event(EventPayload::RunStarted {
                 user_text: self.run.record.question.clone(),
@@ -439,6 +439,12 @@ impl Driver {
                 self.route = serde_json::from_str(&json).unwrap_or_else(|_| self.route.clone());
             }
         }
+        Ok(())
+    }
+
+    async fn run_loop(&mut self) -> std::result::Result<(), Stop> {
+        let snapshot = self.deps.log.snapshot(&self.thread_id).await?.unwrap_or_default();
+        self.start_or_resume(snapshot.ui_state_version).await?;
         if self.cancel_reason().is_some() {
             return Err(Stop::Cancelled);
         }
