@@ -11,6 +11,7 @@ use aware_core::ErrorCode;
 use aware_core::runs::model_view::outcomes;
 use aware_core::runs::{Admission, Answer, ClientToolCall, Delivery, NewMessage, OnBusy, RunEngine};
 use aware_domain::auth::{Caller, Principal, Role, Source};
+use aware_domain::contract::snapshots::{Tools, sequence};
 use aware_domain::dataset::DatasetStatus;
 use aware_domain::events::{EventPayload, Resolution, RunEvent};
 use aware_domain::ids::{ConfirmationId, RunId, UserId};
@@ -85,53 +86,6 @@ async fn events(runs: &RunEngine, run_id: &RunId) -> Vec<Arc<RunEvent>> {
     out
 }
 
-/// The events, one line each, without what differs between runs (ids, times, durations) and
-/// with rich results reduced to their kind.
-fn sequence(events: &[Arc<RunEvent>]) -> String {
-    /// A generated id (`ds_` and 32 hex digits) anywhere in a value becomes `…`.
-    fn redact_ids(v: &mut Value) {
-        match v {
-            Value::String(s)
-                if s.split_once('_')
-                    .is_some_and(|(_, hex)| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())) =>
-            {
-                *v = json!("…");
-            }
-            Value::Array(items) => items.iter_mut().for_each(redact_ids),
-            Value::Object(m) => m.values_mut().for_each(redact_ids),
-            _ => {}
-        }
-    }
-    fn redact(v: &mut Value) {
-        if let Value::Object(m) = v {
-            for (k, v) in m.iter_mut() {
-                let blank = v.as_str().is_some_and(|s| !s.is_empty());
-                if ((k.ends_with("_id") || k == "id") && blank) || k == "expires_at" || k == "duration_ms" {
-                    *v = json!("…");
-                } else if let Some(mut inner) =
-                    v.as_str().filter(|_| k.ends_with("_json")).and_then(|s| serde_json::from_str::<Value>(s).ok())
-                {
-                    // Arguments as JSON text: the ids they name are generated too.
-                    redact_ids(&mut inner);
-                    *v = json!(inner.to_string());
-                } else if k == "rich" && !v.is_null() {
-                    *v = json!(v.get("kind").or_else(|| v.get("type")).cloned().unwrap_or(json!("…")));
-                } else {
-                    redact(v);
-                }
-            }
-        }
-    }
-    let mut lines = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        assert_eq!(e.seq, i as u64 + 1, "seq is contiguous from 1");
-        let mut payload = serde_json::to_value(&e.payload).expect("serialisable");
-        redact(&mut payload);
-        lines.push(format!("{:>2} it{} {payload}", e.seq, e.iteration));
-    }
-    lines.join("\n")
-}
-
 fn completed(events: &[Arc<RunEvent>]) -> (RunStatus, String) {
     match &events.last().expect("events").payload {
         EventPayload::RunCompleted { status, final_text, .. } => (*status, final_text.clone()),
@@ -161,7 +115,7 @@ async fn a_scripted_run_streams_this_sequence_and_resumes_exactly_at_every_curso
     let run_id = start(&state.runs, "what are my files?", "", OnBusy::Reject).await;
     let events = events(&state.runs, &run_id).await;
     assert_eq!(completed(&events), (RunStatus::Succeeded, "You have three datasets.".to_owned()));
-    insta::assert_snapshot!("list_datasets_run", sequence(&events));
+    insta::assert_snapshot!("list_datasets_run", sequence(&events, Tools::Listed));
 
     // The resume seam: from any cursor, exactly the rest of the log, framed.
     let last = events.len() as u64;
@@ -229,7 +183,7 @@ async fn a_delete_waits_for_its_owner_to_approve_and_then_runs_once() {
     let results = tool_results(&events);
     assert_eq!(results.len(), 1, "{results:?}");
     assert!(!results[0].1 && results[0].0 == "delete_dataset", "{results:?}");
-    insta::assert_snapshot!("approved_delete_run", sequence(&events));
+    insta::assert_snapshot!("approved_delete_run", sequence(&events, Tools::Listed));
     let left = state.services.datasets.list(&me(), None).await.expect("listed");
     assert!(left.iter().all(|d| d.table_name != "customer_churn"), "the dataset is gone");
     assert_eq!(left.len(), 2);

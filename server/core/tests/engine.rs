@@ -17,13 +17,14 @@ use aware_core::runs::{
     Admission, Answer, DEFAULT_GRANT, Delivery, NewMessage, OnBusy, RunEngine, Scope, Subscription,
 };
 use aware_domain::auth::{Caller, Principal, Source};
+use aware_domain::contract::snapshots::{Tools, sequence};
 use aware_domain::events::{EventPayload, Resolution, RunEvent};
 use aware_domain::ids::{ConfirmationId, RunId, UserId};
 use aware_domain::ports::MemoryStore;
 use aware_domain::ports::model::Message;
 use aware_domain::ports::run_log::ToolCalls;
 use aware_domain::run::{RunStatus, ToolPhase};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use support::{Scripted, Store, call, say};
@@ -74,7 +75,7 @@ async fn until_confirmation(sub: &mut Subscription, events: &mut Vec<Arc<RunEven
             return confirmation_id.clone();
         }
     }
-    panic!("the run ended without asking: {}", sequence(events));
+    panic!("the run ended without asking: {}", sequence(events, Tools::Counted));
 }
 
 /// Reads events into `events` until the run's `RunCompleted`.
@@ -90,58 +91,6 @@ async fn all_events(runs: &RunEngine, run_id: &RunId) -> Vec<Arc<RunEvent>> {
     let mut events = Vec::new();
     to_end(&mut sub, &mut events).await;
     events
-}
-
-/// The events, one line each — seq, model turn, payload — without what differs between runs
-/// (ids, times, durations), with rich results reduced to their kind and the tools a run starts
-/// with to how many there are (the app's snapshots list them; here they are the policy's, not
-/// the engine's). Checks that seq counts from 1 with no gap and no repeat.
-fn sequence(events: &[Arc<RunEvent>]) -> String {
-    /// A generated id (`ds_` and 32 hex digits) anywhere in a value becomes `…`.
-    fn redact_ids(v: &mut Value) {
-        match v {
-            Value::String(s)
-                if s.split_once('_')
-                    .is_some_and(|(_, hex)| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())) =>
-            {
-                *v = json!("…");
-            }
-            Value::Array(items) => items.iter_mut().for_each(redact_ids),
-            Value::Object(m) => m.values_mut().for_each(redact_ids),
-            _ => {}
-        }
-    }
-    fn redact(v: &mut Value) {
-        if let Value::Object(m) = v {
-            for (k, v) in m.iter_mut() {
-                let set = v.as_str().is_some_and(|s| !s.is_empty());
-                if ((k.ends_with("_id") || k == "id") && set) || k == "expires_at" || k == "duration_ms" {
-                    *v = json!("…");
-                } else if let Some(mut inner) =
-                    v.as_str().filter(|_| k.ends_with("_json")).and_then(|s| serde_json::from_str::<Value>(s).ok())
-                {
-                    // Arguments as JSON text: the ids they name are generated too.
-                    redact_ids(&mut inner);
-                    *v = json!(inner.to_string());
-                } else if k == "rich" && !v.is_null() {
-                    *v = json!(v.get("kind").or_else(|| v.get("type")).cloned().unwrap_or(json!("…")));
-                } else {
-                    redact(v);
-                }
-            }
-        }
-    }
-    let mut lines = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        assert_eq!(e.seq, i as u64 + 1, "seq counts from 1 without a gap or a repeat");
-        let mut payload = serde_json::to_value(&e.payload).unwrap();
-        if let EventPayload::RunStarted { tools, .. } = &e.payload {
-            payload["tools"] = json!(format!("{} tools", tools.len()));
-        }
-        redact(&mut payload);
-        lines.push(format!("{:>2} it{} {payload}", e.seq, e.iteration));
-    }
-    lines.join("\n")
 }
 
 /// The run's status and answer, from its last event (which must be `RunCompleted`).
@@ -209,7 +158,7 @@ async fn a_text_answer_streams_in_order_and_a_resume_from_any_cursor_gets_exactl
         .collect();
     assert_eq!(deltas, ["Hello! ", "Ask me about ", "your data."], "each piece as the model streamed it, in order");
     assert_eq!(model.told(), [vec![Message::User { text: "hello there".to_owned() }]], "one model call");
-    insta::assert_snapshot!("chat_run", sequence(&events));
+    insta::assert_snapshot!("chat_run", sequence(&events, Tools::Counted));
 
     // The resume seam: from any cursor, exactly the rest of the log, framed; and the same page
     // read at once.
@@ -279,7 +228,7 @@ async fn an_approved_remember_waits_for_its_owner_then_runs_once_and_the_fact_is
         Message::Tool { name, is_error: false, .. } => assert_eq!(name, "remember"),
         other => panic!("the model is next told the tool's result, not {other:?}"),
     }
-    insta::assert_snapshot!("approved_remember_run", sequence(&events));
+    insta::assert_snapshot!("approved_remember_run", sequence(&events, Tools::Counted));
 }
 
 #[tokio::test]
@@ -309,7 +258,7 @@ async fn a_denied_remember_does_not_run_and_the_model_is_told_so() {
     // The answer is final.
     let changed = runs.resolve_confirmation(&me(), &asked, Answer::once(true)).await.unwrap_err();
     assert_eq!(changed.code, ErrorCode::AlreadyResolved);
-    insta::assert_snapshot!("denied_remember_run", sequence(&events));
+    insta::assert_snapshot!("denied_remember_run", sequence(&events, Tools::Counted));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +295,7 @@ async fn a_run_cancelled_while_it_asks_ends_cancelled_and_its_confirmation_close
     let late = runs.resolve_confirmation(&me(), &asked, Answer::once(true)).await.unwrap_err();
     assert_eq!(late.code, ErrorCode::AlreadyResolved, "a late approval does nothing");
     assert_eq!(runs.cancel(&me(), &run_id).await.unwrap(), RunStatus::Cancelled, "cancel is idempotent");
-    insta::assert_snapshot!("cancelled_while_asking_run", sequence(&events));
+    insta::assert_snapshot!("cancelled_while_asking_run", sequence(&events, Tools::Counted));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,7 +350,7 @@ fn a_run_waiting_at_a_crash_is_recovered_and_finishes_once_approved_without_a_ga
         assert_eq!(memories(&store).await, [FACT]);
         assert_eq!((model.told().len(), model.left()), (2, 0), "one model call before the crash, one after");
         // `sequence` checks seq 1, 2, 3, … with no gap and no repeat across the restart.
-        insta::assert_snapshot!("resumed_after_crash_run", sequence(&events));
+        insta::assert_snapshot!("resumed_after_crash_run", sequence(&events, Tools::Counted));
         let stored = runs.events(&me(), &run_id, 0, 1_000).await.unwrap();
         assert_eq!(stored.events.len(), events.len(), "the stored log is what was streamed");
     });
@@ -449,7 +398,7 @@ async fn approving_for_a_while_lets_the_same_tool_on_the_same_dataset_run_again_
     let grants = runs.grants(&me()).await.unwrap();
     let granted: Vec<_> = grants.iter().map(|g| (&g.id, g.tool_name.as_str(), g.resource_class.clone())).collect();
     assert_eq!(granted, [(&grant, "describe_dataset", format!("dataset:{}", sales.id))]);
-    insta::assert_snapshot!("granted_describe_first_run", sequence(&events));
+    insta::assert_snapshot!("granted_describe_first_run", sequence(&events, Tools::Counted));
 
     // The same tool on the same dataset runs without asking; another dataset still asks.
     let second = start(&runs, "describe sales as one row per order, and customers as people who ordered", "shop").await;
@@ -487,5 +436,5 @@ async fn approving_for_a_while_lets_the_same_tool_on_the_same_dataset_run_again_
     assert_eq!(store.dataset(&owner(), &customers.id).await.description, "People who ordered");
     let uses = store.audit.actions().into_iter().filter(|a| a.starts_with("grant.")).collect::<Vec<_>>();
     assert_eq!(uses, ["grant.create", "grant.use"], "the grant and its one use are audited");
-    insta::assert_snapshot!("granted_describe_second_run", sequence(&events));
+    insta::assert_snapshot!("granted_describe_second_run", sequence(&events, Tools::Counted));
 }

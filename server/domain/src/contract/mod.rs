@@ -10,7 +10,8 @@
 //! - [`users`]: users and API keys;
 //! - [`conversations`]: threads listed, renamed, forked and deleted, session grants, edited
 //!   approvals, feedback; [`memories`]: each user's remembered facts; [`saved_queries`]: each
-//!   user's verified queries.
+//!   user's verified queries;
+//! - [`snapshots`]: the form the engine's snapshot tests write a run's events in.
 //!
 //! The audit log's port only appends; what it keeps is checked through the SQLite adapter's own
 //! reader (`aware-store`'s tests).
@@ -19,6 +20,7 @@ mod catalog;
 mod conversations;
 mod run_log;
 mod run_records;
+pub mod snapshots;
 mod users;
 
 pub use catalog::{catalog, catalog_versions, uploads};
